@@ -1,0 +1,5 @@
+"""``python -m trec_rag_eval`` runs the command line."""
+
+from trec_rag_eval.cli import main
+
+main()

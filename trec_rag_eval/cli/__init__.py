@@ -1,0 +1,87 @@
+"""The ``trec-rag-eval`` command: a thin click layer over the library.
+
+``trec-rag-eval QRELS RUN`` is short for ``trec-rag-eval evaluate QRELS RUN``. Subcommands are
+imported only when they run, so a small evaluation starts fast. Library errors become one
+``Error: ...`` line here, at a single boundary: exit 1 for bad data, 2 for bad usage.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from trec_rag_eval.errors import TrecRagEvalError
+
+# name -> (module:attribute, one-line help). Each module defines one click command.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("trec_rag_eval.cli.evaluate:evaluate_command", "Evaluate runs against qrels (the default command)."),
+    "measures": ("trec_rag_eval.cli.measures:measures_command", "List every measure with its definition and names."),
+    "convert": ("trec_rag_eval.cli.convert:convert_command", "Convert JSON datasets/results to TREC files and back."),
+    "compare": ("trec_rag_eval.cli.compare:compare_command", "Compare runs: deltas, significance tests, intervals."),
+    "report": ("trec_rag_eval.cli.compare:report_command", "Write a self-contained HTML comparison report."),
+    "crosscheck": ("trec_rag_eval.cli.crosscheck:crosscheck_command", "Cross-check our numbers against ir-measures."),
+    "validate": ("trec_rag_eval.cli.crosscheck:validate_command", "Compare our scores with a reference scores file."),
+    "search": ("trec_rag_eval.cli.search:search_command", "Run a dataset's queries through a search engine."),
+    "generate-queries": ("trec_rag_eval.cli.generate:generate_queries_command", "Generate test queries with an LLM."),
+    "demo": ("trec_rag_eval.cli.search:demo_command", "Run search -> evaluate -> compare offline on the shipped fixtures."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        target, _ = COMMANDS[name]
+        module_name, attribute = target.split(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, short) for name, (_, short) in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="trec-rag-eval", prog_name="trec-rag-eval")
+def cli() -> None:
+    """Retrieval evaluation you can trust: trec_eval's exact conventions, RAG formats, comparisons.
+
+    \b
+    trec-rag-eval QRELS RUN              evaluate (short for: evaluate QRELS RUN)
+    trec-rag-eval -m all_trec -q QRELS RUN
+    trec-rag-eval compare QRELS RUN_A RUN_B
+    trec-rag-eval measures               every measure, its definition and names
+    """
+
+
+def _route(args: list[str]) -> list[str]:
+    """Send ``trec-rag-eval [options] QRELS RUN`` to the evaluate command."""
+    if not args or args[0] in COMMANDS or args[0] in ("-h", "--help", "--version"):
+        return args
+    return ["evaluate", *args]
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console-script entry point: one clean error line, never a traceback, for known errors."""
+    argv = _route(list(sys.argv[1:] if args is None else args))
+    try:
+        cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except TrecRagEvalError as err:
+        click.echo(f"Error: {err}", err=True)
+        sys.exit(err.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(0)

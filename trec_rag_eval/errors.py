@@ -1,0 +1,56 @@
+"""Domain exceptions. The CLI turns each into one ``Error: ...`` line at a single boundary."""
+
+from __future__ import annotations
+
+
+class TrecRagEvalError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+    exit_code = 1
+
+
+class InputFormatError(TrecRagEvalError):
+    """A line of an input file is not what was expected.
+
+    ``str(err)`` reads ``path:line: reason: 'the line'`` so the user can jump to it.
+    """
+
+    def __init__(self, path: str, line_no: int | None, reason: str, line: str | None = None) -> None:
+        self.path = path
+        self.line_no = line_no
+        self.reason = reason
+        self.line = line
+        where = f"{path}:{line_no}" if line_no is not None else path
+        text = f"{where}: {reason}"
+        if line is not None:
+            text += f": {line!r}"
+        super().__init__(text)
+
+
+class MeasureSyntaxError(TrecRagEvalError):
+    """A measure name or its parameters cannot be parsed; points at the bad characters."""
+
+    exit_code = 2
+
+    def __init__(self, text: str, start: int, end: int, reason: str) -> None:
+        self.text = text
+        self.start = start
+        self.end = max(end, start + 1)
+        self.reason = reason
+        caret = " " * start + "^" * (self.end - start)
+        super().__init__(f"bad measure {text!r}: {reason}\n  {text}\n  {caret}")
+
+
+class UsageError(TrecRagEvalError):
+    """Options that contradict each other or cannot be honoured."""
+
+    exit_code = 2
+
+
+class MissingDependencyError(TrecRagEvalError):
+    """An optional dependency is needed for this feature; the message gives the install line."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"this feature needs the package {package!r}: pip install 'trec-rag-eval[{extra}]'"
+        )
