@@ -1,0 +1,427 @@
+"""Run a dataset's queries through any search engine, record the run, and score it.
+
+The engine is any callable ``(query, k) -> results`` or an object with a ``search`` (or, as in the
+French seed lesson, ``rechercher``) method taking ``(query, k)``. Results are doc ids, or items
+with an ``id`` (``{"id": "d3", "score": 12.1}``), or ``(doc_id, score)`` pairs, best first.
+
+Conventions, decided here once:
+- The engine's list order is its ranking. Scores are kept when they strictly decrease along the
+  list; otherwise (no scores, ties, or out of order) every score of that query is replaced by
+  ``1/rank``, so trec_eval's doc_id tie-break can never reorder what the engine returned.
+- A doc id returned twice keeps its first (best) position.
+- A query whose engine call raises is recorded as failed, gets no results, and therefore scores 0
+  (the core evaluator scores every dataset query, ones missing from the run included).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import polars as pl
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+
+SearchFunction = Callable[[str, int], Any]
+
+# Show the progress bar by default from this many queries on.
+PROGRESS_THRESHOLD = 50
+
+
+@dataclass(frozen=True)
+class QueryFailure:
+    """One query whose engine call raised: the dataset goes on without it."""
+
+    query_id: str
+    query: str
+    error: str
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What running the queries produced, before any scoring."""
+
+    run: Run
+    latencies: dict[str, float]          # query_id -> seconds, failed queries included
+    failures: list[QueryFailure]
+    rescored_queries: list[str]          # queries whose engine scores were replaced by 1/rank
+
+    def latency_percentile(self, percent: float) -> float:
+        """Latency percentile in seconds (numpy's linear interpolation); NaN when nothing ran."""
+        if not self.latencies:
+            return float("nan")
+        return float(np.percentile(np.fromiter(self.latencies.values(), dtype=float), percent))
+
+    @property
+    def latency_p50(self) -> float:
+        return self.latency_percentile(50)
+
+    @property
+    def latency_p95(self) -> float:
+        return self.latency_percentile(95)
+
+
+@dataclass(frozen=True)
+class EngineEvaluation:
+    """Scores of one engine on one dataset, with the run and the latencies that produced them."""
+
+    outcome: SearchOutcome
+    result: Any                          # trec_rag_eval.core.evaluate result
+    qrels: Qrels
+    measures: list[str] = field(default_factory=list)
+
+    @property
+    def run(self) -> Run:
+        return self.outcome.run
+
+    @property
+    def failures(self) -> list[QueryFailure]:
+        return self.outcome.failures
+
+    @property
+    def summary(self) -> dict[str, float]:
+        """Measure name -> mean over the dataset's queries (failed ones count 0)."""
+        return dict(self.result.summary)
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """query_id -> {measure name -> value}."""
+        names = list(self.result.names)
+        return {
+            query_id: {name: float(self.result.per_query[name][i]) for name in names}
+            for i, query_id in enumerate(self.result.query_ids)
+        }
+
+    @property
+    def latency_p50(self) -> float:
+        return self.outcome.latency_p50
+
+    @property
+    def latency_p95(self) -> float:
+        return self.outcome.latency_p95
+
+    def write_run(self, path: str | os.PathLike[str], format: str = "trec") -> None:
+        """Write the run as a TREC run file (``format="trec"``) or JSON ``{query_id: {doc_id: score}}``."""
+        write_run(self.run, path, format=format)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: summary, per-query values, latencies (seconds) and failures."""
+        return {
+            "run_tag": self.run.run_tag,
+            "queries": len(self.result.query_ids),
+            "summary": self.summary,
+            "per_query": self.per_query,
+            "latency_seconds": {
+                "p50": self.latency_p50,
+                "p95": self.latency_p95,
+                "per_query": dict(self.outcome.latencies),
+            },
+            "failed_queries": [{"query_id": f.query_id, "error": f.error} for f in self.failures],
+        }
+
+
+class Evaluator:
+    """Evaluate a search engine on a dataset, as the seed lesson's ``EvaluateurRecherche`` does.
+
+    >>> report = Evaluator(engine).evaluate(dataset, k_values=(1, 3, 5, 10))
+    >>> report.summary["nDCG@10"], report.latency_p95
+    """
+
+    def __init__(
+        self,
+        engine: Any,
+        run_tag: str = "engine",
+        progress: bool | None = None,
+        progress_file: IO[str] | None = None,
+    ) -> None:
+        self.search = resolve_engine(engine)
+        self.run_tag = run_tag
+        self.progress = progress
+        self.progress_file = progress_file
+
+    def run(self, dataset: Any, depth: int = 10) -> SearchOutcome:
+        """Send every dataset query to the engine for ``depth`` results; record run, latency, failures."""
+        if depth < 1:
+            raise UsageError(f"the search depth must be at least 1, got {depth}")
+        topics = dataset_topics(dataset)
+        return run_queries(
+            self.search,
+            topics,
+            depth=depth,
+            run_tag=self.run_tag,
+            progress=self.progress if self.progress is not None else len(topics) >= PROGRESS_THRESHOLD,
+            progress_file=self.progress_file if self.progress_file is not None else sys.stderr,
+        )
+
+    def evaluate(
+        self,
+        dataset: Any,
+        k_values: Sequence[int] = (1, 3, 5, 10),
+        measures: Sequence[str] | None = None,
+        depth: int | None = None,
+        relevance_level: int = 1,
+    ) -> EngineEvaluation:
+        """Run the dataset and score the run with the core evaluator.
+
+        ``measures`` defaults to P@k, R@k, F1@k, HitRate@k and nDCG@k for each k, then MRR and MAP.
+        The engine is asked for ``depth`` results, by default ``max(k_values)``.
+        """
+        k_values = sorted({int(k) for k in k_values})
+        if not k_values or k_values[0] < 1:
+            raise UsageError(f"k values must be positive integers, got {k_values}")
+        if measures is None:
+            measures = [f"{family}@{k}" for family in ("P", "R", "F1", "HitRate", "nDCG") for k in k_values]
+            measures += ["MRR", "MAP"]
+        qrels = dataset_qrels(dataset)
+        outcome = self.run(dataset, depth=depth or max(k_values))
+        from trec_rag_eval.core.evaluate import evaluate
+
+        result = evaluate(qrels, outcome.run, measures=list(measures), relevance_level=relevance_level)
+        return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=list(measures))
+
+
+def resolve_engine(engine: Any) -> SearchFunction:
+    """Turn an engine object into a ``(query, k) -> results`` function."""
+    for method in ("search", "rechercher"):
+        bound = getattr(engine, method, None)
+        if callable(bound):
+            return bound  # type: ignore[no-any-return]
+    if callable(engine):
+        return engine  # type: ignore[no-any-return]
+    raise UsageError(
+        f"the engine must be a callable (query, k) or have a search/rechercher method, got {type(engine).__name__}"
+    )
+
+
+def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:
+    """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores, if given.
+
+    Scores come back only when every item has one and they strictly decrease along the list.
+    """
+    if results is None:
+        return [], None
+    if isinstance(results, (str, bytes, dict)):
+        raise TypeError(f"the engine must return a list of results, got {type(results).__name__}")
+    doc_ids: list[str] = []
+    scores: list[float | None] = []
+    seen: set[str] = set()
+    for item in results:
+        doc_id, score = _result_item(item)
+        if doc_id in seen:
+            continue
+        seen.add(doc_id)
+        doc_ids.append(doc_id)
+        scores.append(score)
+        if len(doc_ids) == depth:
+            break
+    if any(s is None or not np.isfinite(s) for s in scores):
+        return doc_ids, None
+    given = [float(s) for s in scores if s is not None]
+    if all(a > b for a, b in zip(given, given[1:])):
+        return doc_ids, given
+    return doc_ids, None
+
+
+def _result_item(item: Any) -> tuple[str, float | None]:
+    if isinstance(item, str):
+        return item, None
+    if isinstance(item, dict):
+        for key in ("id", "doc_id", "docid", "_id"):
+            if key in item:
+                score = item.get("score")
+                return str(item[key]), None if score is None else float(score)
+        raise TypeError(f"a result item has no 'id' key: {item!r}")
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        return str(item[0]), float(item[1])
+    for attribute in ("id", "doc_id"):
+        if hasattr(item, attribute):
+            score = getattr(item, "score", None)
+            return str(getattr(item, attribute)), None if score is None else float(score)
+    raise TypeError(f"cannot read a doc id from the result item {item!r}")
+
+
+def run_queries(
+    search: SearchFunction,
+    topics: dict[str, str],
+    depth: int,
+    run_tag: str = "engine",
+    progress: bool = False,
+    progress_file: IO[str] | None = None,
+) -> SearchOutcome:
+    """Call ``search(query, depth)`` for each topic, in the given order, timing each call."""
+    rows: list[tuple[str, str, float]] = []
+    latencies: dict[str, float] = {}
+    failures: list[QueryFailure] = []
+    rescored: list[str] = []
+    items = list(topics.items())
+    if progress:
+        import click
+
+        bar_context: Any = click.progressbar(
+            items, label="Searching", file=progress_file or sys.stderr, show_pos=True
+        )
+    else:
+        bar_context = _NoBar(items)
+    with bar_context as bar:
+        for query_id, query in bar:
+            start = time.perf_counter()
+            try:
+                doc_ids, scores = normalise_results(search(query, depth), depth)
+            except Exception as err:  # noqa: BLE001 - any engine error fails this query only
+                latencies[query_id] = time.perf_counter() - start
+                failures.append(QueryFailure(query_id, query, f"{type(err).__name__}: {err}"))
+                continue
+            latencies[query_id] = time.perf_counter() - start
+            if scores is None:
+                if doc_ids:
+                    rescored.append(query_id)
+                scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
+            rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores))
+    frame = pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row")
+    return SearchOutcome(Run(frame, run_tag=run_tag, source=f"<engine {run_tag}>"), latencies, failures, rescored)
+
+
+class _NoBar:
+    def __init__(self, items: Iterable[Any]) -> None:
+        self.items = items
+
+    def __enter__(self) -> Iterable[Any]:
+        return self.items
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+# --- datasets -------------------------------------------------------------------------------------
+# The JSON dataset reader (trec_rag_eval.io.json_formats.read_dataset) is the shared one; the small
+# parser below reads the seed's in-memory shape until that reader can take a list of dicts.
+
+_QUERY_KEYS = ("requête", "requete", "query", "question")
+_RELEVANT_KEYS = ("pertinents", "relevant")
+_NON_RELEVANT_KEYS = ("non_pertinents", "non_relevant")
+
+
+def dataset_qrels(dataset: Any) -> Qrels:
+    """Qrels (with topics) from a ``Qrels``, a dataset file path, or a list of seed-shaped dicts."""
+    if isinstance(dataset, Qrels):
+        if not dataset.topics:
+            raise UsageError(f"{dataset.source}: the qrels have no query texts (topics) to search with")
+        return dataset
+    if isinstance(dataset, (str, os.PathLike)):
+        return _read_dataset_file(Path(dataset))
+    if isinstance(dataset, list):
+        return parse_seed_dataset(dataset)
+    raise UsageError(f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}")
+
+
+def dataset_topics(dataset: Any) -> dict[str, str]:
+    """query_id -> query text, in dataset order."""
+    topics = dataset_qrels(dataset).topics
+    assert topics is not None  # dataset_qrels guarantees it
+    return dict(topics)
+
+
+def _read_dataset_file(path: Path) -> Qrels:
+    try:
+        from trec_rag_eval.io.json_formats import read_dataset
+    except ImportError:
+        read_dataset = None
+    if read_dataset is not None:
+        qrels = read_dataset(path)
+        if not qrels.topics:
+            raise InputFormatError(str(path), None, "the dataset has no query texts to search with")
+        return qrels
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except json.JSONDecodeError as err:
+        raise InputFormatError(str(path), err.lineno, f"invalid JSON: {err.msg}") from None
+    if not isinstance(data, list):
+        raise InputFormatError(str(path), 1, "expected a JSON list of queries")
+    return parse_seed_dataset(data, source=str(path))
+
+
+def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
+    """Read the seed lesson's dataset shape.
+
+    Each item: ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
+    Relevant docs are a list (grade 1) or ``{doc_id: grade}``; non-relevant ones get grade 0 (judged).
+    Items without an ``id`` are numbered ``q1, q2, ...`` by position.
+    """
+    rows: list[tuple[str, str, str, int]] = []
+    topics: dict[str, str] = {}
+    for position, item in enumerate(items, start=1):
+        where = f"query {position}"
+        if not isinstance(item, dict):
+            raise InputFormatError(source, None, f"{where}: expected an object, got {type(item).__name__}")
+        query_id = str(item.get("id", f"q{position}"))
+        query = next((item[k] for k in _QUERY_KEYS if k in item), None)
+        if not isinstance(query, str) or not query.strip():
+            raise InputFormatError(source, None, f"{where} ({query_id}): missing query text ('requête' or 'query')")
+        if query_id in topics:
+            raise InputFormatError(source, None, f"{where}: duplicate query id {query_id!r}")
+        topics[query_id] = query
+        relevant = next((item[k] for k in _RELEVANT_KEYS if k in item), [])
+        judged: dict[str, int] = {}
+        if isinstance(relevant, dict):
+            for doc_id, grade in relevant.items():
+                if isinstance(grade, bool) or not isinstance(grade, int):
+                    raise InputFormatError(source, None, f"{where} ({query_id}): grade of {doc_id!r} must be an integer")
+                judged[str(doc_id)] = grade
+        elif isinstance(relevant, list):
+            judged.update({str(doc_id): 1 for doc_id in relevant})
+        else:
+            raise InputFormatError(source, None, f"{where} ({query_id}): 'pertinents' must be a list or an object")
+        for doc_id in next((item[k] for k in _NON_RELEVANT_KEYS if k in item), []):
+            judged.setdefault(str(doc_id), 0)
+        rows.extend((query_id, "0", doc_id, grade) for doc_id, grade in judged.items())
+    from trec_rag_eval.io.tables import QRELS_SCHEMA
+
+    frame = pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
+    return Qrels(frame, source=source, topics=topics)
+
+
+# --- run output -----------------------------------------------------------------------------------
+
+
+def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec") -> None:
+    """Write a run: TREC's six columns (rank from 1, by score descending) or JSON ``{query_id: {doc_id: score}}``.
+
+    Uses the shared TREC writer when it exists.
+    """
+    if format not in ("trec", "json"):
+        raise UsageError(f"unknown run format {format!r}: expected 'trec' or 'json'")
+    if format == "json":
+        Path(path).write_text(json.dumps(run.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        return
+    try:
+        from trec_rag_eval.io.trec import write_run as shared_write_run
+    except ImportError:
+        shared_write_run = None
+    if shared_write_run is not None:
+        shared_write_run(run, path)
+        return
+    Path(path).write_text(format_trec_run(run), encoding="utf-8")
+
+
+def format_trec_run(run: Run) -> str:
+    """The run as TREC text: queries in first-seen order, ranked by score then doc_id descending; exact scores."""
+    lines: list[str] = []
+    order = {query_id: i for i, query_id in enumerate(dict.fromkeys(run.frame["query_id"].to_list()))}
+    by_query: dict[str, list[tuple[str, float]]] = {}
+    for query_id, doc_id, score in run.frame.iter_rows():
+        by_query.setdefault(query_id, []).append((doc_id, score))
+    for query_id in sorted(by_query, key=order.__getitem__):
+        ranked = sorted(by_query[query_id], key=lambda pair: (pair[1], pair[0].encode("utf-8")), reverse=True)
+        for rank, (doc_id, score) in enumerate(ranked, start=1):
+            lines.append(f"{query_id} Q0 {doc_id} {rank} {score!r} {run.run_tag}")
+    return "\n".join(lines) + ("\n" if lines else "")
