@@ -1,0 +1,217 @@
+"""Compare runs: per-measure deltas, paired significance tests, intervals, corrections.
+
+``compare(qrels, runs)`` evaluates every run with the core evaluator and compares each with a
+baseline; ``compare_values(values, query_ids)`` does the same from per-query arrays you already
+have. Both return a ``Comparison`` that renders itself (table, Markdown, LaTeX, CSV, JSON, HTML).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.result import Comparison, PairResult
+from trec_rag_eval.errors import UsageError
+
+if TYPE_CHECKING:
+    from trec_rag_eval.io.tables import Qrels, Run
+
+__all__ = ["Comparison", "PairResult", "compare", "compare_values", "run_names"]
+
+DEFAULT_SEED = 42
+DEFAULT_RESAMPLES = 10_000
+
+
+def compare_values(
+    values: Mapping[str, Mapping[str, Sequence[float] | np.ndarray]],
+    query_ids: Sequence[str],
+    baseline: str | None = None,
+    measures: Sequence[str] | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    power: float = 0.8,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = DEFAULT_SEED,
+) -> Comparison:
+    """Compare runs from per-query values: ``values[run][measure]`` aligned with ``query_ids``.
+
+    The baseline is ``baseline`` or the first run. Every other run is compared with it on every
+    measure; the correction covers that whole family (measures x runs). Randomness (the
+    randomization test, the bootstrap) is drawn from generators seeded by (seed, measure index,
+    run index), so a pair's numbers do not depend on which other pairs were computed.
+    """
+    runs = list(values)
+    if len(runs) < 2:
+        raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
+    if baseline is None:
+        baseline = runs[0]
+    if baseline not in values:
+        raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
+    if test not in stats.TESTS:
+        raise UsageError(f"unknown test {test!r}; expected one of {', '.join(stats.TESTS)}")
+    if correction not in stats.CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(stats.CORRECTIONS)}")
+    for name, value in (("alpha", alpha), ("confidence", confidence), ("power", power)):
+        if not 0 < value < 1:
+            raise UsageError(f"{name} must be between 0 and 1, got {value}")
+    if n_resamples < 1:
+        raise UsageError(f"n_resamples must be at least 1, got {n_resamples}")
+    if measures is None:
+        measures = list(values[baseline])
+    measures = list(measures)
+    n = len(query_ids)
+    arrays: dict[str, dict[str, np.ndarray]] = {}
+    for run in runs:
+        arrays[run] = {}
+        for measure in measures:
+            if measure not in values[run]:
+                raise UsageError(f"run {run!r} has no values for measure {measure!r}")
+            array = np.asarray(values[run][measure], dtype=np.float64)
+            if array.shape != (n,):
+                raise UsageError(
+                    f"run {run!r}, measure {measure!r}: expected {n} per-query values, got shape {array.shape}"
+                )
+            arrays[run][measure] = array
+    if n == 0:
+        raise UsageError("no queries to compare")
+
+    means = {run: {m: float(np.mean(arrays[run][m])) for m in measures} for run in runs}
+    others = [run for run in runs if run != baseline]
+    raw: list[dict[str, object]] = []
+    for m_index, measure in enumerate(measures):
+        a = arrays[baseline][measure]
+        for r_index, run in enumerate(others):
+            b = arrays[run][measure]
+            entropy = [seed, m_index, r_index] if seed is not None else None
+            rng = np.random.default_rng(entropy)
+            if test == "t":
+                p_value = stats.paired_t_test(a, b)
+            else:
+                p_value = stats.randomization_test(a, b, n_resamples=n_resamples, rng=rng)
+            low, high = stats.bootstrap_interval(a, b, confidence=confidence, n_resamples=n_resamples, rng=rng)
+            wins, ties, losses = stats.wins_ties_losses(a, b)
+            raw.append(
+                dict(
+                    measure=measure,
+                    run=run,
+                    baseline=baseline,
+                    baseline_mean=means[baseline][measure],
+                    run_mean=means[run][measure],
+                    delta=float(np.mean(b - a)),
+                    p_value=p_value,
+                    ci_low=low,
+                    ci_high=high,
+                    effect_size=stats.effect_size(a, b),
+                    wins=wins,
+                    ties=ties,
+                    losses=losses,
+                    min_detectable_delta=stats.minimum_detectable_delta(a, b, alpha=alpha, power=power),
+                )
+            )
+    adjusted = stats.adjust_p_values([float(r["p_value"]) for r in raw], correction)  # type: ignore[arg-type]
+    pairs = [
+        PairResult(**r, p_adjusted=p, significant=bool(not math.isnan(p) and p < alpha))  # type: ignore[arg-type]
+        for r, p in zip(raw, adjusted)
+    ]
+    return Comparison(
+        runs=runs,
+        measures=measures,
+        baseline=baseline,
+        query_ids=list(query_ids),
+        values=arrays,
+        means=means,
+        pairs=pairs,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        power=power,
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+
+
+def run_names(runs: Sequence[Run]) -> list[str]:
+    """Display names: each run's tag, or its source file name when tags collide."""
+    tags = [run.run_tag for run in runs]
+    if len(set(tags)) == len(tags):
+        return tags
+    from pathlib import PurePath
+
+    names = [PurePath(run.source).name for run in runs]
+    if len(set(names)) == len(names):
+        return names
+    return [f"{i + 1}:{name}" for i, name in enumerate(names)]
+
+
+def compare(
+    qrels: Qrels,
+    runs: Sequence[Run] | Mapping[str, Run],
+    measures: Sequence[str] | None = None,
+    baseline: str | None = None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence: float = 0.95,
+    power: float = 0.8,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = DEFAULT_SEED,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_retrieved: int | None = None,
+) -> Comparison:
+    """Evaluate each run on ``qrels`` and compare it with the baseline (default: the first run).
+
+    ``runs`` is a list (named by run tag, or file name when tags collide) or a mapping
+    name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
+    scores 0), so the per-query values are paired query by query. ``measures`` takes the
+    evaluator's names (None: the RAG default set). See ``compare_values`` for the statistics.
+    """
+    from trec_rag_eval.core.evaluate import evaluate
+
+    if isinstance(runs, Mapping):
+        named = dict(runs)
+    else:
+        named = dict(zip(run_names(list(runs)), runs))
+    values: dict[str, dict[str, np.ndarray]] = {}
+    query_ids: list[str] | None = None
+    names: list[str] | None = None
+    for name, run in named.items():
+        result = evaluate(
+            qrels,
+            run,
+            measures=list(measures) if measures is not None else None,
+            relevance_level=relevance_level,
+            judged_only=judged_only,
+            max_retrieved=max_retrieved,
+            queries="qrels",
+        )
+        if query_ids is None:
+            query_ids, names = list(result.query_ids), list(result.names)
+            values[name] = {m: np.asarray(result.per_query[m], dtype=np.float64) for m in names}
+            continue
+        # Pair query by query, whatever order the evaluator returned them in.
+        position = {q: i for i, q in enumerate(result.query_ids)}
+        if set(position) != set(query_ids):
+            raise UsageError(f"run {name!r} was evaluated on a different query set than the others")
+        order = np.array([position[q] for q in query_ids], dtype=np.int64)
+        values[name] = {m: np.asarray(result.per_query[m], dtype=np.float64)[order] for m in names or []}
+    return compare_values(
+        values,
+        query_ids or [],
+        baseline=baseline,
+        measures=names,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        power=power,
+        n_resamples=n_resamples,
+        seed=seed,
+    )

@@ -1,0 +1,374 @@
+"""Text renderings of a ``Comparison``: terminal table, Markdown, LaTeX, CSV, JSON.
+
+Formatting only: every number is read from the ``Comparison``; nothing is computed here
+except the per-query differences it defines (``Comparison.deltas``). Measures keep their
+order, runs their input order, queries the comparison's query order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.compare.result import (
+    CORRECTION_NAMES,
+    format_delta,
+    format_effect,
+    format_magnitude,
+    format_p,
+    format_percent,
+    format_value,
+)
+
+if TYPE_CHECKING:
+    from trec_rag_eval.compare.result import Comparison, PairResult
+
+SIGNIFICANT_MARK = "*"
+
+
+def _p_header(comparison: Comparison) -> str:
+    if comparison.correction == "none":
+        return "p"
+    return f"p ({CORRECTION_NAMES[comparison.correction]})"
+
+
+def summary_header(comparison: Comparison) -> list[str]:
+    return [
+        "measure",
+        "run",
+        "mean",
+        "delta",
+        f"{format_percent(comparison.confidence)} CI",
+        _p_header(comparison),
+        "d",
+        "W/T/L",
+        "MDD",
+    ]
+
+
+def summary_rows(comparison: Comparison) -> list[list[str]]:
+    """One row per (measure, run); the baseline row carries only its mean."""
+    rows: list[list[str]] = []
+    for measure in comparison.measures:
+        first = True
+        for run in comparison.runs:
+            label = measure if first else ""
+            first = False
+            mean = format_value(comparison.means[run][measure])
+            if run == comparison.baseline:
+                rows.append([label, f"{run} (baseline)", mean, "", "", "", "", "", ""])
+                continue
+            pair = comparison.pair(measure, run)
+            mark = SIGNIFICANT_MARK if pair.significant else ""
+            rows.append(
+                [
+                    label,
+                    run,
+                    mean,
+                    format_delta(pair.delta) + mark,
+                    f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]",
+                    format_p(pair.p_adjusted),
+                    format_effect(pair.effect_size),
+                    f"{pair.wins}/{pair.ties}/{pair.losses}",
+                    format_magnitude(pair.min_detectable_delta),
+                ]
+            )
+    return rows
+
+
+def per_query_header(comparison: Comparison) -> list[str]:
+    header = ["query_id", "measure", comparison.baseline]
+    for run in comparison.others:
+        header += [run, f"delta {run}"]
+    return header
+
+
+def per_query_rows(comparison: Comparison) -> list[list[str]]:
+    """One row per (measure, query): baseline value, then each run's value and delta."""
+    rows: list[list[str]] = []
+    for measure in comparison.measures:
+        base = comparison.values[comparison.baseline][measure]
+        deltas = {run: comparison.deltas(measure, run) for run in comparison.others}
+        for i, query_id in enumerate(comparison.query_ids):
+            row = [query_id, measure, format_value(float(base[i]))]
+            for run in comparison.others:
+                row += [format_value(float(comparison.values[run][measure][i])), format_delta(float(deltas[run][i]))]
+            rows.append(row)
+    return rows
+
+
+def _numeric(cell: str) -> bool:
+    return bool(cell) and (cell[0].isdigit() or cell[0] in "+-[<")
+
+
+def _aligned(header: list[str], rows: list[list[str]], numeric_from: int) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [
+            cell.rjust(widths[i]) if i >= numeric_from else cell.ljust(widths[i]) for i, cell in enumerate(row)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _title(comparison: Comparison) -> str:
+    n_runs = len(comparison.runs)
+    return f"Comparison of {n_runs} runs over {comparison.n_queries} queries (baseline: {comparison.baseline})"
+
+
+def render_table(comparison: Comparison, per_query: bool = False) -> str:
+    """Aligned plain-text table, verdict lines and footer, for a terminal."""
+    lines = [_title(comparison), ""]
+    lines += _aligned(summary_header(comparison), summary_rows(comparison), numeric_from=2)
+    lines += ["", f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction", ""]
+    lines.append("Verdicts:")
+    width = max(len(m) for m in comparison.measures)
+    for measure, verdict in comparison.verdicts():
+        lines.append(f"  {measure.ljust(width)}  {verdict}")
+    if per_query:
+        lines += ["", "Per-query values and deltas (run - baseline):"]
+        lines += _aligned(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
+    lines += ["", comparison.footer()]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _markdown_table(header: list[str], rows: list[list[str]], numeric_from: int) -> list[str]:
+    lines = ["| " + " | ".join(_markdown_cell(h) for h in header) + " |"]
+    lines.append("|" + "|".join("---:" if i >= numeric_from else ":---" for i in range(len(header))) + "|")
+    for row in rows:
+        lines.append("| " + " | ".join(_markdown_cell(c) for c in row) + " |")
+    return lines
+
+
+def render_markdown(comparison: Comparison, per_query: bool = False) -> str:
+    """GitHub-flavoured Markdown: summary table, verdict list, footer."""
+    lines = [f"**{_title(comparison)}**", ""]
+    lines += _markdown_table(summary_header(comparison), summary_rows(comparison), numeric_from=2)
+    lines += ["", f"`{SIGNIFICANT_MARK}` significant at alpha {comparison.alpha:g} after correction.", ""]
+    for measure, verdict in comparison.verdicts():
+        lines.append(f"- **{_markdown_cell(measure)}**: {_markdown_cell(verdict)}")
+    if per_query:
+        lines += ["", "Per-query values and deltas (run - baseline):", ""]
+        lines += _markdown_table(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
+    lines += ["", f"_{comparison.footer()}_"]
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex_mark(pair: PairResult | None) -> str:
+    if pair is None or not pair.significant:
+        return ""
+    return r"$^{\dagger}$" if pair.delta > 0 else r"$^{\ddagger}$"
+
+
+def render_latex(comparison: Comparison, per_query: bool = False) -> str:
+    """A booktabs table: runs as rows, measures as columns, means with significance marks.
+
+    dagger = significantly better than the baseline, double dagger = significantly worse, after
+    the correction. Needs ``\\usepackage{booktabs}``.
+    """
+    measures = comparison.measures
+    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(measures) + "}", r"\toprule"]
+    lines.append("Run & " + " & ".join(latex_escape(m) for m in measures) + r" \\")
+    lines.append(r"\midrule")
+    for run in comparison.runs:
+        label = latex_escape(run) + (" (baseline)" if run == comparison.baseline else "")
+        cells = []
+        for measure in measures:
+            pair = None if run == comparison.baseline else comparison.pair(measure, run)
+            cells.append(f"{comparison.means[run][measure]:.4f}{_latex_mark(pair)}")
+        lines.append(label + " & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    correction = (
+        "no correction" if comparison.correction == "none" else f"{CORRECTION_NAMES[comparison.correction]} correction"
+    )
+    test = "paired t-test" if comparison.test == "t" else "paired randomization test"
+    seed = "none" if comparison.seed is None else str(comparison.seed)
+    caption = (
+        f"Mean over {comparison.n_queries} queries. $^{{\\dagger}}$/$^{{\\ddagger}}$: significantly better/worse "
+        f"than {latex_escape(comparison.baseline)} ({test}, {correction} over {len(comparison.pairs)} comparisons, "
+        f"$p < {comparison.alpha:g}$; seed {seed})."
+    )
+    lines += [r"\caption{" + caption + "}", r"\end{table}"]
+    if per_query:
+        header = per_query_header(comparison)
+        lines += ["", r"\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", r"\toprule"]
+        lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
+        lines.append(r"\midrule")
+        for row in per_query_rows(comparison):
+            lines.append(" & ".join(latex_escape(c) for c in row) + r" \\")
+        lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+CSV_COLUMNS = [
+    "query_id",
+    "measure",
+    "run",
+    "baseline",
+    "value",
+    "baseline_value",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "p_adjusted",
+    "significant",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "min_detectable_delta",
+]
+
+
+def _csv_number(value: float) -> str:
+    return "" if math.isnan(value) else repr(float(value))
+
+
+def render_csv(comparison: Comparison, per_query: bool = False) -> str:
+    """Long CSV, one row per (measure, run) with query_id ``all``; ``per_query`` adds one row per
+    (measure, run, query) with the values and delta only. The baseline's rows have no delta."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    base = comparison.baseline
+    for measure in comparison.measures:
+        for run in comparison.runs:
+            mean = _csv_number(comparison.means[run][measure])
+            base_mean = _csv_number(comparison.means[base][measure])
+            if run == base:
+                writer.writerow(["all", measure, run, base, mean, base_mean] + [""] * (len(CSV_COLUMNS) - 6))
+                continue
+            p = comparison.pair(measure, run)
+            writer.writerow(
+                [
+                    "all",
+                    measure,
+                    run,
+                    base,
+                    mean,
+                    base_mean,
+                    _csv_number(p.delta),
+                    _csv_number(p.ci_low),
+                    _csv_number(p.ci_high),
+                    _csv_number(p.p_value),
+                    _csv_number(p.p_adjusted),
+                    "true" if p.significant else "false",
+                    _csv_number(p.effect_size),
+                    p.wins,
+                    p.ties,
+                    p.losses,
+                    _csv_number(p.min_detectable_delta),
+                ]
+            )
+    if per_query:
+        for measure in comparison.measures:
+            base_values = comparison.values[base][measure]
+            for run in comparison.others:
+                run_values = comparison.values[run][measure]
+                deltas = comparison.deltas(measure, run)
+                for i, query_id in enumerate(comparison.query_ids):
+                    writer.writerow(
+                        [
+                            query_id,
+                            measure,
+                            run,
+                            base,
+                            _csv_number(run_values[i]),
+                            _csv_number(base_values[i]),
+                            _csv_number(deltas[i]),
+                        ]
+                        + [""] * (len(CSV_COLUMNS) - 7)
+                    )
+    return out.getvalue()
+
+
+def _json_number(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else float(value)
+
+
+def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str, Any]:
+    """Plain data (JSON-ready: NaN becomes None). ``per_query`` adds values and deltas by query."""
+    out: dict[str, Any] = {
+        "baseline": comparison.baseline,
+        "runs": list(comparison.runs),
+        "measures": list(comparison.measures),
+        "n_queries": comparison.n_queries,
+        "test": comparison.test,
+        "correction": comparison.correction,
+        "alpha": comparison.alpha,
+        "confidence": comparison.confidence,
+        "power": comparison.power,
+        "n_resamples": comparison.n_resamples,
+        "seed": comparison.seed,
+        "means": {run: {m: _json_number(v) for m, v in by_measure.items()} for run, by_measure in comparison.means.items()},
+        "comparisons": [
+            {
+                "measure": p.measure,
+                "run": p.run,
+                "baseline": p.baseline,
+                "baseline_mean": _json_number(p.baseline_mean),
+                "run_mean": _json_number(p.run_mean),
+                "delta": _json_number(p.delta),
+                "ci": [_json_number(p.ci_low), _json_number(p.ci_high)],
+                "p_value": _json_number(p.p_value),
+                "p_adjusted": _json_number(p.p_adjusted),
+                "significant": p.significant,
+                "effect_size": _json_number(p.effect_size),
+                "wins": p.wins,
+                "ties": p.ties,
+                "losses": p.losses,
+                "min_detectable_delta": _json_number(p.min_detectable_delta),
+                "verdict": comparison.verdict(p),
+            }
+            for p in comparison.pairs
+        ],
+        "footer": comparison.footer(),
+    }
+    if per_query:
+        out["query_ids"] = list(comparison.query_ids)
+        out["per_query"] = {
+            measure: {
+                run: dict(zip(comparison.query_ids, (_json_number(v) for v in comparison.values[run][measure])))
+                for run in comparison.runs
+            }
+            for measure in comparison.measures
+        }
+        out["per_query_deltas"] = {
+            measure: {
+                run: dict(zip(comparison.query_ids, (_json_number(v) for v in comparison.deltas(measure, run))))
+                for run in comparison.others
+            }
+            for measure in comparison.measures
+        }
+    return out
+
+
+def render_json(comparison: Comparison, per_query: bool = False) -> str:
+    return json.dumps(comparison_dict(comparison, per_query=per_query), indent=2) + "\n"
