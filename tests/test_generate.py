@@ -1,0 +1,236 @@
+"""LLM query generation, against a real chat-completions server on 127.0.0.1 (no mocked client)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from click.testing import CliRunner
+
+from trec_rag_eval.cli.generate import generate_queries_command
+from trec_rag_eval.engine.generate import (
+    GenerationSettings,
+    build_prompt,
+    generate_dataset,
+    lexical_overlap,
+    make_client,
+    normalise_question,
+    parse_questions,
+    progress_path_for,
+    retry_delay,
+)
+from trec_rag_eval.errors import UsageError
+
+# Each document's text names the behaviour the server scripts for it.
+CORPUS = [
+    {"id": "d_ok", "text": "MARKER-ok Repiquer les tomates en mai, dans un sol riche."},
+    {"id": "d_busy", "text": "MARKER-busy Le compost alterne matières vertes et brunes."},
+    {"id": "d_bad", "text": "MARKER-bad La Bastille est prise le 14 juillet 1789."},
+    {"id": "d_slow", "text": "MARKER-slow Le Livret A est un placement sans risque."},
+]
+ANSWERS = {
+    "ok": "1. Quand repiquer les tomates ?\n2. Quel sol pour les tomates ?\n3. Quand repiquer les tomates?",
+    "busy": "- Que mettre dans le compost ?\n- Quand repiquer les TOMATES ?\n- Qu'est-ce qu'une matière brune ?",
+    "bad": "1. Quand la Bastille est-elle prise ?\n2. Que se passe-t-il le 14 juillet 1789 ?\n3. Qui prend la Bastille ?",
+    "slow": "1. Le Livret A est-il risqué ?\n2. Qu'est-ce que le Livret A ?\n3. Où placer son épargne ?",
+}
+
+
+class ScriptedServer:
+    """A chat-completions endpoint whose first replies per marker are scripted.
+
+    Scripts: "429" (rate limited, Retry-After: 3), "garbage" (HTTP 200, body not JSON),
+    "slow" (sleeps past the client's timeout). When a marker's script is used up, it answers.
+    """
+
+    def __init__(self, scripts: dict[str, list[str]]) -> None:
+        self.scripts = {marker: list(steps) for marker, steps in scripts.items()}
+        self.requests: list[str] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                assert self.path == "/v1/chat/completions"
+                prompt = body["messages"][0]["content"]
+                marker = prompt.split("MARKER-")[1].split()[0]
+                with server.lock:
+                    server.requests.append(marker)
+                    steps = server.scripts.get(marker, [])
+                    step = steps.pop(0) if steps else "answer"
+                if step == "429":
+                    self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "3"})
+                elif step == "garbage":
+                    self._send_raw(200, b"<html>upstream proxy error</html>")
+                elif step == "slow":
+                    time.sleep(1.5)
+                    self._send(200, _completion(ANSWERS[marker]))
+                else:
+                    self._send(200, _completion(ANSWERS[marker]))
+
+            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
+                self._send_raw(status, json.dumps(payload).encode(), headers)
+
+            def _send_raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _completion(content: str) -> dict:
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test-model",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
+    }
+
+
+SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=0.5, max_retries=1, backoff=0.25)
+
+
+def test_prompt_is_the_seed_prompt():
+    assert build_prompt("DOC", 3) == (
+        "Voici un document :\n\nDOC\n\nGénère 3 questions auxquelles ce document répond. "
+        "Retourne uniquement les questions, une par ligne."
+    )
+    assert "Write 2 questions that this document answers." in build_prompt("DOC", 2, "en")
+
+
+def test_parse_questions_strips_list_markers_and_keeps_n():
+    content = "1. Première ?\n\n2) Deuxième ?\n- Troisième ?\n• Quatrième ?"
+    assert parse_questions(content, 3) == ["Première ?", "Deuxième ?", "Troisième ?"]
+
+
+def test_normalised_questions_ignore_case_accents_and_punctuation():
+    assert normalise_question("Quand repiquer les TOMATES ?") == normalise_question("quand  repiquer les tomates?")
+    assert normalise_question("Où est-ce ?") == "ou est ce"
+
+
+def test_lexical_overlap_is_the_share_of_question_content_words_in_the_document():
+    # Content words of the question: {planter, tomates} ("quand", "les" are stop words).
+    # The document's tokens include "tomates" but not "planter" ("plantent" differs): 1 of 2.
+    assert lexical_overlap("Quand planter les tomates ?", "Les tomates se plantent en mai.") == 0.5
+    assert lexical_overlap("Quand et où ?", "Un document.") is None
+
+
+def test_retry_delay_prefers_retry_after_then_backs_off_exponentially():
+    assert retry_delay({"retry-after": "3"}, attempt=0, backoff=0.25) == 3.0
+    assert retry_delay({"retry-after-ms": "1500", "retry-after": "9"}, attempt=0, backoff=0.25) == 1.5
+    assert retry_delay({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, attempt=0, backoff=0.25) == 0.0
+    assert [retry_delay({}, attempt, 0.25) for attempt in range(4)] == [0.25, 0.5, 1.0, 2.0]
+    assert retry_delay(None, attempt=30, backoff=1.0) == 60.0
+
+
+def test_429_malformed_and_timeout_then_a_rerun_finishes(tmp_path):
+    output = tmp_path / "dataset.json"
+    scripts = {"busy": ["429"], "bad": ["garbage"], "slow": ["slow", "slow"]}
+    waits: list[float] = []
+    with ScriptedServer(scripts) as server:
+        client = make_client(server.base_url, api_key="dummy")
+        first = generate_dataset(CORPUS, output, SETTINGS, client, sleep=waits.append)
+
+        # d_busy: a 429 with Retry-After: 3, then success. d_bad: a 200 whose body is not JSON,
+        # not retried. d_slow: two replies slower than the 0.5 s timeout (1 retry allowed).
+        failures = dict(first.failures)
+        assert sorted(failures) == ["d_bad", "d_slow"]
+        assert failures["d_bad"].startswith("malformed reply")
+        assert failures["d_slow"] == "no reply within 0.5 s, gave up after 2 attempts"
+        assert sorted(waits) == [0.25, 3.0]          # backoff 0.25 * 2**0 for the timeout; Retry-After for 429
+        assert sorted(server.requests) == ["bad", "busy", "busy", "ok", "slow", "slow"]
+        assert (first.requests, first.retries) == (6, 2)
+        assert (first.prompt_tokens, first.completion_tokens) == (80, 24)   # two successful replies
+        assert not first.written and not output.exists()
+        saved = [json.loads(line) for line in progress_path_for(output).read_text(encoding="utf-8").splitlines()]
+        assert sorted(record["doc_id"] for record in saved) == ["d_busy", "d_ok"]
+
+        # The rerun asks only for the two missing documents.
+        server.requests.clear()
+        second = generate_dataset(CORPUS, output, SETTINGS, client, sleep=waits.append)
+        assert sorted(server.requests) == ["bad", "slow"]
+        assert second.failures == [] and second.written
+        assert (second.resumed_documents, second.generated_documents) == (2, 2)
+
+    dataset = json.loads(output.read_text(encoding="utf-8"))
+    ids = [item["id"] for item in dataset]
+    # d_ok's 3rd question and d_busy's 2nd repeat d_ok's 1st once normalised: both dropped.
+    assert second.duplicates_removed == 2
+    assert ids == ["d_ok-q1", "d_ok-q2", "d_busy-q1", "d_busy-q3",
+                   "d_bad-q1", "d_bad-q2", "d_bad-q3", "d_slow-q1", "d_slow-q2", "d_slow-q3"]
+    first_item = dataset[0]
+    assert first_item["requête"] == "Quand repiquer les tomates ?"
+    assert first_item["pertinents"] == ["d_ok"]
+    # {repiquer, tomates} both occur in d_ok's text: overlap 1.0.
+    assert first_item["lexical_overlap"] == 1.0
+    # {ou, placer, epargne}: none occurs in d_slow's text.
+    assert dataset[-1]["lexical_overlap"] == 0.0
+
+    with pytest.raises(UsageError, match="exists; use --force"):
+        generate_dataset(CORPUS, output, SETTINGS, make_client("http://127.0.0.1:9/v1", "dummy"))
+
+
+def test_a_torn_last_progress_line_is_redone(tmp_path):
+    output = tmp_path / "dataset.json"
+    record = {"doc_id": "d_ok", "questions": ["Q ?"], "model": "test-model", "n": 3, "language": "fr"}
+    progress_path_for(output).write_text(json.dumps(record) + "\n" + '{"doc_id": "d_bu', encoding="utf-8")
+    with ScriptedServer({}) as server:
+        report = generate_dataset(CORPUS, output, SETTINGS, make_client(server.base_url, "dummy"))
+        assert sorted(server.requests) == ["bad", "busy", "slow"]
+    assert report.written and report.resumed_documents == 1
+
+
+def test_resuming_with_other_settings_is_refused(tmp_path):
+    output = tmp_path / "dataset.json"
+    record = {"doc_id": "d_ok", "questions": ["Q ?"], "model": "other-model", "n": 3, "language": "fr"}
+    progress_path_for(output).write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError, match="made with model='other-model'"):
+        generate_dataset(CORPUS, output, SETTINGS, make_client("http://127.0.0.1:9/v1", "dummy"))
+
+
+def test_cli_writes_the_dataset_and_warns_about_overlap(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)   # a local server needs no key
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in CORPUS), encoding="utf-8")
+    output = tmp_path / "dataset.json"
+    with ScriptedServer({}) as server:
+        args = [str(corpus), "-n", "3", "--model", "test-model", "--base-url", server.base_url, "-o", str(output)]
+        result = CliRunner().invoke(generate_queries_command, args)
+        assert result.exit_code == 0, result.output
+        again = CliRunner().invoke(generate_queries_command, args)
+    assert "Tokens this run: 160 prompt + 48 completion = 208" in result.stdout
+    assert "Questions: 10 (2 duplicates removed)" in result.stdout
+    dataset = json.loads(output.read_text(encoding="utf-8"))
+    mean = sum(item["lexical_overlap"] for item in dataset) / len(dataset)
+    assert f"Warning: generated questions reuse on average {mean:.0%} of their content words" in result.stderr
+    assert isinstance(again.exception, UsageError)   # main() prints it as one "Error:" line, exit 2
+    assert str(again.exception) == f"{output} exists; use --force to overwrite it"

@@ -1,0 +1,106 @@
+"""``trec-rag-eval generate-queries``: LLM-generated test queries from a JSONL corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("generate-queries")
+@click.argument("corpus", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-n", "n", type=int, default=3, show_default=True, help="Questions per document.")
+@click.option("--model", required=True, help="Model name, as the endpoint knows it.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+              "(vLLM, Ollama, llama.cpp). The key comes from OPENAI_API_KEY; local servers may need none.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Dataset JSON to write (seed shape: id, requête, pertinents, lexical_overlap).")
+@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
+              help="Prompt language: the seed's French prompt or its English translation.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Requests in flight at once.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds to wait for one reply.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).")
+@click.option("--temperature", type=float, default=None, help="Sampling temperature (the server's default if unset).")
+@click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Resumable progress file [default: OUTPUT.progress.jsonl].")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+def generate_queries_command(
+    corpus: Path,
+    n: int,
+    model: str,
+    base_url: str | None,
+    output: Path,
+    language: str,
+    concurrency: int,
+    timeout: float,
+    max_retries: int,
+    temperature: float | None,
+    progress_file: Path | None,
+    force: bool,
+) -> None:
+    """Ask an LLM for N questions per document of CORPUS.jsonl ({"id", "text"} lines).
+
+    Each question's relevant document is its source. Finished documents are appended to a
+    progress file as they come, so after a crash, Ctrl-C or failed documents, running the same
+    command again only asks for what is missing. OUTPUT is written once every document is done.
+    """
+    from trec_rag_eval.engine.bm25 import read_corpus
+    from trec_rag_eval.engine.generate import (
+        GenerationSettings,
+        generate_dataset,
+        make_client,
+        overlap_warning,
+        progress_path_for,
+    )
+    from trec_rag_eval.errors import UsageError
+
+    settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
+                                  timeout=timeout, max_retries=max_retries, temperature=temperature)
+    settings.check()
+    if output.exists() and not force:
+        raise UsageError(f"{output} exists; use --force to overwrite it")
+    documents = read_corpus(corpus)
+    client = make_client(base_url)
+    progress = progress_file or progress_path_for(output)
+
+    with click.progressbar(length=len(documents), label="Generating", file=click.get_text_stream("stderr"),
+                           show_pos=True) as bar:
+        bar.update(0)
+
+        def on_document(doc_id: str, error: str | None) -> None:
+            bar.update(1)
+
+        try:
+            report = generate_dataset(documents, output, settings, client, force=force,
+                                      progress_path=progress, on_document=on_document)
+        except KeyboardInterrupt:
+            click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
+                       "run the same command again to resume.", err=True)
+            raise
+    click.echo(
+        f"Documents: {report.documents} ({report.resumed_documents} from an earlier run, "
+        f"{report.generated_documents} generated now, {len(report.failures)} failed)"
+    )
+    click.echo(f"Requests: {report.requests} ({report.retries} retries)")
+    click.echo(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
+               f"= {report.total_tokens}")
+    click.echo(f"Questions: {len(report.dataset)} ({report.duplicates_removed} duplicates removed)")
+    if report.mean_overlap is not None:
+        click.echo(overlap_warning(report.mean_overlap), err=True)
+    if report.failures:
+        for doc_id, reason in report.failures:
+            click.echo(f"  failed: {doc_id}: {reason}", err=True)
+        raise GenerationIncomplete(
+            f"{len(report.failures)} of {report.documents} documents failed; {output} was not written. "
+            f"Done documents are kept in {progress}: run the same command again to retry the rest."
+        )
+    click.echo(f"Wrote {output}")
+
+
+class GenerationIncomplete(click.ClickException):
+    """Some documents failed: exit 1 with one error line."""
+
+    exit_code = 1
