@@ -1,0 +1,150 @@
+"""Per-evaluation derived arrays shared by the kernels, computed once and cached.
+
+Everything here works on all queries at once: ``qidx`` maps each ranked row to its query, and
+per-query results are gathered with ``np.bincount``, which adds the rows of a query in rank
+order, the same order as trec_eval's loops, so sums round exactly as trec_eval's do.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from trec_rag_eval.core.ranking import RankedQueries
+
+
+class Context:
+    """Views of ``RankedQueries`` at one relevance level (``-l``)."""
+
+    def __init__(self, ranked: RankedQueries, relevance_level: int = 1, options: dict | None = None) -> None:
+        self.ranked = ranked
+        self.options = options or {}
+        self.level = relevance_level
+        self.Q = ranked.num_queries
+        self.rel = ranked.rel
+        self.offsets = ranked.offsets
+
+    # -- rows -----------------------------------------------------------------------------------
+    @cached_property
+    def qidx(self) -> np.ndarray:
+        """Query index of every ranked row."""
+        return np.repeat(np.arange(self.Q, dtype=np.int64), np.diff(self.offsets))
+
+    @cached_property
+    def pos(self) -> np.ndarray:
+        """1-based rank of every row within its query."""
+        return np.arange(len(self.rel), dtype=np.int64) - self.offsets[:-1][self.qidx] + 1
+
+    @cached_property
+    def is_rel(self) -> np.ndarray:
+        return self.rel >= self.level
+
+    @cached_property
+    def cnt(self) -> np.ndarray:
+        """Relevant documents at or above each row, within its query (trec_eval's rel_so_far)."""
+        return segment_cumsum_int(self.is_rel.astype(np.int64), self.offsets)
+
+    @cached_property
+    def rel_rows(self) -> np.ndarray:
+        """Row numbers of the relevant retrieved documents, in rank order."""
+        return np.flatnonzero(self.is_rel)
+
+    # -- per query ------------------------------------------------------------------------------
+    @cached_property
+    def N(self) -> np.ndarray:
+        """num_ret: ranked documents per query after -M and -J."""
+        return np.diff(self.offsets).astype(np.int64)
+
+    @cached_property
+    def judged_qidx(self) -> np.ndarray:
+        return np.repeat(np.arange(self.Q, dtype=np.int64), np.diff(self.ranked.judged_offsets))
+
+    @cached_property
+    def R(self) -> np.ndarray:
+        """num_rel: judged documents with relevance >= level, retrieved or not."""
+        return self.per_query_count(self.judged_qidx, self.ranked.judged >= self.level)
+
+    @cached_property
+    def nonrel_judged(self) -> np.ndarray:
+        """Judged non-relevant documents in the qrels (0 <= relevance < level)."""
+        judged = self.ranked.judged
+        return self.per_query_count(self.judged_qidx, (judged >= 0) & (judged < self.level))
+
+    @cached_property
+    def rel_ret(self) -> np.ndarray:
+        """num_rel_ret: relevant documents retrieved."""
+        return self.count(self.is_rel)
+
+    @cached_property
+    def max_level(self) -> np.ndarray:
+        """Largest judged relevance per query (0 when nothing is judged)."""
+        out = np.zeros(self.Q, dtype=np.int64)
+        starts = self.ranked.judged_offsets
+        has = starts[1:] > starts[:-1]
+        out[has] = self.ranked.judged[starts[:-1][has]]
+        return out
+
+    # -- helpers --------------------------------------------------------------------------------
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """Per-query number of rows where mask holds."""
+        return np.bincount(self.qidx[mask], minlength=self.Q).astype(np.int64)
+
+    def per_query_count(self, qidx: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(qidx[mask], minlength=self.Q).astype(np.int64)
+
+    def sum(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Per-query sum of ``values`` over ``rows`` (all rows when None), added in rank order."""
+        qidx = self.qidx if rows is None else self.qidx[rows]
+        if len(qidx) == 0:
+            return np.zeros(self.Q)
+        return np.bincount(qidx, weights=values, minlength=self.Q)
+
+    def cnt_at(self, k: int | np.ndarray) -> np.ndarray:
+        """Relevant documents in the top k (k may differ per query); cnt(N) when k > N."""
+        limit = k if np.isscalar(k) else np.asarray(k)[self.qidx]
+        return self.count(self.is_rel & (self.pos <= limit))
+
+
+def segment_cumsum_int(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Cumulative sum restarting at each segment; exact for integers."""
+    total = np.cumsum(values)
+    if len(total) == 0:
+        return total
+    starts = offsets[:-1]
+    lengths = np.diff(offsets)
+    before = np.where(starts > 0, total[np.maximum(starts - 1, 0)], 0)
+    return total - np.repeat(before, lengths)
+
+
+def segment_cumsum_float(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Cumulative sum restarting at each segment, added left to right within the segment.
+
+    Built on a padded (segments x longest) matrix so each running sum is the plain sequential
+    sum trec_eval computes, not a difference of large prefix sums.
+    """
+    lengths = np.diff(offsets)
+    if len(values) == 0:
+        return values.astype(np.float64)
+    width = int(lengths.max())
+    grid = np.zeros((len(lengths), width))
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    cols = np.arange(len(values)) - np.repeat(offsets[:-1], lengths)
+    grid[rows, cols] = values
+    np.cumsum(grid, axis=1, out=grid)
+    return grid[rows, cols]
+
+
+def segment_suffix_max(values: np.ndarray, segments: np.ndarray, num_segments: int) -> np.ndarray:
+    """For each element, the maximum of it and every later element of its segment (exact).
+
+    ``segments`` must be non-decreasing. Values are replaced by their exact rank among all
+    values, so the running maximum works on integers and gives back the original floats.
+    """
+    if len(values) == 0:
+        return values.astype(np.float64)
+    uniques, ranks = np.unique(values, return_inverse=True)
+    width = len(uniques)
+    keys = ranks.astype(np.int64) + (num_segments - 1 - segments.astype(np.int64)) * width
+    running = np.maximum.accumulate(keys[::-1])[::-1]
+    return uniques[running - (num_segments - 1 - segments.astype(np.int64)) * width]

@@ -1,0 +1,159 @@
+"""Evaluate a run against qrels: align once, run every kernel over all queries, aggregate."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from trec_rag_eval.core.context import Context
+from trec_rag_eval.core.ranking import RankedQueries, rank
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.parse import parse_measures
+
+GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
+
+
+@dataclass
+class Evaluation:
+    """Per-query values and aggregates of one run.
+
+    ``values[m]`` is aligned with ``query_ids`` (a list of strings for relstring).
+    ``summary[m]`` is the mean over queries (sums for the num_* counts, geometric means for gm_*).
+    """
+
+    query_ids: list[str]
+    measures: list[Measure]
+    values: dict[Measure, Any]
+    summary: dict[Measure, Any]
+    run_tag: str
+    missing_queries: list[str] = field(default_factory=list)
+    extra_queries: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [str(m) for m in self.measures]
+
+    @property
+    def per_query(self) -> dict[str, Any]:
+        return {str(m): self.values[m] for m in self.measures if m in self.values}
+
+    @property
+    def summary_by_name(self) -> dict[str, Any]:
+        return {str(m): self.summary[m] for m in self.measures if m in self.summary}
+
+    def value(self, name: str, query_id: str | None = None) -> Any:
+        """One value by measure name (either notation) and query id; the aggregate when query_id is None."""
+        for m in self.measures:
+            if name in (str(m), m.trec_name):
+                if query_id is None:
+                    return self.summary[m]
+                return self.values[m][self.query_ids.index(query_id)]
+        raise KeyError(name)
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """Sum in query order, one addition at a time, as trec_eval does (np.sum would pair them)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | None = None,
+              complete_flag: bool = False, run_tag: str = "") -> Any:
+    """The summary value of one measure over queries (trec_eval's rules, §5 of the spec)."""
+    family = measure.spec
+    if family.name == "runid":
+        return run_tag
+    if family.aggregate == "none":
+        return None
+    if family.name == "num_rel" and complete_flag and qrels is not None:
+        # trec_eval -c recounts num_rel over the qrels as judgments > 0, whatever -l says
+        return float((qrels.frame["relevance"] > 0).sum())
+    array = np.asarray(values, dtype=np.float64)
+    if family.aggregate == "sum":
+        return _sequential_sum(array)
+    if family.aggregate == "gmean":
+        return math.exp(_sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
+    return _sequential_sum(array) / num_queries
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Run,
+    measures: list[str] | list[Measure] | None = None,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_retrieved: int | None = None,
+    queries: str = "qrels",
+    trec_eval_9: bool = False,
+    num_docs: int = 0,
+    complete_flag: bool = False,
+) -> Evaluation:
+    """Evaluate ``run`` against ``qrels``.
+
+    measures: None (the seeds' RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP),
+    names in either notation (``"P.5,10"``, ``"all_trec"``, ``"nDCG@10"``), or Measure values.
+    Ranking, ties, relevance and the query set follow trec_eval v10 (see ``core.ranking``).
+    ``trec_eval_9`` reproduces trec_eval 9.0.x (pytrec_eval): float32 scores before ranking and
+    iprec_at_recall / 11pt_avg cut at floor(p*R + 0.9).
+    """
+    resolved = _resolve(measures)
+    ranked = rank(qrels, run, max_retrieved=max_retrieved, judged_only=judged_only, queries=queries,
+                  float32_scores=trec_eval_9)
+    if ranked.num_queries == 0:
+        raise UsageError("no query to evaluate: the qrels and the run share no query id")
+    return evaluate_ranked(ranked, resolved, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
+                           num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+
+
+def _resolve(measures: list[str] | list[Measure] | None) -> list[Measure]:
+    if measures is None:
+        return parse_measures(None)
+    if all(isinstance(m, Measure) for m in measures):
+        return list(measures)  # type: ignore[arg-type]
+    return parse_measures([str(m) for m in measures])
+
+
+def evaluate_ranked(
+    ranked: RankedQueries,
+    measures: list[Measure],
+    *,
+    relevance_level: int = 1,
+    trec_eval_9: bool = False,
+    num_docs: int = 0,
+    qrels: Qrels | None = None,
+    complete_flag: bool = False,
+) -> Evaluation:
+    """Run the kernels on already aligned queries (the streaming path calls this per chunk)."""
+    options = {"num_docs": num_docs, "trec_eval_9": trec_eval_9}
+    contexts: dict[int, Context] = {}
+    values: dict[Measure, Any] = {}
+    summary: dict[Measure, Any] = {}
+    for measure in measures:
+        level = relevance_level if measure.rel is None else measure.rel
+        if level not in contexts:
+            contexts[level] = Context(ranked, level, options)
+        family = measure.spec
+        if family.name != "runid":
+            kernel_measure = measure
+            if trec_eval_9 and family.name in ("iprec_at_recall", "11pt_avg"):
+                kernel_measure = Measure(measure.family, measure.cutoff,
+                                         measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
+            values[measure] = family.kernel(contexts[level], kernel_measure)
+        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, qrels, complete_flag,
+                                     ranked.run_tag)
+    return Evaluation(
+        query_ids=ranked.query_ids,
+        measures=measures,
+        values=values,
+        summary=summary,
+        run_tag=ranked.run_tag,
+        missing_queries=ranked.missing_queries,
+        extra_queries=ranked.extra_queries,
+        settings={"relevance_level": relevance_level, "trec_eval_9": trec_eval_9},
+    )

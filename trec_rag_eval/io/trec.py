@@ -1,0 +1,262 @@
+"""TREC qrels and run files: plain or gzip, any whitespace, ``#`` comment lines, CRLF line ends.
+
+Two paths, one result. The fast path hands the file to polars' multi-threaded CSV reader
+(single spaces between fields, the way almost every tool writes them). Anything it cannot read
+cleanly (tabs, repeated spaces, comments, a bad value) goes to a line-by-line reader that accepts
+every valid file and reports the first bad line as ``path:line: what was expected: 'the line'``.
+So speed never costs a worse error message, and an odd but valid file is never refused.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import zlib
+from collections.abc import Iterator
+
+import polars as pl
+
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, Run
+
+QRELS_COLUMNS = "query_id iteration doc_id relevance"
+RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
+_RUN_READ_SCHEMA = {
+    "query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64, "run_tag": pl.Utf8,
+}
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read a TREC qrels file: ``query_id iteration doc_id relevance`` per line.
+
+    The iteration column is kept but plays no part in evaluation. Relevance must be an integer;
+    negative means "in the pool, not judged" (trec_eval). A (query_id, doc_id) judged twice is an error.
+    """
+    name = os.fspath(path)
+    source = _open_source(name)
+    frame = _fast_qrels(source)
+    if frame is None:
+        frame = _slow_qrels(name, source)
+    _reject_duplicate_judgments(name, source, frame)
+    return Qrels(frame, name)
+
+
+def read_run(path: str | os.PathLike[str]) -> Run:
+    """Read a TREC run file: ``query_id Q0 doc_id rank score run_tag`` per line.
+
+    Fields after the sixth are ignored, as trec_eval does. The rank column is ignored: the
+    ranking is rebuilt from the scores. Scores must be numbers; ``inf`` and ``-inf`` are accepted
+    (they sort first and last), NaN is refused because it has no place in a ranking.
+    A document listed twice for one query is an error that cites both lines.
+    """
+    name = os.fspath(path)
+    source = _open_source(name)
+    read = _fast_run(source)
+    if read is None:
+        read = _slow_run(name, source)
+    frame, run_tag = read
+    _reject_duplicate_documents(name, source, frame)
+    return Run(frame, run_tag, name)
+
+
+# -- opening ------------------------------------------------------------------------------------
+
+class _Source:
+    """The file's bytes (gzip already undone) or, for a large plain file, its path for polars to map."""
+
+    def __init__(self, path: str, data: bytes | None) -> None:
+        self.path = path
+        self.data = data
+
+    def for_polars(self) -> str | bytes:
+        return self.data if self.data is not None else self.path
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """(line number, text without line end) for every line, decoding UTF-8."""
+        data = self.data if self.data is not None else _read_all(self.path)
+        for line_no, raw in enumerate(data.split(b"\n"), start=1):
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            try:
+                yield line_no, raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputFormatError(self.path, line_no, f"not UTF-8 text (byte {err.start + 1})") from None
+
+
+def _read_all(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _open_source(path: str) -> _Source:
+    if not os.path.exists(path):
+        raise InputFormatError(path, None, "no such file")
+    if os.path.isdir(path):
+        raise InputFormatError(path, None, "is a directory, expected a file")
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    if head == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as handle:
+                data = handle.read()
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputFormatError(path, None, f"broken gzip file ({err})") from None
+        if not data.strip():
+            raise InputFormatError(path, None, "empty file (after gzip decompression)")
+        return _Source(path, data)
+    if os.path.getsize(path) == 0:
+        raise InputFormatError(path, None, "empty file")
+    return _Source(path, None)
+
+
+# -- fast path ----------------------------------------------------------------------------------
+
+def _polars_read(source: _Source, schema: dict[str, pl.DataType], ragged: bool) -> pl.DataFrame | None:
+    try:
+        return pl.read_csv(
+            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
+            comment_prefix="#", truncate_ragged_lines=ragged, raise_if_empty=False,
+        )
+    except Exception:  # any parse trouble: the line-by-line reader explains it
+        return None
+
+
+def _clean(frame: pl.DataFrame, text_columns: list[str]) -> bool:
+    if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
+        return False
+    for column in text_columns:
+        values = frame[column]
+        if values.str.len_bytes().min() == 0 or values.str.contains("\t", literal=True).any():
+            return False
+    return True
+
+
+def _fast_qrels(source: _Source) -> pl.DataFrame | None:
+    frame = _polars_read(source, QRELS_SCHEMA, ragged=False)
+    if frame is None or not _clean(frame, ["query_id", "doc_id"]):
+        return None
+    return frame
+
+
+def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
+    frame = _polars_read(source, _RUN_READ_SCHEMA, ragged=True)
+    if frame is None or not _clean(frame, ["query_id", "doc_id", "run_tag"]):
+        return None
+    if frame["score"].is_nan().any():
+        return None
+    run_tag = frame["run_tag"][-1]
+    return frame.select("query_id", "doc_id", "score"), run_tag
+
+
+# -- line-by-line path --------------------------------------------------------------------------
+
+def _data_fields(source: _Source) -> Iterator[tuple[int, str, list[str]]]:
+    for line_no, text in source.lines():
+        fields = text.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        yield line_no, text, fields
+
+
+def _slow_qrels(path: str, source: _Source) -> pl.DataFrame:
+    query_ids: list[str] = []
+    iterations: list[str] = []
+    doc_ids: list[str] = []
+    relevances: list[int] = []
+    for line_no, text, fields in _data_fields(source):
+        if len(fields) != 4:
+            raise InputFormatError(
+                path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}", text)
+        relevance = fields[3]
+        try:
+            value = int(relevance)
+        except ValueError:
+            raise InputFormatError(
+                path, line_no, f"relevance must be an integer, got {relevance!r}", text) from None
+        query_ids.append(fields[0])
+        iterations.append(fields[1])
+        doc_ids.append(fields[2])
+        relevances.append(value)
+    if not query_ids:
+        raise InputFormatError(path, None, f"no judgments found, expected lines of {QRELS_COLUMNS}")
+    return pl.DataFrame(
+        {"query_id": query_ids, "iteration": iterations, "doc_id": doc_ids, "relevance": relevances},
+        schema=QRELS_SCHEMA,
+    )
+
+
+def _slow_run(path: str, source: _Source) -> tuple[pl.DataFrame, str]:
+    query_ids: list[str] = []
+    doc_ids: list[str] = []
+    scores: list[float] = []
+    run_tag = ""
+    for line_no, text, fields in _data_fields(source):
+        if len(fields) < 6:
+            raise InputFormatError(path, line_no, f"expected 6 columns ({RUN_COLUMNS}), got {len(fields)}", text)
+        score_text = fields[4]
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise InputFormatError(path, line_no, f"score must be a number, got {score_text!r}", text) from None
+        if math.isnan(score):
+            raise InputFormatError(path, line_no, "score is NaN, which has no place in a ranking", text)
+        query_ids.append(fields[0])
+        doc_ids.append(fields[2])
+        scores.append(score)
+        run_tag = fields[5]
+    if not query_ids:
+        raise InputFormatError(path, None, f"no results found, expected lines of {RUN_COLUMNS}")
+    frame = pl.DataFrame({"query_id": query_ids, "doc_id": doc_ids, "score": scores}, schema=RUN_SCHEMA)
+    return frame, run_tag
+
+
+# -- duplicates ---------------------------------------------------------------------------------
+
+def _duplicate_pair(frame: pl.DataFrame) -> tuple[str, str] | None:
+    keys = frame.select("query_id", "doc_id")
+    duplicated = keys.is_duplicated()
+    if not duplicated.any():
+        return None
+    first = keys.filter(duplicated).row(0)
+    return first[0], first[1]
+
+
+def _lines_of(source: _Source, query_id: str, doc_id: str) -> list[int]:
+    return [line_no for line_no, _, fields in _data_fields(source)
+            if len(fields) >= 3 and fields[0] == query_id and fields[2] == doc_id]
+
+
+def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame) -> None:
+    pair = _duplicate_pair(frame)
+    if pair is not None:
+        first, second = _lines_of(source, *pair)[:2]
+        raise InputFormatError(
+            path, second, f"document {pair[1]!r} judged twice for query {pair[0]!r} (first at line {first})")
+
+
+def _reject_duplicate_documents(path: str, source: _Source, frame: pl.DataFrame) -> None:
+    pair = _duplicate_pair(frame)
+    if pair is not None:
+        first, second = _lines_of(source, *pair)[:2]
+        raise InputFormatError(
+            path, second, f"document {pair[1]!r} listed twice for query {pair[0]!r} (first at line {first})")
+
+
+def parse_qrels_text(text: str, source: str = "<qrels>") -> Qrels:
+    """Read qrels from a string (tests, notebooks)."""
+    src = _Source(source, text.encode("utf-8"))
+    frame = _fast_qrels(src)
+    if frame is None:
+        frame = _slow_qrels(source, src)
+    _reject_duplicate_judgments(source, src, frame)
+    return Qrels(frame, source)
+
+
+def parse_run_text(text: str, source: str = "<run>") -> Run:
+    """Read a run from a string (tests, notebooks)."""
+    src = _Source(source, text.encode("utf-8"))
+    read = _fast_run(src) or _slow_run(source, src)
+    _reject_duplicate_documents(source, src, read[0])
+    return Run(read[0], read[1], source)
+

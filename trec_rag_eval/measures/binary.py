@@ -1,0 +1,221 @@
+"""Binary-relevance measures: a document is relevant when its judgment is >= the level (``-l``).
+
+Notation: N = num_ret, R = num_rel, cnt(k) = relevant documents in the top k (cnt(N) for k > N).
+Every ratio is 0 when its denominator is 0, as in trec_eval, so queries with no relevant
+document score 0 and still count in the mean.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from trec_rag_eval.core.context import Context, segment_cumsum_int, segment_suffix_max
+from trec_rag_eval.measures.model import Measure
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, and 0 where the denominator is 0 (trec_eval's convention)."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.zeros(np.broadcast(numerator, denominator).shape)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out
+
+
+def num_ret(ctx: Context, m: Measure) -> np.ndarray:
+    return np.where(ctx.ranked.missing, 0, ctx.N).astype(np.float64)
+
+
+def num_rel(ctx: Context, m: Measure) -> np.ndarray:
+    return ctx.R.astype(np.float64)
+
+
+def num_rel_ret(ctx: Context, m: Measure) -> np.ndarray:
+    return ctx.rel_ret.astype(np.float64)
+
+
+def num_nonrel_judged_ret(ctx: Context, m: Measure) -> np.ndarray:
+    return ctx.count((ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.float64)
+
+
+def num_q(ctx: Context, m: Measure) -> np.ndarray:
+    return np.ones(ctx.Q)
+
+
+def precision(ctx: Context, m: Measure) -> np.ndarray:
+    """P@k = cnt(k) / k: the denominator is always k (missing ranks count as non-relevant)."""
+    k = int(m.cutoff)
+    return ctx.cnt_at(k) / k
+
+
+def recall(ctx: Context, m: Measure) -> np.ndarray:
+    """R@k = cnt(k) / R."""
+    return _ratio(ctx.cnt_at(int(m.cutoff)), ctx.R)
+
+
+def f1(ctx: Context, m: Measure) -> np.ndarray:
+    """F1@k: harmonic mean of P@k and R@k per query; 0 when both are 0."""
+    p = precision(ctx, m)
+    r = recall(ctx, m)
+    return _ratio(2 * p * r, p + r)
+
+
+def relative_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """relative_P@k = cnt(k) / min(k, R)."""
+    k = int(m.cutoff)
+    return _ratio(ctx.cnt_at(k), np.minimum(k, ctx.R))
+
+
+def success(ctx: Context, m: Measure) -> np.ndarray:
+    """success@k (HitRate@k): 1 if a relevant document is in the top k."""
+    return (ctx.cnt_at(int(m.cutoff)) > 0).astype(np.float64)
+
+
+def r_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """Rprec = cnt(R) / R: precision at rank R."""
+    return _ratio(ctx.cnt_at(ctx.R), ctx.R)
+
+
+def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
+    """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
+    c = np.floor(float(m.cutoff) * ctx.R + 0.9).astype(np.int64)
+    return _ratio(ctx.cnt_at(c), c)
+
+
+def _precision_at_relevant(ctx: Context, rows: np.ndarray) -> np.ndarray:
+    return ctx.cnt[rows] / ctx.pos[rows]
+
+
+def average_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """AP = (1/R) * sum of P@k over the ranks k of relevant retrieved documents.
+
+    Divides by R, all relevant documents, retrieved or not. With a cutoff (map_cut_k, AP@k),
+    only ranks <= k count, and the divisor is still R.
+    """
+    rows = ctx.rel_rows
+    if m.cutoff is not None:
+        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
+    return _ratio(ctx.sum(_precision_at_relevant(ctx, rows), rows), ctx.R)
+
+
+def geometric_average_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """gm_map: AP per query; the summary is the geometric mean with AP floored at 1e-5."""
+    return average_precision(ctx, Measure("map"))
+
+
+def reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
+    """RR = 1 / rank of the first relevant document, 0 if none (within the top k with a cutoff)."""
+    rows = ctx.rel_rows
+    if m.cutoff is not None:
+        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
+    out = np.zeros(ctx.Q)
+    if len(rows):
+        queries = ctx.qidx[rows]
+        first = np.concatenate([[True], queries[1:] != queries[:-1]])
+        out[queries[first]] = 1.0 / ctx.pos[rows[first]]
+    return out
+
+
+def bpref(ctx: Context, m: Measure) -> np.ndarray:
+    """bpref: each relevant retrieved document scores 1 - min(n, R) / min(NonRel, R), where n is
+    the number of judged non-relevant documents ranked above it; unjudged documents are skipped.
+    Sum / R."""
+    nonrel = (ctx.rel >= 0) & (ctx.rel < ctx.level)
+    above = segment_cumsum_int(nonrel.astype(np.int64), ctx.offsets)
+    rows = ctx.rel_rows
+    n = above[rows]
+    q = ctx.qidx[rows]
+    R = ctx.R[q]
+    denominator = np.minimum(ctx.nonrel_judged[q], R)
+    penalty = _ratio(np.minimum(n, R), denominator)
+    contribution = np.where(n > 0, 1.0 - penalty, 1.0)
+    return _ratio(ctx.sum(contribution, rows), ctx.R)
+
+
+def geometric_bpref(ctx: Context, m: Measure) -> np.ndarray:
+    return bpref(ctx, m)
+
+
+def inferred_ap(ctx: Context, m: Measure) -> np.ndarray:
+    """infAP (Yilmaz & Aslam 2006), with qrels value -1 meaning "sampled out" (unjudged).
+
+    At a relevant document with 0-based index j: 1 if j = 0, else
+    1/(j+1) + (j/(j+1)) * ((r-1+n+u)/j) * ((r-1+eps)/(r-1+n+2 eps)), eps = 1e-5, where r counts
+    relevant documents up to and including it, n judged non-relevant and u unjudged ones above it.
+    """
+    eps = 1e-5
+    nonrel = ((ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.int64)
+    unjudged = (ctx.rel == -2).astype(np.int64)
+    rows = ctx.rel_rows
+    j = (ctx.pos[rows] - 1).astype(np.float64)
+    r_before = (ctx.cnt[rows] - 1).astype(np.float64)
+    n = segment_cumsum_int(nonrel, ctx.offsets)[rows].astype(np.float64)
+    u = segment_cumsum_int(unjudged, ctx.offsets)[rows].astype(np.float64)
+    safe_j = np.where(j > 0, j, 1.0)
+    later = 1.0 / (j + 1) + (j / (j + 1)) * ((r_before + n + u) / safe_j) * (
+        (r_before + eps) / (r_before + n + 2 * eps))
+    contribution = np.where(j == 0, 1.0, later)
+    return _ratio(ctx.sum(contribution, rows), ctx.R)
+
+
+def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarray:
+    """How many relevant documents recall level p asks for.
+
+    trec_eval 10 rounds p*R half away from zero (C lround); trec_eval 9 used floor(p*R + 0.9).
+    """
+    x = p * R.astype(np.float64)
+    if trec_eval_9:
+        return np.floor(x + 0.9).astype(np.int64)
+    return np.floor(x + 0.5).astype(np.int64)
+
+
+def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.ndarray:
+    """iprec_at_recall_p: the highest P@i at or below the rank where recall p is reached.
+
+    0 when fewer than c relevant documents are retrieved; NaN when nothing is retrieved and c = 0
+    (trec_eval divides 0 by 0 there, which only -J or -M0 can cause).
+    """
+    key = ("iprec_suffix", ctx.level)
+    if key not in ctx.ranked.cache:
+        rows = ctx.rel_rows
+        values = _precision_at_relevant(ctx, rows)
+        ctx.ranked.cache[key] = segment_suffix_max(values, ctx.qidx[rows], ctx.Q)
+    suffix = ctx.ranked.cache[key]
+    first_rel = np.concatenate([[0], np.cumsum(ctx.rel_ret)])[:-1]
+    c = recall_cutoff_count(p, ctx.R, trec_eval_9)
+    reachable = c <= ctx.rel_ret
+    index = first_rel + np.maximum(c - 1, 0)
+    out = np.zeros(ctx.Q)
+    has_rel = reachable & (ctx.rel_ret > 0)
+    out[has_rel] = suffix[index[has_rel]]
+    out[reachable & (ctx.N == 0)] = math.nan
+    return out
+
+
+def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
+    return _interpolated_precision(ctx, float(m.cutoff), bool(m.param("trec_eval_9", False)))
+
+
+def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
+    """11pt_avg: mean of iprec_at_recall over the recall levels (default 0.0, 0.1, ..., 1.0)."""
+    levels = m.param("levels") or tuple(i / 10 for i in range(11))
+    total = np.zeros(ctx.Q)
+    for level in levels:
+        total = total + _interpolated_precision(ctx, level, bool(m.param("trec_eval_9", False)))
+    return total / len(levels)
+
+
+def binary_g(ctx: Context, m: Measure) -> np.ndarray:
+    """binG: (1/R) * sum over relevant retrieved documents of 1/log2(2 + non-relevant above)."""
+    rows = ctx.rel_rows
+    nonrel_above = (ctx.pos[rows] - ctx.cnt[rows]).astype(np.float64)
+    return _ratio(ctx.sum(1.0 / np.log2(2.0 + nonrel_above), rows), ctx.R)
+
+
+def yaap(ctx: Context, m: Measure) -> np.ndarray:
+    """yaap: log((1 + S) / (1 + R - S)) with S the sum of P@k at relevant retrieved ranks."""
+    rows = ctx.rel_rows
+    s = ctx.sum(_precision_at_relevant(ctx, rows), rows)
+    return np.log((1.0 + s) / (1.0 + ctx.R - s))

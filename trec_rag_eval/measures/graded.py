@@ -1,0 +1,225 @@
+"""Graded measures: the judgment is the gain (trec_eval's default), or a custom gain per level.
+
+The relevance level (``-l``) plays no part here, as in trec_eval: a level-1 document still gains
+1 under ``-l 2``. The ideal ranking holds every judged document of the query with a positive
+gain, retrieved or not; it is not cut to the number retrieved.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trec_rag_eval.core.context import Context, segment_cumsum_float
+from trec_rag_eval.measures.binary import _ratio
+from trec_rag_eval.measures.model import Measure
+
+
+def _gains(m: Measure) -> dict[int, float]:
+    return dict(m.param("gains") or ())
+
+
+def row_gains(ctx: Context, m: Measure) -> np.ndarray:
+    """Gain of every ranked document: its judgment (0 when not judged), unless overridden."""
+    gains = np.where(ctx.rel >= 0, ctx.rel, 0).astype(np.float64)
+    for level, gain in _gains(m).items():
+        gains[ctx.rel == level] = gain
+    return gains
+
+
+def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal gains of every query, best first: (flat gains, offsets)."""
+    judged = ctx.ranked.judged
+    qidx = ctx.judged_qidx
+    gains = judged.astype(np.float64)
+    overrides = _gains(m)
+    if overrides:
+        for level, gain in overrides.items():
+            gains[judged == level] = gain
+        order = np.lexsort((-gains, qidx))
+        gains, qidx = gains[order], qidx[order]
+    keep = gains > 0 if positive_only else np.ones(len(gains), dtype=bool)
+    gains, qidx = gains[keep], qidx[keep]
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=ctx.Q))]).astype(np.int64)
+    return gains, offsets
+
+
+def _discount(positions: np.ndarray) -> np.ndarray:
+    return 1.0 / np.log2(positions + 1.0)
+
+
+def _ideal_positions(offsets: np.ndarray) -> np.ndarray:
+    lengths = np.diff(offsets)
+    return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths) + 1
+
+
+def dcg(ctx: Context, m: Measure) -> np.ndarray:
+    """DCG = sum over retrieved ranks k of gain_k / log2(k + 1); with a cutoff, ranks <= k."""
+    gains = row_gains(ctx, m)
+    rows = np.flatnonzero(gains != 0)
+    if m.cutoff is not None:
+        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
+    return ctx.sum(gains[rows] / np.log2(ctx.pos[rows] + 1.0), rows)
+
+
+def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
+    """IDCG: DCG of the ideal ranking of all judged documents (cut at k with a cutoff)."""
+    gains, offsets = ideal(ctx, m)
+    positions = _ideal_positions(offsets)
+    keep = np.ones(len(gains), dtype=bool) if m.cutoff is None else positions <= int(m.cutoff)
+    qidx = np.repeat(np.arange(ctx.Q), np.diff(offsets))
+    return np.bincount(qidx[keep], weights=gains[keep] / np.log2(positions[keep] + 1.0), minlength=ctx.Q)
+
+
+def ndcg(ctx: Context, m: Measure) -> np.ndarray:
+    """nDCG = DCG / IDCG, 0 when IDCG = 0. Without a cutoff, IDCG uses the full ideal list."""
+    return _ratio(dcg(ctx, m), ideal_dcg(ctx, m))
+
+
+def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
+    """nDCG@k (trec_eval ndcg_cut_k): DCG and IDCG both cut at k; gains are the raw judgments."""
+    plain = Measure("ndcg", cutoff=m.cutoff)
+    return _ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
+
+
+def _running(ctx: Context, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(row gains, running DCG per row, ideal gains, running IDCG per ideal position)."""
+    gains = row_gains(ctx, m)
+    running = segment_cumsum_float(gains / np.log2(ctx.pos + 1.0), ctx.offsets)
+    best, best_offsets = ideal(ctx, m)
+    best_running = segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0), best_offsets)
+    return gains, running, best, best_running
+
+
+def _dcg_at(ctx: Context, running: np.ndarray, depth: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Running DCG of each query at depth (0 where depth is 0)."""
+    depth = np.minimum(depth, ctx.N[query])
+    index = ctx.offsets[query] + depth - 1
+    return np.where(depth > 0, running[np.maximum(index, 0)] if len(running) else 0.0, 0.0)
+
+
+def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
+    """ndcg_rel: nDCG averaged over the ranks of the retrieved documents with positive gain,
+    with the relevant documents never retrieved scored at the end of the ranking."""
+    gains, running, best, best_running = _running(ctx, m)
+    _, best_offsets = ideal(ctx, m)
+    n = np.diff(best_offsets)
+    rows = np.flatnonzero(gains > 0)
+    q = ctx.qidx[rows]
+    depth = np.minimum(ctx.pos[rows], n[q])
+    idcg = np.where(depth > 0, best_running[np.maximum(best_offsets[q] + depth - 1, 0)], 0.0)
+    terms = _ratio(running[rows], idcg)
+    total = ctx.sum(terms, rows)
+    m_count = np.bincount(q, minlength=ctx.Q)
+    dcg_all = _dcg_at(ctx, running, ctx.N, np.arange(ctx.Q))
+    idcg_all = np.where(n > 0, best_running[np.maximum(best_offsets[1:] - 1, 0)] if len(best) else 0.0, 0.0)
+    total = total + (n - m_count) * _ratio(dcg_all, idcg_all)
+    return np.where((n > 0) & (total > 0), _ratio(total, n), 0.0)
+
+
+def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
+    """Rndcg: mean nDCG at the points where the ideal gain changes, plus DCG@N/IDCG@n when N >= n+2."""
+    _, running, best, best_running = _running(ctx, m)
+    _, best_offsets = ideal(ctx, m)
+    n = np.diff(best_offsets)
+    bq = np.repeat(np.arange(ctx.Q), n)
+    b = _ideal_positions(best_offsets)
+    following = np.append(best[1:], 0.0)
+    following[best_offsets[1:][n > 0] - 1] = 0.0
+    point = best != following
+    point &= best_running > 0
+    values = _ratio(_dcg_at(ctx, running, b[point], bq[point]), best_running[point])
+    total = np.bincount(bq[point], weights=values, minlength=ctx.Q)
+    count = np.bincount(bq[point], minlength=ctx.Q).astype(np.float64)
+    extra = (ctx.N >= n + 2) & (n > 0)
+    last = best_offsets[1:] - 1
+    idcg_n = np.where(n > 0, best_running[np.maximum(last, 0)] if len(best) else 0.0, 0.0)
+    extra_value = _ratio(_dcg_at(ctx, running, ctx.N, np.arange(ctx.Q)), idcg_n)
+    total = total + np.where(extra & (idcg_n > 0), extra_value, 0.0)
+    count = count + (extra & (idcg_n > 0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = total / count
+    return np.where(ctx.R == 0, 0.0, value)
+
+
+def cumulative_gain_g(ctx: Context, m: Measure) -> np.ndarray:
+    """G: gain over ranks discounted by log2(2 + ideal cumulative minus actual cumulative gain)."""
+    gains = row_gains(ctx, m)
+    running_gain = segment_cumsum_float(gains, ctx.offsets)
+    best, best_offsets = ideal(ctx, m)
+    n = np.diff(best_offsets)
+    floor_one = segment_cumsum_float(np.maximum(best, 1.0), best_offsets)
+    rows = np.flatnonzero(gains != 0)
+    q = ctx.qidx[rows]
+    k = ctx.pos[rows]
+    within = np.minimum(k, n[q])
+    ideal_part = np.where(within > 0, floor_one[np.maximum(best_offsets[q] + within - 1, 0)] if len(best) else 0.0, 0.0)
+    c_k = ideal_part + np.maximum(k - n[q], 0)
+    terms = gains[rows] / np.log2(2.0 + c_k - running_gain[rows])
+    total_ideal = np.bincount(np.repeat(np.arange(ctx.Q), n), weights=best, minlength=ctx.Q)
+    return _ratio(ctx.sum(terms, rows), total_ideal)
+
+
+def _rbp_gains(ctx: Context, m: Measure) -> np.ndarray:
+    """RBP gains in [0, 1]: if any gain of the query's table is outside, rescale (g-min)/(max-min)
+    with min and max over the table and 0 (by default g / max judged level)."""
+    gains = row_gains(ctx, m)
+    overrides = _gains(m)
+    if overrides:
+        table_max, table_min = _table_extremes(ctx, overrides)
+    else:
+        table_max, table_min = ctx.max_level.astype(np.float64), np.zeros(ctx.Q)
+    q = ctx.qidx
+    rescale = (table_max[q] > 1) | (table_min[q] < 0)
+    span = table_max[q] - table_min[q]
+    scaled = np.where(rescale & (span > 0), (gains - table_min[q]) / np.where(span > 0, span, 1.0), gains)
+    return np.where(ctx.rel >= 0, scaled, gains)
+
+
+def _table_extremes(ctx: Context, overrides: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
+    # only reached with custom gains, a rare request: one small dict per query is fine here
+    table_max = np.zeros(ctx.Q)
+    table_min = np.zeros(ctx.Q)
+    for q in range(ctx.Q):
+        table = {v: float(v) for v in range(int(ctx.max_level[q]) + 1)}
+        table.update({k: v for k, v in overrides.items()})
+        table_max[q] = max(0.0, *table.values())
+        table_min[q] = min(0.0, *table.values())
+    return table_max, table_min
+
+
+def rbp(ctx: Context, m: Measure) -> np.ndarray:
+    """Rank-biased precision (Moffat & Zobel 2008): (1-p) * sum of gain_k * p^(k-1)."""
+    p = float(m.param("p", 0.9))
+    gains = _rbp_gains(ctx, m)
+    rows = np.flatnonzero(gains != 0)
+    return (1.0 - p) * ctx.sum(gains[rows] * np.power(p, ctx.pos[rows] - 1.0), rows)
+
+
+def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
+    """RBP residual: what unjudged or unpooled documents could still add, p^N + (1-p) * sum over
+    them of p^(k-1); 0 when every retrieved document is judged."""
+    p = float(m.param("p", 0.9))
+    rows = np.flatnonzero(ctx.rel < 0)
+    unknown = ctx.sum((1.0 - p) * np.power(p, ctx.pos[rows] - 1.0), rows)
+    has_unknown = ctx.count(ctx.rel < 0) > 0
+    value = np.power(p, ctx.N.astype(np.float64)) + unknown
+    return np.where(has_unknown & ~ctx.ranked.missing, value, 0.0)
+
+
+def expected_reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
+    """ERR@k (Chapelle et al. 2009) with gdeval's gains: R_i = (2^g - 1) / 2^g_max.
+
+    g_max is the largest judgment of the query (gdeval uses the largest grade in the qrels of
+    the query); the satisfaction probability product runs down the ranking to rank k.
+    """
+    k = int(m.cutoff) if m.cutoff is not None else None
+    g = np.where(ctx.rel > 0, ctx.rel, 0).astype(np.float64)
+    g_max = ctx.max_level[ctx.qidx].astype(np.float64)
+    prob = np.where(g_max > 0, (np.power(2.0, g) - 1.0) / np.power(2.0, np.maximum(g_max, 0)), 0.0)
+    keep = np.ones(len(g), dtype=bool) if k is None else ctx.pos <= k
+    log_stop = np.log1p(-np.minimum(prob, 1 - 1e-16))
+    before = segment_cumsum_float(np.where(keep, log_stop, 0.0), ctx.offsets) - np.where(keep, log_stop, 0.0)
+    terms = np.exp(before) * prob / ctx.pos
+    rows = np.flatnonzero(keep & (prob > 0))
+    return ctx.sum(terms[rows], rows)
+

@@ -1,0 +1,107 @@
+"""A measure is a value: a family plus its parameters, with one canonical name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number per query (or one string, for relstring).
+
+    ``family`` is the registry key (trec_eval's measure name where trec_eval has one).
+    ``cutoff`` is the single parameter of cutoff families (k of P@k, the recall level of
+    iprec_at_recall, the multiplier of Rprec_mult). ``params`` holds any other typed parameters
+    as sorted (name, value) pairs, e.g. ``(("gains", ((1, 3.0),)),)``. ``text`` is trec_eval's
+    parameter text as typed, which some families print back in their names (``utility_2,-1,0,0``).
+    ``rel`` overrides the relevance level of the evaluation for this measure.
+    """
+
+    family: str
+    cutoff: int | float | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    text: str | None = None
+    rel: int | None = None
+
+    def param(self, name: str, default: Any = None) -> Any:
+        for key, value in self.params:
+            if key == name:
+                return value
+        return default
+
+    @property
+    def spec(self) -> Family:
+        from trec_rag_eval.measures.registry import FAMILIES
+
+        return FAMILIES[self.family]
+
+    @property
+    def trec_name(self) -> str:
+        """The name trec_eval prints: ``P_5``, ``iprec_at_recall_0.10``, ``ndcg_1=3,2=9``."""
+        return self.spec.trec_label(self)
+
+    def __str__(self) -> str:
+        return self.spec.label(self)
+
+
+Kernel = Callable[[Any, Measure], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registry entry: how to parse, name, compute and aggregate one kind of measure.
+
+    kinds of trec_eval parameters: ``none``; ``int_cutoffs`` (sorted, >0, one measure per
+    cutoff); ``real_cutoffs`` (sorted, names use %3.2f); ``real_list`` (as typed, one measure);
+    ``pairs`` (``k=v,k=v``, as typed, one measure).
+    aggregate: ``mean``, ``sum``, ``gmean`` (floored at 1e-5), or ``none`` (per query only).
+    """
+
+    name: str
+    kernel: Kernel
+    definition: str
+    kind: str = "none"
+    defaults: tuple[Any, ...] = ()
+    value_type: str = "float"
+    aggregate: str = "mean"
+    per_query: bool = True
+    notation: str | None = None
+    ir_measures: str | None = None
+    trec_eval: str | None = None
+    reference: str = "trec_eval v10 (usnistgov/trec_eval)"
+    edge_cases: str = ""
+    extra_params: tuple[str, ...] = field(default=())
+
+    def label(self, m: Measure) -> str:
+        base = self.notation or self.name
+        args = []
+        if m.rel is not None:
+            args.append(f"rel={m.rel}")
+        for key, value in m.params:
+            args.append(f"{key}={_format_value(value)}")
+        text = base + (f"({','.join(args)})" if args else "")
+        if m.cutoff is not None:
+            text += f"@{_format_value(m.cutoff)}"
+        return text
+
+    def trec_label(self, m: Measure) -> str:
+        name = self.trec_eval or self.name
+        if self.kind == "int_cutoffs" and m.cutoff is not None:
+            return f"{name}_{int(m.cutoff)}"
+        if self.kind == "real_cutoffs" and m.cutoff is not None:
+            return f"{name}_{m.cutoff:3.2f}"
+        if m.text is not None:
+            return f"{name}_{m.text}"
+        return name
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return repr(value)
+    if isinstance(value, tuple):
+        return "{" + ",".join(f"{k}:{_format_value(v)}" for k, v in value) + "}"
+    return repr(value) if isinstance(value, str) else str(value)

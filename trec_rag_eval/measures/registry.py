@@ -1,0 +1,145 @@
+"""The measure registry: every family once, in trec_eval's output order, with its definition.
+
+Adding a measure is one ``Family`` entry here and one kernel in a family module. The ``measures``
+command and the README's measure table are generated from this registry.
+"""
+
+from __future__ import annotations
+
+from trec_rag_eval.measures import binary, graded, sets
+from trec_rag_eval.measures.model import Family
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+_FAMILIES = [
+    Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
+           aggregate="none", per_query=False),
+    Family("num_q", binary.num_q, "Number of evaluated queries.", value_type="int", aggregate="sum",
+           per_query=False, notation="NumQ", ir_measures="NumQ"),
+    Family("num_ret", binary.num_ret, "Documents retrieved (after -M and -J).", value_type="int", aggregate="sum",
+           notation="NumRet", ir_measures="NumRet"),
+    Family("num_rel", binary.num_rel, "Relevant documents in the qrels (judgment >= level).", value_type="int",
+           aggregate="sum", notation="NumRel", ir_measures="NumRel"),
+    Family("num_rel_ret", binary.num_rel_ret, "Relevant documents retrieved.", value_type="int", aggregate="sum",
+           notation="NumRelRet", ir_measures="NumRet(rel=1)"),
+    Family("map", binary.average_precision,
+           "Average precision: sum of P@k at the ranks of relevant retrieved documents, divided by R "
+           "(all relevant documents). 0 when R = 0.", notation="AP", ir_measures="AP"),
+    Family("gm_map", binary.geometric_average_precision,
+           "Geometric mean of AP over queries, each AP floored at 1e-5. Summary only.",
+           aggregate="gmean", per_query=False, notation="GMAP"),
+    Family("Rprec", binary.r_precision, "Precision at rank R (R-precision). 0 when R = 0.",
+           notation="Rprec", ir_measures="Rprec"),
+    Family("bpref", binary.bpref,
+           "Binary preference: relevant retrieved documents, each penalised by the judged non-relevant "
+           "documents above it, min(n, R) / min(NonRel, R); divided by R.", notation="Bpref", ir_measures="Bpref",
+           reference="Buckley & Voorhees, SIGIR 2004"),
+    Family("recip_rank", binary.reciprocal_rank, "1 / rank of the first relevant document; 0 if none.",
+           notation="RR", ir_measures="RR"),
+    Family("iprec_at_recall", binary.iprec_at_recall,
+           "Interpolated precision at recall level p: the best P@i at or below the rank where "
+           "lround(p*R) relevant documents are retrieved.", kind="real_cutoffs", defaults=_RECALL_LEVELS,
+           notation="IPrec", ir_measures="IPrec"),
+    Family("P", binary.precision, "Precision at k: relevant in the top k, divided by k (always k).",
+           kind="int_cutoffs", defaults=_CUTOFFS, notation="P", ir_measures="P"),
+    Family("relstring", sets.relstring,
+           "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
+           "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
+           aggregate="none", extra_params=("length",)),
+    Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
+           defaults=_CUTOFFS, notation="R", ir_measures="R"),
+    Family("infAP", binary.inferred_ap,
+           "Inferred AP for incomplete judgments (qrels value -1 = sampled out).", notation="infAP",
+           ir_measures="infAP", reference="Yilmaz & Aslam, CIKM 2006"),
+    Family("gm_bpref", binary.geometric_bpref, "Geometric mean of bpref, floored at 1e-5. Summary only.",
+           aggregate="gmean", per_query=False, notation="GMBpref"),
+    Family("Rprec_mult", binary.r_precision_mult,
+           "Precision at rank floor(p*R + 0.9), not interpolated.", kind="real_cutoffs",
+           defaults=tuple(i / 10 for i in range(2, 21, 2)), notation="RprecMult"),
+    Family("utility", sets.utility,
+           "a*RelRet + b*(N-RelRet) + c*(R-RelRet) + d*(num_docs+RelRet-N-R); default 1,-1,0,0.",
+           kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), notation="Utility", extra_params=("coefficients",)),
+    Family("11pt_avg", binary.eleven_point_average,
+           "Mean interpolated precision over the recall levels (default 0.0, 0.1, ..., 1.0).",
+           kind="real_list", defaults=_RECALL_LEVELS, notation="IPrecAvg", extra_params=("levels",)),
+    Family("binG", binary.binary_g, "Binary G: 1/log2(2 + non-relevant above) summed over relevant "
+           "retrieved documents, divided by R.", notation="binG"),
+    Family("G", graded.cumulative_gain_g, "G: graded gain discounted by the ideal-minus-actual cumulative gain.",
+           kind="pairs", notation="G"),
+    Family("dcg", graded.dcg, "Discounted cumulative gain: sum of gain_k / log2(k+1) over all retrieved.",
+           kind="pairs", notation="DCG"),
+    Family("ideal_dcg", graded.ideal_dcg, "DCG of the ideal ranking of every judged document.",
+           kind="pairs", notation="IDCG"),
+    Family("ndcg", graded.ndcg,
+           "Normalised DCG over the whole ranking; the ideal list holds every judged document with "
+           "positive gain, not cut to the number retrieved. Gains = judgments (linear).", kind="pairs",
+           notation="nDCG", ir_measures="nDCG", reference="Järvelin & Kekäläinen, TOIS 2002"),
+    Family("ndcg_rel", graded.ndcg_rel, "nDCG averaged over the ranks of the relevant documents.",
+           kind="pairs", notation="nDCGRel"),
+    Family("Rndcg", graded.r_ndcg, "nDCG averaged over the points where the ideal gain changes.",
+           kind="pairs", notation="RnDCG"),
+    Family("ndcg_cut", graded.ndcg_cut,
+           "nDCG at k: DCG and IDCG both cut at k, gains = judgments (linear). 0 when IDCG@k = 0.",
+           kind="int_cutoffs", defaults=_CUTOFFS, notation="nDCG", ir_measures="nDCG"),
+    Family("map_cut", binary.average_precision,
+           "AP counting only ranks <= k, still divided by R.", kind="int_cutoffs", defaults=_CUTOFFS,
+           notation="AP", ir_measures="AP"),
+    Family("relative_P", binary.relative_precision, "Relevant in the top k, divided by min(k, R).",
+           kind="int_cutoffs", defaults=_CUTOFFS, notation="RelP"),
+    Family("success", binary.success, "1 if a relevant document is in the top k, else 0.",
+           kind="int_cutoffs", defaults=(1, 5, 10), notation="Success", ir_measures="Success"),
+    Family("set_P", sets.set_precision, "Relevant retrieved / retrieved.", notation="SetP", ir_measures="SetP"),
+    Family("set_relative_P", sets.set_relative_precision, "Relevant retrieved / min(N, R).",
+           notation="SetRelP", ir_measures="SetRelP"),
+    Family("set_recall", sets.set_recall, "Relevant retrieved / R.", notation="SetR", ir_measures="SetR"),
+    Family("set_map", sets.set_map, "set_P * set_recall.", notation="SetAP", ir_measures="SetAP"),
+    Family("set_F", sets.set_f, "F-measure of set_P and set_recall with beta^2 = x (default 1).",
+           kind="real_list", defaults=(1.0,), notation="SetF", ir_measures="SetF", extra_params=("beta2",)),
+    Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
+           value_type="int", aggregate="sum", notation="NumNonRelJudgedRet"),
+    Family("yaap", binary.yaap, "Yet another AP: log((1+S)/(1+R-S)), S = sum of P@k at relevant ranks.",
+           notation="yaap"),
+    Family("rbp", graded.rbp, "Rank-biased precision, persistence p (default 0.9), gains scaled to [0, 1].",
+           kind="pairs", notation="RBP", reference="Moffat & Zobel, TOIS 2008"),
+    Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
+           kind="pairs", notation="RBPResid"),
+    Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
+           kind="int_cutoffs", defaults=(5, 10, 20), notation="Unj"),
+    # -- not in trec_eval ----------------------------------------------------------------------
+    Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
+           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="F1", reference="seed lesson part 1"),
+    Family("HitRate", binary.success, "1 if a relevant document is in the top k (= trec_eval success).",
+           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="HitRate", trec_eval="success"),
+    Family("MRR", binary.reciprocal_rank, "Reciprocal rank of the first relevant document (its mean is MRR).",
+           notation="MRR", trec_eval="recip_rank", ir_measures="RR"),
+    Family("MAP", binary.average_precision, "Average precision (its mean is MAP); divided by R.",
+           notation="MAP", trec_eval="map", ir_measures="AP"),
+    Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
+           kind="int_cutoffs", notation="Judged", ir_measures="Judged"),
+    Family("ERR", graded.expected_reciprocal_rank, "Expected reciprocal rank with gains (2^g-1)/2^gmax.",
+           kind="int_cutoffs", notation="ERR", ir_measures="ERR", reference="Chapelle et al., CIKM 2009"),
+]
+
+FAMILIES: dict[str, Family] = {}
+for _family in _FAMILIES:
+    if _family.name in FAMILIES:
+        raise ValueError(f"measure family {_family.name!r} registered twice")
+    FAMILIES[_family.name] = _family
+ORDER = {name: i for i, name in enumerate(FAMILIES)}
+
+# trec_eval's nicknames, in its own words (trec_eval -h)
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult",
+                 "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+                 "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+                 "num_nonrel_judged_ret", "unj", "rbp", "rbp_resid"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P",
+            "set_recall", "set_map", "set_F"),
+}
+
+# families trec_eval itself knows (the rest are ours or ir-measures')
+TREC_EVAL_FAMILIES = frozenset(list(FAMILIES)[: list(FAMILIES).index("unj") + 1])

@@ -1,0 +1,90 @@
+"""Set measures (the retrieved list as an unordered set) and measures about unjudged documents."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from trec_rag_eval.core.context import Context
+from trec_rag_eval.measures.binary import _ratio
+from trec_rag_eval.measures.model import Measure
+
+
+def set_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """set_P = relevant retrieved / retrieved."""
+    return _ratio(ctx.rel_ret, ctx.N)
+
+
+def set_recall(ctx: Context, m: Measure) -> np.ndarray:
+    """set_recall = relevant retrieved / R."""
+    return _ratio(ctx.rel_ret, ctx.R)
+
+
+def set_relative_precision(ctx: Context, m: Measure) -> np.ndarray:
+    """set_relative_P = relevant retrieved / min(N, R)."""
+    return _ratio(ctx.rel_ret, np.minimum(ctx.N, ctx.R))
+
+
+def set_map(ctx: Context, m: Measure) -> np.ndarray:
+    """set_map = set_P * set_recall = relevant retrieved^2 / (N * R)."""
+    rr = ctx.rel_ret.astype(np.float64)
+    return _ratio(rr * rr, ctx.N.astype(np.float64) * ctx.R)
+
+
+def set_f(ctx: Context, m: Measure) -> np.ndarray:
+    """set_F with beta^2 = x (default 1): (x+1) P R / (x P + R); 0 when nothing relevant is retrieved."""
+    values = m.param("beta2") or (1.0,)
+    x = float(values[0])
+    p = set_precision(ctx, m)
+    r = set_recall(ctx, m)
+    value = _ratio((x + 1.0) * p * r, x * p + r)
+    return np.where(ctx.rel_ret > 0, value, 0.0)
+
+
+def utility(ctx: Context, m: Measure) -> np.ndarray:
+    """utility with coefficients a,b,c,d (default 1,-1,0,0):
+    a*RR + b*(N-RR) + c*(R-RR) + d*(num_docs + RR - N - R), RR = relevant retrieved."""
+    a, b, c, d = m.param("coefficients") or (1.0, -1.0, 0.0, 0.0)
+    rr = ctx.rel_ret.astype(np.float64)
+    n = ctx.N.astype(np.float64)
+    r = ctx.R.astype(np.float64)
+    num_docs = float(ctx.options.get("num_docs", 0))
+    value = a * rr + b * (n - rr) + c * (r - rr) + d * (num_docs + rr - n - r)
+    return np.where(ctx.ranked.missing, 0.0, value)
+
+
+def unjudged_at(ctx: Context, m: Measure) -> np.ndarray:
+    """unj_k: share of the top k that is unjudged or not in the pool (divided by k)."""
+    k = int(m.cutoff)
+    value = ctx.count((ctx.rel < 0) & (ctx.pos <= k)) / k
+    return np.where(ctx.ranked.missing, 0.0, value)
+
+
+def judged_at(ctx: Context, m: Measure) -> np.ndarray:
+    """Judged@k (ir-measures): share of the top min(k, N) with a judgment; 0 when nothing is retrieved."""
+    k = int(m.cutoff) if m.cutoff is not None else None
+    within = np.ones(len(ctx.rel), dtype=bool) if k is None else ctx.pos <= k
+    judged = ctx.count((ctx.rel >= 0) & within)
+    depth = ctx.N if k is None else np.minimum(ctx.N, k)
+    return np.where(ctx.ranked.missing, 0.0, _ratio(judged, depth))
+
+
+_SYMBOLS = np.array(list("0123456789"))
+
+
+def relstring(ctx: Context, m: Measure) -> list[str]:
+    """relstring_L: the judgments of the top L documents as characters: the digit for 0-9,
+    '>' above 9, '-' not in the pool, '.' in the pool but unjudged."""
+    length = int((m.param("length") or (10,))[0])
+    rel = ctx.rel
+    chars = np.where(rel > 9, ">", np.where(rel == -1, "-", np.where(rel == -2, ".", "")))
+    digits = np.clip(rel, 0, 9)
+    chars = np.where(chars == "", _SYMBOLS[digits], chars)
+    out = []
+    for q in range(ctx.Q):
+        if ctx.ranked.missing[q]:
+            out.append("")
+            continue
+        start = ctx.offsets[q]
+        stop = min(ctx.offsets[q + 1], start + length)
+        out.append("".join(chars[start:stop]))
+    return out

@@ -1,0 +1,132 @@
+"""Human-readable renderings of an evaluation: a measure x cutoff table, JSON and CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+from trec_rag_eval.core.evaluate import Evaluation
+from trec_rag_eval.measures.model import Measure
+
+
+def _base(measure: Measure) -> str:
+    return str(measure).rsplit("@", 1)[0] if measure.cutoff is not None else str(measure)
+
+
+def _num(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    return f"{value:.4f}"
+
+
+def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
+    """One row per measure, one column per cutoff; measures without a cutoff below."""
+    with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and m in evaluation.summary]
+    plain = [m for m in evaluation.measures if m.cutoff is None and evaluation.summary.get(m) is not None
+             and m.family != "runid"]
+    cutoffs = sorted({m.cutoff for m in with_cutoff})
+    rows: dict[str, dict[Any, Any]] = {}
+    for m in with_cutoff:
+        rows.setdefault(_base(m), {})[m.cutoff] = evaluation.summary[m]
+    width = max([len(name) for name in list(rows) + [str(m) for m in plain]] + [7])
+    lines = []
+    if title:
+        lines.append(title)
+    if rows:
+        header = "measure".ljust(width) + "".join(f"{'@' + _fmt_cutoff(k):>9}" for k in cutoffs)
+        lines.append(header)
+        lines.append("-" * len(header))
+        for name, by_k in rows.items():
+            cells = "".join(f"{_num(by_k[k]) if k in by_k else '':>9}" for k in cutoffs)
+            lines.append(name.ljust(width) + cells)
+    if plain:
+        if rows:
+            lines.append("")
+        for m in plain:
+            lines.append(str(m).ljust(width) + f"{_num(evaluation.summary[m]):>9}")
+    lines.append("")
+    lines.append(_footer(evaluation))
+    return "\n".join(lines) + "\n"
+
+
+def _fmt_cutoff(k: Any) -> str:
+    return str(int(k)) if float(k).is_integer() else str(k)
+
+
+def _footer(evaluation: Evaluation) -> str:
+    n = len(evaluation.query_ids)
+    text = f"queries: {n}"
+    if evaluation.missing_queries:
+        text += f" ({len(evaluation.missing_queries)} missing from the run, scored 0)"
+    text += f"; run: {evaluation.run_tag}"
+    return text
+
+
+def per_query_table(evaluation: Evaluation) -> str:
+    """One row per query (then 'all'), one column per measure."""
+    measures = [m for m in evaluation.measures if m in evaluation.values and m.spec.per_query]
+    names = [str(m) for m in measures]
+    qwidth = max([len(q) for q in evaluation.query_ids] + [8])
+    widths = [max(len(n), 7) for n in names]
+    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths))]
+    for i, q in enumerate(evaluation.query_ids):
+        lines.append(q.ljust(qwidth) + "".join(
+            f" {_num(evaluation.values[m][i]):>{w}}" for m, w in zip(measures, widths)))
+    lines.append("all".ljust(qwidth) + "".join(
+        f" {_num(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else '':>{w}}"
+        for m, w in zip(measures, widths)))
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, str) or value is None:
+        return value
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "run": evaluation.run_tag,
+        "num_queries": len(evaluation.query_ids),
+        "measures": [str(m) for m in evaluation.measures],
+        "summary": {str(m): _plain(v) for m, v in evaluation.summary.items() if v is not None},
+        "missing_queries": evaluation.missing_queries,
+        "extra_queries": evaluation.extra_queries,
+    }
+    if per_query:
+        out["per_query"] = {
+            q: {str(m): _plain(evaluation.values[m][i]) for m in evaluation.measures
+                if m in evaluation.values and m.spec.per_query}
+            for i, q in enumerate(evaluation.query_ids)
+        }
+    return out
+
+
+def to_json(evaluations: list[Evaluation], per_query: bool = False) -> str:
+    payload: Any = [to_dict(e, per_query) for e in evaluations]
+    if len(evaluations) == 1:
+        payload = payload[0]
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(evaluations: list[Evaluation], per_query: bool = False) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["run", "query_id", "measure", "value"])
+    for e in evaluations:
+        if per_query:
+            for i, q in enumerate(e.query_ids):
+                for m in e.measures:
+                    if m in e.values and m.spec.per_query:
+                        writer.writerow([e.run_tag, q, str(m), _plain(e.values[m][i])])
+        for m in e.measures:
+            value = e.summary.get(m)
+            if value is not None:
+                writer.writerow([e.run_tag, "all", str(m), _plain(value)])
+    return buffer.getvalue()

@@ -1,0 +1,39 @@
+"""trec_eval's output, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, integer measures as ``%ld``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from trec_rag_eval.core.evaluate import Evaluation
+from trec_rag_eval.measures.model import Measure
+
+
+def format_value(measure: Measure, value: Any) -> str:
+    kind = measure.spec.value_type
+    if kind == "str":
+        return f"'{value}'" if measure.family == "relstring" else str(value)
+    if kind == "int":
+        return str(int(value))
+    if math.isnan(value):
+        return "%6s" % "-nan"  # glibc prints C's 0/0 this way
+    return "%6.4f" % value
+
+
+def _line(measure: Measure, query_id: str, value: Any) -> str:
+    return "%-22s\t%s\t%s\n" % (measure.trec_name, query_id, format_value(measure, value))
+
+
+def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> Iterator[str]:
+    """Per-query lines (``-q``) in query order, then the ``all`` block (unless ``-n``)."""
+    if per_query:
+        for index, query_id in enumerate(evaluation.query_ids):
+            for measure in evaluation.measures:
+                if measure.spec.per_query and measure in evaluation.values:
+                    yield _line(measure, query_id, evaluation.values[measure][index])
+    if summary:
+        for measure in evaluation.measures:
+            value = evaluation.summary.get(measure)
+            if value is not None:
+                yield _line(measure, "all", value)
