@@ -1,0 +1,146 @@
+"""``trec-rag-eval convert``: JSON datasets and results to TREC files, and back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.load import (
+    QRELS_FORMATS,
+    RUN_FORMATS,
+    detect_kind,
+    load_qrels,
+    load_run,
+    load_run_report,
+)
+from trec_rag_eval.io.writers import write_dataset_json, write_qrels, write_results_json, write_run, write_topics
+from trec_rag_eval.rag_checks import check_rag
+
+
+@click.command("convert")
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
+@click.option("--qrels", "qrels_out", type=click.Path(dir_okay=False),
+              help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance).")
+@click.option("--topics", "topics_path", type=click.Path(dir_okay=False),
+              help="Topics file (query_id<TAB>query text). Written with --qrels (default: the qrels "
+                   "path with the suffix .topics); read with --json, to put the query texts back.")
+@click.option("--run", "run_out", type=click.Path(dir_okay=False),
+              help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False),
+              help="Write INPUT (TREC qrels or run, BEIR, any JSON shape) as JSON.")
+@click.option("--dataset", "dataset_path", type=click.Path(exists=True),
+              help="The dataset the results belong to: matches results keyed by query text, and "
+                   "checks the results against it.")
+@click.option("--kind", type=click.Choice(["dataset", "results"]),
+              help="What INPUT holds, for --json when it cannot be told from the content.")
+@click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
+              help="Format of the dataset (INPUT or --dataset) instead of detecting it.")
+@click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
+              help="Format of the results in INPUT instead of detecting it.")
+@click.option("--keys", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="Key names of a JSON dataset written by --json: query/relevant/non_relevant or "
+                   "requête/pertinents/non_pertinents.")
+@click.option("--run-tag", help="Tag of the written run (default: the results file's name).")
+@click.option("--no-scores", is_flag=True, help="With --json for a run: plain id lists, best first.")
+@click.option("--force", is_flag=True, help="Overwrite existing output files.")
+def convert_command(
+    input_path: str,
+    qrels_out: str | None,
+    topics_path: str | None,
+    run_out: str | None,
+    json_out: str | None,
+    dataset_path: str | None,
+    kind: str | None,
+    qrels_format: str,
+    run_format: str,
+    keys: str,
+    run_tag: str | None,
+    no_scores: bool,
+    force: bool,
+) -> None:
+    """Convert INPUT between JSON and TREC files.
+
+    \b
+    Dataset -> TREC qrels and topics:
+      trec-rag-eval convert eval_dataset.json --qrels eval.qrels --topics eval.topics
+    Results -> TREC run (results keyed by query text need the dataset):
+      trec-rag-eval convert results.json --run results.run --dataset eval_dataset.json
+    TREC -> JSON:
+      trec-rag-eval convert eval.qrels --topics eval.topics --json eval_dataset.json
+      trec-rag-eval convert results.run --json results.json
+
+    Query ids are the items' ids, else q1, q2, ... in file order, recorded in the topics file.
+    non_pertinents become relevance 0. Existing files are kept unless --force; every file is
+    written atomically.
+    """
+    if json_out is not None and (qrels_out or run_out):
+        raise UsageError("--json cannot be combined with --qrels or --run: convert one way at a time")
+    if not (qrels_out or topics_path or run_out or json_out):
+        raise UsageError("nothing to write: give --qrels (and --topics), --run, or --json")
+    if json_out is not None:
+        _to_json(input_path, json_out, topics_path, dataset_path, kind, qrels_format, run_format, keys,
+                 no_scores, force)
+        return
+
+    if qrels_out is not None and topics_path is None:
+        topics_path = _default_topics_path(qrels_out)
+        topics_is_default = True
+    else:
+        topics_is_default = False
+    outputs = [p for p in (qrels_out, topics_path, run_out) if p is not None]
+    if not force:
+        for path in outputs:
+            if Path(path).exists():
+                raise UsageError(f"{path} already exists; use --force to overwrite it")
+
+    dataset = None
+    if qrels_out is not None or topics_path is not None:
+        dataset = load_qrels(input_path, qrels_format)
+        if qrels_out is not None:
+            count = write_qrels(dataset, qrels_out, force=force)
+            queries = dataset.frame["query_id"].n_unique()
+            click.echo(f"wrote {qrels_out}: {count} judgments for {queries} queries")
+        if dataset.topics:
+            count = write_topics(dataset.topics, topics_path, force=force)  # type: ignore[arg-type]
+            click.echo(f"wrote {topics_path}: {count} query texts")
+        elif not topics_is_default:
+            raise UsageError(f"{input_path} holds no query texts to write to {topics_path}")
+    if run_out is not None:
+        if dataset_path is not None:
+            dataset = load_qrels(dataset_path, qrels_format)
+        elif dataset is None and detect_kind(input_path) == "both":
+            dataset = load_qrels(input_path, qrels_format)
+        run, report = load_run_report(input_path, run_format, dataset)
+        count = write_run(run, run_out, run_tag=run_tag, force=force)
+        queries = run.frame["query_id"].n_unique()
+        click.echo(f"wrote {run_out}: {count} lines for {queries} queries")
+        if dataset is not None:
+            for warning in check_rag(dataset, run, report):
+                click.echo(f"Warning: {warning}", err=True)
+
+
+def _to_json(
+    input_path: str, json_out: str, topics_path: str | None, dataset_path: str | None, kind: str | None,
+    qrels_format: str, run_format: str, keys: str, no_scores: bool, force: bool,
+) -> None:
+    if kind is None:
+        kind = detect_kind(input_path)
+        if kind == "both":
+            raise UsageError(f"{input_path} holds both judgments and results: say which with --kind")
+    if kind == "dataset":
+        qrels = load_qrels(input_path, qrels_format, topics=topics_path)
+        count = write_dataset_json(qrels, json_out, keys=keys, force=force)
+        click.echo(f"wrote {json_out}: {count} queries")
+        return
+    dataset = load_qrels(dataset_path, qrels_format) if dataset_path is not None else None
+    run = load_run(input_path, run_format, dataset)
+    count = write_results_json(run, json_out, scores=not no_scores, force=force)
+    click.echo(f"wrote {json_out}: results for {count} queries")
+
+
+def _default_topics_path(qrels_out: str) -> str:
+    path = Path(qrels_out)
+    candidate = path.with_suffix(".topics")
+    return str(candidate if candidate != path else path.with_name(path.name + ".topics"))

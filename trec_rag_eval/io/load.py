@@ -1,0 +1,259 @@
+"""Open any supported qrels or run file: the format is detected from the content, or given.
+
+Detection reads the start of the file (after gzip, if compressed):
+
+* a folder, a TSV whose first line is a header such as ``query-id<TAB>corpus-id<TAB>score``, or
+  rows of three fields: BEIR (qrels TSV, with the query texts of a ``queries.jsonl`` beside it);
+* a first non-blank character ``[`` or ``{``: JSON or JSONL (see ``json_formats``);
+* anything else: TREC (``query_id iteration doc_id relevance`` / ``query_id Q0 doc_id rank score tag``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+import zlib
+from pathlib import Path
+
+import polars as pl
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io import json_formats
+from trec_rag_eval.io.json_formats import ResultsReport
+from trec_rag_eval.io.tables import QRELS_SCHEMA, Qrels, Run
+
+QRELS_FORMATS = ("auto", "trec", "json", "beir", "rag", "ragas", "llamaindex", "dict")
+"""Values of ``load_qrels(format=...)`` and the CLI's ``--qrels-format``. ``json`` detects the JSON
+shape; ``rag``/``ragas`` (rows), ``llamaindex`` and ``dict`` (ranx/pytrec_eval) force one."""
+RUN_FORMATS = ("auto", "trec", "json")
+"""Values of ``load_run(format=...)`` and the CLI's ``--run-format``."""
+
+_JSON_SHAPES = {"json": None, "rag": "rows", "ragas": "rows", "llamaindex": "llamaindex", "dict": "dict"}
+_BEIR_HEADER_WORDS = {"query-id", "query_id", "qid", "corpus-id", "corpus_id", "doc-id", "doc_id", "docid"}
+
+
+def detect_format(path: str | os.PathLike[str]) -> str:
+    """``"trec"``, ``"json"`` or ``"beir"``, from the content of ``path``."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        return "beir"
+    head = _head(name)
+    stripped = head.lstrip()
+    if stripped[:1] in ("[", "{"):
+        return "json"
+    first = next((line for line in stripped.splitlines() if line.strip() and not line.startswith("#")), "")
+    fields = first.split("\t") if "\t" in first else first.split()
+    if {f.strip().lower() for f in fields} & _BEIR_HEADER_WORDS or len(fields) == 3:
+        return "beir"
+    return "trec"
+
+
+def detect_kind(path: str | os.PathLike[str]) -> str:
+    """What a file holds: ``"dataset"`` (judgments), ``"results"`` (a run) or ``"both"`` (ragas rows).
+
+    TREC: six fields on the first line make a run, otherwise qrels. BEIR: a dataset. JSON: see
+    ``json_formats.json_content_kind``.
+    """
+    name = os.fspath(path)
+    fmt = detect_format(name)
+    if fmt == "json":
+        return json_formats.json_content_kind(name)
+    if fmt == "beir":
+        return "dataset"
+    first = next((line for line in _head(name).splitlines() if line.strip() and not line.startswith("#")), "")
+    return "results" if len(first.split()) == 6 else "dataset"
+
+
+def load_qrels(
+    path: str | os.PathLike[str], format: str | None = None, *, topics: str | os.PathLike[str] | None = None
+) -> Qrels:
+    """Read judgments from a TREC qrels file, a JSON/JSONL dataset or BEIR data.
+
+    ``format`` is one of ``QRELS_FORMATS`` (None or "auto": detect). ``topics`` names a
+    ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
+    """
+    name = os.fspath(path)
+    fmt = _choose(name, format, QRELS_FORMATS, "--qrels-format")
+    if fmt == "trec":
+        from trec_rag_eval.io.trec import read_qrels
+
+        qrels = read_qrels(name)
+    elif fmt == "beir":
+        qrels = read_beir(name)
+    else:
+        qrels = json_formats.read_dataset(name, _JSON_SHAPES[fmt])
+    if topics is not None:
+        qrels = dataclasses.replace(qrels, topics=load_topics(topics))
+    return qrels
+
+
+def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
+    """Read a TREC run or JSON/JSONL results; ``qrels`` (with topics) matches results keyed by query text."""
+    return load_run_report(path, format, qrels)[0]
+
+
+def load_run_report(
+    path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None
+) -> tuple[Run, ResultsReport]:
+    """``load_run`` plus what JSON results showed and a Run cannot hold (repeated ids, empty lists),
+    for ``rag_checks.check_rag``. A TREC run gives an empty report (its reader refuses repeats)."""
+    name = os.fspath(path)
+    fmt = _choose(name, format, RUN_FORMATS, "--run-format")
+    if fmt == "trec":
+        from trec_rag_eval.io.trec import read_run
+
+        return read_run(name), ResultsReport()
+    if fmt == "beir":
+        raise InputFormatError(name, None, "this looks like BEIR qrels (three columns), not a run")
+    return json_formats.read_results_report(name, qrels)
+
+
+def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read a topics file: ``query_id<TAB>query text`` per line, the text kept verbatim."""
+    name = os.fspath(path)
+    topics: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    text = _decode(name, _read_bytes(name))
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for line_no, line in enumerate(lines, start=1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line:
+            continue
+        query_id, tab, query_text = line.partition("\t")
+        if not tab:
+            raise InputFormatError(name, line_no, "expected query_id<TAB>query text", line)
+        if not query_id or any(ch.isspace() for ch in query_id):
+            raise InputFormatError(name, line_no, "the query id is empty or holds whitespace", line)
+        if query_id in topics:
+            raise InputFormatError(name, line_no, f"query {query_id} already has a text at line "
+                                   f"{first_line[query_id]}", line)
+        topics[query_id] = query_text
+        first_line[query_id] = line_no
+    return topics
+
+
+def read_beir(path: str | os.PathLike[str]) -> Qrels:
+    """BEIR judgments: a dataset folder (``qrels/test.tsv``, or its only TSV) or one qrels TSV.
+
+    The TSV holds ``query-id<TAB>corpus-id<TAB>score`` rows after an optional header. Query texts
+    come from the ``queries.jsonl`` of the dataset folder (``_id``, ``text``), kept for the queries
+    that have judgments.
+    """
+    name = os.fspath(path)
+    folder = Path(name)
+    if folder.is_dir():
+        qrels_dir = folder / "qrels"
+        candidates = sorted(qrels_dir.glob("*.tsv")) if qrels_dir.is_dir() else []
+        chosen = qrels_dir / "test.tsv" if (qrels_dir / "test.tsv").exists() else None
+        if chosen is None and len(candidates) == 1:
+            chosen = candidates[0]
+        if chosen is None:
+            found = ", ".join(c.name for c in candidates) or "none"
+            raise InputFormatError(name, None, f"a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv "
+                                   f"(found: {found}); pass the TSV file itself")
+        tsv, queries_file = chosen, folder / "queries.jsonl"
+    else:
+        tsv = folder
+        queries_file = next((p for p in (folder.parent / "queries.jsonl", folder.parent.parent / "queries.jsonl")
+                             if p.exists()), None)
+    frame = _read_beir_tsv(os.fspath(tsv))
+    topics = None
+    if queries_file is not None and queries_file.exists():
+        wanted = set(frame["query_id"].to_list())
+        topics = {q: t for q, t in _read_beir_queries(os.fspath(queries_file)).items() if q in wanted}
+    return Qrels(frame, os.fspath(tsv), topics or None)
+
+
+def _read_beir_tsv(path: str) -> pl.DataFrame:
+    rows: list[tuple[str, str, str, int]] = []
+    seen: dict[tuple[str, str], int] = {}
+    lines = _decode(path, _read_bytes(path)).split("\n")
+    for line_no, raw in enumerate(lines, start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        fields = line.split("\t") if "\t" in line else line.split()
+        if len(fields) != 3:
+            raise InputFormatError(path, line_no, f"expected 3 tab-separated columns (query-id corpus-id "
+                                   f"score), got {len(fields)}", line)
+        query_id, doc_id, score = (f.strip() for f in fields)
+        if not rows and line_no == _first_data_line(lines) and {query_id.lower(), doc_id.lower()} & \
+                _BEIR_HEADER_WORDS:
+            continue  # the header
+        try:
+            relevance = int(score)
+        except ValueError:
+            raise InputFormatError(path, line_no, f"the score {score!r} is not an integer", line) from None
+        for what, value in (("query id", query_id), ("corpus id", doc_id)):
+            if not value or any(ch.isspace() for ch in value):
+                raise InputFormatError(path, line_no, f"the {what} is empty or holds whitespace", line)
+        if (query_id, doc_id) in seen:
+            raise InputFormatError(path, line_no, f"{query_id} {doc_id} is already judged at line "
+                                   f"{seen[(query_id, doc_id)]}", line)
+        seen[(query_id, doc_id)] = line_no
+        rows.append((query_id, "0", doc_id, relevance))
+    return pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
+
+
+def _first_data_line(lines: list[str]) -> int:
+    return next((i for i, line in enumerate(lines, start=1) if line.strip()), 1)
+
+
+def _read_beir_queries(path: str) -> dict[str, str]:
+    """``{"_id": ..., "text": ...}`` per line; other keys are ignored."""
+    topics: dict[str, str] = {}
+    for entry in json_formats._parse_document(path).entries:
+        row = entry.value
+        if not isinstance(row, dict) or "_id" not in row or not isinstance(row.get("text"), str):
+            raise InputFormatError(path, entry.line, "expected {\"_id\": ..., \"text\": ...}")
+        topics[str(row["_id"])] = row["text"]
+    return topics
+
+
+def _choose(path: str, format: str | None, allowed: tuple[str, ...], option: str) -> str:
+    if format is None or format == "auto":
+        if not os.path.exists(path):
+            raise InputFormatError(path, None, "no such file")
+        return detect_format(path)
+    if format not in allowed:
+        raise UsageError(f"unknown format {format!r} for {option}; expected one of {', '.join(allowed)}")
+    return format
+
+
+def _read_bytes(path: str) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
+    return data
+
+
+def _head(path: str, size: int = 65536) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(size)
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = zlib.decompressobj(31).decompress(data, size)
+        except zlib.error as err:
+            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _decode(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise InputFormatError(path, line, f"not UTF-8 text (byte {data[err.start]:#04x})") from None

@@ -1,0 +1,187 @@
+"""Writers for TREC qrels, runs and topics, and for JSON datasets and results.
+
+Every writer is atomic: the text goes to a temporary file in the destination's folder, which then
+replaces the destination in one ``os.replace``, so a crash never leaves half a file. An existing
+file is never overwritten unless ``force=True``. Ids that a TREC file cannot hold (empty, or with
+whitespace) are refused with an ``InputFormatError`` naming the query and the document.
+
+Runs are written in ranking order: score descending, then doc_id descending (byte order), the
+rule trec_eval applies; ranks are 1..n in that order. Scores are written with ``repr`` (shortest
+text that reads back to the same float), so TREC -> JSON -> TREC keeps every score exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.tables import Qrels, Run
+
+DATASET_KEYS = {
+    "en": ("id", "query", "relevant", "non_relevant"),
+    "fr": ("id", "requête", "pertinents", "non_pertinents"),
+}
+"""Key names written by ``write_dataset_json`` (``keys="en"`` or ``"fr"``, the seed lesson's)."""
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
+    """Write ``query_id iteration doc_id relevance`` lines in the table's row order; return the count."""
+    frame = qrels.frame
+    _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
+    lines = [f"{q} {it} {d} {r}\n" for q, it, d, r in
+             frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()]
+    _atomic_write(path, "".join(lines), force)
+    return len(lines)
+
+
+def write_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None, force: bool = False) -> int:
+    """Write ``query_id Q0 doc_id rank score run_tag`` lines; queries in order of first appearance,
+    documents in ranking order with ranks 1..n. Return the number of lines."""
+    tag = run_tag or run.run_tag
+    if not tag or any(ch.isspace() for ch in tag):
+        raise UsageError(f"run tag {tag!r} cannot be written to a TREC run (empty or with whitespace)")
+    frame = ranked(run)
+    _check_ids(run.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
+    lines = [f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
+             for q, d, s, rank in frame.select("query_id", "doc_id", "score", "rank").iter_rows()]
+    _atomic_write(path, "".join(lines), force)
+    return len(lines)
+
+
+def write_topics(topics: Mapping[str, str], path: str | os.PathLike[str], *, force: bool = False) -> int:
+    """Write ``query_id<TAB>query text`` lines in the mapping's order; return the count.
+
+    A text holding a tab or a line break cannot be written on one line: refused, not mangled.
+    """
+    lines = []
+    for query_id, text in topics.items():
+        _check_ids("<topics>", [query_id], [])
+        if any(ch in text for ch in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
+            raise InputFormatError(str(path), None, f"query {query_id}: the text {text!r} holds a tab or a "
+                                   "line break, which a topics file (one query per line) cannot hold")
+        lines.append(f"{query_id}\t{text}\n")
+    _atomic_write(path, "".join(lines), force)
+    return len(lines)
+
+
+def write_dataset_json(
+    qrels: Qrels, path: str | os.PathLike[str], *, keys: str = "en", force: bool = False
+) -> int:
+    """Write the judgments as a JSON dataset, one item per query; return the number of items.
+
+    Items follow the topics' order, then the order of first appearance in the table. Grades 0 and
+    1 only: ``relevant`` / ``non_relevant`` are lists of ids. Other grades: ``relevant`` is an object
+    ``{doc_id: grade}`` of the positive grades and ``non_relevant`` one of the others (0, and the
+    negative "unjudged" grades of trec_eval).
+    """
+    if keys not in DATASET_KEYS:
+        raise UsageError(f"unknown key set {keys!r}; expected one of {', '.join(DATASET_KEYS)}")
+    id_key, text_key, relevant_key, other_key = DATASET_KEYS[keys]
+    topics = qrels.topics or {}
+    judgments: dict[str, list[tuple[str, int]]] = {query_id: [] for query_id in topics}
+    for q, d, r in qrels.frame.select("query_id", "doc_id", "relevance").iter_rows():
+        judgments.setdefault(q, []).append((d, r))
+    binary = all(r in (0, 1) for pairs in judgments.values() for _, r in pairs)
+    items: list[dict[str, Any]] = []
+    for query_id, pairs in judgments.items():
+        item: dict[str, Any] = {id_key: query_id}
+        if query_id in topics:
+            item[text_key] = topics[query_id]
+        if binary:
+            item[relevant_key] = [d for d, r in pairs if r > 0]
+            item[other_key] = [d for d, r in pairs if r <= 0]
+        else:
+            item[relevant_key] = {d: r for d, r in pairs if r > 0}
+            item[other_key] = {d: r for d, r in pairs if r <= 0}
+        items.append(item)
+    _atomic_write(path, json.dumps(items, ensure_ascii=False, indent=2) + "\n", force)
+    return len(items)
+
+
+def write_results_json(
+    run: Run, path: str | os.PathLike[str], *, scores: bool = True, force: bool = False
+) -> int:
+    """Write ``{query_id: [{"id": doc_id, "score": score}, ...]}`` in ranking order (or plain id lists
+    with ``scores=False``, which read back as ranks). Return the number of queries."""
+    out: dict[str, list[Any]] = {}
+    for q, d, s in ranked(run).select("query_id", "doc_id", "score").iter_rows():
+        out.setdefault(q, []).append({"id": d, "score": s} if scores else d)
+    _atomic_write(path, _dump_results(out), force)
+    return len(out)
+
+
+def ranked(run: Run) -> pl.DataFrame:
+    """The run's rows in output order with a ``rank`` column: queries by first appearance, then
+    score descending, then doc_id descending (byte order, as trec_eval breaks ties)."""
+    frame = run.frame.with_row_index("_row")
+    frame = frame.with_columns(pl.col("_row").min().over("query_id").alias("_query_order"))
+    frame = frame.sort(["_query_order", "score", "doc_id"], descending=[False, True, True])
+    frame = frame.with_columns(pl.int_range(1, pl.len() + 1).over("query_id").alias("rank"))
+    return frame.drop("_row", "_query_order")
+
+
+def format_score(score: float) -> str:
+    """The shortest text that reads back to the same float; whole numbers without ``.0``."""
+    text = repr(float(score))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _dump_results(out: dict[str, list[Any]]) -> str:
+    """One query per line: readable diffs, still one JSON document."""
+    if not out:
+        return "{}\n"
+    body = ",\n".join(f"  {json.dumps(q, ensure_ascii=False)}: {json.dumps(docs, ensure_ascii=False)}"
+                      for q, docs in out.items())
+    return "{\n" + body + "\n}\n"
+
+
+def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) -> None:
+    for what, ids in (("query id", query_ids), ("document id", doc_ids)):
+        for value in ids:
+            if not value or any(ch.isspace() for ch in value):
+                problem = "is empty" if not value else "contains whitespace"
+                raise InputFormatError(source, None, f"{what} {value!r} {problem}, which a TREC file cannot hold")
+
+
+def _atomic_write(path: str | os.PathLike[str], text: str, force: bool) -> None:
+    """Write ``text`` (UTF-8) through a temporary file in the same folder, then rename it into place.
+
+    Without ``force`` the rename is a hard link, which fails if the destination exists, so even a
+    file created meanwhile is never overwritten.
+    """
+    target = Path(path)
+    if not force and target.exists():
+        raise UsageError(f"{target} already exists; use --force to overwrite it")
+    folder = target.parent if str(target.parent) else Path(".")
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", newline="\n", dir=folder, prefix=f".{target.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)  # tempfile makes 0600; give the usual permissions
+        if force:
+            os.replace(handle.name, target)
+            return
+        try:
+            os.link(handle.name, target)
+        except FileExistsError:
+            raise UsageError(f"{target} already exists; use --force to overwrite it") from None
+        except OSError:  # no hard links on this file system: check, then rename
+            if target.exists():
+                raise UsageError(f"{target} already exists; use --force to overwrite it") from None
+            os.replace(handle.name, target)
+    finally:
+        if os.path.exists(handle.name):
+            os.unlink(handle.name)

@@ -1,0 +1,96 @@
+"""Checks for the classic mistakes of RAG evaluation data, reported as warnings, never errors.
+
+Each warning has a stable ``code``, a ``count`` and a few ``examples``, in file order:
+
+* ``unknown_ids``: retrieved ids that appear nowhere in the qrels. Unjudged documents count as
+  non-relevant; when (almost) none of the retrieved ids is judged, the run and the dataset probably
+  use different ids (another chunking, document ids vs chunk ids: llama_index#16361).
+* ``extra_queries``: queries in the results but not in the dataset (they are not evaluated).
+* ``missing_queries``: dataset queries with no result list (they score 0 on every measure).
+* ``duplicate_ids``: an id listed twice in one result list (only its first place is kept).
+* ``empty_results``: empty result lists (the query scores 0).
+* ``no_relevant``: dataset queries without any relevant document (they can only score 0, or are
+  left out, depending on the measure: either way the mean says less than it seems).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from trec_rag_eval.io.json_formats import ResultsReport
+from trec_rag_eval.io.tables import Qrels, Run
+
+
+@dataclass(frozen=True)
+class RagWarning:
+    """One finding: ``str()`` gives a one-line message with the count and the examples."""
+
+    code: str
+    count: int
+    message: str
+    examples: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if not self.examples:
+            return self.message
+        more = ", ..." if self.count > len(self.examples) else ""
+        return f"{self.message} (e.g. {', '.join(self.examples)}{more})"
+
+
+def check_rag(
+    qrels: Qrels,
+    run: Run,
+    report: ResultsReport | None = None,
+    *,
+    relevance_level: int = 1,
+    max_examples: int = 3,
+) -> list[RagWarning]:
+    """Run every check; return the warnings that apply, in the order of the module docstring.
+
+    ``report`` (from ``load_run_report`` / ``read_results_report``) adds what a Run cannot show:
+    repeated ids and empty lists. ``relevance_level`` is the grade from which a document counts as
+    relevant (trec_eval's ``-l``).
+    """
+    warnings: list[RagWarning] = []
+    report = report or ResultsReport()
+    dataset_queries = _dataset_queries(qrels)
+    dataset_set = set(dataset_queries)
+    run_queries = _unique(run.frame["query_id"].to_list())
+    run_set = set(run_queries) | set(report.empty)
+
+    def add(code: str, items: list[str], message: str) -> None:
+        if items:
+            warnings.append(RagWarning(code, len(items), message.format(n=len(items)),
+                                       tuple(items[:max_examples])))
+
+    judged = set(qrels.frame["doc_id"].to_list())
+    retrieved = _unique(run.frame["doc_id"].to_list())
+    unknown = [repr(d) for d in retrieved if d not in judged]
+    if unknown:
+        share = f"{len(unknown)} of {len(retrieved)} distinct retrieved ids"
+        if len(unknown) == len(retrieved):
+            add("unknown_ids", unknown, f"none of the {len(retrieved)} distinct retrieved ids appears in the "
+                "qrels: do the results and the dataset use the same ids (same chunking)?")
+        else:
+            add("unknown_ids", unknown, f"{share} never appear in the qrels (they count as non-relevant)")
+    add("extra_queries", [q for q in run_queries if q not in dataset_set],
+        "{n} queries are in the results but not in the dataset (they are not evaluated)")
+    add("missing_queries", [q for q in dataset_queries if q not in run_set],
+        "{n} dataset queries have no results (they score 0)")
+    add("duplicate_ids", [f"{q}: {d!r} x{n}" for q, d, n in report.duplicates],
+        "{n} ids are listed more than once in one result list (only the first place is kept)")
+    add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")
+    relevant_queries = set(qrels.frame.filter(qrels.frame["relevance"] >= relevance_level)["query_id"].to_list())
+    add("no_relevant", [q for q in dataset_queries if q not in relevant_queries],
+        f"{{n}} dataset queries have no relevant document (relevance >= {relevance_level}); "
+        "they cannot score above 0")
+    return warnings
+
+
+def _dataset_queries(qrels: Qrels) -> list[str]:
+    """Query ids in file order: the topics' order, then first appearance among the judgments."""
+    return _unique(list(qrels.topics or {}) + qrels.frame["query_id"].to_list())
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
