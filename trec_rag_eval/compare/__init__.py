@@ -137,6 +137,17 @@ def compare_values(
     )
 
 
+def _is_numeric(values: object) -> bool:
+    """Per-query values a test can use (runid and relstring are text; they are not compared)."""
+    if values is None:
+        return False
+    try:
+        np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def run_names(runs: Sequence[Run]) -> list[str]:
     """Display names: each run's tag, or its source file name when tags collide."""
     tags = [run.run_tag for run in runs]
@@ -193,7 +204,10 @@ def compare(
             queries="qrels",
         )
         if query_ids is None:
-            query_ids, names = list(result.query_ids), list(result.names)
+            query_ids = list(result.query_ids)
+            names = [m for m in result.names if _is_numeric(result.per_query.get(m))]
+            if not names:
+                raise UsageError("none of the requested measures has numeric per-query values to compare")
             values[name] = {m: np.asarray(result.per_query[m], dtype=np.float64) for m in names}
             continue
         # Pair query by query, whatever order the evaluator returned them in.

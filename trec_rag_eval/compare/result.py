@@ -99,6 +99,8 @@ class Comparison:
         if self.correction != "none":
             p_text += f" after {CORRECTION_NAMES[self.correction]}"
         ci_text = f"{format_percent(self.confidence)} CI [{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
+        if pair.wins == 0 and pair.losses == 0:
+            return f"{pair.run} vs {pair.baseline}: identical on every query"
         if pair.significant:
             return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}"
         return (

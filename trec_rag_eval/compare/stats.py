@@ -162,8 +162,8 @@ def minimum_detectable_delta(
 
     Uses the observed standard deviation of the differences and n queries: the power of the
     test at true difference delta is P(|T| > t_crit) with T ~ noncentral t(n - 1, delta*sqrt(n)/sd)
-    (``scipy.stats.nct``); we solve power(delta) = ``power`` for delta. NaN below two queries;
-    0 when the differences do not vary (any shift would be detected).
+    (``scipy.stats.nct``); we solve power(delta) = ``power`` for delta. NaN below two queries
+    and when the differences do not vary (no spread to base the power on).
     """
     a, b = _as_pair(baseline, run)
     diff = b - a
@@ -172,7 +172,7 @@ def minimum_detectable_delta(
         return math.nan
     sd = float(np.std(diff, ddof=1))
     if sd <= TIE_TOLERANCE:
-        return 0.0
+        return math.nan
     df = n - 1
     t_crit = float(stats.t.ppf(1 - alpha / 2, df))
 

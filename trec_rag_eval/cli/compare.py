@@ -1,0 +1,176 @@
+"""``trec-rag-eval compare`` and ``trec-rag-eval report``: thin click layers over ``compare()``."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from trec_rag_eval.errors import UsageError
+
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+
+
+# --- inputs: the one place that decides how qrels and run files are read ----------------------
+def load_qrels(path: str) -> Any:
+    """Read judgments. Uses ``trec_rag_eval.io.load_qrels`` (TREC or JSON) once it exists, else TREC."""
+    import trec_rag_eval.io as io_package
+    from trec_rag_eval.io.trec import read_qrels
+
+    return getattr(io_package, "load_qrels", read_qrels)(path)
+
+
+def load_run(path: str) -> Any:
+    """Read a run. Uses ``trec_rag_eval.io.load_run`` (TREC or JSON) once it exists, else TREC."""
+    import trec_rag_eval.io as io_package
+    from trec_rag_eval.io.trec import read_run
+
+    return getattr(io_package, "load_run", read_run)(path)
+
+
+def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
+    options = [
+        click.argument("qrels", type=click.Path(exists=True, dir_okay=False)),
+        click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
+        click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
+                     help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10). "
+                          "Default: the RAG set."),
+        click.option("-b", "--baseline", metavar="RUN",
+                     help="Baseline run: its name (run tag) or its file. Default: the first run."),
+        click.option("--test", type=click.Choice(["t", "randomization"]), default="t", show_default=True,
+                     help="Paired test: t-test or randomization (sign-flip) test."),
+        click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
+                     show_default=True, help="Correction for multiple comparisons over measures x runs."),
+        click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level."),
+        click.option("--confidence", type=float, default=0.95, show_default=True,
+                     help="Confidence level of the bootstrap interval."),
+        click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
+                     help="Resamples for the bootstrap and the randomization test."),
+        click.option("--seed", type=int, default=42, show_default=True, help="Seed of every random draw."),
+        click.option("-q", "--per-query", is_flag=True, help="Add per-query values and deltas."),
+        click.option("-l", "--relevance-level", type=int, default=1, show_default=True,
+                     help="Lowest judgment that counts as relevant."),
+        click.option("-M", "--max-retrieved", type=click.IntRange(min=1), default=None,
+                     help="Keep only the top M documents of each query."),
+        click.option("-J", "--judged-only", is_flag=True, help="Drop unjudged documents before ranking."),
+        click.option("--force", is_flag=True, help="Overwrite existing output files."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
+    from trec_rag_eval.compare import compare, run_names
+
+    if len(run_paths) < 2:
+        raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
+    qrels = load_qrels(qrels_path)
+    runs = [load_run(path) for path in run_paths]
+    names = run_names(runs)
+    baseline = _baseline_name(options["baseline"], names, run_paths)
+    return compare(
+        qrels,
+        dict(zip(names, runs)),
+        measures=list(options["measures"]) or None,
+        baseline=baseline,
+        test=options["test"],
+        correction=options["correction"],
+        alpha=options["alpha"],
+        confidence=options["confidence"],
+        n_resamples=options["n_resamples"],
+        seed=options["seed"],
+        relevance_level=options["relevance_level"],
+        judged_only=options["judged_only"],
+        max_retrieved=options["max_retrieved"],
+    )
+
+
+def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ...]) -> str:
+    if requested is None:
+        return names[0]
+    if requested in names:
+        return requested
+    for name, path in zip(names, paths):
+        if os.path.exists(requested) and os.path.samefile(requested, path):
+            return name
+    raise UsageError(f"--baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}")
+
+
+def _refuse_overwrite(path: str, force: bool) -> None:
+    if os.path.exists(path) and not force:
+        raise UsageError(f"{path} already exists; use --force to overwrite it")
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Write to a temporary file beside ``path`` then rename, so a failure leaves no half file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".trec-rag-eval-", suffix=Path(path).suffix)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+@click.command("compare")
+@_comparison_options
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).")
+def compare_command(qrels: str, runs: tuple[str, ...], fmt: str, plot_path: str | None, **options: Any) -> None:
+    """Compare runs with a baseline: deltas, paired tests, bootstrap intervals, verdicts.
+
+    \b
+    trec-rag-eval compare QRELS RUN_A RUN_B [RUN_C ...]
+    trec-rag-eval compare --test randomization -m nDCG@10 -m R@5 QRELS A B
+    trec-rag-eval compare -f latex QRELS A B C > table.tex
+    trec-rag-eval compare --plot deltas.png QRELS A B
+
+    The baseline is the first run unless --baseline says otherwise. Each other run is compared
+    with it on every measure; p-values are corrected over all those comparisons (Holm by default).
+    """
+    if plot_path is not None:
+        from trec_rag_eval.compare.plot import plot_format
+
+        plot_format(plot_path)  # a bad suffix fails before any work
+        _refuse_overwrite(plot_path, options["force"])
+    comparison = _run_comparison(qrels, runs, options)
+    click.echo(comparison.render(fmt, per_query=options["per_query"]), nl=False)
+    if plot_path is not None:
+        from trec_rag_eval.compare.plot import comparison_figure, figure_bytes, plot_format
+
+        _write_atomically(plot_path, figure_bytes(comparison_figure(comparison), plot_format(plot_path)))
+        click.echo(f"Wrote {plot_path}", err=True)
+
+
+@click.command("report")
+@_comparison_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE.html",
+              help="Where to write the report (refuses to overwrite without --force).")
+@click.option("--title", default=None, help="Title of the page.")
+def report_command(qrels: str, runs: tuple[str, ...], output: str, title: str | None, **options: Any) -> None:
+    """Write one self-contained HTML page comparing runs: tables, verdicts and plots, no external files.
+
+    \b
+    trec-rag-eval report QRELS RUN_A RUN_B -o report.html
+    """
+    _refuse_overwrite(output, options["force"])
+    comparison = _run_comparison(qrels, runs, options)
+    from trec_rag_eval.render.html import render_html
+
+    page = render_html(comparison, per_query=options["per_query"], title=title)
+    _write_atomically(output, page.encode("utf-8"))
+    click.echo(
+        f"Wrote {output}: {len(comparison.runs)} runs, {len(comparison.measures)} measures, "
+        f"{comparison.n_queries} queries"
+    )
