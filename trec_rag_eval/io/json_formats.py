@@ -205,6 +205,7 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_pairs_without_duplicates)
+_PLAIN_DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -267,7 +268,11 @@ def _decode(path: str, text: str, index: int, line: int, where: str) -> tuple[An
 
 
 def _skip_value(path: str, text: str, index: int) -> int:
-    return _decode(path, text, index, _line_of(text, index), "item 1")[1]
+    """The end of the value at ``index``; checks of keys and constants are left to the scan."""
+    try:
+        return _PLAIN_DECODER.raw_decode(text, index)[1]
+    except json.JSONDecodeError as err:
+        raise _json_error(path, err) from None
 
 
 class _LineCounter:
