@@ -1,0 +1,430 @@
+"""Time trec-rag-eval against its Python peers, end to end, in the same run, alternating.
+
+    python benchmarks/run.py            # 7,000 queries x 1,000 documents (7M lines), 3 repeats: ~5 min
+    python benchmarks/run.py --quick    # 500 queries x 1,000, under a minute
+    python benchmarks/run.py --queries 2000 --depth 500 --repeats 5
+
+Every tool runs as a subprocess reading the same two files and printing its means, so wall time
+includes interpreter start-up, imports, parsing, evaluation and output, as a user sees it:
+
+- ``trec-rag-eval``: the console script;
+- ``ir_measures``: its CLI (pytrec_eval underneath, with ir_measures' own reader);
+- ``pytrec_eval (polars)`` / ``pytrec_eval (loop)``: benchmarks/pytrec_eval_path.py, pytrec_eval fed by
+  the fastest reader we could write (polars, multi-threaded) and by a tight Python loop.
+
+Two measure sets: ``standard`` (-m P.10 -m recall.100 -m map -m recip_rank -m ndcg_cut.10) and ``rag``
+(no -m: P/R/F1/HitRate/nDCG at 1,3,5,10, MRR, MAP; for the peers the same measures in their notation,
+F1 computed per query from P and R). Runs alternate tool by tool (A B C A B C ...) and each figure is
+the median of --repeats. Wall time is measured around the child; peak memory is the child's own
+``ru_maxrss`` from ``os.wait4`` (its peak resident set, children included). Before timing, the means
+printed by every tool are compared side by side, so a speed win is never a wrong answer.
+
+The small case (trec_eval's own test files, 1,500 run lines) measures start-up latency.
+The report (Markdown) goes to stdout and to benchmarks/data/results-<size>.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import generate  # noqa: E402  (benchmarks/generate.py, next to this file)
+
+OUT_DIR = generate.DATA_DIR
+REFERENCE_DIR = Path("/work/shared/reference/trec_eval")
+PYTREC_SCRIPT = HERE / "pytrec_eval_path.py"
+OURS = "trec-rag-eval"
+
+STANDARD_TREC = ["P.10", "recall.100", "map", "recip_rank", "ndcg_cut.10"]
+STANDARD_IRM = "P@10 R@100 AP RR nDCG@10"
+CUTOFFS = (1, 3, 5, 10)
+RAG_IRM = " ".join(
+    [f"{family}@{k}" for family in ("P", "R", "Success", "nDCG") for k in CUTOFFS] + ["RR", "AP"]
+)
+MEASURE_SETS = ("standard", "rag")
+
+# Every notation -> one comparison key (AP and MAP are the same mean, so are RR and MRR).
+_ALIASES = {"map": "AP", "MAP": "AP", "AP": "AP", "recip_rank": "RR", "MRR": "RR", "RR": "RR"}
+_PATTERNS = [
+    (re.compile(r"^P[_@.](\d+)$"), "P@{}"),
+    (re.compile(r"^(?:recall|R)[_@.](\d+)$"), "R@{}"),
+    (re.compile(r"^(?:ndcg_cut|nDCG)[_@.](\d+)$"), "nDCG@{}"),
+    (re.compile(r"^(?:success|Success|HitRate)[_@.](\d+)$"), "HitRate@{}"),
+    (re.compile(r"^F1[_@.](\d+)$"), "F1@{}"),
+]
+
+
+def canonical(name: str) -> str | None:
+    """Our comparison key for a measure name in any tool's notation, or None if not one we compare."""
+    if name in _ALIASES:
+        return _ALIASES[name]
+    for pattern, template in _PATTERNS:
+        match = pattern.match(name)
+        if match:
+            return template.format(match.group(1))
+    return None
+
+
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def parse_means(text: str) -> dict[str, float]:
+    """Means from a tool's output: ``name value``, ``name all value`` (trec_eval), ``all name value``
+    (ir_measures -q), a Markdown/plain table with one row of means, or JSON with a "summary" mapping.
+
+    Per-query lines are skipped; F1@k is added from per-query P@k and R@k when only those are given.
+    """
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError:
+            data = None
+        if data is not None:
+            if isinstance(data, list) and data:
+                data = data[0]
+            summary = data.get("summary", data) if isinstance(data, dict) else {}
+            return {key: float(v) for k, v in summary.items() if (key := canonical(k)) and _float(str(v)) is not None}
+    means: dict[str, float] = {}
+    per_query: dict[str, dict[str, float]] = {}
+    header: list[str] | None = None
+    for line in text.splitlines():
+        tokens = [t for t in re.split(r"[\s|]+", line.strip()) if t]
+        if not tokens or set("".join(tokens)) <= set("-:+="):
+            continue
+        value = _float(tokens[-1])
+        if len(tokens) == 2 and value is not None and canonical(tokens[0]):
+            means[canonical(tokens[0])] = value
+        elif len(tokens) == 3 and value is not None and tokens[1] == "all" and canonical(tokens[0]):
+            means[canonical(tokens[0])] = value
+        elif len(tokens) == 3 and value is not None and canonical(tokens[1]):
+            if tokens[0] == "all":
+                means[canonical(tokens[1])] = value
+            else:
+                per_query.setdefault(tokens[0], {})[canonical(tokens[1])] = value
+        elif sum(canonical(t) is not None for t in tokens) >= 2:
+            header = tokens
+        elif header and len(tokens) >= len(header) - 1 and tokens[0].lower() in {"all", "mean", "means"}:
+            values = tokens[-len([h for h in header if canonical(h)]):]
+            for name, cell in zip([h for h in header if canonical(h)], values):
+                if _float(cell) is not None:
+                    means[canonical(name)] = float(cell)
+    if per_query:
+        for k in CUTOFFS:
+            if f"F1@{k}" not in means and all(f"P@{k}" in v and f"R@{k}" in v for v in per_query.values()):
+                f1 = [
+                    2 * v[f"P@{k}"] * v[f"R@{k}"] / (v[f"P@{k}"] + v[f"R@{k}"]) if v[f"P@{k}"] + v[f"R@{k}"] else 0.0
+                    for v in per_query.values()
+                ]
+                means[f"F1@{k}"] = sum(f1) / len(f1)
+    return means
+
+
+def printed_places(text: str) -> int:
+    """The fewest decimals a tool printed its values with (how closely its means can agree)."""
+    if text.lstrip().startswith(("{", "[")):
+        return 15  # JSON carries full float64 precision
+    places = [len(m.group(1)) for m in re.finditer(r"\d\.(\d+)(?![\d.])", text)]
+    return min(places) if places else 10
+
+
+@dataclass
+class Tool:
+    name: str
+    argv: list[str]  # without the measure arguments and files
+    for_set: dict[str, list[str]]  # measure set -> argv tail (files included, in the tool's order)
+    # Extra arguments for one untimed run whose output is used for the agreement check (full precision).
+    check_args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Timing:
+    wall: list[float] = field(default_factory=list)
+    rss_kb: list[int] = field(default_factory=list)
+    error: str | None = None
+    output: str = ""
+
+
+def executable(name: str) -> str:
+    """The real console script next to this interpreter (not a pyenv shim, which adds its own start-up)."""
+    beside = Path(sys.executable).parent / name
+    if beside.exists():
+        return str(beside)
+    found = shutil.which(name)
+    if not found:
+        raise SystemExit(f"Error: {name} not found (pip install it, or activate the environment that has it)")
+    return found
+
+
+def tools(qrels: Path, run: Path, small: bool, pytrec_readers: list[str]) -> list[Tool]:
+    files = [str(qrels), str(run)]
+    standard_ours = [arg for name in STANDARD_TREC for arg in ("-m", name)]
+    result = [
+        # Timed as a user runs it (default output); the means are checked on one extra --format json run.
+        Tool(OURS, [executable(OURS)], {"standard": [*standard_ours, *files], "rag": files}, ["--format", "json"]),
+        Tool(
+            "ir_measures CLI",
+            [executable("ir_measures")],
+            # -q for the RAG set: F1 needs per-query P and R (computed here, outside the timing).
+            {"standard": [*files, STANDARD_IRM, "-p", "10"], "rag": [*files, RAG_IRM, "-p", "10", "-q"]},
+        ),
+    ]
+    # trec_eval's test files are tab-separated with padded scores: only the loop reader reads them.
+    for reader in ["loop"] if small else pytrec_readers:
+        result.append(
+            Tool(
+                f"pytrec_eval ({reader})",
+                [sys.executable, str(PYTREC_SCRIPT)],
+                {s: [*files, "--measures", s, "--reader", reader] for s in MEASURE_SETS},
+            )
+        )
+    return result
+
+
+def time_once(argv: list[str], stdout_path: Path) -> tuple[float, int, int, str]:
+    """(wall seconds, peak RSS in KB, exit code, stderr) of one child, measured with os.wait4."""
+    with open(stdout_path, "wb") as out, open(stdout_path.with_suffix(".err"), "wb") as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - started
+    child.returncode = os.waitstatus_to_exitcode(status)
+    # Linux reports ru_maxrss in KB (macOS in bytes).
+    rss_kb = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
+    return wall, rss_kb, child.returncode, stdout_path.with_suffix(".err").read_text(errors="replace")
+
+
+def bench_case(label: str, tool_list: list[Tool], repeats: int, work: Path, log) -> dict[str, dict[str, Timing]]:
+    """Alternate the tools (A B C A B C ...) for each measure set; keep every timing."""
+    results: dict[str, dict[str, Timing]] = {}
+    for measure_set in MEASURE_SETS:
+        timings = {tool.name: Timing() for tool in tool_list}
+        for repeat in range(repeats):
+            for tool in tool_list:
+                timing = timings[tool.name]
+                if timing.error:
+                    continue
+                out_path = work / f"{label}-{measure_set}-{re.sub(r'[^a-z_]+', '_', tool.name.lower())}.out"
+                wall, rss_kb, code, stderr = time_once([*tool.argv, *tool.for_set[measure_set]], out_path)
+                if code != 0:
+                    last = [line for line in stderr.splitlines() if line.strip()][-1:] or [f"exit {code}"]
+                    timing.error = f"failed (exit {code}): {last[0][:160]}"
+                    log(f"  {label} {measure_set} {tool.name}: {timing.error}")
+                    continue
+                timing.wall.append(wall)
+                timing.rss_kb.append(rss_kb)
+                timing.output = out_path.read_text()
+                log(f"  {label} {measure_set} #{repeat + 1} {tool.name}: {wall:.2f} s, {rss_kb / 1024:.0f} MB")
+        for tool in tool_list:
+            timing = timings[tool.name]
+            if tool.check_args and not timing.error:
+                out_path = work / f"{label}-{measure_set}-{re.sub(r'[^a-z_]+', '_', tool.name.lower())}.check"
+                _, _, code, stderr = time_once([*tool.argv, *tool.check_args, *tool.for_set[measure_set]], out_path)
+                timing.output = out_path.read_text() if code == 0 else ""
+                if code != 0:
+                    log(f"  {label} {measure_set} {tool.name} check run failed: {stderr.strip()[-160:]}")
+        results[measure_set] = timings
+    return results
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _fmt_wall(seconds: float) -> str:
+    return f"{seconds:.2f} s" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _fmt_mem(kb: float) -> str:
+    return f"{kb / 1024:.0f} MB" if kb < 1024 * 1024 else f"{kb / 1024 / 1024:.2f} GB"
+
+
+def timing_table(timings: dict[str, Timing]) -> list[str]:
+    ours = timings.get(OURS)
+    base_wall = _median(ours.wall) if ours and ours.wall else None
+    base_rss = _median(ours.rss_kb) if ours and ours.rss_kb else None
+    rows = [
+        "| tool | wall (median) | runs | peak RSS (median) | wall / trec-rag-eval | RSS / trec-rag-eval |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, timing in timings.items():
+        if timing.error or not timing.wall:
+            rows.append(f"| {name} | {timing.error or 'not run'} | | | | |")
+            continue
+        wall, rss = _median(timing.wall), _median(timing.rss_kb)
+        runs = " / ".join(f"{w:.2f}" for w in timing.wall)
+        wall_ratio = f"{wall / base_wall:.1f}x" if base_wall else "n/a"
+        rss_ratio = f"{rss / base_rss:.2f}x" if base_rss else "n/a"
+        bold = "**" if name == OURS else ""
+        rows.append(
+            f"| {bold}{name}{bold} | {bold}{_fmt_wall(wall)}{bold} | {runs} | {_fmt_mem(rss)} | {wall_ratio} | {rss_ratio} |"
+        )
+    return rows
+
+
+def agreement_table(timings: dict[str, Timing]) -> tuple[list[str], bool]:
+    """Means side by side; a row disagrees when tools differ by more than their printed precision."""
+    parsed = {name: parse_means(t.output) for name, t in timings.items() if t.output}
+    places = {name: printed_places(t.output) for name, t in timings.items() if t.output}
+    names = list(parsed)
+    keys: list[str] = []
+    for means in parsed.values():
+        keys += [k for k in means if k not in keys]
+    rows = [
+        "| measure | " + " | ".join(names) + " | max difference | agree? |",
+        "|---|" + "---|" * (len(names) + 2),
+    ]
+    all_agree = True
+    for key in keys:
+        values = [parsed[name].get(key) for name in names]
+        present = [(v, places[n]) for v, n in zip(values, names) if v is not None]
+        spread = max(v for v, _ in present) - min(v for v, _ in present) if present else 0.0
+        tolerance = sum(sorted(0.5 * 10.0 ** -p for _, p in present)[-2:]) + 1e-12
+        agree = len(present) == len(names) and spread <= tolerance
+        all_agree &= agree
+        cells = " | ".join("missing" if v is None else f"{v:.10f}" for v in values)
+        rows.append(f"| {key} | {cells} | {spread:.1e} | {'yes' if agree else '**NO**'} |")
+    return rows, all_agree
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> list[str]:
+    cpu = "unknown"
+    memory = "unknown"
+    try:
+        cpu = next(
+            line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")
+        )
+        kb = int(next(line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")))
+        memory = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    commit = subprocess.run(
+        ["git", "-C", str(HERE), "describe", "--always", "--dirty"], capture_output=True, text=True
+    ).stdout.strip()
+    packages = ", ".join(
+        f"{p} {_version(p)}"
+        for p in ("trec-rag-eval", "numpy", "polars", "pyarrow", "ir-measures", "pytrec-eval-terrier", "click")
+    )
+    load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    return [
+        f"- CPU: {cpu}; {usable} usable cores (nproc), memory {memory}; load average {load} (1/5/15 min)",
+        f"- OS: {platform.platform()}; Python {platform.python_version()} ({platform.python_implementation()})",
+        f"- Packages: {packages}; trec-rag-eval commit {commit or 'unknown'}",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=int, default=None, help="queries in the big case (7000; --quick: 500)")
+    parser.add_argument("--depth", type=int, default=generate.DEFAULT_DEPTH, help="run lines per query (1000)")
+    parser.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
+    parser.add_argument("--repeats", type=int, default=None, help="timed runs per tool (3; --quick: 3)")
+    parser.add_argument("--small-repeats", type=int, default=None, help="timed runs on trec_eval's files (10)")
+    parser.add_argument("--quick", action="store_true", help="mid-size case (500 queries), under a minute")
+    parser.add_argument("--skip-small", action="store_true", help="skip the start-up case")
+    parser.add_argument("--skip-big", action="store_true", help="skip the generated case")
+    parser.add_argument(
+        "--pytrec-readers", default="polars,loop", help="readers feeding pytrec_eval on the big case (polars,loop)"
+    )
+    parser.add_argument("--data", type=Path, default=OUT_DIR, help="where pairs and outputs go (benchmarks/data)")
+    args = parser.parse_args(argv)
+    queries = args.queries or (500 if args.quick else generate.DEFAULT_QUERIES)
+    repeats = args.repeats or 3
+    small_repeats = args.small_repeats or (5 if args.quick else 10)
+    readers = [r.strip() for r in args.pytrec_readers.split(",") if r.strip()]
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    work = args.data / "out"
+    work.mkdir(parents=True, exist_ok=True)
+    report = ["## Benchmark", "", *machine(), ""]
+    all_agree = True
+
+    if not args.skip_small:
+        qrels, results = REFERENCE_DIR / "qrels.test", REFERENCE_DIR / "results.test"
+        if qrels.exists() and results.exists():
+            log(f"small case: {results} ({sum(1 for _ in open(results)):,} lines), {small_repeats} repeats")
+            timed = bench_case("small", tools(qrels, results, True, readers), small_repeats, work, log)
+            report += ["### Start-up: trec_eval's test files (qrels.test, results.test: 1,500 run lines)", ""]
+            for measure_set, timings in timed.items():
+                report += [f"Measures: {measure_set}", "", *timing_table(timings), ""]
+                rows, agree = agreement_table(timings)
+                all_agree &= agree
+                report += ["<details><summary>means side by side</summary>", "", *rows, "", "</details>", ""]
+        else:
+            log(f"small case skipped: {qrels} or {results} not found")
+
+    if not args.skip_big:
+        qrels, run = generate.ensure_pair(args.data, queries, args.depth, args.seed, log=log)
+        size_mb = run.stat().st_size / 1e6
+        lines = queries * args.depth
+        log(f"big case: {run} ({lines:,} lines, {size_mb:.0f} MB), {repeats} repeats")
+        # Warm the page cache so the first tool does not pay for the disk.
+        for path in (qrels, run):
+            with open(path, "rb") as handle:
+                while handle.read(1 << 24):
+                    pass
+        timed = bench_case(f"q{queries}-d{args.depth}", tools(qrels, run, False, readers), repeats, work, log)
+        report += [
+            f"### Synthetic pair: {queries:,} queries x {args.depth:,} documents "
+            f"({lines:,} run lines, {size_mb:.0f} MB; seed {args.seed})",
+            "",
+        ]
+        for measure_set, timings in timed.items():
+            names = "-m " + " -m ".join(STANDARD_TREC) if measure_set == "standard" else "default RAG set (no -m)"
+            report += [f"Measures: {names}", "", *timing_table(timings), ""]
+            rows, agree = agreement_table(timings)
+            all_agree &= agree
+            report += ["Means side by side:", "", *rows, ""]
+
+    rerun = "python benchmarks/run.py" + (" --quick" if args.quick else "")
+    if args.queries:
+        rerun += f" --queries {args.queries}"
+    if args.depth != generate.DEFAULT_DEPTH:
+        rerun += f" --depth {args.depth}"
+    report += [
+        f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS from os.wait4 "
+        f"(the child's own maximum resident set). Ratios: tool / trec-rag-eval (higher = trec-rag-eval better).",
+        f"Rerun: `{rerun}`",
+        "",
+    ]
+    if not all_agree:
+        report.insert(2, "**WARNING: the tools' means disagree beyond printed precision (see below).**\n")
+    text = "\n".join(report)
+    print(text)
+    name = f"results-q{queries}-d{args.depth}.md" if not args.skip_big else "results-small.md"
+    (args.data / name).write_text(text)
+    log(f"report written to {args.data / name}")
+    return 0 if all_agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
