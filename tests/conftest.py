@@ -1,0 +1,41 @@
+"""Shared test helpers: where trec_eval's reference data lives, and a command-line runner."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = os.path.join(REPO, "..", "shared", "reference", "trec_eval")
+
+
+def reference_path(name: str) -> str:
+    """A file of trec_eval's test data in ../shared/reference; skips the test when it is absent."""
+    path = os.path.join(REFERENCE, name)
+    if not os.path.exists(path):
+        pytest.skip(f"trec_eval reference data not found at {REFERENCE} (../shared beside the checkout)")
+    return path
+
+
+class _ConsoleScript:
+    """Lets CliRunner drive ``main()``, which routes ``QRELS RUN`` to evaluate and turns errors
+    into one ``Error:`` line, exactly as the installed console script does."""
+
+    name = "trec-rag-eval"
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        from trec_rag_eval.cli import main
+
+        main(list(args or []))
+
+
+def invoke(*args: str, input: str | None = None):
+    """Run ``trec-rag-eval ARGS`` in-process: a click Result with .exit_code, .stdout, .stderr."""
+    return CliRunner().invoke(_ConsoleScript(), list(args), input=input, catch_exceptions=False)
+
+
+@pytest.fixture
+def run_cli():
+    return invoke
