@@ -17,19 +17,17 @@ FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 # --- inputs: the one place that decides how qrels and run files are read ----------------------
 def load_qrels(path: str) -> Any:
-    """Read judgments. Uses ``trec_rag_eval.io.load_qrels`` (TREC or JSON) once it exists, else TREC."""
-    import trec_rag_eval.io as io_package
-    from trec_rag_eval.io.trec import read_qrels
+    """Read judgments: TREC qrels, JSON/JSONL dataset or BEIR, detected by ``io.load``."""
+    from trec_rag_eval.io.load import load_qrels as read
 
-    return getattr(io_package, "load_qrels", read_qrels)(path)
+    return read(path)
 
 
-def load_run(path: str) -> Any:
-    """Read a run. Uses ``trec_rag_eval.io.load_run`` (TREC or JSON) once it exists, else TREC."""
-    import trec_rag_eval.io as io_package
-    from trec_rag_eval.io.trec import read_run
+def load_run(path: str, qrels: Any) -> Any:
+    """Read a run: TREC or JSON/JSONL results (``qrels`` lets results keyed by query text match)."""
+    from trec_rag_eval.io.load import load_run as read
 
-    return getattr(io_package, "load_run", read_run)(path)
+    return read(path, qrels=qrels)
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,7 +69,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
     qrels = load_qrels(qrels_path)
-    runs = [load_run(path) for path in run_paths]
+    runs = [load_run(path, qrels) for path in run_paths]
     names = run_names(runs)
     baseline = _baseline_name(options["baseline"], names, run_paths)
     return compare(
