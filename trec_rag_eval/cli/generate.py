@@ -23,7 +23,8 @@ import click
               help="Seconds to wait for one reply.")
 @click.option("--max-retries", type=click.IntRange(min=0), default=5, show_default=True,
               help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).")
-@click.option("--temperature", type=float, default=None, help="Sampling temperature (the server's default if unset).")
+@click.option("--temperature", type=float, default=None,
+              help="Sampling temperature (the server's default if unset).")
 @click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Resumable progress file [default: OUTPUT.progress.jsonl].")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")

@@ -1,6 +1,8 @@
 """The built-in baseline engine: BM25 over a JSONL corpus, through the bm25s library.
 
-Scoring is bm25s's (Lucene variant by default: idf = ln(1 + (N - df + 0.5) / (df + 0.5))).
+Scoring is bm25s's Lucene variant by default: each query term adds
+``idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` with ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``
+(no ``(k1 + 1)`` factor, as in Lucene 8+; it does not change the ranking).
 Tokens come from ``engine.tokens.Analyzer`` (lowercase, accents folded, stop words, optional
 stemmer). Results are ordered by score descending, then doc_id ascending so equal scores come out
 in a stated order; documents that share no token with the query (score 0) are not returned.
@@ -11,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,19 +37,21 @@ def read_corpus(path: str | os.PathLike[str]) -> list[dict[str, str]]:
         for line_no, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
+            shown = line.rstrip("\n")
             try:
                 item = json.loads(line)
             except json.JSONDecodeError as err:
-                raise InputFormatError(source, line_no, f"invalid JSON ({err.msg})", line.rstrip("\n")) from None
+                raise InputFormatError(source, line_no, f"invalid JSON ({err.msg})", shown) from None
             if not isinstance(item, dict):
-                raise InputFormatError(source, line_no, "expected an object {\"id\", \"text\"}", line.rstrip("\n"))
+                raise InputFormatError(source, line_no, 'expected an object {"id", "text"}', shown)
             doc_id = item.get("id", item.get("_id"))
             text = item.get("text")
             if doc_id is None or not isinstance(text, str):
-                raise InputFormatError(source, line_no, "expected an object with \"id\" and \"text\"", line.rstrip("\n"))
+                raise InputFormatError(source, line_no, 'expected an object with "id" and "text"', shown)
             doc_id = str(doc_id)
             if doc_id in seen:
-                raise InputFormatError(source, line_no, f"duplicate document id {doc_id!r} (first on line {seen[doc_id]})")
+                reason = f"duplicate document id {doc_id!r} (first on line {seen[doc_id]})"
+                raise InputFormatError(source, line_no, reason)
             seen[doc_id] = line_no
             title = item.get("title")
             documents.append({"id": doc_id, "text": f"{title}\n{text}" if title else text})
@@ -90,12 +93,14 @@ class BM25Engine:
         self.doc_ids = [str(d["id"]) for d in documents]
         self.settings = {"language": language, "k1": k1, "b": b, "stop_words": remove_stop_words,
                          "fold_accents": fold_accents, "stemmer": stemmer is not None, "method": method}
-        self.analyze = Analyzer(language, remove_stop_words=remove_stop_words, fold=fold_accents, stemmer=stemmer)
+        self.analyze = Analyzer(language, remove_stop_words=remove_stop_words, fold=fold_accents,
+                                stemmer=stemmer)
         bm25s = _import_bm25s()
         self._index = bm25s.BM25(k1=k1, b=b, method=method)
         self._index.index([self.analyze(d["text"]) for d in documents], show_progress=False)
         # Ties: score descending, then doc_id ascending. Precompute each doc's position in id order.
-        self._id_order = np.argsort(np.argsort(np.array(self.doc_ids, dtype=object), kind="stable"), kind="stable")
+        by_id = np.argsort(np.array(self.doc_ids, dtype=object), kind="stable")
+        self._id_order = np.argsort(by_id, kind="stable")
 
     def search(self, query: str, k: int = 10) -> list[dict[str, Any]]:
         """The top ``k`` documents with a positive score, as ``{"id", "score"}``."""

@@ -123,7 +123,7 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)\]:-]|q\d{1,3}[.):-])
 
 
 def parse_questions(content: str, n: int) -> list[str]:
-    """Questions from a reply: one per non-empty line, list markers (``1.``, ``-``, ``2)``) stripped, at most n."""
+    """Questions from a reply: one per non-empty line, list markers (``1.``, ``-``) stripped, at most n."""
     questions = []
     for line in content.splitlines():
         text = _LIST_MARKER.sub("", line).strip().strip('"«» ').strip()
@@ -133,7 +133,7 @@ def parse_questions(content: str, n: int) -> list[str]:
 
 
 def normalise_question(text: str) -> str:
-    """The key that deduplication compares: lowercase, accents folded, punctuation dropped, spaces collapsed."""
+    """The deduplication key: lowercase, accents folded, punctuation dropped, spaces collapsed."""
     return " ".join(re.findall(r"[^\W_]+", fold_accents(text.lower())))
 
 
@@ -225,7 +225,9 @@ class QueryGenerator:
                 self.requests += 1
             headers = None
             try:
-                response = self.client.chat.completions.create(model=settings.model, messages=messages, **options)
+                response = self.client.chat.completions.create(
+                    model=settings.model, messages=messages, **options
+                )
             except openai.APIStatusError as err:
                 if err.status_code != 429 and err.status_code < 500:
                     raise GenerationFailure(f"HTTP {err.status_code}: {_short(err.message)}") from None
@@ -253,7 +255,8 @@ def _read_reply(response: Any, n: int) -> tuple[list[str], int, int]:
     try:
         content = response.choices[0].message.content
     except (AttributeError, IndexError, KeyError, TypeError):
-        raise GenerationFailure(f"malformed reply: no choices[0].message.content in {_short(repr(response))}") from None
+        reason = f"malformed reply: no choices[0].message.content in {_short(repr(response))}"
+        raise GenerationFailure(reason) from None
     if not isinstance(content, str) or not content.strip():
         raise GenerationFailure("malformed reply: empty message content")
     questions = parse_questions(content, n)
@@ -294,7 +297,8 @@ def read_progress(path: Path, settings: GenerationSettings) -> dict[str, list[st
         except (json.JSONDecodeError, KeyError, TypeError):
             if line_no == len(lines):
                 break  # torn by an interrupted write: that document is simply done again
-            raise InputFormatError(str(path), line_no, "not a progress record; delete the file to start over", line)
+            reason = "not a progress record; delete the file to start over"
+            raise InputFormatError(str(path), line_no, reason, line) from None
         made_with = (record.get("model"), record.get("n"), record.get("language"))
         if made_with != (settings.model, settings.n, settings.language):
             raise UsageError(
@@ -333,7 +337,8 @@ def generate_dataset(
 
     if todo:
         progress.parent.mkdir(parents=True, exist_ok=True)
-        with open(progress, "a", encoding="utf-8") as sidecar, ThreadPoolExecutor(settings.concurrency) as pool:
+        pool = ThreadPoolExecutor(settings.concurrency)
+        with open(progress, "a", encoding="utf-8") as sidecar, pool:
             pending: dict[Future[tuple[list[str], int, int]], str] = {
                 pool.submit(generator.questions_for, d["text"]): d["id"] for d in todo
             }

@@ -15,7 +15,6 @@ Conventions, decided here once:
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -89,15 +88,19 @@ class EngineEvaluation:
     @property
     def summary(self) -> dict[str, float]:
         """Measure name -> mean over the dataset's queries (failed ones count 0)."""
-        return dict(self.result.summary)
+        by_name = getattr(self.result, "summary_by_name", None)
+        return dict(by_name if by_name is not None else self.result.summary)
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
-        """query_id -> {measure name -> value}."""
+        """query_id -> {measure name -> value}, queries in dataset order."""
         names = list(self.result.names)
+        position = {query_id: i for i, query_id in enumerate(self.result.query_ids)}
+        order = [q for q in (self.qrels.topics or {}) if q in position]
+        order += [q for q in self.result.query_ids if q not in set(order)]
         return {
-            query_id: {name: float(self.result.per_query[name][i]) for name in names}
-            for i, query_id in enumerate(self.result.query_ids)
+            query_id: {name: float(self.result.per_query[name][position[query_id]]) for name in names}
+            for query_id in order
         }
 
     @property
@@ -108,9 +111,9 @@ class EngineEvaluation:
     def latency_p95(self) -> float:
         return self.outcome.latency_p95
 
-    def write_run(self, path: str | os.PathLike[str], format: str = "trec") -> None:
-        """Write the run as a TREC run file (``format="trec"``) or JSON ``{query_id: {doc_id: score}}``."""
-        write_run(self.run, path, format=format)
+    def write_run(self, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
+        """Write the run as a TREC run file (``format="trec"``) or JSON ``{query_id: [{"id", "score"}]}``."""
+        write_run(self.run, path, format=format, force=force)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data: summary, per-query values, latencies (seconds) and failures."""
@@ -197,7 +200,8 @@ def resolve_engine(engine: Any) -> SearchFunction:
     if callable(engine):
         return engine  # type: ignore[no-any-return]
     raise UsageError(
-        f"the engine must be a callable (query, k) or have a search/rechercher method, got {type(engine).__name__}"
+        "the engine must be a callable (query, k) or have a search/rechercher method, "
+        f"got {type(engine).__name__}"
     )
 
 
@@ -225,7 +229,7 @@ def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] 
     if any(s is None or not np.isfinite(s) for s in scores):
         return doc_ids, None
     given = [float(s) for s in scores if s is not None]
-    if all(a > b for a, b in zip(given, given[1:])):
+    if all(a > b for a, b in zip(given, given[1:], strict=False)):
         return doc_ids, given
     return doc_ids, None
 
@@ -284,9 +288,10 @@ def run_queries(
                 if doc_ids:
                     rescored.append(query_id)
                 scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
-            rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores))
+            rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
     frame = pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row")
-    return SearchOutcome(Run(frame, run_tag=run_tag, source=f"<engine {run_tag}>"), latencies, failures, rescored)
+    run = Run(frame, run_tag=run_tag, source=f"<engine {run_tag}>")
+    return SearchOutcome(run, latencies, failures, rescored)
 
 
 class _NoBar:
@@ -301,8 +306,8 @@ class _NoBar:
 
 
 # --- datasets -------------------------------------------------------------------------------------
-# The JSON dataset reader (trec_rag_eval.io.json_formats.read_dataset) is the shared one; the small
-# parser below reads the seed's in-memory shape until that reader can take a list of dicts.
+# Files go through the shared reader (trec_rag_eval.io.json_formats.read_dataset); the small parser
+# below reads the seed's shape from memory (a list of dicts), which that reader does not take.
 
 _QUERY_KEYS = ("requête", "requete", "query", "question")
 _RELEVANT_KEYS = ("pertinents", "relevant")
@@ -319,7 +324,9 @@ def dataset_qrels(dataset: Any) -> Qrels:
         return _read_dataset_file(Path(dataset))
     if isinstance(dataset, list):
         return parse_seed_dataset(dataset)
-    raise UsageError(f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}")
+    raise UsageError(
+        f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}"
+    )
 
 
 def dataset_topics(dataset: Any) -> dict[str, str]:
@@ -330,24 +337,12 @@ def dataset_topics(dataset: Any) -> dict[str, str]:
 
 
 def _read_dataset_file(path: Path) -> Qrels:
-    try:
-        from trec_rag_eval.io.json_formats import read_dataset
-    except ImportError:
-        read_dataset = None
-    if read_dataset is not None:
-        qrels = read_dataset(path)
-        if not qrels.topics:
-            raise InputFormatError(str(path), None, "the dataset has no query texts to search with")
-        return qrels
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
-    except json.JSONDecodeError as err:
-        raise InputFormatError(str(path), err.lineno, f"invalid JSON: {err.msg}") from None
-    if not isinstance(data, list):
-        raise InputFormatError(str(path), 1, "expected a JSON list of queries")
-    return parse_seed_dataset(data, source=str(path))
+    from trec_rag_eval.io.json_formats import read_dataset
+
+    qrels = read_dataset(path)
+    if not qrels.topics:
+        raise InputFormatError(str(path), None, "the dataset has no query texts to search with")
+    return qrels
 
 
 def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
@@ -366,7 +361,7 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
         query_id = str(item.get("id", f"q{position}"))
         query = next((item[k] for k in _QUERY_KEYS if k in item), None)
         if not isinstance(query, str) or not query.strip():
-            raise InputFormatError(source, None, f"{where} ({query_id}): missing query text ('requête' or 'query')")
+            raise InputFormatError(source, None, f"{where}: missing query text ('requête' or 'query')")
         if query_id in topics:
             raise InputFormatError(source, None, f"{where}: duplicate query id {query_id!r}")
         topics[query_id] = query
@@ -375,12 +370,14 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
         if isinstance(relevant, dict):
             for doc_id, grade in relevant.items():
                 if isinstance(grade, bool) or not isinstance(grade, int):
-                    raise InputFormatError(source, None, f"{where} ({query_id}): grade of {doc_id!r} must be an integer")
+                    reason = f"{where} ({query_id}): grade of {doc_id!r} must be an integer"
+                    raise InputFormatError(source, None, reason)
                 judged[str(doc_id)] = grade
         elif isinstance(relevant, list):
             judged.update({str(doc_id): 1 for doc_id in relevant})
         else:
-            raise InputFormatError(source, None, f"{where} ({query_id}): 'pertinents' must be a list or an object")
+            reason = f"{where} ({query_id}): 'pertinents' must be a list or an object"
+            raise InputFormatError(source, None, reason)
         for doc_id in next((item[k] for k in _NON_RELEVANT_KEYS if k in item), []):
             judged.setdefault(str(doc_id), 0)
         rows.extend((query_id, "0", doc_id, grade) for doc_id, grade in judged.items())
@@ -393,35 +390,17 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
 # --- run output -----------------------------------------------------------------------------------
 
 
-def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec") -> None:
-    """Write a run: TREC's six columns (rank from 1, by score descending) or JSON ``{query_id: {doc_id: score}}``.
+def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
+    """Write a run as TREC's six columns or as JSON results, through the shared atomic writers.
 
-    Uses the shared TREC writer when it exists.
+    Never overwrites an existing file unless ``force``.
     """
-    if format not in ("trec", "json"):
+    from trec_rag_eval.io.writers import write_results_json
+    from trec_rag_eval.io.writers import write_run as write_trec_run
+
+    if format == "trec":
+        write_trec_run(run, path, force=force)
+    elif format == "json":
+        write_results_json(run, path, force=force)
+    else:
         raise UsageError(f"unknown run format {format!r}: expected 'trec' or 'json'")
-    if format == "json":
-        Path(path).write_text(json.dumps(run.to_dict(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-        return
-    try:
-        from trec_rag_eval.io.trec import write_run as shared_write_run
-    except ImportError:
-        shared_write_run = None
-    if shared_write_run is not None:
-        shared_write_run(run, path)
-        return
-    Path(path).write_text(format_trec_run(run), encoding="utf-8")
-
-
-def format_trec_run(run: Run) -> str:
-    """The run as TREC text: queries in first-seen order, ranked by score then doc_id descending; exact scores."""
-    lines: list[str] = []
-    order = {query_id: i for i, query_id in enumerate(dict.fromkeys(run.frame["query_id"].to_list()))}
-    by_query: dict[str, list[tuple[str, float]]] = {}
-    for query_id, doc_id, score in run.frame.iter_rows():
-        by_query.setdefault(query_id, []).append((doc_id, score))
-    for query_id in sorted(by_query, key=order.__getitem__):
-        ranked = sorted(by_query[query_id], key=lambda pair: (pair[1], pair[0].encode("utf-8")), reverse=True)
-        for rank, (doc_id, score) in enumerate(ranked, start=1):
-            lines.append(f"{query_id} Q0 {doc_id} {rank} {score!r} {run.run_tag}")
-    return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,156 @@
+"""``trec-rag-eval search`` (any engine -> run + metrics) and ``trec-rag-eval demo`` (offline BM25 loop)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
+
+
+def load_engine(spec: str) -> Any:
+    """Import ``package.module:attribute`` (dotted attributes allowed); a class is built without arguments.
+
+    The current directory is importable, as with ``python -m``.
+    """
+    from trec_rag_eval.errors import UsageError
+
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise UsageError(f"--engine {spec!r}: expected package.module:callable")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UsageError(f"--engine {spec!r}: cannot import {module_name!r} ({err})") from None
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise UsageError(f"--engine {spec!r}: {module_name!r} has no attribute {attribute!r}") from None
+    if isinstance(target, type):
+        target = target()
+    return target
+
+
+def latency_line(evaluation: Any) -> str:
+    outcome = evaluation.outcome
+    return (f"latency per query: p50 {outcome.latency_p50 * 1000:.2f} ms, "
+            f"p95 {outcome.latency_p95 * 1000:.2f} ms ({len(outcome.latencies)} queries)")
+
+
+def echo_failures(evaluation: Any) -> None:
+    for failure in evaluation.failures:
+        click.echo(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}", err=True)
+    if evaluation.failures:
+        click.echo(f"Warning: {len(evaluation.failures)} queries failed and were scored 0", err=True)
+
+
+@click.command("search")
+@click.argument("dataset", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--engine", "engine_spec", metavar="MODULE:CALLABLE", default=None,
+              help="Engine to import: a callable (query, k), an object with a search or rechercher "
+                   "method, or a class built without arguments. Default: BM25 over --corpus.")
+@click.option("--corpus", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSONL corpus ({\"id\", \"text\"}) for the built-in BM25 engine.")
+@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
+              help="Stop words of the built-in BM25 engine.")
+@click.option("-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Results asked of the engine per query.")
+@click.option("-m", "--measure", "measures", multiple=True,
+              help="Measure to report (repeatable); default: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, "
+                   "MRR, MAP.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the run here.")
+@click.option("--format", "run_format", type=click.Choice(["trec", "json"]), default="trec",
+              show_default=True, help="TREC's six columns, or JSON {query_id: [{id, score}]}.")
+@click.option("--run-tag", default=None, help="Run tag [default: the engine's name].")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr [default: from 50 queries].")
+def search_command(
+    dataset: Path,
+    engine_spec: str | None,
+    corpus: Path | None,
+    language: str,
+    depth: int,
+    measures: tuple[str, ...],
+    output: Path | None,
+    run_format: str,
+    run_tag: str | None,
+    force: bool,
+    progress: bool | None,
+) -> None:
+    """Run every query of DATASET through a search engine, write the run, print the metrics.
+
+    \b
+    trec-rag-eval search dataset.json --engine my_search:search -k 10 -o run.txt
+    trec-rag-eval search dataset.json --corpus corpus.jsonl -o bm25.txt
+    """
+    from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.render.table import summary_table
+
+    if (engine_spec is None) == (corpus is None):
+        raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
+    if output is not None and output.exists() and not force:
+        raise UsageError(f"{output} exists; use --force to overwrite it")
+    if engine_spec is not None:
+        engine = load_engine(engine_spec)
+        tag = run_tag or engine_spec.rpartition(":")[2].replace(".", "-")
+    else:
+        from trec_rag_eval.engine.bm25 import BM25Engine
+
+        engine = BM25Engine(corpus, language=language)  # type: ignore[arg-type]
+        tag = run_tag or "bm25"
+    evaluator = Evaluator(engine, run_tag=tag, progress=progress)
+    k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
+    evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
+                                    depth=depth)
+    if output is not None:
+        evaluation.write_run(output, format=run_format, force=force)
+    click.echo(summary_table(evaluation.result, title=f"{tag} on {dataset.name}"))
+    click.echo(latency_line(evaluation))
+    echo_failures(evaluation)
+    if output is not None:
+        click.echo(f"Wrote {output}")
+
+
+def demo_files() -> tuple[Path, Path]:
+    """The shipped French corpus and dataset (a copy of fixtures/ inside the package)."""
+    data = Path(__file__).resolve().parent.parent / "engine" / "data"
+    return data / "corpus_fr.jsonl", data / "eval_dataset_fr.json"
+
+
+@click.command("demo")
+def demo_command() -> None:
+    """Search -> evaluate -> compare, offline, on the shipped French corpus (50 passages, 30 queries).
+
+    BM25 with stop words removed is the baseline; the same BM25 keeping stop words is compared with
+    it, with a paired test over the 30 queries.
+    """
+    from trec_rag_eval.engine.bm25 import BM25Engine
+    from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval.render.table import summary_table
+
+    corpus, dataset = demo_files()
+    click.echo(f"Corpus: {corpus} (50 French passages); dataset: {dataset} (30 queries, grades 1-3)\n")
+    baseline = Evaluator(BM25Engine(corpus), run_tag="bm25", progress=False).evaluate(str(dataset))
+    title = "BM25 (k1=1.5, b=0.75, accents folded, French stop words removed)"
+    click.echo(summary_table(baseline.result, title=title))
+    click.echo(latency_line(baseline) + "\n")
+    variant = Evaluator(BM25Engine(corpus, remove_stop_words=False), run_tag="bm25-keep-stop-words",
+                        progress=False).evaluate(str(dataset))
+    from trec_rag_eval.compare import compare
+    from trec_rag_eval.render.comparison import render_table
+
+    comparison = compare(baseline.qrels, {"bm25": baseline.run, "bm25-keep-stop-words": variant.run},
+                         measures=DEMO_MEASURES)
+    click.echo(render_table(comparison))
+    click.echo("\nNext: trec-rag-eval search DATASET --engine your_module:search -o run.txt")
