@@ -45,7 +45,7 @@ def write_seed_example(directory: Path) -> dict[str, Path]:
 
 
 def _hand_recall_at_5(changes: list[int]) -> np.ndarray:
-    return np.array([(h + c) / 5 for h, c in zip(HITS_A, changes)])
+    return np.array([(h + c) / 5 for h, c in zip(HITS_A, changes, strict=True)])
 
 
 @pytest.fixture
@@ -85,8 +85,12 @@ def test_seed_warning_small_delta_is_noise_large_drop_is_significant(run_cli, se
 
 def test_seed_warning_with_the_randomization_test_and_two_runs(run_cli, seed_files) -> None:
     f = seed_files
-    small = run_cli("compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["B"])
-    large = run_cli("compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["C"])
+    small = run_cli(
+        "compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["B"]
+    )
+    large = run_cli(
+        "compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["C"]
+    )
     small_pair = json.loads(small.stdout)["comparisons"][0]
     large_pair = json.loads(large.stdout)["comparisons"][0]
     assert small_pair["significant"] is False and small_pair["p_value"] > 0.2

@@ -260,5 +260,7 @@ def test_usage_errors(kwargs: dict[str, object], message: str) -> None:
 def test_needs_two_runs_and_aligned_arrays() -> None:
     with pytest.raises(UsageError, match="at least two runs, got 1"):
         compare_values({"A": {"m": [0.1, 0.2]}}, ["q1", "q2"])
-    with pytest.raises(UsageError, match=r"run 'B', measure 'm': expected 2 per-query values, got shape \(3,\)"):
+    with pytest.raises(
+        UsageError, match=r"run 'B', measure 'm': expected 2 per-query values, got shape \(3,\)"
+    ):
         compare_values({"A": {"m": [0.1, 0.2]}, "B": {"m": [0.1, 0.2, 0.3]}}, ["q1", "q2"])

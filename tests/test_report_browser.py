@@ -19,7 +19,9 @@ from trec_rag_eval.compare import compare_values
 from trec_rag_eval.render.html import render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"
+)
 
 CHECK_SCRIPT = """
 <script>
@@ -37,7 +39,9 @@ window.addEventListener('load', function () {
     images: images.length,
     widths: widths,
     heights: images.map(function (i) { return i.naturalHeight; }),
-    tables: tables.map(function (t) { return [t.id, t.tBodies[0].rows.length, t.getBoundingClientRect().height]; }),
+    tables: tables.map(function (t) {
+      return [t.id, t.tBodies[0].rows.length, t.getBoundingClientRect().height];
+    }),
     errors: loadErrors
   });
   document.body.appendChild(marker);
@@ -49,12 +53,25 @@ window.addEventListener('load', function () {
 def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[dict, list[str]]:
     """Load ``page`` with the check script; return the marker data and the console lines."""
     checked = tmp_path / ("checked-" + page.name)
-    checked.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8")
+    checked.write_text(
+        page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8"
+    )
     profile = tmp_path / "chromium-profile"
     command = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--dump-dom", checked.as_uri(),
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--dump-dom",
+        checked.as_uri(),
     ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -73,8 +90,16 @@ def _comparison():
     a = rng.uniform(0, 1, n)
     values = {
         "bm25": {"nDCG@10": a, "R@5": a * 0.8, "MRR": np.sqrt(a)},
-        "dense": {"nDCG@10": np.clip(a + rng.normal(0.08, 0.05, n), 0, 1), "R@5": a * 0.8, "MRR": np.sqrt(a) * 0.98},
-        "hybrid <&>": {"nDCG@10": np.clip(a + rng.normal(0.0, 0.1, n), 0, 1), "R@5": a * 0.7, "MRR": np.sqrt(a)},
+        "dense": {
+            "nDCG@10": np.clip(a + rng.normal(0.08, 0.05, n), 0, 1),
+            "R@5": a * 0.8,
+            "MRR": np.sqrt(a) * 0.98,
+        },
+        "hybrid <&>": {
+            "nDCG@10": np.clip(a + rng.normal(0.0, 0.1, n), 0, 1),
+            "R@5": a * 0.7,
+            "MRR": np.sqrt(a),
+        },
     }
     return compare_values(values, [f"q{i}" for i in range(n)], n_resamples=1000)
 

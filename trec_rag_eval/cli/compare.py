@@ -35,26 +35,67 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.argument("qrels", type=click.Path(exists=True, dir_okay=False)),
         click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
-        click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
-                     help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10). "
-                          "Default: the RAG set."),
-        click.option("-b", "--baseline", metavar="RUN",
-                     help="Baseline run: its name (run tag) or its file. Default: the first run."),
-        click.option("--test", type=click.Choice(["t", "randomization"]), default="t", show_default=True,
-                     help="Paired test: t-test or randomization (sign-flip) test."),
-        click.option("--correction", type=click.Choice(["holm", "bonferroni", "none"]), default="holm",
-                     show_default=True, help="Correction for multiple comparisons over measures x runs."),
+        click.option(
+            "-m",
+            "--measure",
+            "measures",
+            multiple=True,
+            metavar="NAME",
+            help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10). "
+            "Default: the RAG set.",
+        ),
+        click.option(
+            "-b",
+            "--baseline",
+            metavar="RUN",
+            help="Baseline run: its name (run tag) or its file. Default: the first run.",
+        ),
+        click.option(
+            "--test",
+            type=click.Choice(["t", "randomization"]),
+            default="t",
+            show_default=True,
+            help="Paired test: t-test or randomization (sign-flip) test.",
+        ),
+        click.option(
+            "--correction",
+            type=click.Choice(["holm", "bonferroni", "none"]),
+            default="holm",
+            show_default=True,
+            help="Correction for multiple comparisons over measures x runs.",
+        ),
         click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level."),
-        click.option("--confidence", type=float, default=0.95, show_default=True,
-                     help="Confidence level of the bootstrap interval."),
-        click.option("--n-resamples", type=click.IntRange(min=1), default=10_000, show_default=True,
-                     help="Resamples for the bootstrap and the randomization test."),
+        click.option(
+            "--confidence",
+            type=float,
+            default=0.95,
+            show_default=True,
+            help="Confidence level of the bootstrap interval.",
+        ),
+        click.option(
+            "--n-resamples",
+            type=click.IntRange(min=1),
+            default=10_000,
+            show_default=True,
+            help="Resamples for the bootstrap and the randomization test.",
+        ),
         click.option("--seed", type=int, default=42, show_default=True, help="Seed of every random draw."),
         click.option("-q", "--per-query", is_flag=True, help="Add per-query values and deltas."),
-        click.option("-l", "--relevance-level", type=int, default=1, show_default=True,
-                     help="Lowest judgment that counts as relevant."),
-        click.option("-M", "--max-retrieved", type=click.IntRange(min=1), default=None,
-                     help="Keep only the top M documents of each query."),
+        click.option(
+            "-l",
+            "--relevance-level",
+            type=int,
+            default=1,
+            show_default=True,
+            help="Lowest judgment that counts as relevant.",
+        ),
+        click.option(
+            "-M",
+            "--max-retrieved",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Keep only the top M documents of each query.",
+        ),
         click.option("-J", "--judged-only", is_flag=True, help="Drop unjudged documents before ranking."),
         click.option("--force", is_flag=True, help="Overwrite existing output files."),
     ]
@@ -74,7 +115,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     baseline = _baseline_name(options["baseline"], names, run_paths)
     return compare(
         qrels,
-        dict(zip(names, runs)),
+        dict(zip(names, runs, strict=True)),
         measures=list(options["measures"]) or None,
         baseline=baseline,
         test=options["test"],
@@ -94,10 +135,12 @@ def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ..
         return names[0]
     if requested in names:
         return requested
-    for name, path in zip(names, paths):
+    for name, path in zip(names, paths, strict=True):
         if os.path.exists(requested) and os.path.samefile(requested, path):
             return name
-    raise UsageError(f"--baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}")
+    raise UsageError(
+        f"--baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}"
+    )
 
 
 def _refuse_overwrite(path: str, force: bool) -> None:
@@ -121,11 +164,26 @@ def _write_atomically(path: str, data: bytes) -> None:
 
 @click.command("compare")
 @_comparison_options
-@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="Output format.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).")
-def compare_command(qrels: str, runs: tuple[str, ...], fmt: str, plot_path: str | None, **options: Any) -> None:
+@click.option(
+    "-f",
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).",
+)
+def compare_command(
+    qrels: str, runs: tuple[str, ...], fmt: str, plot_path: str | None, **options: Any
+) -> None:
     """Compare runs with a baseline: deltas, paired tests, bootstrap intervals, verdicts.
 
     \b
@@ -153,8 +211,14 @@ def compare_command(qrels: str, runs: tuple[str, ...], fmt: str, plot_path: str 
 
 @click.command("report")
 @_comparison_options
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), metavar="FILE.html",
-              help="Where to write the report (refuses to overwrite without --force).")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE.html",
+    help="Where to write the report (refuses to overwrite without --force).",
+)
 @click.option("--title", default=None, help="Title of the page.")
 def report_command(qrels: str, runs: tuple[str, ...], output: str, title: str | None, **options: Any) -> None:
     """Write one self-contained HTML page comparing runs: tables, verdicts and plots, no external files.

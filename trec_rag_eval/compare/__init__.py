@@ -75,7 +75,8 @@ def compare_values(
             array = np.asarray(values[run][measure], dtype=np.float64)
             if array.shape != (n,):
                 raise UsageError(
-                    f"run {run!r}, measure {measure!r}: expected {n} per-query values, got shape {array.shape}"
+                    f"run {run!r}, measure {measure!r}: expected {n} per-query values, "
+                    f"got shape {array.shape}"
                 )
             arrays[run][measure] = array
     if n == 0:
@@ -94,7 +95,9 @@ def compare_values(
                 p_value = stats.paired_t_test(a, b)
             else:
                 p_value = stats.randomization_test(a, b, n_resamples=n_resamples, rng=rng)
-            low, high = stats.bootstrap_interval(a, b, confidence=confidence, n_resamples=n_resamples, rng=rng)
+            low, high = stats.bootstrap_interval(
+                a, b, confidence=confidence, n_resamples=n_resamples, rng=rng
+            )
             wins, ties, losses = stats.wins_ties_losses(a, b)
             raw.append(
                 dict(
@@ -117,7 +120,7 @@ def compare_values(
     adjusted = stats.adjust_p_values([float(r["p_value"]) for r in raw], correction)  # type: ignore[arg-type]
     pairs = [
         PairResult(**r, p_adjusted=p, significant=bool(not math.isnan(p) and p < alpha))  # type: ignore[arg-type]
-        for r, p in zip(raw, adjusted)
+        for r, p in zip(raw, adjusted, strict=True)
     ]
     return Comparison(
         runs=runs,
@@ -189,7 +192,7 @@ def compare(
     if isinstance(runs, Mapping):
         named = dict(runs)
     else:
-        named = dict(zip(run_names(list(runs)), runs))
+        named = dict(zip(run_names(list(runs)), runs, strict=True))
     values: dict[str, dict[str, np.ndarray]] = {}
     query_ids: list[str] | None = None
     names: list[str] | None = None

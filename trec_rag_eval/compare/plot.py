@@ -112,7 +112,9 @@ def draw_per_query(figure: Any, comparison: Comparison) -> None:
 
 
 def intervals_figure(comparison: Comparison) -> Any:
-    figure = _figure_class()(figsize=(8, 1.2 + 0.45 * len(comparison.measures) * max(1, len(comparison.others))))
+    figure = _figure_class()(
+        figsize=(8, 1.2 + 0.45 * len(comparison.measures) * max(1, len(comparison.others)))
+    )
     draw_intervals(figure, comparison)
     figure.tight_layout()
     return figure

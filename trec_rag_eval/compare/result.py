@@ -98,7 +98,8 @@ class Comparison:
         p_text = p_phrase(pair.p_adjusted)
         if self.correction != "none":
             p_text += f" after {CORRECTION_NAMES[self.correction]}"
-        ci_text = f"{format_percent(self.confidence)} CI [{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
+        interval = f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
+        ci_text = f"{format_percent(self.confidence)} CI {interval}"
         if pair.wins == 0 and pair.losses == 0:
             return f"{pair.run} vs {pair.baseline}: identical on every query"
         if pair.significant:
@@ -118,7 +119,8 @@ class Comparison:
         correction = (
             "no correction for multiple comparisons"
             if self.correction == "none"
-            else f"{CORRECTION_NAMES[self.correction]} correction over {family} comparison{'s' if family != 1 else ''}"
+            else f"{CORRECTION_NAMES[self.correction]} correction over {family} "
+            f"comparison{'s' if family != 1 else ''}"
         )
         test = TEST_NAMES[self.test]
         if self.test == "randomization":
@@ -126,7 +128,8 @@ class Comparison:
         seed = "none (not reproducible)" if self.seed is None else str(self.seed)
         return (
             f"{test}, {correction}, alpha {format_plain(self.alpha)}; "
-            f"{format_percent(self.confidence)} CI: bootstrap BCa, {self.n_resamples} resamples, not adjusted; "
+            f"{format_percent(self.confidence)} CI: bootstrap BCa, {self.n_resamples} resamples, "
+            "not adjusted; "
             f"seed {seed}; {self.n_queries} queries; baseline {self.baseline}. "
             f"d = mean delta / sd of deltas. MDD = smallest delta a paired t-test detects here "
             f"(alpha {format_plain(self.alpha)}, power {format_plain(self.power)}, observed sd)."

@@ -31,7 +31,9 @@ def _rng_argument(function: Callable[..., Any], rng: np.random.Generator) -> dic
     return {"random_state": rng}
 
 
-def _as_pair(baseline: Sequence[float] | np.ndarray, run: Sequence[float] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _as_pair(
+    baseline: Sequence[float] | np.ndarray, run: Sequence[float] | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     a = np.asarray(baseline, dtype=np.float64)
     b = np.asarray(run, dtype=np.float64)
     if a.ndim != 1 or a.shape != b.shape:

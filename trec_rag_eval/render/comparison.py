@@ -95,7 +95,10 @@ def per_query_rows(comparison: Comparison) -> list[list[str]]:
         for i, query_id in enumerate(comparison.query_ids):
             row = [query_id, measure, format_value(float(base[i]))]
             for run in comparison.others:
-                row += [format_value(float(comparison.values[run][measure][i])), format_delta(float(deltas[run][i]))]
+                row += [
+                    format_value(float(comparison.values[run][measure][i])),
+                    format_delta(float(deltas[run][i])),
+                ]
             rows.append(row)
     return rows
 
@@ -109,7 +112,8 @@ def _aligned(header: list[str], rows: list[list[str]], numeric_from: int) -> lis
     lines = []
     for row in [header, *rows]:
         cells = [
-            cell.rjust(widths[i]) if i >= numeric_from else cell.ljust(widths[i]) for i, cell in enumerate(row)
+            cell.rjust(widths[i]) if i >= numeric_from else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
         ]
         lines.append("  ".join(cells).rstrip())
     return lines
@@ -117,7 +121,9 @@ def _aligned(header: list[str], rows: list[list[str]], numeric_from: int) -> lis
 
 def _title(comparison: Comparison) -> str:
     n_runs = len(comparison.runs)
-    return f"Comparison of {n_runs} runs over {comparison.n_queries} queries (baseline: {comparison.baseline})"
+    return (
+        f"Comparison of {n_runs} runs over {comparison.n_queries} queries (baseline: {comparison.baseline})"
+    )
 
 
 def render_table(comparison: Comparison, per_query: bool = False) -> str:
@@ -193,7 +199,12 @@ def render_latex(comparison: Comparison, per_query: bool = False) -> str:
     the correction. Needs ``\\usepackage{booktabs}``.
     """
     measures = comparison.measures
-    lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{l" + "r" * len(measures) + "}", r"\toprule"]
+    lines = [
+        r"\begin{table}[t]",
+        r"\centering",
+        r"\begin{tabular}{l" + "r" * len(measures) + "}",
+        r"\toprule",
+    ]
     lines.append("Run & " + " & ".join(latex_escape(m) for m in measures) + r" \\")
     lines.append(r"\midrule")
     for run in comparison.runs:
@@ -205,13 +216,16 @@ def render_latex(comparison: Comparison, per_query: bool = False) -> str:
         lines.append(label + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     correction = (
-        "no correction" if comparison.correction == "none" else f"{CORRECTION_NAMES[comparison.correction]} correction"
+        "no correction"
+        if comparison.correction == "none"
+        else f"{CORRECTION_NAMES[comparison.correction]} correction"
     )
     test = "paired t-test" if comparison.test == "t" else "paired randomization test"
     seed = "none" if comparison.seed is None else str(comparison.seed)
     caption = (
-        f"Mean over {comparison.n_queries} queries. $^{{\\dagger}}$/$^{{\\ddagger}}$: significantly better/worse "
-        f"than {latex_escape(comparison.baseline)} ({test}, {correction} over {len(comparison.pairs)} comparisons, "
+        f"Mean over {comparison.n_queries} queries. $^{{\\dagger}}$/$^{{\\ddagger}}$: "
+        f"significantly better/worse than {latex_escape(comparison.baseline)} "
+        f"({test}, {correction} over {len(comparison.pairs)} comparisons, "
         f"$p < {comparison.alpha:g}$; seed {seed})."
     )
     lines += [r"\caption{" + caption + "}", r"\end{table}"]
@@ -327,7 +341,10 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
         "power": comparison.power,
         "n_resamples": comparison.n_resamples,
         "seed": comparison.seed,
-        "means": {run: {m: _json_number(v) for m, v in by_measure.items()} for run, by_measure in comparison.means.items()},
+        "means": {
+            run: {m: _json_number(v) for m, v in by_measure.items()}
+            for run, by_measure in comparison.means.items()
+        },
         "comparisons": [
             {
                 "measure": p.measure,
@@ -355,14 +372,26 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
         out["query_ids"] = list(comparison.query_ids)
         out["per_query"] = {
             measure: {
-                run: dict(zip(comparison.query_ids, (_json_number(v) for v in comparison.values[run][measure])))
+                run: dict(
+                    zip(
+                        comparison.query_ids,
+                        (_json_number(v) for v in comparison.values[run][measure]),
+                        strict=True,
+                    )
+                )
                 for run in comparison.runs
             }
             for measure in comparison.measures
         }
         out["per_query_deltas"] = {
             measure: {
-                run: dict(zip(comparison.query_ids, (_json_number(v) for v in comparison.deltas(measure, run))))
+                run: dict(
+                    zip(
+                        comparison.query_ids,
+                        (_json_number(v) for v in comparison.deltas(measure, run)),
+                        strict=True,
+                    )
+                )
                 for run in comparison.others
             }
             for measure in comparison.measures

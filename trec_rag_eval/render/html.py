@@ -47,7 +47,10 @@ def _cell(text: str, numeric: bool, css: str = "") -> str:
 def _summary_table(comparison: Comparison) -> str:
     header = summary_header(comparison)
     rows = summary_rows(comparison)
-    out = ['<table id="summary">', "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>"]
+    out = [
+        '<table id="summary">',
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
+    ]
     out.append("<tbody>")
     index = 0
     for measure in comparison.measures:
@@ -55,7 +58,9 @@ def _summary_table(comparison: Comparison) -> str:
             row = rows[index]
             index += 1
             if run == comparison.baseline:
-                out.append('<tr class="baseline">' + "".join(_cell(c, i >= 2) for i, c in enumerate(row)) + "</tr>")
+                out.append(
+                    '<tr class="baseline">' + "".join(_cell(c, i >= 2) for i, c in enumerate(row)) + "</tr>"
+                )
                 continue
             direction = comparison.pair(measure, run).direction
             css = direction if direction != "noise" else ""
@@ -67,7 +72,11 @@ def _summary_table(comparison: Comparison) -> str:
 
 def _per_query_table(comparison: Comparison) -> str:
     header = per_query_header(comparison)
-    out = ['<table id="per-query">', "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>", "<tbody>"]
+    out = [
+        '<table id="per-query">',
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr></thead>",
+        "<tbody>",
+    ]
     for row in per_query_rows(comparison):
         out.append("<tr>" + "".join(_cell(c, i >= 2) for i, c in enumerate(row)) + "</tr>")
     out.append("</tbody></table>")
@@ -95,7 +104,8 @@ def render_html(
         "</head>",
         "<body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>Runs: {html.escape(', '.join(comparison.runs))}; baseline: <b>{html.escape(comparison.baseline)}</b>; "
+        f"<p>Runs: {html.escape(', '.join(comparison.runs))}; "
+        f"baseline: <b>{html.escape(comparison.baseline)}</b>; "
         f"{comparison.n_queries} queries.</p>",
         "<h2>Verdicts</h2>",
         '<ul class="verdicts">',
@@ -106,15 +116,25 @@ def render_html(
             f"{html.escape(comparison.verdict(pair))}</li>"
         )
     parts += ["</ul>", "<h2>Summary</h2>", _summary_table(comparison)]
-    parts.append(f"<p>{html.escape(SIGNIFICANT_MARK)} significant at alpha {comparison.alpha:g} after correction.</p>")
+    parts.append(
+        f"<p>{html.escape(SIGNIFICANT_MARK)} significant at alpha {comparison.alpha:g} after correction.</p>"
+    )
     if images:
         from trec_rag_eval.compare.plot import figure_bytes, intervals_figure, per_query_figure
 
         parts += [
             "<h2>Mean deltas and intervals</h2>",
-            _image(figure_bytes(intervals_figure(comparison), "png"), "mean delta per measure with its interval", "intervals"),
+            _image(
+                figure_bytes(intervals_figure(comparison), "png"),
+                "mean delta per measure with its interval",
+                "intervals",
+            ),
             "<h2>Per-query deltas</h2>",
-            _image(figure_bytes(per_query_figure(comparison), "png"), "sorted per-query deltas per measure", "per-query-deltas"),
+            _image(
+                figure_bytes(per_query_figure(comparison), "png"),
+                "sorted per-query deltas per measure",
+                "per-query-deltas",
+            ),
         ]
     if per_query:
         parts += [
