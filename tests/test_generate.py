@@ -33,8 +33,10 @@ CORPUS = [
 ]
 ANSWERS = {
     "ok": "1. Quand repiquer les tomates ?\n2. Quel sol pour les tomates ?\n3. Quand repiquer les tomates?",
-    "busy": "- Que mettre dans le compost ?\n- Quand repiquer les TOMATES ?\n- Qu'est-ce qu'une matière brune ?",
-    "bad": "1. Quand la Bastille est-elle prise ?\n2. Que se passe-t-il le 14 juillet 1789 ?\n3. Qui prend la Bastille ?",
+    "busy": "- Que mettre dans le compost ?\n- Quand repiquer les TOMATES ?\n"
+            "- Qu'est-ce qu'une matière brune ?",
+    "bad": "1. Quand la Bastille est-elle prise ?\n2. Que se passe-t-il le 14 juillet 1789 ?\n"
+           "3. Qui prend la Bastille ?",
     "slow": "1. Le Livret A est-il risqué ?\n2. Qu'est-ce que le Livret A ?\n3. Où placer son épargne ?",
 }
 
@@ -111,12 +113,14 @@ class ScriptedServer:
 def _completion(content: str) -> dict:
     return {
         "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test-model",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": content}}],
         "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
     }
 
 
-SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=0.5, max_retries=1, backoff=0.25)
+SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=0.5, max_retries=1,
+                              backoff=0.25)
 
 
 def test_prompt_is_the_seed_prompt():
@@ -133,7 +137,8 @@ def test_parse_questions_strips_list_markers_and_keeps_n():
 
 
 def test_normalised_questions_ignore_case_accents_and_punctuation():
-    assert normalise_question("Quand repiquer les TOMATES ?") == normalise_question("quand  repiquer les tomates?")
+    shouted, plain = "Quand repiquer les TOMATES ?", "quand  repiquer les tomates?"
+    assert normalise_question(shouted) == normalise_question(plain)
     assert normalise_question("Où est-ce ?") == "ou est ce"
 
 
@@ -166,12 +171,13 @@ def test_429_malformed_and_timeout_then_a_rerun_finishes(tmp_path):
         assert sorted(failures) == ["d_bad", "d_slow"]
         assert failures["d_bad"].startswith("malformed reply")
         assert failures["d_slow"] == "no reply within 0.5 s, gave up after 2 attempts"
-        assert sorted(waits) == [0.25, 3.0]          # backoff 0.25 * 2**0 for the timeout; Retry-After for 429
+        assert sorted(waits) == [0.25, 3.0]   # backoff 0.25 * 2**0 after the timeout; Retry-After after 429
         assert sorted(server.requests) == ["bad", "busy", "busy", "ok", "slow", "slow"]
         assert (first.requests, first.retries) == (6, 2)
         assert (first.prompt_tokens, first.completion_tokens) == (80, 24)   # two successful replies
         assert not first.written and not output.exists()
-        saved = [json.loads(line) for line in progress_path_for(output).read_text(encoding="utf-8").splitlines()]
+        lines = progress_path_for(output).read_text(encoding="utf-8").splitlines()
+        saved = [json.loads(line) for line in lines]
         assert sorted(record["doc_id"] for record in saved) == ["d_busy", "d_ok"]
 
         # The rerun asks only for the two missing documents.
@@ -223,7 +229,8 @@ def test_cli_writes_the_dataset_and_warns_about_overlap(tmp_path, monkeypatch):
     corpus.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in CORPUS), encoding="utf-8")
     output = tmp_path / "dataset.json"
     with ScriptedServer({}) as server:
-        args = [str(corpus), "-n", "3", "--model", "test-model", "--base-url", server.base_url, "-o", str(output)]
+        args = [str(corpus), "-n", "3", "--model", "test-model", "--base-url", server.base_url,
+                "-o", str(output)]
         result = CliRunner().invoke(generate_queries_command, args)
         assert result.exit_code == 0, result.output
         again = CliRunner().invoke(generate_queries_command, args)

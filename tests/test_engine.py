@@ -1,0 +1,176 @@
+"""The search harness: any engine shape, failures, progress, latency, the recorded run, the CLI."""
+
+from __future__ import annotations
+
+import io
+import math
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from trec_rag_eval.cli.search import demo_command, demo_files, search_command
+from trec_rag_eval.engine import harness
+from trec_rag_eval.engine.harness import Evaluator, normalise_results, parse_seed_dataset
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.trec import read_run
+
+DATASET = [
+    {"id": "q1", "requête": "alpha", "pertinents": {"a": 3, "b": 1}, "non_pertinents": ["z"]},
+    {"id": "q2", "requête": "boom", "pertinents": ["c"]},
+    {"id": "q3", "requête": "delta", "pertinents": ["d"]},
+]
+ANSWERS = {"alpha": ["b", "a", "z"], "delta": ["x", "d"]}
+
+
+def engine(query: str, k: int) -> list[str]:
+    if query == "boom":
+        raise RuntimeError("index offline")
+    return ANSWERS[query][:k]
+
+
+class TtyBuffer(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_failing_query_is_recorded_scored_zero_and_the_rest_goes_on():
+    measures = ["RR", "P@1", "nDCG@10"]
+    report = Evaluator(engine, run_tag="t").evaluate(DATASET, k_values=(1, 10), measures=measures)
+    assert [(f.query_id, f.error) for f in report.failures] == [("q2", "RuntimeError: index offline")]
+    per_query = report.per_query
+    assert list(per_query) == ["q1", "q2", "q3"]
+    # q1: first relevant (b) at rank 1 -> RR 1. q2 failed -> 0. q3: d at rank 2 -> RR 0.5.
+    assert [per_query[q]["RR"] for q in ("q1", "q2", "q3")] == [1.0, 0.0, 0.5]
+    assert report.summary["RR"] == pytest.approx(1.5 / 3)
+    # q1 nDCG@10, linear gains (trec_eval): ranking b(1), a(3), z(0); ideal a(3), b(1).
+    dcg = 1 / math.log2(2) + 3 / math.log2(3)
+    ideal = 3 / math.log2(2) + 1 / math.log2(3)
+    assert per_query["q1"]["nDCG@10"] == pytest.approx(dcg / ideal)
+    assert report.to_dict()["failed_queries"] == [{"query_id": "q2", "error": "RuntimeError: index offline"}]
+
+
+def test_latency_is_recorded_per_query_with_p50_and_p95(monkeypatch):
+    class Clock:
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(harness, "time", clock)
+    durations = {"q1": 0.010, "q2": 0.040, "q3": 0.020, "q4": 0.030}
+
+    def timed(query: str, k: int) -> list[str]:
+        clock.now += durations[query]
+        return ["d"]
+
+    dataset = [{"id": q, "query": q, "relevant": ["d"]} for q in durations]
+    outcome = Evaluator(timed).run(dataset)
+    assert outcome.latencies == pytest.approx(durations)
+    # Sorted 0.01, 0.02, 0.03, 0.04 with linear interpolation: p50 at position 1.5 -> 0.025,
+    # p95 at position 0.95 * 3 = 2.85 -> 0.03 + 0.85 * 0.01 = 0.0385.
+    assert outcome.latency_p50 == pytest.approx(0.025)
+    assert outcome.latency_p95 == pytest.approx(0.0385)
+
+
+def test_progress_bar_goes_to_the_given_stream():
+    stream = TtyBuffer()
+    Evaluator(engine, progress=True, progress_file=stream).run(DATASET)
+    assert "Searching" in stream.getvalue() and "3/3" in stream.getvalue()
+    quiet = TtyBuffer()
+    Evaluator(engine, progress_file=quiet).run(DATASET)     # 3 queries: below the default threshold
+    assert quiet.getvalue() == ""
+
+
+def test_engine_shapes_search_and_rechercher_methods():
+    class Moteur:                      # the seed lesson's engine
+        def rechercher(self, requete: str, k: int) -> list[dict]:
+            return [{"id": "a", "score": 2.0}, {"id": "b", "score": 1.0}][:k]
+
+    outcome = Evaluator(Moteur()).run(DATASET[:1], depth=1)
+    assert outcome.run.to_dict() == {"q1": {"a": 2.0}}
+
+    class Engine:
+        def search(self, query: str, k: int) -> list[tuple[str, float]]:
+            return [("a", 0.9), ("b", 0.5)]
+
+    assert Evaluator(Engine()).run(DATASET[:1]).run.to_dict() == {"q1": {"a": 0.9, "b": 0.5}}
+    with pytest.raises(UsageError, match="must be a callable"):
+        Evaluator(42)
+
+
+def test_results_keep_engine_order_when_scores_tie_or_are_missing():
+    assert normalise_results(["a", "b", "a", "c"], depth=10) == (["a", "b", "c"], None)
+    scored = [{"id": "a", "score": 3}, {"id": "b", "score": 1}]
+    assert normalise_results(scored, 10) == (["a", "b"], [3.0, 1.0])
+    assert normalise_results([{"id": "a", "score": 1}, {"id": "b", "score": 1}], 10) == (["a", "b"], None)
+    assert normalise_results(["a", "b", "c"], depth=2) == (["a", "b"], None)
+    outcome = Evaluator(lambda q, k: [{"id": "b", "score": 1.0}, {"id": "a", "score": 1.0}]).run(DATASET[:1])
+    # A tie would let trec_eval's doc_id rule put "b" after "a"; 1/rank scores keep the engine's order.
+    assert outcome.run.to_dict() == {"q1": {"b": 1.0, "a": 0.5}}
+    assert outcome.rescored_queries == ["q1"]
+
+
+def test_the_run_is_written_as_trec_and_json(tmp_path):
+    report = Evaluator(engine, run_tag="demo").evaluate(DATASET, measures=["P@1"])
+    report.write_run(tmp_path / "run.txt")
+    assert (tmp_path / "run.txt").read_text().splitlines() == [
+        "q1 Q0 b 1 1 demo", "q1 Q0 a 2 0.5 demo", f"q1 Q0 z 3 {1 / 3!r} demo",
+        "q3 Q0 x 1 1 demo", "q3 Q0 d 2 0.5 demo",
+    ]
+    assert read_run(tmp_path / "run.txt").to_dict() == report.run.to_dict()
+    report.write_run(tmp_path / "run.json", format="json")
+    assert '"q1": [{"id": "b", "score": 1.0}' in (tmp_path / "run.json").read_text()
+
+
+def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
+    qrels = parse_seed_dataset([
+        {"requête": "a", "pertinents": ["d1", "d2"], "non_pertinents": ["d9"]},
+        {"query": "b", "relevant": {"d3": 2}},
+    ])
+    assert qrels.to_dict() == {"q1": {"d1": 1, "d2": 1, "d9": 0}, "q2": {"d3": 2}}
+    assert qrels.topics == {"q1": "a", "q2": "b"}
+    with pytest.raises(InputFormatError, match=r"query 2: missing query text"):
+        parse_seed_dataset([{"query": "a"}, {"pertinents": []}])
+
+
+def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypatch):
+    (tmp_path / "my_engine.py").write_text(textwrap.dedent("""
+        def search(query, k):
+            return {"alpha": ["b", "a"], "delta": ["d"]}.get(query, [])
+    """))
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text('[{"id": "q1", "requête": "alpha", "pertinents": {"a": 2}},'
+                       ' {"id": "q2", "requête": "delta", "pertinents": ["d"]}]', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(search_command, [str(dataset), "--engine", "my_engine:search", "-k", "10",
+                                                 "-m", "RR", "-o", "run.txt"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "run.txt").read_text().splitlines() == [
+        "q1 Q0 b 1 1 search", "q1 Q0 a 2 0.5 search", "q2 Q0 d 1 1 search"
+    ]
+    assert "latency per query: p50" in result.stdout
+    again = CliRunner().invoke(search_command, [str(dataset), "--engine", "my_engine:nothing"])
+    assert str(again.exception) == "--engine 'my_engine:nothing': 'my_engine' has no attribute 'nothing'"
+
+
+def test_demo_runs_offline_and_prints_metrics_and_a_comparison():
+    result = CliRunner().invoke(demo_command, [])
+    assert result.exit_code == 0, result.output
+    assert "nDCG" in result.stdout and "MRR" in result.stdout
+    assert "bm25-keep-stop-words" in result.stdout and "baseline: bm25" in result.stdout
+
+
+def test_the_packaged_demo_data_is_the_fixtures():
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    corpus, dataset = demo_files()
+    assert corpus.read_bytes() == (fixtures / "corpus_fr.jsonl").read_bytes()
+    assert dataset.read_bytes() == (fixtures / "eval_dataset_fr.json").read_bytes()
+
+
+def test_latency_of_nothing_is_nan():
+    outcome = harness.SearchOutcome(run=None, latencies={}, failures=[], rescored_queries=[])  # type: ignore[arg-type]
+    assert np.isnan(outcome.latency_p50)
