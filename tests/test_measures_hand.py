@@ -156,10 +156,11 @@ MAIN_CASES = [
     # Judged@k (ir-measures): judged docs in the top min(k, N): d3 d2 d1 of 5; d3 d2 d1 d4 d5 of 7
     ("Judged@5", 3 / 5),
     ("Judged@10", 5 / 7),
-    # ERR@k, gains (2^g - 1) / 2^gmax with gmax = 2: R = [3/4, 0, 0, 1/4, 0, 1/4, 0]
-    ("ERR@1", 3 / 4),
-    ("ERR@5", 3 / 4 + (1 - 3 / 4) * (1 / 4) / 4),
-    ("ERR@10", 3 / 4 + (1 - 3 / 4) * (1 / 4) / 4 + (1 - 3 / 4) * (1 - 1 / 4) * (1 / 4) / 6),
+    # ERR@k as gdeval.pl: stopping probability (2^g - 1) / 2^4 (gdeval's maximum judgment is fixed at 4)
+    # g = [2,0,0,1,0,1,0] -> R = [3/16, 0, 0, 1/16, 0, 1/16, 0]; sum of (1/r) R_r prod_{i<r} (1 - R_i)
+    ("ERR@1", 3 / 16),
+    ("ERR@5", 3 / 16 + (1 - 3 / 16) * (1 / 16) / 4),
+    ("ERR@10", 3 / 16 + (1 - 3 / 16) * (1 / 16) / 4 + (1 - 3 / 16) * (1 - 1 / 16) * (1 / 16) / 6),
 ]
 
 
