@@ -23,6 +23,10 @@ CORRECTIONS = ("holm", "bonferroni", "none")
 # genuine difference is never this small, while float noise from different summation orders is.
 TIE_TOLERANCE = 1e-12
 
+# Resampling works on (batch x queries) arrays; this bounds one batch to ~16 MB of float64 so
+# that tens of thousands of queries do not need gigabytes (unbatched, 2,000 queries took 1.5 GB).
+BATCH_ELEMENTS = 2_000_000
+
 
 def _rng_argument(function: Callable[..., Any], rng: np.random.Generator) -> dict[str, Any]:
     """scipy >= 1.15 takes ``rng=``; older releases only ``random_state=``."""
@@ -39,6 +43,10 @@ def _as_pair(
     if a.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"paired values must be two 1-d arrays of one length, got {a.shape} and {b.shape}")
     return a, b
+
+
+def _batch(n_queries: int, elements: int = BATCH_ELEMENTS) -> int:
+    return max(1, elements // max(1, n_queries))
 
 
 def _is_constant(diff: np.ndarray) -> bool:
@@ -70,6 +78,8 @@ def randomization_test(
     ``scipy.stats.permutation_test(permutation_type='samples')`` swaps the two values of each
     query at random. When 2**n <= n_resamples scipy enumerates every flip (an exact test);
     otherwise it draws n_resamples flips and reports (hits + 1) / (n_resamples + 1).
+    Cost: scipy draws each flip as a permutation, about 0.2-0.5 microseconds per query and
+    resample (2,000 queries x 10,000 resamples: ~4 s per measure and run); the t-test is instant.
     """
     a, b = _as_pair(baseline, run)
     diff = b - a
@@ -82,6 +92,7 @@ def randomization_test(
         permutation_type="samples",
         vectorized=True,
         n_resamples=n_resamples,
+        batch=_batch(diff.size),
         alternative="two-sided",
         **_rng_argument(stats.permutation_test, rng),
     )
@@ -115,6 +126,7 @@ def bootstrap_interval(
         n_resamples=n_resamples,
         method="BCa",
         vectorized=True,
+        batch=_batch(diff.size),
         **_rng_argument(stats.bootstrap, rng),
     )
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
@@ -127,6 +139,7 @@ def bootstrap_interval(
             n_resamples=n_resamples,
             method="percentile",
             vectorized=True,
+            batch=_batch(diff.size),
             **_rng_argument(stats.bootstrap, rng),
         )
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
