@@ -15,8 +15,8 @@ includes interpreter start-up, imports, parsing, evaluation and output, as a use
 Two measure sets: ``standard`` (-m P.10 -m recall.100 -m map -m recip_rank -m ndcg_cut.10) and ``rag``
 (no -m: P/R/F1/HitRate/nDCG at 1,3,5,10, MRR, MAP; for the peers the same measures in their notation,
 F1 computed per query from P and R). Runs alternate tool by tool (A B C A B C ...) and each figure is
-the median of --repeats. Wall time is measured around the child; peak memory is the child's own
-``ru_maxrss`` from ``os.wait4`` (its peak resident set, children included). Before timing, the means
+the median of --repeats. Wall time is measured around the child; peak memory is the child's peak
+resident set from GNU time's %M (see time_once for why not os.wait4 from here). Before timing, the means
 printed by every tool are compared side by side, so a speed win is never a wrong answer.
 
 The small case (trec_eval's own test files, 1,500 run lines) measures start-up latency.
@@ -213,17 +213,49 @@ def child_environment(data: Path) -> dict[str, str]:
 CHILD_ENV: dict[str, str] | None = None
 
 
+GNU_TIME = "/usr/bin/time"
+
+
 def time_once(argv: list[str], stdout_path: Path) -> tuple[float, int, int, str]:
-    """(wall seconds, peak RSS in KB, exit code, stderr) of one child, measured with os.wait4."""
-    with open(stdout_path, "wb") as out, open(stdout_path.with_suffix(".err"), "wb") as err:
+    """(wall seconds, peak RSS in KB, exit code, stderr) of one child.
+
+    Peak RSS comes from GNU time's %M, i.e. wait4() in a tiny intermediate process. Calling os.wait4
+    here directly is wrong on Linux: exec() keeps the RSS high-water mark of the process image it
+    replaces, and subprocess forks (vforks) from this interpreter, so every child would report at
+    least this process's own peak (verified: /bin/true "used" 504 MB after the parent touched 500 MB).
+    Without GNU time we fall back to os.wait4, whose floor is this process's peak (kept small: the
+    pair is generated in a subprocess).
+    """
+    err_path = stdout_path.with_suffix(".err")
+    rss_path = stdout_path.with_suffix(".rss")
+    use_time = os.access(GNU_TIME, os.X_OK)
+    full = [GNU_TIME, "-f", "%M", "-o", str(rss_path), *argv] if use_time else argv
+    with open(stdout_path, "wb") as out, open(err_path, "wb") as err:
         started = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=out, stderr=err, env=CHILD_ENV)
+        child = subprocess.Popen(full, stdout=out, stderr=err, env=CHILD_ENV)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
-    # Linux reports ru_maxrss in KB (macOS in bytes).
-    rss_kb = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
-    return wall, rss_kb, child.returncode, stdout_path.with_suffix(".err").read_text(errors="replace")
+    if use_time:
+        lines = rss_path.read_text().split()
+        rss_kb = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+    else:
+        # Linux reports ru_maxrss in KB (macOS in bytes).
+        rss_kb = usage.ru_maxrss // 1024 if sys.platform == "darwin" else usage.ru_maxrss
+    return wall, rss_kb, child.returncode, err_path.read_text(errors="replace")
+
+
+def ensure_pair(data: Path, queries: int, depth: int, seed: int, log) -> tuple[Path, Path]:
+    """Generate the pair in a subprocess (keeps this process, the children's parent, small)."""
+    qrels, run = generate.pair_paths(data, queries, depth, seed)
+    if not (qrels.exists() and run.exists()):
+        log(f"generating {run.name} ...")
+        subprocess.run(
+            [sys.executable, str(HERE / "generate.py"), "--queries", str(queries), "--depth", str(depth),
+             "--seed", str(seed), "--out", str(data)],
+            check=True, stdout=sys.stderr,
+        )
+    return qrels, run
 
 
 def bench_case(label: str, tool_list: list[Tool], repeats: int, work: Path, log) -> dict[str, dict[str, Timing]]:
@@ -383,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     global CHILD_ENV
     CHILD_ENV = child_environment(args.data)
     # Untimed warm-up of every tool (bytecode cache, page cache) on a tiny pair.
-    tiny = generate.ensure_pair(args.data, 20, 50, args.seed, log=log)
+    tiny = ensure_pair(args.data, 20, 50, args.seed, log)
     for tool in tools(*tiny, False, readers):
         for measure_set in MEASURE_SETS:
             time_once([*tool.argv, *tool.for_set[measure_set]], work / "warm-up.out")
@@ -405,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"small case skipped: {qrels} or {results} not found")
 
     if not args.skip_big:
-        qrels, run = generate.ensure_pair(args.data, queries, args.depth, args.seed, log=log)
+        qrels, run = ensure_pair(args.data, queries, args.depth, args.seed, log)
         size_mb = run.stat().st_size / 1e6
         lines = queries * args.depth
         log(f"big case: {run} ({lines:,} lines, {size_mb:.0f} MB), {repeats} repeats")
@@ -433,8 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.depth != generate.DEFAULT_DEPTH:
         rerun += f" --depth {args.depth}"
     report += [
-        f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS from os.wait4 "
-        f"(the child's own maximum resident set). Ratios: tool / trec-rag-eval (higher = trec-rag-eval better).",
+        f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS: the child's "
+        f"maximum resident set ({'GNU time %M' if os.access(GNU_TIME, os.X_OK) else 'os.wait4'}). Ratios: tool / trec-rag-eval (higher = trec-rag-eval better).",
         f"Rerun: `{rerun}`",
         "",
     ]
