@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import polars as pl
+
+from trec_rag_eval.errors import InputFormatError
 
 QRELS_SCHEMA = {"query_id": pl.Utf8, "iteration": pl.Utf8, "doc_id": pl.Utf8, "relevance": pl.Int64}
 RUN_SCHEMA = {"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64}
@@ -59,6 +62,18 @@ class Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
         rows = [(q, d, float(s)) for q, docs in scores.items() for d, s in docs.items()]
         return cls(pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row"), run_tag, source)
+
+    def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
+        """The error for a document listed twice for a query, citing both lines when the run
+        came from a TREC file."""
+        reason = f"document {doc_id!r} listed twice for query {query_id!r}"
+        if os.path.isfile(self.source):
+            from trec_rag_eval.io.trec import lines_of
+
+            lines = lines_of(self.source, query_id, doc_id)
+            if len(lines) >= 2:
+                return InputFormatError(self.source, lines[1], f"{reason} (first at line {lines[0]})")
+        return InputFormatError(self.source, None, reason)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

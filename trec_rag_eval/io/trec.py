@@ -56,7 +56,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     if read is None:
         read = _slow_run(name, source)
     frame, run_tag = read
-    _reject_duplicate_documents(name, source, frame)
+    # a document listed twice is caught by the ranking step, on hashed keys, and cited by line there
     return Run(frame, run_tag, name)
 
 
@@ -235,12 +235,9 @@ def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame)
             path, second, f"document {pair[1]!r} judged twice for query {pair[0]!r} (first at line {first})")
 
 
-def _reject_duplicate_documents(path: str, source: _Source, frame: pl.DataFrame) -> None:
-    pair = _duplicate_pair(frame)
-    if pair is not None:
-        first, second = _lines_of(source, *pair)[:2]
-        raise InputFormatError(
-            path, second, f"document {pair[1]!r} listed twice for query {pair[0]!r} (first at line {first})")
+def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:
+    """Line numbers of a TREC file where ``query_id`` and ``doc_id`` stand in columns 1 and 3."""
+    return _lines_of(_open_source(path), query_id, doc_id)
 
 
 def parse_qrels_text(text: str, source: str = "<qrels>") -> Qrels:
@@ -257,6 +254,5 @@ def parse_run_text(text: str, source: str = "<run>") -> Run:
     """Read a run from a string (tests, notebooks)."""
     src = _Source(source, text.encode("utf-8"))
     read = _fast_run(src) or _slow_run(source, src)
-    _reject_duplicate_documents(source, src, read[0])
     return Run(read[0], read[1], source)
 
