@@ -1,6 +1,6 @@
 """The HTML comparison report opened in a real headless browser (Debian's chromium).
 
-The report is copied, a small checking script is appended to the copy (the report itself has no
+The report is copied, a small checking script is put into the copy's head (the report itself has no
 script), and chromium's ``--dump-dom`` gives back the page after load with the script's marker.
 Console messages are read from chromium's log on stderr. Skipped only when chromium is absent.
 """
@@ -53,9 +53,10 @@ window.addEventListener('load', function () {
 def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[dict, list[str]]:
     """Load ``page`` with the check script; return the marker data and the console lines."""
     checked = tmp_path / ("checked-" + page.name)
-    checked.write_text(
-        page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8"
-    )
+    # In <head>, so the error listener is in place before any image starts loading.
+    text = page.read_text(encoding="utf-8")
+    assert "<head>" in text
+    checked.write_text(text.replace("<head>", "<head>" + CHECK_SCRIPT, 1), encoding="utf-8")
     profile = tmp_path / "chromium-profile"
     command = [
         CHROMIUM,
@@ -131,7 +132,8 @@ def test_the_browser_check_catches_a_broken_page(tmp_path: Path) -> None:
     """The checks above can fail: a broken image and a script error are both reported."""
     page = tmp_path / "broken.html"
     page.write_text(
-        "<!DOCTYPE html><html><body><table id='summary'><tbody><tr><td>x</td></tr></tbody></table>"
+        "<!DOCTYPE html><html><head></head><body>"
+        "<table id='summary'><tbody><tr><td>x</td></tr></tbody></table>"
         "<img src='data:image/png;base64,AAAA'><script>console.error('boom'); missingFunction();</script>"
         "</body></html>",
         encoding="utf-8",
