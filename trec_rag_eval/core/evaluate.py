@@ -107,8 +107,20 @@ def evaluate(
                   float32_scores=trec_eval_9)
     if ranked.num_queries == 0:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
-    return evaluate_ranked(ranked, resolved, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
-                           num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+    # measures asking for judged_only=True (ir-measures notation) see the -J ranking
+    judged = [] if judged_only else [m for m in resolved if m.param("judged_only", False)]
+    plain = [m for m in resolved if m not in judged]
+    result = evaluate_ranked(ranked, plain, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
+                             num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+    if judged:
+        ranked_judged = rank(qrels, run, max_retrieved=max_retrieved, judged_only=True, queries=queries,
+                             float32_scores=trec_eval_9)
+        extra = evaluate_ranked(ranked_judged, judged, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
+                                num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+        result.values.update(extra.values)
+        result.summary.update(extra.summary)
+        result.measures = resolved
+    return result
 
 
 def _resolve(measures: list[str] | list[Measure] | None) -> list[Measure]:

@@ -45,8 +45,14 @@ def num_q(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def precision(ctx: Context, m: Measure) -> np.ndarray:
-    """P@k = cnt(k) / k: the denominator is always k (missing ranks count as non-relevant)."""
+    """P@k = cnt(k) / k: the denominator is always k (missing ranks count as non-relevant).
+
+    ``P(denominator='returned')@k`` divides by min(k, N) instead, the documents actually returned
+    in the top k (LlamaIndex's and the RAG tutorials' precision); 0 when nothing is returned.
+    """
     k = int(m.cutoff)
+    if m.param("denominator", "k") == "returned":
+        return _ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
     return ctx.cnt_at(k) / k
 
 

@@ -19,15 +19,37 @@ def _gains(m: Measure) -> dict[int, float]:
 
 
 def row_gains(ctx: Context, m: Measure) -> np.ndarray:
-    """Gain of every ranked document: its judgment (0 when not judged), unless overridden."""
+    """Gain of every ranked document: its judgment (0 when not judged), unless overridden;
+    2^gain - 1 with ``dcg='exp-log2'`` (gdeval's exponential gain)."""
     gains = np.where(ctx.rel >= 0, ctx.rel, 0).astype(np.float64)
     for level, gain in _gains(m).items():
         gains[ctx.rel == level] = gain
+    return _exponential(gains, m)
+
+
+def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
+    """gdeval's gain 2^g - 1 when ``dcg='exp-log2'`` (Burges et al. 2005); g itself otherwise."""
+    if m.param("dcg", "log2") == "exp-log2":
+        return np.power(2.0, gains) - 1.0
     return gains
 
 
 def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Ideal gains of every query, best first: (flat gains, offsets)."""
+    """Ideal gains of every query, best first: (flat gains, offsets).
+
+    By default (trec_eval) every judged document of the query, retrieved or not. With
+    ``ideal='retrieved'`` only the retrieved documents, re-sorted by gain: the RAG tutorials'
+    IDCG (the seed article's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
+    relevant documents the system never returned, so a run that misses them can still score 1.
+    """
+    if m.param("ideal", "judged") == "retrieved":
+        gains, qidx = row_gains(ctx, m), ctx.qidx
+        order = np.lexsort((-gains, qidx))
+        gains, qidx = gains[order], qidx[order]
+        keep = gains > 0 if positive_only else np.ones(len(gains), dtype=bool)
+        gains, qidx = gains[keep], qidx[keep]
+        offsets = np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=ctx.Q))]).astype(np.int64)
+        return gains, offsets
     judged = ctx.ranked.judged
     qidx = ctx.judged_qidx
     gains = judged.astype(np.float64)
@@ -37,6 +59,7 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
             gains[judged == level] = gain
         order = np.lexsort((-gains, qidx))
         gains, qidx = gains[order], qidx[order]
+    gains = _exponential(gains, m)
     keep = gains > 0 if positive_only else np.ones(len(gains), dtype=bool)
     gains, qidx = gains[keep], qidx[keep]
     offsets = np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=ctx.Q))]).astype(np.int64)
@@ -76,8 +99,9 @@ def ndcg(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
-    """nDCG@k (trec_eval ndcg_cut_k): DCG and IDCG both cut at k; gains are the raw judgments."""
-    plain = Measure("ndcg", cutoff=m.cutoff)
+    """nDCG@k (trec_eval ndcg_cut_k): DCG and IDCG both cut at k; gains are the raw judgments
+    (trec_eval's ndcg_cut takes no parameters; the notation's dcg, gains and ideal apply here)."""
+    plain = Measure("ndcg", cutoff=m.cutoff, params=m.params)
     return _ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
 
 
@@ -206,20 +230,23 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     return np.where(has_unknown & ~ctx.ranked.missing, value, 0.0)
 
 
-def expected_reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
-    """ERR@k (Chapelle et al. 2009) with gdeval's gains: R_i = (2^g - 1) / 2^g_max.
+ERR_MAX_JUDGMENT = 4  # gdeval.pl's $MAX_JUDGMENT
 
-    g_max is the largest judgment of the query (gdeval uses the largest grade in the qrels of
-    the query); the satisfaction probability product runs down the ranking to rank k.
+
+def expected_reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
+    """ERR@k (Chapelle et al., CIKM 2009) exactly as gdeval.pl (TREC Web track) computes it.
+
+    ERR = sum over ranks r <= k of (1/r) * R_r * prod_{i<r} (1 - R_i), with the stopping
+    probability R = (2^g - 1) / 2^4: gdeval fixes the maximum judgment at 4 for every query
+    (judgments above 4 are refused by gdeval; here they count as 4). Unjudged and negative
+    judgments give g = 0.
     """
     k = int(m.cutoff) if m.cutoff is not None else None
-    g = np.where(ctx.rel > 0, ctx.rel, 0).astype(np.float64)
-    g_max = ctx.max_level[ctx.qidx].astype(np.float64)
-    prob = np.where(g_max > 0, (np.power(2.0, g) - 1.0) / np.power(2.0, np.maximum(g_max, 0)), 0.0)
+    g = np.clip(ctx.rel, 0, ERR_MAX_JUDGMENT).astype(np.float64)
+    prob = (np.power(2.0, g) - 1.0) / 2.0 ** ERR_MAX_JUDGMENT
     keep = np.ones(len(g), dtype=bool) if k is None else ctx.pos <= k
-    log_stop = np.log1p(-np.minimum(prob, 1 - 1e-16))
-    before = segment_cumsum_float(np.where(keep, log_stop, 0.0), ctx.offsets) - np.where(keep, log_stop, 0.0)
+    log_stop = np.log1p(-np.where(keep, prob, 0.0))  # prob <= 15/16, so log1p is finite
+    before = segment_cumsum_float(log_stop, ctx.offsets) - log_stop
     terms = np.exp(before) * prob / ctx.pos
     rows = np.flatnonzero(keep & (prob > 0))
     return ctx.sum(terms[rows], rows)
-

@@ -24,20 +24,6 @@ DEFAULT_RAG = tuple(f"{name}@{k}" for name in ("P", "R", "F1", "HitRate", "nDCG"
 _INT_PREFIX = re.compile(r"\s*[+-]?\d+")
 _FLOAT_PREFIX = re.compile(r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)", re.I)
 
-# our notation: Name, Name@cutoff, Name(key=value,...)@cutoff
-_NOTATION = re.compile(r"^(?P<name>[A-Za-z][A-Za-z0-9_]*)(?:\((?P<args>[^()]*)\))?(?:@(?P<cutoff>[^@()]+))?$")
-_NOTATION_FAMILIES = {
-    "P": "P", "R": "recall", "F1": "F1", "HitRate": "HitRate", "Success": "success", "AP": "map",
-    "MAP": "MAP", "RR": "recip_rank", "MRR": "MRR", "nDCG": "ndcg", "NDCG": "ndcg", "Rprec": "Rprec",
-    "Bpref": "bpref", "infAP": "infAP", "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
-    "SetAP": "set_map", "SetRelP": "set_relative_P", "IPrec": "iprec_at_recall", "NumQ": "num_q",
-    "NumRel": "num_rel", "NumRet": "num_ret", "NumRelRet": "num_rel_ret", "Judged": "Judged", "ERR": "ERR",
-    "RelP": "relative_P", "DCG": "dcg", "IDCG": "ideal_dcg", "GMAP": "gm_map", "RBP": "rbp",
-}
-# families whose notation with a cutoff means another trec_eval family
-_WITH_CUTOFF = {"ndcg": "ndcg_cut", "map": "map_cut", "MAP": "map_cut"}
-
-
 def _atol(text: str) -> int:
     match = _INT_PREFIX.match(text)
     return int(match.group()) if match else 0
@@ -50,7 +36,12 @@ def _atof(text: str) -> float:
 
 def is_trec_syntax(text: str) -> bool:
     name = text.split(".", 1)[0]
-    return "@" not in text and "(" not in text and (name in FAMILIES or name in NICKNAMES)
+    if "@" in text or "(" in text:
+        return False
+    if name in NICKNAMES:
+        return True
+    # a cutoff family without default cutoffs (Judged, ERR) means its notation form
+    return name in FAMILIES and not (FAMILIES[name].kind == "int_cutoffs" and not FAMILIES[name].defaults)
 
 
 def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Measure]:
@@ -73,6 +64,10 @@ def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Me
         reals_in_order = tuple(_atof(item) for item in items)
         if family.name == "utility" and len(reals_in_order) != 4:
             raise MeasureSyntaxError(spec, offset, len(spec), "utility takes exactly 4 coefficients a,b,c,d")
+        if family.name == "set_F":
+            # trec_eval uses only the first value; the same value as SetF(beta=x) in the notation
+            beta = reals_in_order[0]
+            return [Measure(family.name, params=(("beta", beta),) if beta != 1.0 else (), text=params)]
         key = family.extra_params[0]
         return [Measure(family.name, params=((key, reals_in_order),), text=params)]
     # pairs: k=v,k=v
@@ -129,39 +124,11 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
 
 
 def parse_notation(text: str) -> Measure:
-    """Parse one measure in our notation: ``P@5``, ``nDCG@10``, ``AP``, ``RR``, ``P(rel=2)@5``."""
-    match = _NOTATION.match(text.strip())
-    if not match:
-        raise MeasureSyntaxError(text, 0, len(text), "expected Name, Name@k or Name(param=value)@k")
-    name = match.group("name")
-    if name not in _NOTATION_FAMILIES:
-        raise MeasureSyntaxError(text, 0, len(name), "unknown measure (see: trec-rag-eval measures)")
-    family_name = _NOTATION_FAMILIES[name]
-    cutoff_text = match.group("cutoff")
-    cutoff: int | float | None = None
-    if cutoff_text is not None:
-        start = match.start("cutoff")
-        try:
-            cutoff = float(cutoff_text) if family_name == "iprec_at_recall" else int(cutoff_text)
-        except ValueError:
-            raise MeasureSyntaxError(text, start, len(text), "the cutoff must be a number") from None
-        if family_name != "iprec_at_recall" and cutoff <= 0:
-            raise MeasureSyntaxError(text, start, len(text), "the cutoff must be a positive integer")
-        family_name = _WITH_CUTOFF.get(family_name, family_name)
-    family = FAMILIES[family_name]
-    if family.kind in ("int_cutoffs",) and cutoff is None and family_name not in ("Judged",):
-        raise MeasureSyntaxError(text, len(text), len(text) + 1, f"{name} needs a cutoff, e.g. {name}@10")
-    rel = None
-    args = match.group("args")
-    if args:
-        start = match.start("args")
-        for item in args.split(","):
-            key, _, value = item.partition("=")
-            if key.strip() != "rel" or not re.fullmatch(r"\s*-?\d+\s*", value):
-                raise MeasureSyntaxError(text, start, start + len(item), "expected rel=<integer>")
-            rel = int(value)
-            start += len(item) + 1
-    return Measure(family_name, cutoff=cutoff, rel=rel)
+    """Parse one measure in ir-measures notation (``P@5``, ``nDCG(dcg='exp-log2')@10``, ``AP``):
+    see ``trec_rag_eval.measures.notation``."""
+    from trec_rag_eval.measures.notation import parse_measure
+
+    return parse_measure(text)
 
 
 def parse_measures(specs: Iterable[str] | None) -> list[Measure]:

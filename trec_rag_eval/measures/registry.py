@@ -117,8 +117,11 @@ _FAMILIES = [
            notation="MAP", trec_eval="map", ir_measures="AP"),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
            kind="int_cutoffs", notation="Judged", ir_measures="Judged"),
-    Family("ERR", graded.expected_reciprocal_rank, "Expected reciprocal rank with gains (2^g-1)/2^gmax.",
-           kind="int_cutoffs", notation="ERR", ir_measures="ERR", reference="Chapelle et al., CIKM 2009"),
+    Family("ERR", graded.expected_reciprocal_rank,
+           "Expected reciprocal rank: sum of (1/r) R_r prod_{i<r}(1-R_i), R = (2^g-1)/16 (gdeval.pl, "
+           "maximum judgment 4).",
+           kind="int_cutoffs", notation="ERR", ir_measures="ERR",
+           reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
 ]
 
 FAMILIES: dict[str, Family] = {}

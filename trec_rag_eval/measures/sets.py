@@ -32,8 +32,7 @@ def set_map(ctx: Context, m: Measure) -> np.ndarray:
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:
     """set_F with beta^2 = x (default 1): (x+1) P R / (x P + R); 0 when nothing relevant is retrieved."""
-    values = m.param("beta2") or (1.0,)
-    x = float(values[0])
+    x = float(m.param("beta", 1.0))
     p = set_precision(ctx, m)
     r = set_recall(ctx, m)
     value = _ratio((x + 1.0) * p * r, x * p + r)

@@ -1,0 +1,283 @@
+"""Parse measures in ir-measures notation: ``Name(param=value,...)@at``.
+
+Examples: ``P@5``, ``P(rel=2)@5``, ``R@100``, ``AP``, ``AP@100``, ``RR@10``, ``nDCG@10``,
+``nDCG(dcg='exp-log2')@10``, ``nDCG(judged_only=True)``, ``SetF(beta=2.0)``, ``IPrec@0.5``,
+``Judged@10``, ``ERR@20``; the aliases ``MAP``, ``MRR``, ``NDCG``; our ``F1@k``, ``HitRate@k``
+and the RAG variants ``nDCG(ideal='retrieved')@k`` and ``P(denominator='returned')@k``.
+
+Every parameter is typed and checked; a bad one raises ``MeasureSyntaxError`` pointing at the
+characters at fault. Parameters equal to their default are dropped, so each measure has one
+canonical string and ``parse_measure(str(m)) == m`` (as in ir-measures, ``SetF(beta=1.0)`` is
+``SetF``). ``rel`` is kept as written: it overrides the evaluation's relevance level (``-l``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from trec_rag_eval.errors import MeasureSyntaxError
+from trec_rag_eval.measures.model import Measure
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed parameter: ``kind`` is int, float, bool, str or gains (a dict level -> gain)."""
+
+    kind: str
+    default: Any = None
+    choices: tuple[Any, ...] = ()
+    help: str = ""
+
+
+REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides -l)")
+JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
+
+
+@dataclass(frozen=True)
+class Name:
+    """One name of the notation: which family it means without and with ``@``, and its parameters."""
+
+    family: str | None  # without @ (None: the @ value is required)
+    family_at: str | None  # with @ (None: no @ allowed)
+    params: dict[str, Param] = field(default_factory=dict)
+    at: str = "cutoff"  # "cutoff" (positive integer) or "recall" (a real in [0, 1])
+
+
+_BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
+_NDCG = {
+    "dcg": Param("str", "log2", ("log2", "exp-log2"),
+                 "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
+    "gains": Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)"),
+    "ideal": Param("str", "judged", ("judged", "retrieved"),
+                   "ideal ranking from every judged document (trec_eval) or from the retrieved list only"),
+    "judged_only": JUDGED_ONLY,
+}
+
+NAMES: dict[str, Name] = {
+    "P": Name(None, "P", {**_BINARY, "denominator": Param(
+        "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}),
+    "R": Name(None, "recall", _BINARY),
+    "F1": Name(None, "F1", _BINARY),
+    "HitRate": Name(None, "HitRate", _BINARY),
+    "Success": Name(None, "success", _BINARY),
+    "AP": Name("map", "map_cut", _BINARY),
+    "MAP": Name("MAP", "map_cut", _BINARY),
+    "RR": Name("recip_rank", "recip_rank", _BINARY),
+    "MRR": Name("MRR", "MRR", _BINARY),
+    "nDCG": Name("ndcg", "ndcg_cut", _NDCG),
+    "NDCG": Name("ndcg", "ndcg_cut", _NDCG),
+    "Rprec": Name("Rprec", None, _BINARY),
+    "Bpref": Name("bpref", None, {"rel": REL}),
+    "infAP": Name("infAP", None, {"rel": REL}),
+    "SetP": Name("set_P", None, {**_BINARY, "relative": Param("bool", False, help="divide by min(N, R)")}),
+    "SetRelP": Name("set_relative_P", None, _BINARY),
+    "SetR": Name("set_recall", None, {"rel": REL}),
+    "SetF": Name("set_F", None, {**_BINARY, "beta": Param(
+        "float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so it acts as beta squared")}),
+    "SetAP": Name("set_map", None, _BINARY),
+    "IPrec": Name(None, "iprec_at_recall", _BINARY, at="recall"),
+    "NumQ": Name("num_q", None),
+    "NumRel": Name("num_rel", None, {"rel": REL}),
+    "NumRet": Name("num_ret", None, {"rel": REL}),
+    "NumRelRet": Name("num_rel_ret", None, {"rel": REL}),
+    "Judged": Name("Judged", "Judged"),
+    "ERR": Name("ERR", "ERR"),
+    "RelP": Name(None, "relative_P", _BINARY),
+    "GMAP": Name("gm_map", None, {"rel": REL}),
+    "RBP": Name("rbp", None, {"p": Param("float", 0.9, help="persistence")}),
+    "DCG": Name("dcg", "dcg", {k: v for k, v in _NDCG.items() if k != "ideal"}),
+    "IDCG": Name("ideal_dcg", "ideal_dcg", {k: v for k, v in _NDCG.items()}),
+}
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
+_STRING = re.compile(r"'([^'\\]*)'|\"([^\"\\]*)\"")
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def error(self, start: int, end: int, reason: str) -> MeasureSyntaxError:
+        return MeasureSyntaxError(self.text, start, end, reason)
+
+    def skip(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+
+    def peek(self) -> str:
+        self.skip()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def expect(self, char: str, reason: str) -> None:
+        if self.peek() != char:
+            raise self.error(self.pos, self.pos + 1, reason)
+        self.pos += 1
+
+    def match(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        self.skip()
+        found = pattern.match(self.text, self.pos)
+        if found:
+            self.pos = found.end()
+        return found
+
+    def value(self) -> tuple[Any, int, int]:
+        """A literal: number, 'string', True/False, or {int: number, ...}; with its span."""
+        self.skip()
+        start = self.pos
+        if self.peek() == "{":
+            self.pos += 1
+            items: dict[int, int | float] = {}
+            while self.peek() != "}":
+                key, k_start, k_end = self.value()
+                if not isinstance(key, int) or isinstance(key, bool):
+                    raise self.error(k_start, k_end, "gain keys must be integer judgments")
+                self.expect(":", "expected ':' between a judgment and its gain")
+                gain, g_start, g_end = self.value()
+                if isinstance(gain, (bool, str, dict)):
+                    raise self.error(g_start, g_end, "a gain must be a number")
+                items[key] = gain
+                if self.peek() == ",":
+                    self.pos += 1
+                elif self.peek() != "}":
+                    raise self.error(self.pos, self.pos + 1, "expected ',' or '}' in the gains")
+            self.pos += 1
+            return items, start, self.pos
+        found = self.match(_STRING)
+        if found:
+            return (found.group(1) if found.group(1) is not None else found.group(2)), start, self.pos
+        found = self.match(_NUMBER)
+        if found:
+            token = found.group()
+            is_int = re.fullmatch(r"[+-]?\d+", token) is not None
+            return (int(token) if is_int else float(token)), start, self.pos
+        found = self.match(_IDENT)
+        if found and found.group() in ("True", "False"):
+            return found.group() == "True", start, self.pos
+        end = found.end() if found else start + 1
+        raise self.error(start, end, "expected a value: a number, 'text', True, False or {judgment: gain}")
+
+
+def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end: int) -> Any:
+    """Type-check one parameter value and normalise it (ints to floats for real parameters)."""
+    kind = spec.kind
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise scanner.error(start, end, f"{key} must be an integer")
+        return value
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise scanner.error(start, end, f"{key} must be a number")
+        return float(value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise scanner.error(start, end, f"{key} must be True or False")
+        return value
+    if kind == "str":
+        if not isinstance(value, str) or value not in spec.choices:
+            allowed = ", ".join(repr(c) for c in spec.choices)
+            raise scanner.error(start, end, f"{key} must be one of {allowed}")
+        return value
+    if not isinstance(value, dict):
+        raise scanner.error(start, end, f"{key} must be a dict {{judgment: gain}}")
+    # identity entries change nothing; dropping them gives one canonical value (as ir-measures does)
+    return tuple(sorted((k, v) for k, v in value.items() if k != v))
+
+
+def parse_measure(text: str) -> Measure:
+    """Parse one measure in ir-measures notation into a ``Measure`` value."""
+    scanner = _Scanner(text)
+    found = scanner.match(_IDENT)
+    if not found:
+        raise scanner.error(scanner.pos, scanner.pos + 1, "expected a measure name such as P, nDCG or AP")
+    name = found.group()
+    name_start, name_end = found.span()
+    if name not in NAMES:
+        close = [n for n in NAMES if n.lower() == name.lower()]
+        hint = f" (did you mean {close[0]}?)" if close else " (see: trec-rag-eval measures)"
+        raise scanner.error(name_start, name_end, "unknown measure" + hint)
+    spec = NAMES[name]
+    rel: int | None = None
+    params: dict[str, Any] = {}
+    if scanner.peek() == "(":
+        scanner.pos += 1
+        while scanner.peek() != ")":
+            key_match = scanner.match(_IDENT)
+            if not key_match:
+                raise scanner.error(scanner.pos, scanner.pos + 1, "expected a parameter name")
+            key = key_match.group()
+            if key not in spec.params:
+                allowed = ", ".join(spec.params) or "none"
+                raise scanner.error(*key_match.span(), f"{name} has no parameter {key!r} (allowed: {allowed})")
+            if key == "rel" and rel is not None or key in params:
+                raise scanner.error(*key_match.span(), f"{key} is given twice")
+            scanner.expect("=", f"expected '=' after {key}")
+            value, start, end = scanner.value()
+            checked = _check(scanner, key, spec.params[key], value, start, end)
+            if key == "rel":
+                rel = checked
+            else:
+                params[key] = checked
+            if scanner.peek() == ",":
+                scanner.pos += 1
+            elif scanner.peek() != ")":
+                raise scanner.error(scanner.pos, scanner.pos + 1, "expected ',' or ')'")
+        scanner.pos += 1
+    at: int | float | None = None
+    if scanner.peek() == "@":
+        scanner.pos += 1
+        scanner.skip()
+        start = scanner.pos
+        found_at = scanner.match(_NUMBER)
+        end = found_at.end() if found_at else len(text)
+        if spec.family_at is None:
+            raise scanner.error(start - 1, max(end, start), f"{name} takes no @ value")
+        if spec.at == "recall":
+            if not found_at or not 0.0 <= float(found_at.group()) <= 1.0:
+                raise scanner.error(start, end, "the recall level after @ must be a number in [0, 1]")
+            at = float(found_at.group())
+        else:
+            if not found_at or not re.fullmatch(r"\+?\d+", found_at.group()) or int(found_at.group()) <= 0:
+                raise scanner.error(start, end, "the cutoff after @ must be a positive integer")
+            at = int(found_at.group())
+    if scanner.peek():
+        raise scanner.error(scanner.pos, len(text), "unexpected text after the measure")
+    if at is None and spec.family is None:
+        what = "a recall level, e.g. IPrec@0.5" if spec.at == "recall" else f"a cutoff, e.g. {name}@10"
+        raise scanner.error(name_start, len(text), f"{name} needs {what}")
+    family = spec.family_at if at is not None else spec.family
+    assert family is not None
+    # ir-measures spellings that name another family
+    if family == "set_P" and params.get("relative"):
+        family = "set_relative_P"
+    params.pop("relative", None)
+    if family == "num_ret" and rel is not None:
+        family = "num_rel_ret"  # NumRet(rel=k) is num_rel_ret at level k in ir-measures
+    typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))
+    # set_F prints its parameter in trec_eval's name (set_F_2.0), as `-m set_F.2.0` does
+    text_param = repr(params["beta"]) if family == "set_F" and "beta" in dict(typed) else None
+    return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param)
+
+
+def parse_measure_list(text: str) -> list[Measure]:
+    """Several measures separated by spaces (ir-measures' command line): ``'P@5 nDCG@10 AP'``."""
+    return [parse_measure(part) for part in _split_top_level(text)]
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in text:
+        depth += char in "({"
+        depth -= char in ")}"
+        if char == " " and depth == 0:
+            if current:
+                parts.append(current)
+            current = ""
+        else:
+            current += char
+    if current:
+        parts.append(current)
+    return parts
