@@ -8,6 +8,7 @@ import sys
 import click
 
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -43,19 +44,39 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Reproduce trec_eval 9.0.x / pytrec_eval: float32 scores, iprec cut at floor(pR+0.9).")
 @click.option("--format", "output_format", type=click.Choice(["trec", "table", "json", "csv"]), default=None,
               help="Output format. Default: table for the RAG set, trec when -m is given.")
+@click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
+              help="Format of QRELS (detected from the content by default): TREC, a JSON/JSONL dataset "
+                   "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict) or BEIR.")
+@click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
+              help="Format of RUN: a TREC run or JSON/JSONL results (detected by default).")
+@click.option("--stream", is_flag=True,
+              help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
+                   "Chosen automatically for a run larger than a quarter of the free memory.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=64, show_default=True, metavar="MB",
+              help="With --stream: size of each piece, in megabytes.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr while streaming (default: when stderr is a terminal).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Runs evaluated at once (default: the number of cores).")
+@click.option("--crosscheck", is_flag=True,
+              help="Also compute every measure with ir-measures and report agreement (needs the "
+                   "'crosscheck' extra).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to FILE instead of stdout (refuses to overwrite without --force).")
 @click.option("--force", is_flag=True, help="Allow -o to replace an existing file.")
 def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], per_query: bool, complete: bool,
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
-                     output: str | None, force: bool) -> None:
+                     qrels_format: str, run_format: str, stream: bool, chunk_size: int, progress: bool | None,
+                     jobs: int | None, crosscheck: bool, output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
     \b
     Ranking: score descending, ties by doc_id descending (byte order); the rank column is ignored.
     Queries: every qrels query; one missing from the run scores 0 and is named on stderr.
     Relevant: judgment >= LEVEL (-l); graded measures (nDCG) use the judgments as gains.
+    Inputs: TREC files (plain or .gz) or JSON datasets and results, detected from the content.
+    Several runs (or a directory of runs) are evaluated in parallel, the qrels read once.
 
     \b
     Examples:
@@ -63,9 +84,10 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval -q -m all_trec qrels.txt run.txt     every trec_eval measure, per query
       trec-rag-eval -m P.5,10 -m ndcg_cut.10 -l 2 qrels.txt run.txt
       trec-rag-eval -m nDCG@10 --format json qrels.txt run.txt
+      trec-rag-eval eval_dataset.json results.json      a RAG dataset and its results
+      trec-rag-eval qrels.txt runs/                      every run in a folder
     """
-    from trec_rag_eval.core.evaluate import evaluate
-    from trec_rag_eval.io.trec import read_qrels, read_run
+    from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
@@ -78,17 +100,32 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
         resolved = parse_measures(["official"] if fmt == "trec" else None)
-    qrels_table = read_qrels(qrels)
+    qrels_table = load_qrels(qrels, qrels_format)
     run_paths = _expand_runs(runs)
-    evaluations = []
-    for path in run_paths:
-        run = read_run(path)
-        evaluation = evaluate(
-            qrels_table, run, resolved, relevance_level=relevance_level, judged_only=judged_only,
-            max_retrieved=max_retrieved, queries="intersection" if intersection else "qrels",
-            trec_eval_9=trec_eval_9, num_docs=num_docs, complete_flag=complete)
+    settings = dict(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                    queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
+                    num_docs=num_docs, complete_flag=complete)
+    streamed = [stream or _too_big(path, run_format) for path in run_paths]
+    if any(streamed) and run_format == "json":
+        raise UsageError("--stream reads TREC runs; JSON results are read whole")
+
+    def one(index: int):
+        path = run_paths[index]
+        if streamed[index]:
+            return _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
+        return _evaluate_loaded(qrels_table, path, run_format, resolved, settings)
+
+    workers = min(len(run_paths), jobs or os.cpu_count() or 1)
+    if workers > 1 and not any(streamed):
+        from concurrent.futures import ThreadPoolExecutor
+
+        # polars and numpy release the GIL, so threads share the cores without copying the qrels
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            evaluations = list(pool.map(one, range(len(run_paths))))
+    else:
+        evaluations = [one(i) for i in range(len(run_paths))]
+    for path, evaluation in zip(run_paths, evaluations):
         _warn(path, evaluation)
-        evaluations.append(evaluation)
     if fmt == "trec":
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":
@@ -102,6 +139,77 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         text = to_csv(evaluations, per_query)
     _write_output(text, output, force)
+    if crosscheck:
+        _crosscheck(qrels_table, run_paths, run_format, resolved, settings)
+
+
+def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: dict):
+    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.io.load import detect_format, load_run_report
+
+    run, report = load_run_report(path, run_format, qrels)
+    if (run_format == "json" or (run_format == "auto" and detect_format(path) == "json")):
+        from trec_rag_eval.rag_checks import check_rag
+
+        for warning in check_rag(qrels, run, report, relevance_level=settings["relevance_level"]):
+            click.echo(f"Warning: {path}: {warning}", err=True)
+    return evaluate(qrels, run, measures, **settings)
+
+
+def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: int, progress: bool | None):
+    from trec_rag_eval.core.streaming import evaluate_pieces
+    from trec_rag_eval.io.trec import iter_run_chunks
+
+    size = max(os.path.getsize(path), 1)
+    show = sys.stderr.isatty() if progress is None else progress
+    if not show:
+        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20), measures, **settings)
+    label = f"reading {os.path.basename(path)}"
+    if sys.stderr.isatty():
+        with click.progressbar(length=size, label=label, file=sys.stderr, show_percent=True) as bar:
+            state = {"done": 0}
+
+            def advance(done: int) -> None:
+                bar.update(done - state["done"])
+                state["done"] = done
+
+            return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, advance), measures, **settings)
+    # not a terminal (a log file): one line per tenth
+    shown = {"tenth": -1}
+
+    def report(done: int) -> None:
+        tenth = min(10, done * 10 // size)
+        if tenth > shown["tenth"]:
+            shown["tenth"] = tenth
+            click.echo(f"{label}: {tenth * 10}%", err=True)
+
+    return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, report), measures, **settings)
+
+
+def _too_big(path: str, run_format: str) -> bool:
+    """A run file larger than a quarter of the memory still free is read in pieces."""
+    if run_format == "json" or not os.path.isfile(path):
+        return False
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return False
+    return os.path.getsize(path) * 4 > free
+
+
+def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: dict) -> None:
+    from trec_rag_eval.crosscheck import crosscheck
+    from trec_rag_eval.io.load import load_run
+
+    failed = False
+    for path in run_paths:
+        report = crosscheck(qrels, load_run(path, run_format, qrels), measures, **{
+            k: v for k, v in settings.items() if k in ("relevance_level", "judged_only", "max_retrieved")})
+        click.echo(f"Cross-check of {path} against ir-measures:", err=True)
+        click.echo(report.render(), err=True)
+        failed |= not report.ok
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 def _expand_runs(runs: tuple[str, ...]) -> list[str]:

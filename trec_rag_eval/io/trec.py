@@ -13,7 +13,7 @@ import gzip
 import math
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import polars as pl
 
@@ -65,9 +65,10 @@ def read_run(path: str | os.PathLike[str]) -> Run:
 class _Source:
     """The file's bytes (gzip already undone) or, for a large plain file, its path for polars to map."""
 
-    def __init__(self, path: str, data: bytes | None) -> None:
+    def __init__(self, path: str, data: bytes | None, first_line: int = 1) -> None:
         self.path = path
         self.data = data
+        self.first_line = first_line
 
     def for_polars(self) -> str | bytes:
         return self.data if self.data is not None else self.path
@@ -75,7 +76,7 @@ class _Source:
     def lines(self) -> Iterator[tuple[int, str]]:
         """(line number, text without line end) for every line, decoding UTF-8."""
         data = self.data if self.data is not None else _read_all(self.path)
-        for line_no, raw in enumerate(data.split(b"\n"), start=1):
+        for line_no, raw in enumerate(data.split(b"\n"), start=self.first_line):
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
             try:
@@ -233,6 +234,91 @@ def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame)
         first, second = _lines_of(source, *pair)[:2]
         raise InputFormatError(
             path, second, f"document {pair[1]!r} judged twice for query {pair[0]!r} (first at line {first})")
+
+
+def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
+                    progress: Callable[[int], None] | None = None) -> Iterator[Run]:
+    """Read a run in pieces of about ``chunk_bytes``, each holding whole queries.
+
+    For runs larger than memory. The run must be grouped by query (every line of a query
+    together, as every retrieval tool writes them); a query that comes back after another one is
+    an error that says how to sort the file. One query must fit in memory. ``progress`` is
+    called with the number of bytes read so far.
+    """
+    name = os.fspath(path)
+    _open_source_check(name)
+    opener = gzip.open if _is_gzip(name) else open
+    seen: set[str] = set()
+    carry = b""
+    line_no = 1  # number of the first line of carry
+    done = 0
+    if progress is not None:
+        progress(0)
+    with opener(name, "rb") as handle:
+        while True:
+            try:
+                block = handle.read(chunk_bytes)
+            except (OSError, EOFError, zlib.error) as err:
+                raise InputFormatError(name, None, f"broken gzip file ({err})") from None
+            done += len(block)
+            if progress is not None:
+                progress(done)
+            data = carry + block
+            if not block:
+                complete, carry = data, b""
+            else:
+                complete, carry = _split_last_query(data)
+            if complete.strip():
+                source = _Source(name, complete, first_line=line_no)
+                read = _fast_run(source) or _slow_run(name, source)
+                queries = set(read[0]["query_id"].unique().to_list())
+                again = sorted(queries & seen)
+                if again:
+                    raise InputFormatError(
+                        name, None, f"query {again[0]!r} comes back after other queries; reading in pieces "
+                        "needs the run grouped by query: sort it first (sort -s -k1,1 run.txt > sorted.txt)")
+                seen |= queries
+                yield Run(read[0], read[1], name)
+            line_no += complete.count(b"\n")
+            if not block:
+                break
+
+
+def _split_last_query(data: bytes) -> tuple[bytes, bytes]:
+    """Split after the last complete line, keeping the last query's lines for the next piece."""
+    cut = data.rfind(b"\n")
+    if cut < 0:
+        return b"", data
+    complete, rest = data[: cut + 1], data[cut + 1:]
+    last_start = complete.rfind(b"\n", 0, len(complete) - 1) + 1
+    fields = complete[last_start:].split(None, 1)
+    if not fields:
+        return complete, rest
+    query = fields[0]
+    start = last_start
+    while start > 0:  # walk back over the lines of that query
+        previous = complete.rfind(b"\n", 0, start - 1) + 1
+        head = complete[previous:start].split(None, 1)
+        if not head or head[0] != query:
+            break
+        start = previous
+    if start == 0:  # the whole piece is one query: read on
+        return b"", data
+    return complete[:start], complete[start:] + rest
+
+
+def _is_gzip(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
+def _open_source_check(path: str) -> None:
+    if not os.path.exists(path):
+        raise InputFormatError(path, None, "no such file")
+    if os.path.isdir(path):
+        raise InputFormatError(path, None, "is a directory, expected a file")
+    if os.path.getsize(path) == 0:
+        raise InputFormatError(path, None, "empty file")
 
 
 def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:

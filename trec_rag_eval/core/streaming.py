@@ -1,0 +1,89 @@
+"""Evaluate a run that arrives in pieces (each holding whole queries), in bounded memory.
+
+Each piece is evaluated on its own against the judgments of its queries; per-query values are
+then put in trec_eval's query order and aggregated exactly as the in-memory path does, so both
+paths print the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate
+from trec_rag_eval.core.ranking import _byte_sorted
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.parse import parse_measures
+
+
+def evaluate_pieces(
+    qrels: Qrels,
+    pieces: Iterable[Run],
+    measures: list[str] | list[Measure] | None = None,
+    *,
+    queries: str = "qrels",
+    complete_flag: bool = False,
+    **options: Any,
+) -> Evaluation:
+    """Evaluate a run given as pieces that never split a query (see ``io.trec.iter_run_chunks``)."""
+    resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
+        None if measures is None else [str(m) for m in measures])
+    qrels_ids = set(qrels.frame["query_id"].unique().to_list())
+    found: dict[str, dict[Measure, Any]] = {}
+    extra: set[str] = set()
+    run_tag = ""
+    source = "<run>"
+    for piece in pieces:
+        run_tag, source = piece.run_tag, piece.source
+        ids = set(piece.frame["query_id"].unique().to_list())
+        extra |= ids - qrels_ids
+        judged = ids & qrels_ids
+        if not judged:
+            continue
+        part = evaluate(_subset(qrels, judged), piece, resolved, queries="intersection", **options)
+        _collect(part, found)
+    if queries == "intersection":
+        query_ids = _byte_sorted(list(found))
+    else:
+        query_ids = _byte_sorted(list(qrels_ids))
+        missing = set(query_ids) - set(found)
+        if missing:
+            empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
+            _collect(evaluate(_subset(qrels, missing), empty, resolved, **options), found)
+    if not query_ids:
+        raise UsageError("no query to evaluate: the qrels and the run share no query id")
+    values: dict[Measure, Any] = {}
+    summary: dict[Measure, Any] = {}
+    for measure in resolved:
+        if measure.family == "runid":
+            summary[measure] = run_tag
+            continue
+        column = [found[q][measure] for q in query_ids]
+        values[measure] = column if measure.spec.value_type == "str" else np.array(column, dtype=np.float64)
+        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, complete_flag, run_tag)
+    return Evaluation(
+        query_ids=query_ids,
+        measures=list(resolved),
+        values=values,
+        summary=summary,
+        run_tag=run_tag,
+        missing_queries=[q for q in query_ids if found[q]["__missing__"]],
+        extra_queries=_byte_sorted(list(extra)),
+    )
+
+
+def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
+    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source)
+
+
+def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]]) -> None:
+    missing = set(part.missing_queries)
+    for index, query_id in enumerate(part.query_ids):
+        row: dict[Any, Any] = {m: part.values[m][index] for m in part.values}
+        row["__missing__"] = query_id in missing
+        found[query_id] = row
