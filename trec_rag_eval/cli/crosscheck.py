@@ -1,0 +1,113 @@
+"""``trec-rag-eval crosscheck QRELS RUN`` and ``trec-rag-eval validate QRELS RUN REFERENCE``."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+# every measure of issue 3 that ir-measures can compute, plus the RAG names
+DEFAULT_CROSSCHECK = (
+    "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
+    "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "Rprec", "Bpref", "infAP", "Success@5", "SetP", "SetR",
+    "SetF", "SetF(beta=2.0)", "SetAP", "IPrec@0.5", "NumQ", "NumRel", "NumRet", "NumRelRet", "Judged@10",
+    "ERR@20", "F1@5", "HitRate@5",
+)
+
+
+def _options(func):  # the evaluation settings both commands share
+    for option in reversed([
+        click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+                     help="Measure(s), either notation (P@5, nDCG@10, ndcg_cut.10, all_trec). Repeatable."),
+        click.option("-l", "--level", "relevance_level", type=int, default=1, show_default=True,
+                     help="Relevance threshold for binary measures."),
+        click.option("-J", "--judged-only", is_flag=True, help="Drop retrieved documents without a judgment."),
+        click.option("-M", "--max-retrieved", type=click.IntRange(min=0), default=None,
+                     help="Keep only the top N documents of each query."),
+        click.option("--intersection", is_flag=True, help="Only queries in both qrels and run."),
+        click.option("--trec-eval-9", "trec_eval_9", is_flag=True,
+                     help="trec_eval 9.0.x / pytrec_eval conventions: float32 scores, iprec at floor(pR+0.9)."),
+        click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+                     show_default=True, help="Output format."),
+    ]):
+        func = option(func)
+    return func
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("qrels", type=click.Path(exists=True, dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@_options
+@click.option("--tolerance", type=float, default=1e-9, show_default=True,
+              help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
+def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,
+                       judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
+                       output_format: str, tolerance: float) -> None:
+    """Compare every (query, measure) value and aggregate with ir-measures.
+
+    \b
+    Verdict per measure: agree; agree up to a named convention (pytrec_eval's 32-bit scores,
+    trec_eval 9's iprec rounding, the msmarco provider's tie order, missing queries scored 0);
+    DIFFER (largest difference, which queries); or not supported by ir-measures.
+    Exit status 1 when any measure differs. Needs: pip install 'trec-rag-eval[crosscheck]'.
+
+    \b
+    Examples:
+      trec-rag-eval crosscheck qrels.txt run.txt
+      trec-rag-eval crosscheck --trec-eval-9 -m all_trec qrels.txt run.txt
+    """
+    from trec_rag_eval.crosscheck import crosscheck
+    from trec_rag_eval.io.load import load_qrels, load_run
+
+    qrels_table = load_qrels(qrels)
+    failed = False
+    payload = []
+    for path in runs:
+        report = crosscheck(qrels_table, load_run(path, None, qrels_table), list(measures or DEFAULT_CROSSCHECK),
+                            relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                            queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
+                            tolerance=tolerance)
+        failed |= not report.ok
+        if output_format == "json":
+            payload.append({"run": path, **report.to_dict()})
+        else:
+            click.echo(f"run: {path}")
+            click.echo(report.render(), nl=False)
+    if output_format == "json":
+        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("qrels", type=click.Path(exists=True, dir_okay=False))
+@click.argument("run", type=click.Path(exists=True, dir_okay=False))
+@click.argument("reference", type=click.Path(exists=True, dir_okay=False))
+@_options
+def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
+                     judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
+                     output_format: str) -> None:
+    """Check our scores against REFERENCE: trec_eval (-q) output, ir-measures (-q) output or JSON.
+
+    Every value further from ours than the reference's printed precision (half a unit of its
+    last digit) is listed; a difference that a known convention explains (trec_eval 9 /
+    pytrec_eval, averages over the run's queries) is named as such. Exit status 1 when any
+    value differs. Measures are the ones the reference names (-m is ignored).
+
+    \b
+    Example:
+      trec-rag-eval validate qrels.txt run.txt published_scores.txt
+    """
+    from trec_rag_eval.io.load import load_qrels, load_run
+    from trec_rag_eval.validate import validate
+
+    qrels_table = load_qrels(qrels)
+    report = validate(qrels_table, load_run(run, None, qrels_table), reference, relevance_level=relevance_level,
+                      judged_only=judged_only, max_retrieved=max_retrieved,
+                      queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        click.echo(report.render(), nl=False)
+    if not report.ok:
+        raise click.exceptions.Exit(1)

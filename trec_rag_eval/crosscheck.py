@@ -1,0 +1,366 @@
+"""Cross-check our values against ir-measures on the same qrels and run.
+
+For every requested measure that ir-measures supports, every (query, measure) value and every
+aggregate is compared. A difference is a failure unless one of the known conventions explains
+it, which is shown by recomputing our value under that convention and finding ir-measures'
+number exactly:
+
+* ``float32``: pytrec_eval (trec_eval 9.0.x) keeps run scores as 32-bit floats;
+* ``iprec9``: trec_eval 9 cuts iprec_at_recall at floor(p*R + 0.9), v10 at lround(p*R);
+* ``tie_order``: the msmarco and judged providers break score ties by doc_id ascending;
+* ``missing_zero``: ir-measures scores a query missing from the run 0 for every measure
+  (trec_eval -c gives num_rel its real value and num_q 1);
+* ``negative_judged``: ir-measures' Judged counts a negative judgment as a judgment;
+* ``float64``: with --trec-eval-9 our scores are rounded to float32, the other providers
+  read doubles.
+
+ir-measures is imported lazily; without it ``MissingDependencyError`` names the extra.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from trec_rag_eval.errors import MissingDependencyError
+from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.measures.model import Measure
+
+CONVENTIONS: dict[str, str] = {
+    "float32": "pytrec_eval keeps run scores as 32-bit floats (trec_eval 9): scores equal at float "
+               "precision tie and doc_id decides; use --trec-eval-9 to match",
+    "iprec9": "trec_eval 9 (pytrec_eval) cuts iprec_at_recall at floor(p*R + 0.9), v10 at lround(p*R); "
+              "use --trec-eval-9 to match",
+    "tie_order": "the {provider} provider breaks score ties by doc_id ascending; trec_eval by doc_id descending",
+    "missing_zero": "ir-measures scores a query missing from the run 0 for every measure "
+                    "(trec_eval -c keeps num_rel and num_q)",
+    "negative_judged": "ir-measures' Judged counts a negative judgment (-1, unjudged in the pool) as judged",
+    "float64": "--trec-eval-9 rounds our scores to float32; the {provider} provider reads doubles",
+}
+
+# the tolerance each provider's printed precision allows (gdeval.pl prints %.5f)
+_PROVIDER_TOLERANCE = {"gdeval": 5e-6 + 1e-12}
+
+
+@dataclass
+class Verdict:
+    """The comparison of one measure: ``status`` is agree, convention, differ or unsupported."""
+
+    measure: str
+    ir_measures: str | None
+    provider: str | None
+    status: str
+    reason: str = ""
+    max_difference: float = 0.0
+    differing_queries: list[str] = field(default_factory=list)
+    conventions: dict[str, list[str]] = field(default_factory=dict)
+    ours: float | None = None
+    theirs: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class CrosscheckReport:
+    """Verdicts per measure, in the order asked; ``ok`` is False when any measure differs."""
+
+    verdicts: list[Verdict]
+    num_queries: int
+    settings: dict[str, Any]
+    ir_measures_version: str
+
+    @property
+    def ok(self) -> bool:
+        return all(v.status != "differ" for v in self.verdicts)
+
+    def render(self) -> str:
+        lines = [f"Cross-check against ir-measures {self.ir_measures_version} on {self.num_queries} queries "
+                 f"({'trec_eval 9 mode' if self.settings.get('trec_eval_9') else 'trec_eval 10 mode'}, "
+                 f"tolerance {self.settings.get('tolerance'):g})"]
+        width = max([len(v.measure) for v in self.verdicts] + [7])
+        for v in self.verdicts:
+            head = f"  {v.measure:<{width}}  "
+            if v.status == "unsupported":
+                lines.append(head + f"not supported by ir-measures ({v.reason})")
+                continue
+            where = f"{v.ir_measures} via {v.provider}"
+            if v.status == "agree":
+                lines.append(head + f"agree     {where}: mean {_fmt(v.ours)}")
+            elif v.status == "convention":
+                lines.append(head + f"agree     {where}, up to known conventions (max |diff| "
+                             f"{v.max_difference:.3g}):")
+                for key, queries in v.conventions.items():
+                    text = CONVENTIONS[key].format(provider=v.provider)
+                    lines.append(" " * (width + 4) + f"- {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}: "
+                                 f"{text} ({_list(queries)})")
+            else:
+                lines.append(head + f"DIFFER    {where}: max |diff| {v.max_difference:.6g} in "
+                             f"{len(v.differing_queries)} quer{'y' if len(v.differing_queries) == 1 else 'ies'} "
+                             f"({_list(v.differing_queries)}); mean ours {_fmt(v.ours)} vs ir-measures "
+                             f"{_fmt(v.theirs)}{'; ' + v.reason if v.reason else ''}")
+        counts = {s: sum(v.status == s for v in self.verdicts) for s in ("agree", "convention", "differ", "unsupported")}
+        lines.append(f"Verdict: {'OK' if self.ok else 'FAILED'}: {counts['agree']} agree, {counts['convention']} agree "
+                     f"up to known conventions, {counts['differ']} differ, {counts['unsupported']} not supported")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "num_queries": self.num_queries, "settings": self.settings,
+                "ir_measures_version": self.ir_measures_version, "verdicts": [v.to_dict() for v in self.verdicts]}
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.6f}"
+
+
+def _list(queries: list[str], limit: int = 5) -> str:
+    shown = ", ".join(queries[:limit])
+    return shown + (f", ... {len(queries) - limit} more" if len(queries) > limit else "")
+
+
+def _import_ir_measures() -> Any:
+    try:
+        import ir_measures
+    except ImportError:  # pragma: no cover - exercised by monkeypatching in tests
+        raise MissingDependencyError("ir-measures", "crosscheck") from None
+    return ir_measures
+
+
+def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bool = False) -> tuple[str | None, str]:
+    """The ir-measures notation of one of our measures, or (None, why not)."""
+    family = measure.family
+    rel = measure.rel if measure.rel is not None else relevance_level
+    params = dict(measure.params)
+    args: list[str] = []
+    binary = family not in ("ndcg", "ndcg_cut", "Judged", "ERR", "num_q", "num_ret")
+    if binary and rel != 1:
+        args.append(f"rel={rel}")
+    if params.get("judged_only") or judged_only:
+        if family in ("bpref", "infAP", "set_recall", "num_q", "num_rel", "num_ret", "num_rel_ret", "Judged", "ERR"):
+            return None, "ir-measures has no judged_only for this measure"
+        args.append("judged_only=True")
+    at = ""
+    if measure.cutoff is not None:
+        at = f"@{measure.cutoff}"
+    simple = {"map": "AP", "MAP": "AP", "map_cut": "AP", "recip_rank": "RR", "MRR": "RR", "Rprec": "Rprec",
+              "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
+              "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
+              "HitRate": "Success", "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+    if family == "P" and params.get("denominator", "k") != "k":
+        return None, "ir-measures' P always divides by k"
+    if family in ("ndcg", "ndcg_cut"):
+        if params.get("ideal", "judged") != "judged":
+            return None, "ir-measures' ideal ranking uses every judged document"
+        if params.get("dcg", "log2") != "log2":
+            args.append(f"dcg={params['dcg']!r}")
+        gains = params.get("gains")
+        if gains:
+            if any(float(v) != int(v) for _, v in gains):
+                return None, "pytrec_eval takes integer gains only"
+            args.append("gains={" + ",".join(f"{k}:{int(v)}" for k, v in gains) + "}")
+        args.sort()
+        return "nDCG" + (f"({','.join(args)})" if args else "") + at, ""
+    if family == "set_relative_P":
+        args.insert(0, "relative=True")
+        name = "SetP"
+    elif family == "set_F":
+        beta = float(params.get("beta", 1.0))
+        if beta != 1.0:
+            args.insert(0, f"beta={beta!r}")
+        name = "SetF"
+    elif family == "num_rel_ret":
+        name = "NumRet"
+        if f"rel={rel}" not in args:
+            args.insert(0, f"rel={rel}")
+    elif family in simple:
+        name = simple[family]
+    else:
+        return None, "no such measure in ir-measures"
+    return name + (f"({','.join(args)})" if args else "") + at, ""
+
+
+def _tie_ascending(run: Run) -> Run:
+    """The same run with ties broken by doc_id ascending (msmarco / judged providers): each
+    document's score becomes minus its position under (score desc, doc_id asc)."""
+    frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, False])
+             .with_columns((-pl.int_range(pl.len()).over("query_id")).cast(pl.Float64).alias("score")))
+    return Run(frame, run.run_tag, run.source)
+
+
+def _float32(run: Run) -> Run:
+    return Run(run.frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64)), run.run_tag, run.source)
+
+
+def _truncate(run: Run, max_retrieved: int) -> Run:
+    frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
+             .filter(pl.int_range(pl.len()).over("query_id") < max_retrieved))
+    return Run(frame, run.run_tag, run.source)
+
+
+def _same(a: float, b: float, tolerance: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= tolerance
+
+
+def crosscheck(
+    qrels: Qrels,
+    run: Run,
+    measures: list[str] | list[Measure] | None = None,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_retrieved: int | None = None,
+    queries: str = "qrels",
+    trec_eval_9: bool = False,
+    tolerance: float = 1e-9,
+) -> CrosscheckReport:
+    """Compare our per-query values and aggregates with ir-measures' (see the module docstring)."""
+    ir_measures = _import_ir_measures()
+    from trec_rag_eval.core.evaluate import _resolve, evaluate
+
+    resolved = [m for m in _resolve(measures) if m.spec.value_type != "str"]
+    if max_retrieved is not None:
+        run = _truncate(run, max_retrieved)  # ir-measures has no -M: give it the same top documents
+    options = dict(relevance_level=relevance_level, judged_only=judged_only, queries=queries)
+    ours = evaluate(qrels, run, resolved, trec_eval_9=trec_eval_9, **options)
+    variants: dict[str, Any] = {}
+
+    def variant(name: str) -> Any:
+        if name not in variants:
+            if name == "float32":
+                variants[name] = evaluate(qrels, _float32(run), resolved, **options)
+            elif name == "iprec9":
+                variants[name] = evaluate(qrels, run, resolved, trec_eval_9=True, **options)
+            elif name == "tie_order":
+                variants[name] = evaluate(qrels, _tie_ascending(run), resolved, **options)
+            elif name == "float64":
+                variants[name] = evaluate(qrels, run, resolved, **options)
+            elif name == "negative_judged":
+                fixed = Qrels(qrels.frame.with_columns(pl.col("relevance").clip(lower_bound=0)), qrels.source)
+                variants[name] = evaluate(fixed, run, resolved, trec_eval_9=trec_eval_9, **options)
+        return variants[name]
+
+    # which ir-measures measure and provider stands for each of ours
+    targets: dict[Measure, Any] = {}
+    verdicts: dict[Measure, Verdict] = {}
+    for m in resolved:
+        name, why = ir_measures_name(m, relevance_level, judged_only)
+        if name is None:
+            verdicts[m] = Verdict(str(m), None, None, "unsupported", why)
+            continue
+        theirs = ir_measures.parse_measure(name)
+        provider = next((p for p in ir_measures.DefaultPipeline.providers
+                         if p.is_available() and p.supports(theirs)), None)
+        if provider is None:
+            verdicts[m] = Verdict(str(m), name, None, "unsupported", "no installed ir-measures provider")
+            continue
+        if provider.NAME == "gdeval" and not all(q.isdigit() for q in ours.query_ids):
+            verdicts[m] = Verdict(str(m), name, "gdeval", "unsupported", "gdeval.pl needs numeric query ids")
+            continue
+        targets[m] = (theirs, provider)
+
+    ir_qrels = [ir_measures.Qrel(q, d, int(r)) for q, d, r in
+                qrels.frame.select("query_id", "doc_id", "relevance").iter_rows()]
+    ir_run = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in
+              run.frame.select("query_id", "doc_id", "score").iter_rows()]
+    by_provider: dict[str, list[Measure]] = {}
+    for m, (_, provider) in targets.items():
+        by_provider.setdefault(provider.NAME, []).append(m)
+    results: dict[Any, dict[str, float]] = {}
+    for provider_name, group in by_provider.items():
+        provider = targets[group[0]][1]
+        wanted = list(dict.fromkeys(targets[m][0] for m in group))
+        try:
+            for metric in provider.iter_calc(wanted, ir_qrels, ir_run):
+                results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+        except Exception as err:  # a provider failing on this data is reported, not raised
+            for m in group:
+                verdicts[m] = Verdict(str(m), str(targets[m][0]), provider_name, "unsupported",
+                                      f"ir-measures failed: {type(err).__name__}: {err}".strip())
+                targets.pop(m)
+
+    missing = set(ours.missing_queries)
+    for m, (theirs_measure, provider) in targets.items():
+        theirs_values = results.get(theirs_measure, {})
+        tol = max(tolerance, _PROVIDER_TOLERANCE.get(provider.NAME, 0.0))
+        values = np.asarray(ours.values[m], dtype=np.float64)
+        candidates = _conventions_for(provider.NAME, m, trec_eval_9)
+        differing: list[str] = []
+        explained: dict[str, list[str]] = {}
+        max_diff = 0.0
+        for i, qid in enumerate(ours.query_ids):
+            theirs_value = theirs_values.get(qid, float(theirs_measure.DEFAULT))
+            ours_value = float(values[i])
+            if _same(ours_value, theirs_value, tol):
+                continue
+            if not (math.isnan(ours_value) or math.isnan(theirs_value)):
+                max_diff = max(max_diff, abs(ours_value - theirs_value))
+            reason = None
+            if qid in missing and theirs_value == 0.0:
+                reason = "missing_zero"
+            else:
+                for key in candidates:
+                    alternative = float(np.asarray(variant(key).values[m], dtype=np.float64)[i])
+                    if _same(alternative, theirs_value, tol):
+                        reason = key
+                        break
+            if reason is None:
+                differing.append(qid)
+            else:
+                explained.setdefault(reason, []).append(qid)
+        ours_mean = _as_float(ours.summary.get(m))
+        theirs_mean = _aggregate(theirs_measure, [theirs_values.get(q, float(theirs_measure.DEFAULT))
+                                                  for q in ours.query_ids])
+        verdict = Verdict(str(m), str(theirs_measure), provider.NAME, "agree", ours=ours_mean, theirs=theirs_mean,
+                          max_difference=max_diff, conventions=explained)
+        aggregate_agrees = ours_mean is None or theirs_mean is None or _same(ours_mean, theirs_mean, max(tol, 1e-9))
+        if differing:
+            verdict.status = "differ"
+            verdict.differing_queries = differing
+        elif explained:
+            verdict.status = "convention"
+        elif not aggregate_agrees:
+            verdict.status = "differ"
+            verdict.reason = "per-query values agree but the aggregates do not"
+        verdicts[m] = verdict
+
+    return CrosscheckReport(
+        verdicts=[verdicts[m] for m in resolved],
+        num_queries=len(ours.query_ids),
+        settings={"trec_eval_9": trec_eval_9, "relevance_level": relevance_level, "judged_only": judged_only,
+                  "max_retrieved": max_retrieved, "queries": queries, "tolerance": tolerance},
+        ir_measures_version=getattr(ir_measures, "__version__", "?"),
+    )
+
+
+def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list[str]:
+    if provider == "pytrec_eval":
+        out = [] if trec_eval_9 else ["float32"]
+        if not trec_eval_9 and measure.family in ("iprec_at_recall", "11pt_avg"):
+            out.append("iprec9")
+        return out
+    out = ["float64"] if trec_eval_9 else []
+    if provider in ("msmarco", "judged"):
+        out.append("tie_order")
+    if measure.family == "Judged":
+        out.append("negative_judged")
+    return out
+
+
+def _as_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _aggregate(measure: Any, values: list[float]) -> float | None:
+    """ir-measures' aggregate over our query set: a sum for Num*, else a mean."""
+    if not values:
+        return None
+    total = 0.0
+    for value in values:
+        total += value
+    return total if measure.NAME.startswith("Num") else total / len(values)

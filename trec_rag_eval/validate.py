@@ -1,0 +1,280 @@
+"""Validate our scores against a reference scores file, e.g. the numbers behind a published table.
+
+Reference formats (detected from the content):
+
+* trec_eval output, with or without ``-q``: ``name <TAB> query_id|all <TAB> value``;
+* ir-measures output: ``query_id <TAB> measure <TAB> value`` (``-q``) or ``measure <TAB> value``;
+* JSON: ``{measure: value}``, ``{query_id: {measure: value}}`` (pytrec_eval's shape, ``all`` for the
+  aggregate), or trec-rag-eval's own ``--format json`` output (``summary`` and ``per_query``).
+
+Measure names may be trec_eval's printed names (``P_5``, ``ndcg_cut_10``, ``set_F_2.0``) or
+notation (``P@5``, ``nDCG@10``). A value differs when it is further from ours than the
+reference's printed precision allows: half a unit of its last printed digit. When a difference
+disappears under a known convention (trec_eval 9 / pytrec_eval: float32 scores and
+floor(p*R + 0.9) for iprec; trec_eval 9 without -c: averages over the run's queries only), it is
+reported as that convention, not as a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
+from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.measures.model import Measure
+
+SUMMARY = "all"
+
+VARIANTS = {
+    "trec_eval_9": ("trec_eval 9 / pytrec_eval conventions (float32 scores, iprec at floor(p*R+0.9))",
+                    {"trec_eval_9": True}),
+    "intersection": ("averaged over the queries in both qrels and run (trec_eval 9 without -c, pytrec_eval)",
+                     {"queries": "intersection"}),
+    "trec_eval_9_intersection": ("trec_eval 9 conventions and averages over the run's queries",
+                                 {"trec_eval_9": True, "queries": "intersection"}),
+}
+
+
+@dataclass(frozen=True)
+class ReferenceValue:
+    measure: str
+    query_id: str
+    value: float
+    tolerance: float
+    line: int | None
+
+
+@dataclass
+class Mismatch:
+    measure: str
+    query_id: str
+    reference: float
+    ours: float | None
+    tolerance: float
+    line: int | None
+    convention: str | None = None
+
+
+@dataclass
+class ValidationReport:
+    """Every compared value; ``mismatches`` are failures, ``conventions`` are explained."""
+
+    reference_path: str
+    reference_format: str
+    compared: int
+    mismatches: list[Mismatch] = field(default_factory=list)
+    conventions: list[Mismatch] = field(default_factory=list)
+    not_compared: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def render(self) -> str:
+        lines = [f"Validating against {self.reference_path} ({self.reference_format}): {self.compared} values compared"]
+        for title, rows in (("DIFFER", self.mismatches), ("convention", self.conventions)):
+            for m in rows:
+                where = f" (line {m.line})" if m.line else ""
+                ours = "missing" if m.ours is None else f"{m.ours:.10g}"
+                text = f"  {title:<10} {m.measure} {m.query_id}: reference {m.reference!r}, ours {ours}, " \
+                       f"allowed +/-{m.tolerance:.2g}{where}"
+                if m.convention:
+                    text += f": matches under {VARIANTS[m.convention][0]}"
+                lines.append(text)
+        for name, why in self.not_compared.items():
+            lines.append(f"  skipped    {name}: {why}")
+        verdict = "OK" if self.ok else "FAILED"
+        lines.append(f"Verdict: {verdict}: {self.compared - len(self.mismatches) - len(self.conventions)} agree, "
+                     f"{len(self.conventions)} agree under a known convention, {len(self.mismatches)} differ")
+        return "\n".join(lines) + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "reference": self.reference_path, "format": self.reference_format,
+                "compared": self.compared, "mismatches": [m.__dict__ for m in self.mismatches],
+                "conventions": [m.__dict__ for m in self.conventions], "not_compared": self.not_compared}
+
+
+def printed_tolerance(text: str) -> float:
+    """Half a unit of the last printed digit: '0.1234' -> 5e-5, '561' -> 0.5, '1e-05' -> 5e-6."""
+    try:
+        exponent = Decimal(text.strip()).as_tuple().exponent
+    except InvalidOperation:
+        return 0.0
+    if not isinstance(exponent, int):
+        return 0.0
+    return 0.5 * 10.0 ** exponent + 1e-12
+
+
+def _number(text: str, path: str, line_no: int | None, line: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputFormatError(path, line_no, f"expected a number, got {text!r}", line) from None
+
+
+def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:
+    """Read a reference scores file; returns (format name, values)."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if text.lstrip().startswith(("{", "[")):
+        return "json", _read_json(path, text)
+    rows = [(i, line, line.split()) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if not rows:
+        raise InputFormatError(path, None, "no scores in the reference file")
+    widths = {len(parts) for _, _, parts in rows}
+    if widths == {2}:
+        return "ir-measures", [ReferenceValue(p[0], SUMMARY, _number(p[1], path, i, line), printed_tolerance(p[1]), i)
+                               for i, line, p in rows]
+    for i, line, parts in rows:
+        if len(parts) != 3:
+            raise InputFormatError(path, i, f"expected 3 columns (measure query value or query measure value), "
+                                            f"got {len(parts)}", line)
+    # trec_eval puts the query (or 'all') second; ir-measures puts it first
+    if any(p[1] == SUMMARY for _, _, p in rows):
+        trec_style = True
+    elif any(p[0] == SUMMARY for _, _, p in rows):
+        trec_style = False
+    else:
+        trec_style = _is_measure(rows[0][2][0])
+    out = []
+    for i, line, parts in rows:
+        name, query_id, value = (parts[0], parts[1], parts[2]) if trec_style else (parts[1], parts[0], parts[2])
+        if name in ("runid", "relstring"):
+            continue
+        out.append(ReferenceValue(name, query_id, _number(value, path, i, line), printed_tolerance(value), i))
+    return ("trec_eval" if trec_style else "ir-measures"), out
+
+
+def _is_measure(name: str) -> bool:
+    try:
+        resolve_name(name)
+    except TrecRagEvalError:
+        return False
+    return True
+
+
+def _read_json(path: str, text: str) -> list[ReferenceValue]:
+    # keep each number's printed text, so the tolerance follows the digits the file shows
+    try:
+        data = json.loads(text, parse_float=lambda s: ("float", s), parse_int=lambda s: ("float", s))
+    except json.JSONDecodeError as err:
+        raise InputFormatError(path, err.lineno, f"invalid JSON: {err.msg}") from None
+    if isinstance(data, list):
+        if len(data) != 1:
+            raise InputFormatError(path, None, "the JSON holds several runs; validate one run at a time")
+        data = data[0]
+    if not isinstance(data, dict):
+        raise InputFormatError(path, None, "expected a JSON object of scores")
+    out: list[ReferenceValue] = []
+
+    def add(measure: str, query_id: str, value: Any) -> None:
+        if isinstance(value, tuple):
+            out.append(ReferenceValue(measure, query_id, float(value[1]), printed_tolerance(value[1]), None))
+
+    if "summary" in data and isinstance(data["summary"], dict):  # trec-rag-eval --format json
+        for measure, value in data["summary"].items():
+            add(measure, SUMMARY, value)
+        for query_id, values in (data.get("per_query") or {}).items():
+            for measure, value in values.items():
+                add(measure, query_id, value)
+        return out
+    for key, value in data.items():
+        if isinstance(value, dict):
+            for measure, number in value.items():
+                add(measure, key, number)
+        else:
+            add(key, SUMMARY, value)
+    return out
+
+
+def resolve_name(name: str) -> Measure:
+    """A printed measure name, trec_eval's (``ndcg_cut_10``, ``set_F_2.0``) or notation (``nDCG@10``)."""
+    from trec_rag_eval.measures.parse import parse_notation, parse_trec_measures
+    from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
+
+    if name in TREC_EVAL_FAMILIES and FAMILIES[name].kind not in ("int_cutoffs", "real_cutoffs"):
+        return parse_trec_measures([name])[0]
+    for family in sorted(TREC_EVAL_FAMILIES, key=len, reverse=True):
+        if name.startswith(family + "_") and len(name) > len(family) + 1:
+            measures = parse_trec_measures([f"{family}.{name[len(family) + 1:]}"])
+            if len(measures) == 1:
+                return measures[0]
+    return parse_notation(name)
+
+
+def validate(
+    qrels: Qrels,
+    run: Run,
+    reference_path: str,
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    max_retrieved: int | None = None,
+    queries: str = "qrels",
+    trec_eval_9: bool = False,
+) -> ValidationReport:
+    """Compare our scores with every value of the reference file (see the module docstring)."""
+    from trec_rag_eval.core.evaluate import evaluate
+
+    fmt, values = read_reference(os.fspath(reference_path))
+    measures: dict[str, Measure] = {}
+    skipped: dict[str, str] = {}
+    for ref in values:
+        if ref.measure in measures or ref.measure in skipped:
+            continue
+        try:
+            measures[ref.measure] = resolve_name(ref.measure)
+        except (MeasureSyntaxError, TrecRagEvalError) as err:
+            skipped[ref.measure] = f"unknown measure name ({str(err).splitlines()[0]})"
+    wanted = list(dict.fromkeys(measures.values()))
+    options = dict(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved)
+    ours = evaluate(qrels, run, wanted, queries=queries, trec_eval_9=trec_eval_9, **options)
+    variants: dict[str, Any] = {}
+
+    def lookup(evaluation: Any, measure: Measure, query_id: str) -> float | None:
+        if query_id == SUMMARY:
+            value = evaluation.summary.get(measure)
+        elif query_id in evaluation.query_ids and measure in evaluation.values:
+            value = evaluation.values[measure][evaluation.query_ids.index(query_id)]
+        else:
+            return None
+        return None if value is None or isinstance(value, str) else float(value)
+
+    report = ValidationReport(os.fspath(reference_path), fmt, 0, not_compared=skipped)
+    for ref in values:
+        measure = measures.get(ref.measure)
+        if measure is None:
+            continue
+        report.compared += 1
+        value = lookup(ours, measure, ref.query_id)
+        if value is not None and _close(value, ref.value, ref.tolerance):
+            continue
+        mismatch = Mismatch(ref.measure, ref.query_id, ref.value, value, ref.tolerance, ref.line)
+        for key, (_, settings) in VARIANTS.items():
+            if settings.get("trec_eval_9") and trec_eval_9:
+                continue
+            if key not in variants:
+                chosen = {"queries": queries, "trec_eval_9": trec_eval_9, **settings}
+                try:
+                    variants[key] = evaluate(qrels, run, wanted, **chosen, **options)
+                except TrecRagEvalError:
+                    variants[key] = None
+            if variants[key] is None:
+                continue
+            alternative = lookup(variants[key], measure, ref.query_id)
+            if alternative is not None and _close(alternative, ref.value, ref.tolerance):
+                mismatch.convention = key
+                break
+        (report.conventions if mismatch.convention else report.mismatches).append(mismatch)
+    return report
+
+
+def _close(ours: float, reference: float, tolerance: float) -> bool:
+    if math.isnan(ours) or math.isnan(reference):
+        return math.isnan(ours) and math.isnan(reference)
+    return abs(ours - reference) <= tolerance
