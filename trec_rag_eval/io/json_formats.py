@@ -398,9 +398,16 @@ def _is_rows(document: _Document) -> bool:
 
 
 def _looks_like_row(obj: dict[str, Any]) -> bool:
-    return any(_find_key(obj, keys) is not None for keys in (RELEVANT_KEYS, RESULT_KEYS)) and not any(
-        isinstance(obj.get(k), dict) and _find_key(obj[k], RELEVANT_KEYS + RESULT_KEYS) for k in obj
-    )
+    """One row (a one-line JSONL file) rather than an object keyed by query id: it has a judgments or
+    results key, and a text or number beside it (the query, an id) or only known keys. An object
+    keyed by query id holds only lists and objects, whatever its ids are (even "results")."""
+    if not any(_find_key(obj, keys) is not None for keys in (RELEVANT_KEYS, RESULT_KEYS)):
+        return False
+    known = set(ID_KEYS + QUERY_TEXT_KEYS + RELEVANT_KEYS + NON_RELEVANT_KEYS + RESULT_KEYS)
+    has_scalar = any(not isinstance(v, (list, dict)) for v in obj.values())
+    query_object = any(isinstance(obj[k], dict) and _find_key(obj[k], ID_KEYS) for k in obj
+                       if _nfc(k).lower() in QUERY_TEXT_KEYS)
+    return has_scalar or query_object or all(_nfc(k).lower() in known for k in obj)
 
 
 def _row_entries(document: _Document) -> list[_Entry]:
@@ -714,6 +721,8 @@ def _check_id(path: str, entry: _Entry, what: str, value: Any) -> str:
         raise _error(path, entry, f"{what} is empty")
     if any(ch.isspace() for ch in text):
         raise _error(path, entry, f"{what} {text!r} contains whitespace, which a TREC file cannot hold")
+    if text.startswith("#") and what.startswith("query id"):
+        raise _error(path, entry, f"{what} {text!r} starts with '#', which a TREC file reads as a comment")
     return text
 
 

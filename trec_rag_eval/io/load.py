@@ -40,13 +40,29 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return "beir"
     head = _head(name)
     stripped = head.lstrip()
-    if stripped[:1] in ("[", "{"):
-        return "json"
     first = next((line for line in stripped.splitlines() if line.strip() and not line.startswith("#")), "")
+    if stripped[:1] in ("[", "{") and not _looks_like_trec_line(first):
+        return "json"
     fields = first.split("\t") if "\t" in first else first.split()
-    if {f.strip().lower() for f in fields} & _BEIR_HEADER_WORDS or len(fields) == 3:
+    if len(fields) == 3:  # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6
         return "beir"
     return "trec"
+
+
+def _looks_like_trec_line(line: str) -> bool:
+    """A qrels line (4 fields, integer relevance) or a run line (6 fields, numeric score): a query id
+    may start with '[' or '{', so the first character alone does not make a file JSON."""
+    fields = line.split()
+    try:
+        if len(fields) == 4:
+            int(fields[3])
+            return True
+        if len(fields) == 6:
+            float(fields[4])
+            return True
+    except ValueError:
+        return False
+    return False
 
 
 def detect_kind(path: str | os.PathLike[str]) -> str:
@@ -126,8 +142,8 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
         query_id, tab, query_text = line.partition("\t")
         if not tab:
             raise InputFormatError(name, line_no, "expected query_id<TAB>query text", line)
-        if not query_id or any(ch.isspace() for ch in query_id):
-            raise InputFormatError(name, line_no, "the query id is empty or holds whitespace", line)
+        if not query_id or any(ch.isspace() for ch in query_id) or query_id.startswith("#"):
+            raise InputFormatError(name, line_no, "the query id is empty, holds whitespace or starts with '#'", line)
         if query_id in topics:
             raise InputFormatError(name, line_no, f"query {query_id} already has a text at line "
                                    f"{first_line[query_id]}", line)

@@ -34,6 +34,8 @@ DATASET_KEYS = {
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
     """Write ``query_id iteration doc_id relevance`` lines in the table's row order; return the count."""
     frame = qrels.frame
+    if frame.is_empty():  # trec_eval (and our reader) refuse an empty qrels file: do not make one
+        raise InputFormatError(qrels.source, None, "no judgments to write: every list of documents is empty")
     _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
     lines = [f"{q} {it} {d} {r}\n" for q, it, d, r in
              frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()]
@@ -47,6 +49,8 @@ def write_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = N
     tag = run_tag or run.run_tag
     if not tag or any(ch.isspace() for ch in tag):
         raise UsageError(f"run tag {tag!r} cannot be written to a TREC run (empty or with whitespace)")
+    if run.frame.is_empty():
+        raise InputFormatError(run.source, None, "no results to write: every result list is empty")
     frame = ranked(run)
     _check_ids(run.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
     lines = [f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
@@ -148,6 +152,9 @@ def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) ->
             if not value or any(ch.isspace() for ch in value):
                 problem = "is empty" if not value else "contains whitespace"
                 raise InputFormatError(source, None, f"{what} {value!r} {problem}, which a TREC file cannot hold")
+            if what == "query id" and value.startswith("#"):
+                raise InputFormatError(source, None, f"query id {value!r} starts with '#', which a TREC file "
+                                       "reads as a comment")
 
 
 def _atomic_write(path: str | os.PathLike[str], text: str, force: bool) -> None:
