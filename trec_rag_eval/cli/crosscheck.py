@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -76,7 +77,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     if output_format == "json":
         click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
     if failed:
-        raise click.exceptions.Exit(1)
+        sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -110,4 +111,4 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     else:
         click.echo(report.render(), nl=False)
     if not report.ok:
-        raise click.exceptions.Exit(1)
+        sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)

@@ -1,0 +1,86 @@
+"""`crosscheck` and `--crosscheck` on trec_eval's own test data report agreement."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import invoke, reference_path
+
+pytest.importorskip("ir_measures")
+
+
+@pytest.mark.parametrize("qrels, run", [
+    ("qrels.test", "results.test"),
+    ("qrels.rel_level", "results.test"),
+    ("qrels.comment.test", "results.comment.test"),
+    ("qrels.test", "results.trunc"),
+])
+def test_crosscheck_command_agrees_on_reference_data(qrels: str, run: str) -> None:
+    result = invoke("crosscheck", reference_path(qrels), reference_path(run))
+    assert result.exit_code == 0, result.output
+    assert "Verdict: OK" in result.stdout
+    assert "DIFFER" not in result.stdout
+
+
+def test_crosscheck_all_trec_names_the_iprec_convention() -> None:
+    result = invoke("crosscheck", "-m", "all_trec", reference_path("qrels.test"), reference_path("results.test"))
+    assert result.exit_code == 0, result.output
+    # topic 302 has R = 77: p = 0.6 asks for lround(46.2) = 46 (v10) but floor(47.1) = 47 (trec_eval 9)
+    assert "IPrec@0.6" in result.stdout and "floor(p*R + 0.9)" in result.stdout and "(302)" in result.stdout
+    assert re.search(r"RprecMult@0.2 +not supported by ir-measures", result.stdout)
+    assert invoke("crosscheck", "--trec-eval-9", "-m", "iprec_at_recall", reference_path("qrels.test"),
+                  reference_path("results.test")).stdout.count("agree     IPrec") == 11
+
+
+def test_evaluate_crosscheck_flag_reports_agreement() -> None:
+    result = invoke("--crosscheck", "-m", "P.5", "-m", "nDCG@10", reference_path("qrels.test"),
+                    reference_path("results.test"))
+    assert result.exit_code == 0, result.output
+    assert "Verdict: OK" in result.output
+
+
+def test_crosscheck_missing_queries_named() -> None:
+    result = invoke("crosscheck", "-m", "NumRel", "-m", "AP", reference_path("qrels.test"),
+                    reference_path("results.trunc"))
+    assert result.exit_code == 0
+    assert "ir-measures scores a query missing from the run 0" in result.stdout and "(302)" in result.stdout
+
+
+def test_missing_ir_measures_gives_the_install_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "ir_measures":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    result = invoke("crosscheck", reference_path("qrels.test"), reference_path("results.test"))
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: this feature needs the package 'ir-measures': "
+                             "pip install 'trec-rag-eval[crosscheck]'\n")
+
+
+def test_a_real_difference_fails(tmp_path) -> None:
+    from trec_rag_eval.crosscheck import crosscheck
+    from trec_rag_eval.io.tables import Qrels, Run
+    import trec_rag_eval.crosscheck as module
+
+    qrels = Qrels.from_dict({"1": {"a": 1, "b": 1}})
+    run = Run.from_dict({"1": {"a": 2.0, "x": 1.0}})
+    honest = crosscheck(qrels, run, ["AP"])
+    assert honest.ok
+    # a deliberately wrong name mapping (AP compared with P@1) must be caught, with the query named
+    original = module.ir_measures_name
+    module.ir_measures_name = lambda m, *a: ("P@1", "")
+    try:
+        report = crosscheck(qrels, run, ["AP"])
+    finally:
+        module.ir_measures_name = original
+    assert not report.ok
+    assert report.verdicts[0].differing_queries == ["1"] and report.verdicts[0].max_difference == pytest.approx(0.5)
+    assert "DIFFER" in report.render() and "Verdict: FAILED" in report.render()
