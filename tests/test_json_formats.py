@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.json_formats import json_content_kind, read_dataset, read_results, read_results_report
-from trec_rag_eval.io.load import detect_format, detect_kind, load_qrels, load_run, load_run_report, load_topics
+from trec_rag_eval.io.json_formats import json_content_kind, read_dataset, read_results
+from trec_rag_eval.io.load import (
+    detect_format,
+    detect_kind,
+    load_qrels,
+    load_run,
+    load_run_report,
+    load_topics,
+)
 from trec_rag_eval.rag_checks import check_rag
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -40,10 +47,16 @@ def ranking(run) -> dict[str, list[tuple[str, float]]]:
 def test_seed_fixture_is_the_lessons_dataset_verbatim():
     # Exactly what the lesson's json.dump(dataset_eval, f, ensure_ascii=False, indent=2) writes.
     dataset_eval = [
-        {"requête": "comment installer Python sur Windows",
-         "pertinents": ["doc_install_python", "doc_setup_env"], "non_pertinents": ["doc_cuisine"]},
-        {"requête": "configurer nginx comme reverse proxy",
-         "pertinents": ["doc_nginx_proxy", "doc_nginx_config"], "non_pertinents": ["doc_python_web"]},
+        {
+            "requête": "comment installer Python sur Windows",
+            "pertinents": ["doc_install_python", "doc_setup_env"],
+            "non_pertinents": ["doc_cuisine"],
+        },
+        {
+            "requête": "configurer nginx comme reverse proxy",
+            "pertinents": ["doc_nginx_proxy", "doc_nginx_config"],
+            "non_pertinents": ["doc_python_web"],
+        },
     ]
     assert SEED.read_text(encoding="utf-8") == json.dumps(dataset_eval, ensure_ascii=False, indent=2)
 
@@ -51,11 +64,17 @@ def test_seed_fixture_is_the_lessons_dataset_verbatim():
 def test_seed_dataset_reads_with_generated_ids_and_zero_for_non_pertinents():
     qrels = read_dataset(SEED)
     assert judgments(qrels) == [
-        ("q1", "doc_install_python", 1), ("q1", "doc_setup_env", 1), ("q1", "doc_cuisine", 0),
-        ("q2", "doc_nginx_proxy", 1), ("q2", "doc_nginx_config", 1), ("q2", "doc_python_web", 0),
+        ("q1", "doc_install_python", 1),
+        ("q1", "doc_setup_env", 1),
+        ("q1", "doc_cuisine", 0),
+        ("q2", "doc_nginx_proxy", 1),
+        ("q2", "doc_nginx_config", 1),
+        ("q2", "doc_python_web", 0),
     ]
-    assert qrels.topics == {"q1": "comment installer Python sur Windows",
-                            "q2": "configurer nginx comme reverse proxy"}
+    assert qrels.topics == {
+        "q1": "comment installer Python sur Windows",
+        "q2": "configurer nginx comme reverse proxy",
+    }
     assert qrels.source == str(SEED)
 
 
@@ -63,9 +82,19 @@ def test_results_keyed_by_query_text_match_the_dataset():
     qrels = read_dataset(SEED)
     run = read_results(FIXTURES / "results_seed.json", qrels)
     assert ranking(run) == {
-        "q1": [("doc_cuisine", 5.0), ("doc_setup_env", 4.0), ("doc_python_web", 3.0),
-               ("doc_install_python", 2.0), ("doc_venv", 1.0)],
-        "q2": [("doc_nginx_config", 4.0), ("doc_apache", 3.0), ("doc_python_web", 2.0), ("doc_nginx_proxy", 1.0)],
+        "q1": [
+            ("doc_cuisine", 5.0),
+            ("doc_setup_env", 4.0),
+            ("doc_python_web", 3.0),
+            ("doc_install_python", 2.0),
+            ("doc_venv", 1.0),
+        ],
+        "q2": [
+            ("doc_nginx_config", 4.0),
+            ("doc_apache", 3.0),
+            ("doc_python_web", 2.0),
+            ("doc_nginx_proxy", 1.0),
+        ],
     }
     assert run.run_tag == "results_seed"
 
@@ -74,20 +103,36 @@ def test_results_keyed_by_query_text_match_the_dataset():
 
 
 def test_english_keys_explicit_ids_and_graded_relevance(tmp_path):
-    path = write(tmp_path, "d.json", json.dumps([
-        {"id": "A-1", "query": "x", "relevant": {"d1": 3, "d2": 1}, "non_relevant": ["d3"]},
-        {"query": "y", "relevant": [{"id": "d4", "relevance": 2}, {"doc_id": "d5"}]},
-        {"id": 17, "query": "z", "relevant": ["d6"]},
-    ]))
+    path = write(
+        tmp_path,
+        "d.json",
+        json.dumps(
+            [
+                {"id": "A-1", "query": "x", "relevant": {"d1": 3, "d2": 1}, "non_relevant": ["d3"]},
+                {"query": "y", "relevant": [{"id": "d4", "relevance": 2}, {"doc_id": "d5"}]},
+                {"id": 17, "query": "z", "relevant": ["d6"]},
+            ]
+        ),
+    )
     qrels = read_dataset(path)
-    assert judgments(qrels) == [("A-1", "d1", 3), ("A-1", "d2", 1), ("A-1", "d3", 0),
-                                ("q2", "d4", 2), ("q2", "d5", 1), ("17", "d6", 1)]
+    assert judgments(qrels) == [
+        ("A-1", "d1", 3),
+        ("A-1", "d2", 1),
+        ("A-1", "d3", 0),
+        ("q2", "d4", 2),
+        ("q2", "d5", 1),
+        ("17", "d6", 1),
+    ]
     assert qrels.topics == {"A-1": "x", "q2": "y", "17": "z"}
 
 
 def test_jsonl_positions_count_rows_not_lines(tmp_path):
-    path = write(tmp_path, "d.jsonl", '{"requête": "a", "pertinents": ["d1"]}\n\n'
-                                      '{"requête": "b", "pertinents": ["d2"], "non_pertinents": ["d3"]}\n')
+    path = write(
+        tmp_path,
+        "d.jsonl",
+        '{"requête": "a", "pertinents": ["d1"]}\n\n'
+        '{"requête": "b", "pertinents": ["d2"], "non_pertinents": ["d3"]}\n',
+    )
     qrels = read_dataset(path)
     assert judgments(qrels) == [("q1", "d1", 1), ("q2", "d2", 1), ("q2", "d3", 0)]
 
@@ -100,15 +145,21 @@ def test_single_line_jsonl_and_gzip(tmp_path):
 
 def test_nfd_accented_key_is_the_same_key(tmp_path):
     # "requête" typed with a combining circumflex (macOS keyboards) is still the seed's key.
-    path = write(tmp_path, "d.json", json.dumps([{"reque\u0302te": "a", "pertinents": ["d1"]}], ensure_ascii=False))
+    path = write(
+        tmp_path, "d.json", json.dumps([{"reque\u0302te": "a", "pertinents": ["d1"]}], ensure_ascii=False)
+    )
     assert read_dataset(path).topics == {"q1": "a"}
 
 
 def test_beir_folder_with_header_and_queries(tmp_path):
     (tmp_path / "qrels").mkdir()
     write(tmp_path, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq7\tdoc1\t1\nq7\tdoc2\t0\nq9\tdoc3\t2\n")
-    write(tmp_path, "queries.jsonl", '{"_id": "q7", "text": "seven"}\n{"_id": "q8", "text": "train only"}\n'
-                                     '{"_id": "q9", "text": "nine"}\n')
+    write(
+        tmp_path,
+        "queries.jsonl",
+        '{"_id": "q7", "text": "seven"}\n{"_id": "q8", "text": "train only"}\n'
+        '{"_id": "q9", "text": "nine"}\n',
+    )
     assert detect_format(tmp_path) == "beir"
     qrels = load_qrels(tmp_path)
     assert judgments(qrels) == [("q7", "doc1", 1), ("q7", "doc2", 0), ("q9", "doc3", 2)]
@@ -124,12 +175,18 @@ def test_beir_bad_score_names_the_line(tmp_path):
 
 
 def test_llamaindex_embedding_qa_dataset(tmp_path):
-    path = write(tmp_path, "qa.json", json.dumps({
-        "queries": {"u1": "what is x?", "u2": "what is y?"},
-        "corpus": {"n1": "x is ...", "n2": "y is ..."},
-        "relevant_docs": {"u1": ["n1"], "u2": ["n2", "n1"]},
-        "mode": "text",
-    }))
+    path = write(
+        tmp_path,
+        "qa.json",
+        json.dumps(
+            {
+                "queries": {"u1": "what is x?", "u2": "what is y?"},
+                "corpus": {"n1": "x is ...", "n2": "y is ..."},
+                "relevant_docs": {"u1": ["n1"], "u2": ["n2", "n1"]},
+                "mode": "text",
+            }
+        ),
+    )
     qrels = load_qrels(path)
     assert judgments(qrels) == [("u1", "n1", 1), ("u2", "n2", 1), ("u2", "n1", 1)]
     assert qrels.topics == {"u1": "what is x?", "u2": "what is y?"}
@@ -161,38 +218,59 @@ def test_ragas_rows_are_both_dataset_and_results(tmp_path):
 # ---------------------------------------------------------------- results shapes
 
 
-@pytest.mark.parametrize("payload", [
-    {"q1": ["d3", "d1", "d2"]},
-    {"q1": [{"id": "d3"}, {"id": "d1"}, {"id": "d2"}]},
-    [{"id": "q1", "results": ["d3", "d1", "d2"]}],
-    [{"query_id": "q1", "retrieved_ids": [{"doc_id": "d3"}, {"doc_id": "d1"}, {"doc_id": "d2"}]}],
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"q1": ["d3", "d1", "d2"]},
+        {"q1": [{"id": "d3"}, {"id": "d1"}, {"id": "d2"}]},
+        [{"id": "q1", "results": ["d3", "d1", "d2"]}],
+        [{"query_id": "q1", "retrieved_ids": [{"doc_id": "d3"}, {"doc_id": "d1"}, {"doc_id": "d2"}]}],
+    ],
+)
 def test_ordered_lists_get_strictly_decreasing_scores(tmp_path, payload):
     run = read_results(write(tmp_path, "r.json", json.dumps(payload)))
     assert ranking(run) == {"q1": [("d3", 3.0), ("d1", 2.0), ("d2", 1.0)]}
 
 
 def test_scores_are_kept_and_dicts_read(tmp_path):
-    run = read_results(write(tmp_path, "r.json", json.dumps({
-        "q1": [{"id": "d1", "score": 0.25}, {"id": "d2", "score": 0.5}],
-        "q2": {"d3": 1, "d4": 7.5},
-    })))
+    run = read_results(
+        write(
+            tmp_path,
+            "r.json",
+            json.dumps(
+                {
+                    "q1": [{"id": "d1", "score": 0.25}, {"id": "d2", "score": 0.5}],
+                    "q2": {"d3": 1, "d4": 7.5},
+                }
+            ),
+        )
+    )
     assert ranking(run) == {"q1": [("d1", 0.25), ("d2", 0.5)], "q2": [("d3", 1.0), ("d4", 7.5)]}
 
 
 def test_trec_rag_request_jsonl(tmp_path):
-    line = {"query": {"qid": 429, "text": "t"}, "candidates": [{"docid": "seg#1", "score": 18.5, "doc": {}},
-                                                               {"docid": "seg#2", "score": 3.0, "doc": {}}]}
+    line = {
+        "query": {"qid": 429, "text": "t"},
+        "candidates": [
+            {"docid": "seg#1", "score": 18.5, "doc": {}},
+            {"docid": "seg#2", "score": 3.0, "doc": {}},
+        ],
+    }
     run = read_results(write(tmp_path, "req.jsonl", json.dumps(line) + "\n"))
     assert ranking(run) == {"429": [("seg#1", 18.5), ("seg#2", 3.0)]}
 
 
 def test_rows_by_text_match_loosely_and_without_dataset_by_position(tmp_path):
     qrels = read_dataset(SEED)
-    rows = [{"requête": "CONFIGURER  nginx comme reverse proxy ", "résultats": ["doc_nginx_proxy"]},
-            {"requête": "comment installer Python sur Windows", "résultats": ["doc_setup_env"]}]
+    rows = [
+        {"requête": "CONFIGURER  nginx comme reverse proxy ", "résultats": ["doc_nginx_proxy"]},
+        {"requête": "comment installer Python sur Windows", "résultats": ["doc_setup_env"]},
+    ]
     path = write(tmp_path, "r.json", json.dumps(rows, ensure_ascii=False))
-    assert ranking(read_results(path, qrels)) == {"q2": [("doc_nginx_proxy", 1.0)], "q1": [("doc_setup_env", 1.0)]}
+    assert ranking(read_results(path, qrels)) == {
+        "q2": [("doc_nginx_proxy", 1.0)],
+        "q1": [("doc_setup_env", 1.0)],
+    }
     # Without the dataset, rows without ids get q1, q2, ... by position, like dataset items.
     assert list(ranking(read_results(path))) == ["q1", "q2"]
 
@@ -208,8 +286,10 @@ def test_mixed_scores_are_refused(tmp_path):
     path = write(tmp_path, "r.json", json.dumps({"q1": [{"id": "d1", "score": 1}, {"id": "d2"}]}))
     with pytest.raises(InputFormatError) as err:
         read_results(path)
-    assert str(err.value) == (f"{path}:1: key 'q1': 1 of 2 results have a score and the others do not; "
-                              "give every result a score or none")
+    assert str(err.value) == (
+        f"{path}:1: key 'q1': 1 of 2 results have a score and the others do not; "
+        "give every result a score or none"
+    )
 
 
 # ---------------------------------------------------------------- errors, verbatim
@@ -236,48 +316,75 @@ def test_missing_required_key_names_item_and_key(tmp_path):
     text = '[\n {"requête": "a", "pertinents": ["d1"]},\n {"requête": "b", "pertinent": ["d2"]}\n]'
     assert error_of(tmp_path, text) == (
         ":3: item 2 (query q2): missing required key 'pertinents' or 'relevant' or 'reference_context_ids'"
-        " (keys present: 'requête', 'pertinent')")
+        " (keys present: 'requête', 'pertinent')"
+    )
 
 
 def test_relevance_that_is_not_a_number(tmp_path):
     text = json.dumps([{"id": "x1", "query": "a", "relevant": {"d1": "high"}}])
-    assert error_of(tmp_path, text) == ":1: item 1 (query x1): key 'relevant': the relevance of 'd1' is not a number: \"high\""
+    assert (
+        error_of(tmp_path, text)
+        == ":1: item 1 (query x1): key 'relevant': the relevance of 'd1' is not a number: \"high\""
+    )
 
 
 def test_id_with_whitespace_cannot_go_to_trec(tmp_path):
     text = json.dumps([{"query": "a", "relevant": ["doc 1"]}])
     assert error_of(tmp_path, text) == (
-        ":1: item 1 (query q1): key 'relevant': document id 'doc 1' contains whitespace, which a TREC file cannot hold")
+        ":1: item 1 (query q1): key 'relevant': document id 'doc 1' contains whitespace,"
+        " which a TREC file cannot hold"
+    )
 
 
 def test_duplicate_query_ids_and_conflicting_judgments(tmp_path):
     text = '[{"id": "a", "query": "x", "relevant": ["d1"]},\n{"id": "a", "query": "y", "relevant": ["d2"]}]'
-    assert error_of(tmp_path, text) == ":2: item 2 (query a): query id 'a' is used twice (first by item 1 (query a), line 1)"
+    assert (
+        error_of(tmp_path, text)
+        == ":2: item 2 (query a): query id 'a' is used twice (first by item 1 (query a), line 1)"
+    )
     text = json.dumps([{"query": "x", "pertinents": ["d1"], "non_pertinents": ["d1"]}])
-    assert error_of(tmp_path, text) == ":1: item 1 (query q1): document 'd1' is judged twice with different relevance (1 and 0)"
+    assert (
+        error_of(tmp_path, text)
+        == ":1: item 1 (query q1): document 'd1' is judged twice with different relevance (1 and 0)"
+    )
 
 
 def test_nan_scores_and_duplicate_keys_are_refused(tmp_path):
-    assert error_of(tmp_path, '{"q1": {"d1": NaN}}', reader=read_results) == \
-        ":1: key 'q1': NaN is not valid JSON (scores must be finite numbers)"
-    assert error_of(tmp_path, '{"q1": {"d1": 1, "d1": 2}}', reader=read_results) == \
-        ":1: key 'q1': duplicate key 'd1' in one JSON object"
+    assert (
+        error_of(tmp_path, '{"q1": {"d1": NaN}}', reader=read_results)
+        == ":1: key 'q1': NaN is not valid JSON (scores must be finite numbers)"
+    )
+    assert (
+        error_of(tmp_path, '{"q1": {"d1": 1, "d1": 2}}', reader=read_results)
+        == ":1: key 'q1': duplicate key 'd1' in one JSON object"
+    )
 
 
 def test_text_keyed_results_without_dataset(tmp_path):
     message = error_of(tmp_path, json.dumps({"comment faire": ["d1"]}), "r.json", read_results)
-    assert message == (":1: key 'comment faire': this key holds whitespace, so it is a query text, not a query "
-                       "id: results keyed by query text need the dataset to match them")
+    assert message == (
+        ":1: key 'comment faire': this key holds whitespace, so it is a query text, not a query "
+        "id: results keyed by query text need the dataset to match them"
+    )
 
 
 def test_ambiguous_query_text(tmp_path):
-    dataset = write(tmp_path, "d.json", json.dumps([{"query": "same", "relevant": ["d1"]},
-                                                    {"query": "same", "relevant": ["d2"]}]))
+    dataset = write(
+        tmp_path,
+        "d.json",
+        json.dumps([{"query": "same", "relevant": ["d1"]}, {"query": "same", "relevant": ["d2"]}]),
+    )
     qrels = read_dataset(dataset)
-    message = error_of(tmp_path, json.dumps([{"query": "same", "results": ["d1"]}]), "r.json",
-                       lambda p: read_results(p, qrels))
-    assert message == ':1: item 1 (query q1): the query text "same" matches several dataset queries (q1, q2); ' \
-                      "give each result row the query's id"
+    message = error_of(
+        tmp_path,
+        json.dumps([{"query": "same", "results": ["d1"]}]),
+        "r.json",
+        lambda p: read_results(p, qrels),
+    )
+    assert (
+        message == ':1: item 1 (query q1): the query text "same" matches several dataset queries (q1, q2); '
+        "give each result row the query's id"
+    )
 
 
 def test_not_utf8_and_empty_and_scalar(tmp_path):
@@ -320,23 +427,38 @@ def test_topics_file_keeps_text_verbatim_and_names_bad_lines(tmp_path):
 
 
 def test_rag_checks_count_and_show_examples(tmp_path):
-    dataset = write(tmp_path, "d.json", json.dumps([
-        {"id": "q1", "query": "a", "relevant": ["d1"]},
-        {"id": "q2", "query": "b", "relevant": [], "non_relevant": ["d9"]},
-        {"id": "q3", "query": "c", "relevant": ["d3"]},
-    ]))
+    dataset = write(
+        tmp_path,
+        "d.json",
+        json.dumps(
+            [
+                {"id": "q1", "query": "a", "relevant": ["d1"]},
+                {"id": "q2", "query": "b", "relevant": [], "non_relevant": ["d9"]},
+                {"id": "q3", "query": "c", "relevant": ["d3"]},
+            ]
+        ),
+    )
     qrels = load_qrels(dataset)
     results = write(tmp_path, "r.json", json.dumps({"q1": ["d1", "x1", "d1"], "q2": [], "q4": ["x2"]}))
     run, report = load_run_report(results, qrels=qrels)
     found = {w.code: w for w in check_rag(qrels, run, report)}
-    assert list(found) == ["unknown_ids", "extra_queries", "missing_queries", "duplicate_ids", "empty_results",
-                           "no_relevant"]
-    assert str(found["unknown_ids"]) == ("2 of 3 distinct retrieved ids never appear in the qrels "
-                                         "(they count as non-relevant) (e.g. 'x1', 'x2')")
+    assert list(found) == [
+        "unknown_ids",
+        "extra_queries",
+        "missing_queries",
+        "duplicate_ids",
+        "empty_results",
+        "no_relevant",
+    ]
+    assert str(found["unknown_ids"]) == (
+        "2 of 3 distinct retrieved ids never appear in the qrels "
+        "(they count as non-relevant) (e.g. 'x1', 'x2')"
+    )
     assert (found["extra_queries"].count, found["extra_queries"].examples) == (1, ("q4",))
     assert (found["missing_queries"].count, found["missing_queries"].examples) == (1, ("q3",))
-    assert str(found["duplicate_ids"]) == ("1 ids are listed more than once in one result list "
-                                           "(only the first place is kept) (e.g. q1: 'd1' x2)")
+    assert str(found["duplicate_ids"]) == (
+        "1 ids are listed more than once in one result list (only the first place is kept) (e.g. q1: 'd1' x2)"
+    )
     assert found["empty_results"].examples == ("q2",)
     assert found["no_relevant"].examples == ("q2",)
 
@@ -346,9 +468,12 @@ def test_rag_checks_no_overlap_and_clean_data():
     run = load_run(FIXTURES / "results_seed.json", qrels=qrels)
     assert [w.code for w in check_rag(qrels, run)] == ["unknown_ids"]
     from trec_rag_eval.io.tables import Run
+
     other = Run.from_dict({"q1": {"chunk_1": 2.0, "chunk_2": 1.0}, "q2": {"chunk_3": 1.0}})
     (warning,) = check_rag(qrels, other)
-    assert warning.message == ("none of the 3 distinct retrieved ids appears in the qrels: do the results and "
-                               "the dataset use the same ids (same chunking)?")
+    assert warning.message == (
+        "none of the 3 distinct retrieved ids appears in the qrels: do the results and "
+        "the dataset use the same ids (same chunking)?"
+    )
     perfect = Run.from_dict({"q1": {"doc_install_python": 1.0}, "q2": {"doc_nginx_proxy": 1.0}})
     assert check_rag(qrels, perfect) == []

@@ -60,8 +60,9 @@ def check_rag(
 
     def add(code: str, items: list[str], message: str) -> None:
         if items:
-            warnings.append(RagWarning(code, len(items), message.format(n=len(items)),
-                                       tuple(items[:max_examples])))
+            warnings.append(
+                RagWarning(code, len(items), message.format(n=len(items)), tuple(items[:max_examples]))
+            )
 
     judged = set(qrels.frame["doc_id"].to_list())
     retrieved = _unique(run.frame["doc_id"].to_list())
@@ -69,21 +70,39 @@ def check_rag(
     if unknown:
         share = f"{len(unknown)} of {len(retrieved)} distinct retrieved ids"
         if len(unknown) == len(retrieved):
-            add("unknown_ids", unknown, f"none of the {len(retrieved)} distinct retrieved ids appears in the "
-                "qrels: do the results and the dataset use the same ids (same chunking)?")
+            add(
+                "unknown_ids",
+                unknown,
+                f"none of the {len(retrieved)} distinct retrieved ids appears in the "
+                "qrels: do the results and the dataset use the same ids (same chunking)?",
+            )
         else:
             add("unknown_ids", unknown, f"{share} never appear in the qrels (they count as non-relevant)")
-    add("extra_queries", [q for q in run_queries if q not in dataset_set],
-        "{n} queries are in the results but not in the dataset (they are not evaluated)")
-    add("missing_queries", [q for q in dataset_queries if q not in run_set],
-        "{n} dataset queries have no results (they score 0)")
-    add("duplicate_ids", [f"{q}: {d!r} x{n}" for q, d, n in report.duplicates],
-        "{n} ids are listed more than once in one result list (only the first place is kept)")
+    add(
+        "extra_queries",
+        [q for q in run_queries if q not in dataset_set],
+        "{n} queries are in the results but not in the dataset (they are not evaluated)",
+    )
+    add(
+        "missing_queries",
+        [q for q in dataset_queries if q not in run_set],
+        "{n} dataset queries have no results (they score 0)",
+    )
+    add(
+        "duplicate_ids",
+        [f"{q}: {d!r} x{n}" for q, d, n in report.duplicates],
+        "{n} ids are listed more than once in one result list (only the first place is kept)",
+    )
     add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")
-    relevant_queries = set(qrels.frame.filter(qrels.frame["relevance"] >= relevance_level)["query_id"].to_list())
-    add("no_relevant", [q for q in dataset_queries if q not in relevant_queries],
+    relevant_queries = set(
+        qrels.frame.filter(qrels.frame["relevance"] >= relevance_level)["query_id"].to_list()
+    )
+    add(
+        "no_relevant",
+        [q for q in dataset_queries if q not in relevant_queries],
         f"{{n}} dataset queries have no relevant document (relevance >= {relevance_level}); "
-        "they cannot score above 0")
+        "they cannot score above 0",
+    )
     return warnings
 
 

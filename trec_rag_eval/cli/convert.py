@@ -15,33 +15,77 @@ from trec_rag_eval.io.load import (
     load_run,
     load_run_report,
 )
-from trec_rag_eval.io.writers import write_dataset_json, write_qrels, write_results_json, write_run, write_topics
+from trec_rag_eval.io.writers import (
+    write_dataset_json,
+    write_qrels,
+    write_results_json,
+    write_run,
+    write_topics,
+)
 from trec_rag_eval.rag_checks import check_rag
 
 
 @click.command("convert")
 @click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
-@click.option("--qrels", "qrels_out", type=click.Path(dir_okay=False),
-              help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance).")
-@click.option("--topics", "topics_path", type=click.Path(dir_okay=False),
-              help="Topics file (query_id<TAB>query text). Written with --qrels (default: the qrels "
-                   "path with the suffix .topics); read with --json, to put the query texts back.")
-@click.option("--run", "run_out", type=click.Path(dir_okay=False),
-              help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False),
-              help="Write INPUT (TREC qrels or run, BEIR, any JSON shape) as JSON.")
-@click.option("--dataset", "dataset_path", type=click.Path(exists=True),
-              help="The dataset the results belong to: matches results keyed by query text, and "
-                   "checks the results against it.")
-@click.option("--kind", type=click.Choice(["dataset", "results"]),
-              help="What INPUT holds, for --json when it cannot be told from the content.")
-@click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
-              help="Format of the dataset (INPUT or --dataset) instead of detecting it.")
-@click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
-              help="Format of the results in INPUT instead of detecting it.")
-@click.option("--keys", type=click.Choice(["en", "fr"]), default="en", show_default=True,
-              help="Key names of a JSON dataset written by --json: query/relevant/non_relevant or "
-                   "requête/pertinents/non_pertinents.")
+@click.option(
+    "--qrels",
+    "qrels_out",
+    type=click.Path(dir_okay=False),
+    help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance).",
+)
+@click.option(
+    "--topics",
+    "topics_path",
+    type=click.Path(dir_okay=False),
+    help="Topics file (query_id<TAB>query text). Written with --qrels (default: the qrels "
+    "path with the suffix .topics); read with --json, to put the query texts back.",
+)
+@click.option(
+    "--run",
+    "run_out",
+    type=click.Path(dir_okay=False),
+    help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores.",
+)
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False),
+    help="Write INPUT (TREC qrels or run, BEIR, any JSON shape) as JSON.",
+)
+@click.option(
+    "--dataset",
+    "dataset_path",
+    type=click.Path(exists=True),
+    help="The dataset the results belong to: matches results keyed by query text, and "
+    "checks the results against it.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["dataset", "results"]),
+    help="What INPUT holds, for --json when it cannot be told from the content.",
+)
+@click.option(
+    "--qrels-format",
+    type=click.Choice(QRELS_FORMATS),
+    default="auto",
+    show_default=True,
+    help="Format of the dataset (INPUT or --dataset) instead of detecting it.",
+)
+@click.option(
+    "--run-format",
+    type=click.Choice(RUN_FORMATS),
+    default="auto",
+    show_default=True,
+    help="Format of the results in INPUT instead of detecting it.",
+)
+@click.option(
+    "--keys",
+    type=click.Choice(["en", "fr"]),
+    default="en",
+    show_default=True,
+    help="Key names of a JSON dataset written by --json: query/relevant/non_relevant or "
+    "requête/pertinents/non_pertinents.",
+)
 @click.option("--run-tag", help="Tag of the written run (default: the results file's name).")
 @click.option("--no-scores", is_flag=True, help="With --json for a run: plain id lists, best first.")
 @click.option("--force", is_flag=True, help="Overwrite existing output files.")
@@ -80,8 +124,18 @@ def convert_command(
     if not (qrels_out or topics_path or run_out or json_out):
         raise UsageError("nothing to write: give --qrels (and --topics), --run, or --json")
     if json_out is not None:
-        _to_json(input_path, json_out, topics_path, dataset_path, kind, qrels_format, run_format, keys,
-                 no_scores, force)
+        _to_json(
+            input_path,
+            json_out,
+            topics_path,
+            dataset_path,
+            kind,
+            qrels_format,
+            run_format,
+            keys,
+            no_scores,
+            force,
+        )
         return
 
     if qrels_out is not None and topics_path is None:
@@ -122,8 +176,16 @@ def convert_command(
 
 
 def _to_json(
-    input_path: str, json_out: str, topics_path: str | None, dataset_path: str | None, kind: str | None,
-    qrels_format: str, run_format: str, keys: str, no_scores: bool, force: bool,
+    input_path: str,
+    json_out: str,
+    topics_path: str | None,
+    dataset_path: str | None,
+    kind: str | None,
+    qrels_format: str,
+    run_format: str,
+    keys: str,
+    no_scores: bool,
+    force: bool,
 ) -> None:
     if kind is None:
         kind = detect_kind(input_path)

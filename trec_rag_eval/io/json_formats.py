@@ -49,11 +49,30 @@ from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, Run
 # "requête" typed with a combining accent (macOS) is the same key.
 ID_KEYS = ("id", "query_id", "qid", "_id", "topic_id", "query-id")
 QUERY_TEXT_KEYS = ("requête", "requete", "query", "question", "user_input", "query_text", "topic")
-RELEVANT_KEYS = ("pertinents", "relevant", "relevant_docs", "relevant_ids", "reference_context_ids",
-                 "expected_ids", "qrels")
+RELEVANT_KEYS = (
+    "pertinents",
+    "relevant",
+    "relevant_docs",
+    "relevant_ids",
+    "reference_context_ids",
+    "expected_ids",
+    "qrels",
+)
 NON_RELEVANT_KEYS = ("non_pertinents", "non_relevant", "not_relevant", "irrelevant", "negatives")
-RESULT_KEYS = ("résultats", "resultats", "results", "retrieved", "retrieved_ids", "retrieved_context_ids",
-               "retrieved_docs", "hits", "candidates", "ranking", "documents", "docs")
+RESULT_KEYS = (
+    "résultats",
+    "resultats",
+    "results",
+    "retrieved",
+    "retrieved_ids",
+    "retrieved_context_ids",
+    "retrieved_docs",
+    "hits",
+    "candidates",
+    "ranking",
+    "documents",
+    "docs",
+)
 DOC_ID_KEYS = ("id", "doc_id", "docid", "_id", "corpus_id", "corpus-id", "document_id", "node_id", "pid")
 RELEVANCE_KEYS = ("relevance", "pertinence", "grade", "rel", "label", "score")
 SCORE_KEYS = ("score", "similarity", "distance_score")
@@ -116,9 +135,7 @@ def read_dataset(path: str | os.PathLike[str], shape: str | None = None) -> Qrel
     return _to_qrels(queries, name)
 
 
-def read_results(
-    path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None
-) -> Run:
+def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None) -> Run:
     """Read search results into a Run; ``qrels`` (with topics) lets rows keyed by query text match."""
     return read_results_report(path, qrels, run_tag)[0]
 
@@ -137,8 +154,12 @@ def read_results_report(
     seen: dict[str, _Entry] = {}
     for entry, query_id, ranking in _result_entries(document, resolver):
         if query_id in seen:
-            raise _error(name, entry, f"query {query_id!r} already has results at {seen[query_id].where()}"
-                         f" (line {seen[query_id].line})")
+            raise _error(
+                name,
+                entry,
+                f"query {query_id!r} already has results at {seen[query_id].where()}"
+                f" (line {seen[query_id].line})",
+            )
         seen[query_id] = entry
         docs, dups = ranking
         duplicates.extend((query_id, doc_id, count) for doc_id, count in dups)
@@ -243,8 +264,9 @@ def _parse_document(path: str) -> _Document:
         value, _ = _DECODER.raw_decode(text, start)
     except json.JSONDecodeError as err:
         raise _json_error(path, err) from None
-    raise InputFormatError(path, _line_of(text, start),
-                           f"expected a JSON array or object, got {type(value).__name__}")
+    raise InputFormatError(
+        path, _line_of(text, start), f"expected a JSON array or object, got {type(value).__name__}"
+    )
 
 
 def _json_error(path: str, err: json.JSONDecodeError) -> InputFormatError:
@@ -261,8 +283,9 @@ def _decode(path: str, text: str, index: int, line: int, where: str) -> tuple[An
     except json.JSONDecodeError as err:
         raise _json_error(path, err) from None
     except _BadConstant as err:
-        raise InputFormatError(path, line, f"{where}: {err} is not valid JSON (scores must be finite numbers)") \
-            from None
+        raise InputFormatError(
+            path, line, f"{where}: {err} is not valid JSON (scores must be finite numbers)"
+        ) from None
     except _DuplicateKey as err:
         raise InputFormatError(path, line, f"{where}: duplicate key {err.key!r} in one JSON object") from None
 
@@ -357,14 +380,18 @@ def _scan_lines(path: str, text: str) -> Iterator[_Entry]:
         except json.JSONDecodeError as err:
             raise InputFormatError(path, line_no, f"invalid JSON at column {err.colno}: {err.msg}") from None
         except _BadConstant as err:
-            raise InputFormatError(path, line_no, f"{err} is not valid JSON (scores must be finite numbers)") \
-                from None
+            raise InputFormatError(
+                path, line_no, f"{err} is not valid JSON (scores must be finite numbers)"
+            ) from None
         except _DuplicateKey as err:
             raise InputFormatError(path, line_no, f"duplicate key {err.key!r} in one JSON object") from None
         if line[end:].strip():
-            raise InputFormatError(path, line_no,
-                                   f"invalid JSON at column {end + 1}: extra data after the value "
-                                   "(JSONL holds one value per line)")
+            raise InputFormatError(
+                path,
+                line_no,
+                f"invalid JSON at column {end + 1}: extra data after the value "
+                "(JSONL holds one value per line)",
+            )
         yield _Entry(line_no, position, None, value)
 
 
@@ -405,8 +432,11 @@ def _looks_like_row(obj: dict[str, Any]) -> bool:
         return False
     known = set(ID_KEYS + QUERY_TEXT_KEYS + RELEVANT_KEYS + NON_RELEVANT_KEYS + RESULT_KEYS)
     has_scalar = any(not isinstance(v, (list, dict)) for v in obj.values())
-    query_object = any(isinstance(obj[k], dict) and _find_key(obj[k], ID_KEYS) for k in obj
-                       if _nfc(k).lower() in QUERY_TEXT_KEYS)
+    query_object = any(
+        isinstance(obj[k], dict) and _find_key(obj[k], ID_KEYS)
+        for k in obj
+        if _nfc(k).lower() in QUERY_TEXT_KEYS
+    )
     return has_scalar or query_object or all(_nfc(k).lower() in known for k in obj)
 
 
@@ -428,7 +458,9 @@ def _dataset_rows(document: _Document) -> list[_Query]:
         query_id, text, _ = _row_identity(document.path, entry, row)
         key = _find_key(row, RELEVANT_KEYS)
         if key is None:
-            raise _error(document.path, entry, _missing_key_reason(row, RELEVANT_KEYS[:2] + RELEVANT_KEYS[4:5]))
+            raise _error(
+                document.path, entry, _missing_key_reason(row, RELEVANT_KEYS[:2] + RELEVANT_KEYS[4:5])
+            )
         judgments = _judgments(document.path, entry, key, row[key], default=1)
         other = _find_key(row, NON_RELEVANT_KEYS)
         if other is not None:
@@ -438,7 +470,8 @@ def _dataset_rows(document: _Document) -> list[_Query]:
 
 
 def _dataset_keyed(document: _Document) -> list[_Query]:
-    """``{query_id: {doc_id: grade}}`` (ranx, pytrec_eval), ``{query_id: [doc ids]}`` or ``{query_id: row}``."""
+    """``{query_id: {doc_id: grade}}`` (ranx, pytrec_eval), ``{query_id: [doc ids]}`` or
+    ``{query_id: row}``."""
     queries = []
     for entry in document.entries:
         assert entry.key is not None
@@ -459,16 +492,20 @@ def _dataset_keyed(document: _Document) -> list[_Query]:
 
 
 def _dataset_llamaindex(document: _Document) -> list[_Query]:
-    """EmbeddingQAFinetuneDataset: ``queries`` {id: text}, ``relevant_docs`` {id: [node ids]}; corpus ignored."""
+    """EmbeddingQAFinetuneDataset: ``queries`` {id: text}, ``relevant_docs`` {id: [node ids]};
+    the corpus is ignored."""
     parts = {_nfc(e.key or ""): e for e in document.entries}
     queries_entry, relevant_entry = parts["queries"], parts["relevant_docs"]
     for part in (queries_entry, relevant_entry):
         if not isinstance(part.value, dict):
-            raise _error(document.path, part, f"expected an object keyed by query id, got {_kind(part.value)}")
+            raise _error(
+                document.path, part, f"expected an object keyed by query id, got {_kind(part.value)}"
+            )
     texts: dict[str, str] = {}
     for query_id, text in queries_entry.value.items():
         texts[_check_id(document.path, queries_entry, "query id", query_id)] = _query_text(
-            document.path, queries_entry, query_id, text)
+            document.path, queries_entry, query_id, text
+        )
     queries = []
     order = list(texts) + [q for q in relevant_entry.value if q not in texts]
     for position, query_id in enumerate(order, start=1):
@@ -512,26 +549,39 @@ def _judgments(path: str, entry: _Entry, key: str | None, value: Any, default: i
     out: list[tuple[str, int]] = []
     if isinstance(value, dict):
         for doc_id, grade in value.items():
-            out.append((_check_id(path, entry, f"{where}document id", doc_id),
-                        _grade(path, entry, where, doc_id, grade)))
+            out.append(
+                (
+                    _check_id(path, entry, f"{where}document id", doc_id),
+                    _grade(path, entry, where, doc_id, grade),
+                )
+            )
     elif isinstance(value, list):
         for element in value:
             if isinstance(element, dict):
                 id_key = _find_key(element, DOC_ID_KEYS)
                 if id_key is None:
-                    raise _error(path, entry, f"{where}a document has no id key "
-                                 f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}")
+                    raise _error(
+                        path,
+                        entry,
+                        f"{where}a document has no id key "
+                        f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}",
+                    )
                 doc_id = _check_id(path, entry, f"{where}document id", element[id_key])
                 grade_key = _find_key(element, RELEVANCE_KEYS)
-                grade = default if grade_key is None else _grade(path, entry, where, doc_id, element[grade_key])
+                grade = (
+                    default if grade_key is None else _grade(path, entry, where, doc_id, element[grade_key])
+                )
                 out.append((doc_id, grade))
             else:
                 out.append((_check_id(path, entry, f"{where}document id", element), default))
     elif isinstance(value, str):
         raise _error(path, entry, f"{where}expected a list of document ids, got the string {_short(value)}")
     else:
-        raise _error(path, entry, f"{where}expected a list of document ids or an object "
-                     f"{{doc_id: relevance}}, got {_kind(value)}")
+        raise _error(
+            path,
+            entry,
+            f"{where}expected a list of document ids or an object {{doc_id: relevance}}, got {_kind(value)}",
+        )
     return out
 
 
@@ -539,8 +589,12 @@ def _grade(path: str, entry: _Entry, where: str, doc_id: Any, grade: Any) -> int
     if isinstance(grade, bool) or not isinstance(grade, (int, float)):
         raise _error(path, entry, f"{where}the relevance of {str(doc_id)!r} is not a number: {_short(grade)}")
     if isinstance(grade, float) and not grade.is_integer():
-        raise _error(path, entry, f"{where}the relevance of {str(doc_id)!r} must be a whole number "
-                     f"(qrels hold integer grades), got {grade!r}")
+        raise _error(
+            path,
+            entry,
+            f"{where}the relevance of {str(doc_id)!r} must be a whole number "
+            f"(qrels hold integer grades), got {grade!r}",
+        )
     return int(grade)
 
 
@@ -551,16 +605,24 @@ def _to_qrels(queries: list[_Query], path: str) -> Qrels:
     for query in queries:
         if query.query_id in owner:
             first = owner[query.query_id]
-            raise _error(path, query.entry, f"query id {query.query_id!r} is used twice "
-                         f"(first by {first.entry.where()}, line {first.entry.line})")
+            raise _error(
+                path,
+                query.entry,
+                f"query id {query.query_id!r} is used twice "
+                f"(first by {first.entry.where()}, line {first.entry.line})",
+            )
         owner[query.query_id] = query
         if query.text is not None:
             topics[query.query_id] = query.text
         grades: dict[str, int] = {}
         for doc_id, grade in query.judgments:
             if doc_id in grades and grades[doc_id] != grade:
-                raise _error(path, query.entry, f"document {doc_id!r} is judged twice with different "
-                             f"relevance ({grades[doc_id]} and {grade})")
+                raise _error(
+                    path,
+                    query.entry,
+                    f"document {doc_id!r} is judged twice with different "
+                    f"relevance ({grades[doc_id]} and {grade})",
+                )
             if doc_id not in grades:
                 grades[doc_id] = grade
                 rows.append((query.query_id, "0", doc_id, grade))
@@ -594,8 +656,12 @@ class _QueryResolver:
         for index in (self.exact.get(text), self.loose.get(_loose(text))):
             if index:
                 if len(index) > 1:
-                    raise _error(self.path, entry, f"the query text {_short(text)} matches several dataset "
-                                 f"queries ({', '.join(index)}); give each result row the query's id")
+                    raise _error(
+                        self.path,
+                        entry,
+                        f"the query text {_short(text)} matches several dataset "
+                        f"queries ({', '.join(index)}); give each result row the query's id",
+                    )
                 return index[0]
         return None
 
@@ -613,8 +679,12 @@ def _result_entries(
             if resolver is not None:  # an unmatched key stays as it is: an extra query
                 query_id = resolver.by_key(entry, entry.key)
             elif any(ch.isspace() for ch in entry.key):
-                raise _error(path, entry, "this key holds whitespace, so it is a query text, not a query id: "
-                             "results keyed by query text need the dataset to match them")
+                raise _error(
+                    path,
+                    entry,
+                    "this key holds whitespace, so it is a query text, not a query id: "
+                    "results keyed by query text need the dataset to match them",
+                )
             else:
                 query_id = _check_id(path, entry, "query id", entry.key)
             entry.label = query_id
@@ -640,15 +710,23 @@ def _ranking(
     pairs: list[tuple[str, float | None]] = []
     if isinstance(value, dict):
         for doc_id, score in value.items():
-            pairs.append((_check_id(path, entry, f"{where}document id", doc_id),
-                          _score(path, entry, where, doc_id, score)))
+            pairs.append(
+                (
+                    _check_id(path, entry, f"{where}document id", doc_id),
+                    _score(path, entry, where, doc_id, score),
+                )
+            )
     elif isinstance(value, list):
         for element in value:
             if isinstance(element, dict):
                 id_key = _find_key(element, DOC_ID_KEYS)
                 if id_key is None:
-                    raise _error(path, entry, f"{where}a result has no id key "
-                                 f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}")
+                    raise _error(
+                        path,
+                        entry,
+                        f"{where}a result has no id key "
+                        f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}",
+                    )
                 doc_id = _check_id(path, entry, f"{where}document id", element[id_key])
                 score_key = _find_key(element, SCORE_KEYS)
                 score = None if score_key is None else _score(path, entry, where, doc_id, element[score_key])
@@ -656,12 +734,19 @@ def _ranking(
             else:
                 pairs.append((_check_id(path, entry, f"{where}document id", element), None))
     else:
-        raise _error(path, entry, f"{where}expected a list of document ids or an object "
-                     f"{{doc_id: score}}, got {_kind(value)}")
+        raise _error(
+            path,
+            entry,
+            f"{where}expected a list of document ids or an object {{doc_id: score}}, got {_kind(value)}",
+        )
     with_score = sum(score is not None for _, score in pairs)
     if 0 < with_score < len(pairs):
-        raise _error(path, entry, f"{where}{with_score} of {len(pairs)} results have a score and the others "
-                     "do not; give every result a score or none")
+        raise _error(
+            path,
+            entry,
+            f"{where}{with_score} of {len(pairs)} results have a score and the others "
+            "do not; give every result a score or none",
+        )
     counts: dict[str, int] = {}
     kept: list[tuple[str, float | None]] = []
     for doc_id, score in pairs:
@@ -671,7 +756,9 @@ def _ranking(
     repeats = [(doc_id, n) for doc_id, n in counts.items() if n > 1]
     n = len(kept)
     # An ordered list: rank r gets score n - r + 1, strictly decreasing, so ties cannot arise.
-    docs = [(doc_id, float(n - rank) if score is None else score) for rank, (doc_id, score) in enumerate(kept)]
+    docs = [
+        (doc_id, float(n - rank) if score is None else score) for rank, (doc_id, score) in enumerate(kept)
+    ]
     return docs, repeats
 
 

@@ -143,10 +143,13 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
         if not tab:
             raise InputFormatError(name, line_no, "expected query_id<TAB>query text", line)
         if not query_id or any(ch.isspace() for ch in query_id) or query_id.startswith("#"):
-            raise InputFormatError(name, line_no, "the query id is empty, holds whitespace or starts with '#'", line)
+            raise InputFormatError(
+                name, line_no, "the query id is empty, holds whitespace or starts with '#'", line
+            )
         if query_id in topics:
-            raise InputFormatError(name, line_no, f"query {query_id} already has a text at line "
-                                   f"{first_line[query_id]}", line)
+            raise InputFormatError(
+                name, line_no, f"query {query_id} already has a text at line {first_line[query_id]}", line
+            )
         topics[query_id] = query_text
         first_line[query_id] = line_no
     return topics
@@ -169,13 +172,23 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
             chosen = candidates[0]
         if chosen is None:
             found = ", ".join(c.name for c in candidates) or "none"
-            raise InputFormatError(name, None, f"a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv "
-                                   f"(found: {found}); pass the TSV file itself")
+            raise InputFormatError(
+                name,
+                None,
+                f"a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv "
+                f"(found: {found}); pass the TSV file itself",
+            )
         tsv, queries_file = chosen, folder / "queries.jsonl"
     else:
         tsv = folder
-        queries_file = next((p for p in (folder.parent / "queries.jsonl", folder.parent.parent / "queries.jsonl")
-                             if p.exists()), None)
+        queries_file = next(
+            (
+                p
+                for p in (folder.parent / "queries.jsonl", folder.parent.parent / "queries.jsonl")
+                if p.exists()
+            ),
+            None,
+        )
     frame = _read_beir_tsv(os.fspath(tsv))
     topics = None
     if queries_file is not None and queries_file.exists():
@@ -194,11 +207,18 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
             continue
         fields = line.split("\t") if "\t" in line else line.split()
         if len(fields) != 3:
-            raise InputFormatError(path, line_no, f"expected 3 tab-separated columns (query-id corpus-id "
-                                   f"score), got {len(fields)}", line)
+            raise InputFormatError(
+                path,
+                line_no,
+                f"expected 3 tab-separated columns (query-id corpus-id score), got {len(fields)}",
+                line,
+            )
         query_id, doc_id, score = (f.strip() for f in fields)
-        if not rows and line_no == _first_data_line(lines) and {query_id.lower(), doc_id.lower()} & \
-                _BEIR_HEADER_WORDS:
+        if (
+            not rows
+            and line_no == _first_data_line(lines)
+            and {query_id.lower(), doc_id.lower()} & _BEIR_HEADER_WORDS
+        ):
             continue  # the header
         try:
             relevance = int(score)
@@ -208,8 +228,12 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
             if not value or any(ch.isspace() for ch in value):
                 raise InputFormatError(path, line_no, f"the {what} is empty or holds whitespace", line)
         if (query_id, doc_id) in seen:
-            raise InputFormatError(path, line_no, f"{query_id} {doc_id} is already judged at line "
-                                   f"{seen[(query_id, doc_id)]}", line)
+            raise InputFormatError(
+                path,
+                line_no,
+                f"{query_id} {doc_id} is already judged at line {seen[(query_id, doc_id)]}",
+                line,
+            )
         seen[(query_id, doc_id)] = line_no
         rows.append((query_id, "0", doc_id, relevance))
     return pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
@@ -225,7 +249,7 @@ def _read_beir_queries(path: str) -> dict[str, str]:
     for entry in json_formats._parse_document(path).entries:
         row = entry.value
         if not isinstance(row, dict) or "_id" not in row or not isinstance(row.get("text"), str):
-            raise InputFormatError(path, entry.line, "expected {\"_id\": ..., \"text\": ...}")
+            raise InputFormatError(path, entry.line, 'expected {"_id": ..., "text": ...}')
         topics[str(row["_id"])] = row["text"]
     return topics
 

@@ -37,13 +37,17 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = Fal
     if frame.is_empty():  # trec_eval (and our reader) refuse an empty qrels file: do not make one
         raise InputFormatError(qrels.source, None, "no judgments to write: every list of documents is empty")
     _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
-    lines = [f"{q} {it} {d} {r}\n" for q, it, d, r in
-             frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()]
+    lines = [
+        f"{q} {it} {d} {r}\n"
+        for q, it, d, r in frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()
+    ]
     _atomic_write(path, "".join(lines), force)
     return len(lines)
 
 
-def write_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None, force: bool = False) -> int:
+def write_run(
+    run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None, force: bool = False
+) -> int:
     """Write ``query_id Q0 doc_id rank score run_tag`` lines; queries in order of first appearance,
     documents in ranking order with ranks 1..n. Return the number of lines."""
     tag = run_tag or run.run_tag
@@ -53,8 +57,10 @@ def write_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = N
         raise InputFormatError(run.source, None, "no results to write: every result list is empty")
     frame = ranked(run)
     _check_ids(run.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
-    lines = [f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
-             for q, d, s, rank in frame.select("query_id", "doc_id", "score", "rank").iter_rows()]
+    lines = [
+        f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
+        for q, d, s, rank in frame.select("query_id", "doc_id", "score", "rank").iter_rows()
+    ]
     _atomic_write(path, "".join(lines), force)
     return len(lines)
 
@@ -68,8 +74,12 @@ def write_topics(topics: Mapping[str, str], path: str | os.PathLike[str], *, for
     for query_id, text in topics.items():
         _check_ids("<topics>", [query_id], [])
         if any(ch in text for ch in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
-            raise InputFormatError(str(path), None, f"query {query_id}: the text {text!r} holds a tab or a "
-                                   "line break, which a topics file (one query per line) cannot hold")
+            raise InputFormatError(
+                str(path),
+                None,
+                f"query {query_id}: the text {text!r} holds a tab or a "
+                "line break, which a topics file (one query per line) cannot hold",
+            )
         lines.append(f"{query_id}\t{text}\n")
     _atomic_write(path, "".join(lines), force)
     return len(lines)
@@ -141,8 +151,10 @@ def _dump_results(out: dict[str, list[Any]]) -> str:
     """One query per line: readable diffs, still one JSON document."""
     if not out:
         return "{}\n"
-    body = ",\n".join(f"  {json.dumps(q, ensure_ascii=False)}: {json.dumps(docs, ensure_ascii=False)}"
-                      for q, docs in out.items())
+    body = ",\n".join(
+        f"  {json.dumps(q, ensure_ascii=False)}: {json.dumps(docs, ensure_ascii=False)}"
+        for q, docs in out.items()
+    )
     return "{\n" + body + "\n}\n"
 
 
@@ -151,10 +163,13 @@ def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) ->
         for value in ids:
             if not value or any(ch.isspace() for ch in value):
                 problem = "is empty" if not value else "contains whitespace"
-                raise InputFormatError(source, None, f"{what} {value!r} {problem}, which a TREC file cannot hold")
+                raise InputFormatError(
+                    source, None, f"{what} {value!r} {problem}, which a TREC file cannot hold"
+                )
             if what == "query id" and value.startswith("#"):
-                raise InputFormatError(source, None, f"query id {value!r} starts with '#', which a TREC file "
-                                       "reads as a comment")
+                raise InputFormatError(
+                    source, None, f"query id {value!r} starts with '#', which a TREC file reads as a comment"
+                )
 
 
 def _atomic_write(path: str | os.PathLike[str], text: str, force: bool) -> None:
@@ -168,7 +183,13 @@ def _atomic_write(path: str | os.PathLike[str], text: str, force: bool) -> None:
         raise UsageError(f"{target} already exists; use --force to overwrite it")
     folder = target.parent if str(target.parent) else Path(".")
     handle = tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", newline="\n", dir=folder, prefix=f".{target.name}.", suffix=".tmp", delete=False
+        "w",
+        encoding="utf-8",
+        newline="\n",
+        dir=folder,
+        prefix=f".{target.name}.",
+        suffix=".tmp",
+        delete=False,
     )
     try:
         with handle:
