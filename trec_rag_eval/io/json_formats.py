@@ -432,12 +432,18 @@ def _looks_like_row(obj: dict[str, Any]) -> bool:
         return False
     known = set(ID_KEYS + QUERY_TEXT_KEYS + RELEVANT_KEYS + NON_RELEVANT_KEYS + RESULT_KEYS)
     has_scalar = any(not isinstance(v, (list, dict)) for v in obj.values())
-    query_object = any(
-        isinstance(obj[k], dict) and _find_key(obj[k], ID_KEYS)
+    query_object = any(  # TREC RAG requests: "query": {"qid": ..., "text": ...}
+        isinstance(obj[k], dict) and _find_key(obj[k], ID_KEYS) and isinstance(obj[k].get("text"), str)
         for k in obj
         if _nfc(k).lower() in QUERY_TEXT_KEYS
     )
-    return has_scalar or query_object or all(_nfc(k).lower() in known for k in obj)
+    return has_scalar or query_object or (len(obj) > 1 and all(k in known for k in obj))
+
+
+def looks_like_row(obj: dict[str, Any]) -> bool:
+    """Whether an object would be read as one row rather than as results keyed by query id
+    (the writers use it to avoid writing a keyed object that reads back as a row)."""
+    return _looks_like_row(obj)
 
 
 def _row_entries(document: _Document) -> list[_Entry]:

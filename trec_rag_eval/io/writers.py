@@ -148,9 +148,16 @@ def format_score(score: float) -> str:
 
 
 def _dump_results(out: dict[str, list[Any]]) -> str:
-    """One query per line: readable diffs, still one JSON document."""
+    """One query per line: readable diffs, still one JSON document. Should the query ids all be key
+    names of a results row ({"query": ..., "results": ...}), rows with ids are written instead, so
+    the file cannot read back as a single row."""
+    from trec_rag_eval.io.json_formats import looks_like_row
+
     if not out:
         return "{}\n"
+    if looks_like_row(out):
+        rows = [json.dumps({"id": q, "results": docs}, ensure_ascii=False) for q, docs in out.items()]
+        return "[\n  " + ",\n  ".join(rows) + "\n]\n"
     body = ",\n".join(
         f"  {json.dumps(q, ensure_ascii=False)}: {json.dumps(docs, ensure_ascii=False)}"
         for q, docs in out.items()
