@@ -241,8 +241,9 @@ def crosscheck(
             elif name == "float64":
                 variants[name] = evaluate(qrels, run, resolved, **options)
             elif name == "negative_judged":
-                fixed = Qrels(qrels.frame.with_columns(pl.col("relevance").clip(lower_bound=0)), qrels.source)
-                variants[name] = evaluate(fixed, run, resolved, trec_eval_9=trec_eval_9, **options)
+                variants[name] = evaluate(_judged_negative(qrels), run, resolved, trec_eval_9=trec_eval_9, **options)
+            elif name == "tie_order+negative_judged":
+                variants[name] = evaluate(_judged_negative(qrels), _tie_ascending(run), resolved, **options)
         return variants[name]
 
     # which ir-measures measure and provider stands for each of ours
@@ -312,7 +313,8 @@ def crosscheck(
             if reason is None:
                 differing.append(qid)
             else:
-                explained.setdefault(reason, []).append(qid)
+                for part in reason.split("+"):
+                    explained.setdefault(part, []).append(qid)
         ours_mean = _as_float(ours.summary.get(m))
         theirs_mean = _aggregate(theirs_measure, [theirs_values.get(q, float(theirs_measure.DEFAULT))
                                                   for q in ours.query_ids])
@@ -348,8 +350,13 @@ def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list
     if provider in ("msmarco", "judged"):
         out.append("tie_order")
     if measure.family == "Judged":
-        out.append("negative_judged")
+        out += ["negative_judged", "tie_order+negative_judged"]
     return out
+
+
+def _judged_negative(qrels: Qrels) -> Qrels:
+    """The qrels with negative judgments read as 0, i.e. as judged (ir-measures' Judged)."""
+    return Qrels(qrels.frame.with_columns(pl.col("relevance").clip(lower_bound=0)), qrels.source)
 
 
 def _as_float(value: Any) -> float | None:
