@@ -86,61 +86,62 @@ def rank(
         raise UsageError(f"max_retrieved must be >= 0, got {max_retrieved}")
     run_frame, qrels_frame = run.frame, qrels.frame
 
-    # 1. query ids -> codes (byte order) -> evaluated query index, or -1
-    run_ids = run_frame["query_id"].unique().to_list()
+    # 1. query ids -> evaluated query index (byte order of the id), or -1; the run is read as
+    #    blocks of equal query ids (one block per query in almost every run)
+    blocks = run_frame["query_id"].rle().struct.unnest()
+    block_ids = blocks["value"].to_list()
+    lengths = blocks["len"].to_numpy().astype(np.int64)
+    run_id_set = set(block_ids)
     qrels_ids = qrels_frame["query_id"].unique().to_list()
-    all_ids = _byte_sorted(list(set(run_ids).union(qrels_ids)))
-    code_of = {q: i for i, q in enumerate(all_ids)}
-    run_id_set = set(run_ids)
     if queries == "intersection":
         query_ids = _byte_sorted([q for q in qrels_ids if q in run_id_set])
     else:
         query_ids = _byte_sorted(qrels_ids)
     extra = _byte_sorted(list(run_id_set.difference(qrels_ids)))
-    lookup = np.full(len(all_ids), -1, dtype=np.int64)
-    lookup[[code_of[q] for q in query_ids]] = np.arange(len(query_ids))
-    enum = pl.Enum(all_ids)
-    run_qidx = lookup[run_frame["query_id"].cast(enum).to_physical().to_numpy()]
-    rows = np.flatnonzero(run_qidx >= 0)
-    qidx = run_qidx[rows]
-    scores = run_frame["score"].to_numpy()[rows]
+    index_of = {q: i for i, q in enumerate(query_ids)}
+    block_qidx = np.array([index_of.get(q, -1) for q in block_ids], dtype=np.int32)
+    scores = run_frame["score"].to_numpy()
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
-    scores = scores + 0.0  # -0.0 becomes 0.0: C compares them equal, so they must tie here too
+    doc_ids = run_frame["doc_id"]
+    if (block_qidx < 0).any():  # drop the blocks of queries that are not evaluated
+        keep_block = block_qidx >= 0
+        rows = np.flatnonzero(np.repeat(keep_block, lengths))
+        block_qidx, lengths = block_qidx[keep_block], lengths[keep_block]
+        scores, doc_ids = scores[rows], doc_ids.gather(rows)
+    qidx = np.repeat(block_qidx, lengths)
 
-    # 2. order: score descending, then doc_id descending
-    order = _ranking_order(qidx, scores, lambda picked: run_frame["doc_id"].gather(rows[picked]))
-    rows, qidx = rows[order], qidx[order]
+    # 2. relevance and duplicates, in file order, on hashed (query, document) keys
+    keys = _pair_keys(qidx, doc_ids)
+    _reject_duplicates(run, doc_ids, qidx, keys, query_ids)
+    rel = _relevance(qrels_frame, doc_ids, qidx, keys, index_of)
 
-    # 3. queries missing from the run get trec_eval's dummy ranking: one document in no qrels
+    # 3. order: score descending, then doc_id descending; only small arrays are permuted
+    order = _ranking_order(block_qidx, lengths, qidx, scores, doc_ids)
+    if order is not None:
+        qidx, rel = qidx[order], rel[order]
+
+    # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
     missing = np.ones(len(query_ids), dtype=bool)
     missing[qidx] = False
-    dummy = np.flatnonzero(missing)
-    rows = np.concatenate([rows, np.full(len(dummy), -1, dtype=np.int64)])
-    qidx = np.concatenate([qidx, dummy])
+    dummy = np.flatnonzero(missing).astype(np.int32)
     if len(dummy):
+        qidx = np.concatenate([qidx, dummy])
+        rel = np.concatenate([rel, np.full(len(dummy), NOT_IN_POOL, dtype=rel.dtype)])
         regroup = np.argsort(qidx, kind="stable")
-        rows, qidx = rows[regroup], qidx[regroup]
+        qidx, rel = qidx[regroup], rel[regroup]
 
-    # 4. -M: the first n of each query
+    # -M: the first n of each query; then -J: only judged documents, ranks closing up
     if max_retrieved is not None:
         offsets = _offsets(qidx, len(query_ids))
         keep = np.arange(len(qidx)) - offsets[qidx] < max_retrieved
-        rows, qidx = rows[keep], qidx[keep]
-
-    # 5. relevance of each ranked document (duplicates are checked on the same hashed keys)
-    real = rows >= 0
-    keys = _pair_keys(_doc_hash(run_frame["doc_id"])[rows[real]], qidx[real])
-    _reject_duplicates(run, rows, qidx, keys)
-    rel = _relevance(qrels_frame, run_frame, rows, qidx, lookup, enum, keys)
-
-    # 6. -J: only judged documents, ranks closing up
+        qidx, rel = qidx[keep], rel[keep]
     if judged_only:
         keep = rel >= 0
-        rel, qidx = rel[keep], qidx[keep]
+        qidx, rel = qidx[keep], rel[keep]
 
     # judged documents of each query (retrieved or not), best first: the ideal rankings
-    qrels_qidx = lookup[qrels_frame["query_id"].cast(enum).to_physical().to_numpy()]
+    qrels_qidx = _qrels_index(qrels_frame, index_of)
     relevance = qrels_frame["relevance"].to_numpy()
     judged_mask = (qrels_qidx >= 0) & (relevance >= 0)
     judged_q, judged_rel = qrels_qidx[judged_mask], relevance[judged_mask].astype(np.int64)
@@ -161,111 +162,121 @@ def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=num_queries))]).astype(np.int64)
 
 
-def _ranking_order(qidx: np.ndarray, scores: np.ndarray, doc_ids_of) -> np.ndarray:
+def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, qidx: np.ndarray, scores: np.ndarray,
+                   doc_ids: pl.Series) -> np.ndarray | None:
     """Permutation putting rows in trec_eval order: query, score descending, doc_id descending.
 
-    ``doc_ids_of(positions)`` returns the doc ids (a polars Series) of the given rows; it is
-    called only for rows whose score ties with a neighbour's.
+    None when the rows are in that order already. Runs are nearly always written one query at a
+    time with scores descending; that is checked in linear time, and then only the groups of tied
+    scores are sorted by doc_id and the query blocks put in order. Anything else is fully sorted.
     """
-    order = _group_by_query(qidx)
+    n = len(qidx)
+    if n == 0:
+        return None
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    grouped = len(np.unique(block_qidx)) == len(block_qidx)
+    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
+    if grouped and np.isin(rises, starts).all():
+        order = None
+        ties = np.flatnonzero(scores[1:] == scores[:-1])
+        ties = ties[~np.isin(ties + 1, starts)]  # equal scores of two different queries do not tie
+        if len(ties):
+            order = np.arange(n)
+            block = np.searchsorted(starts, np.concatenate([ties, ties + 1]), side="right") - 1
+            _sort_ties(order, ties, block[: len(ties)], scores, doc_ids)
+        if np.any(block_qidx[1:] < block_qidx[:-1]):
+            by_query = np.argsort(block_qidx, kind="stable")
+            new_starts = np.concatenate([[0], np.cumsum(lengths[by_query])[:-1]])
+            moved = np.repeat(starts[by_query] - new_starts, lengths[by_query]) + np.arange(n)
+            order = moved if order is None else order[moved]
+        return order
+    order = np.lexsort((-scores, qidx))
     q, s = qidx[order], scores[order]
-    same_query = q[1:] == q[:-1]
-    if np.any(same_query & (s[1:] > s[:-1])):  # not already sorted by score: sort fully
-        order = np.lexsort((-scores, qidx))
-        q, s = qidx[order], scores[order]
-        same_query = q[1:] == q[:-1]
-    tie = same_query & (s[1:] == s[:-1])
-    if tie.any():
-        in_group = np.zeros(len(q), dtype=bool)
-        in_group[1:] |= tie
-        in_group[:-1] |= tie
-        places = np.flatnonzero(in_group)
-        group = pl.DataFrame({
-            "q": q[places], "s": s[places], "doc_id": doc_ids_of(order[places]), "row": order[places],
-        }).sort(["q", "s", "doc_id"], descending=[False, True, True])
-        order[places] = group["row"].to_numpy()
+    ties = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
+    if len(ties):
+        _sort_ties(order, ties, q[ties], s, doc_ids)
     return order
 
 
-def _group_by_query(qidx: np.ndarray) -> np.ndarray:
-    """Stable permutation sorting rows by query. Runs list each query in one block (in any
-    query order), which is recognised in linear time; anything else gets a stable sort."""
-    n = len(qidx)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.concatenate([[0], np.flatnonzero(qidx[1:] != qidx[:-1]) + 1])
-    block_query = qidx[starts]
-    if len(np.unique(block_query)) != len(block_query):
-        return np.argsort(qidx, kind="stable")
-    lengths = np.diff(np.append(starts, n))
-    block_order = np.argsort(block_query, kind="stable")
-    new_starts = np.concatenate([[0], np.cumsum(lengths[block_order])[:-1]])
-    return np.repeat(starts[block_order] - new_starts, lengths[block_order]) + np.arange(n)
+def _sort_ties(order: np.ndarray, ties: np.ndarray, group: np.ndarray, scores: np.ndarray,
+               doc_ids: pl.Series) -> None:
+    """Sort each run of tied scores by doc_id descending (byte order), in place.
+
+    ``ties[i]``: the row at position ties[i]+1 of ``order`` ties the one before it, within group
+    ``group[i]``; ``scores`` is in the current order."""
+    places = np.union1d(ties, ties + 1)
+    pair = np.searchsorted(ties, places, side="right") - 1  # the tie pair each place belongs to
+    picked = order[places]
+    tied = pl.DataFrame({
+        # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
+        "g": group[pair], "s": scores[places] + 0.0, "doc_id": doc_ids.gather(picked), "row": picked,
+    }).sort(["g", "s", "doc_id"], descending=[False, True, True])
+    order[places] = tied["row"].to_numpy()
 
 
-def _doc_hash(doc_ids: pl.Series) -> np.ndarray:
-    return doc_ids.hash(seed=20240607).to_numpy()
+def _pair_keys(qidx: np.ndarray, doc_ids: pl.Series) -> np.ndarray:
+    """A 64-bit hash per (query, document); collisions are possible and always resolved exactly."""
+    return pl.DataFrame({"q": qidx.astype(np.int32, copy=False), "d": doc_ids}).hash_rows(
+        seed=20240607).to_numpy()
 
 
-def _pair_keys(doc_hash: np.ndarray, qidx: np.ndarray) -> np.ndarray:
-    """A 64-bit key per (query, document); collisions are possible and always verified."""
-    with np.errstate(over="ignore"):
-        return doc_hash * np.uint64(0x9E3779B97F4A7C15) + qidx.astype(np.uint64)
+def _qrels_index(qrels_frame: pl.DataFrame, index_of: dict[str, int]) -> np.ndarray:
+    ids = qrels_frame["query_id"]
+    mapping = pl.DataFrame({"query_id": list(index_of), "qidx": list(index_of.values())},
+                           schema={"query_id": pl.Utf8, "qidx": pl.Int32})
+    joined = pl.DataFrame({"query_id": ids}).join(mapping, on="query_id", how="left", maintain_order="left")
+    return joined["qidx"].fill_null(-1).to_numpy()
 
 
-def _relevance(qrels_frame: pl.DataFrame, run_frame: pl.DataFrame, rows: np.ndarray, qidx: np.ndarray,
-               lookup: np.ndarray, enum: pl.Enum, run_keys: np.ndarray) -> np.ndarray:
-    """Judgment of every ranked row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
+def _relevance(qrels_frame: pl.DataFrame, doc_ids: pl.Series, qidx: np.ndarray, keys: np.ndarray,
+               index_of: dict[str, int]) -> np.ndarray:
+    """Judgment of every row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
 
-    ``run_keys`` are the hashed (query, document) keys of the real rows (``rows >= 0``).
+    A hash join on (query, document) keys; every match is verified on the real strings, and a
+    collision sends the whole join to an exact string join.
     """
-    rel = np.full(len(rows), NOT_IN_POOL, dtype=np.int64)
-    real = np.flatnonzero(rows >= 0)  # dummy rows of missing queries stay out of the pool
-    if len(real) == 0:
+    rel = np.full(len(qidx), NOT_IN_POOL, dtype=np.int64)
+    if len(qidx) == 0:
         return rel
-    qrels_qidx = lookup[qrels_frame["query_id"].cast(enum).to_physical().to_numpy()]
+    qrels_qidx = _qrels_index(qrels_frame, index_of)
     usable = np.flatnonzero(qrels_qidx >= 0)
     qrels_docs = qrels_frame["doc_id"].gather(usable)
     qrels_q = qrels_qidx[usable]
     qrels_rel = qrels_frame["relevance"].to_numpy()[usable]
-    qrels_keys = _pair_keys(_doc_hash(qrels_docs), qrels_q)
-    pairs = pl.DataFrame({"key": run_keys}).with_row_index("i").join(
+    qrels_keys = _pair_keys(qrels_q, qrels_docs)
+    pairs = pl.DataFrame({"key": keys}).with_row_index("i").join(
         pl.DataFrame({"key": qrels_keys, "j": np.arange(len(qrels_keys), dtype=np.int64)}), on="key", how="inner")
-    if pairs.height and pairs["i"].n_unique() != pairs.height:  # two judgments share a key
-        return _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, run_frame["doc_id"].gather(rows[real]),
-                                     qidx[real], rel, real)
     hit = pairs["i"].to_numpy().astype(np.int64)
-    if len(hit):
-        match = pairs["j"].to_numpy()
-        same = (run_frame["doc_id"].gather(rows[real[hit]]) == qrels_docs.gather(match)).to_numpy()
-        same &= qidx[real[hit]] == qrels_q[match]
-        if not same.all():  # a hash collision: redo exactly
-            return _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, run_frame["doc_id"].gather(rows[real]),
-                                         qidx[real], rel, real)
-        values = qrels_rel[match]
-        rel[real[hit]] = np.where(values < 0, UNJUDGED, values)
+    match = pairs["j"].to_numpy()
+    exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
+    if exact and len(hit):
+        exact = bool((doc_ids.gather(hit) == qrels_docs.gather(match)).all()) and bool(
+            np.all(qidx[hit] == qrels_q[match]))
+    if not exact:  # a hash collision: redo exactly
+        return _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, doc_ids, qidx, rel)
+    values = qrels_rel[match]
+    rel[hit] = np.where(values < 0, UNJUDGED, values)
     return rel
 
 
-def _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, run_docs, run_q, rel, real):
+def _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, doc_ids, qidx, rel):
     judgments = pl.DataFrame({"q": qrels_q, "doc_id": qrels_docs, "relevance": qrels_rel})
-    joined = pl.DataFrame({"q": run_q, "doc_id": run_docs}).join(
-        judgments, on=["q", "doc_id"], how="left", maintain_order="left")
+    joined = pl.DataFrame({"q": qidx.astype(np.int64), "doc_id": doc_ids}).join(
+        judgments.with_columns(pl.col("q").cast(pl.Int64)), on=["q", "doc_id"], how="left", maintain_order="left")
     values = joined["relevance"]
     judged = values.is_not_null().to_numpy()
     raw = values.fill_null(0).to_numpy()
-    rel[real[judged]] = np.where(raw[judged] < 0, UNJUDGED, raw[judged])
+    rel[judged] = np.where(raw[judged] < 0, UNJUDGED, raw[judged])
     return rel
 
 
-def _reject_duplicates(run: Run, rows: np.ndarray, qidx: np.ndarray, keys: np.ndarray) -> None:
+def _reject_duplicates(run: Run, doc_ids: pl.Series, qidx: np.ndarray, keys: np.ndarray,
+                       query_ids: list[str]) -> None:
     """A document twice in one query's ranking is an error (trec_eval: "duplicate docs")."""
     if len(keys) == 0 or pl.Series(keys).n_unique() == len(keys):
         return
-    real = rows[rows >= 0]
-    pairs = pl.DataFrame({"q": qidx[rows >= 0], "doc_id": run.frame["doc_id"].gather(real)})
-    duplicated = pairs.is_duplicated()
+    duplicated = pl.DataFrame({"q": qidx, "doc_id": doc_ids}).is_duplicated()
     if not duplicated.any():
         return  # only a hash collision
-    first = int(real[np.flatnonzero(duplicated.to_numpy())[0]])
-    raise run.duplicate_error(run.frame["query_id"][first], run.frame["doc_id"][first])
+    first = int(np.flatnonzero(duplicated.to_numpy())[0])
+    raise run.duplicate_error(query_ids[int(qidx[first])], doc_ids[first])

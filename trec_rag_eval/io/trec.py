@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import math
+import mmap
 import os
 import zlib
 from collections.abc import Callable, Iterator
@@ -70,6 +71,20 @@ class _Source:
         self.data = data
         self.first_line = first_line
 
+    def irregular_spacing(self) -> bool:
+        """Whether any field separator is not a single space: a tab, two spaces in a row, or a
+        space at the start of a line. Those files take the careful, line-by-line way."""
+        if self.data is not None:
+            return self.data[:1] == b" " or _irregular(self.data)
+        step = 16 << 20
+        with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            if view[:1] == b" ":
+                return True
+            for start in range(0, len(view), step):
+                if _irregular(view[max(start - 1, 0): start + step]):  # one byte of overlap
+                    return True
+        return False
+
     def for_polars(self) -> str | bytes:
         return self.data if self.data is not None else self.path
 
@@ -113,36 +128,45 @@ def _open_source(path: str) -> _Source:
 
 # -- fast path ----------------------------------------------------------------------------------
 
-def _polars_read(source: _Source, schema: dict[str, pl.DataType], ragged: bool) -> pl.DataFrame | None:
+def _polars_read(source: _Source, schema: dict[str, pl.DataType]) -> pl.DataFrame | None:
     try:
         return pl.read_csv(
             source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
-            comment_prefix="#", truncate_ragged_lines=ragged, raise_if_empty=False,
+            comment_prefix="#", truncate_ragged_lines=False, raise_if_empty=False,
         )
     except Exception:  # any parse trouble: the line-by-line reader explains it
         return None
 
 
-def _clean(frame: pl.DataFrame, text_columns: list[str]) -> bool:
+def _irregular(data: bytes) -> bool:
+    return b"\t" in data or b"  " in data or b"\n " in data
+
+
+def _clean(frame: pl.DataFrame, source: _Source) -> bool:
+    """Whether the fast read is certainly right: single spaces between fields (so every column
+    is where it should be) and no missing field (a null)."""
     if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
         return False
-    for column in text_columns:
-        values = frame[column]
-        if values.str.len_bytes().min() == 0 or values.str.contains("\t", literal=True).any():
-            return False
-    return True
+    return not source.irregular_spacing()
 
 
 def _fast_qrels(source: _Source) -> pl.DataFrame | None:
-    frame = _polars_read(source, QRELS_SCHEMA, ragged=False)
-    if frame is None or not _clean(frame, ["query_id", "doc_id"]):
+    frame = _polars_read(source, QRELS_SCHEMA)
+    if frame is None or not _clean(frame, source):
         return None
     return frame
 
 
 def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
-    frame = _polars_read(source, _RUN_READ_SCHEMA, ragged=True)
-    if frame is None or not _clean(frame, ["query_id", "doc_id", "run_tag"]):
+    try:
+        # only the columns we use are built; run_tag stays to show lines with a missing field
+        frame = pl.scan_csv(
+            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=_RUN_READ_SCHEMA,
+            comment_prefix="#", raise_if_empty=False,
+        ).select("query_id", "doc_id", "score", "run_tag").collect()
+    except Exception:  # any parse trouble: the line-by-line reader explains it
+        return None
+    if frame is None or not _clean(frame, source):
         return None
     if frame["score"].is_nan().any():
         return None

@@ -1,0 +1,64 @@
+"""The one ranking rule, whatever order the lines come in (the fast paths must not change it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from trec_rag_eval.core.ranking import rank
+from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+
+
+@st.composite
+def pairs(draw):
+    n_queries = draw(st.integers(1, 5))
+    rows, judgments = [], {}
+    for q in range(n_queries):
+        qid = draw(st.sampled_from(["1", "2", "10", "a", "B", "é"])) + str(q)
+        docs = draw(st.lists(st.sampled_from([f"d{i}" for i in range(30)]), min_size=0, max_size=12, unique=True))
+        for d in docs:
+            rows.append((qid, d, float(draw(st.integers(0, 3)))))  # few distinct scores: many ties
+        judgments[qid] = {d: draw(st.integers(-1, 3)) for d in docs[: len(docs) // 2 + 1]} or {"dx": 1}
+    return rows, judgments
+
+
+def _expected(rows, judgments):
+    """The rule written the slow way: per query, sort by (score desc, doc_id desc in bytes)."""
+    out = []
+    for qid in sorted(judgments, key=lambda q: q.encode()):
+        by_doc = sorted((r for r in rows if r[0] == qid), key=lambda r: r[1].encode(), reverse=True)
+        ranked = sorted(by_doc, key=lambda r: -r[2])  # stable: doc_id descending stays within a score
+        if not ranked:
+            out.append(-1)  # the dummy document of a query missing from the run
+        for _, doc, _ in ranked:
+            value = judgments[qid].get(doc)
+            out.append(-1 if value is None else (-2 if value < 0 else value))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs(), st.randoms(use_true_random=False))
+def test_any_line_order_gives_the_trec_eval_ranking(data, random):
+    rows, judgments = data
+    qrels = Qrels.from_dict(judgments)
+    expected = _expected(rows, judgments)
+    shuffled = list(rows)
+    random.shuffle(shuffled)
+    # grouped by query, blocks in random order, scores descending, ties in random order: the fast path
+    blocks = {}
+    for r in shuffled:
+        blocks.setdefault(r[0], []).append(r)
+    grouped = [r for q in random.sample(list(blocks), len(blocks)) for r in sorted(blocks[q], key=lambda r: -r[2])]
+    for order in (shuffled, grouped):
+        run = Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"))
+        assert rank(qrels, run).rel.tolist() == expected
+
+
+def test_doc_id_descending_in_byte_order_breaks_ties():
+    qrels = Qrels.from_dict({"q": {"d9": 1}})
+    run = Run.from_dict({"q": {"d10": 1.0, "d9": 1.0, "D9": 1.0, "d90": 1.0}})
+    # bytes: "d90" > "d9" > "d10" > "D9"
+    assert rank(qrels, run).rel.tolist() == [-1, 1, -1, -1]
+    assert np.array_equal(rank(qrels, run, max_retrieved=2).rel, [-1, 1])
