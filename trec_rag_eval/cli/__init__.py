@@ -72,7 +72,7 @@ def main(args: list[str] | None = None) -> None:
     """Console-script entry point: one clean error line, never a traceback, for known errors."""
     argv = _route(list(sys.argv[1:] if args is None else args))
     try:
-        cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
@@ -84,4 +84,5 @@ def main(args: list[str] | None = None) -> None:
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(0)
-    sys.exit(0)
+    # without standalone mode click returns the code of ctx.exit(n) / Exit(n) instead of raising it
+    sys.exit(code if isinstance(code, int) else 0)

@@ -204,7 +204,8 @@ def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings
     failed = False
     for path in run_paths:
         report = crosscheck(qrels, load_run(path, run_format, qrels), measures, **{
-            k: v for k, v in settings.items() if k in ("relevance_level", "judged_only", "max_retrieved")})
+            k: v for k, v in settings.items()
+            if k in ("relevance_level", "judged_only", "max_retrieved", "queries", "trec_eval_9")})
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
         click.echo(report.render(), err=True)
         failed |= not report.ok

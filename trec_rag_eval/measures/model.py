@@ -89,6 +89,10 @@ class Family:
         return text
 
     def trec_label(self, m: Measure) -> str:
+        if m.rel is not None or (m.params and m.text is None):
+            # parameters trec_eval's syntax cannot carry (P(rel=2)@5, nDCG(dcg='exp-log2')@10):
+            # the notation itself, so two different measures never print under one name
+            return str(m)
         name = self.trec_eval or self.name
         if self.kind == "int_cutoffs" and m.cutoff is not None:
             return f"{name}_{int(m.cutoff)}"
