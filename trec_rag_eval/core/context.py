@@ -48,7 +48,30 @@ class Context:
     @cached_property
     def rel_rows(self) -> np.ndarray:
         """Row numbers of the relevant retrieved documents, in rank order."""
-        return np.flatnonzero(self.is_rel)
+        return np.flatnonzero(self.rel >= self.level)
+
+    # -- the relevant rows alone: most measures need nothing else, so nothing per row is built --
+    @cached_property
+    def rel_q(self) -> np.ndarray:
+        """Query of each relevant retrieved row."""
+        return self.query_of(self.rel_rows)
+
+    @cached_property
+    def rel_pos(self) -> np.ndarray:
+        """Rank (1-based) of each relevant retrieved row."""
+        return self.rel_rows - self.offsets[self.rel_q] + 1
+
+    @cached_property
+    def rel_cnt(self) -> np.ndarray:
+        """cnt(rank) at each relevant retrieved row: 1 for the first relevant row of its query, ..."""
+        first = np.concatenate([[0], np.cumsum(np.bincount(self.rel_q, minlength=self.Q))])[:-1]
+        return np.arange(len(self.rel_rows)) - first[self.rel_q] + 1
+
+    def query_of(self, rows: np.ndarray) -> np.ndarray:
+        """Query index of the given rows (sorted or not), without building one per row."""
+        if "qidx" in self.__dict__:
+            return self.qidx[rows]
+        return np.searchsorted(self.offsets, rows, side="right") - 1
 
     # -- per query ------------------------------------------------------------------------------
     @cached_property
@@ -74,7 +97,7 @@ class Context:
     @cached_property
     def rel_ret(self) -> np.ndarray:
         """num_rel_ret: relevant documents retrieved."""
-        return self.count(self.is_rel)
+        return np.bincount(self.rel_q, minlength=self.Q).astype(np.int64)
 
     @cached_property
     def max_level(self) -> np.ndarray:
@@ -95,15 +118,15 @@ class Context:
 
     def sum(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Per-query sum of ``values`` over ``rows`` (all rows when None), added in rank order."""
-        qidx = self.qidx if rows is None else self.qidx[rows]
+        qidx = self.qidx if rows is None else self.query_of(rows)
         if len(qidx) == 0:
             return np.zeros(self.Q)
         return np.bincount(qidx, weights=values, minlength=self.Q)
 
     def cnt_at(self, k: int | np.ndarray) -> np.ndarray:
         """Relevant documents in the top k (k may differ per query); cnt(N) when k > N."""
-        limit = k if np.isscalar(k) else np.asarray(k)[self.qidx]
-        return self.count(self.is_rel & (self.pos <= limit))
+        limit = k if np.isscalar(k) else np.asarray(k)[self.rel_q]
+        return np.bincount(self.rel_q[self.rel_pos <= limit], minlength=self.Q).astype(np.int64)
 
 
 def segment_cumsum_int(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:

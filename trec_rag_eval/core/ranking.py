@@ -103,42 +103,40 @@ def rank(
     scores = run_frame["score"].to_numpy()
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
-    doc_ids = run_frame["doc_id"]
+    query_col, doc_ids = run_frame["query_id"], run_frame["doc_id"]
     if (block_qidx < 0).any():  # drop the blocks of queries that are not evaluated
         keep_block = block_qidx >= 0
         rows = np.flatnonzero(np.repeat(keep_block, lengths))
         block_qidx, lengths = block_qidx[keep_block], lengths[keep_block]
-        scores, doc_ids = scores[rows], doc_ids.gather(rows)
-    qidx = np.repeat(block_qidx, lengths)
+        scores, query_col, doc_ids = scores[rows], query_col.gather(rows), doc_ids.gather(rows)
 
-    # 2. relevance and duplicates, in file order, on hashed (query, document) keys
-    keys = _pair_keys(qidx, doc_ids)
-    _reject_duplicates(run, doc_ids, qidx, keys, query_ids)
-    rel = _relevance(qrels_frame, doc_ids, qidx, keys, index_of)
+    # 2. relevance and duplicates, in file order, on hashed (query_id, doc_id) keys
+    keys = _pair_keys(query_col, doc_ids)
+    _reject_duplicates(run, query_col, doc_ids, keys)
+    rel = _relevance(qrels_frame, query_col, doc_ids, keys, index_of)
 
-    # 3. order: score descending, then doc_id descending; only small arrays are permuted
-    order = _ranking_order(block_qidx, lengths, qidx, scores, doc_ids)
-    if order is not None:
-        qidx, rel = qidx[order], rel[order]
+    # 3. order: score descending, then doc_id descending; no per-row query index is needed
+    rel = _ranking_order(block_qidx, lengths, scores, doc_ids).apply(rel)
+    counts = np.bincount(block_qidx, weights=lengths, minlength=len(query_ids)).astype(np.int64)
 
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
-    missing = np.ones(len(query_ids), dtype=bool)
-    missing[qidx] = False
-    dummy = np.flatnonzero(missing).astype(np.int32)
-    if len(dummy):
-        qidx = np.concatenate([qidx, dummy])
-        rel = np.concatenate([rel, np.full(len(dummy), NOT_IN_POOL, dtype=rel.dtype)])
-        regroup = np.argsort(qidx, kind="stable")
-        qidx, rel = qidx[regroup], rel[regroup]
+    missing = counts == 0
+    if missing.any():
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rel = np.insert(rel, starts[missing], NOT_IN_POOL)
+        counts[missing] = 1
 
     # -M: the first n of each query; then -J: only judged documents, ranks closing up
     if max_retrieved is not None:
-        offsets = _offsets(qidx, len(query_ids))
-        keep = np.arange(len(qidx)) - offsets[qidx] < max_retrieved
-        qidx, rel = qidx[keep], rel[keep]
+        qidx = np.repeat(np.arange(len(query_ids)), counts)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        rel = rel[np.arange(len(rel)) - starts[qidx] < max_retrieved]
+        counts = np.minimum(counts, max_retrieved)
     if judged_only:
+        qidx = np.repeat(np.arange(len(query_ids)), counts)
         keep = rel >= 0
-        qidx, rel = qidx[keep], rel[keep]
+        rel = rel[keep]
+        counts = np.bincount(qidx[keep], minlength=len(query_ids)).astype(np.int64)
 
     # judged documents of each query (retrieved or not), best first: the ideal rankings
     qrels_qidx = _qrels_index(qrels_frame, index_of)
@@ -148,7 +146,7 @@ def rank(
     judged_order = np.lexsort((-judged_rel, judged_q))
     return RankedQueries(
         query_ids=query_ids,
-        offsets=_offsets(qidx, len(query_ids)),
+        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
         rel=rel,
         judged_offsets=_offsets(judged_q, len(query_ids)),
         judged=judged_rel[judged_order],
@@ -162,62 +160,90 @@ def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=num_queries))]).astype(np.int64)
 
 
-def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, qidx: np.ndarray, scores: np.ndarray,
-                   doc_ids: pl.Series) -> np.ndarray | None:
-    """Permutation putting rows in trec_eval order: query, score descending, doc_id descending.
+@dataclass
+class _Reorder:
+    """How to put rows in trec_eval order, without a full permutation when the run allows it.
 
-    None when the rows are in that order already. Runs are nearly always written one query at a
-    time with scores descending; that is checked in linear time, and then only the groups of tied
-    scores are sorted by doc_id and the query blocks put in order. Anything else is fully sorted.
+    ``places``/``sources``: positions rewritten inside groups of tied scores (values[places] =
+    values[sources]); ``blocks``: (starts, lengths) of the query blocks in the order they must
+    take; ``permutation``: a full permutation, for runs that are not grouped and sorted.
     """
-    n = len(qidx)
+
+    places: np.ndarray | None = None
+    sources: np.ndarray | None = None
+    blocks: tuple[np.ndarray, np.ndarray] | None = None
+    permutation: np.ndarray | None = None
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        if self.permutation is not None:
+            return values[self.permutation]
+        out = values
+        if self.places is not None:
+            out = values.copy()
+            out[self.places] = values[self.sources]
+        if self.blocks is not None:
+            starts, lengths = self.blocks
+            out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist())])
+        return out
+
+
+def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
+                   doc_ids: pl.Series) -> _Reorder:
+    """How to put rows in trec_eval order: query, score descending, doc_id descending.
+
+    Runs are nearly always written one query at a time with scores descending; that is checked
+    in linear time, and then only the groups of tied scores are sorted by doc_id and the query
+    blocks moved into place. Anything else is sorted in full.
+    """
+    reorder = _Reorder()
+    n = len(scores)
     if n == 0:
-        return None
+        return reorder
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     grouped = len(np.unique(block_qidx)) == len(block_qidx)
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
     if grouped and np.isin(rises, starts).all():
-        order = None
         ties = np.flatnonzero(scores[1:] == scores[:-1])
         ties = ties[~np.isin(ties + 1, starts)]  # equal scores of two different queries do not tie
         if len(ties):
-            order = np.arange(n)
-            block = np.searchsorted(starts, np.concatenate([ties, ties + 1]), side="right") - 1
-            _sort_ties(order, ties, block[: len(ties)], scores, doc_ids)
+            block = np.searchsorted(starts, ties, side="right") - 1
+            reorder.places, reorder.sources = _sort_ties(ties, block, scores, doc_ids, None)
         if np.any(block_qidx[1:] < block_qidx[:-1]):
             by_query = np.argsort(block_qidx, kind="stable")
-            new_starts = np.concatenate([[0], np.cumsum(lengths[by_query])[:-1]])
-            moved = np.repeat(starts[by_query] - new_starts, lengths[by_query]) + np.arange(n)
-            order = moved if order is None else order[moved]
-        return order
+            reorder.blocks = (starts[by_query], lengths[by_query])
+        return reorder
+    qidx = np.repeat(block_qidx, lengths)
     order = np.lexsort((-scores, qidx))
     q, s = qidx[order], scores[order]
     ties = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
     if len(ties):
-        _sort_ties(order, ties, q[ties], s, doc_ids)
-    return order
+        places, sources = _sort_ties(ties, q[ties], s, doc_ids, order)
+        order[places] = sources
+    reorder.permutation = order
+    return reorder
 
 
-def _sort_ties(order: np.ndarray, ties: np.ndarray, group: np.ndarray, scores: np.ndarray,
-               doc_ids: pl.Series) -> None:
-    """Sort each run of tied scores by doc_id descending (byte order), in place.
+def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: pl.Series,
+               order: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each run of tied scores by doc_id descending (byte order).
 
-    ``ties[i]``: the row at position ties[i]+1 of ``order`` ties the one before it, within group
-    ``group[i]``; ``scores`` is in the current order."""
+    ``ties[i]``: position ties[i]+1 ties position ties[i], within group ``group[i]``; ``scores``
+    are in position order; ``order`` maps positions to rows of ``doc_ids`` (None: the same).
+    Returns (places, sources): the row to put at each place.
+    """
     places = np.union1d(ties, ties + 1)
     pair = np.searchsorted(ties, places, side="right") - 1  # the tie pair each place belongs to
-    picked = order[places]
+    picked = places if order is None else order[places]
     tied = pl.DataFrame({
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
         "g": group[pair], "s": scores[places] + 0.0, "doc_id": doc_ids.gather(picked), "row": picked,
     }).sort(["g", "s", "doc_id"], descending=[False, True, True])
-    order[places] = tied["row"].to_numpy()
+    return places, tied["row"].to_numpy()
 
 
-def _pair_keys(qidx: np.ndarray, doc_ids: pl.Series) -> np.ndarray:
+def _pair_keys(query_ids: pl.Series, doc_ids: pl.Series) -> np.ndarray:
     """A 64-bit hash per (query, document); collisions are possible and always resolved exactly."""
-    return pl.DataFrame({"q": qidx.astype(np.int32, copy=False), "d": doc_ids}).hash_rows(
-        seed=20240607).to_numpy()
+    return pl.DataFrame({"q": query_ids, "d": doc_ids}).hash_rows(seed=20240607).to_numpy()
 
 
 def _qrels_index(qrels_frame: pl.DataFrame, index_of: dict[str, int]) -> np.ndarray:
@@ -228,22 +254,24 @@ def _qrels_index(qrels_frame: pl.DataFrame, index_of: dict[str, int]) -> np.ndar
     return joined["qidx"].fill_null(-1).to_numpy()
 
 
-def _relevance(qrels_frame: pl.DataFrame, doc_ids: pl.Series, qidx: np.ndarray, keys: np.ndarray,
+def _relevance(qrels_frame: pl.DataFrame, query_col: pl.Series, doc_ids: pl.Series, keys: np.ndarray,
                index_of: dict[str, int]) -> np.ndarray:
     """Judgment of every row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
 
     A hash join on (query, document) keys; every match is verified on the real strings, and a
-    collision sends the whole join to an exact string join.
+    collision sends the whole join to an exact string join. The result is as narrow an integer
+    type as the judgments allow: it is the one array as long as the run that evaluation keeps.
     """
-    rel = np.full(len(qidx), NOT_IN_POOL, dtype=np.int64)
-    if len(qidx) == 0:
+    relevance = qrels_frame["relevance"]
+    small = relevance.len() == 0 or (relevance.min() >= -128 and relevance.max() <= 127)
+    rel = np.full(len(keys), NOT_IN_POOL, dtype=np.int8 if small else np.int64)
+    if len(keys) == 0:
         return rel
-    qrels_qidx = _qrels_index(qrels_frame, index_of)
-    usable = np.flatnonzero(qrels_qidx >= 0)
+    usable = np.flatnonzero(_qrels_index(qrels_frame, index_of) >= 0)
+    qrels_queries = qrels_frame["query_id"].gather(usable)
     qrels_docs = qrels_frame["doc_id"].gather(usable)
-    qrels_q = qrels_qidx[usable]
-    qrels_rel = qrels_frame["relevance"].to_numpy()[usable]
-    qrels_keys = _pair_keys(qrels_q, qrels_docs)
+    qrels_rel = relevance.to_numpy()[usable]
+    qrels_keys = _pair_keys(qrels_queries, qrels_docs)
     pairs = pl.DataFrame({"key": keys}).with_row_index("i").join(
         pl.DataFrame({"key": qrels_keys, "j": np.arange(len(qrels_keys), dtype=np.int64)}), on="key", how="inner")
     hit = pairs["i"].to_numpy().astype(np.int64)
@@ -251,18 +279,18 @@ def _relevance(qrels_frame: pl.DataFrame, doc_ids: pl.Series, qidx: np.ndarray, 
     exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
     if exact and len(hit):
         exact = bool((doc_ids.gather(hit) == qrels_docs.gather(match)).all()) and bool(
-            np.all(qidx[hit] == qrels_q[match]))
+            (query_col.gather(hit) == qrels_queries.gather(match)).all())
     if not exact:  # a hash collision: redo exactly
-        return _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, doc_ids, qidx, rel)
+        return _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_ids, rel)
     values = qrels_rel[match]
     rel[hit] = np.where(values < 0, UNJUDGED, values)
     return rel
 
 
-def _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, doc_ids, qidx, rel):
-    judgments = pl.DataFrame({"q": qrels_q, "doc_id": qrels_docs, "relevance": qrels_rel})
-    joined = pl.DataFrame({"q": qidx.astype(np.int64), "doc_id": doc_ids}).join(
-        judgments.with_columns(pl.col("q").cast(pl.Int64)), on=["q", "doc_id"], how="left", maintain_order="left")
+def _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_ids, rel):
+    judgments = pl.DataFrame({"q": qrels_queries, "doc_id": qrels_docs, "relevance": qrels_rel})
+    joined = pl.DataFrame({"q": query_col, "doc_id": doc_ids}).join(
+        judgments, on=["q", "doc_id"], how="left", maintain_order="left")
     values = joined["relevance"]
     judged = values.is_not_null().to_numpy()
     raw = values.fill_null(0).to_numpy()
@@ -270,13 +298,13 @@ def _relevance_by_strings(qrels_docs, qrels_q, qrels_rel, doc_ids, qidx, rel):
     return rel
 
 
-def _reject_duplicates(run: Run, doc_ids: pl.Series, qidx: np.ndarray, keys: np.ndarray,
-                       query_ids: list[str]) -> None:
+def _reject_duplicates(run: Run, query_col: pl.Series, doc_ids: pl.Series, keys: np.ndarray) -> None:
     """A document twice in one query's ranking is an error (trec_eval: "duplicate docs")."""
     if len(keys) == 0 or pl.Series(keys).n_unique() == len(keys):
         return
-    duplicated = pl.DataFrame({"q": qidx, "doc_id": doc_ids}).is_duplicated()
+    pairs = pl.DataFrame({"query_id": query_col, "doc_id": doc_ids})
+    duplicated = pairs.is_duplicated()
     if not duplicated.any():
         return  # only a hash collision
-    first = int(np.flatnonzero(duplicated.to_numpy())[0])
-    raise run.duplicate_error(query_ids[int(qidx[first])], doc_ids[first])
+    query_id, doc_id = pairs.filter(duplicated).row(0)
+    raise run.duplicate_error(query_id, doc_id)

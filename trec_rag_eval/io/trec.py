@@ -72,14 +72,12 @@ class _Source:
         self.first_line = first_line
 
     def irregular_spacing(self) -> bool:
-        """Whether any field separator is not a single space: a tab, two spaces in a row, or a
-        space at the start of a line. Those files take the careful, line-by-line way."""
+        """Whether any field separator is not a single space: a tab or two spaces in a row.
+        Those files take the careful, line-by-line way."""
         if self.data is not None:
-            return self.data[:1] == b" " or _irregular(self.data)
+            return _irregular(self.data)
         step = 16 << 20
         with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            if view[:1] == b" ":
-                return True
             for start in range(0, len(view), step):
                 if _irregular(view[max(start - 1, 0): start + step]):  # one byte of overlap
                     return True
@@ -139,13 +137,16 @@ def _polars_read(source: _Source, schema: dict[str, pl.DataType]) -> pl.DataFram
 
 
 def _irregular(data: bytes) -> bool:
-    return b"\t" in data or b"  " in data or b"\n " in data
+    # a space at the start of a line shows as an empty query id, checked on the frame
+    return b"\t" in data or b"  " in data
 
 
 def _clean(frame: pl.DataFrame, source: _Source) -> bool:
     """Whether the fast read is certainly right: single spaces between fields (so every column
     is where it should be) and no missing field (a null)."""
     if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
+        return False
+    if frame["query_id"].str.len_bytes().min() == 0:
         return False
     return not source.irregular_spacing()
 

@@ -90,8 +90,9 @@ def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     return _ratio(ctx.cnt_at(c), c)
 
 
-def _precision_at_relevant(ctx: Context, rows: np.ndarray) -> np.ndarray:
-    return ctx.cnt[rows] / ctx.pos[rows]
+def _precision_at_relevant(ctx: Context) -> np.ndarray:
+    """P@k at the rank k of every relevant retrieved document (in ``ctx.rel_rows`` order)."""
+    return ctx.rel_cnt / ctx.rel_pos
 
 
 def average_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -100,10 +101,12 @@ def average_precision(ctx: Context, m: Measure) -> np.ndarray:
     Divides by R, all relevant documents, retrieved or not. With a cutoff (map_cut_k, AP@k),
     only ranks <= k count, and the divisor is still R.
     """
-    rows = ctx.rel_rows
+    values, queries = _precision_at_relevant(ctx), ctx.rel_q
     if m.cutoff is not None:
-        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
-    return _ratio(ctx.sum(_precision_at_relevant(ctx, rows), rows), ctx.R)
+        keep = ctx.rel_pos <= int(m.cutoff)
+        values, queries = values[keep], queries[keep]
+    # bincount adds each query's terms in rank order, as trec_eval's loop does
+    return _ratio(np.bincount(queries, weights=values, minlength=ctx.Q), ctx.R)
 
 
 def geometric_average_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -113,14 +116,14 @@ def geometric_average_precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
     """RR = 1 / rank of the first relevant document, 0 if none (within the top k with a cutoff)."""
-    rows = ctx.rel_rows
+    queries, positions = ctx.rel_q, ctx.rel_pos
     if m.cutoff is not None:
-        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
+        keep = positions <= int(m.cutoff)
+        queries, positions = queries[keep], positions[keep]
     out = np.zeros(ctx.Q)
-    if len(rows):
-        queries = ctx.qidx[rows]
+    if len(queries):
         first = np.concatenate([[True], queries[1:] != queries[:-1]])
-        out[queries[first]] = 1.0 / ctx.pos[rows[first]]
+        out[queries[first]] = 1.0 / positions[first]
     return out
 
 
@@ -185,9 +188,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     """
     key = ("iprec_suffix", ctx.level)
     if key not in ctx.ranked.cache:
-        rows = ctx.rel_rows
-        values = _precision_at_relevant(ctx, rows)
-        ctx.ranked.cache[key] = segment_suffix_max(values, ctx.qidx[rows], ctx.Q)
+        ctx.ranked.cache[key] = segment_suffix_max(_precision_at_relevant(ctx), ctx.rel_q, ctx.Q)
     suffix = ctx.ranked.cache[key]
     first_rel = np.concatenate([[0], np.cumsum(ctx.rel_ret)])[:-1]
     c = recall_cutoff_count(p, ctx.R, trec_eval_9)
@@ -222,6 +223,5 @@ def binary_g(ctx: Context, m: Measure) -> np.ndarray:
 
 def yaap(ctx: Context, m: Measure) -> np.ndarray:
     """yaap: log((1 + S) / (1 + R - S)) with S the sum of P@k at relevant retrieved ranks."""
-    rows = ctx.rel_rows
-    s = ctx.sum(_precision_at_relevant(ctx, rows), rows)
+    s = np.bincount(ctx.rel_q, weights=_precision_at_relevant(ctx), minlength=ctx.Q)
     return np.log((1.0 + s) / (1.0 + ctx.R - s))

@@ -21,10 +21,23 @@ def _gains(m: Measure) -> dict[int, float]:
 def row_gains(ctx: Context, m: Measure) -> np.ndarray:
     """Gain of every ranked document: its judgment (0 when not judged), unless overridden;
     2^gain - 1 with ``dcg='exp-log2'`` (gdeval's exponential gain)."""
-    gains = np.where(ctx.rel >= 0, ctx.rel, 0).astype(np.float64)
+    return gain_of(ctx.rel, m)
+
+
+def gain_of(relevance: np.ndarray, m: Measure) -> np.ndarray:
+    """The gains of the given judgments (see ``row_gains``)."""
+    gains = np.where(relevance >= 0, relevance, 0).astype(np.float64)
     for level, gain in _gains(m).items():
-        gains[ctx.rel == level] = gain
+        gains[relevance == level] = gain
     return _exponential(gains, m)
+
+
+def gain_rows(ctx: Context, m: Measure) -> np.ndarray:
+    """Rows whose gain may be non-zero: positive judgments and levels with a custom gain."""
+    mask = ctx.rel > 0
+    for level in _gains(m):
+        mask |= ctx.rel == level
+    return np.flatnonzero(mask)
 
 
 def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
@@ -77,11 +90,15 @@ def _ideal_positions(offsets: np.ndarray) -> np.ndarray:
 
 def dcg(ctx: Context, m: Measure) -> np.ndarray:
     """DCG = sum over retrieved ranks k of gain_k / log2(k + 1); with a cutoff, ranks <= k."""
-    gains = row_gains(ctx, m)
-    rows = np.flatnonzero(gains != 0)
+    rows = gain_rows(ctx, m)
+    queries = ctx.query_of(rows)
+    positions = rows - ctx.offsets[queries] + 1
     if m.cutoff is not None:
-        rows = rows[ctx.pos[rows] <= int(m.cutoff)]
-    return ctx.sum(gains[rows] / np.log2(ctx.pos[rows] + 1.0), rows)
+        keep = positions <= int(m.cutoff)
+        rows, queries, positions = rows[keep], queries[keep], positions[keep]
+    gains = gain_of(ctx.rel[rows], m)
+    # bincount adds each query's terms in rank order, as trec_eval's loop does
+    return np.bincount(queries, weights=gains / np.log2(positions + 1.0), minlength=ctx.Q)
 
 
 def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
