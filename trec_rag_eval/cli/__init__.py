@@ -8,6 +8,7 @@ imported only when they run, so a small evaluation starts fast. Library errors b
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import click
@@ -85,4 +86,11 @@ def main(args: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     # without standalone mode click returns the code of ctx.exit(n) / Exit(n) instead of raising it
-    sys.exit(code if isinstance(code, int) else 0)
+    code = code if isinstance(code, int) else 0
+    if args is None:
+        # the console script: everything is written, so skip tearing down millions of objects
+        # one by one (a third of a second on a 7-million-line run)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
