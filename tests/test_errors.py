@@ -101,7 +101,7 @@ def test_output_file_is_never_overwritten_without_force(tmp_path):
     out.write_text("precious\n")
     result = invoke(q, r, "-o", str(out))
     assert result.exit_code == 2
-    assert result.stderr == f"Error: {out} exists; pass --force to replace it\n"
+    assert result.stderr == f"Error: {out} already exists; use --force to overwrite it\n"
     assert out.read_text() == "precious\n"
     assert invoke(q, r, "-o", str(out), "--force").exit_code == 0
     assert "P" in out.read_text()

@@ -240,4 +240,4 @@ def test_cli_writes_the_dataset_and_warns_about_overlap(tmp_path, monkeypatch):
     mean = sum(item["lexical_overlap"] for item in dataset) / len(dataset)
     assert f"Warning: generated questions reuse on average {mean:.0%} of their content words" in result.stderr
     assert isinstance(again.exception, UsageError)   # main() prints it as one "Error:" line, exit 2
-    assert str(again.exception) == f"{output} exists; use --force to overwrite it"
+    assert str(again.exception) == f"{output} already exists; use --force to overwrite it"

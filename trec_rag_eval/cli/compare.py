@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -143,25 +142,6 @@ def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ..
     )
 
 
-def _refuse_overwrite(path: str, force: bool) -> None:
-    if os.path.exists(path) and not force:
-        raise UsageError(f"{path} already exists; use --force to overwrite it")
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write to a temporary file beside ``path`` then rename, so a failure leaves no half file."""
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".trec-rag-eval-", suffix=Path(path).suffix)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
-
-
 @click.command("compare")
 @_comparison_options
 @click.option(
@@ -199,13 +179,14 @@ def compare_command(
         from trec_rag_eval.compare.plot import plot_format
 
         plot_format(plot_path)  # a bad suffix fails before any work
-        _refuse_overwrite(plot_path, options["force"])
+        refuse_overwrite(plot_path, options["force"])
     comparison = _run_comparison(qrels, runs, options)
     click.echo(comparison.render(fmt, per_query=options["per_query"]), nl=False)
     if plot_path is not None:
         from trec_rag_eval.compare.plot import comparison_figure, figure_bytes, plot_format
 
-        _write_atomically(plot_path, figure_bytes(comparison_figure(comparison), plot_format(plot_path)))
+        write_atomic(plot_path, figure_bytes(comparison_figure(comparison), plot_format(plot_path)),
+                     force=options["force"])
         click.echo(f"Wrote {plot_path}", err=True)
 
 
@@ -226,12 +207,12 @@ def report_command(qrels: str, runs: tuple[str, ...], output: str, title: str | 
     \b
     trec-rag-eval report QRELS RUN_A RUN_B -o report.html
     """
-    _refuse_overwrite(output, options["force"])
+    refuse_overwrite(output, options["force"])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.html import render_html
 
     page = render_html(comparison, per_query=options["per_query"], title=title)
-    _write_atomically(output, page.encode("utf-8"))
+    write_atomic(output, page, force=options["force"])
     click.echo(
         f"Wrote {output}: {len(comparison.runs)} runs, {len(comparison.measures)} measures, "
         f"{comparison.n_queries} queries"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from trec_rag_eval.io.atomic import refuse_overwrite
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import (
     QRELS_FORMATS,
@@ -144,10 +145,8 @@ def convert_command(
     else:
         topics_is_default = False
     outputs = [p for p in (qrels_out, topics_path, run_out) if p is not None]
-    if not force:
-        for path in outputs:
-            if Path(path).exists():
-                raise UsageError(f"{path} already exists; use --force to overwrite it")
+    for path in outputs:  # every output is checked before anything is written
+        refuse_overwrite(path, force)
 
     dataset = None
     if qrels_out is not None or topics_path is not None:

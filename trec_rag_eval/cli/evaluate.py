@@ -15,9 +15,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    from trec_rag_eval.io.atomic import write_text_atomic
+    from trec_rag_eval.io.atomic import write_atomic
 
-    write_text_atomic(output, text, force=force)
+    write_atomic(output, text, force=force)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})

@@ -56,13 +56,12 @@ def generate_queries_command(
         overlap_warning,
         progress_path_for,
     )
-    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.io.atomic import refuse_overwrite
 
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
                                   timeout=timeout, max_retries=max_retries, temperature=temperature)
     settings.check()
-    if output.exists() and not force:
-        raise UsageError(f"{output} exists; use --force to overwrite it")
+    refuse_overwrite(output, force)
     documents = read_corpus(corpus)
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)

@@ -27,7 +27,6 @@ import email.utils
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -38,6 +37,7 @@ from typing import Any
 
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecRagEvalError, UsageError
+from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
 PROMPTS = {
     # The seed lesson's prompt, word for word.
@@ -326,8 +326,7 @@ def generate_dataset(
     settings.check()
     output = Path(output)
     progress = Path(progress_path) if progress_path is not None else progress_path_for(output)
-    if output.exists() and not force:
-        raise UsageError(f"{output} exists; use --force to overwrite it")
+    refuse_overwrite(output, force)
     report = GenerationReport(output=output, progress_path=progress, documents=len(documents))
     done = read_progress(progress, settings)
     texts = {d["id"]: d["text"] for d in documents}
@@ -377,9 +376,7 @@ def generate_dataset(
     )
     if report.failures:
         return report
-    if output.exists() and not force:
-        raise UsageError(f"{output} appeared while generating; use --force to overwrite it")
-    write_json_atomic(output, report.dataset)
+    write_atomic(output, json.dumps(report.dataset, ensure_ascii=False, indent=2) + "\n", force=force)
     report.written = True
     return report
 
@@ -410,21 +407,6 @@ def build_dataset(
                 "lexical_overlap": None if overlap is None else round(overlap, 4),
             })
     return items, duplicates
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to a temporary file beside ``path``, then rename it over ``path`` in one step."""
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(data, out, ensure_ascii=False, indent=2)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def overlap_warning(mean_overlap: float) -> str:

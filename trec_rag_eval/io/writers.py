@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.tables import Qrels, Run
 
 DATASET_KEYS = {
@@ -41,7 +40,7 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = Fal
         f"{q} {it} {d} {r}\n"
         for q, it, d, r in frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()
     ]
-    _atomic_write(path, "".join(lines), force)
+    write_atomic(path, "".join(lines), force)
     return len(lines)
 
 
@@ -61,7 +60,7 @@ def write_run(
         f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
         for q, d, s, rank in frame.select("query_id", "doc_id", "score", "rank").iter_rows()
     ]
-    _atomic_write(path, "".join(lines), force)
+    write_atomic(path, "".join(lines), force)
     return len(lines)
 
 
@@ -81,7 +80,7 @@ def write_topics(topics: Mapping[str, str], path: str | os.PathLike[str], *, for
                 "line break, which a topics file (one query per line) cannot hold",
             )
         lines.append(f"{query_id}\t{text}\n")
-    _atomic_write(path, "".join(lines), force)
+    write_atomic(path, "".join(lines), force)
     return len(lines)
 
 
@@ -115,7 +114,7 @@ def write_dataset_json(
             item[relevant_key] = {d: r for d, r in pairs if r > 0}
             item[other_key] = {d: r for d, r in pairs if r <= 0}
         items.append(item)
-    _atomic_write(path, json.dumps(items, ensure_ascii=False, indent=2) + "\n", force)
+    write_atomic(path, json.dumps(items, ensure_ascii=False, indent=2) + "\n", force)
     return len(items)
 
 
@@ -127,7 +126,7 @@ def write_results_json(
     out: dict[str, list[Any]] = {}
     for q, d, s in ranked(run).select("query_id", "doc_id", "score").iter_rows():
         out.setdefault(q, []).append({"id": d, "score": s} if scores else d)
-    _atomic_write(path, _dump_results(out), force)
+    write_atomic(path, _dump_results(out), force)
     return len(out)
 
 
@@ -177,46 +176,3 @@ def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) ->
                 raise InputFormatError(
                     source, None, f"query id {value!r} starts with '#', which a TREC file reads as a comment"
                 )
-
-
-def _atomic_write(path: str | os.PathLike[str], text: str, force: bool) -> None:
-    """Write ``text`` (UTF-8) through a temporary file in the same folder, then rename it into place.
-
-    Without ``force`` the rename is a hard link, which fails if the destination exists, so even a
-    file created meanwhile is never overwritten.
-    """
-    target = Path(path)
-    if not force and target.exists():
-        raise UsageError(f"{target} already exists; use --force to overwrite it")
-    folder = target.parent if str(target.parent) else Path(".")
-    handle = tempfile.NamedTemporaryFile(
-        "w",
-        encoding="utf-8",
-        newline="\n",
-        dir=folder,
-        prefix=f".{target.name}.",
-        suffix=".tmp",
-        delete=False,
-    )
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)  # tempfile makes 0600; give the usual permissions
-        if force:
-            os.replace(handle.name, target)
-            return
-        try:
-            os.link(handle.name, target)
-        except FileExistsError:
-            raise UsageError(f"{target} already exists; use --force to overwrite it") from None
-        except OSError:  # no hard links on this file system: check, then rename
-            if target.exists():
-                raise UsageError(f"{target} already exists; use --force to overwrite it") from None
-            os.replace(handle.name, target)
-    finally:
-        if os.path.exists(handle.name):
-            os.unlink(handle.name)
