@@ -83,9 +83,9 @@ def _grouped(frame, value_column: str) -> dict:
         stretches = frame["query_id"].rle()
     query_ids = stretches.struct.field("value").to_list()
     counts = stretches.struct.field("len").to_list()
-    pairs = zip(frame["doc_id"].to_list(), frame[value_column].to_list())
+    pairs = zip(frame["doc_id"].to_list(), frame[value_column].to_list(), strict=False)
     del frame, stretches
-    return {query_id: dict(islice(pairs, count)) for query_id, count in zip(query_ids, counts)}
+    return {query_id: dict(islice(pairs, count)) for query_id, count in zip(query_ids, counts, strict=False)}
 
 
 def read_qrels_polars(path: str) -> dict[str, dict[str, int]]:

@@ -123,7 +123,7 @@ def parse_means(text: str) -> dict[str, float]:
             header = tokens
         elif header and len(tokens) >= len(header) - 1 and tokens[0].lower() in {"all", "mean", "means"}:
             values = tokens[-len([h for h in header if canonical(h)]):]
-            for name, cell in zip([h for h in header if canonical(h)], values):
+            for name, cell in zip([h for h in header if canonical(h)], values, strict=False):
                 if _float(cell) is not None:
                     means[canonical(name)] = float(cell)
     if per_query:
@@ -321,7 +321,8 @@ def timing_table(timings: dict[str, Timing]) -> list[str]:
         rss_ratio = f"{rss / base_rss:.2f}x" if base_rss else "n/a"
         bold = "**" if name == OURS else ""
         rows.append(
-            f"| {bold}{name}{bold} | {bold}{_fmt_wall(wall)}{bold} | {runs} | {_fmt_mem(rss)} | {wall_ratio} | {rss_ratio} |"
+            f"| {bold}{name}{bold} | {bold}{_fmt_wall(wall)}{bold} | {runs} | {_fmt_mem(rss)} "
+            f"| {wall_ratio} | {rss_ratio} |"
         )
     return rows
 
@@ -341,7 +342,7 @@ def agreement_table(timings: dict[str, Timing]) -> tuple[list[str], bool]:
     all_agree = True
     for key in keys:
         values = [parsed[name].get(key) for name in names]
-        present = [(v, places[n]) for v, n in zip(values, names) if v is not None]
+        present = [(v, places[n]) for v, n in zip(values, names, strict=False) if v is not None]
         spread = max(v for v, _ in present) - min(v for v, _ in present) if present else 0.0
         tolerance = sum(sorted(0.5 * 10.0 ** -p for _, p in present)[-2:]) + 1e-12
         agree = len(present) == len(names) and spread <= tolerance
@@ -466,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
         rerun += f" --depth {args.depth}"
     report += [
         f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS: the child's "
-        f"maximum resident set ({'GNU time %M' if os.access(GNU_TIME, os.X_OK) else 'os.wait4'}). Ratios: tool / trec-rag-eval (higher = trec-rag-eval better).",
+        f"maximum resident set ({'GNU time %M' if os.access(GNU_TIME, os.X_OK) else 'os.wait4'}). "
+        "Ratios: tool / trec-rag-eval (higher = trec-rag-eval better).",
         f"Rerun: `{rerun}`",
         "",
     ]

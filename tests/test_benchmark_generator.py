@@ -28,7 +28,8 @@ QUERIES, DEPTH, SEED = 300, 1000, 7
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     out = tmp_path_factory.mktemp("pair")
-    assert generate.main(["--queries", str(QUERIES), "--depth", str(DEPTH), "--seed", str(SEED), "--out", str(out)]) == 0
+    args = ["--queries", str(QUERIES), "--depth", str(DEPTH), "--seed", str(SEED), "--out", str(out)]
+    assert generate.main(args) == 0
     return generate.pair_paths(out, QUERIES, DEPTH, SEED)
 
 
@@ -57,13 +58,13 @@ def test_run_has_depth_lines_per_query_in_trec_format(run_lines):
         assert [int(row[3]) for row in rows] == list(range(1, DEPTH + 1))
         assert len({row[2] for row in rows}) == DEPTH  # no duplicate document within a query
         scores = [float(row[4]) for row in rows]
-        assert all(a >= b for a, b in zip(scores, scores[1:]))  # written in rank order
+        assert all(a >= b for a, b in zip(scores, scores[1:], strict=False))  # written in rank order
 
 
 def test_about_one_percent_of_lines_copy_the_score_above(run_lines):
     ties = sum(
         1
-        for above, line in zip(run_lines, run_lines[1:])
+        for above, line in zip(run_lines, run_lines[1:], strict=False)
         if above.split(" ")[0] == line.split(" ")[0] and above.split(" ")[4] == line.split(" ")[4]
     )
     # Binomial(299,700 lines, 1 %): mean 2,997, sd 54; 0.8 %-1.2 % is more than 7 sd either side.
@@ -108,7 +109,7 @@ def test_depth_smaller_than_judgments_still_valid(tmp_path):
     assert pair.run_query_id.size == 200
     assert pair.qrels_query_id.size >= 20 * 30
     # Every retrieved judged document is one of that query's retrieved documents.
-    run = set(zip(pair.run_query_id.tolist(), pair.run_doc_id.tolist()))
-    judged = list(zip(pair.qrels_query_id.tolist(), pair.qrels_doc_id.tolist()))
+    run = set(zip(pair.run_query_id.tolist(), pair.run_doc_id.tolist(), strict=False))
+    judged = list(zip(pair.qrels_query_id.tolist(), pair.qrels_doc_id.tolist(), strict=False))
     assert len(set(judged)) == len(judged)
     assert 0 < sum(p in run for p in judged) <= 200

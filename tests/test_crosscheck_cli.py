@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import invoke, reference_path
 
 pytest.importorskip("ir_measures")
@@ -66,9 +65,9 @@ def test_missing_ir_measures_gives_the_install_line(monkeypatch: pytest.MonkeyPa
 
 
 def test_a_real_difference_fails(tmp_path) -> None:
+    import trec_rag_eval.crosscheck as module
     from trec_rag_eval.crosscheck import crosscheck
     from trec_rag_eval.io.tables import Qrels, Run
-    import trec_rag_eval.crosscheck as module
 
     qrels = Qrels.from_dict({"1": {"a": 1, "b": 1}})
     run = Run.from_dict({"1": {"a": 2.0, "x": 1.0}})

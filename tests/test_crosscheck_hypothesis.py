@@ -38,7 +38,7 @@ def collections(draw: st.DrawFn) -> tuple[Qrels, Run]:
         grades = [draw(st.sampled_from([-1, 0, 0, 1, 1, 2, 3])) for _ in docs]
         if all(g < 0 for g in grades):
             grades[0] = 0  # trec_eval 9 misreads a query judged only -1 (stale data); not a convention
-        judgments[q] = dict(zip(docs, grades))
+        judgments[q] = dict(zip(docs, grades, strict=False))
     run_queries = draw(st.lists(st.sampled_from(["1", "2", "3", "4", "5", "9"]), min_size=1, max_size=6, unique=True))
     scores: dict[str, dict[str, float]] = {}
     for q in run_queries:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 import pytest
-
 from conftest import invoke
 
 GOOD_QRELS = "1 0 d1 1\n1 0 d2 0\n"

@@ -92,7 +92,8 @@ def test_errors_point_at_the_bad_characters() -> None:
     assert _error("Rprec@5") == "bad measure 'Rprec@5': Rprec takes no @ value\n  Rprec@5\n       ^^"
     assert _error("IPrec@1.5") == (
         "bad measure 'IPrec@1.5': the recall level after @ must be a number in [0, 1]\n  IPrec@1.5\n        ^^^")
-    assert _error("SetF(beta=True)") == "bad measure 'SetF(beta=True)': beta must be a number\n  SetF(beta=True)\n            ^^^^"
+    assert _error("SetF(beta=True)") == (
+        "bad measure 'SetF(beta=True)': beta must be a number\n  SetF(beta=True)\n            ^^^^")
     assert _error("P@5x").endswith("unexpected text after the measure\n  P@5x\n     ^")
     assert _error("P(rel=1,rel=2)@5").endswith("rel is given twice\n  P(rel=1,rel=2)@5\n          ^^^")
 

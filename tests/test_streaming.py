@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import invoke, reference_path
+
 from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.core.streaming import evaluate_pieces
 from trec_rag_eval.errors import InputFormatError
@@ -25,7 +25,7 @@ def _generate(tmp_path, queries=120, depth=60, seed=3):
         if q % 17 == 5:
             continue  # a qrels query missing from the run
         scores = np.round(rng.random(depth) * 4, 1)  # one decimal: many ties
-        for rank, (d, s) in enumerate(zip(docs, scores), 1):
+        for rank, (d, s) in enumerate(zip(docs, scores, strict=False), 1):
             run_lines.append(f"{qid} Q0 d{d} {rank} {s} gen")
     run_lines += [f"extra{i} Q0 d1 1 1.0 gen" for i in range(3)]  # run-only queries
     qrels = tmp_path / "qrels.txt"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from conftest import REFERENCE, invoke, reference_path
 
 MEAS_PARAMS = ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import invoke, reference_path
+
 from trec_rag_eval.validate import printed_tolerance, read_reference
 
 

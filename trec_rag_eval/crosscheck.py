@@ -103,7 +103,8 @@ class CrosscheckReport:
                              f"{len(v.differing_queries)} quer{'y' if len(v.differing_queries) == 1 else 'ies'} "
                              f"({_list(v.differing_queries)}); mean ours {_fmt(v.ours)} vs ir-measures "
                              f"{_fmt(v.theirs)}{'; ' + v.reason if v.reason else ''}")
-        counts = {s: sum(v.status == s for v in self.verdicts) for s in ("agree", "convention", "differ", "unsupported")}
+        statuses = ("agree", "convention", "differ", "unsupported")
+        counts = {s: sum(v.status == s for v in self.verdicts) for s in statuses}
         lines.append(f"Verdict: {'OK' if self.ok else 'FAILED'}: {counts['agree']} agree, {counts['convention']} agree "
                      f"up to known conventions, {counts['differ']} differ, {counts['unsupported']} not supported")
         return "\n".join(lines) + "\n"

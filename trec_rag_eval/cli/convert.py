@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from trec_rag_eval.io.atomic import refuse_overwrite
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.atomic import refuse_overwrite
 from trec_rag_eval.io.load import (
     QRELS_FORMATS,
     RUN_FORMATS,

@@ -124,13 +124,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
             evaluations = list(pool.map(one, range(len(run_paths))))
     else:
         evaluations = [one(i) for i in range(len(run_paths))]
-    for path, evaluation in zip(run_paths, evaluations):
+    for path, evaluation in zip(run_paths, evaluations, strict=False):
         _warn(path, evaluation)
     if fmt == "trec":
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":
         parts = []
-        for path, e in zip(run_paths, evaluations):
+        for path, e in zip(run_paths, evaluations, strict=False):
             title = f"run: {path}" if len(evaluations) > 1 else None
             parts.append(per_query_table(e) if per_query else summary_table(e, title))
         text = "\n".join(parts)
@@ -226,8 +226,8 @@ def _expand_runs(runs: tuple[str, ...]) -> list[str]:
 
 
 def _warn(path: str, evaluation: object) -> None:
-    missing = getattr(evaluation, "missing_queries")
-    extra = getattr(evaluation, "extra_queries")
+    missing = evaluation.missing_queries
+    extra = evaluation.extra_queries
     if missing:
         shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
         click.echo(f"Warning: {path}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} "

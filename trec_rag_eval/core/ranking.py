@@ -54,7 +54,7 @@ class RankedQueries:
 
     @property
     def missing_queries(self) -> list[str]:
-        return [q for q, m in zip(self.query_ids, self.missing) if m]
+        return [q for q, m in zip(self.query_ids, self.missing, strict=False) if m]
 
 
 def _byte_sorted(values: list[str]) -> list[str]:
@@ -75,10 +75,12 @@ def rank(
     ``float32_scores`` rounds scores to 32-bit floats before ranking, as trec_eval 9 and
     pytrec_eval do, so scores equal at float precision tie and doc_id decides.
 
-    How it stays fast: query ids become small integers once; one stable integer sort groups the
-    queries (runs are almost always already sorted by score within a query, which is checked, not
-    assumed); doc ids are compared as strings only inside groups of tied scores; judgments are
-    found through a 64-bit hash join whose every match is then verified on the real strings.
+    How it stays fast: the run is seen as blocks of equal query ids (one per query in almost every
+    run), so query ids are looked up once per block; a run already sorted by score within each
+    block is recognised in linear time (checked, not assumed), so doc ids are compared as strings
+    only inside groups of tied scores and blocks are moved by slices; judgments are found through a
+    64-bit hash join whose every match is verified on the real strings. The only array as long as
+    the run that is kept is ``rel``, one small integer per row.
     """
     if queries not in ("qrels", "intersection"):
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
@@ -111,9 +113,10 @@ def rank(
         scores, query_col, doc_ids = scores[rows], query_col.gather(rows), doc_ids.gather(rows)
 
     # 2. relevance and duplicates, in file order, on hashed (query_id, doc_id) keys
+    qrels_qidx = _qrels_index(qrels_frame, index_of)
     keys = _pair_keys(query_col, doc_ids)
     _reject_duplicates(run, query_col, doc_ids, keys)
-    rel = _relevance(qrels_frame, query_col, doc_ids, keys, index_of)
+    rel = _relevance(qrels_frame, qrels_qidx, query_col, doc_ids, keys)
 
     # 3. order: score descending, then doc_id descending; no per-row query index is needed
     rel = _ranking_order(block_qidx, lengths, scores, doc_ids).apply(rel)
@@ -122,15 +125,13 @@ def rank(
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
     missing = counts == 0
     if missing.any():
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        rel = np.insert(rel, starts[missing], NOT_IN_POOL)
+        rel = np.insert(rel, _starts(counts)[missing], NOT_IN_POOL)
         counts[missing] = 1
 
     # -M: the first n of each query; then -J: only judged documents, ranks closing up
     if max_retrieved is not None:
         qidx = np.repeat(np.arange(len(query_ids)), counts)
-        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        rel = rel[np.arange(len(rel)) - starts[qidx] < max_retrieved]
+        rel = rel[np.arange(len(rel)) - _starts(counts)[qidx] < max_retrieved]
         counts = np.minimum(counts, max_retrieved)
     if judged_only:
         qidx = np.repeat(np.arange(len(query_ids)), counts)
@@ -139,7 +140,6 @@ def rank(
         counts = np.bincount(qidx[keep], minlength=len(query_ids)).astype(np.int64)
 
     # judged documents of each query (retrieved or not), best first: the ideal rankings
-    qrels_qidx = _qrels_index(qrels_frame, index_of)
     relevance = qrels_frame["relevance"].to_numpy()
     judged_mask = (qrels_qidx >= 0) & (relevance >= 0)
     judged_q, judged_rel = qrels_qidx[judged_mask], relevance[judged_mask].astype(np.int64)
@@ -154,6 +154,11 @@ def rank(
         run_tag=run.run_tag,
         extra_queries=extra,
     )
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """First row of each query, from the number of rows of each."""
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
 
 
 def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
@@ -183,7 +188,7 @@ class _Reorder:
             out[self.places] = values[self.sources]
         if self.blocks is not None:
             starts, lengths = self.blocks
-            out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist())])
+            out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist(), strict=False)])
         return out
 
 
@@ -199,7 +204,7 @@ def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarr
     n = len(scores)
     if n == 0:
         return reorder
-    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    starts = _starts(lengths)
     grouped = len(np.unique(block_qidx)) == len(block_qidx)
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
     if grouped and np.isin(rises, starts).all():
@@ -254,8 +259,8 @@ def _qrels_index(qrels_frame: pl.DataFrame, index_of: dict[str, int]) -> np.ndar
     return joined["qidx"].fill_null(-1).to_numpy()
 
 
-def _relevance(qrels_frame: pl.DataFrame, query_col: pl.Series, doc_ids: pl.Series, keys: np.ndarray,
-               index_of: dict[str, int]) -> np.ndarray:
+def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.Series, doc_ids: pl.Series,
+               keys: np.ndarray) -> np.ndarray:
     """Judgment of every row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
 
     A hash join on (query, document) keys; every match is verified on the real strings, and a
@@ -267,7 +272,7 @@ def _relevance(qrels_frame: pl.DataFrame, query_col: pl.Series, doc_ids: pl.Seri
     rel = np.full(len(keys), NOT_IN_POOL, dtype=np.int8 if small else np.int64)
     if len(keys) == 0:
         return rel
-    usable = np.flatnonzero(_qrels_index(qrels_frame, index_of) >= 0)
+    usable = np.flatnonzero(qrels_qidx >= 0)
     qrels_queries = qrels_frame["query_id"].gather(usable)
     qrels_docs = qrels_frame["doc_id"].gather(usable)
     qrels_rel = relevance.to_numpy()[usable]

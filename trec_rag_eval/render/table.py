@@ -73,13 +73,13 @@ def per_query_table(evaluation: Evaluation) -> str:
     names = [str(m) for m in measures]
     qwidth = max([len(q) for q in evaluation.query_ids] + [8])
     widths = [max(len(n), 7) for n in names]
-    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths))]
+    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths, strict=False))]
     for i, q in enumerate(evaluation.query_ids):
         lines.append(q.ljust(qwidth) + "".join(
-            f" {_num(evaluation.values[m][i]):>{w}}" for m, w in zip(measures, widths)))
+            f" {_num(evaluation.values[m][i]):>{w}}" for m, w in zip(measures, widths, strict=False)))
     lines.append("all".ljust(qwidth) + "".join(
         f" {_num(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else '':>{w}}"
-        for m, w in zip(measures, widths)))
+        for m, w in zip(measures, widths, strict=False)))
     return "\n".join(lines) + "\n"
 
 
