@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import polars as pl
@@ -208,6 +208,14 @@ def _same(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= tolerance
 
 
+class _Options(TypedDict):
+    """The ``evaluate`` keywords every variant of a crosscheck shares."""
+
+    relevance_level: int
+    judged_only: bool
+    queries: str
+
+
 def crosscheck(
     qrels: Qrels,
     run: Run,
@@ -227,7 +235,7 @@ def crosscheck(
     resolved = [m for m in _resolve(measures) if m.spec.value_type != "str"]
     if max_retrieved is not None:
         run = _truncate(run, max_retrieved)  # ir-measures has no -M: give it the same top documents
-    options = dict(relevance_level=relevance_level, judged_only=judged_only, queries=queries)
+    options: _Options = {"relevance_level": relevance_level, "judged_only": judged_only, "queries": queries}
     ours = evaluate(qrels, run, resolved, trec_eval_9=trec_eval_9, **options)
     variants: dict[str, Any] = {}
 

@@ -22,7 +22,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypedDict
 
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
 from trec_rag_eval.io.tables import Qrels, Run
@@ -30,7 +30,23 @@ from trec_rag_eval.measures.model import Measure
 
 SUMMARY = "all"
 
-VARIANTS = {
+
+class _Settings(TypedDict, total=False):
+    """The ``evaluate`` keywords a known convention changes."""
+
+    trec_eval_9: bool
+    queries: str
+
+
+class _Options(TypedDict):
+    """The ``evaluate`` keywords every variant of a validation shares."""
+
+    relevance_level: int
+    judged_only: bool
+    max_retrieved: int | None
+
+
+VARIANTS: dict[str, tuple[str, _Settings]] = {
     "trec_eval_9": ("trec_eval 9 / pytrec_eval conventions (float32 scores, iprec at floor(p*R+0.9))",
                     {"trec_eval_9": True}),
     "intersection": ("averaged over the queries in both qrels and run (trec_eval 9 without -c, pytrec_eval)",
@@ -232,7 +248,9 @@ def validate(
         except (MeasureSyntaxError, TrecRagEvalError) as err:
             skipped[ref.measure] = f"unknown measure name ({str(err).splitlines()[0]})"
     wanted = list(dict.fromkeys(measures.values()))
-    options = dict(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved)
+    options: _Options = {
+        "relevance_level": relevance_level, "judged_only": judged_only, "max_retrieved": max_retrieved,
+    }
     ours = evaluate(qrels, run, wanted, queries=queries, trec_eval_9=trec_eval_9, **options)
     variants: dict[str, Any] = {}
 
@@ -259,7 +277,7 @@ def validate(
             if settings.get("trec_eval_9") and trec_eval_9:
                 continue
             if key not in variants:
-                chosen = {"queries": queries, "trec_eval_9": trec_eval_9, **settings}
+                chosen: _Settings = {"queries": queries, "trec_eval_9": trec_eval_9, **settings}
                 try:
                     variants[key] = evaluate(qrels, run, wanted, **chosen, **options)
                 except TrecRagEvalError:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
+
+if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
+    from trec_rag_eval.core.evaluate import Evaluation
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -225,7 +229,7 @@ def _expand_runs(runs: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _warn(path: str, evaluation: object) -> None:
+def _warn(path: str, evaluation: Evaluation) -> None:
     missing = evaluation.missing_queries
     extra = evaluation.extra_queries
     if missing:

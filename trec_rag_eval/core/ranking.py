@@ -18,6 +18,7 @@ For every evaluated query:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -268,7 +269,8 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.
     type as the judgments allow: it is the one array as long as the run that evaluation keeps.
     """
     relevance = qrels_frame["relevance"]
-    small = relevance.len() == 0 or (relevance.min() >= -128 and relevance.max() <= 127)
+    # polars types min()/max() as any scalar; on this Int64 column they are ints (None only if all were null)
+    small = relevance.len() == 0 or (cast(int, relevance.min()) >= -128 and cast(int, relevance.max()) <= 127)
     rel = np.full(len(keys), NOT_IN_POOL, dtype=np.int8 if small else np.int64)
     if len(keys) == 0:
         return rel

@@ -34,7 +34,7 @@ def evaluate_pieces(
     resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
         None if measures is None else [str(m) for m in measures])
     qrels_ids = set(qrels.frame["query_id"].unique().to_list())
-    found: dict[str, dict[Measure, Any]] = {}
+    found: dict[str, dict[Measure | str, Any]] = {}
     extra: set[str] = set()
     run_tag = ""
     source = "<run>"
@@ -81,7 +81,7 @@ def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
     return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source)
 
 
-def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]]) -> None:
+def _collect(part: Evaluation, found: dict[str, dict[Measure | str, Any]]) -> None:
     missing = set(part.missing_queries)
     for index, query_id in enumerate(part.query_ids):
         row: dict[Any, Any] = {m: part.values[m][index] for m in part.values}

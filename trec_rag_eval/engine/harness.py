@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TextIO, cast
 
 import numpy as np
 import polars as pl
@@ -270,7 +270,7 @@ def run_queries(
         import click
 
         bar_context: Any = click.progressbar(
-            items, label="Searching", file=progress_file or sys.stderr, show_pos=True
+            items, label="Searching", file=cast(TextIO, progress_file or sys.stderr), show_pos=True
         )
     else:
         bar_context = _NoBar(items)
@@ -365,7 +365,7 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
         if query_id in topics:
             raise InputFormatError(source, None, f"{where}: duplicate query id {query_id!r}")
         topics[query_id] = query
-        relevant = next((item[k] for k in _RELEVANT_KEYS if k in item), [])
+        relevant: object = next((item[k] for k in _RELEVANT_KEYS if k in item), [])
         judged: dict[str, int] = {}
         if isinstance(relevant, dict):
             for doc_id, grade in relevant.items():

@@ -38,7 +38,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 
@@ -230,6 +230,13 @@ _PLAIN_DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
+def _skip_whitespace(text: str, index: int) -> int:
+    """The first index at or after ``index`` that is not JSON whitespace.
+
+    The pattern matches the empty string, so ``match`` never returns None here."""
+    return cast("re.Match[str]", _WHITESPACE.match(text, index)).end()
+
+
 def _read_text(path: str) -> str:
     try:
         raw = Path(path).read_bytes()
@@ -249,14 +256,14 @@ def _read_text(path: str) -> str:
 
 def _parse_document(path: str) -> _Document:
     text = _read_text(path)
-    start = _WHITESPACE.match(text, 0).end()
+    start = _skip_whitespace(text, 0)
     if start == len(text):
         raise InputFormatError(path, None, "the file is empty (expected JSON or JSONL)")
     if text[start] == "[":
         return _Document(path, "array", list(_scan_array(path, text, start)))
     if text[start] == "{":
         end = _skip_value(path, text, start)
-        rest = _WHITESPACE.match(text, end).end()
+        rest = _skip_whitespace(text, end)
         if rest == len(text):
             return _Document(path, "object", list(_scan_object(path, text, start)))
         return _Document(path, "lines", list(_scan_lines(path, text)))
@@ -311,7 +318,7 @@ class _LineCounter:
 
 
 def _expect(path: str, text: str, index: int, chars: str, what: str) -> int:
-    index = _WHITESPACE.match(text, index).end()
+    index = _skip_whitespace(text, index)
     if index >= len(text) or text[index] not in chars:
         err = json.JSONDecodeError(f"Expecting {what}", text, index)
         raise _json_error(path, err)
@@ -320,14 +327,14 @@ def _expect(path: str, text: str, index: int, chars: str, what: str) -> int:
 
 def _scan_array(path: str, text: str, start: int) -> Iterator[_Entry]:
     lines = _LineCounter(text)
-    index = _WHITESPACE.match(text, start + 1).end()
+    index = _skip_whitespace(text, start + 1)
     position = 0
     if index < len(text) and text[index] == "]":
         index += 1
     else:
         while True:
             position += 1
-            index = _WHITESPACE.match(text, index).end()
+            index = _skip_whitespace(text, index)
             line = lines.at(index)
             value, index = _decode(path, text, index, line, f"item {position}")
             yield _Entry(line, position, None, value)
@@ -340,7 +347,7 @@ def _scan_array(path: str, text: str, start: int) -> Iterator[_Entry]:
 
 def _scan_object(path: str, text: str, start: int) -> Iterator[_Entry]:
     lines = _LineCounter(text)
-    index = _WHITESPACE.match(text, start + 1).end()
+    index = _skip_whitespace(text, start + 1)
     position = 0
     seen: dict[str, int] = {}
     if index < len(text) and text[index] == "}":
@@ -354,7 +361,7 @@ def _scan_object(path: str, text: str, start: int) -> Iterator[_Entry]:
             raise InputFormatError(path, line, f"duplicate key {key!r} (first at line {seen[key]})")
         seen[key] = line
         index = _expect(path, text, index, ":", "':' delimiter") + 1
-        index = _WHITESPACE.match(text, index).end()
+        index = _skip_whitespace(text, index)
         value, index = _decode(path, text, index, line, f"key {key!r}")
         yield _Entry(line, position, key, value)
         index = _expect(path, text, index, ",}", "',' delimiter") + 1
@@ -363,7 +370,7 @@ def _scan_object(path: str, text: str, start: int) -> Iterator[_Entry]:
 
 
 def _expect_end(path: str, text: str, index: int) -> None:
-    index = _WHITESPACE.match(text, index).end()
+    index = _skip_whitespace(text, index)
     if index != len(text):
         raise _json_error(path, json.JSONDecodeError("Extra data", text, index))
 
@@ -376,7 +383,7 @@ def _scan_lines(path: str, text: str) -> Iterator[_Entry]:
             continue
         position += 1
         try:
-            value, end = _DECODER.raw_decode(line, _WHITESPACE.match(line, 0).end())
+            value, end = _DECODER.raw_decode(line, _skip_whitespace(line, 0))
         except json.JSONDecodeError as err:
             raise InputFormatError(path, line_no, f"invalid JSON at column {err.colno}: {err.msg}") from None
         except _BadConstant as err:
@@ -420,7 +427,7 @@ def _is_rows(document: _Document) -> bool:
     """Rows (array, JSONL, single row, ragas samples) rather than an object keyed by query."""
     if document.kind != "object":
         return True
-    obj = {e.key: e.value for e in document.entries}
+    obj = {cast(str, e.key): e.value for e in document.entries}  # an object's entries all have a key
     return _looks_like_row(obj) or (set(obj) == {"samples"} and isinstance(obj["samples"], list))
 
 

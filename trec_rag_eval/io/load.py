@@ -164,6 +164,7 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
     """
     name = os.fspath(path)
     folder = Path(name)
+    queries_file: Path | None
     if folder.is_dir():
         qrels_dir = folder / "qrels"
         candidates = sorted(qrels_dir.glob("*.tsv")) if qrels_dir.is_dir() else []

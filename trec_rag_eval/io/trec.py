@@ -123,7 +123,7 @@ def _open_source(path: str) -> _Source:
 
 # -- fast path ----------------------------------------------------------------------------------
 
-def _polars_read(source: _Source, schema: dict[str, pl.DataType]) -> pl.DataFrame | None:
+def _polars_read(source: _Source, schema: dict[str, type[pl.DataType]]) -> pl.DataFrame | None:
     try:
         return pl.read_csv(
             source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,

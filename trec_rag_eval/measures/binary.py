@@ -8,11 +8,12 @@ document score 0 and still count in the mean.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
 from trec_rag_eval.core.context import Context, segment_cumsum_int, segment_suffix_max
-from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.model import Measure, cutoff_of
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -50,7 +51,7 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
     ``P(denominator='returned')@k`` divides by min(k, N) instead, the documents actually returned
     in the top k (LlamaIndex's and the RAG tutorials' precision); 0 when nothing is returned.
     """
-    k = int(m.cutoff)
+    k = int(cutoff_of(m))
     if m.param("denominator", "k") == "returned":
         return _ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
     return ctx.cnt_at(k) / k
@@ -58,7 +59,7 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def recall(ctx: Context, m: Measure) -> np.ndarray:
     """R@k = cnt(k) / R."""
-    return _ratio(ctx.cnt_at(int(m.cutoff)), ctx.R)
+    return _ratio(ctx.cnt_at(int(cutoff_of(m))), ctx.R)
 
 
 def f1(ctx: Context, m: Measure) -> np.ndarray:
@@ -70,13 +71,13 @@ def f1(ctx: Context, m: Measure) -> np.ndarray:
 
 def relative_precision(ctx: Context, m: Measure) -> np.ndarray:
     """relative_P@k = cnt(k) / min(k, R)."""
-    k = int(m.cutoff)
+    k = int(cutoff_of(m))
     return _ratio(ctx.cnt_at(k), np.minimum(k, ctx.R))
 
 
 def success(ctx: Context, m: Measure) -> np.ndarray:
     """success@k (HitRate@k): 1 if a relevant document is in the top k."""
-    return (ctx.cnt_at(int(m.cutoff)) > 0).astype(np.float64)
+    return (ctx.cnt_at(int(cutoff_of(m))) > 0).astype(np.float64)
 
 
 def r_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -86,7 +87,7 @@ def r_precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
-    c = np.floor(float(m.cutoff) * ctx.R + 0.9).astype(np.int64)
+    c = np.floor(float(cutoff_of(m)) * ctx.R + 0.9).astype(np.int64)
     return _ratio(ctx.cnt_at(c), c)
 
 
@@ -189,7 +190,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     key = ("iprec_suffix", ctx.level)
     if key not in ctx.ranked.cache:
         ctx.ranked.cache[key] = segment_suffix_max(_precision_at_relevant(ctx), ctx.rel_q, ctx.Q)
-    suffix = ctx.ranked.cache[key]
+    suffix = cast(np.ndarray, ctx.ranked.cache[key])  # stored just above under this key
     first_rel = np.concatenate([[0], np.cumsum(ctx.rel_ret)])[:-1]
     c = recall_cutoff_count(p, ctx.R, trec_eval_9)
     reachable = c <= ctx.rel_ret
@@ -202,7 +203,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
 
 
 def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
-    return _interpolated_precision(ctx, float(m.cutoff), bool(m.param("trec_eval_9", False)))
+    return _interpolated_precision(ctx, float(cutoff_of(m)), bool(m.param("trec_eval_9", False)))
 
 
 def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -48,7 +48,14 @@ class Measure:
         return self.spec.label(self)
 
 
-Kernel = Callable[[Any, Measure], np.ndarray]
+# an array of one value per query; relstring's kernel returns strings, and runid's (never called:
+# the run tag is not computed per query) returns None
+Kernel = Callable[[Any, Measure], "np.ndarray | list[str] | None"]
+
+
+def cutoff_of(m: Measure) -> int | float:
+    """The cutoff of a measure of a cutoff family (the parser always sets it for those families)."""
+    return cast("int | float", m.cutoff)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import numpy as np
 
 from trec_rag_eval.core.context import Context
 from trec_rag_eval.measures.binary import _ratio
-from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.model import Measure, cutoff_of
 
 
 def set_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -53,7 +53,7 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
 
 def unjudged_at(ctx: Context, m: Measure) -> np.ndarray:
     """unj_k: share of the top k that is unjudged or not in the pool (divided by k)."""
-    k = int(m.cutoff)
+    k = int(cutoff_of(m))
     value = ctx.count((ctx.rel < 0) & (ctx.pos <= k)) / k
     return np.where(ctx.ranked.missing, 0.0, value)
 

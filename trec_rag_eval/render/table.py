@@ -29,7 +29,7 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
     with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and m in evaluation.summary]
     plain = [m for m in evaluation.measures if m.cutoff is None and evaluation.summary.get(m) is not None
              and m.family != "runid"]
-    cutoffs = sorted({m.cutoff for m in with_cutoff})
+    cutoffs = sorted({m.cutoff for m in with_cutoff if m.cutoff is not None})  # always true: for mypy
     rows: dict[str, dict[Any, Any]] = {}
     for m in with_cutoff:
         rows.setdefault(_base(m), {})[m.cutoff] = evaluation.summary[m]
