@@ -135,6 +135,9 @@ def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
     assert qrels.topics == {"q1": "a", "q2": "b"}
     with pytest.raises(InputFormatError, match=r"query 2: missing query text"):
         parse_seed_dataset([{"query": "a"}, {"pertinents": []}])
+    # a string is not a list of ids: it must not be read as one id per character
+    with pytest.raises(InputFormatError, match=r"query 1 \(q1\): 'non_pertinents' must be a list"):
+        parse_seed_dataset([{"id": "q1", "query": "x", "relevant": ["d9"], "non_pertinents": "d1"}])
 
 
 def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypatch):

@@ -34,7 +34,8 @@ def evaluate_pieces(
     resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
         None if measures is None else [str(m) for m in measures])
     qrels_ids = set(qrels.frame["query_id"].unique().to_list())
-    found: dict[str, dict[Measure | str, Any]] = {}
+    found: dict[str, dict[Measure, Any]] = {}
+    missing_ids: set[str] = set()
     extra: set[str] = set()
     run_tag = ""
     source = "<run>"
@@ -46,7 +47,7 @@ def evaluate_pieces(
         if not judged:
             continue
         part = evaluate(_subset(qrels, judged), piece, resolved, queries="intersection", **options)
-        _collect(part, found)
+        _collect(part, found, missing_ids)
     if queries == "intersection":
         query_ids = _byte_sorted(list(found))
     else:
@@ -54,7 +55,7 @@ def evaluate_pieces(
         missing = set(query_ids) - set(found)
         if missing:
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
-            _collect(evaluate(_subset(qrels, missing), empty, resolved, **options), found)
+            _collect(evaluate(_subset(qrels, missing), empty, resolved, **options), found, missing_ids)
     if not query_ids:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
     values: dict[Measure, Any] = {}
@@ -72,7 +73,7 @@ def evaluate_pieces(
         values=values,
         summary=summary,
         run_tag=run_tag,
-        missing_queries=[q for q in query_ids if found[q]["__missing__"]],
+        missing_queries=[q for q in query_ids if q in missing_ids],
         extra_queries=_byte_sorted(list(extra)),
     )
 
@@ -81,9 +82,8 @@ def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
     return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source)
 
 
-def _collect(part: Evaluation, found: dict[str, dict[Measure | str, Any]]) -> None:
-    missing = set(part.missing_queries)
+def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]], missing_ids: set[str]) -> None:
+    """Keep each query's values, and which queries were missing from the run."""
+    missing_ids.update(part.missing_queries)
     for index, query_id in enumerate(part.query_ids):
-        row: dict[Any, Any] = {m: part.values[m][index] for m in part.values}
-        row["__missing__"] = query_id in missing
-        found[query_id] = row
+        found[query_id] = {m: part.values[m][index] for m in part.values}

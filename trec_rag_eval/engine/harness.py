@@ -378,7 +378,11 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
         else:
             reason = f"{where} ({query_id}): 'pertinents' must be a list or an object"
             raise InputFormatError(source, None, reason)
-        for doc_id in next((item[k] for k in _NON_RELEVANT_KEYS if k in item), []):
+        non_relevant: object = next((item[k] for k in _NON_RELEVANT_KEYS if k in item), [])
+        if not isinstance(non_relevant, list):
+            reason = f"{where} ({query_id}): 'non_pertinents' must be a list"
+            raise InputFormatError(source, None, reason)
+        for doc_id in non_relevant:
             judged.setdefault(str(doc_id), 0)
         rows.extend((query_id, "0", doc_id, grade) for doc_id, grade in judged.items())
     from trec_rag_eval.io.tables import QRELS_SCHEMA
