@@ -113,10 +113,11 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     if any(streamed) and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
 
-    def one(index: int):
+    def one(index: int) -> tuple[Evaluation, list[str]]:
         path = run_paths[index]
         if streamed[index]:
-            return _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
+            evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
+            return evaluation, _query_set_warnings(evaluation)
         return _evaluate_loaded(qrels_table, path, run_format, resolved, settings)
 
     workers = min(len(run_paths), jobs or os.cpu_count() or 1)
@@ -125,11 +126,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
         # polars and numpy release the GIL, so threads share the cores without copying the qrels
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            evaluations = list(pool.map(one, range(len(run_paths))))
+            results = list(pool.map(one, range(len(run_paths))))
     else:
-        evaluations = [one(i) for i in range(len(run_paths))]
-    for path, evaluation in zip(run_paths, evaluations, strict=False):
-        _warn(path, evaluation)
+        results = [one(i) for i in range(len(run_paths))]
+    evaluations = [evaluation for evaluation, _ in results]
+    for path, (_, warnings) in zip(run_paths, results, strict=True):  # in run order, whatever finished first
+        for warning in warnings:
+            click.echo(f"Warning: {path}: {warning}", err=True)
     if fmt == "trec":
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":
@@ -147,17 +150,19 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         _crosscheck(qrels_table, run_paths, run_format, resolved, settings)
 
 
-def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: dict):
+def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: dict) -> tuple[Evaluation, list[str]]:
     from trec_rag_eval.core.evaluate import evaluate
     from trec_rag_eval.io.load import detect_format, load_run_report
 
     run, report = load_run_report(path, run_format, qrels)
-    if (run_format == "json" or (run_format == "auto" and detect_format(path) == "json")):
+    evaluation = evaluate(qrels, run, measures, **settings)
+    if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
+        # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.rag_checks import check_rag
 
-        for warning in check_rag(qrels, run, report, relevance_level=settings["relevance_level"]):
-            click.echo(f"Warning: {path}: {warning}", err=True)
-    return evaluate(qrels, run, measures, **settings)
+        checks = check_rag(qrels, run, report, relevance_level=settings["relevance_level"])
+        return evaluation, [str(warning) for warning in checks]
+    return evaluation, _query_set_warnings(evaluation)
 
 
 def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: int, progress: bool | None):
@@ -229,13 +234,14 @@ def _expand_runs(runs: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _warn(path: str, evaluation: Evaluation) -> None:
-    missing = evaluation.missing_queries
-    extra = evaluation.extra_queries
+def _query_set_warnings(evaluation: Evaluation) -> list[str]:
+    """Queries missing from the run (scored 0, named) and queries only in the run (counted)."""
+    out = []
+    missing, extra = evaluation.missing_queries, evaluation.extra_queries
     if missing:
         shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-        click.echo(f"Warning: {path}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} "
-                   f"missing from the run, scored 0: {shown}", err=True)
+        out.append(f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, "
+                   f"scored 0: {shown}")
     if extra:
-        click.echo(f"Warning: {path}: {len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run "
-                   "but not in the qrels, ignored", err=True)
+        out.append(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, ignored")
+    return out

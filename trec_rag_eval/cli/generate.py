@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -66,7 +67,7 @@ def generate_queries_command(
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)
 
-    with click.progressbar(length=len(documents), label="Generating", file=click.get_text_stream("stderr"),
+    with click.progressbar(length=len(documents), label="Generating", file=sys.stderr,
                            show_pos=True) as bar:
         bar.update(0)
 
