@@ -178,3 +178,19 @@ def test_bad_run_line_names_file_and_line(run_cli, seed_files, tmp_path: Path) -
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: {broken}:2:")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_run_missing_queries_is_named_on_stderr(tmp_path):
+    # q2 has judgments but run B never answers it: it scores 0 in the comparison, and the user is told
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    run_a = tmp_path / "a.txt"
+    run_a.write_text("q1 Q0 d1 1 2 A\nq2 Q0 d2 1 2 A\n")
+    run_b = tmp_path / "b.txt"
+    run_b.write_text("q1 Q0 d1 1 2 B\n")
+    from conftest import invoke
+
+    result = invoke("compare", "-m", "P@1", str(qrels), str(run_a), str(run_b))
+    assert result.exit_code == 0, result.stderr
+    assert f"Warning: {run_b}: 1 qrels query missing from the run, scored 0: q2\n" in result.stderr
+    assert str(run_a) not in result.stderr

@@ -104,12 +104,19 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
+    from trec_rag_eval.cli.evaluate import missing_queries_warning
     from trec_rag_eval.compare import compare, run_names
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
     qrels = load_qrels(qrels_path)
     runs = [load_run(path, qrels) for path in run_paths]
+    judged_queries = set(qrels.frame["query_id"].unique().to_list())
+    for path, run in zip(run_paths, runs, strict=True):
+        # scored 0 on every measure, as in evaluate: say so, since it drags the mean down
+        missing = sorted(judged_queries - set(run.frame["query_id"].unique().to_list()))
+        if missing:
+            click.echo(f"Warning: {path}: {missing_queries_warning(missing)}", err=True)
     names = run_names(runs)
     baseline = _baseline_name(options["baseline"], names, run_paths)
     return compare(

@@ -239,9 +239,13 @@ def _query_set_warnings(evaluation: Evaluation) -> list[str]:
     out = []
     missing, extra = evaluation.missing_queries, evaluation.extra_queries
     if missing:
-        shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-        out.append(f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, "
-                   f"scored 0: {shown}")
+        out.append(missing_queries_warning(missing))
     if extra:
         out.append(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, ignored")
     return out
+
+
+def missing_queries_warning(missing: list[str]) -> str:
+    """The warning for qrels queries a run does not answer (they score 0 on every measure)."""
+    shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
+    return f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, scored 0: {shown}"
