@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from trec_rag_eval.cli.generate import generate_queries_command
 from trec_rag_eval.engine.generate import (
+    GenerationFailure,
     GenerationSettings,
     build_prompt,
     generate_dataset,
@@ -241,3 +242,20 @@ def test_cli_writes_the_dataset_and_warns_about_overlap(tmp_path, monkeypatch):
     assert f"Warning: generated questions reuse on average {mean:.0%} of their content words" in result.stderr
     assert isinstance(again.exception, UsageError)   # main() prints it as one "Error:" line, exit 2
     assert str(again.exception) == f"{output} already exists; use --force to overwrite it"
+
+
+def test_an_unreachable_endpoint_stops_at_once_instead_of_trying_every_document(tmp_path):
+    # port 9 (discard) is closed here: every request is refused. The first document to give up is
+    # enough to know; without stopping, each of the 20 documents would wait out its own retry.
+    waits: list[float] = []
+
+    def wait(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(0.1)  # a short real pause, so the workers do not race through every document
+
+    with pytest.raises(GenerationFailure, match=r"^cannot reach the endpoint: connection failed"):
+        generate_dataset(CORPUS * 5, tmp_path / "dataset.json", SETTINGS,
+                         make_client("http://127.0.0.1:9/v1", "dummy"), sleep=wait)
+    # only the documents already in flight retried, not all 20 (20 retries without stopping)
+    assert len(waits) < 10
+    assert not (tmp_path / "dataset.json").exists()

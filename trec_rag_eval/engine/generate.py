@@ -57,7 +57,14 @@ MAX_BACKOFF_SECONDS = 60.0
 
 
 class GenerationFailure(TrecRagEvalError):
-    """One document could not get its questions (after retries when the error was retryable)."""
+    """One document could not get its questions (after retries when the error was retryable).
+
+    ``unreachable``: the server never answered at all (connection refused or lost), which says
+    nothing about the document and everything about the endpoint."""
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 @dataclass(frozen=True)
@@ -242,7 +249,8 @@ class QueryGenerator:
             else:
                 return _read_reply(response, settings.n)
             if attempt == settings.max_retries:
-                raise GenerationFailure(f"{reason}, gave up after {attempt + 1} attempts")
+                unreachable = reason.startswith("connection failed")
+                raise GenerationFailure(f"{reason}, gave up after {attempt + 1} attempts", unreachable)
             delay = retry_delay(headers, attempt, settings.backoff)
             with self._lock:
                 self.retries += 1
@@ -349,6 +357,11 @@ def generate_dataset(
                         try:
                             questions, prompt_tokens, completion_tokens = future.result()
                         except GenerationFailure as err:
+                            if err.unreachable and report.generated_documents == 0:
+                                # nothing has worked yet: stop rather than wait out every document
+                                raise GenerationFailure(
+                                    f"cannot reach the endpoint: {err}; nothing was generated "
+                                    "(check --base-url; a rerun resumes where it stopped)") from None
                             report.failures.append((doc_id, str(err)))
                             if on_document:
                                 on_document(doc_id, str(err))
