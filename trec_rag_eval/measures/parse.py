@@ -136,7 +136,9 @@ def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
 
     trec_eval-syntax requests come first, in trec_eval's order; then our notation, as asked.
     """
-    specs = list(DEFAULT_RAG if specs is None else specs)
+    if specs is None:  # the RAG set, in the seeds' order: P, R, F1, HitRate, nDCG, then MRR and MAP
+        return [parse_notation(spec) for spec in DEFAULT_RAG]
+    specs = list(specs)
     trec = [s for s in specs if is_trec_syntax(s)]
     out = parse_trec_measures(trec) if trec else []
     for spec in specs:
