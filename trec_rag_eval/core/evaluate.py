@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.core.context import Context
-from trec_rag_eval.core.ranking import RankedQueries, rank
+from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -113,9 +113,7 @@ def evaluate(
     result = evaluate_ranked(ranked, plain, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
                              num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
     if judged:
-        ranked_judged = rank(qrels, run, max_retrieved=max_retrieved, judged_only=True, queries=queries,
-                             float32_scores=trec_eval_9)
-        extra = evaluate_ranked(ranked_judged, judged, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
+        extra = evaluate_ranked(only_judged(ranked), judged, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
                                 num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
         result.values.update(extra.values)
         result.summary.update(extra.summary)

@@ -17,7 +17,7 @@ For every evaluated query:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import cast
 
 import numpy as np
@@ -135,10 +135,7 @@ def rank(
         rel = rel[np.arange(len(rel)) - _starts(counts)[qidx] < max_retrieved]
         counts = np.minimum(counts, max_retrieved)
     if judged_only:
-        qidx = np.repeat(np.arange(len(query_ids)), counts)
-        keep = rel >= 0
-        rel = rel[keep]
-        counts = np.bincount(qidx[keep], minlength=len(query_ids)).astype(np.int64)
+        rel, counts = _judged_rows(rel, counts)
 
     # judged documents of each query (retrieved or not), best first: the ideal rankings
     relevance = qrels_frame["relevance"].to_numpy()
@@ -155,6 +152,19 @@ def rank(
         run_tag=run.run_tag,
         extra_queries=extra,
     )
+
+
+def only_judged(ranked: RankedQueries) -> RankedQueries:
+    """The same queries with trec_eval's -J applied afterwards: unjudged documents removed."""
+    rel, counts = _judged_rows(ranked.rel, np.diff(ranked.offsets))
+    return replace(ranked, rel=rel, offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), cache={})
+
+
+def _judged_rows(rel: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """-J: keep the rows with a judgment >= 0; the ranks of each query close up."""
+    qidx = np.repeat(np.arange(len(counts)), counts)
+    keep = rel >= 0
+    return rel[keep], np.bincount(qidx[keep], minlength=len(counts)).astype(np.int64)
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
