@@ -571,15 +571,7 @@ def _judgments(path: str, entry: _Entry, key: str | None, value: Any, default: i
     elif isinstance(value, list):
         for element in value:
             if isinstance(element, dict):
-                id_key = _find_key(element, DOC_ID_KEYS)
-                if id_key is None:
-                    raise _error(
-                        path,
-                        entry,
-                        f"{where}a document has no id key "
-                        f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}",
-                    )
-                doc_id = _check_id(path, entry, f"{where}document id", element[id_key])
+                doc_id = _element_id(path, entry, where, element, "a document")
                 grade_key = _find_key(element, RELEVANCE_KEYS)
                 grade = (
                     default if grade_key is None else _grade(path, entry, where, doc_id, element[grade_key])
@@ -732,15 +724,7 @@ def _ranking(
     elif isinstance(value, list):
         for element in value:
             if isinstance(element, dict):
-                id_key = _find_key(element, DOC_ID_KEYS)
-                if id_key is None:
-                    raise _error(
-                        path,
-                        entry,
-                        f"{where}a result has no id key "
-                        f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}",
-                    )
-                doc_id = _check_id(path, entry, f"{where}document id", element[id_key])
+                doc_id = _element_id(path, entry, where, element, "a result")
                 score_key = _find_key(element, SCORE_KEYS)
                 score = None if score_key is None else _score(path, entry, where, doc_id, element[score_key])
                 pairs.append((doc_id, score))
@@ -783,6 +767,15 @@ def _score(path: str, entry: _Entry, where: str, doc_id: Any, score: Any) -> flo
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
+
+
+def _element_id(path: str, entry: _Entry, where: str, element: dict[str, Any], what: str) -> str:
+    """The document id of a ``{"id": ..., ...}`` element of a list (judgment or result)."""
+    id_key = _find_key(element, DOC_ID_KEYS)
+    if id_key is None:
+        raise _error(path, entry, f"{where}{what} has no id key "
+                     f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {_short(element)}")
+    return _check_id(path, entry, f"{where}document id", element[id_key])
 
 
 def _nfc(text: str) -> str:
