@@ -119,30 +119,24 @@ def bootstrap_interval(
         value = float(np.mean(diff))
         return (value, value)
     rng = rng if rng is not None else np.random.default_rng()
-    result = stats.bootstrap(
-        (diff,),
-        np.mean,
-        confidence_level=confidence,
-        n_resamples=n_resamples,
-        method="BCa",
-        vectorized=True,
-        batch=_batch(diff.size),
-        **_rng_argument(stats.bootstrap, rng),
-    )
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    if not (math.isfinite(low) and math.isfinite(high)):
-        # BCa can fail on very lumpy data (e.g. one non-zero difference); percentile never does.
+
+    def interval(method: str) -> tuple[float, float]:
         result = stats.bootstrap(
             (diff,),
             np.mean,
             confidence_level=confidence,
             n_resamples=n_resamples,
-            method="percentile",
+            method=method,
             vectorized=True,
             batch=_batch(diff.size),
             **_rng_argument(stats.bootstrap, rng),
         )
-        low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+        return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+    low, high = interval("BCa")
+    if not (math.isfinite(low) and math.isfinite(high)):
+        # BCa can fail on very lumpy data (e.g. one non-zero difference); percentile never does.
+        low, high = interval("percentile")
     return (low, high)
 
 
