@@ -84,3 +84,20 @@ def test_ungrouped_run_is_refused_with_the_fix(tmp_path):
     run.write_text("a Q0 d1 1 2 t\nb Q0 d1 1 2 t\na Q0 d2 2 1 t\n")
     with pytest.raises(InputFormatError, match="comes back after other queries"):
         list(iter_run_chunks(str(run), chunk_bytes=14))
+
+
+def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
+    # a large run is streamed without being asked; if it turns out not to be grouped by query, the
+    # user gets the numbers anyway (read whole), not an error about an option they never gave
+    import trec_rag_eval.cli.evaluate as evaluate_cli
+
+    monkeypatch.setattr(evaluate_cli, "_too_big", lambda path, run_format: True)
+    qrels = reference_path("qrels.test")
+    interleaved = reference_path("results.trunc")  # topics 301 and 303 interleaved
+    automatic = invoke("--format", "trec", "-m", "map", qrels, interleaved)
+    assert automatic.exit_code == 0, automatic.stderr
+    assert "not grouped by query, so read whole" in automatic.stderr
+    monkeypatch.setattr(evaluate_cli, "_too_big", lambda path, run_format: False)
+    assert automatic.stdout == invoke("--format", "trec", "-m", "map", qrels, interleaved).stdout
+    explicit = invoke("--stream", "-m", "map", qrels, interleaved)
+    assert explicit.exit_code == 1 and "comes back after other queries" in explicit.stderr

@@ -116,8 +116,16 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     def one(index: int) -> tuple[Evaluation, list[str]]:
         path = run_paths[index]
         if streamed[index]:
-            evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
-            return evaluation, _query_set_warnings(evaluation)
+            from trec_rag_eval.io.trec import RunNotGroupedError
+
+            try:
+                evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
+                return evaluation, _query_set_warnings(evaluation)
+            except RunNotGroupedError:
+                if stream:  # asked for explicitly: the error says how to sort the file
+                    raise
+                # chosen automatically for a large run that is not grouped by query: read it whole
+                click.echo(f"Warning: {path}: not grouped by query, so read whole instead of in pieces", err=True)
         return _evaluate_loaded(qrels_table, path, run_format, resolved, settings)
 
     workers = min(len(run_paths), jobs or os.cpu_count() or 1)
@@ -196,14 +204,31 @@ def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: 
 
 
 def _too_big(path: str, run_format: str) -> bool:
-    """A run file larger than a quarter of the memory still free is read in pieces."""
+    """Whether a run file should be read in pieces: larger than a quarter of the available memory
+    (a gzip file counted at eight times its size, a typical ratio for runs)."""
     if run_format == "json" or not os.path.isfile(path):
         return False
-    try:
-        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
+    available = _available_memory()
+    if available is None:
         return False
-    return os.path.getsize(path) * 4 > free
+    with open(path, "rb") as handle:
+        gzipped = handle.read(2) == b"\x1f\x8b"
+    return os.path.getsize(path) * (8 if gzipped else 1) * 4 > available
+
+
+def _available_memory() -> int | None:
+    """Memory the system can give without swapping (MemAvailable counts reclaimable page cache)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: dict) -> None:

@@ -274,6 +274,10 @@ def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame)
             path, second, f"document {pair[1]!r} judged twice for query {pair[0]!r} (first at line {first})")
 
 
+class RunNotGroupedError(InputFormatError):
+    """A run read in pieces lists a query again after other queries."""
+
+
 def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                     progress: Callable[[int], None] | None = None) -> Iterator[Run]:
     """Read a run in pieces of about ``chunk_bytes``, each holding whole queries.
@@ -312,7 +316,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                 queries = set(read[0]["query_id"].unique().to_list())
                 again = sorted(queries & seen)
                 if again:
-                    raise InputFormatError(
+                    raise RunNotGroupedError(
                         name, None, f"query {again[0]!r} comes back after other queries; reading in pieces "
                         "needs the run grouped by query: sort it first (sort -s -k1,1 run.txt > sorted.txt)")
                 seen |= queries
