@@ -55,7 +55,7 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Format of RUN: a TREC run or JSON/JSONL results (detected by default).")
 @click.option("--stream", is_flag=True,
               help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
-                   "Chosen automatically for a run larger than a quarter of the free memory.")
+                   "Chosen automatically for a run larger than a quarter of the available memory.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=64, show_default=True, metavar="MB",
               help="With --stream: size of each piece, in megabytes.")
 @click.option("--progress/--no-progress", default=None,
