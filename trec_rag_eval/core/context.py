@@ -37,15 +37,6 @@ class Context:
         return np.arange(len(self.rel), dtype=np.int64) - self.offsets[:-1][self.qidx] + 1
 
     @cached_property
-    def is_rel(self) -> np.ndarray:
-        return self.rel >= self.level
-
-    @cached_property
-    def cnt(self) -> np.ndarray:
-        """Relevant documents at or above each row, within its query (trec_eval's rel_so_far)."""
-        return segment_cumsum_int(self.is_rel.astype(np.int64), self.offsets)
-
-    @cached_property
     def rel_rows(self) -> np.ndarray:
         """Row numbers of the relevant retrieved documents, in rank order."""
         return np.flatnonzero(self.rel >= self.level)

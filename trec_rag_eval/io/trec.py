@@ -100,14 +100,17 @@ def _read_all(path: str) -> bytes:
         return handle.read()
 
 
-def _open_source(path: str) -> _Source:
+def _check_file(path: str) -> None:
+    """The file exists and is a file; the errors every reader gives."""
     if not os.path.exists(path):
         raise InputFormatError(path, None, "no such file")
     if os.path.isdir(path):
         raise InputFormatError(path, None, "is a directory, expected a file")
-    with open(path, "rb") as handle:
-        head = handle.read(2)
-    if head == b"\x1f\x8b":
+
+
+def _open_source(path: str) -> _Source:
+    _check_file(path)
+    if _is_gzip(path):
         try:
             with gzip.open(path, "rb") as handle:
                 data = handle.read()
@@ -288,7 +291,9 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
     called with the number of bytes read so far.
     """
     name = os.fspath(path)
-    _open_source_check(name)
+    _check_file(name)
+    if os.path.getsize(name) == 0:
+        raise InputFormatError(name, None, "empty file")
     opener = gzip.open if _is_gzip(name) else open
     seen: set[str] = set()
     carry = b""
@@ -352,15 +357,6 @@ def _split_last_query(data: bytes) -> tuple[bytes, bytes]:
 def _is_gzip(path: str) -> bool:
     with open(path, "rb") as handle:
         return handle.read(2) == b"\x1f\x8b"
-
-
-def _open_source_check(path: str) -> None:
-    if not os.path.exists(path):
-        raise InputFormatError(path, None, "no such file")
-    if os.path.isdir(path):
-        raise InputFormatError(path, None, "is a directory, expected a file")
-    if os.path.getsize(path) == 0:
-        raise InputFormatError(path, None, "empty file")
 
 
 def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:

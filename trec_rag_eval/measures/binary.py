@@ -159,8 +159,8 @@ def inferred_ap(ctx: Context, m: Measure) -> np.ndarray:
     nonrel = ((ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.int64)
     unjudged = (ctx.rel == -2).astype(np.int64)
     rows = ctx.rel_rows
-    j = (ctx.pos[rows] - 1).astype(np.float64)
-    r_before = (ctx.cnt[rows] - 1).astype(np.float64)
+    j = (ctx.rel_pos - 1).astype(np.float64)
+    r_before = (ctx.rel_cnt - 1).astype(np.float64)
     n = segment_cumsum_int(nonrel, ctx.offsets)[rows].astype(np.float64)
     u = segment_cumsum_int(unjudged, ctx.offsets)[rows].astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
@@ -217,9 +217,8 @@ def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
 
 def binary_g(ctx: Context, m: Measure) -> np.ndarray:
     """binG: (1/R) * sum over relevant retrieved documents of 1/log2(2 + non-relevant above)."""
-    rows = ctx.rel_rows
-    nonrel_above = (ctx.pos[rows] - ctx.cnt[rows]).astype(np.float64)
-    return _ratio(ctx.sum(1.0 / np.log2(2.0 + nonrel_above), rows), ctx.R)
+    nonrel_above = (ctx.rel_pos - ctx.rel_cnt).astype(np.float64)
+    return _ratio(np.bincount(ctx.rel_q, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ctx.Q), ctx.R)
 
 
 def yaap(ctx: Context, m: Measure) -> np.ndarray:

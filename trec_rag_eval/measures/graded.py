@@ -79,10 +79,6 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
     return gains, offsets
 
 
-def _discount(positions: np.ndarray) -> np.ndarray:
-    return 1.0 / np.log2(positions + 1.0)
-
-
 def _ideal_positions(offsets: np.ndarray) -> np.ndarray:
     lengths = np.diff(offsets)
     return np.arange(offsets[-1]) - np.repeat(offsets[:-1], lengths) + 1
