@@ -39,3 +39,13 @@ def invoke(*args: str, input: str | None = None):
 @pytest.fixture
 def run_cli():
     return invoke
+
+
+@pytest.fixture(params=["lists", "polars"])
+def table_form(request, monkeypatch):
+    """Run a test twice: with small inputs read and ranked as Python lists (no polars, as a small
+    evaluation does), then with everything read and ranked as polars frames (as a large one does)."""
+    if request.param == "polars":
+        monkeypatch.setattr("trec_rag_eval.io.trec.SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr("trec_rag_eval.core.ranking.LIST_FORM_MAX_ROWS", -1)
+    return request.param

@@ -7,6 +7,8 @@ import gzip
 import pytest
 from conftest import invoke
 
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
+
 GOOD_QRELS = "1 0 d1 1\n1 0 d2 0\n"
 GOOD_RUN = "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1.5 tag\n"
 

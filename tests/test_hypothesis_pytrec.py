@@ -15,9 +15,11 @@ Run-only queries are ignored by both.
 
 from __future__ import annotations
 
+import ir_measures
+
 # imported directly, not skipped: ir-measures and pytrec-eval-terrier are test dependencies, and a
 # missing one must fail the suite rather than silently drop the comparison
-import ir_measures
+import pytest
 import pytrec_eval  # noqa: F401  (ir-measures' pytrec_eval provider needs it)
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -41,6 +43,8 @@ from ir_measures import (
 
 from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.io.tables import Qrels, Run
+
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 
 TOLERANCE = 1e-9
 

@@ -31,3 +31,25 @@ def test_evaluating_does_not_load_the_optional_extras(command):
     # each subcommand imports what it uses: none of these needs scipy, plotting, an LLM client or BM25
     code = f"import trec_rag_eval.cli.{command}"
     assert not {"scipy", "matplotlib", "ir_measures", "openai", "bm25s"} & _modules_after(code)
+
+
+def test_a_small_trec_evaluation_does_not_load_polars(tmp_path):
+    # polars' import alone takes longer than evaluating trec_eval's 1,500-line test run
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    run.write_text("1 Q0 d1 1 2.5 t\n1 Q0 d2 2 2.5 t\n2 Q0 d9 1 1.0 t\n")
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(qrels)!r}, {str(run)!r}, '-m', 'all_trec'])\n"
+            "except SystemExit:\n    pass")
+    loaded = _modules_after(code)
+    assert "numpy" in loaded  # the evaluation really ran
+    assert "polars" not in loaded
+
+
+def test_a_large_run_is_read_with_polars(tmp_path):
+    # the other side of the threshold: above SMALL_FILE_BYTES the columnar reader is worth its import
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("".join(f"1 Q0 d{i} {i} {1.0 / (i + 1)!r} t\n" for i in range(60_000)))  # ~1.6 MB
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(qrels)!r}, {str(run)!r}])\n"
+            "except SystemExit:\n    pass")
+    assert "polars" in _modules_after(code)

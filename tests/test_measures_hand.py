@@ -30,6 +30,8 @@ from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
 
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
+
 QRELS = {"q": {"d1": 1, "d2": 0, "d3": 2, "d4": 1, "d5": 0, "d6": -1, "d7": 1}}
 RUN = {"q": {"d3": 5.0, "d2": 4.0, "x1": 3.0, "d1": 2.0, "d6": 1.5, "d4": 1.0, "d5": 0.5}}
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 
 
 @st.composite

@@ -11,6 +11,8 @@ from trec_rag_eval.core.streaming import evaluate_pieces
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.trec import iter_run_chunks, read_qrels, read_run
 
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
+
 
 def _generate(tmp_path, queries=120, depth=60, seed=3):
     """A mid-size graded pair with ties, unjudged docs, qrels-only and run-only queries."""

@@ -11,6 +11,8 @@ import os
 import pytest
 from conftest import REFERENCE, invoke, reference_path
 
+pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
+
 MEAS_PARAMS = ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
                "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
                "-mndcg.1=3,2=9,4=4.5", "-mndcg_cut.10,20,23.4", "-msuccess.2,5,20", "qrels.test", "results.test"]

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trec_rag_eval.io.json_formats import ResultsReport
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 
 
 @dataclass(frozen=True)

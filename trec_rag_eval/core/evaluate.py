@@ -72,7 +72,7 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
         return None
     if family.name == "num_rel" and complete_flag and qrels is not None:
         # trec_eval -c recounts num_rel over the qrels as judgments > 0, whatever -l says
-        return float((qrels.frame["relevance"] > 0).sum())
+        return float((np.asarray(qrels.data["relevance"]) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
     if family.aggregate == "sum":
         return _sequential_sum(array)

@@ -13,21 +13,35 @@ For every evaluated query:
 4. Relevance of a ranked document: its qrels value when >= 0; -2 when the qrels give a negative
    value ("in the pool, not judged"); -1 when the qrels do not mention it ("not in the pool").
    Relevant means value >= relevance_level (``-l``); graded measures use the values as gains.
+
+The tables come as polars frames or, for small files, as Python lists (``tables.Columns``). The
+steps are the same for both; the few that touch the id strings (blocks of equal query ids,
+matching judgments, duplicates, doc ids of tied scores) say it once per form, side by side, so a
+small evaluation never imports polars.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import cast
+from itertools import groupby
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.tables import Qrels, Run
 
+if TYPE_CHECKING:
+    import polars as pl
+
+Strings = Any
+"""A column of ids: a ``list[str]`` (small tables) or a polars ``Series`` of strings."""
+
 NOT_IN_POOL = -1
 UNJUDGED = -2
+LIST_FORM_MAX_ROWS = 50_000
+"""Tables held as lists are ranked as lists up to this many run rows (faster than importing
+polars below ~50,000 rows, slower above); larger ones are converted to polars frames first."""
 
 
 @dataclass
@@ -87,15 +101,18 @@ def rank(
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
     if max_retrieved is not None and max_retrieved < 0:
         raise UsageError(f"max_retrieved must be >= 0, got {max_retrieved}")
-    run_frame, qrels_frame = run.frame, qrels.frame
+    run_data: Any
+    qrels_data: Any  # columns by name: Columns (lists) or a polars DataFrame (Series)
+    if isinstance(run.data, dict) and isinstance(qrels.data, dict) and len(run.data["query_id"]) <= LIST_FORM_MAX_ROWS:
+        run_data, qrels_data = run.data, qrels.data  # lists: no polars needed
+    else:
+        run_data, qrels_data = run.frame, qrels.frame
 
     # 1. query ids -> evaluated query index (byte order of the id), or -1; the run is read as
     #    blocks of equal query ids (one block per query in almost every run)
-    blocks = run_frame["query_id"].rle().struct.unnest()
-    block_ids = blocks["value"].to_list()
-    lengths = blocks["len"].to_numpy().astype(np.int64)
+    block_ids, lengths = _blocks(run_data["query_id"])
     run_id_set = set(block_ids)
-    qrels_ids = qrels_frame["query_id"].unique().to_list()
+    qrels_ids = _distinct(qrels_data["query_id"])
     if queries == "intersection":
         query_ids = _byte_sorted([q for q in qrels_ids if q in run_id_set])
     else:
@@ -103,21 +120,25 @@ def rank(
     extra = _byte_sorted(list(run_id_set.difference(qrels_ids)))
     index_of = {q: i for i, q in enumerate(query_ids)}
     block_qidx = np.array([index_of.get(q, -1) for q in block_ids], dtype=np.int32)
-    scores = run_frame["score"].to_numpy()
+    scores = np.asarray(run_data["score"], dtype=np.float64)
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
-    query_col, doc_ids = run_frame["query_id"], run_frame["doc_id"]
+    query_col, doc_ids = run_data["query_id"], run_data["doc_id"]
     if (block_qidx < 0).any():  # drop the blocks of queries that are not evaluated
         keep_block = block_qidx >= 0
         rows = np.flatnonzero(np.repeat(keep_block, lengths))
         block_qidx, lengths = block_qidx[keep_block], lengths[keep_block]
-        scores, query_col, doc_ids = scores[rows], query_col.gather(rows), doc_ids.gather(rows)
+        scores, query_col, doc_ids = scores[rows], _gather(query_col, rows), _gather(doc_ids, rows)
 
-    # 2. relevance and duplicates, in file order, on hashed (query_id, doc_id) keys
-    qrels_qidx = _qrels_index(qrels_frame, index_of)
-    keys = _pair_keys(query_col, doc_ids)
-    _reject_duplicates(run, query_col, doc_ids, keys)
-    rel = _relevance(qrels_frame, qrels_qidx, query_col, doc_ids, keys)
+    # 2. relevance and duplicates, in file order
+    qrels_qidx = _qrels_index(qrels_data["query_id"], index_of)
+    relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
+    if isinstance(query_col, list):
+        rel = _match_lists(run, qrels_data, qrels_qidx, query_col, doc_ids)
+    else:
+        keys = _pair_keys(query_col, doc_ids)
+        _reject_duplicates(run, query_col, doc_ids, keys)
+        rel = _relevance(qrels_data, qrels_qidx, query_col, doc_ids, keys)
 
     # 3. order: score descending, then doc_id descending; no per-row query index is needed
     rel = _ranking_order(block_qidx, lengths, scores, doc_ids).apply(rel)
@@ -138,7 +159,6 @@ def rank(
         rel, counts = _judged_rows(rel, counts)
 
     # judged documents of each query (retrieved or not), best first: the ideal rankings
-    relevance = qrels_frame["relevance"].to_numpy()
     judged_mask = (qrels_qidx >= 0) & (relevance >= 0)
     judged_q, judged_rel = qrels_qidx[judged_mask], relevance[judged_mask].astype(np.int64)
     judged_order = np.lexsort((-judged_rel, judged_q))
@@ -204,7 +224,7 @@ class _Reorder:
 
 
 def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
-                   doc_ids: pl.Series) -> _Reorder:
+                   doc_ids: Strings) -> _Reorder:
     """How to put rows in trec_eval order: query, score descending, doc_id descending.
 
     Runs are nearly always written one query at a time with scores descending; that is checked
@@ -216,11 +236,11 @@ def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarr
     if n == 0:
         return reorder
     starts = _starts(lengths)
-    grouped = len(np.unique(block_qidx)) == len(block_qidx)
+    grouped = np.bincount(block_qidx).max() <= 1  # each query in one block
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
-    if grouped and np.isin(rises, starts).all():
+    if grouped and _members(rises, starts).all():
         ties = np.flatnonzero(scores[1:] == scores[:-1])
-        ties = ties[~np.isin(ties + 1, starts)]  # equal scores of two different queries do not tie
+        ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
         if len(ties):
             block = np.searchsorted(starts, ties, side="right") - 1
             reorder.places, reorder.sources = _sort_ties(ties, block, scores, doc_ids, None)
@@ -239,7 +259,14 @@ def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarr
     return reorder
 
 
-def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: pl.Series,
+def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which values are in ``sorted_set`` (ascending, distinct): np.isin by binary search, which
+    also spares a small evaluation the import of numpy.ma that np.isin and np.unique make."""
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values if len(sorted_set) else np.zeros(len(values), dtype=bool)
+
+
+def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
                order: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Sort each run of tied scores by doc_id descending (byte order).
 
@@ -247,9 +274,18 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
     are in position order; ``order`` maps positions to rows of ``doc_ids`` (None: the same).
     Returns (places, sources): the row to put at each place.
     """
-    places = np.union1d(ties, ties + 1)
+    places = np.concatenate([ties, ties + 1])
+    places.sort()
+    places = places[np.concatenate([[True], places[1:] != places[:-1]])]  # ties and ties + 1, once each
     pair = np.searchsorted(ties, places, side="right") - 1  # the tie pair each place belongs to
     picked = places if order is None else order[places]
+    if isinstance(doc_ids, list):
+        groups, tied_scores, docs = group[pair].tolist(), scores[places].tolist(), _gather(doc_ids, picked)
+        by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"), reverse=True)
+        by_doc.sort(key=lambda i: (groups[i], -tied_scores[i]))  # stable: doc_id stays descending within a tie
+        return places, picked[np.array(by_doc, dtype=np.int64)]
+    import polars as pl
+
     tied = pl.DataFrame({
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
         "g": group[pair], "s": scores[places] + 0.0, "doc_id": doc_ids.gather(picked), "row": picked,
@@ -257,13 +293,59 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
     return places, tied["row"].to_numpy()
 
 
+def _blocks(query_ids: Strings) -> tuple[list[str], np.ndarray]:
+    """Runs of equal query ids, in file order: (the id of each, its number of rows)."""
+    if isinstance(query_ids, list):
+        runs = [(query_id, sum(1 for _ in rows)) for query_id, rows in groupby(query_ids)]
+        return [r[0] for r in runs], np.array([r[1] for r in runs], dtype=np.int64)
+    blocks = query_ids.rle().struct.unnest()
+    return blocks["value"].to_list(), blocks["len"].to_numpy().astype(np.int64)
+
+
+def _distinct(values: Strings) -> list[str]:
+    return list(dict.fromkeys(values)) if isinstance(values, list) else values.unique().to_list()
+
+
+def _gather(values: Strings, rows: np.ndarray) -> Strings:
+    return [values[i] for i in rows.tolist()] if isinstance(values, list) else values.gather(rows)
+
+
+def _match_lists(run: Run, qrels_data: dict[str, Any], qrels_qidx: np.ndarray, query_ids: list[str],
+                 doc_ids: list[str]) -> np.ndarray:
+    """Judgment of every row (as ``_relevance``) and the duplicate check (as ``_reject_duplicates``),
+    for tables held as lists: one dictionary lookup per row."""
+    relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
+    judgments = {(q, d): int(r) for q, d, r, i in zip(qrels_data["query_id"], qrels_data["doc_id"], relevance.tolist(),
+                                                     qrels_qidx.tolist(), strict=True) if i >= 0}
+    values: list[int] = []
+    seen: set[tuple[str, str]] = set()
+    for pair in zip(query_ids, doc_ids, strict=True):
+        if pair in seen:
+            raise run.duplicate_error(*pair)
+        seen.add(pair)
+        judged = judgments.get(pair)
+        values.append(NOT_IN_POOL if judged is None else judged if judged >= 0 else UNJUDGED)
+    return np.array(values, dtype=_rel_dtype(relevance))
+
+
+def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
+    """int8 when the judgments allow: ``rel`` is the one array as long as the run that evaluation keeps."""
+    return np.int8 if len(relevance) == 0 or (relevance.min() >= -128 and relevance.max() <= 127) else np.int64
+
+
 def _pair_keys(query_ids: pl.Series, doc_ids: pl.Series) -> np.ndarray:
     """A 64-bit hash per (query, document); collisions are possible and always resolved exactly."""
+    import polars as pl
+
     return pl.DataFrame({"q": query_ids, "d": doc_ids}).hash_rows(seed=20240607).to_numpy()
 
 
-def _qrels_index(qrels_frame: pl.DataFrame, index_of: dict[str, int]) -> np.ndarray:
-    ids = qrels_frame["query_id"]
+def _qrels_index(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
+    """The evaluated-query index of each judgment's query, or -1."""
+    if isinstance(ids, list):
+        return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
+    import polars as pl
+
     mapping = pl.DataFrame({"query_id": list(index_of), "qidx": list(index_of.values())},
                            schema={"query_id": pl.Utf8, "qidx": pl.Int32})
     joined = pl.DataFrame({"query_id": ids}).join(mapping, on="query_id", how="left", maintain_order="left")
@@ -278,16 +360,16 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.
     collision sends the whole join to an exact string join. The result is as narrow an integer
     type as the judgments allow: it is the one array as long as the run that evaluation keeps.
     """
-    relevance = qrels_frame["relevance"]
-    # polars types min()/max() as any scalar; on this Int64 column they are ints (None only if all were null)
-    small = relevance.len() == 0 or (cast(int, relevance.min()) >= -128 and cast(int, relevance.max()) <= 127)
-    rel = np.full(len(keys), NOT_IN_POOL, dtype=np.int8 if small else np.int64)
+    import polars as pl
+
+    relevance = qrels_frame["relevance"].to_numpy()
+    rel = np.full(len(keys), NOT_IN_POOL, dtype=_rel_dtype(relevance))
     if len(keys) == 0:
         return rel
     usable = np.flatnonzero(qrels_qidx >= 0)
     qrels_queries = qrels_frame["query_id"].gather(usable)
     qrels_docs = qrels_frame["doc_id"].gather(usable)
-    qrels_rel = relevance.to_numpy()[usable]
+    qrels_rel = relevance[usable]
     qrels_keys = _pair_keys(qrels_queries, qrels_docs)
     pairs = pl.DataFrame({"key": keys}).with_row_index("i").join(
         pl.DataFrame({"key": qrels_keys, "j": np.arange(len(qrels_keys), dtype=np.int64)}), on="key", how="inner")
@@ -305,6 +387,8 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.
 
 
 def _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_ids, rel):
+    import polars as pl
+
     judgments = pl.DataFrame({"q": qrels_queries, "doc_id": qrels_docs, "relevance": qrels_rel})
     joined = pl.DataFrame({"q": query_col, "doc_id": doc_ids}).join(
         judgments, on=["q", "doc_id"], how="left", maintain_order="left")
@@ -317,6 +401,8 @@ def _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_i
 
 def _reject_duplicates(run: Run, query_col: pl.Series, doc_ids: pl.Series, keys: np.ndarray) -> None:
     """A document twice in one query's ranking is an error (trec_eval: "duplicate docs")."""
+    import polars as pl
+
     if len(keys) == 0 or pl.Series(keys).n_unique() == len(keys):
         return
     pairs = pl.DataFrame({"query_id": query_col, "doc_id": doc_ids})

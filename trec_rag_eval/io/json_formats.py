@@ -43,7 +43,7 @@ from typing import Any, cast
 import polars as pl
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, ResultsReport, Run
 
 # Key aliases, in the order they are looked up. Keys are compared after NFC normalisation, so a
 # "requête" typed with a combining accent (macOS) is the same key.
@@ -79,18 +79,6 @@ SCORE_KEYS = ("score", "similarity", "distance_score")
 
 DATASET_SHAPES = ("rows", "llamaindex", "dict")
 """Shapes ``read_dataset`` knows; ``None`` detects the shape from the content."""
-
-
-@dataclass(frozen=True)
-class ResultsReport:
-    """What a results reader noticed but did not refuse (fed to ``rag_checks``).
-
-    ``duplicates``: (query_id, doc_id, times listed) for every id listed more than once in one list.
-    ``empty``: query ids whose result list is empty (they have no row in the Run at all).
-    """
-
-    duplicates: tuple[tuple[str, str, int], ...] = ()
-    empty: tuple[str, ...] = ()
 
 
 @dataclass

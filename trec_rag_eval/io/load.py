@@ -15,13 +15,13 @@ import gzip
 import os
 import zlib
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io import json_formats
-from trec_rag_eval.io.json_formats import ResultsReport
-from trec_rag_eval.io.tables import QRELS_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+
+if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
+    import polars as pl
 
 QRELS_FORMATS = ("auto", "trec", "json", "beir", "rag", "ragas", "llamaindex", "dict")
 """Values of ``load_qrels(format=...)`` and the CLI's ``--qrels-format``. ``json`` detects the JSON
@@ -74,6 +74,8 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
     name = os.fspath(path)
     fmt = detect_format(name)
     if fmt == "json":
+        from trec_rag_eval.io import json_formats
+
         return json_formats.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
@@ -98,6 +100,8 @@ def load_qrels(
     elif fmt == "beir":
         qrels = read_beir(name)
     else:
+        from trec_rag_eval.io import json_formats
+
         qrels = json_formats.read_dataset(name, _JSON_SHAPES[fmt])
     if topics is not None:
         qrels = dataclasses.replace(qrels, topics=load_topics(topics))
@@ -122,6 +126,8 @@ def load_run_report(
         return read_run(name), ResultsReport()
     if fmt == "beir":
         raise InputFormatError(name, None, "this looks like BEIR qrels (three columns), not a run")
+    from trec_rag_eval.io import json_formats
+
     return json_formats.read_results_report(name, qrels)
 
 
@@ -237,6 +243,10 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
             )
         seen[(query_id, doc_id)] = line_no
         rows.append((query_id, "0", doc_id, relevance))
+    import polars as pl
+
+    from trec_rag_eval.io.tables import QRELS_SCHEMA
+
     return pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
 
 
@@ -246,6 +256,8 @@ def _first_data_line(lines: list[str]) -> int:
 
 def _read_beir_queries(path: str) -> dict[str, str]:
     """``{"_id": ..., "text": ...}`` per line; other keys are ignored."""
+    from trec_rag_eval.io import json_formats
+
     topics: dict[str, str] = {}
     for entry in json_formats._parse_document(path).entries:
         row = entry.value

@@ -1,47 +1,122 @@
-"""Qrels and runs as columnar tables: the one shape every reader produces and every evaluator reads."""
+"""Qrels and runs as columnar tables: the one shape every reader produces and every evaluator reads.
+
+A table holds its columns in one of two forms:
+
+* a polars DataFrame (large files, JSON datasets, anything built with polars);
+* ``Columns``, a dict of Python lists and numpy arrays, for what is small enough to read line by
+  line; evaluating it needs no polars, so a small evaluation does not pay polars' import time.
+
+``.frame`` always gives a polars DataFrame (converting ``Columns`` once, on first use); the ranking
+(``core.ranking``) reads either form as it is.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
 
-QRELS_SCHEMA = {"query_id": pl.Utf8, "iteration": pl.Utf8, "doc_id": pl.Utf8, "relevance": pl.Int64}
-RUN_SCHEMA = {"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64}
+if TYPE_CHECKING:
+    import polars as pl
+
+Columns = dict[str, Any]
+"""Column name -> Python list (ids, as ``str``) or numpy array (relevance int64, score float64)."""
+
+
+def __getattr__(name: str) -> Any:
+    """``QRELS_SCHEMA`` and ``RUN_SCHEMA`` (polars types) are built on first use: importing this
+    module must not import polars."""
+    if name not in ("QRELS_SCHEMA", "RUN_SCHEMA"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import polars as pl
+
+    schemas = {
+        "QRELS_SCHEMA": {"query_id": pl.Utf8, "iteration": pl.Utf8, "doc_id": pl.Utf8, "relevance": pl.Int64},
+        "RUN_SCHEMA": {"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64},
+    }
+    return schemas[name]
+
+
+def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
+    """The owner's data as a polars DataFrame; ``Columns`` are converted once and kept."""
+    data = owner.data
+    if isinstance(data, dict):
+        import polars as pl
+
+        data = pl.DataFrame(data, schema=__getattr__(schema_name))
+        object.__setattr__(owner, "data", data)  # a cache: the same rows, in the same order
+    return data
+
+
+def column_list(owner: Qrels | Run, name: str) -> list[Any]:
+    """One column of a table as a Python list, whichever form the table holds."""
+    data = owner.data
+    if isinstance(data, dict):
+        values = data[name]
+        return values.tolist() if isinstance(values, np.ndarray) else list(values)
+    return data[name].to_list()
+
+
+def query_id_set(owner: Qrels | Run) -> set[str]:
+    """The distinct query ids of a table."""
+    data = owner.data
+    if isinstance(data, dict):
+        return set(data["query_id"])
+    return set(data["query_id"].unique().to_list())
+
+
+@dataclass(frozen=True)
+class ResultsReport:
+    """What a results reader noticed but did not refuse (fed to ``rag_checks``).
+
+    ``duplicates``: (query_id, doc_id, times listed) for every id listed more than once in one list.
+    ``empty``: query ids whose result list is empty (they have no row in the Run at all).
+    """
+
+    duplicates: tuple[tuple[str, str, int], ...] = ()
+    empty: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Qrels:
     """Relevance judgments: one row per (query_id, doc_id).
 
-    ``frame`` has the columns of ``QRELS_SCHEMA``. A negative relevance means "in the pool but
-    not judged" (trec_eval's convention); 0 means judged non-relevant. ``source`` names the file
-    (or other origin) for error messages; ``topics`` optionally maps query_id -> query text.
+    ``data`` has the columns of ``QRELS_SCHEMA``, as a polars DataFrame or ``Columns``. A negative
+    relevance means "in the pool but not judged" (trec_eval's convention); 0 means judged
+    non-relevant. ``source`` names the file (or other origin) for error messages; ``topics``
+    optionally maps query_id -> query text.
     """
 
-    frame: pl.DataFrame
+    data: pl.DataFrame | Columns
     source: str = "<qrels>"
     topics: dict[str, str] | None = field(default=None, compare=False)
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        return _as_frame(self, "QRELS_SCHEMA")
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
         """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape)."""
-        rows = [(q, "0", d, int(r)) for q, docs in judgments.items() for d, r in docs.items()]
-        return cls(pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row"), source)
+        pairs = [(q, d, int(r)) for q, docs in judgments.items() for d, r in docs.items()]
+        return cls({"query_id": [p[0] for p in pairs], "iteration": ["0"] * len(pairs),
+                    "doc_id": [p[1] for p in pairs], "relevance": np.array([p[2] for p in pairs], dtype=np.int64)},
+                   source)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
-        for q, d, r in self.frame.select("query_id", "doc_id", "relevance").iter_rows():
-            out.setdefault(q, {})[d] = r
+        for q, d, r in zip(*(column_list(self, c) for c in ("query_id", "doc_id", "relevance")), strict=True):
+            out.setdefault(q, {})[d] = int(r)
         return out
 
     @property
     def query_ids(self) -> list[str]:
         """Query ids in trec_eval order (byte order of the id)."""
-        return sorted(self.frame["query_id"].unique().to_list(), key=_byte_key)
+        return sorted(set(column_list(self, "query_id")), key=_byte_key)
 
 
 @dataclass(frozen=True)
@@ -53,15 +128,20 @@ class Run:
     ``run_tag`` is the tag of the last line of the file, which trec_eval prints as ``runid``.
     """
 
-    frame: pl.DataFrame
+    data: pl.DataFrame | Columns
     run_tag: str = "run"
     source: str = "<run>"
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        return _as_frame(self, "RUN_SCHEMA")
 
     @classmethod
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
         rows = [(q, d, float(s)) for q, docs in scores.items() for d, s in docs.items()]
-        return cls(pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row"), run_tag, source)
+        return cls({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+                    "score": np.array([r[2] for r in rows], dtype=np.float64)}, run_tag, source)
 
     def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
         """The error for a document listed twice for a query, citing both lines when the run
@@ -77,8 +157,8 @@ class Run:
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
-        for q, d, s in self.frame.select("query_id", "doc_id", "score").iter_rows():
-            out.setdefault(q, {})[d] = s
+        for q, d, s in zip(*(column_list(self, c) for c in ("query_id", "doc_id", "score")), strict=True):
+            out.setdefault(q, {})[d] = float(s)
         return out
 
 

@@ -5,6 +5,9 @@ Two paths, one result. The fast path hands the file to polars' multi-threaded CS
 cleanly (tabs, repeated spaces, comments, a bad value) goes to a line-by-line reader that accepts
 every valid file and reports the first bad line as ``path:line: what was expected: 'the line'``.
 So speed never costs a worse error message, and an odd but valid file is never refused.
+
+Files under ``SMALL_FILE_BYTES`` go straight to the line-by-line reader, into Python lists
+(``tables.Columns``): for them that is faster than importing polars at all.
 """
 
 from __future__ import annotations
@@ -15,18 +18,20 @@ import mmap
 import os
 import zlib
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
+
+if TYPE_CHECKING:
+    import polars as pl
 
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
-_RUN_READ_SCHEMA = {
-    "query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64, "run_tag": pl.Utf8,
-}
+SMALL_FILE_BYTES = 1 << 20
+"""Files (after gzip) below this size are read line by line into Python lists, without polars."""
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -36,12 +41,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     negative means "in the pool, not judged" (trec_eval). A (query_id, doc_id) judged twice is an error.
     """
     name = os.fspath(path)
-    source = _open_source(name)
-    frame = _fast_qrels(source)
-    if frame is None:
-        frame = _slow_qrels(name, source)
-    _reject_duplicate_judgments(name, source, frame)
-    return Qrels(frame, name)
+    return _read_qrels_source(name, _open_source(name))
 
 
 def read_run(path: str | os.PathLike[str]) -> Run:
@@ -53,13 +53,35 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     A document listed twice for one query is an error that cites both lines.
     """
     name = os.fspath(path)
-    source = _open_source(name)
-    read = _fast_run(source)
-    if read is None:
-        read = _slow_run(name, source)
-    frame, run_tag = read
-    # a document listed twice is caught by the ranking step, on hashed keys, and cited by line there
-    return Run(frame, run_tag, name)
+    return _read_run_source(name, _open_source(name))
+
+
+def _read_qrels_source(name: str, source: _Source) -> Qrels:
+    frame = None if source.small else _fast_qrels(source)
+    if frame is None:
+        columns = _slow_qrels(name, source)
+        _reject_duplicate_judgments(name, source, columns)
+        return Qrels(columns if source.small else _to_frame(columns, "QRELS_SCHEMA"), name)
+    _reject_duplicate_judgments(name, source, frame)
+    return Qrels(frame, name)
+
+
+def _read_run_source(name: str, source: _Source) -> Run:
+    # a document listed twice is caught by the ranking step and cited by line there
+    read = None if source.small else _fast_run(source)
+    if read is not None:
+        return Run(read[0], read[1], name)
+    columns, run_tag = _slow_run(name, source)
+    return Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name)
+
+
+def _to_frame(columns: Columns, schema_name: str) -> pl.DataFrame:
+    """A large file that took the line-by-line way is still evaluated with polars."""
+    import polars as pl
+
+    from trec_rag_eval.io import tables
+
+    return pl.DataFrame(columns, schema=getattr(tables, schema_name))
 
 
 # -- opening ------------------------------------------------------------------------------------
@@ -71,6 +93,7 @@ class _Source:
         self.path = path
         self.data = data
         self.first_line = first_line
+        self.small = (len(data) if data is not None else os.path.getsize(path)) < SMALL_FILE_BYTES
 
     def irregular_spacing(self) -> bool:
         """Whether any field separator is not a single space: a tab or two spaces in a row.
@@ -127,6 +150,8 @@ def _open_source(path: str) -> _Source:
 # -- fast path ----------------------------------------------------------------------------------
 
 def _polars_read(source: _Source, schema: dict[str, type[pl.DataType]]) -> pl.DataFrame | None:
+    import polars as pl
+
     try:
         return pl.read_csv(
             source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
@@ -168,6 +193,8 @@ def _clean(frame: pl.DataFrame, source: _Source) -> bool:
 
 
 def _fast_qrels(source: _Source) -> pl.DataFrame | None:
+    from trec_rag_eval.io.tables import QRELS_SCHEMA
+
     frame = _polars_read(source, QRELS_SCHEMA)
     if frame is None or not _clean(frame, source):
         return None
@@ -175,10 +202,14 @@ def _fast_qrels(source: _Source) -> pl.DataFrame | None:
 
 
 def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
+    import polars as pl
+
+    schema = {"query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64,
+              "run_tag": pl.Utf8}
     try:
         # only the columns we use are built; run_tag stays to show lines with a missing field
         frame = pl.scan_csv(
-            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=_RUN_READ_SCHEMA,
+            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
             comment_prefix="#", raise_if_empty=False,
         ).select("query_id", "doc_id", "score", "run_tag").collect()
     except Exception:  # any parse trouble: the line-by-line reader explains it
@@ -201,7 +232,7 @@ def _data_fields(source: _Source) -> Iterator[tuple[int, str, list[str]]]:
         yield line_no, text, fields
 
 
-def _slow_qrels(path: str, source: _Source) -> pl.DataFrame:
+def _slow_qrels(path: str, source: _Source) -> Columns:
     query_ids: list[str] = []
     iterations: list[str] = []
     doc_ids: list[str] = []
@@ -222,13 +253,11 @@ def _slow_qrels(path: str, source: _Source) -> pl.DataFrame:
         relevances.append(value)
     if not query_ids:
         raise InputFormatError(path, None, f"no judgments found, expected lines of {QRELS_COLUMNS}")
-    return pl.DataFrame(
-        {"query_id": query_ids, "iteration": iterations, "doc_id": doc_ids, "relevance": relevances},
-        schema=QRELS_SCHEMA,
-    )
+    return {"query_id": query_ids, "iteration": iterations, "doc_id": doc_ids,
+            "relevance": np.array(relevances, dtype=np.int64)}
 
 
-def _slow_run(path: str, source: _Source) -> tuple[pl.DataFrame, str]:
+def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
     query_ids: list[str] = []
     doc_ids: list[str] = []
     scores: list[float] = []
@@ -249,13 +278,19 @@ def _slow_run(path: str, source: _Source) -> tuple[pl.DataFrame, str]:
         run_tag = fields[5]
     if not query_ids:
         raise InputFormatError(path, None, f"no results found, expected lines of {RUN_COLUMNS}")
-    frame = pl.DataFrame({"query_id": query_ids, "doc_id": doc_ids, "score": scores}, schema=RUN_SCHEMA)
-    return frame, run_tag
+    return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(scores, dtype=np.float64)}, run_tag
 
 
 # -- duplicates ---------------------------------------------------------------------------------
 
-def _duplicate_pair(frame: pl.DataFrame) -> tuple[str, str] | None:
+def _duplicate_pair(frame: pl.DataFrame | Columns) -> tuple[str, str] | None:
+    if isinstance(frame, dict):
+        seen: set[tuple[str, str]] = set()
+        for pair in zip(frame["query_id"], frame["doc_id"], strict=True):
+            if pair in seen:
+                return pair
+            seen.add(pair)
+        return None
     keys = frame.select("query_id", "doc_id")
     duplicated = keys.is_duplicated()
     if not duplicated.any():
@@ -269,7 +304,7 @@ def _lines_of(source: _Source, query_id: str, doc_id: str) -> list[int]:
             if len(fields) >= 3 and fields[0] == query_id and fields[2] == doc_id]
 
 
-def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame) -> None:
+def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame | Columns) -> None:
     pair = _duplicate_pair(frame)
     if pair is not None:
         first, second = _lines_of(source, *pair)[:2]
@@ -317,15 +352,15 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                 complete, carry = _split_last_query(data)
             if complete.strip():
                 source = _Source(name, complete, first_line=line_no)
-                read = _fast_run(source) or _slow_run(name, source)
-                queries = set(read[0]["query_id"].unique().to_list())
+                piece = _read_run_source(name, source)
+                queries = query_id_set(piece)
                 again = sorted(queries & seen)
                 if again:
                     raise RunNotGroupedError(
                         name, None, f"query {again[0]!r} comes back after other queries; reading in pieces "
                         "needs the run grouped by query: sort it first (sort -s -k1,1 run.txt > sorted.txt)")
                 seen |= queries
-                yield Run(read[0], read[1], name)
+                yield piece
             line_no += complete.count(b"\n")
             if not block:
                 break
@@ -367,16 +402,11 @@ def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:
 def parse_qrels_text(text: str, source: str = "<qrels>") -> Qrels:
     """Read qrels from a string (tests, notebooks)."""
     src = _Source(source, text.encode("utf-8"))
-    frame = _fast_qrels(src)
-    if frame is None:
-        frame = _slow_qrels(source, src)
-    _reject_duplicate_judgments(source, src, frame)
-    return Qrels(frame, source)
+    return _read_qrels_source(source, src)
 
 
 def parse_run_text(text: str, source: str = "<run>") -> Run:
     """Read a run from a string (tests, notebooks)."""
     src = _Source(source, text.encode("utf-8"))
-    read = _fast_run(src) or _slow_run(source, src)
-    return Run(read[0], read[1], source)
+    return _read_run_source(source, src)
 
