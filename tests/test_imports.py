@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,13 @@ def test_a_large_run_is_read_with_polars(tmp_path):
     code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(qrels)!r}, {str(run)!r}])\n"
             "except SystemExit:\n    pass")
     assert "polars" in _modules_after(code)
+
+
+def test_a_small_json_evaluation_does_not_load_polars():
+    # the RAG side: the seed's dataset and results, read as JSON, checked and evaluated
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    args = [str(fixtures / "eval_dataset_seed.json"), str(fixtures / "results_seed.json")]
+    code = f"from trec_rag_eval.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
+    loaded = _modules_after(code)
+    assert "trec_rag_eval.rag_checks" in loaded and "numpy" in loaded
+    assert "polars" not in loaded

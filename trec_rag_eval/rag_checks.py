@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, column_list
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,8 @@ def check_rag(
     report = report or ResultsReport()
     dataset_queries = _dataset_queries(qrels)
     dataset_set = set(dataset_queries)
-    run_queries = _unique(run.frame["query_id"].to_list())
+    run_query_ids, run_doc_ids = column_list(run, "query_id"), column_list(run, "doc_id")
+    run_queries = _unique(run_query_ids)
     run_set = set(run_queries) | set(report.empty)
 
     def add(code: str, items: list[str], message: str) -> None:
@@ -65,12 +66,10 @@ def check_rag(
                 RagWarning(code, len(items), message.format(n=len(items)), tuple(items[:max_examples]))
             )
 
-    judged = set(qrels.frame["doc_id"].to_list())
-    retrieved = _unique(run.frame["doc_id"].to_list())
+    judged = set(column_list(qrels, "doc_id"))
+    retrieved = _unique(run_doc_ids)
     unknown = [repr(d) for d in retrieved if d not in judged]
-    judged_by_query = set(
-        run.frame.filter(run.frame["doc_id"].is_in(list(judged)))["query_id"].unique().to_list()
-    )
+    judged_by_query = {q for q, d in zip(run_query_ids, run_doc_ids, strict=True) if d in judged}
     with_results = [q for q in run_queries if q in dataset_set]
     hits = sum(q in judged_by_query for q in with_results)
     if unknown and with_results and 2 * hits < len(with_results):
@@ -97,9 +96,8 @@ def check_rag(
         "{n} ids are listed more than once in one result list (only the first place is kept)",
     )
     add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")
-    relevant_queries = set(
-        qrels.frame.filter(qrels.frame["relevance"] >= relevance_level)["query_id"].to_list()
-    )
+    relevant_queries = {q for q, r in zip(column_list(qrels, "query_id"), column_list(qrels, "relevance"), strict=True)
+                        if r >= relevance_level}
     add(
         "no_relevant",
         [q for q in dataset_queries if q not in relevant_queries],
@@ -111,7 +109,7 @@ def check_rag(
 
 def _dataset_queries(qrels: Qrels) -> list[str]:
     """Query ids in file order: the topics' order, then first appearance among the judgments."""
-    return _unique(list(qrels.topics or {}) + qrels.frame["query_id"].to_list())
+    return _unique(list(qrels.topics or {}) + column_list(qrels, "query_id"))
 
 
 def _unique(items: list[str]) -> list[str]:

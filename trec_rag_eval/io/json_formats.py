@@ -40,10 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-import polars as pl
-
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA, Qrels, ResultsReport, Run
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, qrels_columns, query_id_set, run_columns
 
 # Key aliases, in the order they are looked up. Keys are compared after NFC normalisation, so a
 # "requête" typed with a combining accent (macOS) is the same key.
@@ -154,9 +152,9 @@ def read_results_report(
         if not docs:
             empty.append(query_id)
         rows.extend((query_id, doc_id, score) for doc_id, score in docs)
-    frame = pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row")
+    columns = run_columns(rows)
     tag = run_tag or _default_run_tag(name)
-    return Run(frame, tag, name), ResultsReport(tuple(duplicates), tuple(empty))
+    return Run(columns, tag, name), ResultsReport(tuple(duplicates), tuple(empty))
 
 
 def json_content_kind(path: str | os.PathLike[str]) -> str:
@@ -619,8 +617,8 @@ def _to_qrels(queries: list[_Query], path: str) -> Qrels:
             if doc_id not in grades:
                 grades[doc_id] = grade
                 rows.append((query.query_id, "0", doc_id, grade))
-    frame = pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
-    return Qrels(frame, path, topics if topics else None)
+    columns = qrels_columns(rows)
+    return Qrels(columns, path, topics if topics else None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -633,7 +631,7 @@ class _QueryResolver:
 
     def __init__(self, qrels: Qrels, path: str) -> None:
         self.path = path
-        self.ids = set(qrels.frame["query_id"].unique().to_list()) | set(qrels.topics or {})
+        self.ids = query_id_set(qrels) | set(qrels.topics or {})
         self.exact: dict[str, list[str]] = {}
         self.loose: dict[str, list[str]] = {}
         for query_id, text in (qrels.topics or {}).items():

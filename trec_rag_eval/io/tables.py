@@ -52,6 +52,18 @@ def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
     return data
 
 
+def qrels_columns(rows: list[tuple[str, str, str, int]]) -> Columns:
+    """``Columns`` of a Qrels from (query_id, iteration, doc_id, relevance) rows."""
+    return {"query_id": [r[0] for r in rows], "iteration": [r[1] for r in rows], "doc_id": [r[2] for r in rows],
+            "relevance": np.array([r[3] for r in rows], dtype=np.int64)}
+
+
+def run_columns(rows: list[tuple[str, str, float]]) -> Columns:
+    """``Columns`` of a Run from (query_id, doc_id, score) rows."""
+    return {"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+            "score": np.array([r[2] for r in rows], dtype=np.float64)}
+
+
 def column_list(owner: Qrels | Run, name: str) -> list[Any]:
     """One column of a table as a Python list, whichever form the table holds."""
     data = owner.data
@@ -102,9 +114,7 @@ class Qrels:
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
         """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape)."""
-        pairs = [(q, d, int(r)) for q, docs in judgments.items() for d, r in docs.items()]
-        return cls({"query_id": [p[0] for p in pairs], "iteration": ["0"] * len(pairs),
-                    "doc_id": [p[1] for p in pairs], "relevance": np.array([p[2] for p in pairs], dtype=np.int64)},
+        return cls(qrels_columns([(q, "0", d, int(r)) for q, docs in judgments.items() for d, r in docs.items()]),
                    source)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
@@ -140,8 +150,7 @@ class Run:
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
         rows = [(q, d, float(s)) for q, docs in scores.items() for d, s in docs.items()]
-        return cls({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
-                    "score": np.array([r[2] for r in rows], dtype=np.float64)}, run_tag, source)
+        return cls(run_columns(rows), run_tag, source)
 
     def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
         """The error for a document listed twice for a query, citing both lines when the run
