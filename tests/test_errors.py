@@ -79,6 +79,22 @@ def test_gzip_and_odd_whitespace_are_read(tmp_path):
     assert result.stdout == "num_ret               \tall\t2\nP_1                   \tall\t1.0000\n"
 
 
+@pytest.mark.parametrize("run_text", [
+    "# a comment line\n1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1.5 tag\n",  # a comment: polars is told to look for them
+    "1 Q0 d#1 1 2.5 tag\n1 Q0 d2 2 1.5 tag\n",  # a '#' inside an id is no comment
+    "1 Q0 d1 1 2.5 tag\n1 Q0 d2 2 1.5 tag\n",  # no '#' at all: polars is told not to look
+])
+def test_comment_lines_are_skipped_and_only_they(tmp_path, run_text):
+    q, _ = _files(tmp_path)
+    run = tmp_path / "run.txt"
+    run.write_text(run_text)
+    result = invoke("--format", "trec", "-q", "-m", "num_ret", "-m", "num_rel_ret", q, str(run))
+    # GOOD_QRELS judges d1 relevant: d#1 is another document, the comment line no document at all
+    rel_ret = "0" if "d#1" in run_text else "1"
+    assert result.stdout == (f"num_ret               \t1\t2\nnum_rel_ret           \t1\t{rel_ret}\n"
+                             f"num_ret               \tall\t2\nnum_rel_ret           \tall\t{rel_ret}\n")
+
+
 @pytest.mark.parametrize("measure,message", [
     ("foo", "Error: bad measure 'foo': unknown measure (see: trec-rag-eval measures)\n  foo\n  ^^^\n"),
     ("P.", "Error: bad measure 'P.': a '.' must be followed by parameters\n  P.\n   ^\n"),

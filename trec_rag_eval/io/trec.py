@@ -95,13 +95,14 @@ class _Source:
         self.first_line = first_line
         self.small = (len(data) if data is not None else os.path.getsize(path)) < SMALL_FILE_BYTES
 
-    def irregular_spacing(self) -> bool:
-        """Whether any field separator is not a single space: a tab or two spaces in a row.
-        Those files take the careful, line-by-line way."""
+    def layout(self) -> tuple[bool, bool]:
+        """(irregular, has_hash): whether any field separator is not a single space (a tab or two
+        spaces in a row; those files take the careful, line-by-line way), and whether a ``#``
+        appears anywhere (without one there is no comment line for polars to look for)."""
         if self.data is not None:
-            return _irregular(np.frombuffer(self.data, dtype=np.uint8))
+            return _layout(np.frombuffer(self.data, dtype=np.uint8))
         with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return _irregular(np.frombuffer(view, dtype=np.uint8))
+            return _layout(np.frombuffer(view, dtype=np.uint8))
 
     def for_polars(self) -> str | bytes:
         return self.data if self.data is not None else self.path
@@ -149,56 +150,61 @@ def _open_source(path: str) -> _Source:
 
 # -- fast path ----------------------------------------------------------------------------------
 
-def _polars_read(source: _Source, schema: dict[str, type[pl.DataType]]) -> pl.DataFrame | None:
-    import polars as pl
-
-    try:
-        return pl.read_csv(
-            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
-            comment_prefix="#", truncate_ragged_lines=False, raise_if_empty=False,
-        )
-    except Exception:  # any parse trouble: the line-by-line reader explains it
-        return None
-
-
-def _irregular(data: np.ndarray) -> bool:
-    """Tabs or double spaces in the bytes, scanned in windows with reused buffers (no large
-    temporary arrays). A space at the start of a line shows as an empty query id, checked on
-    the frame instead."""
+def _layout(data: np.ndarray) -> tuple[bool, bool]:
+    """``_Source.layout`` on the bytes, scanned in windows with reused buffers (no large temporary
+    arrays); stops at the first irregular separator. A space at the start of a line shows as an
+    empty query id, checked on the frame instead."""
     step = 8 << 20
     spaces = np.empty(step + 1, dtype=bool)
     pairs = np.empty(step, dtype=bool)
+    has_hash = False
     for start in range(0, len(data), step):
         window = data[start: start + step + 1]  # one byte of overlap
         found = spaces[: len(window)]
         np.equal(window, 9, out=found)
         if found.any():
-            return True
+            return True, has_hash
+        if not has_hash:
+            np.equal(window, 35, out=found)
+            has_hash = bool(found.any())
         np.equal(window, 32, out=found)
         both = pairs[: len(window) - 1]
         np.logical_and(found[1:], found[:-1], out=both)
         if both.any():
-            return True
-    return False
+            return True, has_hash
+    return False, has_hash
 
 
-def _clean(frame: pl.DataFrame, source: _Source) -> bool:
-    """Whether the fast read is certainly right: single spaces between fields (so every column
-    is where it should be) and no missing field (a null)."""
+def _polars_can_read(source: _Source) -> tuple[bool, str | None]:
+    """Whether polars can read the source (else only the line-by-line reader can), and the comment
+    prefix to give it: looking for comment lines costs polars a quarter of its time on a large
+    run, so it looks only when a '#' exists."""
+    irregular, has_hash = source.layout()
+    return not irregular, "#" if has_hash else None
+
+
+def _clean(frame: pl.DataFrame) -> bool:
+    """Whether the fast read is certainly right (the separators were checked before): no missing
+    field (a null) and no line starting with a space (an empty query id)."""
     if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
         return False
-    if frame["query_id"].str.len_bytes().min() == 0:
-        return False
-    return not source.irregular_spacing()
+    return frame["query_id"].str.len_bytes().min() != 0
 
 
 def _fast_qrels(source: _Source) -> pl.DataFrame | None:
+    import polars as pl
+
     from trec_rag_eval.io.tables import QRELS_SCHEMA
 
-    frame = _polars_read(source, QRELS_SCHEMA)
-    if frame is None or not _clean(frame, source):
+    readable, comment_prefix = _polars_can_read(source)
+    if not readable:
         return None
-    return frame
+    try:
+        frame = pl.read_csv(source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=QRELS_SCHEMA,
+                            comment_prefix=comment_prefix, truncate_ragged_lines=False, raise_if_empty=False)
+    except Exception:  # any parse trouble: the line-by-line reader explains it
+        return None
+    return frame if _clean(frame) else None
 
 
 def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
@@ -206,15 +212,17 @@ def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
 
     schema = {"query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64,
               "run_tag": pl.Utf8}
+    readable, comment_prefix = _polars_can_read(source)
+    if not readable:
+        return None
     try:
         # only the columns we use are built; run_tag stays to show lines with a missing field
-        frame = pl.scan_csv(
-            source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
-            comment_prefix="#", raise_if_empty=False,
-        ).select("query_id", "doc_id", "score", "run_tag").collect()
+        frame = pl.scan_csv(source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
+                            comment_prefix=comment_prefix, raise_if_empty=False).select(
+            "query_id", "doc_id", "score", "run_tag").collect()
     except Exception:  # any parse trouble: the line-by-line reader explains it
         return None
-    if frame is None or not _clean(frame, source):
+    if not _clean(frame):
         return None
     if frame["score"].is_nan().any():
         return None
