@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import invoke
 
 from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
@@ -158,6 +159,31 @@ def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypa
     assert "latency per query: p50" in result.stdout
     again = CliRunner().invoke(search_command, [str(dataset), "--engine", "my_engine:nothing"])
     assert str(again.exception) == "--engine 'my_engine:nothing': 'my_engine' has no attribute 'nothing'"
+
+
+def test_search_command_exits_1_when_a_query_failed_unless_allowed(tmp_path, monkeypatch):
+    (tmp_path / "flaky_engine.py").write_text(textwrap.dedent("""
+        def search(query, k):
+            if query == "boom":
+                raise RuntimeError("index offline")
+            return ["d"]
+    """))
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text('[{"id": "q1", "requête": "delta", "pertinents": ["d"]},'
+                       ' {"id": "q2", "requête": "boom", "pertinents": ["c"]}]', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = [str(dataset), "--engine", "flaky_engine:search", "-m", "RR", "-o", "run.txt"]
+    failed = invoke("search", *args)
+    assert failed.exit_code == 1
+    # everything that succeeded is still there: the run of q1, the table (RR: q1 1, q2 0 -> mean 0.5)
+    assert (tmp_path / "run.txt").read_text().splitlines() == ["q1 Q0 d 1 1 search"]
+    assert "0.5000" in failed.stdout
+    assert "failed: q2 ('boom'): RuntimeError: index offline" in failed.stderr
+    assert failed.stderr.endswith(
+        "Error: 1 of 2 queries failed and were scored 0 (--allow-failures to exit 0 anyway)\n")
+    allowed = invoke("search", *args, "--allow-failures", "--force")
+    assert allowed.exit_code == 0
+    assert "Warning: 1 query failed (scored 0)" in allowed.stderr
 
 
 def test_demo_runs_offline_and_prints_metrics_and_a_comparison():

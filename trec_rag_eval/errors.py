@@ -47,6 +47,10 @@ class UsageError(TrecRagEvalError):
     exit_code = 2
 
 
+class SearchFailedError(TrecRagEvalError):
+    """Some queries of a search run failed; what succeeded was still written and printed."""
+
+
 class MissingDependencyError(TrecRagEvalError):
     """An optional dependency is needed for this feature; the message gives the install line."""
 

@@ -49,7 +49,8 @@ def echo_failures(evaluation: Any) -> None:
     for failure in evaluation.failures:
         click.echo(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}", err=True)
     if evaluation.failures:
-        click.echo(f"Warning: {len(evaluation.failures)} queries failed and were scored 0", err=True)
+        count = len(evaluation.failures)
+        click.echo(f"Warning: {count} {'query' if count == 1 else 'queries'} failed (scored 0)", err=True)
 
 
 @click.command("search")
@@ -74,6 +75,9 @@ def echo_failures(evaluation: Any) -> None:
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: from 50 queries].")
+@click.option("--allow-failures", is_flag=True,
+              help="Exit 0 even if some queries failed. By default the run and the metrics (failed queries "
+                   "scored 0) are still written and printed, then the command exits 1.")
 def search_command(
     dataset: Path,
     engine_spec: str | None,
@@ -86,8 +90,13 @@ def search_command(
     run_tag: str | None,
     force: bool,
     progress: bool | None,
+    allow_failures: bool,
 ) -> None:
     """Run every query of DATASET through a search engine, write the run, print the metrics.
+
+    A query whose engine call raises is scored 0 and named on stderr; the others go on. Unless
+    --allow-failures is given, the command then exits 1, so a script notices numbers that a broken
+    engine pulled down.
 
     \b
     trec-rag-eval search dataset.json --engine my_search:search -k 10 -o run.txt
@@ -122,6 +131,12 @@ def search_command(
     echo_failures(evaluation)
     if output is not None:
         click.echo(f"Wrote {output}")
+    if evaluation.failures and not allow_failures:
+        from trec_rag_eval.errors import SearchFailedError
+
+        failed, total = len(evaluation.failures), len(evaluation.result.query_ids)
+        raise SearchFailedError(f"{failed} of {total} queries failed and were scored 0 "
+                                "(--allow-failures to exit 0 anyway)")
 
 
 def demo_files() -> tuple[Path, Path]:
