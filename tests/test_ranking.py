@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.core.ranking import rank
-from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, run_columns
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 
@@ -55,8 +55,8 @@ def test_any_line_order_gives_the_trec_eval_ranking(data, random):
         blocks.setdefault(r[0], []).append(r)
     grouped = [r for q in random.sample(list(blocks), len(blocks)) for r in sorted(blocks[q], key=lambda r: -r[2])]
     for order in (shuffled, grouped):
-        run = Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"))
-        assert rank(qrels, run).rel.tolist() == expected
+        for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
+            assert rank(qrels, run).rel.tolist() == expected
 
 
 def test_doc_id_descending_in_byte_order_breaks_ties():
@@ -65,3 +65,13 @@ def test_doc_id_descending_in_byte_order_breaks_ties():
     # bytes: "d90" > "d9" > "d10" > "D9"
     assert rank(qrels, run).rel.tolist() == [-1, 1, -1, -1]
     assert np.array_equal(rank(qrels, run, max_retrieved=2).rel, [-1, 1])
+
+
+def test_ids_given_as_numbers_are_read_as_their_text():
+    # pytrec_eval and ranx dicts sometimes carry int ids: they mean what a TREC file would spell
+    qrels = Qrels.from_dict({1: {10: 1, 9: 0}})
+    run = Run.from_dict({1: {10: 2.0, 9: 2.0}})
+    assert qrels.to_dict() == {"1": {"10": 1, "9": 0}}
+    # a tie: doc ids compared as text, "9" > "10", so 9 (judged 0) comes first
+    ranked = rank(qrels, run)
+    assert ranked.query_ids == ["1"] and ranked.rel.tolist() == [0, 1]

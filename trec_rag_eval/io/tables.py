@@ -113,9 +113,10 @@ class Qrels:
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
-        """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape)."""
-        return cls(qrels_columns([(q, "0", d, int(r)) for q, docs in judgments.items() for d, r in docs.items()]),
-                   source)
+        """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape); ids that
+        are not strings (``{1: {...}}``) become their ``str()``, as a TREC file would spell them."""
+        return cls(qrels_columns([(str(q), "0", str(d), int(r)) for q, docs in judgments.items()
+                                  for d, r in docs.items()]), source)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -148,8 +149,9 @@ class Run:
 
     @classmethod
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
-        """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape)."""
-        rows = [(q, d, float(s)) for q, docs in scores.items() for d, s in docs.items()]
+        """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape); ids that are
+        not strings become their ``str()``."""
+        rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
         return cls(run_columns(rows), run_tag, source)
 
     def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
