@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 import numpy as np
-import polars as pl
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import Qrels, Run, qrels_columns, run_columns
 
 SearchFunction = Callable[[str, int], Any]
 
@@ -289,8 +288,7 @@ def run_queries(
                     rescored.append(query_id)
                 scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
             rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
-    frame = pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row")
-    run = Run(frame, run_tag=run_tag, source=f"<engine {run_tag}>")
+    run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
     return SearchOutcome(run, latencies, failures, rescored)
 
 
@@ -385,10 +383,7 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
         for doc_id in non_relevant:
             judged.setdefault(str(doc_id), 0)
         rows.extend((query_id, "0", doc_id, grade) for doc_id, grade in judged.items())
-    from trec_rag_eval.io.tables import QRELS_SCHEMA
-
-    frame = pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
-    return Qrels(frame, source=source, topics=topics)
+    return Qrels(qrels_columns(rows), source=source, topics=topics)
 
 
 # --- run output -----------------------------------------------------------------------------------
