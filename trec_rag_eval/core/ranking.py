@@ -134,7 +134,7 @@ def rank(
     qrels_qidx = _qrels_index(qrels_data["query_id"], index_of)
     relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
     if isinstance(query_col, list):
-        rel = _match_lists(run, qrels_data, qrels_qidx, query_col, doc_ids)
+        rel = _match_lists(run, qrels_data, relevance, qrels_qidx, query_col, doc_ids)
     else:
         keys = _pair_keys(query_col, doc_ids)
         _reject_duplicates(run, query_col, doc_ids, keys)
@@ -310,11 +310,10 @@ def _gather(values: Strings, rows: np.ndarray) -> Strings:
     return [values[i] for i in rows.tolist()] if isinstance(values, list) else values.gather(rows)
 
 
-def _match_lists(run: Run, qrels_data: dict[str, Any], qrels_qidx: np.ndarray, query_ids: list[str],
-                 doc_ids: list[str]) -> np.ndarray:
+def _match_lists(run: Run, qrels_data: dict[str, Any], relevance: np.ndarray, qrels_qidx: np.ndarray,
+                 query_ids: list[str], doc_ids: list[str]) -> np.ndarray:
     """Judgment of every row (as ``_relevance``) and the duplicate check (as ``_reject_duplicates``),
     for tables held as lists: one dictionary lookup per row."""
-    relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
     judgments = {(q, d): int(r) for q, d, r, i in zip(qrels_data["query_id"], qrels_data["doc_id"], relevance.tolist(),
                                                      qrels_qidx.tolist(), strict=True) if i >= 0}
     values: list[int] = []
