@@ -134,11 +134,18 @@ def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
     ])
     assert qrels.to_dict() == {"q1": {"d1": 1, "d2": 1, "d9": 0}, "q2": {"d3": 2}}
     assert qrels.topics == {"q1": "a", "q2": "b"}
-    with pytest.raises(InputFormatError, match=r"query 2: missing query text"):
-        parse_seed_dataset([{"query": "a"}, {"pertinents": []}])
+    # the same reader as for files: the row is named by its position, the query by its id
+    with pytest.raises(InputFormatError, match=r"^<dataset>: item 2 \(query q2\): missing required key 'requête' or "
+                                               r"'query' \(keys present: 'pertinents'\)$"):
+        parse_seed_dataset([{"query": "a", "pertinents": ["d1"]}, {"pertinents": []}])
+    with pytest.raises(InputFormatError, match=r"^<dataset>: item 1 \(query q1\): missing required key 'pertinents'"):
+        parse_seed_dataset([{"query": "a"}])
     # a string is not a list of ids: it must not be read as one id per character
-    with pytest.raises(InputFormatError, match=r"query 1 \(q1\): 'non_pertinents' must be a list"):
+    with pytest.raises(InputFormatError, match=r"item 1 \(query q1\): key 'non_pertinents': expected a list of "
+                                               r"document ids, got the string \"d1\""):
         parse_seed_dataset([{"id": "q1", "query": "x", "relevant": ["d9"], "non_pertinents": "d1"}])
+    with pytest.raises(InputFormatError, match=r"query id 'a' is used twice \(first by item 1 \(query a\)\)$"):
+        parse_seed_dataset([{"id": "a", "query": "x", "relevant": ["d"]}, {"id": "a", "query": "y", "relevant": []}])
 
 
 def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypatch):

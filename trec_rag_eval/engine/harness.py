@@ -26,7 +26,7 @@ from typing import IO, Any, TextIO, cast
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run, qrels_columns, run_columns
+from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 SearchFunction = Callable[[str, int], Any]
 
@@ -304,12 +304,7 @@ class _NoBar:
 
 
 # --- datasets -------------------------------------------------------------------------------------
-# Files go through the shared reader (trec_rag_eval.io.json_formats.read_dataset); the small parser
-# below reads the seed's shape from memory (a list of dicts), which that reader does not take.
-
-_QUERY_KEYS = ("requête", "requete", "query", "question")
-_RELEVANT_KEYS = ("pertinents", "relevant")
-_NON_RELEVANT_KEYS = ("non_pertinents", "non_relevant")
+# Files and in-memory lists both go through the shared JSON reader (trec_rag_eval.io.json_formats).
 
 
 def dataset_qrels(dataset: Any) -> Qrels:
@@ -344,46 +339,16 @@ def _read_dataset_file(path: Path) -> Qrels:
 
 
 def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
-    """Read the seed lesson's dataset shape.
+    """Read a dataset given as a list of dicts in the seed lesson's shape (or any row shape the JSON
+    reader takes): ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
 
-    Each item: ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
     Relevant docs are a list (grade 1) or ``{doc_id: grade}``; non-relevant ones get grade 0 (judged).
-    Items without an ``id`` are numbered ``q1, q2, ...`` by position.
+    Items without an ``id`` are numbered ``q1, q2, ...`` by position. Every query needs its text,
+    since it is what the engine is asked.
     """
-    rows: list[tuple[str, str, str, int]] = []
-    topics: dict[str, str] = {}
-    for position, item in enumerate(items, start=1):
-        where = f"query {position}"
-        if not isinstance(item, dict):
-            raise InputFormatError(source, None, f"{where}: expected an object, got {type(item).__name__}")
-        query_id = str(item.get("id", f"q{position}"))
-        query = next((item[k] for k in _QUERY_KEYS if k in item), None)
-        if not isinstance(query, str) or not query.strip():
-            raise InputFormatError(source, None, f"{where}: missing query text ('requête' or 'query')")
-        if query_id in topics:
-            raise InputFormatError(source, None, f"{where}: duplicate query id {query_id!r}")
-        topics[query_id] = query
-        relevant: object = next((item[k] for k in _RELEVANT_KEYS if k in item), [])
-        judged: dict[str, int] = {}
-        if isinstance(relevant, dict):
-            for doc_id, grade in relevant.items():
-                if isinstance(grade, bool) or not isinstance(grade, int):
-                    reason = f"{where} ({query_id}): grade of {doc_id!r} must be an integer"
-                    raise InputFormatError(source, None, reason)
-                judged[str(doc_id)] = grade
-        elif isinstance(relevant, list):
-            judged.update({str(doc_id): 1 for doc_id in relevant})
-        else:
-            reason = f"{where} ({query_id}): 'pertinents' must be a list or an object"
-            raise InputFormatError(source, None, reason)
-        non_relevant: object = next((item[k] for k in _NON_RELEVANT_KEYS if k in item), [])
-        if not isinstance(non_relevant, list):
-            reason = f"{where} ({query_id}): 'non_pertinents' must be a list"
-            raise InputFormatError(source, None, reason)
-        for doc_id in non_relevant:
-            judged.setdefault(str(doc_id), 0)
-        rows.extend((query_id, "0", doc_id, grade) for doc_id, grade in judged.items())
-    return Qrels(qrels_columns(rows), source=source, topics=topics)
+    from trec_rag_eval.io.json_formats import read_dataset_rows
+
+    return read_dataset_rows(items, source, require_text=True)
 
 
 # --- run output -----------------------------------------------------------------------------------

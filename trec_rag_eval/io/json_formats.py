@@ -121,6 +121,14 @@ def read_dataset(path: str | os.PathLike[str], shape: str | None = None) -> Qrel
     return _to_qrels(queries, name)
 
 
+def read_dataset_rows(rows: list[Any], source: str = "<dataset>", require_text: bool = False) -> Qrels:
+    """A dataset already in memory, as a list of row dicts (every row shape ``read_dataset`` reads,
+    the seed's included); errors name the row by its position. ``require_text``: every row must
+    hold its query text (a search harness needs it to ask the engine)."""
+    document = _Document(source, "array", [_Entry(None, i, None, row) for i, row in enumerate(rows, start=1)])
+    return _to_qrels(_dataset_rows(document, require_text), source)
+
+
 def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None) -> Run:
     """Read search results into a Run; ``qrels`` (with topics) lets rows keyed by query text match."""
     return read_results_report(path, qrels, run_tag)[0]
@@ -450,11 +458,13 @@ def _row_entries(document: _Document) -> list[_Entry]:
     return [_Entry(document.entries[0].line if document.entries else 1, 1, None, obj)]
 
 
-def _dataset_rows(document: _Document) -> list[_Query]:
+def _dataset_rows(document: _Document, require_text: bool = False) -> list[_Query]:
     queries = []
     for entry in _row_entries(document):
         row = _require_object(document.path, entry, "an object with the query and its relevant documents")
         query_id, text, _ = _row_identity(document.path, entry, row)
+        if require_text and text is None:
+            raise _error(document.path, entry, _missing_key_reason(row, ("requête", "query")))
         key = _find_key(row, RELEVANT_KEYS)
         if key is None:
             raise _error(
@@ -600,7 +610,7 @@ def _to_qrels(queries: list[_Query], path: str) -> Qrels:
                 path,
                 query.entry,
                 f"query id {query.query_id!r} is used twice "
-                f"(first by {first.entry.where()}, line {first.entry.line})",
+                f"(first by {first.entry.where()}{'' if first.entry.line is None else f', line {first.entry.line}'})",
             )
         owner[query.query_id] = query
         if query.text is not None:
