@@ -138,6 +138,8 @@ def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
     with pytest.raises(InputFormatError, match=r"^<dataset>: item 2 \(query q2\): missing required key 'requête' or "
                                                r"'query' \(keys present: 'pertinents'\)$"):
         parse_seed_dataset([{"query": "a", "pertinents": ["d1"]}, {"pertinents": []}])
+    with pytest.raises(InputFormatError, match=r"^<dataset>: item 1 \(query q1\): the query text is empty"):
+        parse_seed_dataset([{"query": "  ", "pertinents": ["d1"]}])
     with pytest.raises(InputFormatError, match=r"^<dataset>: item 1 \(query q1\): missing required key 'pertinents'"):
         parse_seed_dataset([{"query": "a"}])
     # a string is not a list of ids: it must not be read as one id per character

@@ -463,8 +463,11 @@ def _dataset_rows(document: _Document, require_text: bool = False) -> list[_Quer
     for entry in _row_entries(document):
         row = _require_object(document.path, entry, "an object with the query and its relevant documents")
         query_id, text, _ = _row_identity(document.path, entry, row)
-        if require_text and text is None:
-            raise _error(document.path, entry, _missing_key_reason(row, ("requête", "query")))
+        if require_text:
+            if text is None:
+                raise _error(document.path, entry, _missing_key_reason(row, ("requête", "query")))
+            if not text.strip():
+                raise _error(document.path, entry, "the query text is empty: there is nothing to search with")
         key = _find_key(row, RELEVANT_KEYS)
         if key is None:
             raise _error(
