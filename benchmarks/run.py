@@ -327,6 +327,36 @@ def timing_table(timings: dict[str, Timing]) -> list[str]:
     return rows
 
 
+# The speed targets, checked on every run: (what, tool, the ratio it must reach). Wall ratios are the
+# peer's median over ours; the memory target is ours at most the smaller pytrec_eval peak.
+WALL_TARGETS = (("ir_measures CLI", 8.0), ("pytrec_eval (polars)", 5.0), ("pytrec_eval (loop)", 5.0))
+SMALL_WALL_LIMIT = 0.3
+
+
+def targets_table(case: str, timings: dict[str, Timing]) -> list[str]:
+    """Met / not met for each target that applies to this case (big: ratios and memory; small: wall)."""
+    ours = timings.get(OURS)
+    if ours is None or not ours.wall:
+        return []
+    wall, rss = _median(ours.wall), _median(ours.rss_kb)
+    rows = ["| target | measured | met? |", "|---|---|---|"]
+    if case == "small":
+        rows.append(f"| trec-rag-eval under {SMALL_WALL_LIMIT} s | {_fmt_wall(wall)} "
+                    f"| {'yes' if wall < SMALL_WALL_LIMIT else 'no'} |")
+        return rows
+    for name, ratio in WALL_TARGETS:
+        peer = timings.get(name)
+        if peer is None or peer.error or not peer.wall:
+            continue
+        measured = _median(peer.wall) / wall
+        rows.append(f"| {ratio:.0f}x faster than {name} | {measured:.1f}x | {'yes' if measured >= ratio else 'no'} |")
+    pytrec = [_median(t.rss_kb) for n, t in timings.items() if n.startswith("pytrec_eval") and t.rss_kb]
+    if pytrec:
+        rows.append(f"| peak memory at most pytrec_eval's ({_fmt_mem(min(pytrec))}) | {_fmt_mem(rss)} "
+                    f"| {'yes' if rss <= min(pytrec) else 'no'} |")
+    return rows
+
+
 def agreement_table(timings: dict[str, Timing]) -> tuple[list[str], bool]:
     """Means side by side; a row disagrees when tools differ by more than their printed precision."""
     parsed = {name: parse_means(t.output) for name, t in timings.items() if t.output}
@@ -430,7 +460,8 @@ def main(argv: list[str] | None = None) -> int:
             timed = bench_case("small", tools(qrels, results, True, readers), small_repeats, work, log)
             report += ["### Start-up: trec_eval's test files (qrels.test, results.test: 1,500 run lines)", ""]
             for measure_set, timings in timed.items():
-                report += [f"Measures: {measure_set}", "", *timing_table(timings), ""]
+                report += [f"Measures: {measure_set}", "", *timing_table(timings), "", *targets_table("small", timings),
+                           ""]
                 rows, agree = agreement_table(timings)
                 all_agree &= agree
                 report += ["<details><summary>means side by side</summary>", "", *rows, "", "</details>", ""]
@@ -456,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
         for measure_set, timings in timed.items():
             names = "-m " + " -m ".join(STANDARD_TREC) if measure_set == "standard" else "default RAG set (no -m)"
             report += [f"Measures: {names}", "", *timing_table(timings), ""]
+            if (queries, args.depth) == (generate.DEFAULT_QUERIES, generate.DEFAULT_DEPTH):
+                report += [*targets_table("big", timings), ""]  # the targets are set for the 7M-line pair
             rows, agree = agreement_table(timings)
             all_agree &= agree
             report += ["Means side by side:", "", *rows, ""]
