@@ -143,6 +143,15 @@ def test_single_line_jsonl_and_gzip(tmp_path):
     assert judgments(read_dataset(path)) == [("q1", "d1", 1)]
 
 
+def test_corrupt_gzip_is_an_error_naming_the_file(tmp_path):
+    # a valid gzip header, then bytes that are no deflate stream: zlib's own error, worded for the file
+    path = tmp_path / "d.json.gz"
+    path.write_bytes(gzip.compress(b'[{"query": "a", "relevant": ["d1"]}]')[:10] + b"not deflate")
+    with pytest.raises(InputFormatError) as err:
+        read_dataset(path)
+    assert str(err.value).startswith(f"{path}: corrupt gzip data: ")
+
+
 def test_nfd_accented_key_is_the_same_key(tmp_path):
     # "requête" typed with a combining circumflex (macOS keyboards) is still the seed's key.
     path = write(

@@ -29,7 +29,6 @@ Every error is an ``InputFormatError`` naming the file, the line of the row and 
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 import os
@@ -42,6 +41,7 @@ from typing import Any, cast
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, qrels_columns, query_id_set, run_columns
+from trec_rag_eval.io.text import read_text
 
 # Key aliases, in the order they are looked up. Keys are compared after NFC normalisation, so a
 # "requête" typed with a combining accent (macOS) is the same key.
@@ -231,25 +231,8 @@ def _skip_whitespace(text: str, index: int) -> int:
     return cast("re.Match[str]", _WHITESPACE.match(text, index)).end()
 
 
-def _read_text(path: str) -> str:
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as err:
-        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise InputFormatError(path, line, f"not UTF-8 text (byte {raw[err.start]:#04x})") from None
-
-
 def _parse_document(path: str) -> _Document:
-    text = _read_text(path)
+    text = read_text(path)
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise InputFormatError(path, None, "the file is empty (expected JSON or JSONL)")

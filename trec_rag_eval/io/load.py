@@ -11,7 +11,6 @@ Detection reads the start of the file (after gzip, if compressed):
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import os
 import zlib
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+from trec_rag_eval.io.text import read_text
 
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
@@ -136,7 +136,7 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
     name = os.fspath(path)
     topics: dict[str, str] = {}
     first_line: dict[str, int] = {}
-    text = _decode(name, _read_bytes(name))
+    text = read_text(name)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -207,7 +207,7 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
 def _read_beir_tsv(path: str) -> pl.DataFrame:
     rows: list[tuple[str, str, str, int]] = []
     seen: dict[tuple[str, str], int] = {}
-    lines = _decode(path, _read_bytes(path)).split("\n")
+    lines = read_text(path).split("\n")
     for line_no, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
         if not line.strip():
@@ -277,19 +277,6 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], option: str
     return format
 
 
-def _read_bytes(path: str) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as err:
-            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
-    return data
-
-
 def _head(path: str, size: int = 65536) -> str:
     try:
         with open(path, "rb") as handle:
@@ -304,9 +291,3 @@ def _head(path: str, size: int = 65536) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def _decode(path: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputFormatError(path, line, f"not UTF-8 text (byte {data[err.start]:#04x})") from None
