@@ -34,7 +34,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -541,33 +541,37 @@ def _query_text(path: str, entry: _Entry, key: str | None, value: Any) -> str:
 def _judgments(path: str, entry: _Entry, key: str | None, value: Any, default: int) -> list[tuple[str, int]]:
     """A list of ids (each gets ``default``), a dict {doc_id: grade} or a list of {"id", "relevance"}."""
     where = f"key {key!r}: " if key is not None else ""
-    out: list[tuple[str, int]] = []
-    if isinstance(value, dict):
-        for doc_id, grade in value.items():
-            out.append(
-                (
-                    _check_id(path, entry, f"{where}document id", doc_id),
-                    _grade(path, entry, where, doc_id, grade),
-                )
-            )
-    elif isinstance(value, list):
-        for element in value:
-            if isinstance(element, dict):
-                doc_id = _element_id(path, entry, where, element, "a document")
-                grade_key = _find_key(element, RELEVANCE_KEYS)
-                grade = (
-                    default if grade_key is None else _grade(path, entry, where, doc_id, element[grade_key])
-                )
-                out.append((doc_id, grade))
-            else:
-                out.append((_check_id(path, entry, f"{where}document id", element), default))
-    elif isinstance(value, str):
+    if isinstance(value, str):
         raise _error(path, entry, f"{where}expected a list of document ids, got the string {_short(value)}")
+    return _id_values(path, entry, where, value, RELEVANCE_KEYS, _grade, default, "a document", "relevance")
+
+
+def _id_values(path: str, entry: _Entry, where: str, value: Any, value_keys: tuple[str, ...],
+               read_value: Callable[[str, _Entry, str, Any, Any], Any], default: Any, element: str,
+               value_name: str) -> list[tuple[str, Any]]:
+    """(doc_id, value) pairs, in order, from what a dataset row holds as judgments or a results row as
+    its ranking: an object ``{doc_id: value}``, or a list of ids (each gets ``default``) or of
+    ``{"id": ..., <one of value_keys>: ...}`` objects (``element`` names one in errors). ``read_value``
+    checks a value; ``value_name`` names it in the error for anything else."""
+    out: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        for doc_id, item in value.items():
+            checked = _check_id(path, entry, f"{where}document id", doc_id)
+            out.append((checked, read_value(path, entry, where, doc_id, item)))
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                doc_id = _element_id(path, entry, where, item, element)
+                value_key = _find_key(item, value_keys)
+                found = default if value_key is None else read_value(path, entry, where, doc_id, item[value_key])
+                out.append((doc_id, found))
+            else:
+                out.append((_check_id(path, entry, f"{where}document id", item), default))
     else:
         raise _error(
             path,
             entry,
-            f"{where}expected a list of document ids or an object {{doc_id: relevance}}, got {_kind(value)}",
+            f"{where}expected a list of document ids or an object {{doc_id: {value_name}}}, got {_kind(value)}",
         )
     return out
 
@@ -694,30 +698,8 @@ def _ranking(
 ) -> tuple[list[tuple[str, float]], list[tuple[str, int]]]:
     """(doc_id, score) in list order without repeats, and the repeats (doc_id, times listed)."""
     where = f"key {key!r}: " if key is not None else ""
-    pairs: list[tuple[str, float | None]] = []
-    if isinstance(value, dict):
-        for doc_id, score in value.items():
-            pairs.append(
-                (
-                    _check_id(path, entry, f"{where}document id", doc_id),
-                    _score(path, entry, where, doc_id, score),
-                )
-            )
-    elif isinstance(value, list):
-        for element in value:
-            if isinstance(element, dict):
-                doc_id = _element_id(path, entry, where, element, "a result")
-                score_key = _find_key(element, SCORE_KEYS)
-                score = None if score_key is None else _score(path, entry, where, doc_id, element[score_key])
-                pairs.append((doc_id, score))
-            else:
-                pairs.append((_check_id(path, entry, f"{where}document id", element), None))
-    else:
-        raise _error(
-            path,
-            entry,
-            f"{where}expected a list of document ids or an object {{doc_id: score}}, got {_kind(value)}",
-        )
+    pairs: list[tuple[str, float | None]] = _id_values(path, entry, where, value, SCORE_KEYS, _score, None,
+                                                       "a result", "score")
     with_score = sum(score is not None for _, score in pairs)
     if 0 < with_score < len(pairs):
         raise _error(
