@@ -54,7 +54,8 @@ def check_rag(
     """
     warnings: list[RagWarning] = []
     report = report or ResultsReport()
-    dataset_queries = _dataset_queries(qrels)
+    judged_query_ids = column_list(qrels, "query_id")
+    dataset_queries = _dataset_queries(qrels, judged_query_ids)
     dataset_set = set(dataset_queries)
     run_query_ids, run_doc_ids = column_list(run, "query_id"), column_list(run, "doc_id")
     run_queries = _unique(run_query_ids)
@@ -96,7 +97,7 @@ def check_rag(
         "{n} ids are listed more than once in one result list (only the first place is kept)",
     )
     add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")
-    relevant_queries = {q for q, r in zip(column_list(qrels, "query_id"), column_list(qrels, "relevance"), strict=True)
+    relevant_queries = {q for q, r in zip(judged_query_ids, column_list(qrels, "relevance"), strict=True)
                         if r >= relevance_level}
     add(
         "no_relevant",
@@ -107,9 +108,9 @@ def check_rag(
     return warnings
 
 
-def _dataset_queries(qrels: Qrels) -> list[str]:
+def _dataset_queries(qrels: Qrels, judged_query_ids: list[str]) -> list[str]:
     """Query ids in file order: the topics' order, then first appearance among the judgments."""
-    return _unique(list(qrels.topics or {}) + column_list(qrels, "query_id"))
+    return _unique(list(qrels.topics or {}) + judged_query_ids)
 
 
 def _unique(items: list[str]) -> list[str]:
