@@ -95,14 +95,17 @@ class _Source:
         self.first_line = first_line
         self.small = (len(data) if data is not None else os.path.getsize(path)) < SMALL_FILE_BYTES
 
-    def layout(self) -> tuple[bool, bool]:
-        """(irregular, has_hash): whether any field separator is not a single space (a tab or two
-        spaces in a row; those files take the careful, line-by-line way), and whether a ``#``
-        appears anywhere (without one there is no comment line for polars to look for)."""
+    def polars_can_read(self) -> tuple[bool, str | None]:
+        """Whether polars can read the source: every field separator a single space (a tab or two
+        spaces in a row send the file the careful, line-by-line way); and the comment prefix to
+        give it: looking for comment lines costs polars a quarter of its time on a large run, so
+        it looks only when a ``#`` appears anywhere."""
         if self.data is not None:
-            return _layout(np.frombuffer(self.data, dtype=np.uint8))
-        with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return _layout(np.frombuffer(view, dtype=np.uint8))
+            irregular, has_hash = _layout(np.frombuffer(self.data, dtype=np.uint8))
+        else:
+            with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                irregular, has_hash = _layout(np.frombuffer(view, dtype=np.uint8))
+        return not irregular, "#" if has_hash else None
 
     def for_polars(self) -> str | bytes:
         return self.data if self.data is not None else self.path
@@ -151,9 +154,9 @@ def _open_source(path: str) -> _Source:
 # -- fast path ----------------------------------------------------------------------------------
 
 def _layout(data: np.ndarray) -> tuple[bool, bool]:
-    """``_Source.layout`` on the bytes, scanned in windows with reused buffers (no large temporary
-    arrays); stops at the first irregular separator. A space at the start of a line shows as an
-    empty query id, checked on the frame instead."""
+    """(irregular, has_hash) for ``_Source.polars_can_read``, from the bytes scanned in windows with
+    reused buffers (no large temporary arrays); stops at the first irregular separator. A space at
+    the start of a line shows as an empty query id, checked on the frame instead."""
     step = 8 << 20
     spaces = np.empty(step + 1, dtype=bool)
     pairs = np.empty(step, dtype=bool)
@@ -175,14 +178,6 @@ def _layout(data: np.ndarray) -> tuple[bool, bool]:
     return False, has_hash
 
 
-def _polars_can_read(source: _Source) -> tuple[bool, str | None]:
-    """Whether polars can read the source (else only the line-by-line reader can), and the comment
-    prefix to give it: looking for comment lines costs polars a quarter of its time on a large
-    run, so it looks only when a '#' exists."""
-    irregular, has_hash = source.layout()
-    return not irregular, "#" if has_hash else None
-
-
 def _clean(frame: pl.DataFrame) -> bool:
     """Whether the fast read is certainly right (the separators were checked before): no missing
     field (a null) and no line starting with a space (an empty query id)."""
@@ -196,7 +191,7 @@ def _fast_qrels(source: _Source) -> pl.DataFrame | None:
 
     from trec_rag_eval.io.tables import QRELS_SCHEMA
 
-    readable, comment_prefix = _polars_can_read(source)
+    readable, comment_prefix = source.polars_can_read()
     if not readable:
         return None
     try:
@@ -212,7 +207,7 @@ def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
 
     schema = {"query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64,
               "run_tag": pl.Utf8}
-    readable, comment_prefix = _polars_can_read(source)
+    readable, comment_prefix = source.polars_can_read()
     if not readable:
         return None
     try:
