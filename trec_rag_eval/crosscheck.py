@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
 import numpy as np
 import polars as pl
 
+from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import MissingDependencyError
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -208,58 +209,53 @@ def _same(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= tolerance
 
 
-class _Options(TypedDict):
-    """The ``evaluate`` keywords every variant of a crosscheck shares."""
-
-    relevance_level: int
-    judged_only: bool
-    queries: str
-
-
 def crosscheck(
     qrels: Qrels,
     run: Run,
     measures: list[str] | list[Measure] | None = None,
+    settings: Settings | None = None,
     *,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    max_retrieved: int | None = None,
-    queries: str = "qrels",
-    trec_eval_9: bool = False,
     tolerance: float = 1e-9,
+    **overrides: Any,
 ) -> CrosscheckReport:
-    """Compare our per-query values and aggregates with ir-measures' (see the module docstring)."""
+    """Compare our per-query values and aggregates with ir-measures' (see the module docstring).
+
+    ``settings`` as for ``evaluate``; ir-measures follows the relevance level, -J, -M (the run is cut
+    to its top documents for it) and the query set. It has no collection size (``num_docs``) and no
+    -c recount of num_rel, so both sides are computed without them."""
     ir_measures = _import_ir_measures()
     from trec_rag_eval.core.evaluate import _resolve, evaluate
 
+    chosen = settings_of(settings, **overrides)
     resolved = [m for m in _resolve(measures) if m.spec.value_type != "str"]
-    if max_retrieved is not None:
-        run = _truncate(run, max_retrieved)  # ir-measures has no -M: give it the same top documents
-    options: _Options = {"relevance_level": relevance_level, "judged_only": judged_only, "queries": queries}
-    ours = evaluate(qrels, run, resolved, trec_eval_9=trec_eval_9, **options)
+    if chosen.max_retrieved is not None:
+        run = _truncate(run, chosen.max_retrieved)  # ir-measures has no -M: give it the same top documents
+    base = chosen.but(max_retrieved=None, complete=False, num_docs=0)
+    trec_eval_10 = base.but(trec_eval_9=False)
+    ours = evaluate(qrels, run, resolved, base)
     variants: dict[str, Any] = {}
 
     def variant(name: str) -> Any:
         if name not in variants:
             if name == "float32":
-                variants[name] = evaluate(qrels, _float32(run), resolved, **options)
+                variants[name] = evaluate(qrels, _float32(run), resolved, trec_eval_10)
             elif name == "iprec9":
-                variants[name] = evaluate(qrels, run, resolved, trec_eval_9=True, **options)
+                variants[name] = evaluate(qrels, run, resolved, base.but(trec_eval_9=True))
             elif name == "tie_order":
-                variants[name] = evaluate(qrels, _tie_ascending(run), resolved, **options)
+                variants[name] = evaluate(qrels, _tie_ascending(run), resolved, trec_eval_10)
             elif name == "float64":
-                variants[name] = evaluate(qrels, run, resolved, **options)
+                variants[name] = evaluate(qrels, run, resolved, trec_eval_10)
             elif name == "negative_judged":
-                variants[name] = evaluate(_judged_negative(qrels), run, resolved, trec_eval_9=trec_eval_9, **options)
+                variants[name] = evaluate(_judged_negative(qrels), run, resolved, base)
             elif name == "tie_order+negative_judged":
-                variants[name] = evaluate(_judged_negative(qrels), _tie_ascending(run), resolved, **options)
+                variants[name] = evaluate(_judged_negative(qrels), _tie_ascending(run), resolved, trec_eval_10)
         return variants[name]
 
     # which ir-measures measure and provider stands for each of ours
     targets: dict[Measure, Any] = {}
     verdicts: dict[Measure, Verdict] = {}
     for m in resolved:
-        name, why = ir_measures_name(m, relevance_level, judged_only)
+        name, why = ir_measures_name(m, chosen.relevance_level, chosen.judged_only)
         if name is None:
             verdicts[m] = Verdict(str(m), None, None, "unsupported", why)
             continue
@@ -299,7 +295,7 @@ def crosscheck(
         theirs_values = results.get(theirs_measure, {})
         tol = max(tolerance, _PROVIDER_TOLERANCE.get(provider.NAME, 0.0))
         values = np.asarray(ours.values[m], dtype=np.float64)
-        candidates = _conventions_for(provider.NAME, m, trec_eval_9)
+        candidates = _conventions_for(provider.NAME, m, chosen.trec_eval_9)
         differing: list[str] = []
         explained: dict[str, list[str]] = {}
         max_diff = 0.0
@@ -343,8 +339,9 @@ def crosscheck(
     return CrosscheckReport(
         verdicts=[verdicts[m] for m in resolved],
         num_queries=len(ours.query_ids),
-        settings={"trec_eval_9": trec_eval_9, "relevance_level": relevance_level, "judged_only": judged_only,
-                  "max_retrieved": max_retrieved, "queries": queries, "tolerance": tolerance},
+        settings={"trec_eval_9": chosen.trec_eval_9, "relevance_level": chosen.relevance_level,
+                  "judged_only": chosen.judged_only, "max_retrieved": chosen.max_retrieved, "queries": chosen.queries,
+                  "tolerance": tolerance},
         ir_measures_version=getattr(ir_measures, "__version__", "?"),
     )
 

@@ -51,6 +51,12 @@ class SearchFailedError(TrecRagEvalError):
     """Some queries of a search run failed; what succeeded was still written and printed."""
 
 
+class TrecRagEvalWarning(UserWarning):
+    """Something a caller should know but that does not stop the work (queries missing from a run,
+    a convention that changes numbers). ``warnings.warn(..., TrecRagEvalWarning)`` from the library;
+    the CLI prints the same text as a ``Warning: ...`` line."""
+
+
 class MissingDependencyError(TrecRagEvalError):
     """An optional dependency is needed for this feature; the message gives the install line."""
 

@@ -22,8 +22,9 @@ import math
 import os
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any, TypedDict
+from typing import Any
 
+from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -31,22 +32,8 @@ from trec_rag_eval.measures.model import Measure
 SUMMARY = "all"
 
 
-class _Settings(TypedDict, total=False):
-    """The ``evaluate`` keywords a known convention changes."""
-
-    trec_eval_9: bool
-    queries: str
-
-
-class _Options(TypedDict):
-    """The ``evaluate`` keywords every variant of a validation shares."""
-
-    relevance_level: int
-    judged_only: bool
-    max_retrieved: int | None
-
-
-VARIANTS: dict[str, tuple[str, _Settings]] = {
+VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
+    # name: (what it means, the Settings fields it changes)
     "trec_eval_9": ("trec_eval 9 / pytrec_eval conventions (float32 scores, iprec at floor(p*R+0.9))",
                     {"trec_eval_9": True}),
     "intersection": ("averaged over the queries in both qrels and run (trec_eval 9 without -c, pytrec_eval)",
@@ -227,14 +214,11 @@ def validate(
     qrels: Qrels,
     run: Run,
     reference_path: str,
-    *,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    max_retrieved: int | None = None,
-    queries: str = "qrels",
-    trec_eval_9: bool = False,
+    settings: Settings | None = None,
+    **overrides: Any,
 ) -> ValidationReport:
-    """Compare our scores with every value of the reference file (see the module docstring)."""
+    """Compare our scores with every value of the reference file (see the module docstring);
+    ``settings`` as for ``evaluate``."""
     from trec_rag_eval.core.evaluate import evaluate
 
     fmt, values = read_reference(os.fspath(reference_path))
@@ -248,10 +232,8 @@ def validate(
         except (MeasureSyntaxError, TrecRagEvalError) as err:
             skipped[ref.measure] = f"unknown measure name ({str(err).splitlines()[0]})"
     wanted = list(dict.fromkeys(measures.values()))
-    options: _Options = {
-        "relevance_level": relevance_level, "judged_only": judged_only, "max_retrieved": max_retrieved,
-    }
-    ours = evaluate(qrels, run, wanted, queries=queries, trec_eval_9=trec_eval_9, **options)
+    chosen = settings_of(settings, **overrides)
+    ours = evaluate(qrels, run, wanted, chosen)
     variants: dict[str, Any] = {}
 
     def lookup(evaluation: Any, measure: Measure, query_id: str) -> float | None:
@@ -273,13 +255,12 @@ def validate(
         if value is not None and _close(value, ref.value, ref.tolerance):
             continue
         mismatch = Mismatch(ref.measure, ref.query_id, ref.value, value, ref.tolerance, ref.line)
-        for key, (_, settings) in VARIANTS.items():
-            if settings.get("trec_eval_9") and trec_eval_9:
+        for key, (_, changes) in VARIANTS.items():
+            if changes.get("trec_eval_9") and chosen.trec_eval_9:
                 continue
             if key not in variants:
-                chosen: _Settings = {"queries": queries, "trec_eval_9": trec_eval_9, **settings}
                 try:
-                    variants[key] = evaluate(qrels, run, wanted, **chosen, **options)
+                    variants[key] = evaluate(qrels, run, wanted, chosen.but(complete=False, **changes))
                 except TrecRagEvalError:
                     variants[key] = None
             if variants[key] is None:

@@ -106,6 +106,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
     from trec_rag_eval.cli.evaluate import missing_queries_warning
     from trec_rag_eval.compare import compare, run_names
+    from trec_rag_eval.core.settings import Settings
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
@@ -130,9 +131,8 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         confidence=options["confidence"],
         n_resamples=options["n_resamples"],
         seed=options["seed"],
-        relevance_level=options["relevance_level"],
-        judged_only=options["judged_only"],
-        max_retrieved=options["max_retrieved"],
+        settings=Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
+                          max_retrieved=options["max_retrieved"]),
     )
 
 

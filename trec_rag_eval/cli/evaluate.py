@@ -13,6 +13,7 @@ from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.core.evaluate import Evaluation
+    from trec_rag_eval.core.settings import Settings
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -91,6 +92,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval eval_dataset.json results.json      a RAG dataset and its results
       trec-rag-eval qrels.txt runs/                      every run in a folder
     """
+    from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
@@ -106,9 +108,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         resolved = parse_measures(["official"] if fmt == "trec" else None)
     qrels_table = load_qrels(qrels, qrels_format)
     run_paths = _expand_runs(runs)
-    settings = dict(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
-                    queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                    num_docs=num_docs, complete_flag=complete)
+    settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                        queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
+                        num_docs=num_docs, complete=complete)
     streamed = [stream or _too_big(path, run_format) for path in run_paths]
     if any(streamed) and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
@@ -158,29 +160,29 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         _crosscheck(qrels_table, run_paths, run_format, resolved, settings)
 
 
-def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: dict) -> tuple[Evaluation, list[str]]:
+def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Settings) -> tuple[Evaluation, list[str]]:
     from trec_rag_eval.core.evaluate import evaluate
     from trec_rag_eval.io.load import detect_format, load_run_report
 
     run, report = load_run_report(path, run_format, qrels)
-    evaluation = evaluate(qrels, run, measures, **settings)
+    evaluation = evaluate(qrels, run, measures, settings)
     if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.rag_checks import check_rag
 
-        checks = check_rag(qrels, run, report, relevance_level=settings["relevance_level"])
+        checks = check_rag(qrels, run, report, relevance_level=settings.relevance_level)
         return evaluation, [str(warning) for warning in checks]
     return evaluation, _query_set_warnings(evaluation)
 
 
-def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: int, progress: bool | None):
+def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):
     from trec_rag_eval.core.streaming import evaluate_pieces
     from trec_rag_eval.io.trec import iter_run_chunks
 
     size = max(os.path.getsize(path), 1)
     show = sys.stderr.isatty() if progress is None else progress
     if not show:
-        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20), measures, **settings)
+        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20), measures, settings)
     label = f"reading {os.path.basename(path)}"
     if sys.stderr.isatty():
         with click.progressbar(length=size, label=label, file=sys.stderr, show_percent=True) as bar:
@@ -190,7 +192,7 @@ def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: 
                 bar.update(done - state["done"])
                 state["done"] = done
 
-            return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, advance), measures, **settings)
+            return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, advance), measures, settings)
     # not a terminal (a log file): one line per tenth
     shown = {"tenth": -1}
 
@@ -200,7 +202,7 @@ def _evaluate_streaming(qrels, path: str, measures, settings: dict, chunk_size: 
             shown["tenth"] = tenth
             click.echo(f"{label}: {tenth * 10}%", err=True)
 
-    return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, report), measures, **settings)
+    return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, report), measures, settings)
 
 
 def _too_big(path: str, run_format: str) -> bool:
@@ -231,15 +233,13 @@ def _available_memory() -> int | None:
         return None
 
 
-def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: dict) -> None:
+def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings) -> None:
     from trec_rag_eval.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_run
 
     failed = False
     for path in run_paths:
-        report = crosscheck(qrels, load_run(path, run_format, qrels), measures, **{
-            k: v for k, v in settings.items()
-            if k in ("relevance_level", "judged_only", "max_retrieved", "queries", "trec_eval_9")})
+        report = crosscheck(qrels, load_run(path, run_format, qrels), measures, settings)
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
         click.echo(report.render(), err=True)
         failed |= not report.ok

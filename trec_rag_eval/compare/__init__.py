@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.result import Comparison, PairResult
+from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 
 if TYPE_CHECKING:
@@ -176,18 +177,23 @@ def compare(
     power: float = 0.8,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    max_retrieved: int | None = None,
+    settings: Settings | None = None,
+    **overrides: Any,
 ) -> Comparison:
     """Evaluate each run on ``qrels`` and compare it with the baseline (default: the first run).
 
     ``runs`` is a list (named by run tag, or file name when tags collide) or a mapping
     name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
     scores 0), so the per-query values are paired query by query. ``measures`` takes the
-    evaluator's names (None: the RAG default set). See ``compare_values`` for the statistics.
+    evaluator's names (None: the RAG default set). ``settings`` as for ``evaluate``, except the
+    query set, always the qrels'. See ``compare_values`` for the statistics.
     """
     from trec_rag_eval.core.evaluate import evaluate
+
+    chosen = settings_of(settings, **overrides)
+    if chosen.queries != "qrels":
+        raise UsageError("compare evaluates every run on the qrels' queries (queries='qrels'), "
+                         "so the values pair query by query")
 
     if isinstance(runs, Mapping):
         named = dict(runs)
@@ -201,10 +207,7 @@ def compare(
             qrels,
             run,
             measures=list(measures) if measures is not None else None,
-            relevance_level=relevance_level,
-            judged_only=judged_only,
-            max_retrieved=max_retrieved,
-            queries="qrels",
+            settings=chosen,
         )
         if query_ids is None:
             query_ids = list(result.query_ids)

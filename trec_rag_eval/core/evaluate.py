@@ -10,6 +10,7 @@ import numpy as np
 
 from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
+from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -33,7 +34,7 @@ class Evaluation:
     run_tag: str
     missing_queries: list[str] = field(default_factory=list)
     extra_queries: list[str] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
 
     @property
     def names(self) -> list[str]:
@@ -85,36 +86,30 @@ def evaluate(
     qrels: Qrels,
     run: Run,
     measures: list[str] | list[Measure] | None = None,
-    *,
-    relevance_level: int = 1,
-    judged_only: bool = False,
-    max_retrieved: int | None = None,
-    queries: str = "qrels",
-    trec_eval_9: bool = False,
-    num_docs: int = 0,
-    complete_flag: bool = False,
+    settings: Settings | None = None,
+    **overrides: Any,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels``.
 
     measures: None (the seeds' RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP),
     names in either notation (``"P.5,10"``, ``"all_trec"``, ``"nDCG@10"``), or Measure values.
-    Ranking, ties, relevance and the query set follow trec_eval v10 (see ``core.ranking``).
+    ``settings`` (a ``Settings``, or its fields as keywords: ``relevance_level=2``) say how;
+    ranking, ties, relevance and the query set follow trec_eval v10 (see ``core.ranking``).
     ``trec_eval_9`` reproduces trec_eval 9.0.x (pytrec_eval): float32 scores before ranking and
     iprec_at_recall / 11pt_avg cut at floor(p*R + 0.9).
     """
+    chosen = settings_of(settings, **overrides)
     resolved = _resolve(measures)
-    ranked = rank(qrels, run, max_retrieved=max_retrieved, judged_only=judged_only, queries=queries,
-                  float32_scores=trec_eval_9)
+    ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
+                  queries=chosen.queries, float32_scores=chosen.trec_eval_9)
     if ranked.num_queries == 0:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
-    judged = [] if judged_only else [m for m in resolved if m.param("judged_only", False)]
+    judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
     plain = [m for m in resolved if m not in judged]
-    result = evaluate_ranked(ranked, plain, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
-                             num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+    result = evaluate_ranked(ranked, plain, chosen, qrels=qrels)
     if judged:
-        extra = evaluate_ranked(only_judged(ranked), judged, relevance_level=relevance_level, trec_eval_9=trec_eval_9,
-                                num_docs=num_docs, qrels=qrels, complete_flag=complete_flag)
+        extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
         result.values.update(extra.values)
         result.summary.update(extra.summary)
         result.measures = resolved
@@ -132,15 +127,15 @@ def _resolve(measures: list[str] | list[Measure] | None) -> list[Measure]:
 def evaluate_ranked(
     ranked: RankedQueries,
     measures: list[Measure],
+    settings: Settings | None = None,
     *,
-    relevance_level: int = 1,
-    trec_eval_9: bool = False,
-    num_docs: int = 0,
     qrels: Qrels | None = None,
-    complete_flag: bool = False,
 ) -> Evaluation:
-    """Run the kernels on already aligned queries (the streaming path calls this per chunk)."""
-    options = {"num_docs": num_docs, "trec_eval_9": trec_eval_9}
+    """Run the kernels on already aligned queries (the streaming path calls this per chunk); of the
+    settings, the ranking ones were applied by ``rank``."""
+    settings = settings or Settings()
+    relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
+    options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9}
     contexts: dict[int, Context] = {}
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
@@ -155,7 +150,7 @@ def evaluate_ranked(
                 kernel_measure = Measure(measure.family, measure.cutoff,
                                          measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
             values[measure] = family.kernel(contexts[level], kernel_measure)
-        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, qrels, complete_flag,
+        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, qrels, settings.complete,
                                      ranked.run_tag)
     return Evaluation(
         query_ids=ranked.query_ids,
@@ -165,5 +160,5 @@ def evaluate_ranked(
         run_tag=ranked.run_tag,
         missing_queries=ranked.missing_queries,
         extra_queries=ranked.extra_queries,
-        settings={"relevance_level": relevance_level, "trec_eval_9": trec_eval_9},
+        settings=settings,
     )

@@ -15,6 +15,7 @@ import polars as pl
 
 from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate
 from trec_rag_eval.core.ranking import _byte_sorted
+from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -25,12 +26,14 @@ def evaluate_pieces(
     qrels: Qrels,
     pieces: Iterable[Run],
     measures: list[str] | list[Measure] | None = None,
-    *,
-    queries: str = "qrels",
-    complete_flag: bool = False,
-    **options: Any,
+    settings: Settings | None = None,
+    **overrides: Any,
 ) -> Evaluation:
-    """Evaluate a run given as pieces that never split a query (see ``io.trec.iter_run_chunks``)."""
+    """Evaluate a run given as pieces that never split a query (see ``io.trec.iter_run_chunks``);
+    ``settings`` as for ``evaluate``."""
+    chosen = settings_of(settings, **overrides)
+    # each piece is evaluated on the queries it holds; the query set and -c apply to the whole
+    per_piece = chosen.but(queries="intersection", complete=False)
     resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
         None if measures is None else [str(m) for m in measures])
     qrels_ids = set(qrels.frame["query_id"].unique().to_list())
@@ -46,16 +49,16 @@ def evaluate_pieces(
         judged = ids & qrels_ids
         if not judged:
             continue
-        part = evaluate(_subset(qrels, judged), piece, resolved, queries="intersection", **options)
+        part = evaluate(_subset(qrels, judged), piece, resolved, per_piece)
         _collect(part, found, missing_ids)
-    if queries == "intersection":
+    if chosen.queries == "intersection":
         query_ids = _byte_sorted(list(found))
     else:
         query_ids = _byte_sorted(list(qrels_ids))
         missing = set(query_ids) - set(found)
         if missing:
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
-            _collect(evaluate(_subset(qrels, missing), empty, resolved, **options), found, missing_ids)
+            _collect(evaluate(_subset(qrels, missing), empty, resolved, chosen.but(complete=False)), found, missing_ids)
     if not query_ids:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
     values: dict[Measure, Any] = {}
@@ -66,7 +69,7 @@ def evaluate_pieces(
             continue
         column = [found[q][measure] for q in query_ids]
         values[measure] = column if measure.spec.value_type == "str" else np.array(column, dtype=np.float64)
-        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, complete_flag, run_tag)
+        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, chosen.complete, run_tag)
     return Evaluation(
         query_ids=query_ids,
         measures=list(resolved),
@@ -75,6 +78,7 @@ def evaluate_pieces(
         run_tag=run_tag,
         missing_queries=[q for q in query_ids if q in missing_ids],
         extra_queries=_byte_sorted(list(extra)),
+        settings=chosen,
     )
 
 

@@ -25,6 +25,7 @@ from typing import IO, Any, TextIO, cast
 
 import numpy as np
 
+from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
@@ -169,9 +170,10 @@ class Evaluator:
         k_values: Sequence[int] = (1, 3, 5, 10),
         measures: Sequence[str] | None = None,
         depth: int | None = None,
-        relevance_level: int = 1,
+        settings: Settings | None = None,
+        **overrides: Any,
     ) -> EngineEvaluation:
-        """Run the dataset and score the run with the core evaluator.
+        """Run the dataset and score the run with the core evaluator (``settings`` as for ``evaluate``).
 
         ``measures`` defaults to P@k, R@k, F1@k, HitRate@k and nDCG@k for each k, then MRR and MAP.
         The engine is asked for ``depth`` results, by default ``max(k_values)``.
@@ -186,7 +188,7 @@ class Evaluator:
         outcome = self.run(dataset, depth=depth or max(k_values))
         from trec_rag_eval.core.evaluate import evaluate
 
-        result = evaluate(qrels, outcome.run, measures=list(measures), relevance_level=relevance_level)
+        result = evaluate(qrels, outcome.run, list(measures), settings, **overrides)
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=list(measures))
 
 

@@ -1,0 +1,57 @@
+"""The settings of one evaluation, as one value instead of a keyword list repeated in every caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from trec_rag_eval.errors import UsageError
+
+QUERY_SETS = ("qrels", "intersection")
+"""Which queries count: every qrels query (trec_eval 10 and ``-c``), or only those in both qrels and
+run (trec_eval 9 without ``-c``, pytrec_eval)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a run is evaluated; every field has trec_eval's default.
+
+    ``relevance_level`` (trec_eval ``-l``): a judgment >= it is relevant. ``judged_only`` (``-J``):
+    retrieved documents without a judgment are dropped before ranking. ``max_retrieved`` (``-M``):
+    only the first n documents of each query count. ``queries``: one of ``QUERY_SETS``.
+    ``trec_eval_9``: trec_eval 9.0.x / pytrec_eval conventions (float32 scores, iprec at
+    floor(p*R + 0.9)). ``complete`` (``-c``): num_rel's total recounted over the whole qrels.
+    ``num_docs`` (``-N``): the collection size, used by utility only.
+    """
+
+    relevance_level: int = 1
+    judged_only: bool = False
+    max_retrieved: int | None = None
+    queries: str = "qrels"
+    trec_eval_9: bool = False
+    complete: bool = False
+    num_docs: int = 0
+
+    def __post_init__(self) -> None:
+        if self.queries not in QUERY_SETS:
+            raise UsageError(f"queries must be 'qrels' or 'intersection', got {self.queries!r}")
+        if self.max_retrieved is not None and self.max_retrieved < 0:
+            raise UsageError(f"max_retrieved must be >= 0, got {self.max_retrieved}")
+        if self.complete and self.queries == "intersection":
+            raise UsageError("complete=True and queries='intersection' contradict each other")
+
+    def but(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (checked like a new value)."""
+        return replace(self, **changes) if changes else self
+
+
+FIELDS = tuple(f.name for f in fields(Settings))
+
+
+def settings_of(settings: Settings | None = None, **overrides: Any) -> Settings:
+    """``settings`` (default: trec_eval's) with ``overrides`` applied: the form every function that
+    evaluates takes, so a caller can pass a ``Settings`` or its fields as keywords."""
+    unknown = sorted(set(overrides) - set(FIELDS))
+    if unknown:
+        raise TypeError(f"unknown evaluation setting {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
+    return (settings or Settings()).but(**overrides)
