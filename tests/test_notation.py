@@ -36,7 +36,7 @@ def test_every_issue_name_round_trips(text: str) -> None:
     ("NDCG@10", "ndcg_cut", 10, "ndcg_cut_10"),
     ("RR", "recip_rank", None, "recip_rank"),
     ("Success@5", "success", 5, "success_5"),
-    ("HitRate@5", "HitRate", 5, "success_5"),
+    ("HitRate@5", "success", 5, "success_5"),  # one measure with Success@5 (issue 12)
     ("SetAP", "set_map", None, "set_map"),
     ("IPrec@0.5", "iprec_at_recall", 0.5, "iprec_at_recall_0.50"),
     ("SetF(beta=2.0)", "set_F", None, "set_F_2.0"),
@@ -144,3 +144,32 @@ def test_parse_of_str_is_identity(text: str) -> None:
     assert isinstance(measure, Measure)
     assert parse_measure(str(measure)) == measure
     assert str(parse_measure(str(measure))) == str(measure)
+
+
+# --- MAP, MRR and HitRate are other names of AP, RR and Success (issue 12) --------------------------
+@pytest.mark.parametrize("alias, canonical", [
+    ("MAP", "AP"), ("MAP@10", "AP@10"), ("MRR", "RR"), ("MRR@10", "RR@10"), ("HitRate@5", "Success@5"),
+    ("MAP(rel=2)", "AP(rel=2)"),
+])
+def test_rag_names_are_the_same_measure_as_their_ir_measures_names(alias: str, canonical: str) -> None:
+    # one Measure each (as ir-measures registers MAP and MRR as aliases); only the spelling shown differs
+    assert parse_measure(alias) == parse_measure(canonical)
+    assert hash(parse_measure(alias)) == hash(parse_measure(canonical))
+    assert parse_measure(alias).trec_name == parse_measure(canonical).trec_name
+    assert str(parse_measure(alias)) == alias  # the table says what the user asked for
+
+
+def test_a_measure_asked_twice_under_two_names_is_computed_once() -> None:
+    assert parse_measures(["AP", "MAP", "map", "MRR", "RR", "recip_rank", "HitRate@5", "Success@5", "success.5"]) == [
+        parse_measure("AP"), parse_measure("RR"), parse_measure("Success@5")]
+
+
+def test_map_and_ap_print_one_trec_line(tmp_path) -> None:
+    from conftest import invoke
+
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n")
+    run.write_text("1 Q0 a 1 2.0 t\n1 Q0 x 2 1.0 t\n")
+    result = invoke("-m", "AP", "-m", "MAP", "-m", "MRR", "-m", "RR", "--format", "trec", str(qrels), str(run))
+    # AP = (1/1) / R=2 = 0.5; RR = 1/1
+    assert result.stdout == "map                   \tall\t0.5000\nrecip_rank            \tall\t1.0000\n"

@@ -148,10 +148,10 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
     at = ""
     if measure.cutoff is not None:
         at = f"@{measure.cutoff}"
-    simple = {"map": "AP", "MAP": "AP", "map_cut": "AP", "recip_rank": "RR", "MRR": "RR", "Rprec": "Rprec",
+    simple = {"map": "AP", "map_cut": "AP", "recip_rank": "RR", "Rprec": "Rprec",
               "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
               "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
-              "HitRate": "Success", "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+              "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
     if family == "P" and params.get("denominator", "k") != "k":
         return None, "ir-measures' P always divides by k"
     if family in ("ndcg", "ndcg_cut"):

@@ -22,6 +22,8 @@ def measure_rows() -> list[dict[str, str]]:
             if family.name == spec.family_at:
                 spellings.append(f"{name}@{'p' if spec.at == 'recall' else 'k'}")
                 params.update(spec.params)
+        # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
+        spellings.sort(key=lambda spelling: NAMES[spelling.split("@")[0]].alias)
         if family.name == "set_relative_P":
             spellings.append("SetP(relative=True)")
         trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")

@@ -19,6 +19,9 @@ class Measure:
     as sorted (name, value) pairs, e.g. ``(("gains", ((1, 3.0),)),)``. ``text`` is trec_eval's
     parameter text as typed, which some families print back in their names (``utility_2,-1,0,0``).
     ``rel`` overrides the relevance level of the evaluation for this measure.
+    ``alias`` is the other name it was asked by (``MAP``, ``MRR``, ``HitRate``: the RAG literature's
+    names of AP, RR and Success); it changes only how the measure is shown, never what it is, so
+    ``MAP == AP`` and asking for both computes and prints one measure.
     """
 
     family: str
@@ -26,6 +29,7 @@ class Measure:
     params: tuple[tuple[str, Any], ...] = ()
     text: str | None = None
     rel: int | None = None
+    alias: str | None = field(default=None, compare=False)
 
     def param(self, name: str, default: Any = None) -> Any:
         for key, value in self.params:
@@ -83,8 +87,9 @@ class Family:
     edge_cases: str = ""
     extra_params: tuple[str, ...] = field(default=())
 
-    def label(self, m: Measure) -> str:
-        base = self.notation or self.name
+    def label(self, m: Measure, alias: bool = True) -> str:
+        """The notation of ``m``: under the name it was asked by, or (``alias=False``) the canonical one."""
+        base = (m.alias if alias else None) or self.notation or self.name
         args = []
         if m.rel is not None:
             args.append(f"rel={m.rel}")
@@ -98,8 +103,9 @@ class Family:
     def trec_label(self, m: Measure) -> str:
         if m.rel is not None or (m.params and m.text is None):
             # parameters trec_eval's syntax cannot carry (P(rel=2)@5, nDCG(dcg='exp-log2')@10):
-            # the notation itself, so two different measures never print under one name
-            return str(m)
+            # the canonical notation itself, so two different measures never print under one name
+            # and one measure always prints under the same one
+            return self.label(m, alias=False)
         name = self.trec_eval or self.name
         if self.kind == "int_cutoffs" and m.cutoff is not None:
             return f"{name}_{int(m.cutoff)}"

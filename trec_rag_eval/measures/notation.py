@@ -2,8 +2,9 @@
 
 Examples: ``P@5``, ``P(rel=2)@5``, ``R@100``, ``AP``, ``AP@100``, ``RR@10``, ``nDCG@10``,
 ``nDCG(dcg='exp-log2')@10``, ``nDCG(judged_only=True)``, ``SetF(beta=2.0)``, ``IPrec@0.5``,
-``Judged@10``, ``ERR@20``; the aliases ``MAP``, ``MRR``, ``NDCG``; our ``F1@k``, ``HitRate@k``
-and the RAG variants ``nDCG(ideal='retrieved')@k`` and ``P(denominator='returned')@k``.
+``Judged@10``, ``ERR@20``; the aliases ``MAP``, ``MRR``, ``HitRate@k`` (AP, RR and Success@k, shown
+under the name asked for) and ``NDCG``; our ``F1@k`` and the RAG variants ``nDCG(ideal='retrieved')@k``
+and ``P(denominator='returned')@k``.
 
 Every parameter is typed and checked; a bad one raises ``MeasureSyntaxError`` pointing at the
 characters at fault. Parameters equal to their default are dropped, so each measure has one
@@ -43,6 +44,7 @@ class Name:
     family_at: str | None  # with @ (None: no @ allowed)
     params: dict[str, Param] = field(default_factory=dict)
     at: str = "cutoff"  # "cutoff" (positive integer) or "recall" (a real in [0, 1])
+    alias: bool = False  # another name of the family's own notation, kept for display (MAP, MRR, HitRate)
 
 
 _BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
@@ -60,12 +62,12 @@ NAMES: dict[str, Name] = {
         "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}),
     "R": Name(None, "recall", _BINARY),
     "F1": Name(None, "F1", _BINARY),
-    "HitRate": Name(None, "HitRate", _BINARY),
+    "HitRate": Name(None, "success", _BINARY, alias=True),
     "Success": Name(None, "success", _BINARY),
     "AP": Name("map", "map_cut", _BINARY),
-    "MAP": Name("MAP", "map_cut", _BINARY),
+    "MAP": Name("map", "map_cut", _BINARY, alias=True),
     "RR": Name("recip_rank", "recip_rank", _BINARY),
-    "MRR": Name("MRR", "MRR", _BINARY),
+    "MRR": Name("recip_rank", "recip_rank", _BINARY, alias=True),
     "nDCG": Name("ndcg", "ndcg_cut", _NDCG),
     "NDCG": Name("ndcg", "ndcg_cut", _NDCG),
     "Rprec": Name("Rprec", None, _BINARY),
@@ -259,7 +261,7 @@ def parse_measure(text: str) -> Measure:
     typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))
     # set_F prints its parameter in trec_eval's name (set_F_2.0), as `-m set_F.2.0` does
     text_param = repr(params["beta"]) if family == "set_F" and "beta" in dict(typed) else None
-    return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param)
+    return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param, alias=name if spec.alias else None)
 
 
 def parse_measure_list(text: str) -> list[Measure]:

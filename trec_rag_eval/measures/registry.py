@@ -109,13 +109,6 @@ _FAMILIES = [
     # -- not in trec_eval ----------------------------------------------------------------------
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
            kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="F1", reference="seed lesson part 1"),
-    Family("HitRate", binary.success, "1 if a relevant document is in the top k (= trec_eval success).",
-           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="HitRate", trec_eval="success",
-           ir_measures="Success"),
-    Family("MRR", binary.reciprocal_rank, "Reciprocal rank of the first relevant document (its mean is MRR).",
-           notation="MRR", trec_eval="recip_rank", ir_measures="RR"),
-    Family("MAP", binary.average_precision, "Average precision (its mean is MAP); divided by R.",
-           notation="MAP", trec_eval="map", ir_measures="AP"),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
            kind="int_cutoffs", notation="Judged", ir_measures="Judged"),
     Family("ERR", graded.expected_reciprocal_rank,
