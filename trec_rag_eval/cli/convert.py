@@ -1,4 +1,4 @@
-"""``trec-rag-eval convert``: JSON datasets and results to TREC files, and back."""
+"""``trec-rag-eval convert``: JSON datasets and results to TREC or Parquet files, and back."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from trec_rag_eval.io.load import (
     load_run,
     load_run_report,
 )
+from trec_rag_eval.io.parquet import write_parquet_qrels, write_parquet_run
 from trec_rag_eval.io.writers import (
     write_dataset_json,
     write_qrels,
@@ -32,7 +33,8 @@ from trec_rag_eval.rag_checks import check_rag
     "--qrels",
     "qrels_out",
     type=click.Path(dir_okay=False),
-    help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance).",
+    help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance), or as Parquet "
+    "when FILE ends in .parquet (columns query_id, iteration, doc_id, relevance).",
 )
 @click.option(
     "--topics",
@@ -45,13 +47,14 @@ from trec_rag_eval.rag_checks import check_rag
     "--run",
     "run_out",
     type=click.Path(dir_okay=False),
-    help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores.",
+    help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores; as Parquet "
+    "when FILE ends in .parquet (columns query_id, doc_id, rank, score, run_tag).",
 )
 @click.option(
     "--json",
     "json_out",
     type=click.Path(dir_okay=False),
-    help="Write INPUT (TREC qrels or run, BEIR, any JSON shape) as JSON.",
+    help="Write INPUT (TREC qrels or run, Parquet, BEIR, any JSON shape) as JSON.",
 )
 @click.option(
     "--dataset",
@@ -105,7 +108,7 @@ def convert_command(
     no_scores: bool,
     force: bool,
 ) -> None:
-    """Convert INPUT between JSON and TREC files.
+    """Convert INPUT between JSON, TREC and Parquet files.
 
     \b
     Dataset -> TREC qrels and topics:
@@ -115,6 +118,10 @@ def convert_command(
     TREC -> JSON:
       trec-rag-eval convert eval.qrels --topics eval.topics --json eval_dataset.json
       trec-rag-eval convert results.run --json results.json
+    TREC <-> Parquet (the output's .parquet suffix chooses Parquet; INPUT is detected):
+      trec-rag-eval convert eval.qrels --qrels eval.parquet
+      trec-rag-eval convert results.run --run results.parquet
+      trec-rag-eval convert results.parquet --run results.run
 
     Query ids are the items' ids, else q1, q2, ... in file order, recorded in the topics file.
     non_pertinents become relevance 0. Existing files are kept unless --force; every file is
@@ -152,7 +159,8 @@ def convert_command(
     if qrels_out is not None or topics_path is not None:
         dataset = load_qrels(input_path, qrels_format)
         if qrels_out is not None:
-            count = write_qrels(dataset, qrels_out, force=force)
+            write = write_parquet_qrels if _is_parquet_name(qrels_out) else write_qrels
+            count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
             click.echo(f"wrote {qrels_out}: {count} judgments for {queries} queries")
         if dataset.topics:
@@ -166,9 +174,11 @@ def convert_command(
         elif dataset is None and detect_kind(input_path) == "both":
             dataset = load_qrels(input_path, qrels_format)
         run, report = load_run_report(input_path, run_format, dataset)
-        count = write_run(run, run_out, run_tag=run_tag, force=force)
+        write_table = write_parquet_run if _is_parquet_name(run_out) else write_run
+        count = write_table(run, run_out, run_tag=run_tag, force=force)
         queries = run.frame["query_id"].n_unique()
-        click.echo(f"wrote {run_out}: {count} lines for {queries} queries")
+        unit = "rows" if _is_parquet_name(run_out) else "lines"
+        click.echo(f"wrote {run_out}: {count} {unit} for {queries} queries")
         if dataset is not None:
             for warning in check_rag(dataset, run, report):
                 click.echo(f"Warning: {warning}", err=True)
@@ -199,6 +209,10 @@ def _to_json(
     run = load_run(input_path, run_format, dataset)
     count = write_results_json(run, json_out, scores=not no_scores, force=force)
     click.echo(f"wrote {json_out}: results for {count} queries")
+
+
+def _is_parquet_name(path: str) -> bool:
+    return path.lower().endswith(".parquet")
 
 
 def _default_topics_path(qrels_out: str) -> str:

@@ -51,9 +51,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Output format. Default: table for the RAG set, trec when -m is given.")
 @click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
               help="Format of QRELS (detected from the content by default): TREC, a JSON/JSONL dataset "
-                   "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict) or BEIR.")
+                   "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR or Parquet.")
 @click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
-              help="Format of RUN: a TREC run or JSON/JSONL results (detected by default).")
+              help="Format of RUN: a TREC run, JSON/JSONL results or Parquet (detected by default).")
 @click.option("--stream", is_flag=True,
               help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
                    "Chosen automatically for a run larger than a quarter of the available memory.")
@@ -81,6 +81,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     Queries: every qrels query; one missing from the run scores 0 and is named on stderr.
     Relevant: judgment >= LEVEL (-l); graded measures (nDCG) use the judgments as gains.
     Inputs: TREC files (plain or .gz) or JSON datasets and results, detected from the content.
+    Parquet: a file or a directory of partitions (columns query_id, doc_id, score / relevance).
     Several runs (or a directory of runs) are evaluated in parallel, the qrels read once.
 
     \b
@@ -248,10 +249,13 @@ def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings
 
 
 def _expand_runs(runs: tuple[str, ...]) -> list[str]:
-    """Run files as given; a directory stands for the files in it, in name order."""
+    """Run files as given; a directory stands for the files in it, in name order, except a directory
+    of Parquet files, which is one run in partitions."""
+    from trec_rag_eval.io.parquet import is_parquet
+
     out: list[str] = []
     for path in runs:
-        if os.path.isdir(path):
+        if os.path.isdir(path) and not is_parquet(path):
             out.extend(sorted(os.path.join(path, name) for name in os.listdir(path)
                               if not name.startswith(".") and os.path.isfile(os.path.join(path, name))))
         else:

@@ -2,7 +2,9 @@
 
 Detection reads the start of the file (after gzip, if compressed):
 
-* a folder, a TSV whose first line is a header such as ``query-id<TAB>corpus-id<TAB>score``, or
+* a Parquet file (its magic bytes ``PAR1``) or a folder of ``*.parquet`` partitions: Parquet
+  (see ``parquet``);
+* another folder, a TSV whose first line is a header such as ``query-id<TAB>corpus-id<TAB>score``, or
   rows of three fields: BEIR (qrels TSV, with the query texts of a ``queries.jsonl`` beside it);
 * a first non-blank character ``[`` or ``{``: JSON or JSONL (see ``json_formats``);
 * anything else: TREC (``query_id iteration doc_id relevance`` / ``query_id Q0 doc_id rank score tag``).
@@ -23,10 +25,10 @@ from trec_rag_eval.io.text import read_text
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
 
-QRELS_FORMATS = ("auto", "trec", "json", "beir", "rag", "ragas", "llamaindex", "dict")
+QRELS_FORMATS = ("auto", "trec", "json", "beir", "parquet", "rag", "ragas", "llamaindex", "dict")
 """Values of ``load_qrels(format=...)`` and the CLI's ``--qrels-format``. ``json`` detects the JSON
 shape; ``rag``/``ragas`` (rows), ``llamaindex`` and ``dict`` (ranx/pytrec_eval) force one."""
-RUN_FORMATS = ("auto", "trec", "json")
+RUN_FORMATS = ("auto", "trec", "json", "parquet")
 """Values of ``load_run(format=...)`` and the CLI's ``--run-format``."""
 
 _JSON_SHAPES = {"json": None, "rag": "rows", "ragas": "rows", "llamaindex": "llamaindex", "dict": "dict"}
@@ -34,8 +36,12 @@ _BEIR_HEADER_WORDS = {"query-id", "query_id", "qid", "corpus-id", "corpus_id", "
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """``"trec"``, ``"json"`` or ``"beir"``, from the content of ``path``."""
+    """``"trec"``, ``"json"``, ``"beir"`` or ``"parquet"``, from the content of ``path``."""
+    from trec_rag_eval.io.parquet import is_parquet
+
     name = os.fspath(path)
+    if is_parquet(name):
+        return "parquet"
     if os.path.isdir(name):
         return "beir"
     head = _head(name)
@@ -68,11 +74,15 @@ def _looks_like_trec_line(line: str) -> bool:
 def detect_kind(path: str | os.PathLike[str]) -> str:
     """What a file holds: ``"dataset"`` (judgments), ``"results"`` (a run) or ``"both"`` (ragas rows).
 
-    TREC: six fields on the first line make a run, otherwise qrels. BEIR: a dataset. JSON: see
-    ``json_formats.json_content_kind``.
+    TREC: six fields on the first line make a run, otherwise qrels. BEIR: a dataset. Parquet: a
+    ``score`` column makes a run, otherwise judgments. JSON: see ``json_formats.json_content_kind``.
     """
     name = os.fspath(path)
     fmt = detect_format(name)
+    if fmt == "parquet":
+        from trec_rag_eval.io.parquet import column_names
+
+        return "results" if "score" in column_names(name) else "dataset"
     if fmt == "json":
         from trec_rag_eval.io import json_formats
 
@@ -86,7 +96,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
 def load_qrels(
     path: str | os.PathLike[str], format: str | None = None, *, topics: str | os.PathLike[str] | None = None
 ) -> Qrels:
-    """Read judgments from a TREC qrels file, a JSON/JSONL dataset or BEIR data.
+    """Read judgments from a TREC qrels file, a JSON/JSONL dataset, BEIR data or Parquet.
 
     ``format`` is one of ``QRELS_FORMATS`` (None or "auto": detect). ``topics`` names a
     ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
@@ -99,6 +109,10 @@ def load_qrels(
         qrels = read_qrels(name)
     elif fmt == "beir":
         qrels = read_beir(name)
+    elif fmt == "parquet":
+        from trec_rag_eval.io.parquet import read_parquet_qrels
+
+        qrels = read_parquet_qrels(name)
     else:
         from trec_rag_eval.io import json_formats
 
@@ -109,7 +123,7 @@ def load_qrels(
 
 
 def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
-    """Read a TREC run or JSON/JSONL results; ``qrels`` (with topics) matches results keyed by query text."""
+    """Read a TREC run, JSON/JSONL results or Parquet; ``qrels`` (with topics) matches results keyed by query text."""
     return load_run_report(path, format, qrels)[0]
 
 
@@ -126,6 +140,10 @@ def load_run_report(
         return read_run(name), ResultsReport()
     if fmt == "beir":
         raise InputFormatError(name, None, "this looks like BEIR qrels (three columns), not a run")
+    if fmt == "parquet":
+        from trec_rag_eval.io.parquet import read_parquet_run
+
+        return read_parquet_run(name), ResultsReport()
     from trec_rag_eval.io import json_formats
 
     return json_formats.read_results_report(name, qrels)

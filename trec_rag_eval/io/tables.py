@@ -155,9 +155,17 @@ class Run:
         return cls(run_columns(rows), run_tag, source)
 
     def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
-        """The error for a document listed twice for a query, citing both lines when the run
-        came from a TREC file."""
+        """The error for a document listed twice for a query, citing both lines (TREC) or rows
+        (Parquet) when the run came from a file."""
         reason = f"document {doc_id!r} listed twice for query {query_id!r}"
+        from trec_rag_eval.io.parquet import is_parquet, rows_of
+
+        if is_parquet(self.source):
+            places = rows_of(self.source, query_id, doc_id)
+            if len(places) >= 2:
+                (first_file, first), (file, row) = places[:2]
+                where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
+                return InputFormatError(file, None, f"row {row}: {reason} (first at {where})")
         if os.path.isfile(self.source):
             from trec_rag_eval.io.trec import lines_of
 

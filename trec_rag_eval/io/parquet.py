@@ -1,0 +1,320 @@
+"""Qrels and runs as Parquet: one file, or a directory of partitions, read and written with polars.
+
+Columns carry ir_measures' names. Qrels: ``query_id``, ``doc_id``, ``relevance`` (an integer) and
+optionally ``iteration``. Runs: ``query_id``, ``doc_id``, ``score`` (a number) and optionally
+``iteration``/``Q0`` and ``rank`` (both ignored, as in a TREC file) and ``run_tag`` (the tag of the
+last row is the run's, as the last line's is in a TREC run; without it, the file name). Ids may be
+strings or integers (read as their decimal text). Other columns are ignored.
+
+A directory stands for every ``*.parquet`` file under it (sub-directories included, hidden names
+skipped), in path order: the partitions a data platform writes. Errors name the file and, where
+one row is at fault, its row number (1 is the first row of that file):
+``run/part-3.parquet: row 17: score is NaN, which has no place in a ranking``.
+
+The checks match the TREC and JSON readers': no missing value, ids a TREC file could hold,
+integer relevance, numeric scores that are not NaN, no document judged twice for a query.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import os
+from typing import TYPE_CHECKING
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
+from trec_rag_eval.io.tables import Qrels, Run
+
+if TYPE_CHECKING:
+    import polars as pl
+
+MAGIC = b"PAR1"
+"""The first four bytes of every Parquet file."""
+QRELS_REQUIRED = ("query_id", "doc_id", "relevance")
+RUN_REQUIRED = ("query_id", "doc_id", "score")
+
+
+def is_parquet(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a Parquet file (by its magic bytes) or a directory holding Parquet files."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        return bool(parquet_files(name))
+    try:
+        with open(name, "rb") as handle:
+            return handle.read(4) == MAGIC
+    except OSError:
+        return False
+
+
+def column_names(path: str | os.PathLike[str]) -> list[str]:
+    """The columns of the first Parquet file of ``path``."""
+    import polars as pl
+
+    first = _files(os.fspath(path))[0]
+    try:
+        return list(pl.read_parquet_schema(first))
+    except Exception as err:
+        raise InputFormatError(first, None, f"not a readable Parquet file ({_first_line(err)})") from None
+
+
+def parquet_files(path: str | os.PathLike[str]) -> list[str]:
+    """The Parquet files of ``path``: itself, or every ``*.parquet`` under the directory in path order."""
+    name = os.fspath(path)
+    if not os.path.isdir(name):
+        return [name]
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(name):
+        subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
+        found.extend(os.path.join(folder, f) for f in files if f.endswith(".parquet") and not f.startswith((".", "_")))
+    return sorted(found)
+
+
+def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read judgments from a Parquet file or directory (columns query_id, doc_id, relevance[, iteration])."""
+    import polars as pl
+
+    name = os.fspath(path)
+    rows = _scan(_files(name), QRELS_REQUIRED, ("iteration",), "judgments")
+    _ids(rows)
+    _integers(rows, "relevance")
+    if "iteration" in rows.frame.columns:
+        _as_text(rows, "iteration")
+        rows.frame = rows.frame.with_columns(pl.col("iteration").fill_null("0"))
+    else:
+        rows.frame = rows.frame.with_columns(pl.lit("0").alias("iteration"))
+    duplicated = rows.frame.select(pl.struct("query_id", "doc_id").is_duplicated().arg_true())
+    if duplicated.height:
+        first, second = duplicated.to_series()[:2].to_list()
+        query_id, doc_id = rows.frame["query_id"][second], rows.frame["doc_id"][second]
+        raise rows.error(second, f"document {doc_id!r} judged twice for query {query_id!r} "
+                         f"(first at {rows.where(first, second)})")
+    return Qrels(rows.frame.select("query_id", "iteration", "doc_id", "relevance"), name)
+
+
+def read_parquet_run(path: str | os.PathLike[str]) -> Run:
+    """Read a run from a Parquet file or directory (columns query_id, doc_id, score[, run_tag, rank, Q0]).
+
+    A document listed twice for a query is caught by the ranking step, which cites both rows
+    (``Run.duplicate_error`` calls ``rows_of``).
+    """
+    name = os.fspath(path)
+    return read_parquet_run_files(_files(name), name)
+
+
+def read_parquet_run_files(files: list[str], source: str) -> Run:
+    """A run from these Parquet files (the partitions of ``source``, or some of them)."""
+    import polars as pl
+
+    rows = _scan(files, RUN_REQUIRED, ("run_tag",), "results")
+    _ids(rows)
+    _numbers(rows)
+    run_tag = _default_tag(source)
+    if "run_tag" in rows.frame.columns:
+        _as_text(rows, "run_tag")
+        tags = rows.frame["run_tag"].drop_nulls()
+        if len(tags) and tags[-1] and not any(ch.isspace() for ch in tags[-1]):
+            run_tag = tags[-1]
+    return Run(rows.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source)
+
+
+def rows_of(source: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:
+    """(file, row) of every row of ``source`` (a Parquet file or directory) holding the pair."""
+    import polars as pl
+
+    rows = _scan(parquet_files(source), ("query_id", "doc_id"), (), "rows", check=False)
+    frame = rows.frame.with_columns(pl.col("query_id").cast(pl.Utf8), pl.col("doc_id").cast(pl.Utf8))
+    hits = frame.select(((pl.col("query_id") == query_id) & (pl.col("doc_id") == doc_id)).arg_true())
+    return [rows.place(index) for index in hits.to_series().to_list()]
+
+
+def write_parquet_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
+    """Write ``query_id, iteration, doc_id, relevance`` in the table's row order; return the count."""
+    from trec_rag_eval.io.writers import _check_ids
+
+    frame = qrels.frame.select("query_id", "iteration", "doc_id", "relevance")
+    if frame.is_empty():
+        raise InputFormatError(qrels.source, None, "no judgments to write: every list of documents is empty")
+    _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())  # what the reader refuses
+    _write(frame, path, force)
+    return frame.height
+
+
+def write_parquet_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None,
+                      force: bool = False) -> int:
+    """Write ``query_id, doc_id, rank, score, run_tag`` in ranking order, ranks 1..n (as ``write_run``
+    orders a TREC run); return the number of rows. Scores keep every bit of their float64."""
+    import polars as pl
+
+    from trec_rag_eval.io.writers import _check_ids, ranked
+
+    refuse_overwrite(path, force)
+    tag = run_tag or run.run_tag
+    if not tag or any(ch.isspace() for ch in tag):
+        raise UsageError(f"run tag {tag!r} cannot be written (empty or with whitespace)")
+    if run.frame.is_empty():
+        raise InputFormatError(run.source, None, "no results to write: every result list is empty")
+    _check_ids(run.source, run.frame["query_id"].to_list(), run.frame["doc_id"].to_list())
+    frame = ranked(run).select("query_id", "doc_id", pl.col("rank").cast(pl.Int64), "score",
+                               pl.lit(tag).alias("run_tag"))
+    _write(frame, path, force)
+    return frame.height
+
+
+def _write(frame: pl.DataFrame, path: str | os.PathLike[str], force: bool) -> None:
+    refuse_overwrite(path, force)
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer, statistics=True)
+    write_atomic(path, buffer.getvalue(), force)
+
+
+# -- reading and checking ------------------------------------------------------------------------
+
+class _Rows:
+    """The rows of several files in one frame, and where each file's rows start (for error messages)."""
+
+    def __init__(self, frame: pl.DataFrame, files: list[str], starts: list[int]) -> None:
+        self.frame = frame
+        self.files = files
+        self.starts = starts
+
+    def place(self, index: int) -> tuple[str, int]:
+        """(file, 1-based row in that file) of the frame's row ``index``."""
+        position = bisect.bisect_right(self.starts, index) - 1
+        return self.files[position], index - self.starts[position] + 1
+
+    def where(self, index: int, other: int | None = None) -> str:
+        """``row N``, prefixed by the file unless ``other`` is a row of the same file."""
+        file, row = self.place(index)
+        if other is not None and self.place(other)[0] == file:
+            return f"row {row}"
+        return f"{file}: row {row}"
+
+    def error(self, index: int, reason: str) -> InputFormatError:
+        file, row = self.place(index)
+        return InputFormatError(file, None, f"row {row}: {reason}: {self.frame.row(index, named=True)}")
+
+    def refuse(self, bad: pl.Expr, reason: str, column: str) -> None:
+        """Raise for the first row where ``bad`` holds; ``{value!r}`` in the reason is that row's value."""
+        index = self.frame.select(bad.fill_null(False).arg_true().first()).item()
+        if index is not None:
+            raise self.error(index, reason.format(value=self.frame[column][index]))
+
+
+def _files(name: str) -> list[str]:
+    if not os.path.exists(name):
+        raise InputFormatError(name, None, "no such file")
+    files = parquet_files(name)
+    if not files:
+        raise InputFormatError(name, None, "a directory without any *.parquet file")
+    return files
+
+
+def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...], what: str,
+          check: bool = True) -> _Rows:
+    """The wanted columns of every file, as one frame."""
+    import polars as pl
+
+    parts = []
+    starts = []
+    total = 0
+    for file in files:
+        try:
+            schema = pl.read_parquet_schema(file)
+        except Exception as err:  # polars says what is wrong with the bytes; we say which file
+            raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+        missing = [c for c in required if c not in schema]
+        if missing:
+            raise InputFormatError(
+                file, None, f"expected the columns {', '.join(required)} (ir_measures' names), "
+                f"missing {', '.join(missing)}; found {', '.join(schema) or 'none'}")
+        try:
+            part = pl.read_parquet(file, columns=[c for c in (*required, *optional) if c in schema])
+        except Exception as err:
+            raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+        parts.append(part)
+        starts.append(total)
+        total += part.height
+    frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
+    if check and frame.is_empty():
+        raise InputFormatError(files[0] if len(files) == 1 else os.path.dirname(files[0]), None,
+                               f"no {what} found: the Parquet data has no rows")
+    return _Rows(frame, files, starts)
+
+
+def _ids(rows: _Rows) -> None:
+    """query_id and doc_id as text, refused as the JSON readers refuse them (a TREC file could not hold them)."""
+    import polars as pl
+
+    for column, what in (("query_id", "query id"), ("doc_id", "document id")):
+        _as_text(rows, column)
+        values = pl.col(column)
+        rows.refuse(values.is_null(), f"{column} is missing (null)", column)
+        rows.refuse(values.str.len_bytes() == 0, f"{what} is empty", column)
+        rows.refuse(values.str.contains(r"\s"), f"{what} {{value!r}} contains whitespace, which a TREC file "
+                    "cannot hold", column)
+        if column == "query_id":
+            rows.refuse(values.str.starts_with("#"), f"{what} {{value!r}} starts with '#', which a TREC file "
+                        "reads as a comment", column)
+
+
+def _as_text(rows: _Rows, column: str) -> None:
+    """Text stays text; integer ids become their decimal text; anything else is refused."""
+    import polars as pl
+
+    dtype = rows.frame.schema[column]
+    if dtype == pl.Utf8:
+        return
+    if dtype.is_integer() or dtype == pl.Categorical or isinstance(dtype, pl.Enum):
+        rows.frame = rows.frame.with_columns(pl.col(column).cast(pl.Utf8))
+        return
+    raise rows.error(0, f"{column} must be text or an integer, the column holds {dtype}")
+
+
+def _integers(rows: _Rows, column: str) -> None:
+    """The relevance column as int64: integers, whole floats (2.0) or integer text; anything else refused."""
+    import polars as pl
+
+    reason = f"{column} must be an integer, got {{value!r}}"
+    rows.refuse(pl.col(column).is_null(), f"{column} is missing (null)", column)
+    dtype = rows.frame.schema[column]
+    if dtype.is_integer():
+        converted = pl.col(column).cast(pl.Int64)
+    elif dtype.is_float():
+        converted = pl.col(column).cast(pl.Int64, strict=False)
+        rows.refuse(converted.is_null() | (converted.cast(dtype) != pl.col(column)), reason, column)
+    elif dtype == pl.Utf8:
+        converted = pl.col(column).str.strip_chars().cast(pl.Int64, strict=False)
+        rows.refuse(converted.is_null(), reason, column)
+    else:
+        raise rows.error(0, f"{column} must be an integer, the column holds {dtype}")
+    rows.frame = rows.frame.with_columns(converted)
+
+
+def _numbers(rows: _Rows) -> None:
+    """The score column as float64: numbers or numeric text; NaN refused, as the TREC reader does."""
+    import polars as pl
+
+    score = pl.col("score")
+    rows.refuse(score.is_null(), "score is missing (null)", "score")
+    dtype = rows.frame.schema["score"]
+    if dtype == pl.Utf8:
+        converted = score.str.strip_chars().cast(pl.Float64, strict=False)
+        rows.refuse(converted.is_null(), "score must be a number, got {value!r}", "score")
+    elif dtype.is_numeric() and not isinstance(dtype, pl.Decimal):
+        converted = score.cast(pl.Float64)
+    else:
+        raise rows.error(0, f"score must be a number, the column holds {dtype}")
+    rows.frame = rows.frame.with_columns(converted)
+    rows.refuse(score.is_nan(), "score is NaN, which has no place in a ranking", "score")
+
+
+def _default_tag(source: str) -> str:
+    base = os.path.basename(os.path.normpath(source))
+    stem = base[: -len(".parquet")] if base.endswith(".parquet") else base
+    return "".join(ch for ch in stem if not ch.isspace()) or "run"
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
