@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
@@ -100,7 +101,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for option in reversed(options):
         function = option(function)
-    return function
+    return doc_map_options(function)
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
@@ -111,7 +112,8 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
     qrels = load_qrels(qrels_path)
-    runs = [load_run(path, qrels) for path in run_paths]
+    mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
+    runs = [collapse_and_echo(load_run(path, qrels), mapping, qrels, path) for path in run_paths]
     judged_queries = set(qrels.frame["query_id"].unique().to_list())
     for path, run in zip(run_paths, runs, strict=True):
         # scored 0 on every measure, as in evaluate: say so, since it drags the mean down

@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+
 # every measure of issue 3 that ir-measures can compute, plus the RAG names
 DEFAULT_CROSSCHECK = (
     "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
@@ -41,9 +43,11 @@ def _options(func):  # the evaluation settings both commands share
 @_options
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
+@doc_map_options
 def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,
                        judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
-                       output_format: str, tolerance: float) -> None:
+                       output_format: str, tolerance: float, doc_id_pattern: str | None,
+                       doc_map: str | None) -> None:
     """Compare every (query, measure) value and aggregate with ir-measures.
 
     \b
@@ -61,10 +65,12 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     from trec_rag_eval.io.load import load_qrels, load_run
 
     qrels_table = load_qrels(qrels)
+    mapping = resolve_doc_map(doc_id_pattern, doc_map)
     failed = False
     payload = []
     for path in runs:
-        report = crosscheck(qrels_table, load_run(path, None, qrels_table), list(measures or DEFAULT_CROSSCHECK),
+        run = collapse_and_echo(load_run(path, None, qrels_table), mapping, qrels_table, path)
+        report = crosscheck(qrels_table, run, list(measures or DEFAULT_CROSSCHECK),
                             relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                             queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
                             tolerance=tolerance)

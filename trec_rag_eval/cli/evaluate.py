@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from trec_rag_eval.cli.chunks import collapse, doc_map_options, resolve_doc_map
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
@@ -66,6 +67,7 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("--crosscheck", is_flag=True,
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
+@doc_map_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to FILE instead of stdout (refuses to overwrite without --force).")
 @click.option("--force", is_flag=True, help="Allow -o to replace an existing file.")
@@ -73,7 +75,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
                      qrels_format: str, run_format: str, stream: bool, chunk_size: int, progress: bool | None,
-                     jobs: int | None, crosscheck: bool, output: str | None, force: bool) -> None:
+                     jobs: int | None, crosscheck: bool, doc_id_pattern: str | None, doc_map: str | None,
+                     output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
     \b
@@ -92,6 +95,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval -m nDCG@10 --format json qrels.txt run.txt
       trec-rag-eval eval_dataset.json results.json      a RAG dataset and its results
       trec-rag-eval qrels.txt runs/                      every run in a folder
+      trec-rag-eval --doc-id-pattern '^(.*)#\\d+$' qrels.txt chunk_run.txt
+                                                         chunks scored as their documents
     """
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.io.load import load_qrels
@@ -108,11 +113,14 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
         resolved = parse_measures(["official"] if fmt == "trec" else None)
     qrels_table = load_qrels(qrels, qrels_format)
+    mapping = resolve_doc_map(doc_id_pattern, doc_map)
     run_paths = _expand_runs(runs)
     settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                         queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
                         num_docs=num_docs, complete=complete)
-    streamed = [stream or _too_big(path, run_format) for path in run_paths]
+    if stream and mapping is not None:
+        raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
+    streamed = [mapping is None and (stream or _too_big(path, run_format)) for path in run_paths]
     if any(streamed) and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
 
@@ -123,13 +131,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
             try:
                 evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
-                return evaluation, _query_set_warnings(evaluation)
+                return evaluation, [f"Warning: {w}" for w in _query_set_warnings(evaluation)]
             except RunNotGroupedError:
                 if stream:  # asked for explicitly: the error says how to sort the file
                     raise
                 # chosen automatically for a large run that is not grouped by query: read it whole
                 click.echo(f"Warning: {path}: not grouped by query, so read whole instead of in pieces", err=True)
-        return _evaluate_loaded(qrels_table, path, run_format, resolved, settings)
+        return _evaluate_loaded(qrels_table, path, run_format, resolved, settings, mapping)
 
     workers = min(len(run_paths), jobs or os.cpu_count() or 1)
     if workers > 1 and not any(streamed):
@@ -142,8 +150,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         results = [one(i) for i in range(len(run_paths))]
     evaluations = [evaluation for evaluation, _ in results]
     for path, (_, warnings) in zip(run_paths, results, strict=True):  # in run order, whatever finished first
-        for warning in warnings:
-            click.echo(f"Warning: {path}: {warning}", err=True)
+        for line in warnings:
+            kind, _, text = line.partition(": ")
+            click.echo(f"{kind}: {path}: {text}", err=True)
     if fmt == "trec":
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":
@@ -158,22 +167,24 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         text = to_csv(evaluations, per_query)
     _write_output(text, output, force)
     if crosscheck:
-        _crosscheck(qrels_table, run_paths, run_format, resolved, settings)
+        _crosscheck(qrels_table, run_paths, run_format, resolved, settings, mapping)
 
 
-def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Settings) -> tuple[Evaluation, list[str]]:
+def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Settings,
+                     mapping=None) -> tuple[Evaluation, list[str]]:
     from trec_rag_eval.core.evaluate import evaluate
     from trec_rag_eval.io.load import detect_format, load_run_report
 
     run, report = load_run_report(path, run_format, qrels)
+    run, notes = collapse(run, mapping, qrels)
     evaluation = evaluate(qrels, run, measures, settings)
     if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.rag_checks import check_rag
 
         checks = check_rag(qrels, run, report, relevance_level=settings.relevance_level)
-        return evaluation, [str(warning) for warning in checks]
-    return evaluation, _query_set_warnings(evaluation)
+        return evaluation, notes + [f"Warning: {warning}" for warning in checks]
+    return evaluation, notes + [f"Warning: {warning}" for warning in _query_set_warnings(evaluation)]
 
 
 def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):
@@ -234,13 +245,14 @@ def _available_memory() -> int | None:
         return None
 
 
-def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings) -> None:
+def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings, mapping=None) -> None:
     from trec_rag_eval.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_run
 
     failed = False
     for path in run_paths:
-        report = crosscheck(qrels, load_run(path, run_format, qrels), measures, settings)
+        run, _ = collapse(load_run(path, run_format, qrels), mapping, qrels)
+        report = crosscheck(qrels, run, measures, settings)
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
         click.echo(report.render(), err=True)
         failed |= not report.ok

@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
+
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
 
@@ -75,6 +77,7 @@ def echo_failures(evaluation: Any) -> None:
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: from 50 queries].")
+@doc_map_options
 @click.option("--allow-failures", is_flag=True,
               help="Exit 0 even if some queries failed. By default the run and the metrics (failed queries "
                    "scored 0) are still written and printed, then the command exits 1.")
@@ -90,6 +93,8 @@ def search_command(
     run_tag: str | None,
     force: bool,
     progress: bool | None,
+    doc_id_pattern: str | None,
+    doc_map: str | None,
     allow_failures: bool,
 ) -> None:
     """Run every query of DATASET through a search engine, write the run, print the metrics.
@@ -120,12 +125,17 @@ def search_command(
 
         engine = BM25Engine(corpus, language=language)  # type: ignore[arg-type]
         tag = run_tag or "bm25"
-    evaluator = Evaluator(engine, run_tag=tag, progress=progress)
+    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=resolve_doc_map(doc_id_pattern, doc_map))
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
                                     depth=depth)
     if output is not None:
         evaluation.write_run(output, format=run_format, force=force)
+    collapse = evaluation.result.collapse
+    if collapse is not None:
+        click.echo(f"Note: {collapse.summary()}", err=True)
+        for warning in collapse.warnings():
+            click.echo(f"Warning: {warning}", err=True)
     click.echo(summary_table(evaluation.result, title=f"{tag} on {dataset.name}"))
     click.echo(latency_line(evaluation))
     echo_failures(evaluation)

@@ -178,6 +178,7 @@ def compare(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
     settings: Settings | None = None,
+    doc_map: Any = None,
     **overrides: Any,
 ) -> Comparison:
     """Evaluate each run on ``qrels`` and compare it with the baseline (default: the first run).
@@ -186,7 +187,8 @@ def compare(
     name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
     scores 0), so the per-query values are paired query by query. ``measures`` takes the
     evaluator's names (None: the RAG default set). ``settings`` as for ``evaluate``, except the
-    query set, always the qrels'. See ``compare_values`` for the statistics.
+    query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
+    run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
     from trec_rag_eval.core.evaluate import evaluate
 
@@ -208,6 +210,7 @@ def compare(
             run,
             measures=list(measures) if measures is not None else None,
             settings=chosen,
+            doc_map=doc_map,
         )
         if query_ids is None:
             query_ids = list(result.query_ids)

@@ -12,6 +12,7 @@ from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import parse_measures
@@ -35,6 +36,8 @@ class Evaluation:
     missing_queries: list[str] = field(default_factory=list)
     extra_queries: list[str] = field(default_factory=list)
     settings: Settings = field(default_factory=Settings)
+    collapse: CollapseReport | None = None
+    """What mapping chunk ids to documents did (``doc_map``), or None when nothing was mapped."""
 
     @property
     def names(self) -> list[str]:
@@ -87,6 +90,8 @@ def evaluate(
     run: Run,
     measures: list[str] | list[Measure] | None = None,
     settings: Settings | None = None,
+    *,
+    doc_map: Any = None,
     **overrides: Any,
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels``.
@@ -97,9 +102,15 @@ def evaluate(
     ranking, ties, relevance and the query set follow trec_eval v10 (see ``core.ranking``).
     ``trec_eval_9`` reproduces trec_eval 9.0.x (pytrec_eval): float32 scores before ranking and
     iprec_at_recall / 11pt_avg cut at floor(p*R + 0.9).
+    ``doc_map`` maps retrieved chunk ids to document ids before anything else (a regular expression
+    whose first group is the document id, a dict, a callable or a map file path; see ``io.chunks``):
+    each document then counts once, at its best chunk's score. The report is ``Evaluation.collapse``.
     """
     chosen = settings_of(settings, **overrides)
     resolved = _resolve(measures)
+    collapse = None
+    if doc_map is not None:
+        run, collapse = collapse_run(run, doc_map, qrels)
     ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
                   queries=chosen.queries, float32_scores=chosen.trec_eval_9)
     if ranked.num_queries == 0:
@@ -113,6 +124,7 @@ def evaluate(
         result.values.update(extra.values)
         result.summary.update(extra.summary)
         result.measures = resolved
+    result.collapse = collapse
     return result
 
 

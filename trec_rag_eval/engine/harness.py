@@ -144,8 +144,14 @@ class Evaluator:
         run_tag: str = "engine",
         progress: bool | None = None,
         progress_file: IO[str] | None = None,
+        doc_map: Any = None,
     ) -> None:
+        """``doc_map`` maps the chunk ids the engine returns to the dataset's document ids when
+        scoring: a callable ``chunk_id -> doc_id`` (or None when it does not apply), a regular
+        expression whose first group is the document id, or a dict (see ``io.chunks``). The run
+        keeps the engine's ids; the scores count each document once, at its best chunk."""
         self.search = resolve_engine(engine)
+        self.doc_map = doc_map
         self.run_tag = run_tag
         self.progress = progress
         self.progress_file = progress_file
@@ -188,7 +194,7 @@ class Evaluator:
         outcome = self.run(dataset, depth=depth or max(k_values))
         from trec_rag_eval.core.evaluate import evaluate
 
-        result = evaluate(qrels, outcome.run, list(measures), settings, **overrides)
+        result = evaluate(qrels, outcome.run, list(measures), settings, doc_map=self.doc_map, **overrides)
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=list(measures))
 
 

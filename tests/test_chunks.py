@@ -1,0 +1,212 @@
+"""Chunk -> document mapping: runs of chunk ids scored against judgments made per document."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import polars as pl
+import pytest
+
+from trec_rag_eval.cli import main
+from trec_rag_eval.compare import compare
+from trec_rag_eval.core.evaluate import evaluate
+from trec_rag_eval.engine.harness import Evaluator
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.chunks import DocIdMap, collapse_run, read_doc_map
+from trec_rag_eval.io.tables import Qrels, Run
+
+# Judgments per document. q1: A=2, B=1, C=0. q2: a=1, a0=0.
+QRELS = Qrels.from_dict({"q1": {"docA": 2, "docB": 1, "docC": 0}, "q2": {"a": 1, "a0": 0}})
+
+# q1 retrieves docA through two chunks and docB through two; docX is judged nowhere.
+# q2: the best chunks of "a" and "a0" tie at 3.0. As chunk ids "a::7" > "a0::1" (':' 0x3a > '0' 0x30
+# at the second byte), so "a" would come first; as documents "a0" > "a", so "a0" comes first: the tie
+# is decided on the document ids after the collapse.
+CHUNK_RUN = {
+    "q1": {"docA::1": 9.0, "docC::0": 8.0, "docA::2": 7.0, "docB::3": 6.0, "docX::1": 5.0, "docB::1": 4.0},
+    "q2": {"a::7": 3.0, "a0::1": 3.0, "a::2": 1.0},
+}
+# The document run a retriever working on whole documents would have returned.
+DOC_RUN = {"q1": {"docA": 9.0, "docC": 8.0, "docB": 6.0, "docX": 5.0}, "q2": {"a": 3.0, "a0": 3.0}}
+PATTERN = r"^(.*)::\d+$"
+
+# Hand computation, ranking after collapse (score desc, then doc id desc in bytes):
+#   q1: docA(2) docC(0) docB(1) docX(-)      q2: a0(0) a(1)  (tie at 3.0: "a0" > "a")
+LOG2_3 = math.log2(3)
+EXPECTED = {
+    # q1: relevant in the top 3 = docA, docB -> 2/3; q2: a only -> 1/3
+    "P@3": {"q1": 2 / 3, "q2": 1 / 3},
+    # q1: 4 documents retrieved, 2 relevant -> 2/5 (docA counted once: its second chunk would make it 3/5)
+    "P@5": {"q1": 2 / 5, "q2": 1 / 5},
+    "R@3": {"q1": 1.0, "q2": 1.0},
+    # q2: first relevant at rank 2
+    "MRR": {"q1": 1.0, "q2": 0.5},
+    # q1: DCG = 2/log2(2) + 0 + 1/log2(4) = 2.5; IDCG = 2 + 1/log2(3).  q2: DCG = 1/log2(3), IDCG = 1
+    "nDCG@3": {"q1": 2.5 / (2 + 1 / LOG2_3), "q2": 1 / LOG2_3},
+}
+
+
+def _values(evaluation) -> dict[str, dict[str, float]]:
+    return {name: dict(zip(evaluation.query_ids, map(float, evaluation.per_query[name]), strict=True))
+            for name in evaluation.names}
+
+
+def _assert_expected(evaluation) -> None:
+    got = _values(evaluation)
+    for name, per_query in EXPECTED.items():
+        for query_id, value in per_query.items():
+            assert got[name][query_id] == pytest.approx(value, abs=1e-12), (name, query_id)
+
+
+def test_a_chunk_run_collapsed_by_pattern_scores_as_the_document_run():
+    chunk = evaluate(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=PATTERN)
+    document = evaluate(QRELS, Run.from_dict(DOC_RUN), list(EXPECTED))
+    _assert_expected(chunk)
+    _assert_expected(document)
+    report = chunk.collapse
+    assert report.collapsed and (report.rows_in, report.rows_out, report.merged) == (9, 6, 3)
+    assert report.unmapped == ()
+
+
+def test_without_a_mapping_the_chunk_run_scores_zero():
+    evaluation = evaluate(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3"])
+    assert all(value == 0 for name in evaluation.names for value in evaluation.per_query[name])
+
+
+def test_collapse_keeps_each_document_once_at_its_best_chunk_score():
+    run, report = collapse_run(Run.from_dict(CHUNK_RUN), PATTERN, QRELS)
+    assert run.to_dict() == DOC_RUN
+    assert (report.distinct_ids, report.mapped_ids) == (9, 9)
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "json", "json-list", "parquet"])
+def test_a_chunk_run_collapsed_by_a_map_file_scores_as_the_document_run(tmp_path, fmt):
+    # opaque node ids, the document only in the map
+    nodes = {chunk: f"node-{i:02d}" for i, chunk in enumerate(sorted({c for d in CHUNK_RUN.values() for c in d}))}
+    node_run = Run.from_dict({q: {nodes[c]: s for c, s in docs.items()} for q, docs in CHUNK_RUN.items()})
+    table = {node: chunk.rsplit("::", 1)[0] for chunk, node in nodes.items()}
+    path = tmp_path / f"map.{fmt}"
+    if fmt == "tsv":
+        path.write_text("chunk_id\tdoc_id\n" + "".join(f"{n}\t{d}\n" for n, d in table.items()), encoding="utf-8")
+    elif fmt == "json":
+        path.write_text(json.dumps(table), encoding="utf-8")
+    elif fmt == "json-list":
+        path.write_text(json.dumps([{"node_id": n, "doc_id": d} for n, d in table.items()]), encoding="utf-8")
+    else:
+        pl.DataFrame({"chunk_id": list(table), "doc_id": list(table.values())}).write_parquet(path)
+    assert read_doc_map(path) == table
+    evaluation = evaluate(QRELS, node_run, list(EXPECTED), doc_map=DocIdMap.from_file(path))
+    _assert_expected(evaluation)
+
+
+def test_a_callable_and_a_dict_map_as_the_pattern_does():
+    for mapping in (lambda chunk: chunk.rsplit("::", 1)[0],
+                    {c: c.rsplit("::", 1)[0] for docs in CHUNK_RUN.values() for c in docs}):
+        _assert_expected(evaluate(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=mapping))
+
+
+def test_judgments_per_chunk_are_left_alone():
+    # the qrels judge chunks: docA::1 relevant, docA::2 not. Collapsing would lose that.
+    qrels = Qrels.from_dict({"q1": {"docA::1": 0, "docA::2": 1, "docB::3": 1}})
+    run = Run.from_dict({"q1": CHUNK_RUN["q1"]})
+    evaluation = evaluate(qrels, run, ["P@3", "P@6"], doc_map=PATTERN)
+    report = evaluation.collapse
+    assert not report.collapsed and report.chunk_judgments == 3
+    assert "judgments per chunk are used as they are" in report.warnings()[0]
+    # ranking of chunks: docA::1(0) docC::0(-) docA::2(1) docB::3(1) docX::1(-) docB::1(-)
+    assert float(evaluation.value("P@3")) == pytest.approx(1 / 3)
+    assert float(evaluation.value("P@6")) == pytest.approx(2 / 6)
+
+
+def test_unmapped_ids_are_kept_counted_and_reported():
+    run = Run.from_dict({"q1": {"docA::1": 3.0, "docB": 2.0}, "q2": {"docB": 1.0, "a::1": 0.5}})
+    collapsed, report = collapse_run(run, PATTERN, QRELS)
+    assert collapsed.to_dict() == {"q1": {"docA": 3.0, "docB": 2.0}, "q2": {"docB": 1.0, "a": 0.5}}
+    assert report.unmapped == (("docB", 2),)
+    assert report.warnings() == [
+        f"1 of 3 retrieved ids (2 rows) are not covered by pattern {PATTERN!r} and were kept as they are: docB (2)"
+    ]
+
+
+def test_a_mapping_that_leaves_most_retrieved_ids_unknown_warns():
+    # the pattern cuts the wrong part: documents "1", "2", "3" are judged nowhere
+    _, report = collapse_run(Run.from_dict(CHUNK_RUN), r"::(\d+)$", QRELS)
+    assert report.unknown_share == 1.0
+    assert report.warnings()[-1] == (
+        "after mapping with pattern '::(\\\\d+)$', 100% of the retrieved documents are judged for no query: "
+        "check that the mapping gives the ids the qrels use"
+    )
+
+
+def test_bad_patterns_and_map_files_are_clear_errors(tmp_path):
+    with pytest.raises(UsageError, match="has no group"):
+        DocIdMap.from_pattern(r"#\d+$")
+    with pytest.raises(UsageError, match="is not a regular expression"):
+        DocIdMap.from_pattern("(")
+    bad = tmp_path / "map.tsv"
+    bad.write_text("c1\td1\nc1\td2\n", encoding="utf-8")
+    with pytest.raises(InputFormatError) as err:
+        read_doc_map(bad)
+    assert str(err.value).startswith(f"{bad}:2: chunk 'c1' is mapped to 'd1' (line 1) and to 'd2'")
+    bad.write_text("c1 d1\n", encoding="utf-8")
+    with pytest.raises(InputFormatError, match=r"map.tsv:1: expected 2 tab-separated columns"):
+        read_doc_map(bad)
+
+
+def test_compare_and_the_harness_collapse_too():
+    comparison = compare(QRELS, {"chunks": Run.from_dict(CHUNK_RUN), "docs": Run.from_dict(DOC_RUN)},
+                         measures=["P@3"], doc_map=PATTERN)
+    assert comparison.means["chunks"]["P@3"] == pytest.approx(0.5)     # (2/3 + 1/3) / 2
+    assert comparison.means["docs"]["P@3"] == pytest.approx(0.5)
+
+    def engine(query: str, k: int) -> list[str]:   # best first, chunk ids
+        return {"q1 text": ["docA::1", "docC::0", "docA::2", "docB::3", "docX::1", "docB::1"]}.get(query, [])
+
+    dataset = [{"id": "q1", "query": "q1 text", "relevant": {"docA": 2, "docB": 1}, "non_relevant": ["docC"]}]
+    evaluator = Evaluator(engine, doc_map=lambda chunk: chunk.split("::")[0])
+    # asked for 3 chunks, the engine gives docA, docC, docA: two documents, one relevant
+    assert evaluator.evaluate(dataset, k_values=(3,)).summary["P@3"] == pytest.approx(1 / 3)
+    # asked for 6 chunks: docA, docC, docB, docX after the collapse
+    report = evaluator.evaluate(dataset, k_values=(3,), depth=6)
+    assert report.summary["P@3"] == pytest.approx(2 / 3)
+    assert report.run.to_dict()["q1"]["docA::2"] == pytest.approx(1 / 3)   # the run keeps the chunk ids
+    assert report.result.collapse.merged == 2
+
+
+def _files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 docA 2\nq1 0 docB 1\nq1 0 docC 0\nq2 0 a 1\nq2 0 a0 0\n", encoding="utf-8")
+    run = tmp_path / "chunks.txt"
+    lines = [f"{q} Q0 {c} 0 {s} chunky\n" for q, docs in CHUNK_RUN.items() for c, s in docs.items()]
+    run.write_text("".join(lines), encoding="utf-8")
+    return qrels, run
+
+
+def test_cli_evaluate_compare_and_crosscheck_take_the_mapping(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["-m", "P.3", "-q", "--doc-id-pattern", PATTERN, str(qrels), str(run)])
+    assert exit_.value.code == 0
+    out, err = capsys.readouterr()
+    assert out == ("P_3                   \tq1\t0.6667\nP_3                   \tq2\t0.3333\n"
+                   "P_3                   \tall\t0.5000\n")
+    assert f"Note: {run}: chunk ids mapped by pattern {PATTERN!r}: 9 retrieved chunks -> 6 documents" in err
+
+    doc_map = tmp_path / "map.tsv"
+    doc_map.write_text("".join(f"{c}\t{c.split('::')[0]}\n" for d in CHUNK_RUN.values() for c in d), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["compare", "-m", "P@3", "--doc-map", str(doc_map), str(qrels), str(run), str(run)])
+    assert exit_.value.code == 0
+    out, _ = capsys.readouterr()
+    assert "0.500" in out
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--doc-id-pattern", PATTERN, "--doc-map", str(doc_map), str(qrels), str(run)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "Error: give --doc-id-pattern or --doc-map, not both\n"
+    with pytest.raises(SystemExit) as exit_:
+        main(["crosscheck", "-m", "P@3", "-m", "nDCG@3", "--doc-id-pattern", PATTERN, str(qrels), str(run)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, out + err
+    assert "chunk ids mapped by pattern" in err

@@ -1,0 +1,375 @@
+"""Chunk -> document mapping: score a run of chunk ids against judgments made per document.
+
+Retrievers return chunks (``doc_install_python#3``, ``doc_install_python::p2`` or opaque node ids)
+while datasets judge documents. ``collapse_run`` maps every retrieved id to its document and keeps
+each document once per query, at its best chunk's score (hence its best rank); the ranking then
+orders the documents by the usual rule (score descending, doc id descending in byte order), so two
+documents whose best chunks tie are ordered by document id, never by chunk id.
+
+Decided here once:
+- The mapping is a ``DocIdMap``: a regular expression whose first group is the document id
+  (searched, so anchor it yourself: ``'^(.*)#\\d+$'``), a ``chunk_id -> doc_id`` table (TSV, JSON
+  or Parquet file, or a dict), or any callable returning the document id or None.
+- An id the mapping does not cover (no match, not in the table, None) is kept as it is: it may
+  already be a document id. Such ids are counted and reported, never dropped.
+- Judgments per chunk are left alone: when most judged ids of the qrels are themselves chunk ids
+  (the mapping turns them into another id), the run is not collapsed and the report says so.
+- The collapse is a transform on the Run, done before the ranking; the kernels never see chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.tables import Qrels, Run, column_list, run_columns
+from trec_rag_eval.io.text import read_text
+
+UNJUDGED_WARNING_SHARE = 0.5
+"""Warn when more than this share of the distinct retrieved documents (after mapping) are judged
+for no query at all: the mapping most likely produces ids the qrels do not use."""
+
+
+class DocIdMap:
+    """chunk_id -> doc_id, or None when the mapping does not cover the id; ``str()`` describes it."""
+
+    def __init__(self, function: Callable[[str], Any], description: str) -> None:
+        self._function = function
+        self.description = description
+
+    def __call__(self, chunk_id: str) -> str | None:
+        doc_id = self._function(chunk_id)
+        return None if doc_id is None or doc_id == "" else str(doc_id)
+
+    def __str__(self) -> str:
+        return self.description
+
+    def __repr__(self) -> str:
+        return f"DocIdMap({self.description})"
+
+    @classmethod
+    def from_pattern(cls, pattern: str | re.Pattern[str]) -> DocIdMap:
+        """The first group of ``pattern`` (``re.search``) is the document id."""
+        if isinstance(pattern, str):
+            try:
+                compiled = re.compile(pattern)
+            except re.error as err:
+                raise UsageError(f"the document id pattern {pattern!r} is not a regular expression: {err}") from None
+        else:
+            compiled = pattern
+        if compiled.groups < 1:
+            raise UsageError(
+                f"the document id pattern {compiled.pattern!r} has no group: put the document id in "
+                r"parentheses, e.g. '^(.*)#\d+$'"
+            )
+
+        def document(chunk_id: str) -> str | None:
+            match = compiled.search(chunk_id)
+            return None if match is None else match.group(1)
+
+        return cls(document, f"pattern {compiled.pattern!r}")
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, str], source: str = "<mapping>") -> DocIdMap:
+        """A table ``{chunk_id: doc_id}``; ids not in it are not covered."""
+        table = {str(chunk): str(doc) for chunk, doc in mapping.items()}
+        return cls(table.get, f"map {source} ({len(table)} chunks)")
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> DocIdMap:
+        """Read a map file (see ``read_doc_map``)."""
+        return cls.from_mapping(read_doc_map(path), os.fspath(path))
+
+
+def as_doc_map(value: Any) -> DocIdMap | None:
+    """A ``DocIdMap`` from what the Python API accepts: a DocIdMap, a regular expression (``str``
+    or compiled), a path to a map file (``os.PathLike``), a dict, or a callable; None stays None."""
+    if value is None or isinstance(value, DocIdMap):
+        return value
+    if isinstance(value, (str, re.Pattern)):
+        return DocIdMap.from_pattern(value)
+    if isinstance(value, os.PathLike):
+        return DocIdMap.from_file(value)
+    if isinstance(value, Mapping):
+        return DocIdMap.from_mapping(value)
+    if callable(value):
+        return DocIdMap(value, f"function {getattr(value, '__name__', type(value).__name__)}")
+    raise UsageError(
+        "a document id mapping must be a regular expression, a path to a map file, a dict or a "
+        f"callable; got {type(value).__name__}"
+    )
+
+
+# --- map files ------------------------------------------------------------------------------------
+
+_HEADER_WORDS = {"chunk_id", "chunk-id", "chunk", "passage_id", "node_id", "segment_id", "id"}
+_CHUNK_KEYS = ("chunk_id", "chunk", "passage_id", "node_id", "segment_id", "id")
+_DOC_KEYS = ("doc_id", "document_id", "docid", "doc", "document", "corpus_id")
+
+
+def read_doc_map(path: str | os.PathLike[str]) -> dict[str, str]:
+    """Read a chunk -> document map: TSV, JSON or Parquet, chosen by the content (Parquet by its
+    ``PAR1`` magic).
+
+    - TSV: ``chunk_id<TAB>doc_id`` a line, an optional header (``chunk_id<TAB>doc_id``).
+    - JSON: an object ``{"chunk_id": "doc_id"}``, or a list of ``{"chunk_id", "doc_id"}`` objects
+      (also ``node_id``/``passage_id``/``segment_id``/``id`` and ``document_id``/``docid``).
+    - Parquet (needs polars): columns ``chunk_id`` and ``doc_id`` (or the names above), else the
+      first two columns.
+
+    A chunk mapped twice to different documents is an error naming both places.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as handle:
+            magic = handle.read(4)
+    except OSError as err:
+        raise InputFormatError(name, None, f"cannot read the map file: {err.strerror or err}") from None
+    if magic == b"PAR1":
+        return _read_parquet_map(name)
+    text = read_text(name)
+    if text.lstrip()[:1] in ("{", "["):
+        return _read_json_map(name, text)
+    return _read_tsv_map(name, text)
+
+
+def _add(table: dict[str, str], where: dict[str, str], chunk: str, doc: str, path: str, place: str,
+         line_no: int | None, line: str | None) -> None:
+    if not chunk or not doc:
+        raise InputFormatError(path, line_no, "empty chunk id or document id", line)
+    if chunk in table and table[chunk] != doc:
+        reason = f"chunk {chunk!r} is mapped to {table[chunk]!r} ({where[chunk]}) and to {doc!r}"
+        raise InputFormatError(path, line_no, reason, line)
+    table[chunk] = doc
+    where.setdefault(chunk, place)
+
+
+def _read_tsv_map(path: str, text: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    where: dict[str, str] = {}
+    first = True
+    for line_no, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2:
+            reason = f"expected 2 tab-separated columns (chunk_id doc_id), got {len(fields)}"
+            raise InputFormatError(path, line_no, reason, line)
+        chunk, doc = (f.strip() for f in fields)
+        if first and chunk.lower() in _HEADER_WORDS and doc.lower() in _DOC_KEYS:
+            first = False
+            continue  # the header
+        first = False
+        _add(table, where, chunk, doc, path, f"line {line_no}", line_no, line)
+    if not table:
+        raise InputFormatError(path, None, "the map file maps no chunk")
+    return table
+
+
+def _read_json_map(path: str, text: str) -> dict[str, str]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise InputFormatError(path, err.lineno, f"invalid JSON ({err.msg})") from None
+    table: dict[str, str] = {}
+    where: dict[str, str] = {}
+    if isinstance(data, dict):
+        for chunk, doc in data.items():
+            if not isinstance(doc, (str, int)) or isinstance(doc, bool):
+                raise InputFormatError(path, None, f"chunk {chunk!r}: expected a document id, got {doc!r}")
+            _add(table, where, str(chunk), str(doc), path, "", None, None)
+    elif isinstance(data, list):
+        for position, item in enumerate(data):
+            chunk_key = next((k for k in _CHUNK_KEYS if isinstance(item, dict) and k in item), None)
+            doc_key = next((k for k in _DOC_KEYS if isinstance(item, dict) and k in item), None)
+            if chunk_key is None or doc_key is None:
+                reason = f'item {position}: expected {{"chunk_id": ..., "doc_id": ...}}, got {item!r}'[:200]
+                raise InputFormatError(path, None, reason)
+            _add(table, where, str(item[chunk_key]), str(item[doc_key]), path, f"item {position}", None, None)
+    else:
+        raise InputFormatError(path, None, 'expected {"chunk_id": "doc_id"} or [{"chunk_id", "doc_id"}]')
+    if not table:
+        raise InputFormatError(path, None, "the map file maps no chunk")
+    return table
+
+
+def _read_parquet_map(path: str) -> dict[str, str]:
+    import polars as pl
+
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as err:  # noqa: BLE001 - polars raises several kinds for a broken file
+        raise InputFormatError(path, None, f"cannot read the Parquet file: {err}") from None
+    columns = frame.columns
+    chunk_col = next((c for c in _CHUNK_KEYS if c in columns), None)
+    doc_col = next((c for c in _DOC_KEYS if c in columns), None)
+    if chunk_col is None or doc_col is None:
+        if len(columns) < 2:
+            raise InputFormatError(path, None, f"expected columns chunk_id and doc_id, got {columns}")
+        chunk_col, doc_col = columns[0], columns[1]
+    table: dict[str, str] = {}
+    where: dict[str, str] = {}
+    chunks = frame[chunk_col].cast(pl.Utf8).to_list()
+    docs = frame[doc_col].cast(pl.Utf8).to_list()
+    for row, (chunk, doc) in enumerate(zip(chunks, docs, strict=True)):
+        _add(table, where, chunk or "", doc or "", path, f"row {row}", None, None)
+    if not table:
+        raise InputFormatError(path, None, "the map file maps no chunk")
+    return table
+
+
+# --- the collapse ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CollapseReport:
+    """What mapping a run's chunk ids to documents did.
+
+    ``collapsed``: False when the qrels judge chunk ids themselves (the run is left as it was).
+    ``rows_in``/``rows_out``: run rows before and after; ``merged`` = rows_in - rows_out, the
+    chunks that met a better chunk of the same document for the same query.
+    ``unmapped``: (id, times retrieved) for retrieved ids the mapping does not cover, most
+    frequent first; ``unknown_share``: share of the distinct retrieved ids (after mapping) that no
+    query of the qrels judges.
+    """
+
+    mapping: str
+    collapsed: bool
+    rows_in: int
+    rows_out: int
+    distinct_ids: int
+    mapped_ids: int
+    unmapped: tuple[tuple[str, int], ...] = ()
+    unknown_share: float = 0.0
+    chunk_judgments: int = 0
+    judged_ids: int = 0
+
+    @property
+    def merged(self) -> int:
+        return self.rows_in - self.rows_out
+
+    @property
+    def unmapped_rows(self) -> int:
+        return sum(count for _, count in self.unmapped)
+
+    def warnings(self) -> list[str]:
+        """Lines for stderr: unmapped ids (counted, the most frequent named), per-chunk judgments,
+        and a mapping that leaves most retrieved ids unknown to the qrels."""
+        out = []
+        if not self.collapsed:
+            out.append(
+                f"the qrels judge chunk ids ({self.chunk_judgments} of {self.judged_ids} judged ids are "
+                f"chunks under {self.mapping}): judgments per chunk are used as they are, no collapse"
+            )
+            return out
+        if self.unmapped:
+            shown = ", ".join(f"{doc_id} ({count})" for doc_id, count in self.unmapped[:5])
+            more = f", ... ({len(self.unmapped) - 5} more)" if len(self.unmapped) > 5 else ""
+            out.append(
+                f"{len(self.unmapped)} of {self.distinct_ids} retrieved ids ({self.unmapped_rows} rows) are not "
+                f"covered by {self.mapping} and were kept as they are: {shown}{more}"
+            )
+        if self.unknown_share > UNJUDGED_WARNING_SHARE:
+            out.append(
+                f"after mapping with {self.mapping}, {self.unknown_share:.0%} of the retrieved documents are "
+                "judged for no query: check that the mapping gives the ids the qrels use"
+            )
+        return out
+
+    def summary(self) -> str:
+        """One line: what the collapse did."""
+        if not self.collapsed:
+            return f"chunk ids mapped by {self.mapping}: not collapsed (the qrels judge chunks)"
+        return (
+            f"chunk ids mapped by {self.mapping}: {self.rows_in} retrieved chunks -> {self.rows_out} documents "
+            f"({self.merged} chunks of an already retrieved document merged, {len(self.unmapped)} ids unmapped)"
+        )
+
+
+@dataclass(frozen=True)
+class _Mapped:
+    doc_of: dict[str, str]                 # every distinct id -> its document (itself when unmapped)
+    unmapped: dict[str, int] = field(default_factory=dict)
+
+
+def _map_ids(mapping: DocIdMap, ids: list[str]) -> _Mapped:
+    """Each distinct id mapped once (a run repeats ids across queries)."""
+    doc_of: dict[str, str] = {}
+    unmapped: dict[str, int] = {}
+    for doc_id in ids:
+        if doc_id in doc_of:
+            if doc_id in unmapped:
+                unmapped[doc_id] += 1
+            continue
+        target = mapping(doc_id)
+        if target is None:
+            unmapped[doc_id] = 1
+            target = doc_id
+        doc_of[doc_id] = target
+    return _Mapped(doc_of, unmapped)
+
+
+def judges_chunks(qrels: Qrels, mapping: DocIdMap) -> tuple[int, int]:
+    """(judged ids that the mapping turns into another id, distinct judged ids) of the qrels."""
+    judged = set(column_list(qrels, "doc_id"))
+    chunks = 0
+    for doc_id in judged:
+        target = mapping(doc_id)
+        if target is not None and target != doc_id:
+            chunks += 1
+    return chunks, len(judged)
+
+
+def collapse_run(run: Run, mapping: Any, qrels: Qrels | None = None) -> tuple[Run, CollapseReport]:
+    """Map the run's ids to documents and keep each document once per query, at its best score.
+
+    ``mapping`` is anything ``as_doc_map`` takes. With ``qrels``, judgments per chunk are detected
+    (then the run is returned as it is) and the share of retrieved documents no query judges is
+    reported. Rows keep their first-appearance order; the ranking re-sorts them anyway.
+    """
+    doc_map = as_doc_map(mapping)
+    if doc_map is None:
+        raise UsageError("collapse_run needs a mapping")
+    query_ids = column_list(run, "query_id")
+    doc_ids = column_list(run, "doc_id")
+    scores = np.asarray(column_list(run, "score"), dtype=np.float64)
+    mapped = _map_ids(doc_map, doc_ids)
+    unmapped = tuple(sorted(mapped.unmapped.items(), key=lambda item: (-item[1], item[0])))
+    chunk_judgments = judged_ids = 0
+    if qrels is not None:
+        chunk_judgments, judged_ids = judges_chunks(qrels, doc_map)
+        if judged_ids and chunk_judgments * 2 > judged_ids:
+            report = CollapseReport(str(doc_map), False, len(doc_ids), len(doc_ids), len(mapped.doc_of),
+                                    len(mapped.doc_of) - len(unmapped), unmapped, 0.0, chunk_judgments, judged_ids)
+            return run, report
+
+    best: dict[tuple[str, str], int] = {}   # (query, document) -> row of its best chunk
+    for row, (query_id, doc_id) in enumerate(zip(query_ids, doc_ids, strict=True)):
+        key = (query_id, mapped.doc_of[doc_id])
+        kept = best.get(key)
+        # NaN never wins: a document keeps a real score when one of its chunks has one
+        if kept is None or scores[row] > scores[kept] or (np.isnan(scores[kept]) and not np.isnan(scores[row])):
+            best[key] = row
+    rows = [(query_id, doc_id, float(scores[row])) for (query_id, doc_id), row in best.items()]
+    collapsed = Run(run_columns(rows), run.run_tag, run.source)
+    if not isinstance(run.data, dict):
+        collapsed = Run(collapsed.frame, run.run_tag, run.source)
+
+    unknown_share = 0.0
+    documents = {doc_id for _, doc_id in best}
+    if qrels is not None and documents:
+        judged = set(column_list(qrels, "doc_id"))
+        unknown_share = len(documents - judged) / len(documents)
+    report = CollapseReport(str(doc_map), True, len(doc_ids), len(rows), len(mapped.doc_of),
+                            len(mapped.doc_of) - len(unmapped), unmapped, unknown_share, chunk_judgments,
+                            judged_ids)
+    return collapsed, report
+
