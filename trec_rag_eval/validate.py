@@ -27,6 +27,7 @@ from typing import Any
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
 from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.text import read_text
 from trec_rag_eval.measures.model import Measure
 
 SUMMARY = "all"
@@ -122,8 +123,7 @@ def _number(text: str, path: str, line_no: int | None, line: str) -> float:
 
 def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:
     """Read a reference scores file; returns (format name, values)."""
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = read_text(path)
     if text.lstrip().startswith(("{", "[")):
         return "json", _read_json(path, text)
     rows = [(i, line, line.split()) for i, line in enumerate(text.splitlines(), 1) if line.strip()]

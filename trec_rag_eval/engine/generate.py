@@ -38,6 +38,7 @@ from typing import Any
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
+from trec_rag_eval.io.text import read_text
 
 PROMPTS = {
     # The seed lesson's prompt, word for word.
@@ -295,7 +296,7 @@ def read_progress(path: Path, settings: GenerationSettings) -> dict[str, list[st
     done: dict[str, list[str]] = {}
     if not path.exists():
         return done
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(str(path)).splitlines()
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue

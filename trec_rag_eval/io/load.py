@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.text import read_head, read_text
 
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
@@ -44,7 +43,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return "parquet"
     if os.path.isdir(name):
         return "beir"
-    head = _head(name)
+    head = read_head(name)
     stripped = head.lstrip()
     first = next((line for line in stripped.splitlines() if line.strip() and not line.startswith("#")), "")
     if stripped[:1] in ("[", "{") and not _looks_like_trec_line(first):
@@ -89,7 +88,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         return json_formats.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
-    first = next((line for line in _head(name).splitlines() if line.strip() and not line.startswith("#")), "")
+    first = next((line for line in read_head(name).splitlines() if line.strip() and not line.startswith("#")), "")
     return "results" if len(first.split()) == 6 else "dataset"
 
 
@@ -293,19 +292,3 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], option: str
     if format not in allowed:
         raise UsageError(f"unknown format {format!r} for {option}; expected one of {', '.join(allowed)}")
     return format
-
-
-def _head(path: str, size: int = 65536) -> str:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(size)
-    except OSError as err:
-        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = zlib.decompressobj(31).decompress(data, size)
-        except zlib.error as err:
-            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
-    return data.decode("utf-8-sig", errors="replace")
-
-

@@ -1,27 +1,125 @@
-"""A whole text file as a string, the way every reader but the TREC one takes it: gzip undone,
-UTF-8 (a byte-order mark dropped), and errors that name the file and, for bad bytes, the line."""
+"""The one way this package opens a file it reads: gzip undone (detected from the first two bytes,
+whatever the name), UTF-8 decoded, and every failure an ``InputFormatError`` that names the file and,
+for bytes that are not UTF-8, the line.
+
+Every reader goes through here: the TREC readers (which keep bytes for their fast path and decode
+line by line with ``decode_line``), JSON datasets and results, topics, BEIR, reference scores for
+``validate``, the BM25 corpus and the generator's progress file.
+"""
 
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
-from pathlib import Path
+from collections.abc import Iterator
+from typing import BinaryIO, cast
 
 from trec_rag_eval.errors import InputFormatError
 
+GZIP_MAGIC = b"\x1f\x8b"
+GZIP_ERRORS = (OSError, EOFError, zlib.error)
+"""What a truncated or corrupt gzip stream raises while it is read."""
 
-def read_text(path: str) -> str:
+
+def check_file(path: str) -> None:
+    """The file exists and is a file; the errors every reader gives."""
+    if not os.path.exists(path):
+        raise InputFormatError(path, None, "no such file")
+    if os.path.isdir(path):
+        raise InputFormatError(path, None, "is a directory, expected a file")
+
+
+def is_gzip(path: str) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+def gzip_error(path: str, err: BaseException) -> InputFormatError:
+    return InputFormatError(path, None, f"broken gzip file ({err})")
+
+
+def read_bytes(path: str) -> bytes:
+    """The whole content of ``path``, gzip undone."""
+    check_file(path)
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as err:
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
-    if data[:2] == b"\x1f\x8b":
+    if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as err:
-            raise InputFormatError(path, None, f"corrupt gzip data: {err}") from None
+        except GZIP_ERRORS as err:
+            raise gzip_error(path, err) from None
+    return data
+
+
+def open_binary(path: str) -> BinaryIO:
+    """``path`` opened for reading bytes in pieces, through gzip when it is compressed; read errors of
+    a corrupt gzip stream are the caller's to turn into ``gzip_error``."""
+    check_file(path)
+    try:
+        return cast(BinaryIO, gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+
+
+def not_utf8(path: str, line_no: int, byte: int) -> InputFormatError:
+    return InputFormatError(path, line_no, f"not UTF-8 text (byte {byte:#04x})")
+
+
+def decode(path: str, data: bytes, first_line: int = 1) -> str:
+    """``data`` as text (a leading byte-order mark dropped); bad bytes are reported with their line."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise InputFormatError(path, line, f"not UTF-8 text (byte {data[err.start]:#04x})") from None
+        line = first_line + data.count(b"\n", 0, err.start)
+        raise not_utf8(path, line, data[err.start]) from None
+
+
+def decode_line(path: str, line_no: int, raw: bytes) -> str:
+    """One line's bytes as text (the TREC readers decode line by line)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, line_no, raw[err.start]) from None
+
+
+def read_text(path: str) -> str:
+    """The whole file as text: gzip undone, UTF-8 decoded."""
+    return decode(path, read_bytes(path))
+
+
+def iter_lines(path: str) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line end) for every line, read in pieces (a corpus larger
+    than memory as text is still read line by line); a byte-order mark on line 1 is dropped."""
+    with open_binary(path) as handle:
+        line_no = 0
+        while True:
+            try:
+                raw = handle.readline()
+            except GZIP_ERRORS as err:
+                raise gzip_error(path, err) from None
+            if not raw:
+                return
+            line_no += 1
+            if line_no == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            yield line_no, decode_line(path, line_no, raw.rstrip(b"\r\n"))
+
+
+def read_head(path: str, size: int = 65536) -> str:
+    """About the first ``size`` bytes of the file as text (gzip undone), for format detection:
+    undecodable bytes are replaced, the reader chosen afterwards reports them."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(size)
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = zlib.decompressobj(31).decompress(data, size)
+        except zlib.error as err:
+            raise gzip_error(path, err) from None
+    return data.decode("utf-8-sig", errors="replace")

@@ -12,11 +12,9 @@ Files under ``SMALL_FILE_BYTES`` go straight to the line-by-line reader, into Py
 
 from __future__ import annotations
 
-import gzip
 import math
 import mmap
 import os
-import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -24,6 +22,7 @@ import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
+from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
 
 if TYPE_CHECKING:
     import polars as pl
@@ -112,37 +111,17 @@ class _Source:
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """(line number, text without line end) for every line, decoding UTF-8."""
-        data = self.data if self.data is not None else _read_all(self.path)
+        data = self.data if self.data is not None else read_bytes(self.path)
         for line_no, raw in enumerate(data.split(b"\n"), start=self.first_line):
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
-            try:
-                yield line_no, raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise InputFormatError(self.path, line_no, f"not UTF-8 text (byte {err.start + 1})") from None
-
-
-def _read_all(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _check_file(path: str) -> None:
-    """The file exists and is a file; the errors every reader gives."""
-    if not os.path.exists(path):
-        raise InputFormatError(path, None, "no such file")
-    if os.path.isdir(path):
-        raise InputFormatError(path, None, "is a directory, expected a file")
+            yield line_no, decode_line(self.path, line_no, raw)
 
 
 def _open_source(path: str) -> _Source:
-    _check_file(path)
-    if _is_gzip(path):
-        try:
-            with gzip.open(path, "rb") as handle:
-                data = handle.read()
-        except (OSError, EOFError, zlib.error) as err:
-            raise InputFormatError(path, None, f"broken gzip file ({err})") from None
+    check_file(path)
+    if is_gzip(path):
+        data = read_bytes(path)
         if not data.strip():
             raise InputFormatError(path, None, "empty file (after gzip decompression)")
         return _Source(path, data)
@@ -329,22 +308,21 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
     called with the number of bytes read so far.
     """
     name = os.fspath(path)
-    _check_file(name)
+    check_file(name)
     if os.path.getsize(name) == 0:
         raise InputFormatError(name, None, "empty file")
-    opener = gzip.open if _is_gzip(name) else open
     seen: set[str] = set()
     carry = b""
     line_no = 1  # number of the first line of carry
     done = 0
     if progress is not None:
         progress(0)
-    with opener(name, "rb") as handle:
+    with open_binary(name) as handle:
         while True:
             try:
                 block = handle.read(chunk_bytes)
-            except (OSError, EOFError, zlib.error) as err:
-                raise InputFormatError(name, None, f"broken gzip file ({err})") from None
+            except GZIP_ERRORS as err:
+                raise gzip_error(name, err) from None
             done += len(block)
             if progress is not None:
                 progress(done)
@@ -390,11 +368,6 @@ def _split_last_query(data: bytes) -> tuple[bytes, bytes]:
     if start == 0:  # the whole piece is one query: read on
         return b"", data
     return complete[:start], complete[start:] + rest
-
-
-def _is_gzip(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
 
 
 def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:
