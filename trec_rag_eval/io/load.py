@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 from trec_rag_eval.io.text import read_head, read_text
 
@@ -165,10 +166,9 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
         query_id, tab, query_text = line.partition("\t")
         if not tab:
             raise InputFormatError(name, line_no, "expected query_id<TAB>query text", line)
-        if not query_id or any(ch.isspace() for ch in query_id) or query_id.startswith("#"):
-            raise InputFormatError(
-                name, line_no, "the query id is empty, holds whitespace or starts with '#'", line
-            )
+        problem = id_problem(query_id, query_id=True)
+        if problem is not None:
+            raise InputFormatError(name, line_no, f"query id {query_id!r} {problem}", line)
         if query_id in topics:
             raise InputFormatError(
                 name, line_no, f"query {query_id} already has a text at line {first_line[query_id]}", line
@@ -249,8 +249,9 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
         except ValueError:
             raise InputFormatError(path, line_no, f"the score {score!r} is not an integer", line) from None
         for what, value in (("query id", query_id), ("corpus id", doc_id)):
-            if not value or any(ch.isspace() for ch in value):
-                raise InputFormatError(path, line_no, f"the {what} is empty or holds whitespace", line)
+            problem = id_problem(value, what == "query id")
+            if problem is not None:
+                raise InputFormatError(path, line_no, f"{what} {value!r} {problem}", line)
         if (query_id, doc_id) in seen:
             raise InputFormatError(
                 path,
@@ -273,10 +274,10 @@ def _first_data_line(lines: list[str]) -> int:
 
 def _read_beir_queries(path: str) -> dict[str, str]:
     """``{"_id": ..., "text": ...}`` per line; other keys are ignored."""
-    from trec_rag_eval.io import json_formats
+    from trec_rag_eval.io.json_scanner import parse_document
 
     topics: dict[str, str] = {}
-    for entry in json_formats._parse_document(path).entries:
+    for entry in parse_document(path).entries:
         row = entry.value
         if not isinstance(row, dict) or "_id" not in row or not isinstance(row.get("text"), str):
             raise InputFormatError(path, entry.line, 'expected {"_id": ..., "text": ...}')

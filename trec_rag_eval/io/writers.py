@@ -21,6 +21,7 @@ import polars as pl
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
+from trec_rag_eval.io.ids import has_whitespace, id_problem
 from trec_rag_eval.io.tables import Qrels, Run
 
 DATASET_KEYS = {
@@ -50,7 +51,7 @@ def write_run(
     """Write ``query_id Q0 doc_id rank score run_tag`` lines; queries in order of first appearance,
     documents in ranking order with ranks 1..n. Return the number of lines."""
     tag = run_tag or run.run_tag
-    if not tag or any(ch.isspace() for ch in tag):
+    if not tag or has_whitespace(tag):
         raise UsageError(f"run tag {tag!r} cannot be written to a TREC run (empty or with whitespace)")
     if run.frame.is_empty():
         raise InputFormatError(run.source, None, "no results to write: every result list is empty")
@@ -167,12 +168,6 @@ def _dump_results(out: dict[str, list[Any]]) -> str:
 def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) -> None:
     for what, ids in (("query id", query_ids), ("document id", doc_ids)):
         for value in ids:
-            if not value or any(ch.isspace() for ch in value):
-                problem = "is empty" if not value else "contains whitespace"
-                raise InputFormatError(
-                    source, None, f"{what} {value!r} {problem}, which a TREC file cannot hold"
-                )
-            if what == "query id" and value.startswith("#"):
-                raise InputFormatError(
-                    source, None, f"query id {value!r} starts with '#', which a TREC file reads as a comment"
-                )
+            problem = id_problem(value, what == "query id")
+            if problem is not None:
+                raise InputFormatError(source, None, f"{what} {value!r} {problem}")

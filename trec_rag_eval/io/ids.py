@@ -1,0 +1,24 @@
+"""What a query or document id may be: the rule every reader and writer applies, said once.
+
+An id is what a TREC file can hold in one whitespace-separated column: not empty, no whitespace;
+a query id must not start with ``#``, which TREC readers (ours, trec_eval's) take for a comment.
+"""
+
+from __future__ import annotations
+
+
+def id_problem(text: str, query_id: bool) -> str | None:
+    """Why ``text`` cannot be an id (``query_id``: a query's, else a document's), or None when it can.
+    The reason reads after the id: ``f"query id {text!r} {problem}"``."""
+    if not text:
+        return "is empty"
+    if any(ch.isspace() for ch in text):
+        return "contains whitespace, which a TREC file cannot hold"
+    if query_id and text.startswith("#"):
+        return "starts with '#', which a TREC file reads as a comment"
+    return None
+
+
+def has_whitespace(text: str) -> bool:
+    """Whether ``text`` holds whitespace (a JSON key that does is a query text, not an id)."""
+    return any(ch.isspace() for ch in text)

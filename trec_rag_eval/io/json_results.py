@@ -1,0 +1,185 @@
+"""Search results kept as JSON or JSONL, read into a ``Run`` (shapes: see ``json_formats``)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from trec_rag_eval.io.ids import has_whitespace
+from trec_rag_eval.io.json_rows import (
+    RESULT_KEYS,
+    SCORE_KEYS,
+    check_id,
+    entry_error,
+    find_key,
+    id_values,
+    is_rows,
+    missing_key_reason,
+    nfc,
+    require_object,
+    row_entries,
+    row_identity,
+    short,
+)
+from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
+
+
+def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None) -> Run:
+    """Read search results into a Run; ``qrels`` (with topics) lets rows keyed by query text match."""
+    return read_results_report(path, qrels, run_tag)[0]
+
+
+def read_results_report(
+    path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None
+) -> tuple[Run, ResultsReport]:
+    """Like ``read_results``, also returning the duplicates and empty lists it saw."""
+    name = os.fspath(path)
+    document = parse_document(name)
+    same_file = qrels is not None and _same_file(qrels.source, name)
+    resolver = _QueryResolver(qrels, name) if qrels is not None and not same_file else None
+    rows: list[tuple[str, str, float]] = []
+    duplicates: list[tuple[str, str, int]] = []
+    empty: list[str] = []
+    seen: dict[str, Entry] = {}
+    for entry, query_id, ranking in _result_entries(document, resolver):
+        if query_id in seen:
+            raise entry_error(
+                name,
+                entry,
+                f"query {query_id!r} already has results at {seen[query_id].where()}"
+                f" (line {seen[query_id].line})",
+            )
+        seen[query_id] = entry
+        docs, dups = ranking
+        duplicates.extend((query_id, doc_id, count) for doc_id, count in dups)
+        if not docs:
+            empty.append(query_id)
+        rows.extend((query_id, doc_id, score) for doc_id, score in docs)
+    columns = run_columns(rows)
+    tag = run_tag or _default_run_tag(name)
+    return Run(columns, tag, name), ResultsReport(tuple(duplicates), tuple(empty))
+
+
+class _QueryResolver:
+    """Maps a results key or row to a dataset query id: by id first, then by exact query text,
+    then by text with case and spacing normalised. An unmatched text stays as it is (an extra query)."""
+
+    def __init__(self, qrels: Qrels, path: str) -> None:
+        self.path = path
+        self.ids = query_id_set(qrels) | set(qrels.topics or {})
+        self.exact: dict[str, list[str]] = {}
+        self.loose: dict[str, list[str]] = {}
+        for query_id, text in (qrels.topics or {}).items():
+            self.exact.setdefault(text, []).append(query_id)
+            self.loose.setdefault(_loose(text), []).append(query_id)
+
+    def by_key(self, entry: Entry, key: str) -> str:
+        if key in self.ids:
+            return key
+        return self.by_text(entry, key) or key
+
+    def by_text(self, entry: Entry, text: str) -> str | None:
+        for index in (self.exact.get(text), self.loose.get(_loose(text))):
+            if index:
+                if len(index) > 1:
+                    raise entry_error(
+                        self.path,
+                        entry,
+                        f"the query text {short(text)} matches several dataset "
+                        f"queries ({', '.join(index)}); give each result row the query's id",
+                    )
+                return index[0]
+        return None
+
+
+def _result_entries(
+    document: Document, resolver: _QueryResolver | None
+) -> Iterator[tuple[Entry, str, tuple[list[tuple[str, float]], list[tuple[str, int]]]]]:
+    path = document.path
+    if not is_rows(document):  # an object keyed by query id or query text
+        for entry in document.entries:
+            assert entry.key is not None
+            value = entry.value
+            if isinstance(value, dict) and find_key(value, RESULT_KEYS) is not None:
+                value = value[find_key(value, RESULT_KEYS)]
+            if resolver is not None:  # an unmatched key stays as it is: an extra query
+                query_id = resolver.by_key(entry, entry.key)
+            elif has_whitespace(entry.key):
+                raise entry_error(
+                    path,
+                    entry,
+                    "this key holds whitespace, so it is a query text, not a query id: "
+                    "results keyed by query text need the dataset to match them",
+                )
+            else:
+                query_id = check_id(path, entry, "query id", entry.key)
+            entry.label = query_id
+            yield entry, query_id, _ranking(path, entry, None, value)
+        return
+    for entry in row_entries(document):
+        row = require_object(path, entry, "an object with the query and its results")
+        query_id, text, explicit = row_identity(path, entry, row)
+        key = find_key(row, RESULT_KEYS)
+        if key is None:
+            raise entry_error(path, entry, missing_key_reason(row, RESULT_KEYS[:3] + RESULT_KEYS[5:6]))
+        if resolver is not None and not explicit and text is not None:
+            query_id = resolver.by_text(entry, text) or text
+            entry.label = query_id
+        yield entry, query_id, _ranking(path, entry, key, row[key])
+
+
+def _ranking(
+    path: str, entry: Entry, key: str | None, value: Any
+) -> tuple[list[tuple[str, float]], list[tuple[str, int]]]:
+    """(doc_id, score) in list order without repeats, and the repeats (doc_id, times listed)."""
+    where = f"key {key!r}: " if key is not None else ""
+    pairs: list[tuple[str, float | None]] = id_values(path, entry, where, value, SCORE_KEYS, _score, None,
+                                                       "a result", "score")
+    with_score = sum(score is not None for _, score in pairs)
+    if 0 < with_score < len(pairs):
+        raise entry_error(
+            path,
+            entry,
+            f"{where}{with_score} of {len(pairs)} results have a score and the others "
+            "do not; give every result a score or none",
+        )
+    counts: dict[str, int] = {}
+    kept: list[tuple[str, float | None]] = []
+    for doc_id, score in pairs:
+        counts[doc_id] = counts.get(doc_id, 0) + 1
+        if counts[doc_id] == 1:
+            kept.append((doc_id, score))
+    repeats = [(doc_id, n) for doc_id, n in counts.items() if n > 1]
+    n = len(kept)
+    # An ordered list: rank r gets score n - r + 1, strictly decreasing, so ties cannot arise.
+    docs = [
+        (doc_id, float(n - rank) if score is None else score) for rank, (doc_id, score) in enumerate(kept)
+    ]
+    return docs, repeats
+
+
+def _score(path: str, entry: Entry, where: str, doc_id: Any, score: Any) -> float:
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+        raise entry_error(path, entry, f"{where}the score of {str(doc_id)!r} is not a number: {short(score)}")
+    return float(score)
+
+
+def _loose(text: str) -> str:
+    return " ".join(nfc(text).casefold().split())
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _default_run_tag(path: str) -> str:
+    stem = Path(path).name.split(".")[0]
+    return re.sub(r"\s+", "_", stem) or "run"
