@@ -1,19 +1,12 @@
 """Generate test queries from documents with an LLM, as the seed lesson does, resumably.
 
 For each document, one chat-completions request asks for ``n`` questions the document answers; the
-document becomes the relevant one for each of them. Any OpenAI-compatible endpoint works (vLLM,
-Ollama, llama.cpp, hosted APIs) through the ``openai`` client.
+document becomes the relevant one for each of them. The client, concurrency, retries, token
+accounting and resumable progress file are ``engine.llm``'s, shared with ``judge``. The dataset
+file is written atomically at the end, only when every document succeeded, and never over an
+existing file unless ``force`` is set.
 
-Robustness, decided here once:
-- At most ``concurrency`` requests are in flight (a thread pool).
-- 429 and 5xx replies, timeouts and connection errors are retried up to ``max_retries`` times,
-  waiting ``Retry-After`` when the server sends it, else ``backoff * 2**attempt`` seconds (capped).
-  Other 4xx replies and malformed replies fail the document at once. The client's own retries
-  are switched off so that these are the only ones.
-- Each finished document is appended as one JSON line to a progress file beside the output, so a
-  crash or Ctrl-C loses nothing; a rerun skips the documents already there. The dataset file is
-  written atomically at the end, only when every document succeeded, and never over an existing
-  file unless ``force`` is set.
+Decided here:
 - Questions are deduplicated on their normalised text (case, accents, punctuation, spaces); the
   first in corpus order is kept.
 - Each question stores its lexical overlap with its document: the share of its content words
@@ -23,22 +16,33 @@ Robustness, decided here once:
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.engine.llm import (
+    ChatCaller,
+    LLMFailure,
+    LLMSettings,
+    MalformedReply,
+    Task,
+    make_client,
+    progress_path_for,
+    retry_delay,
+    run_tasks,
+)
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
-from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
-from trec_rag_eval.io.text import read_text
+
+__all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
+           "generate_dataset", "lexical_overlap", "make_client", "normalise_question", "overlap_warning",
+           "parse_questions", "progress_path_for", "retry_delay"]
 
 PROMPTS = {
     # The seed lesson's prompt, word for word.
@@ -54,44 +58,28 @@ PROMPTS = {
     ),
 }
 
-MAX_BACKOFF_SECONDS = 60.0
-
-
-class GenerationFailure(TrecRagEvalError):
-    """One document could not get its questions (after retries when the error was retryable).
-
-    ``unreachable``: the server never answered at all (connection refused or lost), which says
-    nothing about the document and everything about the endpoint."""
-
-    def __init__(self, message: str, unreachable: bool = False) -> None:
-        super().__init__(message)
-        self.unreachable = unreachable
+GenerationFailure = LLMFailure
+"""One document could not get its questions (the shared ``engine.llm`` failure)."""
 
 
 @dataclass(frozen=True)
-class GenerationSettings:
-    """What to ask for and how hard to try."""
+class GenerationSettings(LLMSettings):
+    """What to ask for (``n`` questions, in ``language``) and how hard to try (``LLMSettings``)."""
 
-    model: str
     n: int = 3
     language: str = "fr"
-    concurrency: int = 4
-    timeout: float = 60.0
-    max_retries: int = 5
-    backoff: float = 1.0
-    temperature: float | None = None
 
     def check(self) -> None:
         if self.n < 1:
             raise UsageError(f"-n must be at least 1, got {self.n}")
         if self.language not in PROMPTS:
             raise UsageError(f"unsupported language {self.language!r}: expected one of {', '.join(PROMPTS)}")
-        if self.concurrency < 1:
-            raise UsageError(f"the concurrency must be at least 1, got {self.concurrency}")
-        if self.timeout <= 0:
-            raise UsageError(f"the timeout must be positive, got {self.timeout}")
-        if self.max_retries < 0:
-            raise UsageError(f"max retries cannot be negative, got {self.max_retries}")
+        super().check()
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What a progress file must have been made with to be resumed."""
+        return {"model": self.model, "n": self.n, "language": self.language}
 
 
 @dataclass
@@ -140,6 +128,16 @@ def parse_questions(content: str, n: int) -> list[str]:
     return questions[:n]
 
 
+def _question_parser(n: int) -> Callable[[str], list[str]]:
+    def parse(content: str) -> list[str]:
+        questions = parse_questions(content, n)
+        if not questions:
+            raise MalformedReply("no question found in the message")
+        return questions
+
+    return parse
+
+
 def normalise_question(text: str) -> str:
     """The deduplication key: lowercase, accents folded, punctuation dropped, spaces collapsed."""
     return " ".join(re.findall(r"[^\W_]+", fold_accents(text.lower())))
@@ -154,168 +152,7 @@ def lexical_overlap(question: str, document: str, language: str = "fr") -> float
     return len(words & set(analyze(document))) / len(words)
 
 
-def retry_delay(headers: Any, attempt: int, backoff: float) -> float:
-    """Seconds to wait before retry ``attempt`` (0-based): ``Retry-After`` if given, else exponential.
-
-    ``Retry-After`` may be seconds or an HTTP date; ``retry-after-ms`` (sent by OpenAI) wins.
-    """
-    seconds: float | None = None
-    if headers is not None:
-        if headers.get("retry-after-ms"):
-            seconds = _number(headers["retry-after-ms"])
-            seconds = None if seconds is None else seconds / 1000
-        if seconds is None and headers.get("retry-after"):
-            value = headers["retry-after"]
-            seconds = _number(value)
-            if seconds is None:
-                try:
-                    seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
-                except (TypeError, ValueError):
-                    seconds = None
-    if seconds is None:
-        seconds = backoff * 2**attempt
-    return min(max(seconds, 0.0), MAX_BACKOFF_SECONDS)
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def make_client(base_url: str | None, api_key: str | None = None) -> Any:
-    """An ``openai.OpenAI`` client with its own retries off; key from OPENAI_API_KEY.
-
-    A local server (any ``base_url``) may need no key: a placeholder is sent then.
-    """
-    try:
-        import openai
-    except ImportError:
-        raise MissingDependencyError("openai", "llm") from None
-    key = api_key or os.environ.get("OPENAI_API_KEY")
-    if not key:
-        if base_url is None:
-            raise UsageError("set OPENAI_API_KEY, or give --base-url for a local server that needs no key")
-        key = "no-key"
-    return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
-
-
-class QueryGenerator:
-    """Asks the model for each document's questions, with retries; thread-safe."""
-
-    def __init__(
-        self,
-        client: Any,
-        settings: GenerationSettings,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        settings.check()
-        self.client = client
-        self.settings = settings
-        self.sleep = sleep
-        self._lock = threading.Lock()
-        self.requests = 0
-        self.retries = 0
-        self.delays: list[float] = []
-
-    def questions_for(self, document: str) -> tuple[list[str], int, int]:
-        """(questions, prompt_tokens, completion_tokens) for one document; raises GenerationFailure."""
-        import openai
-
-        settings = self.settings
-        messages = [{"role": "user", "content": build_prompt(document, settings.n, settings.language)}]
-        options: dict[str, Any] = {"timeout": settings.timeout}
-        if settings.temperature is not None:
-            options["temperature"] = settings.temperature
-        for attempt in range(settings.max_retries + 1):
-            with self._lock:
-                self.requests += 1
-            headers = None
-            try:
-                response = self.client.chat.completions.create(
-                    model=settings.model, messages=messages, **options
-                )
-            except openai.APIStatusError as err:
-                if err.status_code != 429 and err.status_code < 500:
-                    raise GenerationFailure(f"HTTP {err.status_code}: {_short(err.message)}") from None
-                reason = f"HTTP {err.status_code}"
-                headers = err.response.headers
-            except openai.APITimeoutError:
-                reason = f"no reply within {settings.timeout:g} s"
-            except openai.APIConnectionError as err:
-                reason = f"connection failed ({_short(str(err))})"
-            except (openai.APIResponseValidationError, ValueError) as err:
-                raise GenerationFailure(f"malformed reply ({_short(str(err))})") from None
-            else:
-                return _read_reply(response, settings.n)
-            if attempt == settings.max_retries:
-                unreachable = reason.startswith("connection failed")
-                raise GenerationFailure(f"{reason}, gave up after {attempt + 1} attempts", unreachable)
-            delay = retry_delay(headers, attempt, settings.backoff)
-            with self._lock:
-                self.retries += 1
-                self.delays.append(delay)
-            self.sleep(delay)
-        raise AssertionError("unreachable")
-
-
-def _read_reply(response: Any, n: int) -> tuple[list[str], int, int]:
-    try:
-        content = response.choices[0].message.content
-    except (AttributeError, IndexError, KeyError, TypeError):
-        reason = f"malformed reply: no choices[0].message.content in {_short(repr(response))}"
-        raise GenerationFailure(reason) from None
-    if not isinstance(content, str) or not content.strip():
-        raise GenerationFailure("malformed reply: empty message content")
-    questions = parse_questions(content, n)
-    if not questions:
-        raise GenerationFailure("malformed reply: no question found in the message")
-    usage = getattr(response, "usage", None)
-    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
-    return questions, prompt_tokens, completion_tokens
-
-
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 # --- resumable generation -------------------------------------------------------------------------
-
-
-def progress_path_for(output: str | os.PathLike[str]) -> Path:
-    """The sidecar progress file: ``dataset.json`` -> ``dataset.json.progress.jsonl``."""
-    output = Path(output)
-    return output.with_name(output.name + ".progress.jsonl")
-
-
-def read_progress(path: Path, settings: GenerationSettings) -> dict[str, list[str]]:
-    """doc_id -> questions already generated. A torn last line (crash mid-write) is ignored."""
-    done: dict[str, list[str]] = {}
-    if not path.exists():
-        return done
-    lines = read_text(str(path)).splitlines()
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            doc_id, questions = str(record["doc_id"]), list(record["questions"])
-        except (json.JSONDecodeError, KeyError, TypeError):
-            if line_no == len(lines):
-                break  # torn by an interrupted write: that document is simply done again
-            reason = "not a progress record; delete the file to start over"
-            raise InputFormatError(str(path), line_no, reason, line) from None
-        made_with = (record.get("model"), record.get("n"), record.get("language"))
-        if made_with != (settings.model, settings.n, settings.language):
-            raise UsageError(
-                f"{path} was made with model={made_with[0]!r}, n={made_with[1]}, language={made_with[2]!r}; "
-                f"use the same settings to resume, or delete it to start over"
-            )
-        done[doc_id] = questions
-    return done
 
 
 def generate_dataset(
@@ -337,53 +174,17 @@ def generate_dataset(
     progress = Path(progress_path) if progress_path is not None else progress_path_for(output)
     refuse_overwrite(output, force)
     report = GenerationReport(output=output, progress_path=progress, documents=len(documents))
-    done = read_progress(progress, settings)
     texts = {d["id"]: d["text"] for d in documents}
-    todo = [d for d in documents if d["id"] not in done]
-    report.resumed_documents = len(documents) - len(todo)
-    generator = QueryGenerator(client, settings, sleep=sleep)
-
-    if todo:
-        progress.parent.mkdir(parents=True, exist_ok=True)
-        pool = ThreadPoolExecutor(settings.concurrency)
-        with open(progress, "a", encoding="utf-8") as sidecar, pool:
-            pending: dict[Future[tuple[list[str], int, int]], str] = {
-                pool.submit(generator.questions_for, d["text"]): d["id"] for d in todo
-            }
-            try:
-                while pending:
-                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in finished:
-                        doc_id = pending.pop(future)
-                        try:
-                            questions, prompt_tokens, completion_tokens = future.result()
-                        except GenerationFailure as err:
-                            if err.unreachable and report.generated_documents == 0:
-                                # nothing has worked yet: stop rather than wait out every document
-                                raise GenerationFailure(
-                                    f"cannot reach the endpoint: {err}; nothing was generated "
-                                    "(check --base-url; a rerun resumes where it stopped)") from None
-                            report.failures.append((doc_id, str(err)))
-                            if on_document:
-                                on_document(doc_id, str(err))
-                            continue
-                        report.prompt_tokens += prompt_tokens
-                        report.completion_tokens += completion_tokens
-                        report.generated_documents += 1
-                        done[doc_id] = questions
-                        record = {"doc_id": doc_id, "questions": questions, "model": settings.model,
-                                  "n": settings.n, "language": settings.language,
-                                  "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
-                        sidecar.write(json.dumps(record, ensure_ascii=False) + "\n")
-                        sidecar.flush()
-                        if on_document:
-                            on_document(doc_id, None)
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                raise
-    report.requests = generator.requests
-    report.retries = generator.retries
+    tasks = [Task(d["id"], build_prompt(d["text"], settings.n, settings.language), {"doc_id": d["id"]})
+             for d in documents]
+    outcome = run_tasks(tasks, ChatCaller(client, settings, sleep=sleep), _question_parser(settings.n), progress,
+                        settings.identity, lambda record: str(record["doc_id"]), "questions", on_document)
+    done = {key: list(record["questions"]) for key, record in outcome.done.items()}
+    report.resumed_documents = outcome.resumed
+    report.generated_documents = outcome.completed
+    report.failures = outcome.failures
+    report.requests, report.retries = outcome.requests, outcome.retries
+    report.prompt_tokens, report.completion_tokens = outcome.prompt_tokens, outcome.completion_tokens
 
     report.dataset, report.duplicates_removed = build_dataset(
         [(d["id"], done[d["id"]]) for d in documents if d["id"] in done], texts, settings.language

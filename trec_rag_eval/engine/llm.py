@@ -1,0 +1,332 @@
+"""Asking an OpenAI-compatible chat model many questions, resumably: what ``generate-queries`` and
+``judge`` share.
+
+Any OpenAI-compatible endpoint works (vLLM, Ollama, llama.cpp, hosted APIs) through the ``openai``
+client, imported only here and only when used.
+
+Robustness, decided here once:
+- At most ``concurrency`` requests are in flight (a thread pool).
+- 429 and 5xx replies, timeouts and connection errors are retried up to ``max_retries`` times,
+  waiting ``Retry-After`` when the server sends it, else ``backoff * 2**attempt`` seconds (capped).
+  Other 4xx replies and malformed replies fail the task at once. The client's own retries are
+  switched off so that these are the only ones.
+- Tokens are counted from each reply's ``usage`` (this run only; resumed tasks cost nothing).
+- Each finished task is appended as one JSON line to a progress file beside the output, so a crash
+  or Ctrl-C loses nothing; a rerun skips the tasks already there, and refuses a file made with other
+  settings. A torn last line (a crash mid-write) is simply done again.
+- When the endpoint cannot be reached at all before anything succeeded, the run stops at once
+  instead of waiting out every task's retries.
+- Outputs are written by the caller through ``io.atomic`` (never over an existing file unless asked).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecRagEvalError, UsageError
+from trec_rag_eval.io.text import read_text
+
+MAX_BACKOFF_SECONDS = 60.0
+
+
+class LLMFailure(TrecRagEvalError):
+    """One task got no usable reply (after retries when the error was retryable).
+
+    ``unreachable``: the server never answered at all (connection refused or lost), which says
+    nothing about the task and everything about the endpoint."""
+
+    def __init__(self, message: str, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
+
+
+class MalformedReply(ValueError):
+    """Raised by a reply parser: the reply holds no usable answer (the task fails, not retried)."""
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Which model, and how hard to try."""
+
+    model: str
+    concurrency: int = 4
+    timeout: float = 60.0
+    max_retries: int = 5
+    backoff: float = 1.0
+    temperature: float | None = None
+
+    def check(self) -> None:
+        if self.concurrency < 1:
+            raise UsageError(f"the concurrency must be at least 1, got {self.concurrency}")
+        if self.timeout <= 0:
+            raise UsageError(f"the timeout must be positive, got {self.timeout}")
+        if self.max_retries < 0:
+            raise UsageError(f"max retries cannot be negative, got {self.max_retries}")
+
+
+def retry_delay(headers: Any, attempt: int, backoff: float) -> float:
+    """Seconds to wait before retry ``attempt`` (0-based): ``Retry-After`` if given, else exponential.
+
+    ``Retry-After`` may be seconds or an HTTP date; ``retry-after-ms`` (sent by OpenAI) wins.
+    """
+    seconds: float | None = None
+    if headers is not None:
+        if headers.get("retry-after-ms"):
+            seconds = _number(headers["retry-after-ms"])
+            seconds = None if seconds is None else seconds / 1000
+        if seconds is None and headers.get("retry-after"):
+            value = headers["retry-after"]
+            seconds = _number(value)
+            if seconds is None:
+                try:
+                    seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+                except (TypeError, ValueError):
+                    seconds = None
+    if seconds is None:
+        seconds = backoff * 2**attempt
+    return min(max(seconds, 0.0), MAX_BACKOFF_SECONDS)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def make_client(base_url: str | None, api_key: str | None = None) -> Any:
+    """An ``openai.OpenAI`` client with its own retries off; key from OPENAI_API_KEY.
+
+    A local server (any ``base_url``) may need no key: a placeholder is sent then.
+    """
+    try:
+        import openai
+    except ImportError:
+        raise MissingDependencyError("openai", "llm") from None
+    key = api_key or os.environ.get("OPENAI_API_KEY")
+    if not key:
+        if base_url is None:
+            raise UsageError("set OPENAI_API_KEY, or give --base-url for a local server that needs no key")
+        key = "no-key"
+    return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+
+
+def short(text: str, limit: int = 160) -> str:
+    """``text`` on one line, cut at ``limit`` characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class ChatCaller:
+    """Sends one prompt, retries as the module docstring says, parses the reply; thread-safe."""
+
+    def __init__(
+        self,
+        client: Any,
+        settings: LLMSettings,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        settings.check()
+        self.client = client
+        self.settings = settings
+        self.sleep = sleep
+        self._lock = threading.Lock()
+        self.requests = 0
+        self.retries = 0
+        self.delays: list[float] = []
+
+    def ask(self, prompt: str, parse: Callable[[str], Any]) -> tuple[Any, int, int]:
+        """(parse(reply text), prompt_tokens, completion_tokens); raises LLMFailure.
+
+        ``parse`` raises ``MalformedReply`` when the text holds no usable answer."""
+        import openai
+
+        settings = self.settings
+        messages = [{"role": "user", "content": prompt}]
+        options: dict[str, Any] = {"timeout": settings.timeout}
+        if settings.temperature is not None:
+            options["temperature"] = settings.temperature
+        for attempt in range(settings.max_retries + 1):
+            with self._lock:
+                self.requests += 1
+            headers = None
+            try:
+                response = self.client.chat.completions.create(
+                    model=settings.model, messages=messages, **options
+                )
+            except openai.APIStatusError as err:
+                if err.status_code != 429 and err.status_code < 500:
+                    raise LLMFailure(f"HTTP {err.status_code}: {short(err.message)}") from None
+                reason = f"HTTP {err.status_code}"
+                headers = err.response.headers
+            except openai.APITimeoutError:
+                reason = f"no reply within {settings.timeout:g} s"
+            except openai.APIConnectionError as err:
+                reason = f"connection failed ({short(str(err))})"
+            except (openai.APIResponseValidationError, ValueError) as err:
+                raise LLMFailure(f"malformed reply ({short(str(err))})") from None
+            else:
+                return _read_reply(response, parse)
+            if attempt == settings.max_retries:
+                unreachable = reason.startswith("connection failed")
+                raise LLMFailure(f"{reason}, gave up after {attempt + 1} attempts", unreachable)
+            delay = retry_delay(headers, attempt, settings.backoff)
+            with self._lock:
+                self.retries += 1
+                self.delays.append(delay)
+            self.sleep(delay)
+        raise AssertionError("unreachable")
+
+
+def _read_reply(response: Any, parse: Callable[[str], Any]) -> tuple[Any, int, int]:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        reason = f"malformed reply: no choices[0].message.content in {short(repr(response))}"
+        raise LLMFailure(reason) from None
+    if not isinstance(content, str) or not content.strip():
+        raise LLMFailure("malformed reply: empty message content")
+    try:
+        parsed = parse(content)
+    except MalformedReply as err:
+        raise LLMFailure(f"malformed reply: {err}") from None
+    usage = getattr(response, "usage", None)
+    prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+    completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    return parsed, prompt_tokens, completion_tokens
+
+
+# --- resumable runs -------------------------------------------------------------------------------
+
+
+def progress_path_for(output: str | os.PathLike[str]) -> Path:
+    """The sidecar progress file: ``dataset.json`` -> ``dataset.json.progress.jsonl``."""
+    output = Path(output)
+    return output.with_name(output.name + ".progress.jsonl")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One prompt. ``fields`` go into its progress record; ``key`` identifies it across reruns."""
+
+    key: str
+    prompt: str
+    fields: Mapping[str, Any]
+
+
+@dataclass
+class TaskRun:
+    """What ``run_tasks`` did. ``done`` maps every finished task's key (earlier runs included) to
+    its progress record; ``failures`` lists (key, reason) for this run."""
+
+    done: dict[str, dict[str, Any]] = field(default_factory=dict)
+    resumed: int = 0
+    completed: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    requests: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def read_progress(
+    path: Path, identity: Mapping[str, Any], key_of: Callable[[dict[str, Any]], str], value_field: str
+) -> dict[str, dict[str, Any]]:
+    """key -> record of the tasks already done. Records must carry ``identity`` (model, language...)
+    unchanged; a torn last line (crash mid-write) is ignored."""
+    done: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    lines = read_text(str(path)).splitlines()
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            key = key_of(record)
+            record[value_field]  # noqa: B018 - present, or the record is not ours
+        except (json.JSONDecodeError, KeyError, TypeError):
+            if line_no == len(lines):
+                break  # torn by an interrupted write: that task is simply done again
+            reason = "not a progress record; delete the file to start over"
+            raise InputFormatError(str(path), line_no, reason, line) from None
+        made_with = {name: record.get(name) for name in identity}
+        if made_with != dict(identity):
+            shown = ", ".join(f"{name}={value!r}" for name, value in made_with.items())
+            raise UsageError(f"{path} was made with {shown}; use the same settings to resume, "
+                             "or delete it to start over")
+        done[key] = record
+    return done
+
+
+def run_tasks(
+    tasks: Sequence[Task],
+    caller: ChatCaller,
+    parse: Callable[[str], Any],
+    progress: Path,
+    identity: Mapping[str, Any],
+    key_of: Callable[[dict[str, Any]], str],
+    value_field: str,
+    on_task: Callable[[str, str | None], None] | None = None,
+) -> TaskRun:
+    """Ask every task not already in ``progress``; append each success to it as it comes.
+
+    ``on_task(key, error_or_None)`` is called in the calling thread as each task ends. Raises
+    ``LLMFailure`` at once when the endpoint is unreachable and nothing has succeeded yet."""
+    outcome = TaskRun(done=read_progress(progress, identity, key_of, value_field))
+    todo = [task for task in tasks if task.key not in outcome.done]
+    outcome.resumed = len(tasks) - len(todo)
+    if todo:
+        progress.parent.mkdir(parents=True, exist_ok=True)
+        pool = ThreadPoolExecutor(caller.settings.concurrency)
+        with open(progress, "a", encoding="utf-8") as sidecar, pool:
+            pending: dict[Future[tuple[Any, int, int]], Task] = {
+                pool.submit(caller.ask, task.prompt, parse): task for task in todo
+            }
+            try:
+                while pending:
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        task = pending.pop(future)
+                        try:
+                            value, prompt_tokens, completion_tokens = future.result()
+                        except LLMFailure as err:
+                            if err.unreachable and outcome.completed == 0:
+                                # nothing has worked yet: stop rather than wait out every task
+                                raise LLMFailure(
+                                    f"cannot reach the endpoint: {err}; nothing was done "
+                                    "(check --base-url; a rerun resumes where it stopped)") from None
+                            outcome.failures.append((task.key, str(err)))
+                            if on_task:
+                                on_task(task.key, str(err))
+                            continue
+                        outcome.prompt_tokens += prompt_tokens
+                        outcome.completion_tokens += completion_tokens
+                        outcome.completed += 1
+                        record = {**task.fields, value_field: value, **identity,
+                                  "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+                        outcome.done[task.key] = record
+                        sidecar.write(json.dumps(record, ensure_ascii=False) + "\n")
+                        sidecar.flush()
+                        if on_task:
+                            on_task(task.key, None)
+            except BaseException:
+                for future in pending:
+                    future.cancel()
+                raise
+    outcome.requests = caller.requests
+    outcome.retries = caller.retries
+    return outcome
