@@ -24,6 +24,7 @@ from trec_rag_eval.io.writers import (
     write_run,
     write_topics,
 )
+from trec_rag_eval.io.tables import query_id_set
 from trec_rag_eval.rag_checks import check_rag
 
 
@@ -166,6 +167,17 @@ def convert_command(
         if dataset.topics:
             count = write_topics(dataset.topics, topics_path, force=force)  # type: ignore[arg-type]
             click.echo(f"wrote {topics_path}: {count} query texts")
+            unjudged = sorted(set(dataset.topics) - query_id_set(dataset))
+            if unjudged and qrels_out is not None:
+                # a qrels file has no line for a query without any judgment: the topics file keeps it
+                shown = ", ".join(unjudged[:10]) + (", ..." if len(unjudged) > 10 else "")
+                click.echo(
+                    f"Note: {len(unjudged)} quer{'y has' if len(unjudged) == 1 else 'ies have'} no judged document, "
+                    f"so no line in {qrels_out}: {shown}. {topics_path} keeps "
+                    f"{'it' if len(unjudged) == 1 else 'them'}: evaluate with --topics {topics_path} to count "
+                    f"{'it' if len(unjudged) == 1 else 'them'} (scored 0), as the JSON dataset does.",
+                    err=True,
+                )
         elif not topics_is_default:
             raise UsageError(f"{input_path} holds no query texts to write to {topics_path}")
     if run_out is not None:

@@ -55,6 +55,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
                    "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR or Parquet.")
 @click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
               help="Format of RUN: a TREC run, JSON/JSONL results or Parquet (detected by default).")
+@click.option("--topics", "topics_path", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="Topics file (query_id<TAB>text) of TREC qrels: its queries with no judgment at all "
+                   "are evaluated too (scored 0), as in the JSON dataset they came from.")
 @click.option("--stream", is_flag=True,
               help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
                    "Chosen automatically for a run larger than a quarter of the available memory.")
@@ -74,7 +77,8 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], per_query: bool, complete: bool,
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
-                     qrels_format: str, run_format: str, stream: bool, chunk_size: int, progress: bool | None,
+                     qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
+                     progress: bool | None,
                      jobs: int | None, crosscheck: bool, doc_id_pattern: str | None, doc_map: str | None,
                      output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
@@ -112,7 +116,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
         resolved = parse_measures(["official"] if fmt == "trec" else None)
-    qrels_table = load_qrels(qrels, qrels_format)
+    qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
     mapping = resolve_doc_map(doc_id_pattern, doc_map)
     run_paths = _expand_runs(runs)
     settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.tables import Qrels, Run, qrels_query_ids
 
 if TYPE_CHECKING:
     import polars as pl
@@ -112,7 +112,7 @@ def rank(
     #    blocks of equal query ids (one block per query in almost every run)
     block_ids, lengths = _blocks(run_data["query_id"])
     run_id_set = set(block_ids)
-    qrels_ids = _distinct(qrels_data["query_id"])
+    qrels_ids = qrels_query_ids(qrels, _distinct(qrels_data["query_id"]))
     if queries == "intersection":
         query_ids = _byte_sorted([q for q in qrels_ids if q in run_id_set])
     else:

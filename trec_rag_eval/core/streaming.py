@@ -17,7 +17,7 @@ from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate
 from trec_rag_eval.core.ranking import _byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run
+from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import parse_measures
 
@@ -36,7 +36,7 @@ def evaluate_pieces(
     per_piece = chosen.but(queries="intersection", complete=False)
     resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
         None if measures is None else [str(m) for m in measures])
-    qrels_ids = set(qrels.frame["query_id"].unique().to_list())
+    qrels_ids = set(qrels_query_ids(qrels, qrels.frame["query_id"].unique().to_list()))
     found: dict[str, dict[Measure, Any]] = {}
     missing_ids: set[str] = set()
     extra: set[str] = set()
@@ -83,7 +83,8 @@ def evaluate_pieces(
 
 
 def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
-    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source)
+    topics = {q: t for q, t in (qrels.topics or {}).items() if q in ids}
+    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source, topics or None)
 
 
 def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]], missing_ids: set[str]) -> None:

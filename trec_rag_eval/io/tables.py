@@ -81,6 +81,19 @@ def query_id_set(owner: Qrels | Run) -> set[str]:
     return set(data["query_id"].unique().to_list())
 
 
+def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
+    """Every query the qrels know: the judged ones (``judged``, if already listed), then the queries of
+    the topics that have no judgment at all (a dataset item with an empty relevant list).
+
+    A query with no relevant document is kept, as trec_eval -c and ir-measures keep it: it scores 0
+    on every measure that needs one, and counts in the mean, whatever shape the dataset came in.
+    """
+    ids = list(judged) if judged is not None else column_list(qrels, "query_id")
+    ids = list(dict.fromkeys(ids))
+    known = set(ids)
+    return ids + [q for q in (qrels.topics or {}) if q not in known]
+
+
 @dataclass(frozen=True)
 class ResultsReport:
     """What a results reader noticed but did not refuse (fed to ``rag_checks``).
