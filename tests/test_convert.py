@@ -131,7 +131,7 @@ def test_writers_refuse_to_overwrite_and_write_no_partial_file(tmp_path):
     qrels = Qrels.from_dict({"q1": {"d1": 1}})
     target = tmp_path / "q.txt"
     write_qrels(qrels, target)
-    with pytest.raises(UsageError, match="already exists; use --force"):
+    with pytest.raises(UsageError, match="already exists; pass force=True"):
         write_qrels(qrels, target)
     bad = Qrels.from_dict({"q1": {"d1": 1, "d 2": 0}}, source="mem")
     with pytest.raises(InputFormatError) as err:

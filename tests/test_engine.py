@@ -212,3 +212,22 @@ def test_the_packaged_demo_data_is_the_fixtures():
 def test_latency_of_nothing_is_nan():
     outcome = harness.SearchOutcome(run=None, latencies={}, failures=[], rescored_queries=[])  # type: ignore[arg-type]
     assert np.isnan(outcome.latency_p50)
+
+
+def test_progress_outside_a_terminal_shows_how_far_it_got():
+    # issue 13, finding 6: click's bar printed "Searching" and nothing more to a log or a notebook
+    log = io.StringIO()
+    Evaluator(engine, progress=True, progress_file=log).run(DATASET)
+    text = log.getvalue()
+    assert "Searching" in text and "3/3" in text
+
+
+def test_the_python_api_speaks_of_parameters_not_flags(tmp_path):
+    report = Evaluator(engine).evaluate(DATASET, k_values=(1,))
+    path = tmp_path / "run.txt"
+    report.write_run(path)
+    with pytest.raises(UsageError) as refused:
+        report.write_run(path)
+    assert str(refused.value) == f"{path} already exists; pass force=True to overwrite it"
+    assert "--force" not in str(refused.value)
+    report.write_run(path, force=True)

@@ -86,7 +86,8 @@ def test_cli_json_and_converted_trec_files_print_the_same_numbers(files):
     assert "num_q                 \tall\t4\n" in direct.stdout
     assert f"ndcg_cut_10           \tall\t{NDCG_10:.4f}\n" in direct.stdout
 
-    converted = invoke("convert", str(files["json"]), "--qrels", str(d / "eval.qrels"), "--topics", str(d / "eval.topics"))
+    converted = invoke("convert", str(files["json"]), "--qrels", str(d / "eval.qrels"),
+                       "--topics", str(d / "eval.topics"))
     assert converted.exit_code == 0, converted.stderr
     # q4 keeps its judged-non-relevant line; q2, judged nothing, lives in the topics file, and the user is told
     assert "q4 0 d5 0\n" in (d / "eval.qrels").read_text()

@@ -51,6 +51,21 @@ class SearchFailedError(TrecRagEvalError):
     """Some queries of a search run failed; what succeeded was still written and printed."""
 
 
+class EngineError(TrecRagEvalError):
+    """A search engine that cannot be used: it cannot be called as ``engine(query, k)``, or it
+    returned a result whose document id cannot be read. Raised at once: every query would fail
+    alike, and a table of zeros would hide it."""
+
+
+class OutputExistsError(UsageError):
+    """An output file exists and replacing it was not allowed. The message speaks of the Python
+    parameter (``force=True``); the command line says ``--force`` instead."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        super().__init__(f"{path} already exists; pass force=True to overwrite it")
+
+
 class TrecRagEvalWarning(UserWarning):
     """Something a caller should know but that does not stop the work (queries missing from a run,
     a convention that changes numbers). ``warnings.warn(..., TrecRagEvalWarning)`` from the library;

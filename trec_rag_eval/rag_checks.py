@@ -45,12 +45,14 @@ def check_rag(
     *,
     relevance_level: int = 1,
     max_examples: int = 3,
+    evaluated: bool = False,
 ) -> list[RagWarning]:
     """Run every check; return the warnings that apply, in the order of the module docstring.
 
     ``report`` (from ``load_run_report`` / ``read_results_report``) adds what a Run cannot show:
     repeated ids and empty lists. ``relevance_level`` is the grade from which a document counts as
-    relevant (trec_eval's ``-l``).
+    relevant (trec_eval's ``-l``). ``evaluated``: the run went through ``evaluate``, which already
+    warned if no query retrieved a judged document, so ``unknown_ids`` speaks only when some did.
     """
     warnings: list[RagWarning] = []
     report = report or ResultsReport()
@@ -73,7 +75,7 @@ def check_rag(
     judged_by_query = {q for q, d in zip(run_query_ids, run_doc_ids, strict=True) if d in judged}
     with_results = [q for q in run_queries if q in dataset_set]
     hits = sum(q in judged_by_query for q in with_results)
-    if unknown and with_results and 2 * hits < len(with_results):
+    if unknown and with_results and 2 * hits < len(with_results) and not (evaluated and hits == 0):
         add(
             "unknown_ids",
             unknown,

@@ -10,10 +10,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
+from typing import Any
 
 import click
 
-from trec_rag_eval.errors import TrecRagEvalError
+from trec_rag_eval.errors import OutputExistsError, TrecRagEvalError, TrecRagEvalWarning
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -70,16 +72,35 @@ def _route(args: list[str]) -> list[str]:
     return ["evaluate", *args]
 
 
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    if issubclass(category, TrecRagEvalWarning):
+        click.echo(f"Warning: {message}", err=True)
+    else:
+        _default_show_warning(message, category, filename, lineno, file, line)
+
+
+_default_show_warning = warnings.showwarning
+
+
 def main(args: list[str] | None = None) -> None:
     """Console-script entry point: one clean error line, never a traceback, for known errors."""
     argv = _route(list(sys.argv[1:] if args is None else args))
     try:
-        code = cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
+        with warnings.catch_warnings():
+            # the library's warnings (warnings.warn, so a notebook shows them) become one stderr line each
+            warnings.simplefilter("always", TrecRagEvalWarning)
+            warnings.showwarning = _show_warning
+            code = cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as err:
         err.show()
+        sys.exit(err.exit_code)
+    except OutputExistsError as err:
+        # the library speaks of its parameter (force=True); here the flag is the way to say it
+        click.echo(f"Error: {err.path} already exists; use --force to overwrite it", err=True)
         sys.exit(err.exit_code)
     except TrecRagEvalError as err:
         click.echo(f"Error: {err}", err=True)

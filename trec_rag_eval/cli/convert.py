@@ -17,6 +17,7 @@ from trec_rag_eval.io.load import (
     load_run_report,
 )
 from trec_rag_eval.io.parquet import write_parquet_qrels, write_parquet_run
+from trec_rag_eval.io.tables import query_id_set
 from trec_rag_eval.io.writers import (
     write_dataset_json,
     write_qrels,
@@ -24,7 +25,6 @@ from trec_rag_eval.io.writers import (
     write_run,
     write_topics,
 )
-from trec_rag_eval.io.tables import query_id_set
 from trec_rag_eval.rag_checks import check_rag
 
 

@@ -186,7 +186,7 @@ def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Sett
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.rag_checks import check_rag
 
-        checks = check_rag(qrels, run, report, relevance_level=settings.relevance_level)
+        checks = check_rag(qrels, run, report, evaluated=True, relevance_level=settings.relevance_level)
         return evaluation, notes + [f"Warning: {warning}" for warning in checks]
     return evaluation, notes + [f"Warning: {warning}" for warning in _query_set_warnings(evaluation)]
 

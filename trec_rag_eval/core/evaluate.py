@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
@@ -115,6 +116,7 @@ def evaluate(
                   queries=chosen.queries, float32_scores=chosen.trec_eval_9)
     if ranked.num_queries == 0:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
+    warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
     plain = [m for m in resolved if m not in judged]
@@ -126,6 +128,44 @@ def evaluate(
         result.measures = resolved
     result.collapse = collapse
     return result
+
+
+def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
+    """Warn (``TrecRagEvalWarning``) when every score is 0 because the inputs do not meet: the run
+    and the qrels share no query id, or no retrieved document is judged for its query.
+
+    Both can be right (a run that finds nothing), so they are warnings, not errors; but they are
+    far more often a mistake (other query ids, document ids against chunk ids), and a table of
+    zeros says nothing about which.
+    """
+    present = ~ranked.missing
+    if ranked.extra_queries and not present.any():
+        warn_no_common_query(ranked.query_ids, ranked.extra_queries, source, stacklevel=4)
+        return
+    rows = np.repeat(present, np.diff(ranked.offsets))
+    retrieved = int(rows.sum())
+    if retrieved and not (ranked.rel[rows] >= 0).any():
+        warnings.warn(
+            f"{source}: none of the {retrieved} retrieved ids appears in the qrels for its query, so "
+            "every measure is 0: do the run and the qrels use the same document ids "
+            "(same chunking; document ids or chunk ids)?",
+            TrecRagEvalWarning,
+            stacklevel=3,
+        )
+
+
+def warn_no_common_query(qrels_queries: list[str], run_queries: list[str], source: str, stacklevel: int = 3) -> None:
+    """The warning for a run none of whose queries is in the qrels (every query scores 0)."""
+    warnings.warn(
+        f"{source}: the qrels and the run share no query id, so every query scores 0 "
+        f"(qrels: {_sample(qrels_queries)}; run: {_sample(run_queries)}): do both name the queries the same way?",
+        TrecRagEvalWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def _sample(ids: list[str], limit: int = 5) -> str:
+    return ", ".join(ids[:limit]) + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
 def _resolve(measures: list[str] | list[Measure] | None) -> list[Measure]:

@@ -7,16 +7,17 @@ paths print the same numbers.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate
+from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate, warn_no_common_query
 from trec_rag_eval.core.ranking import _byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import parse_measures
@@ -49,8 +50,13 @@ def evaluate_pieces(
         judged = ids & qrels_ids
         if not judged:
             continue
-        part = evaluate(_subset(qrels, judged), piece, resolved, per_piece)
+        with warnings.catch_warnings():
+            # a piece may hold only unjudged documents; what matters is the whole run (below)
+            warnings.simplefilter("ignore", TrecRagEvalWarning)
+            part = evaluate(_subset(qrels, judged), piece, resolved, per_piece)
         _collect(part, found, missing_ids)
+    if extra and not found:
+        warn_no_common_query(_byte_sorted(list(qrels_ids)), _byte_sorted(list(extra)), source)
     if chosen.queries == "intersection":
         query_ids = _byte_sorted(list(found))
     else:

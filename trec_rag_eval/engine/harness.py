@@ -15,18 +15,21 @@ Conventions, decided here once:
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TextIO, cast
+from typing import IO, Any
 
 import numpy as np
 
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.engine.progress import progress_bar
+from trec_rag_eval.errors import EngineError, InputFormatError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 SearchFunction = Callable[[str, int], Any]
@@ -199,33 +202,55 @@ class Evaluator:
 
 
 def resolve_engine(engine: Any) -> SearchFunction:
-    """Turn an engine object into a ``(query, k) -> results`` function."""
+    """Turn an engine object into a ``(query, k) -> results`` function.
+
+    A function that cannot take ``(query, k)`` (``lambda q: ...``, a method with a third required
+    argument) is refused here, before any query: called anyway, it would fail on every query and
+    leave a table of zeros.
+    """
+    search: Any = None
+    name = ""
     for method in ("search", "rechercher"):
         bound = getattr(engine, method, None)
         if callable(bound):
-            return bound  # type: ignore[no-any-return]
-    if callable(engine):
-        return engine  # type: ignore[no-any-return]
-    raise UsageError(
-        "the engine must be a callable (query, k) or have a search/rechercher method, "
-        f"got {type(engine).__name__}"
-    )
+            search, name = bound, f"{type(engine).__name__}.{method}"
+            break
+    if search is None and callable(engine):
+        search, name = engine, getattr(engine, "__qualname__", type(engine).__name__)
+    if search is None:
+        raise UsageError(
+            "the engine must be a callable (query, k) or have a search/rechercher method, "
+            f"got {type(engine).__name__}"
+        )
+    try:
+        signature = inspect.signature(search)
+    except (TypeError, ValueError):  # some builtins and C extensions have none: try them as they are
+        return search  # type: ignore[no-any-return]
+    try:
+        signature.bind("query", 10)
+    except TypeError as err:
+        raise EngineError(
+            f"the engine {name}{signature} cannot be called as engine(query, k): {err}. It must take the "
+            "query text and the number of results wanted, e.g. def search(query, k): ..."
+        ) from None
+    return search  # type: ignore[no-any-return]
 
 
 def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:
     """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores, if given.
 
     Scores come back only when every item has one and they strictly decrease along the list.
+    Raises ``EngineError`` when the results are not a list or an item has no usable id.
     """
     if results is None:
         return [], None
-    if isinstance(results, (str, bytes, dict)):
-        raise TypeError(f"the engine must return a list of results, got {type(results).__name__}")
+    if isinstance(results, (str, bytes, dict)) or not isinstance(results, Iterable):
+        raise EngineError(f"the engine must return a list of results, got {type(results).__name__}")
     doc_ids: list[str] = []
     scores: list[float | None] = []
     seen: set[str] = set()
     for item in results:
-        doc_id, score = _result_item(item)
+        doc_id, score = result_item(item)
         if doc_id in seen:
             continue
         seen.add(doc_id)
@@ -241,22 +266,84 @@ def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] 
     return doc_ids, None
 
 
-def _result_item(item: Any) -> tuple[str, float | None]:
+# Where engines keep a result's id, in the order tried: the item itself, then its metadata (LangChain
+# Documents often have id None and the id in metadata), then its node (LlamaIndex NodeWithScore).
+ID_KEYS = ("id", "doc_id", "docid", "_id", "node_id", "id_")
+NESTED_KEYS = ("metadata", "node")
+
+
+def result_item(item: Any) -> tuple[str, float | None]:
+    """(doc_id, score or None) of one result: an id string, an ``(id, score)`` pair, a dict or an
+    object (``id``, ``doc_id``, ``metadata["id"]`` / ``["doc_id"]``, ``node.node_id``, ...).
+
+    An id that reads as None or blank is an error, never the document "None"."""
     if isinstance(item, str):
-        return item, None
-    if isinstance(item, dict):
-        for key in ("id", "doc_id", "docid", "_id"):
-            if key in item:
-                score = item.get("score")
-                return str(item[key]), None if score is None else float(score)
-        raise TypeError(f"a result item has no 'id' key: {item!r}")
-    if isinstance(item, (tuple, list)) and len(item) == 2:
-        return str(item[0]), float(item[1])
-    for attribute in ("id", "doc_id"):
-        if hasattr(item, attribute):
-            score = getattr(item, "score", None)
-            return str(getattr(item, attribute)), None if score is None else float(score)
-    raise TypeError(f"cannot read a doc id from the result item {item!r}")
+        return _usable_id(item, item), None
+    if isinstance(item, (tuple, list)):
+        if len(item) != 2:
+            raise EngineError(f"a result pair must be (id, score), got {_short(item)}")
+        return _usable_id(item[0], item), _score(item[1], item)
+    found = _find_id(item, depth=0)
+    if found is _NOT_FOUND:
+        raise EngineError(
+            f"cannot find a document id in the result {_short(item)}: expected a string, an (id, score) pair, "
+            f"or an item with one of {', '.join(ID_KEYS)} (itself, in its metadata or in its node)"
+        )
+    return _usable_id(found, item), _score(_field(item, "score"), item)
+
+
+_NOT_FOUND = object()
+
+
+def _field(item: Any, key: str) -> Any:
+    if isinstance(item, Mapping):
+        return item.get(key, _NOT_FOUND)
+    return getattr(item, key, _NOT_FOUND)
+
+
+def _find_id(item: Any, depth: int) -> Any:
+    """The first id that is neither None nor blank; else the first id field present (None or
+    blank: reported as such); else ``_NOT_FOUND``."""
+    first_present: Any = _NOT_FOUND
+    for key in ID_KEYS:
+        value = _field(item, key)
+        if value is _NOT_FOUND:
+            continue
+        if value is not None and str(value).strip():
+            return value
+        if first_present is _NOT_FOUND:
+            first_present = value
+    if depth == 0:
+        for key in NESTED_KEYS:
+            nested = _field(item, key)
+            if nested is _NOT_FOUND or nested is None:
+                continue
+            value = _find_id(nested, depth + 1)
+            if value is not _NOT_FOUND and value is not None and str(value).strip():
+                return value
+            if first_present is _NOT_FOUND:
+                first_present = value
+    return first_present
+
+
+def _usable_id(value: Any, item: Any) -> str:
+    if value is None or value is _NOT_FOUND or not str(value).strip():
+        raise EngineError(f"no usable document id in the result {_short(item)} (the id reads as {value!r})")
+    return str(value)
+
+
+def _score(value: Any, item: Any) -> float | None:
+    if value is None or value is _NOT_FOUND:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise EngineError(f"the score of the result {_short(item)} is not a number: {value!r}") from None
+
+
+def _short(item: Any, limit: int = 120) -> str:
+    text = repr(item)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def run_queries(
@@ -267,48 +354,44 @@ def run_queries(
     progress: bool = False,
     progress_file: IO[str] | None = None,
 ) -> SearchOutcome:
-    """Call ``search(query, depth)`` for each topic, in the given order, timing each call."""
+    """Call ``search(query, depth)`` for each topic, in the given order, timing each call.
+
+    A call that raises is that query's failure and the others go on; when every call fails, a
+    ``TrecRagEvalWarning`` says so. Results whose ids cannot be read raise ``EngineError`` at once.
+    """
     rows: list[tuple[str, str, float]] = []
     latencies: dict[str, float] = {}
     failures: list[QueryFailure] = []
     rescored: list[str] = []
-    items = list(topics.items())
-    if progress:
-        import click
-
-        bar_context: Any = click.progressbar(
-            items, label="Searching", file=cast(TextIO, progress_file or sys.stderr), show_pos=True
-        )
-    else:
-        bar_context = _NoBar(items)
-    with bar_context as bar:
-        for query_id, query in bar:
-            start = time.perf_counter()
-            try:
-                doc_ids, scores = normalise_results(search(query, depth), depth)
-            except Exception as err:  # noqa: BLE001 - any engine error fails this query only
-                latencies[query_id] = time.perf_counter() - start
-                failures.append(QueryFailure(query_id, query, f"{type(err).__name__}: {err}"))
-                continue
+    for query_id, query in progress_bar(topics.items(), total=len(topics), label="Searching", unit="query",
+                                        enabled=progress, file=progress_file):
+        start = time.perf_counter()
+        try:
+            results = search(query, depth)
+        except Exception as err:  # noqa: BLE001 - any engine error fails this query only
             latencies[query_id] = time.perf_counter() - start
-            if scores is None:
-                if doc_ids:
-                    rescored.append(query_id)
-                scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
-            rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
+            failures.append(QueryFailure(query_id, query, f"{type(err).__name__}: {err}"))
+            continue
+        latencies[query_id] = time.perf_counter() - start
+        try:
+            doc_ids, scores = normalise_results(results, depth)
+        except EngineError as err:
+            raise EngineError(f"query {query_id!r} ({query!r}): {err}") from None
+        if scores is None:
+            if doc_ids:
+                rescored.append(query_id)
+            scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
+        rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
+    if topics and len(failures) == len(topics):
+        first = failures[0]
+        warnings.warn(
+            f"every engine call failed ({len(failures)} of {len(topics)} queries), so every score is 0; "
+            f"first error, on {first.query_id!r}: {first.error}",
+            TrecRagEvalWarning,
+            stacklevel=3,
+        )
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
     return SearchOutcome(run, latencies, failures, rescored)
-
-
-class _NoBar:
-    def __init__(self, items: Iterable[Any]) -> None:
-        self.items = items
-
-    def __enter__(self) -> Iterable[Any]:
-        return self.items
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 # --- datasets -------------------------------------------------------------------------------------

@@ -9,17 +9,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from trec_rag_eval.errors import UsageError
-
-
-def overwrite_message(path: str | os.PathLike[str]) -> str:
-    return f"{os.fspath(path)} already exists; use --force to overwrite it"
+from trec_rag_eval.errors import OutputExistsError
 
 
 def refuse_overwrite(path: str | os.PathLike[str], force: bool) -> None:
     """Fail before any work when ``path`` exists and ``force`` is not given."""
     if not force and os.path.exists(path):
-        raise UsageError(overwrite_message(path))
+        raise OutputExistsError(os.fspath(path))
 
 
 def write_atomic(path: str | os.PathLike[str], content: str | bytes, force: bool = False) -> None:
@@ -48,10 +44,10 @@ def write_atomic(path: str | os.PathLike[str], content: str | bytes, force: bool
         try:
             os.link(temporary, target)
         except FileExistsError:
-            raise UsageError(overwrite_message(target)) from None
+            raise OutputExistsError(os.fspath(target)) from None
         except OSError:  # no hard links on this file system: check, then rename
             if target.exists():
-                raise UsageError(overwrite_message(target)) from None
+                raise OutputExistsError(os.fspath(target)) from None
             os.replace(temporary, target)
     finally:
         if os.path.exists(temporary):

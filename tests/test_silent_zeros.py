@@ -1,0 +1,157 @@
+"""No silent zeros (issue 13, findings 2 and 3): a mistake that would give an all-zero or empty
+result says so. A warning (``TrecRagEvalWarning``) where the data could be right, an exception
+where it cannot; on the command line, one line on stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from types import SimpleNamespace
+
+import pytest
+from conftest import invoke
+
+from trec_rag_eval.core.evaluate import evaluate
+from trec_rag_eval.engine.harness import Evaluator, normalise_results
+from trec_rag_eval.errors import EngineError, TrecRagEvalWarning
+from trec_rag_eval.io.trec import read_qrels, read_run
+
+DATASET = [
+    {"id": "q1", "query": "alpha", "relevant": ["d1"]},
+    {"id": "q2", "query": "beta", "relevant": ["d2"]},
+]
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- finding 3: evaluate() on data that shares nothing ------------------------------------------
+
+
+def test_evaluate_warns_when_qrels_and_run_share_no_query(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_run(_write(tmp_path, "r.txt", "A Q0 d1 1 2.0 t\nB Q0 d2 1 2.0 t\n"))
+    with pytest.warns(TrecRagEvalWarning, match=r"share no query id.*1, 2.*A, B"):
+        result = evaluate(qrels, run, ["P@1"])
+    assert result.summary_by_name["P@1"] == 0.0
+
+
+def test_evaluate_warns_when_no_retrieved_id_is_known_to_the_qrels(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_run(_write(tmp_path, "r.txt", "1 Q0 chunk-7 1 2.0 t\n2 Q0 chunk-9 1 2.0 t\n"))
+    with pytest.warns(TrecRagEvalWarning, match=r"none of the 2 retrieved ids appears in the qrels for its query"):
+        evaluate(qrels, run, ["P@1"])
+
+
+def test_an_ordinary_run_gives_no_warning(tmp_path):
+    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_run(_write(tmp_path, "r.txt", "1 Q0 d1 1 2.0 t\n2 Q0 x 1 2.0 t\n"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(qrels, run, ["P@1"])
+
+
+def test_cli_results_keyed_by_nothing_in_the_dataset_warn_on_stderr(tmp_path):
+    dataset = _write(tmp_path, "dataset.json", json.dumps(DATASET))
+    results = _write(tmp_path, "results.json", json.dumps({"x1": ["d1"], "x2": ["d2"]}))
+    result = invoke(str(dataset), str(results))
+    assert "share no query id" in result.stderr
+    assert result.stderr.count("Warning:") >= 1
+
+
+# --- finding 3: an engine that cannot be called, or that always fails -------------------------
+
+
+def test_an_engine_taking_one_argument_is_an_error_before_any_query():
+    with pytest.raises(EngineError, match=r"cannot be called as engine\(query, k\)"):
+        Evaluator(lambda q: ["d1"]).evaluate(DATASET)
+
+
+def test_an_engine_method_with_a_wrong_signature_is_an_error():
+    class Engine:
+        def search(self, query, k, filters):
+            return []
+
+    with pytest.raises(EngineError, match=r"search"):
+        Evaluator(Engine()).evaluate(DATASET)
+
+
+def test_an_engine_with_keyword_k_or_defaults_is_accepted():
+    def engine(query, k=10, **options):
+        return ["d1"]
+
+    report = Evaluator(engine).evaluate(DATASET, k_values=(1,), measures=["P@1"])
+    assert report.summary["P@1"] == 0.5
+
+
+def test_every_engine_call_failing_warns():
+    def engine(query, k):
+        raise ConnectionError("index offline")
+
+    with pytest.warns(TrecRagEvalWarning, match=r"every engine call failed \(2 of 2 queries\).*index offline"):
+        report = Evaluator(engine).evaluate(DATASET, k_values=(1,), measures=["P@1"])
+    assert report.summary["P@1"] == 0.0
+
+
+# --- finding 2: where the engine's ids live --------------------------------------------------
+
+
+class LangChainDocument:
+    """LangChain's Document: ``id`` is often None, the id is in ``metadata``."""
+
+    def __init__(self, doc_id, key="id"):
+        self.id = None
+        self.page_content = "text"
+        self.metadata = {key: doc_id}
+
+
+class NodeWithScore:
+    """LlamaIndex: a NodeWithScore holds a node whose id is ``node_id``."""
+
+    def __init__(self, doc_id, score):
+        self.node = SimpleNamespace(node_id=doc_id, metadata={})
+        self.score = score
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        ["d1", "d2"],
+        [("d1", 2.0), ("d2", 1.0)],
+        [{"id": "d1"}, {"id": "d2"}],
+        [{"doc_id": "d1", "score": 2.0}, {"doc_id": "d2", "score": 1.0}],
+        [{"metadata": {"id": "d1"}}, {"metadata": {"doc_id": "d2"}}],
+        [LangChainDocument("d1"), LangChainDocument("d2", key="doc_id")],
+        [NodeWithScore("d1", 0.9), NodeWithScore("d2", 0.5)],
+        [SimpleNamespace(id="d1", score=None), SimpleNamespace(doc_id="d2")],
+    ],
+    ids=["strings", "pairs", "dict-id", "dict-doc_id", "dict-metadata", "langchain", "llamaindex", "attributes"],
+)
+def test_ids_are_read_from_every_common_result_shape(results):
+    doc_ids, _ = normalise_results(results, depth=10)
+    assert doc_ids == ["d1", "d2"]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [LangChainDocument(None), {"id": None}, {"id": ""}, (None, 1.0), SimpleNamespace(id="  ")],
+    ids=["metadata-none", "dict-none", "dict-empty", "pair-none", "blank"],
+)
+def test_an_id_that_reads_as_none_or_empty_is_an_error_naming_the_query(item):
+    def engine(query, k):
+        return [item]
+
+    with pytest.raises(EngineError, match=r"query 'q1' \('alpha'\).*no usable document id"):
+        Evaluator(engine).evaluate(DATASET)
+
+
+def test_an_item_with_no_id_anywhere_is_an_error_naming_the_query():
+    def engine(query, k):
+        return [SimpleNamespace(text="hello")]
+
+    with pytest.raises(EngineError, match=r"query 'q1'.*cannot find a document id"):
+        Evaluator(engine).evaluate(DATASET)
