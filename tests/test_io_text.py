@@ -9,7 +9,8 @@ import pytest
 from conftest import invoke
 
 from trec_rag_eval.engine.bm25 import read_corpus
-from trec_rag_eval.engine.generate import GenerationSettings, read_progress
+from trec_rag_eval.engine.generate import GenerationSettings
+from trec_rag_eval.engine.llm import read_progress
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.json_formats import read_dataset, read_results
 from trec_rag_eval.io.load import load_topics, read_beir
@@ -30,7 +31,8 @@ READERS = {
     "beir": (read_beir, "qrels.tsv", b"query-id\tcorpus-id\tscore\nq" + BAD + b"\td1\t1\n"),
     "validate reference": (read_reference, "ref.txt", b"P_5\tall\t0.2\nP_10\t" + BAD + b"\t0.1\n"),
     "bm25 corpus": (read_corpus, "corpus.jsonl", b'{"id": "d1", "text": "a"}\n{"id": "d2", "text": "' + BAD + b'"}\n'),
-    "generation progress": (lambda p: read_progress(p, GenerationSettings("m")), "p.jsonl",
+    "generation progress": (lambda p: read_progress(p, GenerationSettings("m").identity,
+                                                    lambda record: record["doc_id"], "questions"), "p.jsonl",
                             b'{"doc_id": "d1", "questions": []}\n{"doc_id": "' + BAD + b'", "questions": []}\n'),
 }
 
