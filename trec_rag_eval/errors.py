@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from trec_rag_eval.syntax import QUOTE_LIMIT, quote
+
 
 class TrecRagEvalError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -12,7 +14,8 @@ class TrecRagEvalError(Exception):
 class InputFormatError(TrecRagEvalError):
     """A line of an input file is not what was expected.
 
-    ``str(err)`` reads ``path:line: reason: 'the line'`` so the user can jump to it.
+    ``str(err)`` reads ``path:line: reason: 'the line'`` so the user can jump to it; a line longer
+    than ``QUOTE_LIMIT`` characters is cut, and its length said.
     """
 
     def __init__(self, path: str, line_no: int | None, reason: str, line: str | None = None) -> None:
@@ -23,7 +26,7 @@ class InputFormatError(TrecRagEvalError):
         where = f"{path}:{line_no}" if line_no is not None else path
         text = f"{where}: {reason}"
         if line is not None:
-            text += f": {line!r}"
+            text += f": {quote(line)}"
         super().__init__(text)
 
 
@@ -37,8 +40,14 @@ class MeasureSyntaxError(TrecRagEvalError):
         self.start = start
         self.end = max(end, start + 1)
         self.reason = reason
-        caret = " " * start + "^" * (self.end - start)
-        super().__init__(f"bad measure {text!r}: {reason}\n  {text}\n  {caret}")
+        # a long request is shown as a window of QUOTE_LIMIT characters around the bad ones
+        left = max(0, min(start - QUOTE_LIMIT // 4, len(text) - QUOTE_LIMIT))
+        shown = text[left: left + QUOTE_LIMIT]
+        caret = " " * (start - left) + "^" * max(1, min(self.end, left + QUOTE_LIMIT) - start)
+        if len(shown) < len(text):
+            shown = ("..." if left else "") + shown + ("..." if left + QUOTE_LIMIT < len(text) else "")
+            caret = (" " * 3 if left else "") + caret
+        super().__init__(f"bad measure {quote(text)}: {reason}\n  {shown}\n  {caret}")
 
 
 class UsageError(TrecRagEvalError):

@@ -29,6 +29,7 @@ from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEv
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.syntax import quote
 
 SUMMARY = "all"
 
@@ -118,7 +119,7 @@ def _number(text: str, path: str, line_no: int | None, line: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise InputFormatError(path, line_no, f"expected a number, got {text!r}", line) from None
+        raise InputFormatError(path, line_no, f"expected a number, got {quote(text)}", line) from None
 
 
 def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:

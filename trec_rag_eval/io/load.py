@@ -21,6 +21,7 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 from trec_rag_eval.io.text import read_head, read_text
+from trec_rag_eval.syntax import RELEVANCE_RANGE, OutOfRangeError, parse_integer, parse_real, quote, split_fields
 
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
@@ -32,6 +33,8 @@ RUN_FORMATS = ("auto", "trec", "json", "parquet")
 """Values of ``load_run(format=...)`` and the CLI's ``--run-format``."""
 
 _JSON_SHAPES = {"json": None, "rag": "rows", "ragas": "rows", "llamaindex": "llamaindex", "dict": "dict"}
+HEAD_BYTES = 65536
+"""How much of a file (after gzip) format detection reads."""
 _BEIR_HEADER_WORDS = {"query-id", "query_id", "qid", "corpus-id", "corpus_id", "doc-id", "doc_id", "docid"}
 
 
@@ -44,13 +47,15 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return "parquet"
     if os.path.isdir(name):
         return "beir"
-    head = read_head(name)
+    head = read_head(name, HEAD_BYTES)
     stripped = head.lstrip()
-    first = next((line for line in stripped.splitlines() if line.strip() and not line.startswith("#")), "")
+    first = _first_data_line_of(stripped)
     if stripped[:1] in ("[", "{") and not _looks_like_trec_line(first):
         return "json"
-    fields = first.split("\t") if "\t" in first else first.split()
-    if len(fields) == 3:  # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6
+    fields = first.split("\t") if "\t" in first else split_fields(first)
+    # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6. A first line longer
+    # than the head read is not counted: its fields are not all there.
+    if len(fields) == 3 and (f"{first}\n" in stripped or len(head) < HEAD_BYTES // 4):
         return "beir"
     return "trec"
 
@@ -58,13 +63,13 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 def _looks_like_trec_line(line: str) -> bool:
     """A qrels line (4 fields, integer relevance) or a run line (6 fields, numeric score): a query id
     may start with '[' or '{', so the first character alone does not make a file JSON."""
-    fields = line.split()
+    fields = split_fields(line)
     try:
         if len(fields) == 4:
-            int(fields[3])
+            parse_integer(fields[3])
             return True
         if len(fields) == 6:
-            float(fields[4])
+            parse_real(fields[4])
             return True
     except ValueError:
         return False
@@ -89,8 +94,13 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         return json_formats.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
-    first = next((line for line in read_head(name).splitlines() if line.strip() and not line.startswith("#")), "")
-    return "results" if len(first.split()) == 6 else "dataset"
+    return "results" if len(split_fields(_first_data_line_of(read_head(name, HEAD_BYTES)))) == 6 else "dataset"
+
+
+def _first_data_line_of(text: str) -> str:
+    """The first line holding a field and not starting with '#' (lines end at '\\n' only, as in the
+    TREC reader: U+2028 or \\x1c do not end a line)."""
+    return next((line for line in text.split("\n") if split_fields(line) and not line.startswith("#")), "")
 
 
 def load_qrels(
@@ -227,17 +237,17 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
     lines = read_text(path).split("\n")
     for line_no, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
-        if not line.strip():
+        if not split_fields(line):
             continue
-        fields = line.split("\t") if "\t" in line else line.split()
+        fields = line.split("\t") if "\t" in line else split_fields(line)
         if len(fields) != 3:
             raise InputFormatError(
                 path,
                 line_no,
-                f"expected 3 tab-separated columns (query-id corpus-id score), got {len(fields)}",
+                f"expected 3 columns (query-id corpus-id score), separated by tabs, got {len(fields)}",
                 line,
             )
-        query_id, doc_id, score = (f.strip() for f in fields)
+        query_id, doc_id, score = (f.strip(" ") for f in fields)
         if (
             not rows
             and line_no == _first_data_line(lines)
@@ -245,13 +255,15 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
         ):
             continue  # the header
         try:
-            relevance = int(score)
+            relevance = parse_integer(score, RELEVANCE_RANGE)
+        except OutOfRangeError as err:
+            raise InputFormatError(path, line_no, f"the score {err}", line) from None
         except ValueError:
-            raise InputFormatError(path, line_no, f"the score {score!r} is not an integer", line) from None
+            raise InputFormatError(path, line_no, f"the score {quote(score)} is not an integer", line) from None
         for what, value in (("query id", query_id), ("corpus id", doc_id)):
             problem = id_problem(value, what == "query id")
             if problem is not None:
-                raise InputFormatError(path, line_no, f"{what} {value!r} {problem}", line)
+                raise InputFormatError(path, line_no, f"{what} {quote(value)} {problem}", line)
         if (query_id, doc_id) in seen:
             raise InputFormatError(
                 path,
@@ -269,7 +281,7 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
 
 
 def _first_data_line(lines: list[str]) -> int:
-    return next((i for i, line in enumerate(lines, start=1) if line.strip()), 1)
+    return next((i for i, line in enumerate(lines, start=1) if split_fields(line)), 1)
 
 
 def _read_beir_queries(path: str) -> dict[str, str]:

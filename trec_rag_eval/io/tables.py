@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.syntax import quote
 
 if TYPE_CHECKING:
     import polars as pl
@@ -170,7 +171,7 @@ class Run:
     def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
         """The error for a document listed twice for a query, citing both lines (TREC) or rows
         (Parquet) when the run came from a file."""
-        reason = f"document {doc_id!r} listed twice for query {query_id!r}"
+        reason = f"document {quote(doc_id)} listed twice for query {quote(query_id)}"
         from trec_rag_eval.io.parquet import is_parquet, rows_of
 
         if is_parquet(self.source):

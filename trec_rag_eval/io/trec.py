@@ -23,12 +23,14 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
+from trec_rag_eval.syntax import RELEVANCE_RANGE, OutOfRangeError, parse_integer, parse_real, quote, split_fields
 
 if TYPE_CHECKING:
     import polars as pl
 
 QRELS_COLUMNS = "query_id iteration doc_id relevance"
 RUN_COLUMNS = "query_id Q0 doc_id rank score run_tag"
+BOM = b"\xef\xbb\xbf"
 SMALL_FILE_BYTES = 1 << 20
 """Files (after gzip) below this size are read line by line into Python lists, without polars."""
 
@@ -100,6 +102,8 @@ class _Source:
         give it: looking for comment lines costs polars a quarter of its time on a large run, so
         it looks only when a ``#`` appears anywhere."""
         if self.data is not None:
+            if self.first_line > 1 and self.data.startswith(BOM):
+                return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash = _layout(np.frombuffer(self.data, dtype=np.uint8))
         else:
             with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
@@ -110,8 +114,11 @@ class _Source:
         return self.data if self.data is not None else self.path
 
     def lines(self) -> Iterator[tuple[int, str]]:
-        """(line number, text without line end) for every line, decoding UTF-8."""
+        """(line number, text without line end) for every line, decoding UTF-8; a byte-order mark
+        at the start of the file is dropped, as polars drops it on the fast path."""
         data = self.data if self.data is not None else read_bytes(self.path)
+        if self.first_line == 1 and data.startswith(BOM):
+            data = data[len(BOM):]
         for line_no, raw in enumerate(data.split(b"\n"), start=self.first_line):
             if raw.endswith(b"\r"):
                 raw = raw[:-1]
@@ -134,8 +141,9 @@ def _open_source(path: str) -> _Source:
 
 def _layout(data: np.ndarray) -> tuple[bool, bool]:
     """(irregular, has_hash) for ``_Source.polars_can_read``, from the bytes scanned in windows with
-    reused buffers (no large temporary arrays); stops at the first irregular separator. A space at
-    the start of a line shows as an empty query id, checked on the frame instead."""
+    reused buffers (no large temporary arrays); stops at the first irregular separator: a tab, VT,
+    FF, a CR inside a line, or two spaces in a row. A space at the start of a line shows as an empty
+    query id, checked on the frame instead."""
     step = 8 << 20
     spaces = np.empty(step + 1, dtype=bool)
     pairs = np.empty(step, dtype=bool)
@@ -143,9 +151,17 @@ def _layout(data: np.ndarray) -> tuple[bool, bool]:
     for start in range(0, len(data), step):
         window = data[start: start + step + 1]  # one byte of overlap
         found = spaces[: len(window)]
-        np.equal(window, 9, out=found)
-        if found.any():
-            return True, has_hash
+        for separator in (9, 11, 12):  # tab, VT, FF: C separators polars would keep inside a field
+            np.equal(window, separator, out=found)
+            if found.any():
+                return True, has_hash
+        np.equal(window, 13, out=found)
+        if found[:-1].any():  # a CR that does not end a line separates fields in C, not in polars
+            lone = pairs[: len(window) - 1]
+            np.not_equal(window[1:], 10, out=lone)
+            np.logical_and(lone, found[:-1], out=lone)
+            if lone.any():
+                return True, has_hash
         if not has_hash:
             np.equal(window, 35, out=found)
             has_hash = bool(found.any())
@@ -178,7 +194,11 @@ def _fast_qrels(source: _Source) -> pl.DataFrame | None:
                             comment_prefix=comment_prefix, truncate_ragged_lines=False, raise_if_empty=False)
     except Exception:  # any parse trouble: the line-by-line reader explains it
         return None
-    return frame if _clean(frame) else None
+    if not _clean(frame):
+        return None
+    low, high = RELEVANCE_RANGE
+    relevance = frame["relevance"]
+    return frame if low <= relevance.min() and relevance.max() <= high else None  # type: ignore[operator]
 
 
 def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
@@ -208,7 +228,7 @@ def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
 
 def _data_fields(source: _Source) -> Iterator[tuple[int, str, list[str]]]:
     for line_no, text in source.lines():
-        fields = text.split()
+        fields = split_fields(text)
         if not fields or fields[0].startswith("#"):
             continue
         yield line_no, text, fields
@@ -223,12 +243,7 @@ def _slow_qrels(path: str, source: _Source) -> Columns:
         if len(fields) != 4:
             raise InputFormatError(
                 path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}", text)
-        relevance = fields[3]
-        try:
-            value = int(relevance)
-        except ValueError:
-            raise InputFormatError(
-                path, line_no, f"relevance must be an integer, got {relevance!r}", text) from None
+        value = _relevance(path, line_no, fields[3], text)
         query_ids.append(fields[0])
         iterations.append(fields[1])
         doc_ids.append(fields[2])
@@ -237,6 +252,18 @@ def _slow_qrels(path: str, source: _Source) -> Columns:
         raise InputFormatError(path, None, f"no judgments found, expected lines of {QRELS_COLUMNS}")
     return {"query_id": query_ids, "iteration": iterations, "doc_id": doc_ids,
             "relevance": np.array(relevances, dtype=np.int64)}
+
+
+def _relevance(path: str, line_no: int, field: str, text: str) -> int:
+    """A qrels relevance: an integer (ASCII digits) within ``RELEVANCE_RANGE``."""
+    try:
+        return parse_integer(field, RELEVANCE_RANGE)
+    except OutOfRangeError:
+        low, high = RELEVANCE_RANGE
+        raise InputFormatError(
+            path, line_no, f"relevance must be an integer from {low} to {high}, got {quote(field)}", text) from None
+    except ValueError:
+        raise InputFormatError(path, line_no, f"relevance must be an integer, got {quote(field)}", text) from None
 
 
 def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
@@ -249,9 +276,9 @@ def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
             raise InputFormatError(path, line_no, f"expected 6 columns ({RUN_COLUMNS}), got {len(fields)}", text)
         score_text = fields[4]
         try:
-            score = float(score_text)
+            score = parse_real(score_text)
         except ValueError:
-            raise InputFormatError(path, line_no, f"score must be a number, got {score_text!r}", text) from None
+            raise InputFormatError(path, line_no, f"score must be a number, got {quote(score_text)}", text) from None
         if math.isnan(score):
             raise InputFormatError(path, line_no, "score is NaN, which has no place in a ranking", text)
         query_ids.append(fields[0])
@@ -291,7 +318,7 @@ def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame 
     if pair is not None:
         first, second = _lines_of(source, *pair)[:2]
         raise InputFormatError(
-            path, second, f"document {pair[1]!r} judged twice for query {pair[0]!r} (first at line {first})")
+            path, second, f"document {quote(pair[1])} judged twice for query {quote(pair[0])} (first at line {first})")
 
 
 class RunNotGroupedError(InputFormatError):
@@ -323,6 +350,9 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                 block = handle.read(chunk_bytes)
             except GZIP_ERRORS as err:
                 raise gzip_error(name, err) from None
+            if done == 0 and block.startswith(BOM):
+                block = block[len(BOM):]  # as the whole-file readers drop it, before the query split
+                done += len(BOM)
             done += len(block)
             if progress is not None:
                 progress(done)
@@ -338,7 +368,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                 again = sorted(queries & seen)
                 if again:
                     raise RunNotGroupedError(
-                        name, None, f"query {again[0]!r} comes back after other queries; reading in pieces "
+                        name, None, f"query {quote(again[0])} comes back after other queries; reading in pieces "
                         "needs the run grouped by query: sort it first (sort -s -k1,1 run.txt > sorted.txt)")
                 seen |= queries
                 yield piece

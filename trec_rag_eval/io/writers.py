@@ -23,6 +23,7 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import has_whitespace, id_problem
 from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.syntax import quote
 
 DATASET_KEYS = {
     "en": ("id", "query", "relevant", "non_relevant"),
@@ -52,7 +53,7 @@ def write_run(
     documents in ranking order with ranks 1..n. Return the number of lines."""
     tag = run_tag or run.run_tag
     if not tag or has_whitespace(tag):
-        raise UsageError(f"run tag {tag!r} cannot be written to a TREC run (empty or with whitespace)")
+        raise UsageError(f"run tag {quote(tag)} cannot be written to a TREC run (empty or with whitespace)")
     if run.frame.is_empty():
         raise InputFormatError(run.source, None, "no results to write: every result list is empty")
     frame = ranked(run)
@@ -77,7 +78,7 @@ def write_topics(topics: Mapping[str, str], path: str | os.PathLike[str], *, for
             raise InputFormatError(
                 str(path),
                 None,
-                f"query {query_id}: the text {text!r} holds a tab or a "
+                f"query {query_id}: the text {quote(text)} holds a tab or a "
                 "line break, which a topics file (one query per line) cannot hold",
             )
         lines.append(f"{query_id}\t{text}\n")
@@ -170,4 +171,4 @@ def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) ->
         for value in ids:
             problem = id_problem(value, what == "query id")
             if problem is not None:
-                raise InputFormatError(source, None, f"{what} {value!r} {problem}")
+                raise InputFormatError(source, None, f"{what} {quote(value)} {problem}")

@@ -1,0 +1,133 @@
+"""One field splitter and one number syntax on every reader path, as trec_eval's C reads them.
+
+Expected values are worked out by hand from trec_eval's rules (TREC_EVAL_SEMANTICS.md §3): fields are
+separated by C ``isspace`` (space, tab, CR, VT, FF), scores are ``strtod`` numbers, relevance ``atol``
+integers, ASCII only. Every test runs on the small-file line reader and on the polars reader.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from conftest import invoke
+
+from trec_rag_eval.syntax import atof_prefix, atol_prefix, parse_integer, parse_real, quote, split_fields
+
+pytestmark = pytest.mark.usefixtures("table_form")
+
+UNICODE_SPACES = ["\xa0", "\u2003", "\u3000", "\x85", "\u2028", "\u2029", "\x1c", "\x1d", "\x1e", "\x1f"]
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    return str(path)
+
+
+def _counts(tmp_path, qrels, run, *extra):
+    q = _write(tmp_path, "qrels.txt", qrels)
+    r = _write(tmp_path, "run.txt", run)
+    return invoke("--format", "trec", "-m", "num_ret", "-m", "num_rel_ret", "-m", "P.1", *extra, q, r)
+
+
+@pytest.mark.parametrize("space", UNICODE_SPACES, ids=[f"U+{ord(c):04X}" for c in UNICODE_SPACES])
+def test_unicode_whitespace_is_part_of_a_field(tmp_path, space):
+    # 'b<space>c' is one doc id for trec_eval: the line has 6 fields, the score is 1.0, and the doc
+    # is judged relevant under that same id. Splitting it would read the rank 2 as the score.
+    doc = f"b{space}c"
+    result = _counts(tmp_path, f"1 0 a 0\n1 0 {doc} 1\n", f"1 Q0 {doc} 2 1.0 r\n1 Q0 a 1 0.5 r\n")
+    assert result.stderr == ""
+    assert result.stdout == ("num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"
+                             "P_1                   \tall\t1.0000\n")
+
+
+@pytest.mark.parametrize("separator", ["\t", "\x0b", "\x0c", "\r", "  "], ids=["tab", "VT", "FF", "CR", "2sp"])
+def test_c_whitespace_separates_fields(tmp_path, separator):
+    # C isspace: a VT, FF or CR inside a line separates two fields, on both reader paths
+    run = f"1{separator}Q0 a 1 2.0 r\n1 Q0 b{separator}2 1.0 r\n"
+    result = _counts(tmp_path, f"1 0{separator}a 1\n1 0 b 0\n", run)
+    assert result.stderr == ""
+    assert result.stdout == ("num_ret               \tall\t2\nnum_rel_ret           \tall\t1\n"
+                             "P_1                   \tall\t1.0000\n")
+
+
+@pytest.mark.parametrize("score", ["1_000", "１２", "٩٩", "1.0f", "0x", "1e", "--1", "+ 1", "nan(x y)"])
+def test_scores_beyond_c_syntax_are_refused(tmp_path, score):
+    result = _counts(tmp_path, "1 0 a 1\n", f"1 Q0 a 1 {score} r\n")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {tmp_path / 'run.txt'}:1: score must be a number, got ")
+
+
+@pytest.mark.parametrize("relevance", ["1_0", "１", "٩", "1.0", "1e2", "0x1"])
+def test_relevance_beyond_c_integers_is_refused(tmp_path, relevance):
+    result = _counts(tmp_path, f"1 0 a {relevance}\n", "1 Q0 a 1 1 r\n")
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {tmp_path / 'qrels.txt'}:1: relevance must be an integer, "
+                             f"got {relevance!r}: '1 0 a {relevance}'\n")
+
+
+@pytest.mark.parametrize("relevance", ["99999999999999999999", "2147483648", "-2147483649"])
+def test_relevance_out_of_range_is_refused(tmp_path, relevance):
+    result = _counts(tmp_path, f"1 0 a {relevance}\n", "1 Q0 a 1 1 r\n")
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {tmp_path / 'qrels.txt'}:1: relevance must be an integer from -2147483648 "
+                             f"to 2147483647, got {relevance!r}: '1 0 a {relevance}'\n")
+
+
+def test_c_number_forms_are_read_as_strtod_reads_them(tmp_path):
+    # hex 0x10 = 16 outranks 15; 'Infinity' outranks everything; '+.5e1' = 5; 1e400 overflows to inf
+    # and ties with Infinity, so doc id descending puts 'e' before 'd'.
+    run = ("1 Q0 a 1 15 r\n1 Q0 b 2 0x10 r\n1 Q0 c 3 +.5e1 r\n1 Q0 d 4 Infinity r\n1 Q0 e 5 1e400 r\n"
+           "1 Q0 f 6 -INF r\n")
+    result = _counts(tmp_path, "1 0 a 0\n1 0 b 1\n1 0 e 1\n", run, "-q", "-m", "relstring.6", "-m", "P.3")
+    assert result.stderr == ""
+    assert "relstring_6           \t1\t'1-10--'\n" in result.stdout  # e d b a c f
+
+
+def test_a_byte_order_mark_is_dropped_on_every_path(tmp_path):
+    # the same bytes give the same numbers below and above the small-file threshold, gzip or not
+    qrels = b"\xef\xbb\xbf1 0 a 1\n1 0 b 1\n"
+    run = b"\xef\xbb\xbf1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n"
+    expected = ("num_ret               \tall\t2\nnum_rel_ret           \tall\t2\n"
+                "P_1                   \tall\t1.0000\n")
+    assert _counts(tmp_path, qrels, run).stdout == expected
+    q = _write(tmp_path, "q.gz", gzip.compress(qrels))
+    r = _write(tmp_path, "r.gz", gzip.compress(run))
+    result = invoke("--format", "trec", "-m", "num_ret", "-m", "num_rel_ret", "-m", "P.1", q, r)
+    assert result.stdout == expected
+    streamed = invoke("--stream", "--format", "trec", "-m", "num_ret", "-m", "num_rel_ret", "-m", "P.1", q, r)
+    assert streamed.stdout == expected
+
+
+def test_a_mark_inside_the_file_is_data(tmp_path):
+    # only the first bytes of a file may be a byte-order mark; later it is part of the query id '\ufeff2'
+    run = "1 Q0 a 1 2 r\n\ufeff2 Q0 b 1 1 r\n"
+    result = _counts(tmp_path, "1 0 a 1\n2 0 b 1\n", run, "-q")
+    assert "num_ret               \t2\t0\n" in result.stdout  # query 2 is missing from the run
+
+
+def test_syntax_functions():
+    assert split_fields(" a\tb\x0bc\x0cd\re  f\xa0g ") == ["a", "b", "c", "d", "e", "f\xa0g"]
+    assert parse_real("0x1.8p1") == 3.0 and parse_real("-inf") == float("-inf")
+    assert parse_real("1e-400") == 0.0
+    with pytest.raises(ValueError, match="not a number"):
+        parse_real(" 1")
+    assert parse_integer("-007") == -7
+    with pytest.raises(ValueError, match="out of range"):
+        parse_integer("9223372036854775808")
+    # atol / atof as trec_eval reads -m parameters: a prefix, the rest ignored, nothing gives 0
+    assert atol_prefix("23.4") == 23 and atol_prefix("abc") == 0 and atol_prefix("５") == 0
+    assert atof_prefix(".25x") == 0.25 and atof_prefix("0x10") == 16.0 and atof_prefix("٩") == 0.0
+    assert quote("x" * 100) == repr("x" * 80) + "... (100 characters)"
+
+
+def test_a_huge_id_is_quoted_short_with_its_length(tmp_path):
+    doc = "x" * 1_000_000
+    result = _counts(tmp_path, "1 0 a 1\n", f"1 Q0 {doc} 1 1 r\n1 Q0 {doc} 2 0.5 r\n")
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {tmp_path / 'run.txt'}:2: document {doc[:80]!r}... (1000000 characters) "
+                             "listed twice for query '1' (first at line 1)\n")
+    bad = _counts(tmp_path, "1 0 a 1\n", f"1 Q0 a 1 x{doc} r\n")
+    assert bad.stderr == (f"Error: {tmp_path / 'run.txt'}:1: score must be a number, got {'x' * 80!r}... "
+                          f"(1000001 characters): {('1 Q0 a 1 x' + doc)[:80]!r}... (1000012 characters)\n")
