@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     phases = Phases()
 
     def imports():
-        from trec_rag_eval.core.evaluate import evaluate
+        from trec_rag_eval.evaluation.evaluate import evaluate
         from trec_rag_eval.io.trec import read_qrels, read_run
 
         return evaluate, read_qrels, read_run

@@ -10,9 +10,9 @@ import pytest
 
 from trec_rag_eval.cli import main
 from trec_rag_eval.compare import compare
-from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.chunks import DocIdMap, collapse_run, read_doc_map
 from trec_rag_eval.io.tables import Qrels, Run
 

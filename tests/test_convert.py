@@ -202,7 +202,7 @@ def test_convert_warns_about_rag_mistakes(tmp_path):
 
 
 def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
-    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate
 
     qrels_json = load_qrels(SEED)
     run_json = load_run(SEED_RESULTS, qrels=qrels_json)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ir_measures")
 
-from trec_rag_eval.crosscheck import crosscheck  # noqa: E402
+from trec_rag_eval.checks.crosscheck import crosscheck  # noqa: E402
 from trec_rag_eval.io.tables import Qrels, Run  # noqa: E402
 
 PYTREC_MEASURES = [

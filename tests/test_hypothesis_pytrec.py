@@ -41,7 +41,7 @@ from ir_measures import (
     nDCG,
 )
 
-from trec_rag_eval.core.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.tables import Qrels, Run
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike

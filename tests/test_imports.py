@@ -62,5 +62,5 @@ def test_a_small_json_evaluation_does_not_load_polars():
     args = [str(fixtures / "eval_dataset_seed.json"), str(fixtures / "results_seed.json")]
     code = f"from trec_rag_eval.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
     loaded = _modules_after(code)
-    assert "trec_rag_eval.rag_checks" in loaded and "numpy" in loaded
+    assert "trec_rag_eval.checks.rag" in loaded and "numpy" in loaded
     assert "polars" not in loaded

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from trec_rag_eval.checks.rag import check_rag
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.json_formats import json_content_kind, read_dataset, read_results
 from trec_rag_eval.io.load import (
@@ -18,7 +19,6 @@ from trec_rag_eval.io.load import (
     load_run_report,
     load_topics,
 )
-from trec_rag_eval.rag_checks import check_rag
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED = FIXTURES / "eval_dataset_seed.json"

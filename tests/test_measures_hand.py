@@ -26,7 +26,7 @@ from math import log, log2
 
 import pytest
 
-from trec_rag_eval.core.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
 

@@ -13,8 +13,8 @@ import math
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.engine.harness import Evaluator, parse_seed_dataset
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.load import load_qrels, load_run
 from trec_rag_eval.io.trec import read_run
 

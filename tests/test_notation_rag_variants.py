@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from trec_rag_eval.core.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.tables import Qrels, Run
 
 # the seed's retrieved list, best first: d1..d5 judged 3, 2, 3, 0, 1 ...

@@ -12,8 +12,8 @@ from conftest import invoke, reference_path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.load import detect_format, detect_kind, load_qrels, load_run
 
 

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.core.evaluate import evaluate
 from trec_rag_eval.engine.harness import Evaluator, normalise_results
 from trec_rag_eval.errors import EngineError, TrecRagEvalWarning
+from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.trec import read_qrels, read_run
 
 DATASET = [

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import invoke, reference_path
 
-from trec_rag_eval.core.evaluate import evaluate
-from trec_rag_eval.core.streaming import evaluate_pieces
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.streaming import evaluate_pieces
 from trec_rag_eval.io.trec import iter_run_chunks, read_qrels, read_run
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike

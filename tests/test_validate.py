@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import invoke, reference_path
 
-from trec_rag_eval.validate import printed_tolerance, read_reference
+from trec_rag_eval.checks.validate import printed_tolerance, read_reference
 
 
 def test_printed_tolerance_is_half_the_last_digit() -> None:

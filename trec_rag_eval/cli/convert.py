@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from trec_rag_eval.checks.rag import check_rag
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite
 from trec_rag_eval.io.load import (
@@ -25,7 +26,6 @@ from trec_rag_eval.io.writers import (
     write_run,
     write_topics,
 )
-from trec_rag_eval.rag_checks import check_rag
 
 
 @click.command("convert")

@@ -61,7 +61,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
       trec-rag-eval crosscheck qrels.txt run.txt
       trec-rag-eval crosscheck --trec-eval-9 -m all_trec qrels.txt run.txt
     """
-    from trec_rag_eval.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_qrels, load_run
 
     qrels_table = load_qrels(qrels)
@@ -105,8 +105,8 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     Example:
       trec-rag-eval validate qrels.txt run.txt published_scores.txt
     """
+    from trec_rag_eval.checks.validate import validate
     from trec_rag_eval.io.load import load_qrels, load_run
-    from trec_rag_eval.validate import validate
 
     qrels_table = load_qrels(qrels)
     report = validate(qrels_table, load_run(run, None, qrels_table), reference, relevance_level=relevance_level,

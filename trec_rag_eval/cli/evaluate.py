@@ -13,8 +13,8 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
-    from trec_rag_eval.core.evaluate import Evaluation
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.evaluation.evaluate import Evaluation
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -176,7 +176,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
 def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Settings,
                      mapping=None) -> tuple[Evaluation, list[str]]:
-    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.io.load import detect_format, load_run_report
 
     run, report = load_run_report(path, run_format, qrels)
@@ -184,7 +184,7 @@ def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Sett
     evaluation = evaluate(qrels, run, measures, settings)
     if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
         # JSON results get the RAG checks, which also cover missing and extra queries
-        from trec_rag_eval.rag_checks import check_rag
+        from trec_rag_eval.checks.rag import check_rag
 
         checks = check_rag(qrels, run, report, evaluated=True, relevance_level=settings.relevance_level)
         return evaluation, notes + [f"Warning: {warning}" for warning in checks]
@@ -192,7 +192,7 @@ def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Sett
 
 
 def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):
-    from trec_rag_eval.core.streaming import evaluate_pieces
+    from trec_rag_eval.evaluation.streaming import evaluate_pieces
     from trec_rag_eval.io.trec import iter_run_chunks
 
     size = max(os.path.getsize(path), 1)
@@ -250,7 +250,7 @@ def _available_memory() -> int | None:
 
 
 def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings, mapping=None) -> None:
-    from trec_rag_eval.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_run
 
     failed = False

@@ -190,7 +190,7 @@ def compare(
     query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
     run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
-    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate
 
     chosen = settings_of(settings, **overrides)
     if chosen.queries != "qrels":

@@ -76,7 +76,7 @@ class EngineEvaluation:
     """Scores of one engine on one dataset, with the run and the latencies that produced them."""
 
     outcome: SearchOutcome
-    result: Any                          # trec_rag_eval.core.evaluate result
+    result: Any                          # trec_rag_eval.evaluation.evaluate result
     qrels: Qrels
     measures: list[str] = field(default_factory=list)
 
@@ -195,7 +195,7 @@ class Evaluator:
             measures += ["MRR", "MAP"]
         qrels = dataset_qrels(dataset)
         outcome = self.run(dataset, depth=depth or max(k_values))
-        from trec_rag_eval.core.evaluate import evaluate
+        from trec_rag_eval.evaluation.evaluate import evaluate
 
         result = evaluate(qrels, outcome.run, list(measures), settings, doc_map=self.doc_map, **overrides)
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=list(measures))

@@ -141,7 +141,7 @@ def load_run_report(
     path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None
 ) -> tuple[Run, ResultsReport]:
     """``load_run`` plus what JSON results showed and a Run cannot hold (repeated ids, empty lists),
-    for ``rag_checks.check_rag``. A TREC run gives an empty report (its reader refuses repeats)."""
+    for ``checks.rag.check_rag``. A TREC run gives an empty report (its reader refuses repeats)."""
     name = os.fspath(path)
     fmt = _choose(name, format, RUN_FORMATS, "--run-format")
     if fmt == "trec":

@@ -97,7 +97,7 @@ def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
 
 @dataclass(frozen=True)
 class ResultsReport:
-    """What a results reader noticed but did not refuse (fed to ``rag_checks``).
+    """What a results reader noticed but did not refuse (fed to ``checks.rag``).
 
     ``duplicates``: (query_id, doc_id, times listed) for every id listed more than once in one list.
     ``empty``: query ids whose result list is empty (they have no row in the Run at all).

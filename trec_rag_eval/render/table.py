@@ -8,7 +8,7 @@ import json
 import math
 from typing import Any
 
-from trec_rag_eval.core.evaluate import Evaluation
+from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
 
 

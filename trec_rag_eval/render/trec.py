@@ -6,7 +6,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from trec_rag_eval.core.evaluate import Evaluation
+from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
 
 

@@ -220,7 +220,7 @@ def validate(
 ) -> ValidationReport:
     """Compare our scores with every value of the reference file (see the module docstring);
     ``settings`` as for ``evaluate``."""
-    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate
 
     fmt, values = read_reference(os.fspath(reference_path))
     measures: dict[str, Measure] = {}

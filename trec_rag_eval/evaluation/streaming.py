@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from trec_rag_eval.core.evaluate import Evaluation, aggregate, evaluate, warn_no_common_query
 from trec_rag_eval.core.ranking import _byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
+from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate, warn_no_common_query
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import parse_measures

@@ -224,7 +224,7 @@ def crosscheck(
     to its top documents for it) and the query set. It has no collection size (``num_docs``) and no
     -c recount of num_rel, so both sides are computed without them."""
     ir_measures = _import_ir_measures()
-    from trec_rag_eval.core.evaluate import _resolve, evaluate
+    from trec_rag_eval.evaluation.evaluate import _resolve, evaluate
 
     chosen = settings_of(settings, **overrides)
     resolved = [m for m in _resolve(measures) if m.spec.value_type != "str"]

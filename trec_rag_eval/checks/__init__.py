@@ -1,0 +1,2 @@
+"""Checks of an evaluation: against ir-measures (crosscheck), against published scores (validate), and
+of RAG data (rag)."""
