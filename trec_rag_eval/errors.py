@@ -29,6 +29,10 @@ class InputFormatError(TrecRagEvalError):
             text += f": {quote(line)}"
         super().__init__(text)
 
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, str, str | None]]:
+        # rebuilt from its fields, so the error crosses process boundaries (a Dask worker's task)
+        return type(self), (self.path, self.line_no, self.reason, self.line)
+
 
 class MeasureSyntaxError(TrecRagEvalError):
     """A measure name or its parameters cannot be parsed; points at the bad characters."""
@@ -48,6 +52,9 @@ class MeasureSyntaxError(TrecRagEvalError):
             shown = ("..." if left else "") + shown + ("..." if left + QUOTE_LIMIT < len(text) else "")
             caret = (" " * 3 if left else "") + caret
         super().__init__(f"bad measure {quote(text)}: {reason}\n  {shown}\n  {caret}")
+
+    def __reduce__(self) -> tuple[type, tuple[str, int, int, str]]:
+        return type(self), (self.text, self.start, self.end, self.reason)
 
 
 class UsageError(TrecRagEvalError):
@@ -85,6 +92,11 @@ class MissingDependencyError(TrecRagEvalError):
     """An optional dependency is needed for this feature; the message gives the install line."""
 
     def __init__(self, package: str, extra: str) -> None:
+        self.package = package
+        self.extra = extra
         super().__init__(
             f"this feature needs the package {package!r}: pip install 'trec-rag-eval[{extra}]'"
         )
+
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:
+        return type(self), (self.package, self.extra)
