@@ -38,14 +38,10 @@ def resolve_doc_map(pattern: str | None, map_file: str | None) -> Any:
 
 
 def collapse(run: Any, doc_map: Any, qrels: Any) -> tuple[Any, list[str]]:
-    """``io.chunks.collapse_run`` and the lines to show on stderr (what it did, then its warnings);
-    the run unchanged and no line when there is no mapping."""
-    if doc_map is None:
-        return run, []
-    from trec_rag_eval.io.chunks import collapse_run
+    """``io.chunks.collapse_run`` and the lines to show on stderr (see ``runs.map_chunks``)."""
+    from trec_rag_eval.runs import map_chunks
 
-    collapsed, report = collapse_run(run, doc_map, qrels)
-    return collapsed, [f"Note: {report.summary()}"] + [f"Warning: {w}" for w in report.warnings()]
+    return map_chunks(run, doc_map, qrels)
 
 
 def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:

@@ -105,9 +105,9 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    from trec_rag_eval.cli.evaluate import missing_queries_warning
     from trec_rag_eval.compare import compare, run_names
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.runs import missing_queries_warning
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")

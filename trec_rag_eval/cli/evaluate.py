@@ -107,6 +107,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     from trec_rag_eval.measures.parse import parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
+    from trec_rag_eval.runs import evaluate_run_file, query_set_warnings
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
@@ -135,13 +136,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
             try:
                 evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
-                return evaluation, [f"Warning: {w}" for w in _query_set_warnings(evaluation)]
+                return evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)]
             except RunNotGroupedError:
                 if stream:  # asked for explicitly: the error says how to sort the file
                     raise
                 # chosen automatically for a large run that is not grouped by query: read it whole
                 click.echo(f"Warning: {path}: not grouped by query, so read whole instead of in pieces", err=True)
-        return _evaluate_loaded(qrels_table, path, run_format, resolved, settings, mapping)
+        return evaluate_run_file(qrels_table, path, resolved, settings, run_format, mapping)
 
     workers = min(len(run_paths), jobs or os.cpu_count() or 1)
     if workers > 1 and not any(streamed):
@@ -172,23 +173,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     _write_output(text, output, force)
     if crosscheck:
         _crosscheck(qrels_table, run_paths, run_format, resolved, settings, mapping)
-
-
-def _evaluate_loaded(qrels, path: str, run_format: str, measures, settings: Settings,
-                     mapping=None) -> tuple[Evaluation, list[str]]:
-    from trec_rag_eval.evaluation.evaluate import evaluate
-    from trec_rag_eval.io.load import detect_format, load_run_report
-
-    run, report = load_run_report(path, run_format, qrels)
-    run, notes = collapse(run, mapping, qrels)
-    evaluation = evaluate(qrels, run, measures, settings)
-    if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
-        # JSON results get the RAG checks, which also cover missing and extra queries
-        from trec_rag_eval.checks.rag import check_rag
-
-        checks = check_rag(qrels, run, report, evaluated=True, relevance_level=settings.relevance_level)
-        return evaluation, notes + [f"Warning: {warning}" for warning in checks]
-    return evaluation, notes + [f"Warning: {warning}" for warning in _query_set_warnings(evaluation)]
 
 
 def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):
@@ -277,20 +261,3 @@ def _expand_runs(runs: tuple[str, ...]) -> list[str]:
         else:
             out.append(path)
     return out
-
-
-def _query_set_warnings(evaluation: Evaluation) -> list[str]:
-    """Queries missing from the run (scored 0, named) and queries only in the run (counted)."""
-    out = []
-    missing, extra = evaluation.missing_queries, evaluation.extra_queries
-    if missing:
-        out.append(missing_queries_warning(missing))
-    if extra:
-        out.append(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, ignored")
-    return out
-
-
-def missing_queries_warning(missing: list[str]) -> str:
-    """The warning for qrels queries a run does not answer (they score 0 on every measure)."""
-    shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-    return f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, scored 0: {shown}"

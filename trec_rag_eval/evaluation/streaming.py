@@ -1,8 +1,9 @@
 """Evaluate a run that arrives in pieces (each holding whole queries), in bounded memory.
 
-Each piece is evaluated on its own against the judgments of its queries; per-query values are
-then put in trec_eval's query order and aggregated exactly as the in-memory path does, so both
-paths print the same numbers.
+Each piece is evaluated on its own against the judgments of its queries (``evaluate_piece``);
+per-query values are then put in trec_eval's query order and aggregated exactly as the in-memory
+path does (``combine_pieces``), so both paths print the same numbers. The Dask path
+(``trec_rag_eval.cluster``) evaluates its partitions with the same two steps.
 """
 
 from __future__ import annotations
@@ -33,58 +34,88 @@ def evaluate_pieces(
     """Evaluate a run given as pieces that never split a query (see ``io.trec.iter_run_chunks``);
     ``settings`` as for ``evaluate``."""
     chosen = settings_of(settings, **overrides)
-    # each piece is evaluated on the queries it holds; the query set and -c apply to the whole
-    per_piece = chosen.but(queries="intersection", complete=False)
-    resolved = measures if measures and isinstance(measures[0], Measure) else parse_measures(
-        None if measures is None else [str(m) for m in measures])
+    resolved = resolve_measures(measures)
     qrels_ids = set(qrels_query_ids(qrels, qrels.frame["query_id"].unique().to_list()))
-    found: dict[str, dict[Measure, Any]] = {}
-    missing_ids: set[str] = set()
+    parts: list[Evaluation] = []
     extra: set[str] = set()
     run_tag = ""
     source = "<run>"
     for piece in pieces:
         run_tag, source = piece.run_tag, piece.source
-        ids = set(piece.frame["query_id"].unique().to_list())
-        extra |= ids - qrels_ids
-        judged = ids & qrels_ids
-        if not judged:
-            continue
-        with warnings.catch_warnings():
-            # a piece may hold only unjudged documents; what matters is the whole run (below)
-            warnings.simplefilter("ignore", TrecRagEvalWarning)
-            part = evaluate(_subset(qrels, judged), piece, resolved, per_piece)
+        part, piece_extra = evaluate_piece(qrels, piece, resolved, chosen, qrels_ids)
+        extra |= piece_extra
+        if part is not None:
+            parts.append(part)
+    return combine_pieces(qrels, parts, resolved, chosen, run_tag=run_tag, source=source, extra_queries=extra)
+
+
+def resolve_measures(measures: list[str] | list[Measure] | None) -> list[Measure]:
+    """Measure values from names (parsed once, before the pieces are evaluated)."""
+    if measures and all(isinstance(m, Measure) for m in measures):
+        return list(measures)  # type: ignore[arg-type]
+    return parse_measures(None if measures is None else [str(m) for m in measures])
+
+
+def evaluate_piece(qrels: Qrels, piece: Run, measures: list[Measure], settings: Settings,
+                   qrels_ids: set[str] | None = None) -> tuple[Evaluation | None, set[str]]:
+    """One piece (whole queries) against the judgments of its queries: its per-query values (None
+    when it holds no judged query) and the ids of its queries that the qrels do not know.
+    ``qrels_ids``: the qrels' query set (``tables.qrels_query_ids``), when the caller has it."""
+    if qrels_ids is None:
+        qrels_ids = set(qrels_query_ids(qrels, qrels.frame["query_id"].unique().to_list()))
+    ids = set(piece.frame["query_id"].unique().to_list())
+    judged = ids & qrels_ids
+    if not judged:
+        return None, ids - qrels_ids
+    # each piece is evaluated on the queries it holds; the query set and -c apply to the whole
+    per_piece = settings.but(queries="intersection", complete=False)
+    with warnings.catch_warnings():
+        # a piece may hold only unjudged documents; what matters is the whole run (combine_pieces)
+        warnings.simplefilter("ignore", TrecRagEvalWarning)
+        return evaluate(_subset(qrels, judged), piece, measures, per_piece), ids - qrels_ids
+
+
+def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure], settings: Settings, *,
+                   run_tag: str, source: str, extra_queries: set[str]) -> Evaluation:
+    """One evaluation from pieces that evaluated disjoint queries: values put in trec_eval's query
+    order, qrels queries no piece held evaluated as missing, then aggregated with ``aggregate``,
+    exactly as the in-memory path does (so both print the same bytes)."""
+    qrels_ids = set(qrels_query_ids(qrels, qrels.frame["query_id"].unique().to_list()))
+    found: dict[str, dict[Measure, Any]] = {}
+    missing_ids: set[str] = set()
+    for part in parts:
         _collect(part, found, missing_ids)
-    if extra and not found:
-        warn_no_common_query(_byte_sorted(list(qrels_ids)), _byte_sorted(list(extra)), source)
-    if chosen.queries == "intersection":
+    if extra_queries and not found:
+        warn_no_common_query(_byte_sorted(list(qrels_ids)), _byte_sorted(list(extra_queries)), source)
+    if settings.queries == "intersection":
         query_ids = _byte_sorted(list(found))
     else:
         query_ids = _byte_sorted(list(qrels_ids))
         missing = set(query_ids) - set(found)
         if missing:
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
-            _collect(evaluate(_subset(qrels, missing), empty, resolved, chosen.but(complete=False)), found, missing_ids)
+            _collect(evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False)), found,
+                     missing_ids)
     if not query_ids:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
-    for measure in resolved:
+    for measure in measures:
         if measure.family == "runid":
             summary[measure] = run_tag
             continue
         column = [found[q][measure] for q in query_ids]
         values[measure] = column if measure.spec.value_type == "str" else np.array(column, dtype=np.float64)
-        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, chosen.complete, run_tag)
+        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, settings.complete, run_tag)
     return Evaluation(
         query_ids=query_ids,
-        measures=list(resolved),
+        measures=list(measures),
         values=values,
         summary=summary,
         run_tag=run_tag,
         missing_queries=[q for q in query_ids if q in missing_ids],
-        extra_queries=_byte_sorted(list(extra)),
-        settings=chosen,
+        extra_queries=_byte_sorted(list(extra_queries)),
+        settings=settings,
     )
 
 
