@@ -23,7 +23,7 @@ from trec_rag_eval.engine.generate import (
     progress_path_for,
     retry_delay,
 )
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 
 # Each document's text names the behaviour the server scripts for it.
 CORPUS = [
@@ -39,6 +39,11 @@ ANSWERS = {
     "bad": "1. Quand la Bastille est-elle prise ?\n2. Que se passe-t-il le 14 juillet 1789 ?\n"
            "3. Qui prend la Bastille ?",
     "slow": "1. Le Livret A est-il risqué ?\n2. Qu'est-ce que le Livret A ?\n3. Où placer son épargne ?",
+    # as real models answer: an intro line, a blank line, the list, a closing remark
+    "chatty": "Voici trois questions auxquelles ce document répond :\n\n1. Qu'est-ce que le marker {doc} ?\n"
+              "2. Pourquoi le marker {doc} compte-t-il ?\n3. Où trouver le marker {doc} ?\n\n"
+              "N'hésitez pas si vous voulez d'autres questions !",
+    "short": "1. Une seule question sur le document {doc} ?",
 }
 
 
@@ -68,6 +73,7 @@ class ScriptedServer:
                     server.requests.append(marker)
                     steps = server.scripts.get(marker, [])
                     step = steps.pop(0) if steps else "answer"
+                doc = prompt.split("MARKER-")[1].split()[1] if marker in ("chatty", "short") else ""
                 if step == "429":
                     self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "3"})
                 elif step == "garbage":
@@ -76,7 +82,7 @@ class ScriptedServer:
                     time.sleep(1.5)
                     self._send(200, _completion(ANSWERS[marker]))
                 else:
-                    self._send(200, _completion(ANSWERS[marker]))
+                    self._send(200, _completion(ANSWERS[marker].format(doc=doc)))
 
             def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
                 self._send_raw(status, json.dumps(payload).encode(), headers)
@@ -259,3 +265,69 @@ def test_an_unreachable_endpoint_stops_at_once_instead_of_trying_every_document(
     # only the documents already in flight retried, not all 20 (20 retries without stopping)
     assert len(waits) < 10
     assert not (tmp_path / "dataset.json").exists()
+
+
+# --- issue 13: replies as real models write them, shortfalls, the progress file, dead endpoints ---
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Voici trois questions auxquelles ce document répond :\n\n1. A ?\n2. B ?\n3. C ?",
+        "Voici trois questions :\n1) A ?\n2) B ?\n3) C ?\n\nJ'espère que cela vous aide !",
+        "Here are 3 questions:\n\n- A ?\n- B ?\n- C ?\n\nLet me know if you need more.",
+        "* **A ?**\n* **B ?**\n\n* **C ?**",
+        '1. "A ?"\n2. « B ? »\n3. “C ?”',
+        "Questions :\nA ?\n\nB ?\nC ?\nCes questions couvrent le document.",
+        "Question 1 : A ?\nQuestion 2 : B ?\nQuestion 3 : C ?",
+    ],
+    ids=["intro", "parenthesis-and-remark", "bullets-english", "bold-markdown", "quotes", "no-markers",
+         "question-labels"],
+)
+def test_replies_with_intro_lines_remarks_blank_lines_and_quotes_give_the_questions(reply):
+    assert parse_questions(reply, 3) == ["A ?", "B ?", "C ?"]
+
+
+def test_an_intro_line_is_never_a_question_nor_a_duplicate_across_documents(tmp_path):
+    # issue 13, finding 1: ten documents answered with an intro line gave 21 questions, not 30
+    corpus = [{"id": f"d{i}", "text": f"MARKER-chatty doc{i} texte"} for i in range(10)]
+    with ScriptedServer({}) as server:
+        report = generate_dataset(corpus, tmp_path / "dataset.json", SETTINGS, make_client(server.base_url, "dummy"))
+    assert report.duplicates_removed == 0
+    assert len(report.dataset) == 30
+    assert report.shortfalls == []
+    assert all(not item["requête"].startswith("Voici") for item in report.dataset)
+
+
+def test_fewer_questions_than_asked_are_reported(tmp_path):
+    corpus = [{"id": "d1", "text": "MARKER-short doc1"}, {"id": "d2", "text": "MARKER-chatty doc2"}]
+    with ScriptedServer({}) as server, pytest.warns(TrecRagEvalWarning, match=r"1 of 2 documents .* fewer than "
+                                                                             r"3 questions.*d1: 1.*4 instead of 6"):
+        report = generate_dataset(corpus, tmp_path / "dataset.json", SETTINGS, make_client(server.base_url, "dummy"))
+    assert report.shortfalls == [("d1", 1)]
+
+
+def test_the_progress_file_goes_once_the_dataset_is_written_so_other_settings_can_rerun(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in CORPUS), encoding="utf-8")
+    output = tmp_path / "dataset.json"
+    with ScriptedServer({}) as server:
+        args = [str(corpus), "--model", "test-model", "--base-url", server.base_url, "-o", str(output)]
+        first = CliRunner().invoke(generate_queries_command, [*args, "-n", "3"])
+        assert first.exit_code == 0, first.output
+        assert not progress_path_for(output).exists()
+        rerun = CliRunner().invoke(generate_queries_command, [*args, "-n", "2", "--force"])
+        assert rerun.exit_code == 0, rerun.output
+    assert len(json.loads(output.read_text(encoding="utf-8"))) < 10
+
+
+def test_an_unreachable_endpoint_fails_in_seconds_without_waiting_out_retries(tmp_path):
+    waits: list[float] = []
+    settings = GenerationSettings(model="m", n=3, concurrency=2, timeout=60, max_retries=5, backoff=1.0)
+    start = time.perf_counter()
+    with pytest.raises(GenerationFailure, match=r"^cannot reach the endpoint"):
+        generate_dataset(CORPUS, tmp_path / "dataset.json", settings, make_client("http://127.0.0.1:9/v1", "dummy"),
+                         sleep=waits.append)
+    assert waits == []          # no backoff: an endpoint that never answered is not retried
+    assert time.perf_counter() - start < 5

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -47,7 +46,8 @@ def generate_queries_command(
 
     Each question's relevant document is its source. Finished documents are appended to a
     progress file as they come, so after a crash, Ctrl-C or failed documents, running the same
-    command again only asks for what is missing. OUTPUT is written once every document is done.
+    command again only asks for what is missing. OUTPUT is written once every document is done,
+    and the progress file is then removed. Documents left with fewer than N questions are named.
     """
     from trec_rag_eval.engine.bm25 import read_corpus
     from trec_rag_eval.engine.generate import (
@@ -67,20 +67,12 @@ def generate_queries_command(
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)
 
-    with click.progressbar(length=len(documents), label="Generating", file=sys.stderr,
-                           show_pos=True) as bar:
-        bar.update(0)
-
-        def on_document(doc_id: str, error: str | None) -> None:
-            bar.update(1)
-
-        try:
-            report = generate_dataset(documents, output, settings, client, force=force,
-                                      progress_path=progress, on_document=on_document)
-        except KeyboardInterrupt:
-            click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
-                       "run the same command again to resume.", err=True)
-            raise
+    try:
+        report = generate_dataset(documents, output, settings, client, force=force, progress_path=progress)
+    except KeyboardInterrupt:
+        click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
+                   "run the same command again to resume.", err=True)
+        raise
     click.echo(
         f"Documents: {report.documents} ({report.resumed_documents} from an earlier run, "
         f"{report.generated_documents} generated now, {len(report.failures)} failed)"

@@ -20,7 +20,10 @@ import json
 import os
 import re
 import time
+import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +39,9 @@ from trec_rag_eval.engine.llm import (
     retry_delay,
     run_tasks,
 )
+from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
@@ -95,6 +99,7 @@ class GenerationReport:
     generated_documents: int = 0        # done by this run
     failures: list[tuple[str, str]] = field(default_factory=list)   # (doc_id, reason)
     duplicates_removed: int = 0
+    shortfalls: list[tuple[str, int]] = field(default_factory=list)  # (doc_id, questions kept) below n
     requests: int = 0
     retries: int = 0
     prompt_tokens: int = 0              # this run only
@@ -115,17 +120,40 @@ def build_prompt(document: str, n: int, language: str = "fr") -> str:
     return PROMPTS[language].format(document=document, n=n)
 
 
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•·]+|\(?\d{1,3}[.)\]:-]|q\d{1,3}[.):-])\s*", re.IGNORECASE)
+# A list item's marker: "1." "1)" "(1)" "1 -" "Q1:" "Question 1 :" "-" "*" "•"
+_LIST_MARKER = re.compile(
+    r"^\s*(?:[-*•·–—]+|\(?\d{1,3}\s*[.)\]:-]|(?:q|question)\s*\d{1,3}\s*[.):-]?)\s*", re.IGNORECASE
+)
+_WRAPPERS = "\"'`«»“”„‘’*_ \t"
 
 
 def parse_questions(content: str, n: int) -> list[str]:
-    """Questions from a reply: one per non-empty line, list markers (``1.``, ``-``) stripped, at most n."""
-    questions = []
-    for line in content.splitlines():
-        text = _LIST_MARKER.sub("", line).strip().strip('"«» ').strip()
-        if text:
-            questions.append(text)
+    """The questions of a model's reply, at most ``n``, in order.
+
+    Real replies are not one question per line: they open with an intro ("Voici trois questions :"),
+    number or bullet their items, leave blank lines, quote or embolden the questions and close
+    with a remark. So: when some lines carry a list marker, only those lines are questions;
+    otherwise, when some lines end with a question mark, only those; otherwise every line that
+    does not end with a colon (an intro). Markers, quotes and Markdown emphasis are stripped.
+    """
+    lines = [line.strip() for line in content.splitlines() if line.strip()]
+    marked = [line for line in lines if _LIST_MARKER.match(line) and _LIST_MARKER.sub("", line).strip()]
+    if marked:
+        candidates = [_LIST_MARKER.sub("", line) for line in marked]
+    else:
+        asking = [line for line in lines if _clean(line).endswith("?")]
+        candidates = asking or [line for line in lines if not line.rstrip(_WRAPPERS).endswith(":")]
+    questions = [text for text in (_clean(line) for line in candidates) if text]
     return questions[:n]
+
+
+def _clean(text: str) -> str:
+    """A question without its wrapping quotes, emphasis or spaces."""
+    previous = None
+    while previous != text:
+        previous = text
+        text = text.strip().strip(_WRAPPERS).strip()
+    return text
 
 
 def _question_parser(n: int) -> Callable[[str], list[str]]:
@@ -164,10 +192,16 @@ def generate_dataset(
     progress_path: str | os.PathLike[str] | None = None,
     sleep: Callable[[float], None] = time.sleep,
     on_document: Callable[[str, str | None], None] | None = None,
+    show_progress: bool = True,
 ) -> GenerationReport:
     """Generate ``settings.n`` questions per document and write the dataset to ``output``.
 
-    ``on_document(doc_id, error_or_None)`` is called in the calling thread as each document ends.
+    ``on_document(doc_id, error_or_None)`` is called in the calling thread as each document ends;
+    ``show_progress`` draws a progress bar on stderr (a widget in a notebook). Documents left with
+    fewer than ``n`` questions (a short reply, duplicates removed) are listed in
+    ``GenerationReport.shortfalls`` and named in a ``TrecRagEvalWarning``. Once the dataset is
+    written, the progress file is removed: it served its purpose, and a later run with other
+    settings must not trip over it.
     """
     settings.check()
     output = Path(output)
@@ -177,8 +211,20 @@ def generate_dataset(
     texts = {d["id"]: d["text"] for d in documents}
     tasks = [Task(d["id"], build_prompt(d["text"], settings.n, settings.language), {"doc_id": d["id"]})
              for d in documents]
-    outcome = run_tasks(tasks, ChatCaller(client, settings, sleep=sleep), _question_parser(settings.n), progress,
-                        settings.identity, lambda record: str(record["doc_id"]), "questions", on_document)
+    with ExitStack() as stack:
+        on_task = on_document
+        if show_progress:
+            progress_bar = stack.enter_context(bar(len(tasks), "Generating", unit="doc"))
+
+            def on_task(doc_id: str, error: str | None) -> None:
+                progress_bar.update(1)
+                if on_document:
+                    on_document(doc_id, error)
+
+        outcome = run_tasks(tasks, ChatCaller(client, settings, sleep=sleep), _question_parser(settings.n),
+                            progress, settings.identity, lambda record: str(record["doc_id"]), "questions", on_task)
+        if show_progress:
+            progress_bar.update(outcome.resumed)
     done = {key: list(record["questions"]) for key, record in outcome.done.items()}
     report.resumed_documents = outcome.resumed
     report.generated_documents = outcome.completed
@@ -189,11 +235,35 @@ def generate_dataset(
     report.dataset, report.duplicates_removed = build_dataset(
         [(d["id"], done[d["id"]]) for d in documents if d["id"] in done], texts, settings.language
     )
+    report.shortfalls = _shortfalls(report.dataset, [d["id"] for d in documents if d["id"] in done], settings)
+    if report.shortfalls:
+        warnings.warn(shortfall_warning(report, settings.n), TrecRagEvalWarning, stacklevel=2)
     if report.failures:
         return report
     write_atomic(output, json.dumps(report.dataset, ensure_ascii=False, indent=2) + "\n", force=force)
     report.written = True
+    progress.unlink(missing_ok=True)
     return report
+
+
+def _shortfalls(
+    dataset: list[dict[str, Any]], doc_ids: list[str], settings: GenerationSettings
+) -> list[tuple[str, int]]:
+    relevant_key = "pertinents" if settings.language == "fr" else "relevant"
+    kept = Counter(item[relevant_key][0] for item in dataset)
+    return [(doc_id, kept[doc_id]) for doc_id in doc_ids if kept[doc_id] < settings.n]
+
+
+def shortfall_warning(report: GenerationReport, n: int) -> str:
+    """Which documents got fewer than ``n`` questions, and the total against the one asked for."""
+    done = report.documents - len(report.failures)
+    shown = ", ".join(f"{doc_id}: {kept}" for doc_id, kept in report.shortfalls[:10])
+    more = f", ... ({len(report.shortfalls) - 10} more)" if len(report.shortfalls) > 10 else ""
+    return (
+        f"{len(report.shortfalls)} of {done} documents kept fewer than {n} questions ({shown}{more}): "
+        f"{len(report.dataset)} instead of {n * done}, after {report.duplicates_removed} duplicates removed. "
+        "The model gave fewer questions than asked, or repeated itself."
+    )
 
 
 def build_dataset(

@@ -14,8 +14,9 @@ Robustness, decided here once:
 - Each finished task is appended as one JSON line to a progress file beside the output, so a crash
   or Ctrl-C loses nothing; a rerun skips the tasks already there, and refuses a file made with other
   settings. A torn last line (a crash mid-write) is simply done again.
-- When the endpoint cannot be reached at all before anything succeeded, the run stops at once
-  instead of waiting out every task's retries.
+- When the endpoint cannot be reached at all (connection refused, or not accepted within
+  ``CONNECT_TIMEOUT`` seconds) before it ever answered, the run stops at once, without retries:
+  waiting out backoffs would only delay the error.
 - Outputs are written by the caller through ``io.atomic`` (never over an existing file unless asked).
 """
 
@@ -36,6 +37,8 @@ from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecR
 from trec_rag_eval.io.text import read_text
 
 MAX_BACKOFF_SECONDS = 60.0
+CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for a connection to be accepted (the reply itself may take ``timeout``)."""
 
 
 class LLMFailure(TrecRagEvalError):
@@ -143,6 +146,7 @@ class ChatCaller:
         self.requests = 0
         self.retries = 0
         self.delays: list[float] = []
+        self.answered = False   # the server has replied at least once (even with an error status)
 
     def ask(self, prompt: str, parse: Callable[[str], Any]) -> tuple[Any, int, int]:
         """(parse(reply text), prompt_tokens, completion_tokens); raises LLMFailure.
@@ -152,7 +156,10 @@ class ChatCaller:
 
         settings = self.settings
         messages = [{"role": "user", "content": prompt}]
-        options: dict[str, Any] = {"timeout": settings.timeout}
+        # a server that does not accept the connection within a few seconds is not there: fail fast
+        # instead of waiting the whole reply timeout (a blackholed address gave a minute of silence)
+        options: dict[str, Any] = {"timeout": openai.Timeout(settings.timeout,
+                                                             connect=min(settings.timeout, CONNECT_TIMEOUT))}
         if settings.temperature is not None:
             options["temperature"] = settings.temperature
         for attempt in range(settings.max_retries + 1):
@@ -164,17 +171,26 @@ class ChatCaller:
                     model=settings.model, messages=messages, **options
                 )
             except openai.APIStatusError as err:
+                self.answered = True
                 if err.status_code != 429 and err.status_code < 500:
                     raise LLMFailure(f"HTTP {err.status_code}: {short(err.message)}") from None
                 reason = f"HTTP {err.status_code}"
                 headers = err.response.headers
-            except openai.APITimeoutError:
+            except openai.APITimeoutError as err:
+                # the HTTP layer's ConnectTimeout (httpx's, whichever package openai ships it in)
+                if type(err.__cause__).__name__ == "ConnectTimeout" and not self.answered:
+                    raise LLMFailure(f"connection failed (no answer to connect within {CONNECT_TIMEOUT:g} s)",
+                                     unreachable=True) from None
                 reason = f"no reply within {settings.timeout:g} s"
             except openai.APIConnectionError as err:
                 reason = f"connection failed ({short(str(err))})"
+                if not self.answered:
+                    # never reached: retrying with backoff only delays the error (a minute of silence)
+                    raise LLMFailure(reason, unreachable=True) from None
             except (openai.APIResponseValidationError, ValueError) as err:
                 raise LLMFailure(f"malformed reply ({short(str(err))})") from None
             else:
+                self.answered = True
                 return _read_reply(response, parse)
             if attempt == settings.max_retries:
                 unreachable = reason.startswith("connection failed")
