@@ -118,6 +118,7 @@ def test_syntax_functions():
         parse_integer("9223372036854775808")
     # atol / atof as trec_eval reads -m parameters: a prefix, the rest ignored, nothing gives 0
     assert atol_prefix("23.4") == 23 and atol_prefix("abc") == 0 and atol_prefix("５") == 0
+    assert atol_prefix(" -99999999999999999999x") == -(2**63)  # saturates as glibc's strtol
     assert atof_prefix(".25x") == 0.25 and atof_prefix("0x10") == 16.0 and atof_prefix("٩") == 0.0
     assert quote("x" * 100) == repr("x" * 80) + "... (100 characters)"
 

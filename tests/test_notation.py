@@ -79,7 +79,8 @@ def _error(text: str) -> str:
 
 
 def test_errors_point_at_the_bad_characters() -> None:
-    assert _error("P(rel=2.5)@5") == "bad measure 'P(rel=2.5)@5': rel must be an integer\n  P(rel=2.5)@5\n        ^^^"
+    assert _error("P(rel=2.5)@5") == (
+        "bad measure 'P(rel=2.5)@5': rel must be an integer from 0 to 2147483647\n  P(rel=2.5)@5\n        ^^^")
     assert _error("nDCG(dcg='exp')@10") == (
         "bad measure \"nDCG(dcg='exp')@10\": dcg must be one of 'log2', 'exp-log2'\n"
         "  nDCG(dcg='exp')@10\n           ^^^^^")
@@ -93,7 +94,7 @@ def test_errors_point_at_the_bad_characters() -> None:
     assert _error("IPrec@1.5") == (
         "bad measure 'IPrec@1.5': the recall level after @ must be a number in [0, 1]\n  IPrec@1.5\n        ^^^")
     assert _error("SetF(beta=True)") == (
-        "bad measure 'SetF(beta=True)': beta must be a number\n  SetF(beta=True)\n            ^^^^")
+        "bad measure 'SetF(beta=True)': beta must be a finite number\n  SetF(beta=True)\n            ^^^^")
     assert _error("P@5x").endswith("unexpected text after the measure\n  P@5x\n     ^")
     assert _error("P(rel=1,rel=2)@5").endswith("rel is given twice\n  P(rel=1,rel=2)@5\n          ^^^")
 

@@ -85,15 +85,15 @@ def parse_integer(text: str, bounds: tuple[int, int] = INT64) -> int:
     return value
 
 
-def atol_prefix(text: str, bounds: tuple[int, int] = INT64) -> int:
+def atol_prefix(text: str) -> int:
     """C ``atol``, as trec_eval reads integer measure parameters: leading spaces, a sign, ASCII
-    digits, the rest ignored; no digits gives 0. A value outside ``bounds`` raises ``ValueError``
-    (``atol``'s own behaviour there is undefined)."""
+    digits, the rest ignored; no digits gives 0; beyond a 64-bit long it saturates, as glibc does."""
     start = _C_SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
     match = _INTEGER.match(text, start)
     if match is None:
         return 0
-    return parse_integer(match.group(), bounds)
+    low, high = INT64
+    return min(max(int(match.group()), low), high)
 
 
 def atof_prefix(text: str) -> float:

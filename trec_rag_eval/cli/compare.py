@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.params import COUNT, LEVEL, PROBABILITY, SEED, Integer
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
@@ -64,27 +65,27 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             show_default=True,
             help="Correction for multiple comparisons over measures x runs.",
         ),
-        click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level."),
+        click.option("--alpha", type=PROBABILITY, default=0.05, show_default=True, help="Significance level."),
         click.option(
             "--confidence",
-            type=float,
+            type=PROBABILITY,
             default=0.95,
             show_default=True,
             help="Confidence level of the bootstrap interval.",
         ),
         click.option(
             "--n-resamples",
-            type=click.IntRange(min=1),
+            type=Integer(1, 10_000_000),
             default=10_000,
             show_default=True,
             help="Resamples for the bootstrap and the randomization test.",
         ),
-        click.option("--seed", type=int, default=42, show_default=True, help="Seed of every random draw."),
+        click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of every random draw."),
         click.option("-q", "--per-query", is_flag=True, help="Add per-query values and deltas."),
         click.option(
             "-l",
             "--relevance-level",
-            type=int,
+            type=LEVEL,
             default=1,
             show_default=True,
             help="Lowest judgment that counts as relevant.",
@@ -92,7 +93,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "-M",
             "--max-retrieved",
-            type=click.IntRange(min=1),
+            type=Integer(1, COUNT.high),
             default=None,
             help="Keep only the top M documents of each query.",
         ),

@@ -8,6 +8,7 @@ import sys
 import click
 
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.params import COUNT, LEVEL, Real
 
 # every measure of issue 3 that ir-measures can compute, plus the RAG names
 DEFAULT_CROSSCHECK = (
@@ -22,10 +23,10 @@ def _options(func):  # the evaluation settings both commands share
     for option in reversed([
         click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
                      help="Measure(s), either notation (P@5, nDCG@10, ndcg_cut.10, all_trec). Repeatable."),
-        click.option("-l", "--level", "relevance_level", type=int, default=1, show_default=True,
+        click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
                      help="Relevance threshold for binary measures."),
         click.option("-J", "--judged-only", is_flag=True, help="Drop retrieved documents without a judgment."),
-        click.option("-M", "--max-retrieved", type=click.IntRange(min=0), default=None,
+        click.option("-M", "--max-retrieved", type=COUNT, default=None,
                      help="Keep only the top N documents of each query."),
         click.option("--intersection", is_flag=True, help="Only queries in both qrels and run."),
         click.option("--trec-eval-9", "trec_eval_9", is_flag=True,
@@ -41,7 +42,7 @@ def _options(func):  # the evaluation settings both commands share
 @click.argument("qrels", type=click.Path(exists=True, dir_okay=False))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @_options
-@click.option("--tolerance", type=float, default=1e-9, show_default=True,
+@click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
               help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
 @doc_map_options
 def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from trec_rag_eval.cli.chunks import collapse, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
@@ -39,13 +40,13 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
                    "for trec_eval compatibility, and reproduces its num_rel total under -c).")
 @click.option("--intersection", is_flag=True,
               help="Evaluate only queries in both qrels and run (trec_eval 9, pytrec_eval).")
-@click.option("-l", "--level", "relevance_level", type=int, default=1, show_default=True,
+@click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
               help="Relevance threshold: judged relevance >= LEVEL is relevant (binary measures).")
 @click.option("-J", "--judged-only", is_flag=True, help="Drop retrieved documents without a judgment first.")
-@click.option("-M", "--max-retrieved", type=click.IntRange(min=0), default=None,
+@click.option("-M", "--max-retrieved", type=COUNT, default=None,
               help="Keep only the top N documents of each query (after sorting).")
 @click.option("-n", "--no-summary", is_flag=True, help="Do not print the summary ('all') lines.")
-@click.option("-N", "--num-docs", type=int, default=0, help="Collection size (only utility uses it).")
+@click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
 @click.option("--trec-eval-9", "trec_eval_9", is_flag=True,
               help="Reproduce trec_eval 9.0.x / pytrec_eval: float32 scores, iprec cut at floor(pR+0.9).")
 @click.option("--format", "output_format", type=click.Choice(["trec", "table", "json", "csv"]), default=None,
@@ -61,11 +62,11 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("--stream", is_flag=True,
               help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
                    "Chosen automatically for a run larger than a quarter of the available memory.")
-@click.option("--chunk-size", type=click.IntRange(min=1), default=64, show_default=True, metavar="MB",
+@click.option("--chunk-size", type=Integer(1, 4096), default=64, show_default=True, metavar="MB",
               help="With --stream: size of each piece, in megabytes.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr while streaming (default: when stderr is a terminal).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+@click.option("-j", "--jobs", type=Integer(1, 1024), default=None,
               help="Runs evaluated at once (default: the number of cores).")
 @click.option("--crosscheck", is_flag=True,
               help="Also compute every measure with ir-measures and report agreement (needs the "
@@ -113,7 +114,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("-c and --intersection contradict each other")
     fmt = output_format or ("trec" if measures else "table")
     if measures:
-        resolved = parse_measures(list(measures))
+        resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
     else:
         # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
         resolved = parse_measures(["official"] if fmt == "trec" else None)

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.params import Integer
 
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
@@ -64,7 +65,7 @@ def echo_failures(evaluation: Any) -> None:
               help="JSONL corpus ({\"id\", \"text\"}) for the built-in BM25 engine.")
 @click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
               help="Stop words of the built-in BM25 engine.")
-@click.option("-k", "depth", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("-k", "depth", type=Integer(1, 1_000_000), default=10, show_default=True,
               help="Results asked of the engine per query.")
 @click.option("-m", "--measure", "measures", multiple=True,
               help="Measure to report (repeatable); default: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, "

@@ -63,6 +63,8 @@ def compare_values(
             raise UsageError(f"{name} must be between 0 and 1, got {value}")
     if n_resamples < 1:
         raise UsageError(f"n_resamples must be at least 1, got {n_resamples}")
+    if seed is not None and seed < 0:
+        raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed}")
     if measures is None:
         measures = list(values[baseline])
     measures = list(measures)

@@ -83,7 +83,8 @@ def randomization_test(
     """
     a, b = _as_pair(baseline, run)
     diff = b - a
-    if diff.size == 0 or np.all(np.abs(diff) <= TIE_TOLERANCE):
+    if diff.size < 2 or np.all(np.abs(diff) <= TIE_TOLERANCE):
+        # one query: its two sign flips (d and -d) are equally extreme, so the exact p-value is 1
         return 1.0
     rng = rng if rng is not None else np.random.default_rng()
     result = stats.permutation_test(

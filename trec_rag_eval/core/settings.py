@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.syntax import INT64, RELEVANCE_RANGE
 
 QUERY_SETS = ("qrels", "intersection")
 """Which queries count: every qrels query (trec_eval 10 and ``-c``), or only those in both qrels and
@@ -35,8 +36,14 @@ class Settings:
     def __post_init__(self) -> None:
         if self.queries not in QUERY_SETS:
             raise UsageError(f"queries must be 'qrels' or 'intersection', got {self.queries!r}")
-        if self.max_retrieved is not None and self.max_retrieved < 0:
-            raise UsageError(f"max_retrieved must be >= 0, got {self.max_retrieved}")
+        if self.max_retrieved is not None and not 0 <= self.max_retrieved <= INT64[1]:
+            raise UsageError(f"max_retrieved must be from 0 to {INT64[1]}, got {self.max_retrieved}")
+        if not 0 <= self.relevance_level <= RELEVANCE_RANGE[1]:
+            # trec_eval -l -1 counts unjudged documents relevant in P and map but not in num_rel_ret
+            raise UsageError(f"relevance_level must be from 0 to {RELEVANCE_RANGE[1]} (a negative level would "
+                             f"make unjudged documents relevant), got {self.relevance_level}")
+        if not INT64[0] <= self.num_docs <= INT64[1]:
+            raise UsageError(f"num_docs must be from {INT64[0]} to {INT64[1]}, got {self.num_docs}")
         if self.complete and self.queries == "intersection":
             raise UsageError("complete=True and queries='intersection' contradict each other")
 

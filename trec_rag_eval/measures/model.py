@@ -119,6 +119,8 @@ class Family:
 def _format_value(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
         return repr(value)
-    if isinstance(value, tuple):
+    if isinstance(value, tuple) and all(isinstance(item, tuple) for item in value):  # gains {judgment: gain}
         return "{" + ",".join(f"{k}:{_format_value(v)}" for k, v in value) + "}"
+    if isinstance(value, tuple):  # a list of reals (utility's coefficients, 11pt_avg's levels)
+        return "(" + ",".join(_format_value(v) for v in value) + ")"
     return repr(value) if isinstance(value, str) else str(value)

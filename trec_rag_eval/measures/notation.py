@@ -14,12 +14,17 @@ canonical string and ``parse_measure(str(m)) == m`` (as in ir-measures, ``SetF(b
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.syntax import INT32, RELEVANCE_RANGE
+
+CUTOFF_MAX = INT32[1]
+"""The largest cutoff: trec_eval's largest -M; a larger one cannot mean anything more."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ NAMES: dict[str, Name] = {
 }
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII, as in C
 _STRING = re.compile(r"'([^'\\]*)'|\"([^\"\\]*)\"")
 
 
@@ -135,12 +140,13 @@ class _Scanner:
             items: dict[int, int | float] = {}
             while self.peek() != "}":
                 key, k_start, k_end = self.value()
-                if not isinstance(key, int) or isinstance(key, bool):
-                    raise self.error(k_start, k_end, "gain keys must be integer judgments")
+                low, high = RELEVANCE_RANGE
+                if not isinstance(key, int) or isinstance(key, bool) or not low <= key <= high:
+                    raise self.error(k_start, k_end, f"gain keys must be integer judgments from {low} to {high}")
                 self.expect(":", "expected ':' between a judgment and its gain")
                 gain, g_start, g_end = self.value()
-                if isinstance(gain, (bool, str, dict)):
-                    raise self.error(g_start, g_end, "a gain must be a number")
+                if isinstance(gain, (bool, str, dict)) or not math.isfinite(gain):
+                    raise self.error(g_start, g_end, "a gain must be a finite number")
                 items[key] = gain
                 if self.peek() == ",":
                     self.pos += 1
@@ -154,7 +160,7 @@ class _Scanner:
         found = self.match(_NUMBER)
         if found:
             token = found.group()
-            is_int = re.fullmatch(r"[+-]?\d+", token) is not None
+            is_int = re.fullmatch(r"[+-]?[0-9]+", token) is not None
             return (int(token) if is_int else float(token)), start, self.pos
         found = self.match(_IDENT)
         if found and found.group() in ("True", "False"):
@@ -166,13 +172,14 @@ class _Scanner:
 def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end: int) -> Any:
     """Type-check one parameter value and normalise it (ints to floats for real parameters)."""
     kind = spec.kind
-    if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise scanner.error(start, end, f"{key} must be an integer")
+    if kind == "int":  # rel, a relevance level: negative levels would make unjudged documents relevant
+        low, high = 0, RELEVANCE_RANGE[1]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise scanner.error(start, end, f"{key} must be an integer from {low} to {high}")
         return value
     if kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise scanner.error(start, end, f"{key} must be a number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise scanner.error(start, end, f"{key} must be a finite number")
         return float(value)
     if kind == "bool":
         if not isinstance(value, bool):
@@ -242,9 +249,11 @@ def parse_measure(text: str) -> Measure:
                 raise scanner.error(start, end, "the recall level after @ must be a number in [0, 1]")
             at = float(found_at.group())
         else:
-            if not found_at or not re.fullmatch(r"\+?\d+", found_at.group()) or int(found_at.group()) <= 0:
+            if not found_at or not re.fullmatch(r"\+?[0-9]+", found_at.group()) or int(found_at.group()) <= 0:
                 raise scanner.error(start, end, "the cutoff after @ must be a positive integer")
             at = int(found_at.group())
+            if at > CUTOFF_MAX:
+                raise scanner.error(start, end, f"the cutoff after @ must be a positive integer (at most {CUTOFF_MAX})")
     if scanner.peek():
         raise scanner.error(scanner.pos, len(text), "unexpected text after the measure")
     if at is None and spec.family is None:

@@ -9,29 +9,50 @@ asked for more than once, the first request with parameters wins.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.model import Family, Measure
+from trec_rag_eval.measures.notation import CUTOFF_MAX
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES, ORDER
+from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
 # the seeds' RAG set: P, R, F1, HitRate and nDCG at 1, 3, 5, 10, then MRR and MAP
 RAG_CUTOFFS = (1, 3, 5, 10)
 DEFAULT_RAG = tuple(f"{name}@{k}" for name in ("P", "R", "F1", "HitRate", "nDCG") for k in RAG_CUTOFFS) + (
     "MRR", "MAP")
 
-_INT_PREFIX = re.compile(r"\s*[+-]?\d+")
-_FLOAT_PREFIX = re.compile(r"\s*[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|nan)", re.I)
-
-def _atol(text: str) -> int:
-    match = _INT_PREFIX.match(text)
-    return int(match.group()) if match else 0
+CUTOFF_RANGE = (1, CUTOFF_MAX)
 
 
-def _atof(text: str) -> float:
-    match = _FLOAT_PREFIX.match(text)
-    return float(match.group()) if match else 0.0
+def _atol(spec: str, item: str, offset: int, what: str, bounds: tuple[int, int]) -> int:
+    """``item`` read as trec_eval reads it (C ``atol``: 23.4 is 23, abc is 0), within ``bounds``."""
+    value = atol_prefix(item)
+    low, high = bounds
+    if not low <= value <= high:
+        raise MeasureSyntaxError(spec, offset, offset + len(item), f"{what} {quote(item)} is out of range "
+                                 f"({low} to {high})")
+    return value
+
+
+def _atof(spec: str, item: str, offset: int, what: str) -> float:
+    """``item`` read as C ``atof`` (.5x is 0.5), which must be finite: NaN or inf has no meaning as a
+    cutoff, a coefficient or a gain, and trec_eval would compute with it in silence."""
+    value = atof_prefix(item)
+    if not math.isfinite(value):
+        raise MeasureSyntaxError(spec, offset, offset + len(item), f"{what} must be finite numbers")
+    return value
+
+
+def _items(params: str, offset: int) -> list[tuple[str, int]]:
+    """The comma-separated items of a parameter list, each with its offset in the request."""
+    out = []
+    for item in params.split(","):
+        out.append((item, offset))
+        offset += len(item) + 1
+    return out
 
 
 def is_trec_syntax(text: str) -> bool:
@@ -45,49 +66,52 @@ def is_trec_syntax(text: str) -> bool:
 
 
 def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Measure]:
-    items = params.split(",")
+    items = _items(params, offset)
     if family.kind == "none":
         return [Measure(family.name)]
     if family.kind == "int_cutoffs":
-        values = sorted(_atol(item) for item in items)
-        if values[0] <= 0:
+        if min(atol_prefix(item) for item, _ in items) <= 0:
             raise MeasureSyntaxError(spec, offset, len(spec), "cutoffs must be positive integers")
+        values = sorted(_atol(spec, item, at, "cutoff", CUTOFF_RANGE) for item, at in items)
         if len(set(values)) != len(values):
             raise MeasureSyntaxError(spec, offset, len(spec), "the same cutoff is given twice")
         return [Measure(family.name, cutoff=v) for v in values]
     if family.kind == "real_cutoffs":
-        reals = sorted(_atof(item) for item in items)
+        reals = sorted(_atof(spec, item, at, "cutoffs") for item, at in items)
         if len(set(reals)) != len(reals):
             raise MeasureSyntaxError(spec, offset, len(spec), "the same cutoff is given twice")
         return [Measure(family.name, cutoff=v) for v in reals]
     if family.kind == "real_list":
-        reals_in_order = tuple(_atof(item) for item in items)
+        what = family.extra_params[0]
+        reals_in_order = tuple(_atof(spec, item, at, what) for item, at in items)
         if family.name == "utility" and len(reals_in_order) != 4:
             raise MeasureSyntaxError(spec, offset, len(spec), "utility takes exactly 4 coefficients a,b,c,d")
         if family.name == "set_F":
             # trec_eval uses only the first value; the same value as SetF(beta=x) in the notation
             beta = reals_in_order[0]
             return [Measure(family.name, params=(("beta", beta),) if beta != 1.0 else (), text=params)]
-        key = family.extra_params[0]
-        return [Measure(family.name, params=((key, reals_in_order),), text=params)]
-    # pairs: k=v,k=v
+        return [Measure(family.name, params=((what, reals_in_order),), text=params)]
+    # pairs: k=v,k=v; a key that is not an integer (other than p) is ignored, as trec_eval does
     gains: list[tuple[int, float]] = []
     extra: list[tuple[str, float]] = []
-    position = offset
-    for item in items:
+    for item, at in items:
         key, sep, value = item.partition("=")
         if not sep or not key or not value:
-            raise MeasureSyntaxError(spec, position, position + len(item), "malformed pair, expected key=value")
-        if re.fullmatch(r"[+-]?\d+", key.strip()):
-            gains.append((int(key), _atof(value)))
+            raise MeasureSyntaxError(spec, at, at + len(item), "malformed pair, expected key=value")
+        value_at = at + len(key) + 1
+        if _JUDGMENT.fullmatch(key):
+            judgment = _atol(spec, key, at, "judgment", RELEVANCE_RANGE)
+            gains.append((judgment, _atof(spec, value, value_at, "gains")))
         elif key == "p":
-            extra.append(("p", _atof(value)))
-        position += len(item) + 1
+            extra.append(("p", _atof(spec, value, value_at, "p")))
     typed: list[tuple[str, object]] = []
     if gains:
         typed.append(("gains", tuple(sorted(dict(gains).items()))))
     typed.extend(extra)
     return [Measure(family.name, params=tuple(typed), text=params)]
+
+
+_JUDGMENT = re.compile(r"[ \t]*[+-]?[0-9]+[ \t]*", re.ASCII)
 
 
 def _defaults(family: Family) -> list[Measure]:
@@ -131,19 +155,31 @@ def parse_notation(text: str) -> Measure:
     return parse_measure(text)
 
 
-def parse_measures(specs: Iterable[str] | None) -> list[Measure]:
+def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Measure]:
     """Resolve ``-m`` requests in either notation; None gives the seeds' RAG set.
 
-    trec_eval-syntax requests come first, in trec_eval's order; then our notation, as asked.
+    ``order="trec"``: trec_eval-syntax requests first, in trec_eval's fixed order (its output
+    never follows the command line), then our notation, as asked. ``order="asked"``: the order of
+    the requests (a nickname's members in trec_eval's order), for every other output format. The
+    measures are the same either way: a trec_eval measure asked twice still takes the first
+    request with parameters.
     """
     if specs is None:  # the RAG set, in the seeds' order: P, R, F1, HitRate, nDCG, then MRR and MAP
         return [parse_notation(spec) for spec in DEFAULT_RAG]
+    if order not in ("trec", "asked"):
+        raise ValueError(f"order must be 'trec' or 'asked', got {order!r}")
     specs = list(specs)
     trec = [s for s in specs if is_trec_syntax(s)]
-    out = parse_trec_measures(trec) if trec else []
+    resolved = parse_trec_measures(trec) if trec else []
+    out = [] if order == "asked" else list(resolved)
     for spec in specs:
-        if not is_trec_syntax(spec):
-            measure = parse_notation(spec)
-            if measure not in out:
-                out.append(measure)
+        if is_trec_syntax(spec):
+            if order == "trec":
+                continue
+            name = spec.partition(".")[0]
+            families = set(NICKNAMES.get(name, (name,)))
+            batch = [m for m in resolved if m.family in families]
+        else:
+            batch = [parse_notation(spec)]
+        out.extend(m for m in batch if m not in out)
     return out

@@ -1,0 +1,65 @@
+"""Click types for numeric options: the package's one number syntax (``syntax``), bounded.
+
+click's own ``int`` and ``float`` are Python's: they take ``1_000``, ``１２``, `` 7 `` and ``nan``, and
+hand a 20-digit -M to numpy, which overflows. These take what C takes, ASCII only, and refuse a
+value out of range with a usage error (exit 2) that gives the range.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from trec_rag_eval.syntax import INT32, INT64, OutOfRangeError, parse_integer, parse_real, quote
+
+
+class Integer(click.ParamType):
+    """A whole number in ``[low, high]``; ``why`` (optional) explains the lower bound."""
+
+    name = "integer"
+
+    def __init__(self, low: int = INT64[0], high: int = INT64[1], why: str | None = None) -> None:
+        self.low, self.high, self.why = low, high, why
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        text = str(value)  # a default is an int already; its text reads back the same
+        try:
+            return parse_integer(text, (self.low, self.high))
+        except OutOfRangeError:
+            reason = f" ({self.why})" if self.why and int(text) < self.low else ""
+            self.fail(f"{quote(text)} is out of range: from {self.low} to {self.high}{reason}", param, ctx)
+        except ValueError:
+            self.fail(f"{quote(text)} is not a whole number (ASCII digits, optional sign)", param, ctx)
+
+
+class Real(click.ParamType):
+    """A finite number (C ``strtod`` syntax) in ``[low, high]``, or ``(low, high)`` with ``open``."""
+
+    name = "number"
+
+    def __init__(self, low: float = -math.inf, high: float = math.inf, open: bool = False) -> None:
+        self.low, self.high, self.open = low, high, open
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        text = str(value)
+        try:
+            number = float(value) if isinstance(value, (int, float)) else parse_real(text)
+        except ValueError:
+            self.fail(f"{quote(text)} is not a number", param, ctx)
+        inside = self.low < number < self.high if self.open else self.low <= number <= self.high
+        if not math.isfinite(number) or not inside:
+            left, right = ("(", ")") if self.open else ("[", "]")
+            self.fail(f"{quote(text)} must be a finite number in {left}{self.low:g}, {self.high:g}{right}", param, ctx)
+        return number
+
+
+LEVEL = Integer(0, INT32[1], "a negative level would make unjudged documents relevant")
+"""-l: judgments >= LEVEL are relevant; negative judgments mean "in the pool, not judged"."""
+COUNT = Integer(0, INT64[1])
+"""-M, -N: a number of documents."""
+SEED = Integer(0, 2**64 - 1)
+"""A seed of numpy's generators, which take non-negative integers."""
+PROBABILITY = Real(0.0, 1.0, open=True)
+"""alpha, confidence: strictly between 0 and 1."""
