@@ -48,7 +48,7 @@ EXPECTED = {
 
 
 def _values(evaluation) -> dict[str, dict[str, float]]:
-    return {name: dict(zip(evaluation.query_ids, map(float, evaluation.per_query[name]), strict=True))
+    return {name: dict(zip(evaluation.query_ids, map(float, evaluation.values[name]), strict=True))
             for name in evaluation.names}
 
 
@@ -71,7 +71,7 @@ def test_a_chunk_run_collapsed_by_pattern_scores_as_the_document_run():
 
 def test_without_a_mapping_the_chunk_run_scores_zero():
     evaluation = evaluate(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3"])
-    assert all(value == 0 for name in evaluation.names for value in evaluation.per_query[name])
+    assert all(value == 0 for name in evaluation.names for value in evaluation.values[name])
 
 
 def test_collapse_keeps_each_document_once_at_its_best_chunk_score():

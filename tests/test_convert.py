@@ -228,7 +228,7 @@ def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
     assert from_json.summary_by_name == from_trec.summary_by_name
     assert from_json.query_ids == from_trec.query_ids
     for name in names:
-        assert list(from_json.per_query[name]) == list(from_trec.per_query[name])
+        assert list(from_json.values[name]) == list(from_trec.values[name])
 
 
 def test_cli_prints_identical_numbers_for_json_and_converted_trec(tmp_path):

@@ -64,3 +64,24 @@ def test_a_small_json_evaluation_does_not_load_polars():
     loaded = _modules_after(code)
     assert "trec_rag_eval.checks.rag" in loaded and "numpy" in loaded
     assert "polars" not in loaded
+
+
+def test_the_public_api_is_listed_without_loading_it():
+    # __all__ and dir() name the API; the functions and types load on first use
+    code = "import trec_rag_eval as t\nassert 'evaluate' in t.__all__ and 'evaluate' in dir(t)"
+    loaded = _modules_after(code)
+    assert not HEAVY & loaded
+    assert "trec_rag_eval.api" not in loaded
+
+
+def test_functions_named_like_submodules_stay_functions():
+    # compare/ is a package too; importing it must not hide the function
+    import importlib
+
+    import trec_rag_eval
+
+    importlib.import_module("trec_rag_eval.compare")
+    from trec_rag_eval import compare
+
+    assert callable(compare) and compare.__module__ == "trec_rag_eval.api"
+    assert trec_rag_eval.compare is compare

@@ -1,8 +1,100 @@
 """trec-rag-eval: retrieval evaluation with trec_eval's exact conventions, for IR and RAG.
 
-Public API only; importing this package does no work and imports nothing heavy.
+>>> import trec_rag_eval as tre
+>>> result = tre.evaluate("qrels.txt", "run.txt", ["nDCG@10", "MRR"])
+>>> result.summary["nDCG@10"], result.to_pandas()
+
+Public API only. Importing the package does no work and imports nothing heavy: each name below is
+loaded on first use (module ``__getattr__``), so ``import trec_rag_eval`` takes a few milliseconds.
 """
 
 from __future__ import annotations
 
+import sys
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+# name -> the module that defines it
+_EXPORTS = {
+    "evaluate": "trec_rag_eval.api",
+    "iter_evaluate": "trec_rag_eval.api",
+    "compare": "trec_rag_eval.api",
+    "crosscheck": "trec_rag_eval.api",
+    "validate": "trec_rag_eval.api",
+    "read_qrels": "trec_rag_eval.api",
+    "read_run": "trec_rag_eval.api",
+    "parse_measure": "trec_rag_eval.measures.parse",
+    "Measure": "trec_rag_eval.measures.model",
+    "Qrels": "trec_rag_eval.io.tables",
+    "Run": "trec_rag_eval.io.tables",
+    "Settings": "trec_rag_eval.core.settings",
+    "Evaluation": "trec_rag_eval.evaluation.evaluate",
+    "QueryResult": "trec_rag_eval.evaluation.evaluate",
+    "Comparison": "trec_rag_eval.compare.result",
+    "Evaluator": "trec_rag_eval.engine.harness",
+    "EngineEvaluation": "trec_rag_eval.engine.harness",
+    "TrecRagEvalError": "trec_rag_eval.errors",
+    "InputFormatError": "trec_rag_eval.errors",
+    "MeasureSyntaxError": "trec_rag_eval.errors",
+    "MissingDependencyError": "trec_rag_eval.errors",
+    "UsageError": "trec_rag_eval.errors",
+    "TrecRagEvalWarning": "trec_rag_eval.errors",
+}
+_ATTRIBUTE = {"parse_measure": "parse_one"}  # the exported name differs from the defining one
+
+__all__ = [
+    "evaluate", "iter_evaluate", "compare", "crosscheck", "validate", "read_qrels", "read_run", "parse_measure",
+    "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Evaluator",
+    "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
+    "UsageError", "TrecRagEvalWarning",
+]
+assert set(__all__) == set(_EXPORTS)
+
+
+class _Package(ModuleType):
+    """This package's module type. The function ``compare`` shares its name with the ``compare/``
+    package; importing a submodule sets it as an attribute of its package, which would hide the
+    function, so that one assignment is ignored (``sys.modules`` still holds the submodule, and
+    ``from trec_rag_eval.compare import stats`` works as always)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _EXPORTS and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'trec_rag_eval' has no attribute {name!r}")
+    value = getattr(import_module(_EXPORTS[name]), _ATTRIBUTE.get(name, name))
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "__version__"])
+
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from trec_rag_eval.api import compare, crosscheck, evaluate, iter_evaluate, read_qrels, read_run, validate
+    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator
+    from trec_rag_eval.errors import (
+        InputFormatError,
+        MeasureSyntaxError,
+        MissingDependencyError,
+        TrecRagEvalError,
+        TrecRagEvalWarning,
+        UsageError,
+    )
+    from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
+    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.model import Measure
+    from trec_rag_eval.measures.parse import parse_one as parse_measure

@@ -224,10 +224,11 @@ def crosscheck(
     to its top documents for it) and the query set. It has no collection size (``num_docs``) and no
     -c recount of num_rel, so both sides are computed without them."""
     ir_measures = _import_ir_measures()
-    from trec_rag_eval.evaluation.evaluate import _resolve, evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.measures.parse import resolve_measures
 
     chosen = settings_of(settings, **overrides)
-    resolved = [m for m in _resolve(measures) if m.spec.value_type != "str"]
+    resolved = [m for m in resolve_measures(measures) if m.spec.value_type != "str"]
     if chosen.max_retrieved is not None:
         run = _truncate(run, chosen.max_retrieved)  # ir-measures has no -M: give it the same top documents
     base = chosen.but(max_retrieved=None, complete=False, num_docs=0)

@@ -216,17 +216,17 @@ def compare(
         )
         if query_ids is None:
             query_ids = list(result.query_ids)
-            names = [m for m in result.names if _is_numeric(result.per_query.get(m))]
+            names = [m for m in result.names if _is_numeric(result.values.get(m))]
             if not names:
                 raise UsageError("none of the requested measures has numeric per-query values to compare")
-            values[name] = {m: np.asarray(result.per_query[m], dtype=np.float64) for m in names}
+            values[name] = {m: np.asarray(result.values[m], dtype=np.float64) for m in names}
             continue
         # Pair query by query, whatever order the evaluator returned them in.
         position = {q: i for i, q in enumerate(result.query_ids)}
         if set(position) != set(query_ids):
             raise UsageError(f"run {name!r} was evaluated on a different query set than the others")
         order = np.array([position[q] for q in query_ids], dtype=np.int64)
-        values[name] = {m: np.asarray(result.per_query[m], dtype=np.float64)[order] for m in names or []}
+        values[name] = {m: np.asarray(result.values[m], dtype=np.float64)[order] for m in names or []}
     return compare_values(
         values,
         query_ids or [],

@@ -9,10 +9,13 @@ the renderers only format what is stored here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
+
+from trec_rag_eval.core.frames import SHAPES, check_shape, frame, html_table, long_columns, short_repr, wide_columns
+from trec_rag_eval.measures.keyed import ByMeasure
 
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
 CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "none"}
@@ -91,6 +94,53 @@ class Comparison:
     def deltas(self, measure: str, run: str) -> np.ndarray:
         """Per-query run - baseline, aligned with ``query_ids``."""
         return self.values[run][measure] - self.values[self.baseline][measure]
+
+    # --- the numbers as Python data (the shapes of Evaluation) -------------------------------
+    @property
+    def summary(self) -> dict[str, ByMeasure[float]]:
+        """``{run: {measure name: mean}}``; any name of a measure finds it."""
+        return {run: ByMeasure((m, self.means[run][m]) for m in self.measures) for run in self.runs}
+
+    @property
+    def per_query(self) -> dict[str, dict[str, ByMeasure[float]]]:
+        """``{run: {query_id: {measure name: value}}}``: each run as ``Evaluation.per_query``."""
+        return {run: {query_id: ByMeasure((m, float(self.values[run][m][i])) for m in self.measures)
+                      for i, query_id in enumerate(self.query_ids)} for run in self.runs}
+
+    def to_pandas(self, shape: str = "long") -> Any:
+        """A pandas DataFrame: ``long`` (run, query_id, measure, value, every run one after the other),
+        ``wide`` (run, query_id, one column per measure) or ``pairs`` (one row per measure and compared
+        run: means, delta, p-values, interval, effect size, wins/ties/losses, MDD, significant)."""
+        return self._frame(shape, "pandas")
+
+    def to_polars(self, shape: str = "long") -> Any:
+        """As ``to_pandas``, a polars DataFrame."""
+        return self._frame(shape, "polars")
+
+    def _frame(self, shape: str, library: str) -> Any:
+        check_shape(shape, (*SHAPES, "pairs"))
+        if shape == "pairs":
+            columns = [f.name for f in fields(PairResult)]
+            return frame({c: [getattr(p, c) for p in self.pairs] for c in columns}, library)
+        parts: dict[str, list[Any]] = {}
+        for run, by_query in self.per_query.items():
+            block = long_columns(run, by_query) if shape == "long" else {
+                "run": [run] * len(by_query), **wide_columns(by_query, self.measures)}
+            for column, cells in block.items():
+                parts.setdefault(column, []).extend(cells)
+        return frame(parts, library)
+
+    def __repr__(self) -> str:
+        head = [f"runs={self.runs!r}", f"baseline={self.baseline!r}", f"queries={self.n_queries}"]
+        deltas = {f"{p.run}:{p.measure}": f"{format_delta(p.delta)}{'*' if p.significant else ''}" for p in self.pairs}
+        return short_repr("Comparison", head, deltas, limit=4)
+
+    def _repr_html_(self) -> str:
+        rows = [[p.measure, p.run, p.baseline_mean, p.run_mean, format_delta(p.delta), format_p(p.p_adjusted),
+                 f"[{format_delta(p.ci_low)}, {format_delta(p.ci_high)}]", p.direction] for p in self.pairs]
+        header = ["measure", "run", f"{self.baseline} (baseline)", "run mean", "delta", "p (adjusted)",
+                  f"{format_percent(self.confidence)} CI", "verdict"]
+        return html_table(header, rows, self.footer())
 
     # --- sentences ----------------------------------------------------------------------
     def verdict(self, pair: PairResult) -> str:

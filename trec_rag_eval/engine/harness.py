@@ -23,14 +23,19 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
+from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.progress import progress_bar
 from trec_rag_eval.errors import EngineError, InputFormatError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
+
+if TYPE_CHECKING:
+    from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.measures.keyed import ByMeasure
 
 SearchFunction = Callable[[str, int], Any]
 
@@ -76,7 +81,7 @@ class EngineEvaluation:
     """Scores of one engine on one dataset, with the run and the latencies that produced them."""
 
     outcome: SearchOutcome
-    result: Any                          # trec_rag_eval.evaluation.evaluate result
+    result: Evaluation
     qrels: Qrels
     measures: list[str] = field(default_factory=list)
 
@@ -89,22 +94,36 @@ class EngineEvaluation:
         return self.outcome.failures
 
     @property
-    def summary(self) -> dict[str, float]:
-        """Measure name -> mean over the dataset's queries (failed ones count 0)."""
-        by_name = getattr(self.result, "summary_by_name", None)
-        return dict(by_name if by_name is not None else self.result.summary)
+    def summary(self) -> ByMeasure[Any]:
+        """Measure name -> mean over the dataset's queries (failed ones count 0); any name of a measure
+        finds it (``summary["MRR"]``, ``summary["RR"]``)."""
+        return cast("ByMeasure[Any]", self.result.summary)
 
     @property
-    def per_query(self) -> dict[str, dict[str, float]]:
-        """query_id -> {measure name -> value}, queries in dataset order."""
-        names = list(self.result.names)
-        position = {query_id: i for i, query_id in enumerate(self.result.query_ids)}
-        order = [q for q in (self.qrels.topics or {}) if q in position]
-        order += [q for q in self.result.query_ids if q not in set(order)]
-        return {
-            query_id: {name: float(self.result.per_query[name][position[query_id]]) for name in names}
-            for query_id in order
-        }
+    def per_query(self) -> dict[str, ByMeasure[Any]]:
+        """``{query_id: {measure name: value}}`` as ``Evaluation.per_query``, queries in dataset order."""
+        by_query = self.result.per_query
+        order = [q for q in (self.qrels.topics or {}) if q in by_query]
+        seen = set(order)
+        return {query_id: by_query[query_id] for query_id in order + [q for q in by_query if q not in seen]}
+
+    def to_pandas(self, shape: str = "long") -> Any:
+        """Per-query values as a pandas DataFrame, ``long`` or ``wide`` (see ``Evaluation.to_pandas``)."""
+        return results_frame(self.run.run_tag, self.per_query, self.result.numeric_names, shape, "pandas")
+
+    def to_polars(self, shape: str = "long") -> Any:
+        """As ``to_pandas``, a polars DataFrame."""
+        return results_frame(self.run.run_tag, self.per_query, self.result.numeric_names, shape, "polars")
+
+    def __repr__(self) -> str:
+        head = [f"run={self.run.run_tag!r}", f"queries={len(self.result.query_ids)}",
+                f"failed={len(self.failures)}", f"latency_p95={self.latency_p95 * 1000:.1f}ms"]
+        return short_repr("EngineEvaluation", head, self.result.shown_summary())
+
+    def _repr_html_(self) -> str:
+        caption = (f"engine {self.run.run_tag}, {len(self.result.query_ids)} queries, {len(self.failures)} failed; "
+                   f"latency p50 {self.latency_p50 * 1000:.1f} ms, p95 {self.latency_p95 * 1000:.1f} ms")
+        return html_table(["measure", "value"], list(self.result.shown_summary().items()), caption)
 
     @property
     def latency_p50(self) -> float:
@@ -123,8 +142,8 @@ class EngineEvaluation:
         return {
             "run_tag": self.run.run_tag,
             "queries": len(self.result.query_ids),
-            "summary": self.summary,
-            "per_query": self.per_query,
+            "summary": dict(self.summary),
+            "per_query": {query_id: dict(values) for query_id, values in self.per_query.items()},
             "latency_seconds": {
                 "p50": self.latency_p50,
                 "p95": self.latency_p95,

@@ -4,35 +4,53 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from trec_rag_eval.core.context import Context
+from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
+
+
+class QueryResult(NamedTuple):
+    """One query's values, keyed by measure name (``iter_evaluate`` yields these)."""
+
+    query_id: str
+    values: ByMeasure[Any]
 
 
 @dataclass
 class Evaluation:
     """Per-query values and aggregates of one run.
 
-    ``values[m]`` is aligned with ``query_ids`` (a list of strings for relstring).
-    ``summary[m]`` is the mean over queries (sums for the num_* counts, geometric means for gm_*).
+    Every mapping is keyed by the measure's name as asked (``"nDCG@10"``, ``"MAP"``) and also found by
+    the ``Measure`` or any other name of it (``"AP"``, ``"map"``): see ``measures.keyed.ByMeasure``.
+
+    * ``summary[name]``: the mean over queries (sums for the num_* counts, geometric means for gm_*);
+    * ``per_query[query_id][name]``: one value (pytrec_eval's shape, as ``to_dict()`` and every other
+      result type: ``EngineEvaluation``, ``Comparison.per_query[run]``), queries in ``query_ids`` order;
+    * ``values[name]``: the per-query column, a numpy array aligned with ``query_ids`` (a list of
+      strings for relstring), for vectorised work.
+
+    ``to_dict()``, ``to_pandas()`` and ``to_polars()`` (long or wide) give the same numbers as plain data.
     """
 
     query_ids: list[str]
     measures: list[Measure]
-    values: dict[Measure, Any]
-    summary: dict[Measure, Any]
+    values: Mapping[Any, Any]
+    summary: Mapping[Any, Any]
     run_tag: str
     missing_queries: list[str] = field(default_factory=list)
     extra_queries: list[str] = field(default_factory=list)
@@ -40,26 +58,95 @@ class Evaluation:
     collapse: CollapseReport | None = None
     """What mapping chunk ids to documents did (``doc_map``), or None when nothing was mapped."""
 
+    def __post_init__(self) -> None:
+        # kernels fill dicts keyed by Measure; the public side reads them by name
+        self.values = _by_measure(self.measures, self.values)
+        self.summary = _by_measure(self.measures, self.summary)
+
     @property
     def names(self) -> list[str]:
         return [str(m) for m in self.measures]
 
     @property
-    def per_query(self) -> dict[str, Any]:
-        return {str(m): self.values[m] for m in self.measures if m in self.values}
+    def per_query(self) -> dict[str, ByMeasure[Any]]:
+        """``{query_id: {measure name: value}}`` for the measures computed per query."""
+        measures = self._per_query_measures()
+        columns = [_plain_column(m, self.values[m]) for m in measures]
+        return {query_id: ByMeasure((m, column[i]) for m, column in zip(measures, columns, strict=True))
+                for i, query_id in enumerate(self.query_ids)}
 
     @property
     def summary_by_name(self) -> dict[str, Any]:
-        return {str(m): self.summary[m] for m in self.measures if m in self.summary}
+        return dict(self.summary)
 
     def value(self, name: str, query_id: str | None = None) -> Any:
-        """One value by measure name (either notation) and query id; the aggregate when query_id is None."""
-        for m in self.measures:
-            if name in (str(m), m.trec_name):
-                if query_id is None:
-                    return self.summary[m]
-                return self.values[m][self.query_ids.index(query_id)]
-        raise KeyError(name)
+        """One value by measure name (any notation, or trec_eval's printed ``ndcg_cut_10``) and query id;
+        the aggregate when query_id is None."""
+        key: Any = next((m for m in self.measures if name == m.trec_name), name)
+        if query_id is None:
+            return self.summary[key]
+        return self.values[key][self.query_ids.index(query_id)]
+
+    def iter_queries(self) -> Iterator[QueryResult]:
+        """One ``QueryResult`` per query, in ``query_ids`` order."""
+        for query_id, values in self.per_query.items():
+            yield QueryResult(query_id, values)
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """``{query_id: {measure name: value}}``, plain Python numbers: pytrec_eval's ``evaluate()`` shape."""
+        return {query_id: dict(values) for query_id, values in self.per_query.items()}
+
+    def to_pandas(self, shape: str = "long") -> Any:
+        """A pandas DataFrame: ``long`` (run, query_id, measure, value) or ``wide`` (query_id, one column per
+        measure). Numeric per-query measures only; the aggregates are ``summary``."""
+        return self._frame(shape, "pandas")
+
+    def to_polars(self, shape: str = "long") -> Any:
+        """As ``to_pandas``, a polars DataFrame."""
+        return self._frame(shape, "polars")
+
+    def _frame(self, shape: str, library: str) -> Any:
+        return results_frame(self.run_tag, self.per_query, self.numeric_names, shape, library)
+
+    @property
+    def numeric_names(self) -> list[str]:
+        """Names of the measures with a number per query (what the DataFrames hold)."""
+        return [str(m) for m in self._per_query_measures() if m.spec.value_type != "str"]
+
+    def _per_query_measures(self) -> list[Measure]:
+        return [m for m in self.measures if m in self.values and m.spec.per_query]
+
+    def shown_summary(self) -> dict[str, Any]:
+        """The aggregates worth showing (not the run tag, not the per-query-only measures)."""
+        return {name: value for name, value in self.summary.items() if value is not None
+                and not (isinstance(value, str) and name == "runid")}
+
+    def __repr__(self) -> str:
+        return short_repr("Evaluation", [f"run={self.run_tag!r}", f"queries={len(self.query_ids)}"],
+                          self.shown_summary())
+
+    def _repr_html_(self) -> str:
+        caption = f"run {self.run_tag}, {len(self.query_ids)} queries"
+        if self.missing_queries:
+            caption += f" ({len(self.missing_queries)} missing from the run, scored 0)"
+        return html_table(["measure", "value"], list(self.shown_summary().items()), caption)
+
+
+def _by_measure(measures: list[Measure], values: Mapping[Any, Any]) -> ByMeasure[Any]:
+    """``values`` keyed by measure name, in the order of ``measures``."""
+    if isinstance(values, ByMeasure):
+        return values
+    return ByMeasure((m, values[m]) for m in measures if m in values)
+
+
+def _plain_column(measure: Measure, column: Any) -> list[Any]:
+    """A per-query column as Python numbers (ints for counts) or strings."""
+    kind = measure.spec.value_type
+    if kind == "str":
+        return list(column)
+    if kind == "int":
+        return [int(v) for v in column]
+    return [float(v) for v in column]
 
 
 def _sequential_sum(values: np.ndarray) -> float:
@@ -89,7 +176,7 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
 def evaluate(
     qrels: Qrels,
     run: Run,
-    measures: list[str] | list[Measure] | None = None,
+    measures: MeasuresArg = None,
     settings: Settings | None = None,
     *,
     doc_map: Any = None,
@@ -97,8 +184,9 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels``.
 
-    measures: None (the seeds' RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP),
-    names in either notation (``"P.5,10"``, ``"all_trec"``, ``"nDCG@10"``), or Measure values.
+    measures: None (the seeds' RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP), one
+    name or a list of names in either notation (``"P.5,10"``, ``"all_trec"``, ``"nDCG@10"``; ranx's
+    ``"ndcg@10"`` too), or Measure values.
     ``settings`` (a ``Settings``, or its fields as keywords: ``relevance_level=2``) say how;
     ranking, ties, relevance and the query set follow trec_eval v10 (see ``core.ranking``).
     ``trec_eval_9`` reproduces trec_eval 9.0.x (pytrec_eval): float32 scores before ranking and
@@ -108,7 +196,7 @@ def evaluate(
     each document then counts once, at its best chunk's score. The report is ``Evaluation.collapse``.
     """
     chosen = settings_of(settings, **overrides)
-    resolved = _resolve(measures)
+    resolved = resolve_measures(measures)
     collapse = None
     if doc_map is not None:
         run, collapse = collapse_run(run, doc_map, qrels)
@@ -123,9 +211,9 @@ def evaluate(
     result = evaluate_ranked(ranked, plain, chosen, qrels=qrels)
     if judged:
         extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
-        result.values.update(extra.values)
-        result.summary.update(extra.summary)
-        result.measures = resolved
+        result = replace(result, measures=resolved,
+                         values={**_keyed(result.values), **_keyed(extra.values)},
+                         summary={**_keyed(result.summary), **_keyed(extra.summary)})
     result.collapse = collapse
     return result
 
@@ -168,12 +256,9 @@ def _sample(ids: list[str], limit: int = 5) -> str:
     return ", ".join(ids[:limit]) + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
-def _resolve(measures: list[str] | list[Measure] | None) -> list[Measure]:
-    if measures is None:
-        return parse_measures(None)
-    if all(isinstance(m, Measure) for m in measures):
-        return list(measures)  # type: ignore[arg-type]
-    return parse_measures([str(m) for m in measures])
+def _keyed(values: Mapping[Any, Any]) -> dict[Measure, Any]:
+    """A result's mapping keyed by its Measure values again."""
+    return {m: values[m] for m in values.measures()} if isinstance(values, ByMeasure) else dict(values)
 
 
 def evaluate_ranked(

@@ -128,4 +128,4 @@ def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]], missing_ids
     """Keep each query's values, and which queries were missing from the run."""
     missing_ids.update(part.missing_queries)
     for index, query_id in enumerate(part.query_ids):
-        found[query_id] = {m: part.values[m][index] for m in part.values}
+        found[query_id] = {m: part.values[m][index] for m in part.measures if m in part.values}

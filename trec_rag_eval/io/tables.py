@@ -121,6 +121,13 @@ class Qrels:
     source: str = "<qrels>"
     topics: dict[str, str] | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see io.objects
+        from trec_rag_eval.io.objects import is_table_data, qrels_data
+
+        if not is_table_data(self.data, "relevance"):
+            object.__setattr__(self, "data", qrels_data(self.data))
+
     @property
     def frame(self) -> pl.DataFrame:
         return _as_frame(self, "QRELS_SCHEMA")
@@ -156,6 +163,13 @@ class Run:
     data: pl.DataFrame | Columns
     run_tag: str = "run"
     source: str = "<run>"
+
+    def __post_init__(self) -> None:
+        # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see io.objects
+        from trec_rag_eval.io.objects import is_table_data, run_data
+
+        if not is_table_data(self.data, "score"):
+            object.__setattr__(self, "data", run_data(self.data))
 
     @property
     def frame(self) -> pl.DataFrame:

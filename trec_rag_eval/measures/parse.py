@@ -155,8 +155,20 @@ def parse_notation(text: str) -> Measure:
     return parse_measure(text)
 
 
+# ranx's metric names, read as the same measure here (computed with trec_eval's conventions, not ranx's)
+RANX_NAMES = {"ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')", "dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')",
+              "precision": "P", "recall": "R", "f1": "F1", "hit_rate": "HitRate", "mrr": "MRR", "map": "MAP",
+              "r-precision": "Rprec", "r_precision": "Rprec", "bpref": "Bpref"}
+
+
+def _from_ranx(spec: str) -> str:
+    """Our notation for a ranx name (``ndcg@10`` -> ``nDCG@10``, ``mrr`` -> ``MRR``); other text unchanged."""
+    name, at, cutoff = spec.partition("@")
+    return RANX_NAMES[name] + at + cutoff if name in RANX_NAMES else spec
+
+
 def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Measure]:
-    """Resolve ``-m`` requests in either notation; None gives the seeds' RAG set.
+    """Resolve ``-m`` requests in either notation (ranx's names too); None gives the seeds' RAG set.
 
     ``order="trec"``: trec_eval-syntax requests first, in trec_eval's fixed order (its output
     never follows the command line), then our notation, as asked. ``order="asked"``: the order of
@@ -180,6 +192,50 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
             families = set(NICKNAMES.get(name, (name,)))
             batch = [m for m in resolved if m.family in families]
         else:
-            batch = [parse_notation(spec)]
+            batch = [parse_notation(_from_ranx(spec))]
         out.extend(m for m in batch if m not in out)
     return out
+
+
+def parse_one(text: str) -> Measure:
+    """One measure from any name it has: our notation (``nDCG@10``), trec_eval's (``ndcg_cut.10``,
+    ``map``) or ranx's (``ndcg@10``, ``mrr``). A trec_eval name that means several (``P``) is an error."""
+    if not isinstance(text, str):
+        raise TypeError(f"a measure name must be a string, got {type(text).__name__}")
+    measures = parse_measures([text])
+    if len(measures) != 1:
+        shown = ", ".join(str(m) for m in measures[:5]) + (", ..." if len(measures) > 5 else "")
+        raise MeasureSyntaxError(text, 0, len(text), f"names {len(measures)} measures ({shown}), not one")
+    return measures[0]
+
+
+MeasuresArg = str | Measure | Iterable[str | Measure] | None
+"""What ``evaluate(measures=...)`` takes: None (the RAG set), one name (``"nDCG@10"``, or several
+separated by spaces), one ``Measure``, or a list of names and ``Measure`` values."""
+
+
+def resolve_measures(measures: MeasuresArg) -> list[Measure]:
+    """The measures of ``evaluate(measures=...)``, each once, in the order asked (see ``MeasuresArg``)."""
+    if measures is None:
+        return parse_measures(None)
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    if not isinstance(measures, Iterable):
+        raise TypeError("measures must be a name ('nDCG@10'), a Measure, or a list of them; "
+                        f"got {type(measures).__name__}")
+    out: list[Measure] = []
+    for item in measures:
+        if isinstance(item, Measure):
+            out.append(item)
+        elif isinstance(item, str):
+            out.extend(parse_measures(_split_names(item), order="asked"))
+        else:
+            raise TypeError(f"a measure must be a name or a Measure, got {type(item).__name__}: {item!r}")
+    return list(dict.fromkeys(out))
+
+
+def _split_names(text: str) -> list[str]:
+    """``"P@5 nDCG@10"`` -> two names (ir-measures' command-line form); spaces inside brackets stay."""
+    from trec_rag_eval.measures.notation import _split_top_level
+
+    return _split_top_level(text.strip()) or [text]

@@ -1,0 +1,301 @@
+"""The public API (``import trec_rag_eval``): one call over every input shape, results that fit Python.
+
+Expected numbers come from ir-measures (pytrec_eval inside) on the same files, or from hand computation
+written out in the test; never from our own output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import trec_rag_eval as tre
+from trec_rag_eval.errors import InputFormatError
+
+REPO = Path(__file__).resolve().parent.parent
+QRELS = REPO / "fixtures" / "qrels.txt"
+RUN = REPO / "fixtures" / "run_bm25.txt"
+# the measures ir-measures computes with pytrec_eval, under our names and its own
+MEASURES = {"nDCG@10": "nDCG@10", "P@5": "P@5", "R@10": "R@10", "AP": "AP", "RR": "RR", "Success@1": "Success@1"}
+
+
+def _lines(path: Path) -> list[list[str]]:
+    return [line.split() for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def expected():
+    """ir-measures' per-query values and means on the fixture pair: {measure: {query_id: value}}, {measure: mean}."""
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels = list(ir_measures.read_trec_qrels(str(QRELS)))
+    run = list(ir_measures.read_trec_run(str(RUN)))
+    wanted = [ir_measures.parse_measure(name) for name in MEASURES.values()]
+    per_query: dict[str, dict[str, float]] = {}
+    for metric in ir_measures.iter_calc(wanted, qrels, run):
+        per_query.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    means = {str(m): v for m, v in ir_measures.calc_aggregate(wanted, qrels, run).items()}
+    return per_query, means
+
+
+def _qrels_shapes():
+    rows = [(q, it, d, int(r)) for q, it, d, r in _lines(QRELS)]
+    pytrec: dict[str, dict[str, int]] = {}
+    for q, _, d, r in rows:
+        pytrec.setdefault(q, {})[d] = r
+    seed = [{"id": q, "pertinents": {d: r for d, r in docs.items() if r > 0},
+             "non_pertinents": [d for d, r in docs.items() if r == 0]} for q, docs in pytrec.items()]
+    shapes = {
+        "path str": str(QRELS),
+        "Path": QRELS,
+        "Qrels": tre.read_qrels(QRELS),
+        "pytrec dict": pytrec,
+        "seed list of dicts": seed,
+    }
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    columns = {"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows], "relevance": [r[3] for r in rows]}
+    shapes["pandas"] = pd.DataFrame(columns)
+    shapes["pandas with iteration"] = pd.DataFrame({**columns, "iteration": [r[1] for r in rows]})
+    shapes["polars"] = pl.DataFrame(columns)
+    shapes["Qrels(pandas)"] = tre.Qrels(pd.DataFrame(columns))
+    ir_measures = pytest.importorskip("ir_measures")
+    shapes["ir_measures Qrel list"] = [ir_measures.Qrel(q, d, r, it) for q, it, d, r in rows]
+    shapes["ir_measures Qrel generator"] = (ir_measures.Qrel(q, d, r) for q, _, d, r in rows)
+    return shapes
+
+
+def _run_shapes():
+    rows = [(q, d, float(s)) for q, _, d, _, s, _ in _lines(RUN)]
+    pytrec: dict[str, dict[str, float]] = {}
+    for q, d, s in rows:
+        pytrec.setdefault(q, {})[d] = s
+    # the ranked lists, best first: score descending, ties by doc_id descending (trec_eval's order)
+    ranked = {q: sorted(docs, key=lambda d: (docs[d], d), reverse=True) for q, docs in pytrec.items()}
+    shapes = {
+        "path str": str(RUN),
+        "Path": RUN,
+        "Run": tre.read_run(RUN),
+        "pytrec dict": pytrec,
+        "ranked id lists": ranked,
+    }
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    columns = {"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows], "score": [r[2] for r in rows]}
+    shapes["pandas"] = pd.DataFrame(columns)
+    shapes["polars"] = pl.DataFrame(columns)
+    shapes["Run(polars)"] = tre.Run(pl.DataFrame(columns))
+    ir_measures = pytest.importorskip("ir_measures")
+    shapes["ir_measures ScoredDoc list"] = [ir_measures.ScoredDoc(*r) for r in rows]
+    shapes["records"] = [{"query_id": q, "doc_id": d, "score": s} for q, d, s in rows]
+    return shapes
+
+
+@pytest.mark.parametrize("shape", list(_qrels_shapes()))
+def test_every_qrels_shape_gives_ir_measures_numbers(shape, expected):
+    per_query, means = expected
+    result = tre.evaluate(_qrels_shapes()[shape], RUN, list(MEASURES))
+    for ours, theirs in MEASURES.items():
+        assert result.summary[ours] == pytest.approx(means[theirs], abs=1e-12), (shape, ours)
+        for query_id, value in per_query[theirs].items():
+            assert result.per_query[query_id][ours] == pytest.approx(value, abs=1e-12), (shape, ours, query_id)
+
+
+@pytest.mark.parametrize("shape", list(_run_shapes()))
+def test_every_run_shape_gives_ir_measures_numbers(shape, expected):
+    per_query, means = expected
+    result = tre.evaluate(QRELS, _run_shapes()[shape], list(MEASURES))
+    for ours, theirs in MEASURES.items():
+        assert result.summary[ours] == pytest.approx(means[theirs], abs=1e-12), (shape, ours)
+        for query_id, value in per_query[theirs].items():
+            assert result.per_query[query_id][ours] == pytest.approx(value, abs=1e-12), (shape, ours, query_id)
+
+
+def test_json_files_are_read_like_the_cli_reads_them():
+    # the seed's two items and its results, by hand (README "From RAG JSON files"): MRR = (1/2 + 1/1) / 2
+    result = tre.evaluate(REPO / "fixtures" / "eval_dataset_seed.json", REPO / "fixtures" / "results_seed.json", "MRR")
+    assert result.summary["MRR"] == pytest.approx(0.75)
+
+
+# --- the bugs the issue names, each failing before the fix -----------------------------------------
+def test_the_package_exports_its_api():
+    for name in ["evaluate", "iter_evaluate", "compare", "crosscheck", "validate", "read_qrels", "read_run",
+                 "parse_measure", "Measure", "Qrels", "Run", "Evaluation", "Comparison", "Evaluator",
+                 "EngineEvaluation"]:
+        assert name in tre.__all__
+        assert getattr(tre, name) is not None
+    from trec_rag_eval import evaluate  # noqa: F401  (failed before: only __version__ existed)
+
+
+def test_evaluate_takes_dicts():
+    # before: AttributeError: 'dict' object has no attribute 'data'
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}
+    run = {"q1": {"b": 3.0, "a": 2.0, "x": 1.0}, "q2": {"y": 1.0}}
+    result = tre.evaluate(qrels, run, ["P@2", "RR"])
+    # q1 ranking b, a, x: P@2 = 1/2, RR = 1/2; q2 finds nothing: 0
+    assert result.summary["P@2"] == pytest.approx((1 / 2 + 0) / 2)
+    assert result.per_query == {"q1": {"P@2": 0.5, "RR": 0.5}, "q2": {"P@2": 0.0, "RR": 0.0}}
+
+
+def test_qrels_takes_a_pandas_frame():
+    pd = pytest.importorskip("pandas")
+    qrels = tre.Qrels(pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]}))
+    assert qrels.to_dict() == {"1": {"a": 1, "b": 0}}
+
+
+def test_one_measure_string_is_one_measure():
+    # before: the string was read letter by letter ("bad measure 'n'")
+    result = tre.evaluate(QRELS, RUN, "nDCG@10")
+    assert list(result.summary) == ["nDCG@10"]
+    assert result.summary["nDCG@10"] == pytest.approx(0.4772, abs=5e-5)  # trec_eval 10: ndcg_cut_10 all 0.4772
+
+
+def test_summary_is_keyed_by_name_and_still_takes_measures():
+    result = tre.evaluate(QRELS, RUN, ["nDCG@10", "MAP"])
+    assert list(result.summary) == ["nDCG@10", "MAP"]
+    assert result.summary["MAP"] == result.summary["AP"] == result.summary["map"]
+    assert result.summary[tre.parse_measure("AP")] == result.summary["MAP"]
+    assert result.summary["ndcg_cut.10"] == result.summary["nDCG@10"]
+    assert dict(result.summary) == {"nDCG@10": result.summary["nDCG@10"], "MAP": result.summary["AP"]}
+    with pytest.raises(KeyError):
+        result.summary["P@5"]
+
+
+def test_per_query_has_one_shape_everywhere():
+    # Evaluation, EngineEvaluation and Comparison: per_query[query_id][measure name] (pytrec_eval's shape)
+    dataset = [{"id": "q1", "query": "chat", "relevant": ["a"]}, {"id": "q2", "query": "chien", "relevant": ["b"]}]
+    report = tre.Evaluator(lambda query, k: ["a", "b"]).evaluate(dataset, measures=["RR"])
+    direct = tre.evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": ["a", "b"], "q2": ["a", "b"]}, "RR")
+    assert report.per_query == direct.per_query == {"q1": {"RR": 1.0}, "q2": {"RR": 0.5}}
+    comparison = tre.compare({"q1": {"a": 1}, "q2": {"b": 1}},
+                             {"A": {"q1": ["a", "b"], "q2": ["a", "b"]}, "B": {"q1": ["b", "a"], "q2": ["b", "a"]}},
+                             "RR")
+    assert comparison.per_query["A"] == direct.per_query
+    assert comparison.per_query["B"] == {"q1": {"RR": 0.5}, "q2": {"RR": 1.0}}
+    assert comparison.summary == {"A": {"RR": 0.75}, "B": {"RR": 0.75}}
+
+
+def test_to_dict_is_pytrec_eval_shape():
+    result = tre.evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 2.0, "b": 1.0}},
+                          ["RR", "P@1"])
+    assert result.to_dict() == {"q1": {"RR": 1.0, "P@1": 1.0}, "q2": {"RR": 0.5, "P@1": 0.0}}
+    json.dumps(result.to_dict())  # plain data
+
+
+def test_frames_long_and_wide():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    result = tre.evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 2.0, "b": 1.0}},
+                          ["RR", "P@1"])
+    long = result.to_pandas()
+    assert isinstance(long, pd.DataFrame)
+    assert list(long.columns) == ["run", "query_id", "measure", "value"]
+    assert long.values.tolist() == [["run", "q1", "RR", 1.0], ["run", "q1", "P@1", 1.0],
+                                    ["run", "q2", "RR", 0.5], ["run", "q2", "P@1", 0.0]]
+    wide = result.to_pandas("wide")
+    assert list(wide.columns) == ["query_id", "RR", "P@1"]
+    assert wide.values.tolist() == [["q1", 1.0, 1.0], ["q2", 0.5, 0.0]]
+    frame = result.to_polars("wide")
+    assert isinstance(frame, pl.DataFrame) and frame.rows() == [("q1", 1.0, 1.0), ("q2", 0.5, 0.0)]
+    assert result.to_polars().columns == ["run", "query_id", "measure", "value"]
+    with pytest.raises(ValueError, match="'long' or 'wide'"):
+        result.to_pandas("tall")
+
+
+def test_to_pandas_without_pandas_names_the_install_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    result = tre.evaluate({"q1": {"a": 1}}, {"q1": {"a": 1.0}}, "RR")
+    with pytest.raises(tre.MissingDependencyError, match=r"pip install"):
+        result.to_pandas()
+
+
+def test_reprs_are_short_and_notebooks_get_a_table():
+    result = tre.evaluate(QRELS, RUN)  # the whole RAG set, 8 queries
+    text = repr(result)
+    assert text.startswith("Evaluation(run='bm25', queries=8, ") and len(text) < 400
+    html = result._repr_html_()
+    assert html.count("<tr>") == 1 + len(result.summary) and "nDCG@10" in html and "0.4772" in html
+    comparison = tre.compare(QRELS, [RUN, REPO / "fixtures" / "run_hybrid.txt"])
+    assert len(repr(comparison)) < 400 and "<table" in comparison._repr_html_()
+    dataset = REPO / "fixtures" / "eval_dataset_fr.json"
+    report = tre.Evaluator(lambda query, k: ["doc_setup_env"]).evaluate(dataset)
+    assert len(repr(report)) < 400 and "<table" in report._repr_html_()
+
+
+def test_unknown_shapes_name_what_is_accepted():
+    with pytest.raises(TypeError, match=r"qrels.*path.*Qrels.*dict.*DataFrame"):
+        tre.evaluate(42, RUN)
+    with pytest.raises(TypeError, match=r"run.*path.*Run.*dict.*DataFrame"):
+        tre.evaluate(QRELS, {1, 2})
+    with pytest.raises(TypeError, match=r"measures"):
+        tre.evaluate(QRELS, RUN, 10)
+
+
+def test_bad_values_in_python_objects_name_the_query_and_document():
+    with pytest.raises(InputFormatError, match=r"query 'q1', document 'a': the relevance 1.5 is not an integer"):
+        tre.evaluate({"q1": {"a": 1.5}}, {"q1": {"a": 1.0}})
+    with pytest.raises(InputFormatError, match=r"query 'q1', document 'a': the score 'high' is not a number"):
+        tre.evaluate({"q1": {"a": 1}}, {"q1": {"a": "high"}})
+    with pytest.raises(InputFormatError, match=r"the score nan is not a number"):
+        tre.evaluate({"q1": {"a": 1}}, {"q1": {"a": float("nan")}})
+
+
+def test_duplicates_in_rows_are_refused_with_both_rows():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"query_id": ["1", "1", "1"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(InputFormatError, match=r"row 3: document 'a' listed twice for query '1' \(first at row 1\)"):
+        tre.evaluate({"1": {"a": 1}}, frame)
+
+
+def test_a_frame_without_the_columns_says_which():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(InputFormatError, match=r"needs the columns query_id, doc_id, score; it has q, d, s"):
+        tre.evaluate(QRELS, pd.DataFrame({"q": ["1"], "d": ["a"], "s": [1.0]}))
+
+
+@pytest.mark.parametrize("asked, name", [
+    ("ndcg@10", "nDCG@10"), ("recall@100", "R@100"), ("precision@5", "P@5"), ("mrr", "MRR"), ("map", "AP"),
+    ("hit_rate@5", "HitRate@5"), ("map@100", "MAP@100"), ("mrr@10", "MRR@10"), ("f1@5", "F1@5"),
+    ("r-precision", "Rprec"), ("bpref", "Bpref"), ("ndcg", "nDCG"),
+])
+def test_ranx_names_are_aliases(asked, name):
+    assert tre.parse_measure(asked) == tre.parse_measure(name)
+    result = tre.evaluate(QRELS, RUN, [asked])
+    assert result.summary[asked] == result.summary[name]
+
+
+def test_measures_in_every_form_give_the_same_numbers():
+    forms = ["nDCG@10", ["nDCG@10"], [tre.parse_measure("nDCG@10")], tre.parse_measure("nDCG@10"), "ndcg_cut.10",
+             ["ndcg@10"]]
+    values = {tre.evaluate(QRELS, RUN, form).summary["nDCG@10"] for form in forms}
+    assert len(values) == 1
+
+
+def test_iter_evaluate_yields_one_query_at_a_time(expected):
+    per_query, _ = expected
+    stream = tre.iter_evaluate(QRELS, RUN, ["AP", "nDCG@10"])
+    first = next(stream)
+    assert first.query_id == "q1"
+    assert first.values["AP"] == pytest.approx(per_query["AP"]["q1"], abs=1e-12)
+    rest = list(stream)
+    assert [r.query_id for r in rest] == [f"q{i}" for i in range(2, 9)]
+    assert rest[-1].values["nDCG@10"] == pytest.approx(per_query["nDCG@10"]["q8"], abs=1e-12)
+
+
+def test_settings_go_through_one_value():
+    qrels = {"1": {"a": 1, "c": 2, "d": 1, "b": 0}}
+    run = {"1": {"b": 3.0, "a": 2.0, "c": 2.0, "x": 1.0}}
+    # README worked example: with -l 2 only c is relevant, at rank 2: AP = (1/2) / 1
+    assert tre.evaluate(qrels, run, "AP", relevance_level=2).summary["AP"] == 0.5
+    assert tre.evaluate(qrels, run, "AP", settings=tre.Settings(relevance_level=2)).summary["AP"] == 0.5
+    with pytest.raises(TypeError, match="unknown evaluation setting 'level'"):
+        tre.evaluate(qrels, run, "AP", level=2)
+
+
+def test_the_one_liner_of_the_issue_works():
+    code = "import trec_rag_eval as t; print(t.evaluate('fixtures/qrels.txt', 'fixtures/run_bm25.txt', 'nDCG@10'))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert "nDCG@10" in out and "0.4772" in out  # trec_eval 10: ndcg_cut_10 all 0.4772

@@ -1,0 +1,110 @@
+"""The one-call functions of the public API: every input shape in, the library's own types out.
+
+Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
+line reads, dicts, DataFrames, ir_measures tuples: see ``io.objects``) and its measures into
+``Measure`` values (any notation, ranx's names too: see ``measures.parse.resolve_measures``), then
+calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.io.objects import as_qrels, as_run
+from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+
+if TYPE_CHECKING:
+    from trec_rag_eval.checks.crosscheck import CrosscheckReport
+    from trec_rag_eval.checks.validate import ValidationReport
+    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
+    from trec_rag_eval.io.tables import Qrels, Run
+
+
+def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
+             **options: Any) -> Evaluation:
+    """Evaluate ``run`` against ``qrels`` with trec_eval's conventions.
+
+    ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
+    score}}``, a pandas or polars DataFrame (query_id, doc_id, relevance / score), ir_measures tuples,
+    or (qrels) the seed's list of dataset rows. ``measures``: None (the RAG set), ``"nDCG@10"``, a list
+    of names in any notation (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``) or ``Measure`` values.
+    ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
+    ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
+    ids to document ids.
+
+    >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
+    """
+    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
+
+    judgments = as_qrels(qrels)
+    return evaluate_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
+
+
+def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
+                  **options: Any) -> Iterator[QueryResult]:
+    """``evaluate``, one query at a time: ``QueryResult(query_id, values)`` in trec_eval's query order,
+    ``values`` keyed by measure name (as ir_measures' ``iter_calc``, grouped by query)."""
+    yield from evaluate(qrels, run, measures, settings, **options).iter_queries()
+
+
+def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
+            baseline: str | None = None, settings: Settings | None = None, **options: Any) -> Comparison:
+    """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
+
+    ``runs``: a list of runs in any shape ``evaluate`` takes (named by run tag, or file name), or a
+    mapping name -> run. Other options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the
+    settings are those of ``trec_rag_eval.compare.compare``.
+    """
+    from trec_rag_eval.compare import compare as compare_tables
+
+    judgments = as_qrels(qrels)
+    if isinstance(runs, Mapping):
+        tables: Sequence[Run] | Mapping[str, Run] = {
+            name: as_run(run, judgments, name=f"run {name!r}", run_tag=str(name)) for name, run in runs.items()}
+    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+        raise TypeError("runs must be a list of runs or a mapping name -> run (a comparison needs two or more); "
+                        f"got {type(runs).__name__}")
+    else:
+        tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+    return compare_tables(judgments, tables, [str(m) for m in resolve_measures(measures)], baseline,
+                          settings=settings, **options)
+
+
+def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
+               **options: Any) -> CrosscheckReport:
+    """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
+    they differ, which known convention explains it). ``options``: ``tolerance`` and the settings."""
+    from trec_rag_eval.checks.crosscheck import crosscheck as crosscheck_tables
+
+    judgments = as_qrels(qrels)
+    return crosscheck_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
+
+
+def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
+             **options: Any) -> ValidationReport:
+    """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON)."""
+    from trec_rag_eval.checks.validate import validate as validate_tables
+
+    judgments = as_qrels(qrels)
+    return validate_tables(judgments, as_run(run, judgments), os.fspath(reference), settings, **options)
+
+
+def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
+               topics: str | os.PathLike[str] | None = None) -> Qrels:
+    """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
+    the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...)."""
+    from trec_rag_eval.io.load import load_qrels
+
+    return load_qrels(path, format, topics=topics)
+
+
+def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
+    """A run from a TREC run file or JSON/JSONL results (``qrels`` with topics matches results keyed
+    by query text)."""
+    from trec_rag_eval.io.load import load_run
+
+    return load_run(path, format, qrels)

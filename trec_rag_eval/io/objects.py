@@ -1,0 +1,250 @@
+"""Qrels and runs from the Python objects other tools hand around, checked as strictly as a file.
+
+Accepted for judgments (``as_qrels``) and for a run (``as_run``):
+
+* a path (``str`` or ``os.PathLike``) to any file the command line reads (TREC, JSON/JSONL, BEIR);
+* a ``Qrels`` / ``Run``, as it is;
+* pytrec_eval's and ranx's dict of dicts, ``{query_id: {doc_id: relevance or score}}``; a list of doc
+  ids instead of the inner dict means relevance 1 (qrels) or the ranking, best first (run: scores
+  n, n-1, ..., 1, so no tie-breaking rule can reorder it);
+* pandas and polars DataFrames with ir_measures' column names: ``query_id``, ``doc_id``, then
+  ``relevance`` (``iteration`` optional) or ``score``;
+* iterables of ir_measures' ``Qrel`` / ``ScoredDoc`` (or ir_datasets') named tuples, recognised by
+  their fields, and lists of dicts with the same keys (``DataFrame.to_dict("records")``);
+* for judgments, the seed lesson's list of dataset rows (``{"requête", "pertinents",
+  "non_pertinents"}`` or the English keys), read by the JSON dataset reader.
+
+Ids may be strings or integers (``{1: {...}}`` reads as query ``"1"``, as a TREC file spells it); a
+relevance must be an integer, a score a number other than NaN; a (query, document) pair given twice
+is refused, naming both rows. Every problem is an ``InputFormatError`` naming the object, the row or
+the query and document, and what was expected; an object of no accepted kind is a ``TypeError``
+listing the kinds.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.tables import Columns, Qrels, Run
+
+QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
+               "a list of dataset rows (the seed's {'requête', 'pertinents', ...}), a pandas or polars DataFrame "
+               "(query_id, doc_id, relevance[, iteration]) or an iterable of ir_measures Qrel tuples")
+RUN_KINDS = ("a path (TREC run, JSON results), a Run, a dict {query_id: {doc_id: score}} or "
+             "{query_id: [doc_id, ...]} (best first), a pandas or polars DataFrame (query_id, doc_id, score) "
+             "or an iterable of ir_measures ScoredDoc tuples")
+
+
+def as_qrels(value: Any, name: str = "qrels") -> Qrels:
+    """Judgments from any accepted object (see the module docstring)."""
+    if isinstance(value, Qrels):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from trec_rag_eval.io.load import load_qrels
+
+        return load_qrels(value)
+    if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
+        from trec_rag_eval.io.json_formats import read_dataset_rows
+
+        return read_dataset_rows(value, f"{name} (list of dataset rows)")
+    source = _source(value, name)
+    if _library(value) == "polars" and is_table_data(value, "relevance"):
+        _check_frame(value, source, "relevance")
+    return Qrels(qrels_data(value, name, QRELS_KINDS), source)
+
+
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
+    """A run from any accepted object (see the module docstring); ``qrels`` (with topics) lets JSON
+    results keyed by query text find their query ids."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from trec_rag_eval.io.load import load_run
+
+        return load_run(value, qrels=qrels)
+    source = _source(value, name)
+    if _library(value) == "polars" and is_table_data(value, "score"):
+        _check_frame(value, source, "score")
+    return Run(run_data(value, name, RUN_KINDS), run_tag, source)
+
+
+def qrels_data(value: Any, name: str = "qrels", kinds: str = QRELS_KINDS) -> Any:
+    """The ``data`` of a Qrels built from ``value``: a polars frame or ``Columns`` (checked)."""
+    return _table(value, _source(value, name), "relevance", kinds)
+
+
+def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS) -> Any:
+    """The ``data`` of a Run built from ``value``: a polars frame or ``Columns`` (checked)."""
+    return _table(value, _source(value, name), "score", kinds)
+
+
+def is_table_data(value: Any, value_column: str) -> bool:
+    """Whether ``value`` already is a table's ``data``: a polars frame with the schema's types, or
+    ``Columns`` (a dict of the schema's columns as lists or arrays)."""
+    if _library(value) == "polars":
+        import polars as pl
+
+        expected: dict[str, Any] = {"query_id": pl.Utf8, "doc_id": pl.Utf8}
+        expected.update({"iteration": pl.Utf8, "relevance": pl.Int64} if value_column == "relevance"
+                        else {"score": pl.Float64})
+        return all(value.schema.get(column) == dtype for column, dtype in expected.items())
+    return (isinstance(value, dict) and {"query_id", "doc_id", value_column} <= set(value)
+            and all(isinstance(v, (list, np.ndarray)) for v in value.values()))
+
+
+def _check_frame(frame: Any, source: str, value_column: str) -> None:
+    """The row checks of ``_check_rows`` on a polars frame that already has the right types, without
+    leaving polars: no missing value, no NaN score, no empty id, each (query, document) pair once."""
+    import polars as pl
+
+    bad = pl.any_horizontal(pl.col("query_id", "doc_id", value_column).is_null())
+    bad = bad | (pl.col("query_id") == "") | (pl.col("doc_id") == "")
+    if value_column == "score":
+        bad = bad | pl.col("score").is_nan()
+    indexed = frame.with_row_index("row", offset=1)
+    rows = indexed.filter(bad)
+    if len(rows):
+        row = rows.row(0, named=True)
+        raise InputFormatError(source, None, f"row {row['row']}: expected a query_id, a doc_id and a {value_column} "
+                               f"(a number other than NaN), got {row['query_id']!r}, {row['doc_id']!r}, "
+                               f"{row[value_column]!r}")
+    repeated = indexed.filter(pl.struct("query_id", "doc_id").is_duplicated())
+    if len(repeated):
+        first = repeated.row(0, named=True)
+        again = repeated.filter((pl.col("query_id") == first["query_id"]) & (pl.col("doc_id") == first["doc_id"]))
+        what = "judged" if value_column == "relevance" else "listed"
+        raise InputFormatError(source, None, f"row {again['row'][1]}: document {first['doc_id']!r} {what} twice for "
+                               f"query {first['query_id']!r} (first at row {first['row']})")
+
+
+# --- the shapes --------------------------------------------------------------------------------------
+def _library(value: Any) -> str | None:
+    """``"pandas"`` or ``"polars"`` for their DataFrames (told apart without importing either)."""
+    module = type(value).__module__.split(".")[0]
+    return module if module in ("pandas", "polars") and type(value).__name__ == "DataFrame" else None
+
+
+def _source(value: Any, name: str) -> str:
+    library = _library(value)
+    if library:
+        return f"{name} ({library} DataFrame)"
+    if isinstance(value, Mapping):
+        return f"{name} (dict)"
+    return f"{name} ({type(value).__name__})"
+
+
+def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
+    if is_table_data(value, value_column):
+        return value
+    library = _library(value)
+    if library is not None:
+        missing = [c for c in ("query_id", "doc_id", value_column) if c not in value.columns]
+        if missing:
+            raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
+                                   f"{', '.join(map(str, value.columns))}")
+        columns = [_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
+        return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
+    if isinstance(value, Mapping):
+        return _check_rows(_nested(value, source, value_column), source, value_column, by_row=False)
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        return _check_rows(_records(value, source, value_column, kinds), source, value_column, by_row=True)
+    raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
+
+
+def _column_list(column: Any) -> list[Any]:
+    return column.to_list() if hasattr(column, "to_list") else column.tolist()
+
+
+def _nested(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, Any, Any]]:
+    """{query_id: {doc_id: value}} or {query_id: [doc_id, ...]} as (query_id, doc_id, value) rows."""
+    for query_id, docs in value.items():
+        if isinstance(docs, Mapping):
+            for doc_id, number in docs.items():
+                yield query_id, doc_id, number
+        elif isinstance(docs, (list, tuple)):
+            for position, doc_id in enumerate(docs):
+                # a list: relevant documents (qrels), or the ranking best first (run: n, n-1, ..., 1)
+                yield query_id, doc_id, 1 if value_column == "relevance" else float(len(docs) - position)
+        else:
+            raise InputFormatError(source, None, f"query {query_id!r}: expected a dict {{doc_id: {value_column}}} "
+                                   f"or a list of doc ids, got {type(docs).__name__}")
+
+
+def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -> Iterable[tuple[Any, Any, Any]]:
+    """Named tuples (ir_measures Qrel / ScoredDoc, ir_datasets) or dicts with the column names."""
+    for row, item in enumerate(value, start=1):
+        if isinstance(item, Mapping):
+            get = item.get
+        elif hasattr(item, "query_id") and hasattr(item, "doc_id"):
+            def get(key: str, item: Any = item) -> Any:
+                return getattr(item, key, None)
+        else:
+            raise TypeError(f"{source.split(' (')[0]} must be {kinds}; row {row} is a {type(item).__name__} "
+                            f"without query_id and doc_id")
+        number = get(value_column)
+        if get("query_id") is None or get("doc_id") is None or number is None:
+            raise InputFormatError(source, None, f"row {row}: expected query_id, doc_id and {value_column}, got "
+                                   f"{item!r}")
+        yield get("query_id"), get("doc_id"), number
+
+
+def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool) -> Columns:
+    """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once."""
+    query_ids: list[str] = []
+    doc_ids: list[str] = []
+    numbers: list[Any] = []
+    first: dict[tuple[str, str], int] = {}
+    is_qrels = value_column == "relevance"
+    for row, (query_id, doc_id, number) in enumerate(rows, start=1):
+        q, d = _id(query_id, "query id"), _id(doc_id, "doc id")
+        where = f"row {row} (query {q!r}, document {d!r})" if by_row else f"query {q!r}, document {d!r}"
+        for text, what in ((q, "query id"), (d, "doc id")):
+            if text is None:
+                raise InputFormatError(source, None, f"{where}: the {what} must be a string or an integer")
+            if not text:
+                raise InputFormatError(source, None, f"{where}: the {what} is empty")
+        key = (q, d)  # type: ignore[assignment]
+        if key in first:
+            if by_row:
+                reason = f"row {row}: document {d!r} {'judged' if is_qrels else 'listed'} twice for query {q!r} " \
+                         f"(first at row {first[key]})"
+            else:  # pragma: no cover - a dict cannot hold a key twice
+                reason = f"{where}: given twice"
+            raise InputFormatError(source, None, reason)
+        first[key] = row  # type: ignore[index]
+        query_ids.append(q)  # type: ignore[arg-type]
+        doc_ids.append(d)  # type: ignore[arg-type]
+        numbers.append(_relevance(number, source, where) if is_qrels else _score(number, source, where))
+    if is_qrels:
+        return {"query_id": query_ids, "iteration": ["0"] * len(query_ids), "doc_id": doc_ids,
+                "relevance": np.array(numbers, dtype=np.int64)}
+    return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(numbers, dtype=np.float64)}
+
+
+def _id(value: Any, what: str) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return str(int(value))
+    return None
+
+
+def _relevance(value: Any, source: str, where: str) -> int:
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
+        return int(float(value))  # 1.0 from a float column (pandas makes one as soon as a value is missing)
+    raise InputFormatError(source, None, f"{where}: the relevance {value!r} is not an integer")
+
+
+def _score(value: Any, source: str, where: str) -> float:
+    if isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(value):
+        return float(value)
+    raise InputFormatError(source, None, f"{where}: the score {value!r} is not a number")

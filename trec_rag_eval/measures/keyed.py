@@ -1,0 +1,81 @@
+"""Values keyed by measure name, found by any name of the measure (or the Measure itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TypeVar
+
+from trec_rag_eval.errors import TrecRagEvalError
+from trec_rag_eval.measures.model import Measure
+
+V = TypeVar("V")
+
+
+class ByMeasure(Mapping[str, V]):
+    """A read-only mapping measure name -> value, in the order the measures were asked.
+
+    Its keys are the names the results print (``"nDCG@10"``, ``"MAP"``), so ``dict(m)``, ``json.dumps``
+    and DataFrames get plain strings. A lookup also accepts the ``Measure`` value or any other name of
+    the same measure: ``m["AP"]``, ``m["map"]``, ``m["MAP"]`` and ``m[parse_measure("AP")]`` are one entry.
+    Names that are not measures (``compare_values`` takes any) are matched exactly.
+    """
+
+    __slots__ = ("_values", "_by_measure")
+
+    def __init__(self, items: Iterable[tuple[Measure | str, V]] = ()) -> None:
+        self._values: dict[str, V] = {}
+        self._by_measure: dict[Measure, str] = {}
+        for key, value in items:
+            name = str(key)
+            self._values[name] = value
+            measure = key if isinstance(key, Measure) else _measure_of(key)
+            if measure is not None:
+                self._by_measure.setdefault(measure, name)
+
+    def _name(self, key: object) -> str:
+        if isinstance(key, str) and key in self._values:
+            return key
+        measure = key if isinstance(key, Measure) else _measure_of(key) if isinstance(key, str) else None
+        if measure is not None and measure in self._by_measure:
+            return self._by_measure[measure]
+        raise KeyError(key)
+
+    def __getitem__(self, key: object) -> V:
+        return self._values[self._name(key)]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self._name(key)
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return dict(self._values) == dict(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents (arrays), like a dict
+
+    def __repr__(self) -> str:
+        return repr(self._values)
+
+    def measures(self) -> list[Measure]:
+        """The Measure values behind the names (names that are not measures are left out)."""
+        return list(self._by_measure)
+
+
+def _measure_of(name: Any) -> Measure | None:
+    """The measure a name means, in any notation; None when it is not a measure name."""
+    from trec_rag_eval.measures.parse import parse_one
+
+    try:
+        return parse_one(name)
+    except (TrecRagEvalError, TypeError):
+        return None
