@@ -75,8 +75,10 @@ def test_seed_warning_small_delta_is_noise_large_drop_is_significant(run_cli, se
 
     assert by_run["B"]["significant"] is False
     assert by_run["C"]["significant"] is True
-    assert by_run["B"]["verdict"].startswith("B vs A: difference within noise (+0.020, p = ")
-    assert by_run["C"]["verdict"].startswith("C worse: -0.100, p < 0.001 after Holm, 95% CI [")
+    assert by_run["B"]["verdict"].startswith(
+        f"B vs A: not significant after Holm over 2 comparisons (p = {p_b:.3f} uncorrected), +0.020, 95% CI [")
+    assert by_run["C"]["verdict"].startswith(
+        "C worse: -0.100, p < 0.001 after Holm over 2 comparisons (p < 0.001 uncorrected), 95% CI [")
     # The query set cannot resolve 0.02: the smallest detectable delta is well above it.
     assert by_run["B"]["min_detectable_delta"] > 0.05
     assert (by_run["B"]["wins"], by_run["B"]["ties"], by_run["B"]["losses"]) == (8, 17, 5)
@@ -103,8 +105,8 @@ def test_table_output_verdicts_and_footer(run_cli, seed_files) -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == "Comparison of 3 runs over 30 queries (baseline: A)"
-    assert any(line.startswith("  R@5  B vs A: difference within noise (+0.020, p = ") for line in lines)
-    assert any(line.startswith("  R@5  C worse: -0.100, p < 0.001 after Holm, 95% CI [") for line in lines)
+    assert any(line.startswith("  R@5  B vs A: not significant after Holm over 2 comparisons (p = ") for line in lines)
+    assert any(line.startswith("  R@5  C worse: -0.100, p < 0.001 after Holm over 2 comparisons") for line in lines)
     assert lines[-1].startswith("paired t-test, Holm correction over 2 comparisons, alpha 0.05;")
     assert "seed 7; 30 queries; baseline A." in lines[-1]
 

@@ -221,14 +221,15 @@ def test_verdict_line_in_the_issue_style() -> None:
     raw = scipy_stats.ttest_rel(values["B"]["nDCG@10"], values["A"]["nDCG@10"]).pvalue
     assert pair.significant and raw < 0.001
     assert comparison.verdict(pair) == (
-        f"B better: {pair.delta:+.3f}, p < 0.001 after Holm, 95% CI [{pair.ci_low:+.3f}, {pair.ci_high:+.3f}]"
+        f"B better: {pair.delta:+.3f}, p < 0.001 after Holm over 2 comparisons (p < 0.001 uncorrected), "
+        f"95% CI [{pair.ci_low:+.3f}, {pair.ci_high:+.3f}]"
     )
     noise = comparison.pair("nDCG@10", "C")
     assert not noise.significant
     assert comparison.verdict(noise) == (
-        f"C vs A: difference within noise ({noise.delta:+.3f}, p = {noise.p_adjusted:.3f} after Holm, "
-        f"95% CI [{noise.ci_low:+.3f}, {noise.ci_high:+.3f}]; this query set detects about "
-        f"{noise.min_detectable_delta:.3f})"
+        f"C vs A: not significant after Holm over 2 comparisons (p = {noise.p_value:.3f} uncorrected), "
+        f"{noise.delta:+.3f}, 95% CI [{noise.ci_low:+.3f}, {noise.ci_high:+.3f}]; this query set detects about "
+        f"{noise.min_detectable_delta:.3f}"
     )
 
 

@@ -91,12 +91,13 @@ class TrecRagEvalWarning(UserWarning):
 class MissingDependencyError(TrecRagEvalError):
     """An optional dependency is needed for this feature; the message gives the install line."""
 
-    def __init__(self, package: str, extra: str) -> None:
+    def __init__(self, package: str, extra: str, feature: str = "this feature") -> None:
         self.package = package
         self.extra = extra
+        self.feature = feature
         super().__init__(
-            f"this feature needs the package {package!r}: pip install 'trec-rag-eval[{extra}]'"
+            f"{feature} needs the package {package!r}: pip install 'trec-rag-eval[{extra}]'"
         )
 
-    def __reduce__(self) -> tuple[type, tuple[str, str]]:
-        return type(self), (self.package, self.extra)
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
+        return type(self), (self.package, self.extra, self.feature)

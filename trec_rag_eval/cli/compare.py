@@ -17,11 +17,12 @@ FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 # --- inputs: the one place that decides how qrels and run files are read ----------------------
-def load_qrels(path: str) -> Any:
-    """Read judgments: TREC qrels, JSON/JSONL dataset or BEIR, detected by ``io.load``."""
+def load_qrels(path: str, topics: str | None = None) -> Any:
+    """Read judgments: TREC qrels (with their topics file, if given), JSON/JSONL dataset or BEIR,
+    detected by ``io.load``."""
     from trec_rag_eval.io.load import load_qrels as read
 
-    return read(path)
+    return read(path, topics=topics)
 
 
 def load_run(path: str, qrels: Any) -> Any:
@@ -42,8 +43,22 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "measures",
             multiple=True,
             metavar="NAME",
-            help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10). "
-            "Default: the RAG set.",
+            help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10), in the order "
+            "given. Default: the primary set nDCG@10, R@5, MRR.",
+        ),
+        click.option(
+            "--all-measures",
+            is_flag=True,
+            help="Compare every measure of the RAG table (P, R, F1, HitRate, nDCG at 1, 3, 5, 10, MRR, MAP) "
+            "instead of the primary set; the correction then covers all of them.",
+        ),
+        click.option(
+            "--topics",
+            "topics_path",
+            type=click.Path(exists=True, dir_okay=False),
+            default=None,
+            help="Topics file (query_id<TAB>text) of TREC qrels: its queries with no judgment are "
+            "compared too (scored 0).",
         ),
         click.option(
             "-b",
@@ -106,13 +121,15 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    from trec_rag_eval.compare import compare, run_names
+    from trec_rag_eval.compare import RAG_MEASURES, compare, run_names
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.runs import missing_queries_warning
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
-    qrels = load_qrels(qrels_path)
+    qrels = load_qrels(qrels_path, options["topics_path"])
+    if options["all_measures"] and options["measures"]:
+        raise UsageError("--all-measures compares the whole RAG table: give it or -m, not both")
     mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
     runs = [collapse_and_echo(load_run(path, qrels), mapping, qrels, path) for path in run_paths]
     judged_queries = set(qrels.frame["query_id"].unique().to_list())
@@ -126,7 +143,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     return compare(
         qrels,
         dict(zip(names, runs, strict=True)),
-        measures=list(options["measures"]) or None,
+        measures=list(RAG_MEASURES) if options["all_measures"] else list(options["measures"]) or None,
         baseline=baseline,
         test=options["test"],
         correction=options["correction"],
@@ -186,9 +203,10 @@ def compare_command(
     with it on every measure; p-values are corrected over all those comparisons (Holm by default).
     """
     if plot_path is not None:
-        from trec_rag_eval.compare.plot import plot_format
+        from trec_rag_eval.compare.plot import plot_format, require_matplotlib
 
-        plot_format(plot_path)  # a bad suffix fails before any work
+        plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
+        require_matplotlib("--plot")
         refuse_overwrite(plot_path, options["force"])
     comparison = _run_comparison(qrels, runs, options)
     click.echo(comparison.render(fmt, per_query=options["per_query"]), nl=False)
@@ -211,19 +229,29 @@ def compare_command(
     help="Where to write the report (refuses to overwrite without --force).",
 )
 @click.option("--title", default=None, help="Title of the page.")
-def report_command(qrels: str, runs: tuple[str, ...], output: str, title: str | None, **options: Any) -> None:
+@click.option("--no-plots", is_flag=True, help="Leave the pictures out (then matplotlib is not needed).")
+def report_command(
+    qrels: str, runs: tuple[str, ...], output: str, title: str | None, no_plots: bool, **options: Any
+) -> None:
     """Write one self-contained HTML page comparing runs: tables, verdicts and plots, no external files.
+
+    The pictures need matplotlib (pip install 'trec-rag-eval[plot]'), or give --no-plots.
 
     \b
     trec-rag-eval report QRELS RUN_A RUN_B -o report.html
     """
+    if not no_plots:
+        from trec_rag_eval.compare.plot import require_matplotlib
+
+        require_matplotlib("report (or give --no-plots)")
     refuse_overwrite(output, options["force"])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.html import render_html
 
-    page = render_html(comparison, per_query=options["per_query"], title=title)
+    page = render_html(comparison, per_query=options["per_query"], title=title, images=not no_plots)
     write_atomic(output, page, force=options["force"])
     click.echo(
         f"Wrote {output}: {len(comparison.runs)} runs, {len(comparison.measures)} measures, "
         f"{comparison.n_queries} queries"
     )
+

@@ -7,21 +7,31 @@ have. Both return a ``Comparison`` that renders itself (table, Markdown, LaTeX, 
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.compare import stats
-from trec_rag_eval.compare.result import Comparison, PairResult
+from trec_rag_eval.compare.result import Comparison, PairResult, format_plain
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.tables import Qrels, Run
 
-__all__ = ["Comparison", "PairResult", "compare", "compare_values", "run_names"]
+__all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_values", "run_names"]
+
+PRIMARY_MEASURES = ("nDCG@10", "R@5", "MRR")
+"""What ``compare`` tests by default: one graded, one recall and one first-hit measure. Testing the
+22 measures of the RAG table at once makes the correction so strict that clear differences
+vanish; the full table stays available (``RAG_MEASURES``, the CLI's ``--all-measures``)."""
+RAG_MEASURES = DEFAULT_RAG
+"""The evaluator's default RAG table, for a comparison of every measure in it."""
 
 DEFAULT_SEED = 42
 DEFAULT_RESAMPLES = 10_000
@@ -43,9 +53,12 @@ def compare_values(
     """Compare runs from per-query values: ``values[run][measure]`` aligned with ``query_ids``.
 
     The baseline is ``baseline`` or the first run. Every other run is compared with it on every
-    measure; the correction covers that whole family (measures x runs). Randomness (the
-    randomization test, the bootstrap) is drawn from generators seeded by (seed, measure index,
-    run index), so a pair's numbers do not depend on which other pairs were computed.
+    measure; the correction covers that whole family (measures x runs). Randomness is drawn from
+    generators seeded by (seed, measure name, run name, baseline name, purpose), one for the
+    randomization test and one for the bootstrap: a pair's interval and p-value do not depend on
+    which other measures or runs are compared, in what order, nor on which test was chosen.
+    A detectable delta wider than the measure's range (``Family.value_range``) is not reported:
+    the pair's ``mdd_note`` says why instead.
     """
     runs = list(values)
     if len(runs) < 2:
@@ -88,19 +101,27 @@ def compare_values(
     means = {run: {m: float(np.mean(arrays[run][m])) for m in measures} for run in runs}
     others = [run for run in runs if run != baseline]
     raw: list[dict[str, object]] = []
-    for m_index, measure in enumerate(measures):
+    for measure in measures:
         a = arrays[baseline][measure]
-        for r_index, run in enumerate(others):
+        for run in others:
             b = arrays[run][measure]
-            entropy = [seed, m_index, r_index] if seed is not None else None
-            rng = np.random.default_rng(entropy)
             if test == "t":
                 p_value = stats.paired_t_test(a, b)
             else:
+                rng = _stream(seed, measure, run, baseline, purpose=0)
                 p_value = stats.randomization_test(a, b, n_resamples=n_resamples, rng=rng)
             low, high = stats.bootstrap_interval(
-                a, b, confidence=confidence, n_resamples=n_resamples, rng=rng
+                a, b, confidence=confidence, n_resamples=n_resamples, rng=_stream(seed, measure, run, baseline, 1)
             )
+            mdd = stats.minimum_detectable_delta(a, b, alpha=alpha, power=power)
+            mdd_note = ""
+            width = _range_width(measure)
+            if width is not None and math.isfinite(mdd) and mdd > width:
+                mdd, mdd_note = math.nan, (
+                    f"too few queries ({n}) to detect any difference {measure} can take "
+                    f"(its values span {format_plain(width)}; a paired t-test at power {format_plain(power)} "
+                    f"would need {mdd:.2f})"
+                )
             wins, ties, losses = stats.wins_ties_losses(a, b)
             raw.append(
                 dict(
@@ -117,7 +138,8 @@ def compare_values(
                     wins=wins,
                     ties=ties,
                     losses=losses,
-                    min_detectable_delta=stats.minimum_detectable_delta(a, b, alpha=alpha, power=power),
+                    min_detectable_delta=mdd,
+                    mdd_note=mdd_note,
                 )
             )
     adjusted = stats.adjust_p_values([float(r["p_value"]) for r in raw], correction)  # type: ignore[arg-type]
@@ -141,6 +163,27 @@ def compare_values(
         n_resamples=n_resamples,
         seed=seed,
     )
+
+
+def _stream(seed: int | None, measure: str, run: str, baseline: str, purpose: int) -> np.random.Generator:
+    """The random stream of one (measure, run, baseline) pair and one purpose (0 test, 1 bootstrap),
+    keyed by names (CRC-32, stable across processes), never by position."""
+    if seed is None:
+        return np.random.default_rng()
+    keys = [zlib.crc32(text.encode("utf-8")) for text in (measure, run, baseline)]
+    return np.random.default_rng([seed, *keys, purpose])
+
+
+def _range_width(measure: str) -> float | None:
+    """Width of the range one query's value can take, when the name parses to a bounded measure."""
+    try:
+        parsed = parse_measures([measure])
+    except Exception:  # noqa: BLE001 - a name of the caller's own (compare_values): no range known
+        return None
+    if len(parsed) != 1 or parsed[0].spec.value_range is None:
+        return None
+    low, high = parsed[0].spec.value_range
+    return high - low
 
 
 def _is_numeric(values: object) -> bool:
@@ -188,7 +231,9 @@ def compare(
     ``runs`` is a list (named by run tag, or file name when tags collide) or a mapping
     name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
     scores 0), so the per-query values are paired query by query. ``measures`` takes the
-    evaluator's names (None: the RAG default set). ``settings`` as for ``evaluate``, except the
+    evaluator's names, compared in the order given (None: ``PRIMARY_MEASURES``, nDCG@10, R@5
+    and MRR: a short family, so the correction for multiple comparisons stays meaningful; pass
+    ``RAG_MEASURES`` for the full table). ``settings`` as for ``evaluate``, except the
     query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
     run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
@@ -203,20 +248,18 @@ def compare(
         named = dict(runs)
     else:
         named = dict(zip(run_names(list(runs)), runs, strict=True))
+    requested = [str(m) for m in (PRIMARY_MEASURES if measures is None else measures)]
+    # the evaluator lists measures in trec_eval's family order; the comparison keeps the caller's
+    wanted = list(dict.fromkeys(str(m) for item in requested for m in parse_measures([item])))
     values: dict[str, dict[str, np.ndarray]] = {}
     query_ids: list[str] | None = None
     names: list[str] | None = None
     for name, run in named.items():
-        result = evaluate(
-            qrels,
-            run,
-            measures=list(measures) if measures is not None else None,
-            settings=chosen,
-            doc_map=doc_map,
-        )
+        result = evaluate(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
         if query_ids is None:
             query_ids = list(result.query_ids)
-            names = [m for m in result.names if _is_numeric(result.values.get(m))]
+            evaluated = set(result.names)
+            names = [m for m in wanted if m in evaluated and _is_numeric(result.values.get(m))]
             if not names:
                 raise UsageError("none of the requested measures has numeric per-query values to compare")
             values[name] = {m: np.asarray(result.values[m], dtype=np.float64) for m in names}
@@ -227,7 +270,7 @@ def compare(
             raise UsageError(f"run {name!r} was evaluated on a different query set than the others")
         order = np.array([position[q] for q in query_ids], dtype=np.int64)
         values[name] = {m: np.asarray(result.values[m], dtype=np.float64)[order] for m in names or []}
-    return compare_values(
+    comparison = compare_values(
         values,
         query_ids or [],
         baseline=baseline,
@@ -239,4 +282,16 @@ def compare(
         power=power,
         n_resamples=n_resamples,
         seed=seed,
+    )
+    described = {
+        "relevance level": str(chosen.relevance_level),
+        "judged only (-J)": "yes" if chosen.judged_only else "no",
+        "max retrieved (-M)": "all" if chosen.max_retrieved is None else str(chosen.max_retrieved),
+    }
+    if doc_map is not None:
+        described["chunk to document mapping"] = doc_map if isinstance(doc_map, str) else type(doc_map).__name__
+    return dataclasses.replace(
+        comparison,
+        sources={"qrels": qrels.source, **{name: run.source for name, run in named.items()}},
+        evaluation_settings=described,
     )

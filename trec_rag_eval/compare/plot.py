@@ -23,11 +23,18 @@ BETTER, WORSE, NEUTRAL = "#1a9641", "#d7191c", "#7f7f7f"
 RUN_COLOURS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 
 
-def _figure_class() -> Any:
+def require_matplotlib(feature: str = "plots") -> None:
+    """Fail with the install line, before any work, when matplotlib is missing."""
     try:
-        from matplotlib.figure import Figure
-    except ImportError as err:  # pragma: no cover - matplotlib is installed in the test env
-        raise MissingDependencyError("matplotlib", "plot") from err
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError("matplotlib", "plot", feature) from None
+
+
+def _figure_class() -> Any:
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
     return Figure
 
 

@@ -41,6 +41,7 @@ class PairResult:
     losses: int
     min_detectable_delta: float
     significant: bool
+    mdd_note: str = ""   # why no detectable delta is given, when the query set is too small for any
 
     @property
     def direction(self) -> str:
@@ -74,6 +75,10 @@ class Comparison:
     power: float
     n_resamples: int
     seed: int | None
+    # where the numbers come from, for reports: {"qrels": path, run name: path, ...}, and the
+    # evaluation settings that change them ({"relevance level": "1", ...}); empty from compare_values
+    sources: dict[str, str] = field(default_factory=dict)
+    evaluation_settings: dict[str, str] = field(default_factory=dict)
 
     # --- lookups ------------------------------------------------------------------------
     @property
@@ -144,20 +149,38 @@ class Comparison:
 
     # --- sentences ----------------------------------------------------------------------
     def verdict(self, pair: PairResult) -> str:
-        """One line such as ``B better: +0.043, p = 0.003 after Holm, 95% CI [+0.021, +0.064]``."""
-        p_text = p_phrase(pair.p_adjusted)
-        if self.correction != "none":
-            p_text += f" after {CORRECTION_NAMES[self.correction]}"
-        interval = f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
-        ci_text = f"{format_percent(self.confidence)} CI {interval}"
+        """One line that says what was tested, e.g. ``B better: +0.043, p = 0.003 after Holm over 3
+        comparisons (p = 0.001 uncorrected), 95% CI [+0.021, +0.064]`` or ``B vs A: not significant
+        after Holm over 22 comparisons (p = 0.012 uncorrected), +0.300, 95% CI [+0.150, +0.450] ...``.
+        """
         if pair.wins == 0 and pair.losses == 0:
             return f"{pair.run} vs {pair.baseline}: identical on every query"
+        interval = f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
+        ci_text = f"{format_percent(self.confidence)} CI {interval}"
+        family = len([p for p in self.pairs if not math.isnan(p.p_value)])
+        corrected = self.correction != "none" and family > 1
+        if corrected:
+            method = f"{CORRECTION_NAMES[self.correction]} over {family} comparisons"
+            raw = f"{p_phrase(pair.p_value)} uncorrected"
+        else:
+            method, raw = f"alpha {format_plain(self.alpha)}", ""
         if pair.significant:
+            p_text = f"{p_phrase(pair.p_adjusted)} after {method}" if corrected else p_phrase(pair.p_value)
+            if raw:
+                p_text += f" ({raw})"
             return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}"
-        return (
-            f"{pair.run} vs {pair.baseline}: difference within noise ({format_delta(pair.delta)}, {p_text}, "
-            f"{ci_text}; this query set detects about {format_magnitude(pair.min_detectable_delta)})"
-        )
+        if corrected:
+            tested = f"not significant after {method} ({raw})"
+        else:
+            tested = f"not significant ({p_phrase(pair.p_value)})"
+        text = f"{pair.run} vs {pair.baseline}: {tested}, {format_delta(pair.delta)}, {ci_text}"
+        if corrected and (pair.ci_low > 0 or pair.ci_high < 0):
+            text += f" (the interval is not adjusted for the {family} comparisons)"
+        if pair.mdd_note:
+            return f"{text}; {pair.mdd_note}"
+        if not math.isnan(pair.min_detectable_delta):
+            text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
+        return text
 
     def verdicts(self) -> list[tuple[str, str]]:
         """(measure, verdict line) for every pair, in table order."""

@@ -70,6 +70,8 @@ class Family:
     cutoff); ``real_cutoffs`` (sorted, names use %3.2f); ``real_list`` (as typed, one measure);
     ``pairs`` (``k=v,k=v``, as typed, one measure).
     aggregate: ``mean``, ``sum``, ``gmean`` (floored at 1e-5), or ``none`` (per query only).
+    value_range: the (lowest, highest) value one query can take, or None when unbounded (counts,
+    DCG, utility); ``compare`` does not claim a detectable delta wider than this range.
     """
 
     name: str
@@ -86,6 +88,7 @@ class Family:
     reference: str = "trec_eval v10 (usnistgov/trec_eval)"
     edge_cases: str = ""
     extra_params: tuple[str, ...] = field(default=())
+    value_range: tuple[float, float] | None = (0.0, 1.0)
 
     def label(self, m: Measure, alias: bool = True) -> str:
         """The notation of ``m``: under the name it was asked by, or (``alias=False``) the canonical one."""

@@ -7,9 +7,11 @@ The page loads nothing from anywhere: the style is inline, the pictures are PNG 
 from __future__ import annotations
 
 import base64
+import datetime
 import html
 from typing import TYPE_CHECKING
 
+from trec_rag_eval.compare.result import CORRECTION_NAMES, TEST_NAMES
 from trec_rag_eval.render.comparison import (
     SIGNIFICANT_MARK,
     per_query_header,
@@ -26,6 +28,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2e
        padding: 0 1em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }
 table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
+table#inputs th { border-bottom: 1px solid #ddd; font-weight: normal; color: #555; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; }
 th { text-align: left; border-bottom: 2px solid #444; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: ui-monospace, monospace; }
@@ -88,10 +91,40 @@ def _image(png: bytes, alt: str, element_id: str) -> str:
     return f'<img id="{element_id}" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
 
 
+def _header(comparison: Comparison, generated: datetime.datetime) -> str:
+    """What the page compares: the input files, the settings, the version and the date."""
+    from trec_rag_eval import __version__
+
+    rows: list[tuple[str, str]] = []
+    if "qrels" in comparison.sources:
+        rows.append(("qrels", comparison.sources["qrels"]))
+    for run in comparison.runs:
+        label = f"{run} (baseline)" if run == comparison.baseline else run
+        rows.append((f"run {label}", comparison.sources.get(run, "(given as values)")))
+    rows.append(("queries", str(comparison.n_queries)))
+    rows.append(("measures", ", ".join(comparison.measures)))
+    test = TEST_NAMES[comparison.test] + (
+        "" if comparison.correction == "none" else f", {CORRECTION_NAMES[comparison.correction]} correction")
+    rows.append(("test", f"{test}, alpha {comparison.alpha:g}, {comparison.confidence * 100:g}% bootstrap CI, "
+                         f"{comparison.n_resamples} resamples, seed {comparison.seed}"))
+    rows += list(comparison.evaluation_settings.items())
+    rows.append(("made by", f"trec-rag-eval {__version__}, {generated:%Y-%m-%d %H:%M} UTC"))
+    cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+    return f'<table id="inputs">{cells}</table>'
+
+
 def render_html(
-    comparison: Comparison, per_query: bool = False, title: str | None = None, images: bool = True
+    comparison: Comparison,
+    per_query: bool = False,
+    title: str | None = None,
+    images: bool = True,
+    generated: datetime.datetime | None = None,
 ) -> str:
-    """The whole page as a string. ``images=False`` leaves the pictures out (no matplotlib needed)."""
+    """The whole page as a string. ``images=False`` leaves the pictures out (no matplotlib needed).
+
+    Its header says what is compared: input files, settings, version and date (``generated``,
+    default now, in UTC)."""
+    generated = generated or datetime.datetime.now(datetime.timezone.utc)
     title = title or f"Comparison of {len(comparison.runs)} runs over {comparison.n_queries} queries"
     parts = [
         "<!DOCTYPE html>",
@@ -104,9 +137,7 @@ def render_html(
         "</head>",
         "<body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>Runs: {html.escape(', '.join(comparison.runs))}; "
-        f"baseline: <b>{html.escape(comparison.baseline)}</b>; "
-        f"{comparison.n_queries} queries.</p>",
+        _header(comparison, generated),
         "<h2>Verdicts</h2>",
         '<ul class="verdicts">',
     ]

@@ -1,0 +1,131 @@
+"""compare says what it tested (issue 13, finding 5): independent intervals, measures in the order
+given, verdicts naming the correction and the uncorrected p, a short primary set by default, and
+no detectable delta beyond what the measure can take."""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+
+import numpy as np
+import pytest
+from conftest import invoke
+from scipy import stats as scipy_stats
+from test_compare_cli import write_seed_example
+
+from trec_rag_eval.compare import PRIMARY_MEASURES, compare, compare_values
+from trec_rag_eval.io.trec import read_qrels, read_run
+
+
+@pytest.fixture
+def seed(tmp_path):
+    paths = write_seed_example(tmp_path)
+    return read_qrels(paths["qrels"]), [read_run(paths[t]) for t in ("A", "B", "C")], paths
+
+
+def test_an_interval_does_not_depend_on_the_other_measures_runs_or_test(seed):
+    qrels, runs, _ = seed
+    alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000)
+    crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test="randomization")
+    a, b = alone.pair("nDCG@10", "B"), crowded.pair("nDCG@10", "B")
+    assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+
+
+def test_the_cli_interval_is_the_same_with_other_measures_before_it(seed):
+    _, _, paths = seed
+    files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"])]
+    alone = invoke("compare", "-f", "csv", "-m", "nDCG@10", *files).stdout.splitlines()
+    crowded = invoke("compare", "-f", "csv", "-m", "R@5", "-m", "nDCG@10", *files).stdout.splitlines()
+    def interval(lines):
+        # ci_low, ci_high (p_adjusted differs, rightly: the family of comparisons is larger)
+        return [line.split(",")[7:9] for line in lines if line.startswith("all,nDCG@10,B,")]
+
+    assert interval(alone) and interval(alone) == interval(crowded)
+
+
+def test_measures_keep_the_order_given(seed):
+    qrels, runs, paths = seed
+    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "MRR"], n_resamples=200)
+    assert comparison.measures == ["R@5", "MAP", "nDCG@10", "MRR"]
+    out = invoke("compare", "-f", "csv", "-m", "P@5", "-m", "MRR", "-m", "MAP",
+                 str(paths["qrels"]), str(paths["A"]), str(paths["B"])).stdout
+    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == ["P@5", "MRR", "MAP"]
+
+
+def test_the_default_is_the_short_primary_set_and_the_full_table_is_still_there(seed):
+    qrels, runs, paths = seed
+    assert PRIMARY_MEASURES == ("nDCG@10", "R@5", "MRR")
+    assert compare(qrels, runs[:2], n_resamples=200).measures == ["nDCG@10", "R@5", "MRR"]
+    files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"])]
+    default = invoke("compare", "-f", "json", *files)
+    assert '"measures": [\n    "nDCG@10",\n    "R@5",\n    "MRR"\n  ]' in default.stdout
+    full = invoke("compare", "--all-measures", "-f", "csv", *files).stdout
+    assert len([line for line in full.splitlines() if ",B," in line]) == 22
+
+
+def test_the_verdict_says_what_was_tested_with_the_uncorrected_p():
+    # 22 measures; on the first, B is better by 0.3 on 10 of 20 queries: p about 0.012 alone,
+    # not significant once Holm has 22 comparisons to cover
+    rng = np.random.default_rng(3)
+    queries = [f"q{i}" for i in range(20)]
+    base = rng.uniform(0.2, 0.6, size=20)
+    values = {"A": {}, "B": {}}
+    for m in range(22):
+        values["A"][f"m{m}"] = base
+        values["B"][f"m{m}"] = base + (rng.normal(0.05, 0.08, size=20) if m == 0 else rng.normal(0, 0.05, 20))
+    comparison = compare_values(values, queries, n_resamples=500)
+    pair = comparison.pair("m0", "B")
+    raw = scipy_stats.ttest_rel(values["B"]["m0"], values["A"]["m0"]).pvalue
+    assert raw < 0.05 and not pair.significant
+    verdict = comparison.verdict(pair)
+    assert f"not significant after Holm over 22 comparisons (p = {raw:.3f} uncorrected" in verdict
+    assert "within noise" not in verdict
+
+
+def test_the_detectable_delta_is_not_shown_beyond_the_measures_range():
+    # two queries: the t-test at power 0.8 would need a delta of about 4 on a measure bounded by 1
+    values = {"A": {"P@5": [0.2, 0.6]}, "B": {"P@5": [0.4, 0.4]}}
+    comparison = compare_values(values, ["q1", "q2"], n_resamples=200)
+    pair = comparison.pair("P@5", "B")
+    assert np.isnan(pair.min_detectable_delta)
+    assert "4.084" not in comparison.to_table()
+    assert "too few queries (2) to detect any difference P@5 can take" in comparison.verdict(pair)
+    # an unbounded measure (DCG) keeps its number
+    values = {"A": {"DCG@5": [0.2, 0.6]}, "B": {"DCG@5": [0.4, 0.4]}}
+    assert compare_values(values, ["q1", "q2"], n_resamples=200).pairs[0].min_detectable_delta > 1
+
+
+# --- finding 7: matplotlib is optional; the report says what it compares --------------------------
+
+
+def test_plot_and_report_without_matplotlib_fail_before_printing_anything(seed, tmp_path, monkeypatch):
+    _, _, paths = seed
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"])]
+    plotted = invoke("compare", "--plot", str(tmp_path / "deltas.png"), *files)
+    assert (plotted.exit_code, plotted.stdout) == (1, "")
+    assert plotted.stderr == ("Error: --plot needs the package 'matplotlib': pip install 'trec-rag-eval[plot]'\n")
+    report = invoke("report", "-o", str(tmp_path / "r.html"), *files)
+    assert report.exit_code == 1 and "pip install 'trec-rag-eval[plot]'" in report.stderr
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "deltas.png").exists()
+    plain = invoke("report", "--no-plots", "-o", str(tmp_path / "r.html"), *files)
+    assert plain.exit_code == 0, plain.stderr
+    assert "<img" not in (tmp_path / "r.html").read_text()
+
+
+def test_the_report_header_says_what_it_compares(seed, tmp_path):
+    _, _, paths = seed
+    out = tmp_path / "r.html"
+    result = invoke("report", "--no-plots", "-l", "2", "-o", str(out), str(paths["qrels"]), str(paths["A"]),
+                    str(paths["B"]))
+    assert result.exit_code == 0, result.stderr
+    page = out.read_text()
+    header = page[page.index('<table id="inputs">'):page.index("</table>")]
+    from trec_rag_eval import __version__
+
+    for text in (str(paths["qrels"]), str(paths["A"]), str(paths["B"]), f"trec-rag-eval {__version__}",
+                 "paired t-test, Holm correction", "seed 42", "nDCG@10, R@5, MRR"):
+        assert html.escape(text, quote=False) in header, text
+    assert "<th>relevance level</th><td>2</td>" in header
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", header)
