@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "crosscheck": ("trec_rag_eval.cli.crosscheck:crosscheck_command", "Cross-check our numbers against ir-measures."),
     "validate": ("trec_rag_eval.cli.crosscheck:validate_command", "Compare our scores with a reference scores file."),
     "search": ("trec_rag_eval.cli.search:search_command", "Run a dataset's queries through a search engine."),
+    "judge": ("trec_rag_eval.cli.judge:judge_command", "Grade unjudged documents (holes) with an LLM."),
     "generate-queries": ("trec_rag_eval.cli.generate:generate_queries_command", "Generate test queries with an LLM."),
     "demo": ("trec_rag_eval.cli.search:demo_command",
              "Run search -> evaluate -> compare offline on the shipped fixtures."),

@@ -37,16 +37,11 @@ def resolve_doc_map(pattern: str | None, map_file: str | None) -> Any:
     return DocIdMap.from_pattern(pattern) if pattern is not None else DocIdMap.from_file(map_file)  # type: ignore[arg-type]
 
 
-def collapse(run: Any, doc_map: Any, qrels: Any) -> tuple[Any, list[str]]:
-    """``io.chunks.collapse_run`` and the lines to show on stderr (see ``runs.map_chunks``)."""
+def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:
+    """``runs.map_chunks``, its lines echoed on stderr prefixed by ``label``."""
     from trec_rag_eval.runs import map_chunks
 
-    return map_chunks(run, doc_map, qrels)
-
-
-def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:
-    """``collapse``, its lines echoed on stderr prefixed by ``label``."""
-    collapsed, lines = collapse(run, doc_map, qrels)
+    collapsed, lines = map_chunks(run, doc_map, qrels)
     for line in lines:
         kind, _, text = line.partition(": ")
         click.echo(f"{kind}: {label}: {text}", err=True)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trec_rag_eval.cli.chunks import collapse, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
@@ -72,6 +72,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
 @doc_map_options
+@click.option("--judgments", type=click.Choice(["human", "llm", "both"]), default=None,
+              help="Which judgments to use when `judge` filled holes (QRELS.llm.tsv beside QRELS): the "
+                   "humans' only, the LLM's only, or both (the default then; the table adds Judged@10).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to FILE instead of stdout (refuses to overwrite without --force).")
 @click.option("--force", is_flag=True, help="Allow -o to replace an existing file.")
@@ -81,7 +84,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
                      jobs: int | None, crosscheck: bool, doc_id_pattern: str | None, doc_map: str | None,
-                     output: str | None, force: bool) -> None:
+                     judgments: str | None, output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
     \b
@@ -102,12 +105,15 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval qrels.txt runs/                      every run in a folder
       trec-rag-eval --doc-id-pattern '^(.*)#\\d+$' qrels.txt chunk_run.txt
                                                          chunks scored as their documents
+      trec-rag-eval --judgments human judged.qrels run.txt
+                                                         without the holes an LLM filled
     """
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
+    from trec_rag_eval.io.judgments import choose_judgments
     from trec_rag_eval.runs import evaluate_run_file, query_set_warnings
 
     if complete and intersection:
@@ -119,6 +125,11 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
         resolved = parse_measures(["official"] if fmt == "trec" else None)
     qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
+    qrels_table, llm_note = choose_judgments(qrels, qrels_table, judgments)
+    if llm_note is not None:
+        click.echo(llm_note, err=True)
+        if not measures and fmt != "trec":
+            resolved += [m for m in parse_measures(["Judged@10"]) if m not in resolved]
     mapping = resolve_doc_map(doc_id_pattern, doc_map)
     run_paths = _expand_runs(runs)
     settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
@@ -237,10 +248,11 @@ def _available_memory() -> int | None:
 def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings, mapping=None) -> None:
     from trec_rag_eval.checks.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_run
+    from trec_rag_eval.runs import map_chunks
 
     failed = False
     for path in run_paths:
-        run, _ = collapse(load_run(path, run_format, qrels), mapping, qrels)
+        run, _ = map_chunks(load_run(path, run_format, qrels), mapping, qrels)
         report = crosscheck(qrels, run, measures, settings)
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
         click.echo(report.render(), err=True)

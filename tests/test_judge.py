@@ -1,0 +1,292 @@
+"""LLM judgments for holes, against a real chat-completions server on 127.0.0.1 (no mocked client)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from trec_rag_eval.cli import main
+from trec_rag_eval.engine.judge import (
+    JudgeSettings,
+    agreement,
+    build_judge_prompt,
+    judge_holes,
+    parse_grade,
+)
+from trec_rag_eval.engine.llm import MalformedReply, make_client, progress_path_for
+from trec_rag_eval.io.judgments import read_llm_judgments, select_judgments, sidecar_path_for
+from trec_rag_eval.io.load import load_qrels, load_run
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What the fake model answers for each document, whatever the query.
+FAKE_GRADES = {"d1": 3, "d2": 1, "d3": 2, "d4": 0, "d5": 2, "d6": 0, "d7": 3, "d8": 1}
+DATASET = [
+    {"id": "q1", "query": "how to install python", "relevant": ["d1"], "non_relevant": ["d2"]},
+    {"id": "q2", "query": "how to make compost", "relevant": ["d3"], "non_relevant": ["d4"]},
+]
+# q1 ranks d5 d1 d6 d2, q2 ranks d7 d3 d8 d4 (scores decreasing)
+RUN = "".join(f"{q} Q0 {d} {r} {10 - r} bm25\n" for q, docs in
+              (("q1", ["d5", "d1", "d6", "d2"]), ("q2", ["d7", "d3", "d8", "d4"])) for r, d in enumerate(docs, 1))
+
+
+class FakeJudge:
+    """A chat-completions endpoint grading each passage by its ``[dN]`` marker.
+
+    ``scripts[doc]`` lists the first replies for that document: "429" (rate limited, Retry-After: 2),
+    "malformed" (a reply with no grade in it), "hang" (no reply for 30 s). Then it answers.
+    """
+
+    def __init__(self, scripts: dict[str, list[str]] | None = None) -> None:
+        self.scripts = {doc: list(steps) for doc, steps in (scripts or {}).items()}
+        self.requests: list[str] = []
+        self.prompts: list[str] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = body["messages"][0]["content"]
+                doc = re.search(r"\[(d\d+)\]", prompt).group(1)
+                with server.lock:
+                    server.requests.append(doc)
+                    server.prompts.append(prompt)
+                    steps = server.scripts.get(doc, [])
+                    step = steps.pop(0) if steps else "answer"
+                if step == "429":
+                    self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "2"})
+                elif step == "malformed":
+                    self._send(200, _completion("I would rather not say."))
+                elif step == "hang":
+                    time.sleep(30)
+                else:
+                    self._send(200, _completion(f"Grade: {FAKE_GRADES[doc]}"))
+
+            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+    def __enter__(self) -> FakeJudge:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _completion(content: str) -> dict:
+    return {
+        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "judge-model",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51},
+    }
+
+
+@pytest.fixture
+def files(tmp_path):
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps(DATASET), encoding="utf-8")
+    run = tmp_path / "run.txt"
+    run.write_text(RUN, encoding="utf-8")
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": d, "text": f"[{d}] passage {d}"}) + "\n" for d in FAKE_GRADES),
+                      encoding="utf-8")
+    return dataset, run, corpus
+
+
+SETTINGS = JudgeSettings(model="judge-model", language="en", depth=3, calibrate=2, concurrency=2, timeout=5,
+                         max_retries=2, backoff=0.1)
+
+
+def test_the_prompt_states_the_scale_in_french_and_english():
+    english = build_judge_prompt("QUERY", "PASSAGE", "en")
+    assert "Query: QUERY" in english and "PASSAGE" in english
+    for line in ("0 = unrelated to the query", "1 = related to the query, but does not answer it",
+                 "2 = partly answers the query", "3 = answers the query"):
+        assert line in english
+    french = build_judge_prompt("REQUÊTE", "PASSAGE", "fr")
+    assert "Requête : REQUÊTE" in french and "3 = répond à la requête" in french
+
+
+@pytest.mark.parametrize("reply, grade", [("2", 2), ("Grade: 3", 3), ("**0**", 0), ("Note : 1/3", 1)])
+def test_a_grade_is_the_first_number_of_the_reply(reply, grade):
+    assert parse_grade(reply) == grade
+
+
+@pytest.mark.parametrize("reply", ["I would rather not say.", "5", "2.5", "-1"])
+def test_a_reply_without_a_0_to_3_grade_is_malformed(reply):
+    with pytest.raises(MalformedReply):
+        parse_grade(reply)
+
+
+def test_agreement_is_cohens_kappa_computed_by_hand():
+    # human (1, 0, 1, 0) vs model (3, 1, 2, 0): binary (>= 1) human 1 0 1 0, model 1 1 1 0.
+    # observed 3/4; chance: 0.5 * 0.75 + 0.5 * 0.25 = 0.5; kappa = (0.75 - 0.5) / 0.5 = 0.5.
+    # linear weights |i - j| / 3: observed disagreement (2 + 1 + 1 + 0) / 3 / 4 = 1/3; chance: human
+    # half 0, half 1, model uniform on 0-3: 0.5 * (0+1+2+3)/12 + 0.5 * (1+0+1+2)/12 = 5/12;
+    # kappa = 1 - (1/3) / (5/12) = 0.2
+    result = agreement([1, 0, 1, 0], [3, 1, 2, 0], relevance_level=1)
+    assert result.kappa_binary == pytest.approx(0.5)
+    assert result.kappa_graded == pytest.approx(0.2)
+    assert result.confusion == ((1, 1, 0, 0), (0, 0, 1, 1), (0, 0, 0, 0), (0, 0, 0, 0))
+    assert (result.binary_agreement, result.raw_agreement) == (0.75, 0.25)
+    assert agreement([1, 1], [1, 1]).kappa_binary is None   # one label only: undefined
+
+
+def test_holes_are_graded_with_retries_a_malformed_reply_fails_and_a_rerun_finishes(files, tmp_path):
+    dataset, run_path, corpus = files
+    qrels = load_qrels(dataset)
+    run = load_run(run_path)
+    texts = {d: f"[{d}] passage {d}" for d in FAKE_GRADES}
+    output = tmp_path / "judged.qrels"
+    waits: list[float] = []
+    with FakeJudge({"d6": ["malformed"], "d7": ["429"]}) as server:
+        client = make_client(server.base_url, api_key="dummy")
+        first = judge_holes(qrels, [run], texts, output, SETTINGS, client, sleep=waits.append)
+        # pool (top 3): q1 d5 d1 d6, q2 d7 d3 d8; holes d5 d6 d7 d8; calibration: every judged doc
+        # (2 per query). d6: a reply without a grade, not retried; d7: 429 then its grade.
+        assert sorted(server.requests) == ["d1", "d2", "d3", "d4", "d5", "d6", "d7", "d7", "d8"]
+        assert [(q, d) for q, d, _ in first.failures] == [("q1", "d6")]
+        assert first.failures[0][2].startswith("malformed reply: no grade in 'I would rather not say.'")
+        assert waits == [2.0]                                   # Retry-After
+        assert (first.requests, first.retries, first.asked) == (9, 1, 8)
+        assert (first.prompt_tokens, first.completion_tokens) == (7 * 50, 7)
+        assert (first.pooled, first.holes) == (6, 4)
+        assert not first.written and not output.exists() and not sidecar_path_for(output).exists()
+
+        server.requests.clear()
+        second = judge_holes(qrels, [run], texts, output, SETTINGS, client, sleep=waits.append)
+        assert server.requests == ["d6"]
+        assert second.written and (second.resumed, second.graded_now) == (7, 1)
+
+    # human judgments as they were, holes with the fake's grades
+    lines = sorted(output.read_text(encoding="utf-8").splitlines())
+    assert lines == ["q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0",
+                     "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]
+    llm = {(j.query_id, j.doc_id): (j.grade, j.kind) for j in read_llm_judgments(sidecar_path_for(output))}
+    assert llm == {("q1", "d5"): (2, "hole"), ("q1", "d6"): (0, "hole"), ("q2", "d7"): (3, "hole"),
+                   ("q2", "d8"): (1, "hole"), ("q1", "d1"): (3, "calibration"), ("q1", "d2"): (1, "calibration"),
+                   ("q2", "d3"): (2, "calibration"), ("q2", "d4"): (0, "calibration")}
+    # human (d1 1, d2 0, d3 1, d4 0) against the fake (3, 1, 2, 0): see the hand computation above
+    assert second.agreement.kappa_binary == pytest.approx(0.5)
+    assert second.agreement.kappa_graded == pytest.approx(0.2)
+
+
+def test_human_llm_and_both_evaluations_differ_as_the_fake_grades_imply(files, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    dataset, run, corpus = files
+    output = tmp_path / "judged.qrels"
+    with FakeJudge() as server:
+        args = ["judge", str(dataset), str(run), "--corpus", str(corpus), "--depth", "3", "--model", "judge-model",
+                "--base-url", server.base_url, "-o", str(output), "--language", "en", "--calibrate", "2"]
+        with pytest.raises(SystemExit) as exit_:
+            main(args)
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    assert "Grades of the holes: 0: 1, 1: 1, 2: 1, 3: 1" in out
+    assert "binary (relevant = grade >= 1): Cohen's kappa 0.500, same verdict 75%" in out
+    assert "graded (linear weights): Cohen's kappa 0.200, same grade 25%" in out
+    # before: q1 and q2 each have 1 judged document in their top 3; after: all 3
+    assert f"Judged@3 of {run}: 0.3333 before, 1.0000 after" in out
+
+    def evaluate(*options: str) -> dict[str, str]:
+        with pytest.raises(SystemExit) as exit_:
+            main(["evaluate", "-m", "P@4", "-m", "Judged@4", "--format", "csv", *options, str(output), str(run)])
+        out, err = capsys.readouterr()
+        assert exit_.value.code == 0, err
+        return {row.split(",")[2]: row.split(",")[3] for row in out.splitlines()[1:] if ",all," in row}
+
+    # q1 ranks d5 d1 d6 d2, q2 ranks d7 d3 d8 d4. Relevant = grade >= 1.
+    # human: q1 {d1}, q2 {d3} -> P@4 = (1/4 + 1/4) / 2; judged: 2 of 4 each
+    assert evaluate("--judgments", "human") == {"P@4": "0.25", "Judged@4": "0.5"}
+    # both: q1 d5=2 d1=1 d6=0 d2=0 -> 2/4; q2 d7=3 d3=1 d8=1 d4=0 -> 3/4; all judged
+    assert evaluate("--judgments", "both") == {"P@4": "0.625", "Judged@4": "1.0"}
+    # llm: q1 d5=2 d1=3 d6=0 d2=1 -> 3/4; q2 d7=3 d3=2 d8=1 d4=0 -> 3/4
+    assert evaluate("--judgments", "llm") == {"P@4": "0.75", "Judged@4": "1.0"}
+    assert evaluate() == {"P@4": "0.625", "Judged@4": "1.0"}     # both, by default
+
+    # the default table adds Judged@10 when LLM judgments are in play
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(output), str(run)])
+    out, err = capsys.readouterr()
+    # its @10 column: q1 and q2 retrieve 4 documents each, all judged now
+    assert re.search(r"^Judged +1\.0000$", out, re.MULTILINE), out
+    assert "Note: judgments: both: human judgments and 4 holes filled by the LLM" in err
+
+
+def test_the_human_view_drops_exactly_the_filled_holes(files, tmp_path):
+    dataset, _, _ = files
+    qrels = load_qrels(dataset)
+    human = select_judgments(qrels, [], "human")
+    assert human.to_dict() == qrels.to_dict()
+    with pytest.raises(SystemExit) as exit_:
+        main(["evaluate", "--judgments", "llm", str(dataset), str(files[1])])
+    assert exit_.value.code == 2
+
+
+def test_a_killed_run_resumes_where_it_stopped(files, tmp_path):
+    dataset, run, corpus = files
+    output = tmp_path / "judged.qrels"
+    progress = progress_path_for(output)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OPENAI_API_KEY", None)
+    # one request at a time, in pool order: d5, d6, d7 answer, d8 hangs; the process is killed then
+    with FakeJudge({"d8": ["hang"]}) as server:
+        args = [sys.executable, "-m", "trec_rag_eval", "judge", str(dataset), str(run), "--corpus", str(corpus),
+                "--depth", "3", "--model", "judge-model", "--base-url", server.base_url, "-o", str(output),
+                "--concurrency", "1", "--timeout", "60"]
+        process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if progress.exists() and len(progress.read_text(encoding="utf-8").splitlines()) == 3:
+                    break
+                time.sleep(0.05)
+            else:
+                pytest.fail("the judge never wrote three grades")
+            while "d8" not in server.requests and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            process.kill()
+            process.wait()
+        assert process.returncode != 0
+        assert not output.exists()
+        server.requests.clear()
+        with pytest.raises(SystemExit) as exit_:
+            main(args[3:])
+        assert exit_.value.code == 0
+        assert server.requests == ["d8"]                   # d5, d6, d7 came from the progress file
+    assert sorted(output.read_text(encoding="utf-8").splitlines()) == [
+        "q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0", "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]

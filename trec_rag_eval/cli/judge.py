@@ -1,0 +1,141 @@
+"""``trec-rag-eval judge``: fill the holes of the judgments with an OpenAI-compatible LLM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("judge", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("dataset", type=click.Path(exists=True, dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+              help="JSONL corpus ({\"id\", \"text\"} a line): the passages shown to the model.")
+@click.option("--topics", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Query texts (query_id<TAB>text, as convert writes them) when DATASET is a TREC qrels file.")
+@click.option("--depth", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")
+@click.option("--model", required=True, help="Model name, as the endpoint knows it.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
+              "(vLLM, Ollama, llama.cpp). The key comes from OPENAI_API_KEY; local servers may need none.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Qrels to write: every human judgment as it was, plus the LLM's grades for the holes. "
+                   "The LLM judgments are also listed in OUTPUT.llm.tsv (query_id, doc_id, grade, kind, model).")
+@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
+              help="Language of the grading prompt.")
+@click.option("--calibrate", type=click.IntRange(min=0), default=0, show_default=True, metavar="N",
+              help="Also ask about N human-judged documents per query and print Cohen's kappa and the "
+                   "confusion matrix (needs scikit-learn: the 'llm' extra).")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the calibration draw.")
+@click.option("-l", "--level", "relevance_level", type=int, default=1, show_default=True,
+              help="Binary agreement: a grade >= LEVEL is relevant.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Requests in flight at once.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds to wait for one reply.")
+@click.option("--max-retries", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).")
+@click.option("--temperature", type=float, default=None,
+              help="Sampling temperature (the server's default if unset; 0 makes grades repeatable).")
+@click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Resumable progress file [default: OUTPUT.progress.jsonl].")
+@click.option("--allow-failures", is_flag=True,
+              help="Write OUTPUT even if some documents got no grade (they stay holes).")
+@click.option("--force", is_flag=True, help="Overwrite OUTPUT and its sidecar if they exist.")
+def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str | None, depth: int, model: str,
+                  base_url: str | None, output: Path, language: str, calibrate: int, seed: int,
+                  relevance_level: int, concurrency: int, timeout: float, max_retries: int,
+                  temperature: float | None, progress_file: Path | None, allow_failures: bool,
+                  force: bool) -> None:
+    """Grade the unjudged documents in the top DEPTH of RUN(s) with an LLM, on a 0-3 scale.
+
+    \b
+    0 unrelated, 1 related but does not answer, 2 partly answers, 3 answers.
+
+    DATASET holds the human judgments and the query texts: a JSON dataset, or a TREC qrels file
+    with --topics. Human judgments are kept as they are. Finished documents are appended to a
+    progress file as they come, so after a crash, Ctrl-C or failures, running the same command
+    again only asks for what is missing. Then evaluate with the filled holes, or without them:
+
+    \b
+      trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
+      trec-rag-eval evaluate judged.qrels run.txt --judgments human|llm|both
+    """
+    from trec_rag_eval.core.evaluate import evaluate
+    from trec_rag_eval.engine.bm25 import read_corpus
+    from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
+    from trec_rag_eval.engine.llm import make_client, progress_path_for
+    from trec_rag_eval.engine.progress import bar
+    from trec_rag_eval.io.atomic import refuse_overwrite
+    from trec_rag_eval.io.judgments import sidecar_path_for
+    from trec_rag_eval.io.load import load_qrels, load_run
+
+    settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
+                             concurrency=concurrency, timeout=timeout, max_retries=max_retries,
+                             temperature=temperature)
+    settings.check()
+    refuse_overwrite(output, force)
+    refuse_overwrite(sidecar_path_for(output), force)
+    qrels = load_qrels(dataset, topics=topics)
+    run_tables = [load_run(path, qrels=qrels) for path in runs]
+    documents = {d["id"]: d["text"] for d in read_corpus(corpus)}
+    client = make_client(base_url)
+    progress = progress_file or progress_path_for(output)
+
+    with bar(None, "Judging", unit="doc") as progress_bar:
+        def on_start(total: int) -> None:
+            progress_bar.total = total
+            progress_bar.refresh()
+
+        def on_task(key: str, error: str | None) -> None:
+            progress_bar.update(1)
+
+        try:
+            report = judge_holes(qrels, run_tables, documents, output, settings, client,
+                                 relevance_level=relevance_level, force=force, allow_failures=allow_failures,
+                                 progress_path=progress, on_start=on_start, on_task=on_task)
+        except KeyboardInterrupt:
+            click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
+                       "run the same command again to resume.", err=True)
+            raise
+    click.echo(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
+               f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
+    click.echo(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
+               f"{len(report.failures)} failed)")
+    click.echo(f"Requests: {report.requests} ({report.retries} retries)")
+    click.echo(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
+               f"= {report.total_tokens}")
+    counts = report.grade_counts("hole")
+    click.echo("Grades of the holes: " + ", ".join(f"{grade}: {n}" for grade, n in counts.items()))
+    if report.missing_text:
+        shown = ", ".join(f"{q}/{d}" for q, d in report.missing_text[:5])
+        click.echo(f"Warning: {len(report.missing_text)} unjudged documents are not in {corpus} and stay "
+                   f"holes: {shown}", err=True)
+    if report.skipped_queries:
+        click.echo(f"Warning: {len(report.skipped_queries)} run queries have no query text and were not "
+                   f"judged: {', '.join(report.skipped_queries[:5])}", err=True)
+    if report.agreement is not None:
+        click.echo(report.agreement.render(), nl=False)
+    if report.qrels is not None:
+        measure = f"Judged@{depth}"
+        for path, run in zip(runs, run_tables, strict=True):
+            before = evaluate(qrels, run, [measure]).value(measure)
+            after = evaluate(report.qrels, run, [measure]).value(measure)
+            click.echo(f"{measure} of {path}: {before:.4f} before, {after:.4f} after")
+    if report.failures:
+        for query_id, doc_id, reason in report.failures:
+            click.echo(f"  failed: {query_id} {doc_id}: {reason}", err=True)
+        if not report.written:
+            raise JudgingIncomplete(
+                f"{len(report.failures)} of {report.asked} documents got no grade; {output} was not written. "
+                f"Finished grades are kept in {progress}: run the same command again to retry the rest "
+                "(or --allow-failures to write them as holes)."
+            )
+    click.echo(f"Wrote {output} and {report.sidecar}")
+
+
+class JudgingIncomplete(click.ClickException):
+    """Some documents got no grade: exit 1 with one error line."""
+
+    exit_code = 1

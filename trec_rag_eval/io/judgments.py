@@ -1,0 +1,124 @@
+"""Where each judgment came from: human qrels, and LLM judgments kept in a sidecar beside them.
+
+``judge`` writes two files: ``judged.qrels``, a plain TREC qrels file holding every human judgment
+as it was plus the LLM's grades for the holes (so any tool reads it), and the sidecar
+``judged.qrels.llm.tsv`` listing every LLM judgment with its provenance:
+
+    query_id<TAB>doc_id<TAB>grade<TAB>kind<TAB>model
+
+``kind`` is ``hole`` (a document no human judged: its grade is in the qrels file too) or
+``calibration`` (a document a human judged, asked again to measure agreement: the qrels file keeps
+the human grade). ``select_judgments`` rebuilds the three views ``evaluate --judgments`` offers:
+
+- ``human``: the qrels without the holes the LLM filled (what the humans said);
+- ``llm``: the LLM's judgments only (holes and calibration documents);
+- ``both``: the qrels file as it is (human judgments, holes filled by the LLM).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.atomic import write_atomic
+from trec_rag_eval.io.tables import Qrels, column_list, qrels_columns
+from trec_rag_eval.io.text import read_text
+
+JUDGMENT_SOURCES = ("human", "llm", "both")
+SIDECAR_HEADER = ("query_id", "doc_id", "grade", "kind", "model")
+KINDS = ("hole", "calibration")
+
+
+@dataclass(frozen=True)
+class LLMJudgment:
+    """One grade given by a model; ``kind`` is ``hole`` or ``calibration``."""
+
+    query_id: str
+    doc_id: str
+    grade: int
+    kind: str
+    model: str
+
+
+def sidecar_path_for(qrels_path: str | os.PathLike[str]) -> Path:
+    """``judged.qrels`` -> ``judged.qrels.llm.tsv``."""
+    path = Path(qrels_path)
+    return path.with_name(path.name + ".llm.tsv")
+
+
+def write_llm_judgments(judgments: Iterable[LLMJudgment], path: str | os.PathLike[str], *,
+                        force: bool = False) -> int:
+    """Write the sidecar (header line, then one judgment a line); return the number of judgments."""
+    rows = ["\t".join(SIDECAR_HEADER) + "\n"]
+    rows += [f"{j.query_id}\t{j.doc_id}\t{j.grade}\t{j.kind}\t{j.model}\n" for j in judgments]
+    write_atomic(path, "".join(rows), force)
+    return len(rows) - 1
+
+
+def read_llm_judgments(path: str | os.PathLike[str]) -> list[LLMJudgment]:
+    """Read a sidecar written by ``write_llm_judgments``; errors name the file and the line."""
+    name = os.fspath(path)
+    out: list[LLMJudgment] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line_no, raw in enumerate(read_text(name).splitlines(), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if line_no == 1 and tuple(fields) == SIDECAR_HEADER:
+            continue
+        if len(fields) != len(SIDECAR_HEADER):
+            columns = " ".join(SIDECAR_HEADER)
+            reason = f"expected {len(SIDECAR_HEADER)} tab-separated columns ({columns}), got {len(fields)}"
+            raise InputFormatError(name, line_no, reason, line)
+        query_id, doc_id, grade, kind, model = fields
+        try:
+            value = int(grade)
+        except ValueError:
+            raise InputFormatError(name, line_no, f"the grade {grade!r} is not an integer", line) from None
+        if kind not in KINDS:
+            raise InputFormatError(name, line_no, f"the kind {kind!r} is not one of {', '.join(KINDS)}", line)
+        if (query_id, doc_id) in seen:
+            reason = f"{query_id} {doc_id} is already judged at line {seen[(query_id, doc_id)]}"
+            raise InputFormatError(name, line_no, reason, line)
+        seen[(query_id, doc_id)] = line_no
+        out.append(LLMJudgment(query_id, doc_id, value, kind, model))
+    return out
+
+
+def select_judgments(qrels: Qrels, llm: list[LLMJudgment], which: str) -> Qrels:
+    """The ``human``, ``llm`` or ``both`` view of judged qrels (see the module docstring)."""
+    if which not in JUDGMENT_SOURCES:
+        raise UsageError(f"judgments must be one of {', '.join(JUDGMENT_SOURCES)}, got {which!r}")
+    if which == "both":
+        return qrels
+    if which == "llm":
+        rows = [(j.query_id, "0", j.doc_id, j.grade) for j in llm]
+        if not rows:
+            raise UsageError(f"{qrels.source}: there are no LLM judgments to evaluate with")
+        return Qrels(qrels_columns(rows), f"{qrels.source} (LLM judgments)", qrels.topics)
+    filled = {(j.query_id, j.doc_id) for j in llm if j.kind == "hole"}
+    columns = [column_list(qrels, name) for name in ("query_id", "iteration", "doc_id", "relevance")]
+    rows = [(q, it, d, int(r)) for q, it, d, r in zip(*columns, strict=True) if (q, d) not in filled]
+    return Qrels(qrels_columns(rows), f"{qrels.source} (human judgments)", qrels.topics)
+
+
+def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | None) -> tuple[Qrels, str | None]:
+    """The ``which`` view (default ``both``) of ``qrels`` read from ``path`` when ``judge`` left its
+    sidecar beside it, with a note saying which; ``qrels`` as read and no note otherwise."""
+    sidecar = sidecar_path_for(path)
+    if not sidecar.is_file():
+        if which is not None:
+            raise UsageError(f"{which} judgments asked, but {qrels.source} has no LLM judgments beside it "
+                             f"(expected {sidecar}, which judge writes)")
+        return qrels, None
+    llm = read_llm_judgments(sidecar)
+    which = which or "both"
+    holes = sum(j.kind == "hole" for j in llm)
+    described = {"human": "human judgments only (the LLM's left out)",
+                 "llm": f"the LLM's {len(llm)} judgments only",
+                 "both": f"human judgments and {holes} holes filled by the LLM"}.get(which, which)
+    return select_judgments(qrels, llm, which), f"Note: judgments: {which}: {described} ({sidecar})"
