@@ -109,11 +109,11 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                                                          without the holes an LLM filled
     """
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.io.judgments import choose_judgments
     from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
-    from trec_rag_eval.io.judgments import choose_judgments
     from trec_rag_eval.runs import evaluate_run_file, query_set_warnings
 
     if complete and intersection:
