@@ -125,7 +125,7 @@ def test_unmapped_ids_are_kept_counted_and_reported():
     assert collapsed.to_dict() == {"q1": {"docA": 3.0, "docB": 2.0}, "q2": {"docB": 1.0, "a": 0.5}}
     assert report.unmapped == (("docB", 2),)
     assert report.warnings() == [
-        f"1 of 3 retrieved ids (2 rows) are not covered by pattern {PATTERN!r} and were kept as they are: docB (2)"
+        f"1 of 3 retrieved ids (2 rows) are not covered by pattern '{PATTERN}' and were kept as they are: docB (2)"
     ]
 
 
@@ -134,7 +134,7 @@ def test_a_mapping_that_leaves_most_retrieved_ids_unknown_warns():
     _, report = collapse_run(Run.from_dict(CHUNK_RUN), r"::(\d+)$", QRELS)
     assert report.unknown_share == 1.0
     assert report.warnings()[-1] == (
-        "after mapping with pattern '::(\\\\d+)$', 100% of the retrieved documents are judged for no query: "
+        "after mapping with pattern '::(\\d+)$', 100% of the retrieved documents are judged for no query: "
         "check that the mapping gives the ids the qrels use"
     )
 
@@ -191,7 +191,7 @@ def test_cli_evaluate_compare_and_crosscheck_take_the_mapping(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert out == ("P_3                   \tq1\t0.6667\nP_3                   \tq2\t0.3333\n"
                    "P_3                   \tall\t0.5000\n")
-    assert f"Note: {run}: chunk ids mapped by pattern {PATTERN!r}: 9 retrieved chunks -> 6 documents" in err
+    assert f"Note: {run}: chunk ids mapped by pattern '{PATTERN}': 9 retrieved chunks -> 6 documents" in err
 
     doc_map = tmp_path / "map.tsv"
     doc_map.write_text("".join(f"{c}\t{c.split('::')[0]}\n" for d in CHUNK_RUN.values() for c in d), encoding="utf-8")

@@ -74,7 +74,7 @@ class DocIdMap:
             match = compiled.search(chunk_id)
             return None if match is None else match.group(1)
 
-        return cls(document, f"pattern {compiled.pattern!r}")
+        return cls(document, f"pattern '{compiled.pattern}'")
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str], source: str = "<mapping>") -> DocIdMap:
