@@ -190,6 +190,7 @@ def test_holes_are_graded_with_retries_a_malformed_reply_fails_and_a_rerun_finis
         second = judge_holes(qrels, [run], texts, output, SETTINGS, client, sleep=waits.append)
         assert server.requests == ["d6"]
         assert second.written and (second.resumed, second.graded_now) == (7, 1)
+        assert not progress_path_for(output).exists()          # done with once the outputs are written
 
     # human judgments as they were, holes with the fake's grades
     lines = sorted(output.read_text(encoding="utf-8").splitlines())

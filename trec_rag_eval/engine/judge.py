@@ -14,7 +14,8 @@ matrix between the humans and the model.
 
 The client, concurrency, retries, token accounting and resumable progress file are ``engine.llm``'s,
 shared with ``generate-queries``. Outputs are written only when every asked document got a grade
-(unless ``allow_failures``), never over existing files unless ``force``.
+(unless ``allow_failures``), never over existing files unless ``force``; the progress file is then
+removed, as ``generate-queries`` does.
 
 Pooling follows the ranking rule (score descending, doc id descending; see ``io.writers.ranked``);
 documents are graded in pool order: by rank, then run order. A negative qrels value (trec_eval's
@@ -333,6 +334,8 @@ def judge_holes(
     write_qrels(report.qrels, output, force=force)
     write_llm_judgments(report.judgments, sidecar, force=force)
     report.written = True
+    # its work is in the outputs now; a later run with another model or language starts clean
+    progress.unlink(missing_ok=True)
     return report
 
 
