@@ -14,6 +14,12 @@ same seed and sizes give byte-identical files.
     python benchmarks/generate.py                      # 7,000 x 1,000 into benchmarks/data/
     python benchmarks/generate.py --queries 500        # the --quick size
     python benchmarks/generate.py --queries 50 --depth 100 --out /tmp/small
+    python benchmarks/generate.py --order partial      # the same pair, 10 % of the query blocks shuffled
+
+``--order`` changes only the order of the run's lines, never their content (the qrels file is the same):
+``sorted`` writes every query in one block in rank order; ``partial`` leaves about 10 % of the queries'
+blocks (drawn with the seed) in random line order, as a fusion step or a re-ranker that writes by doc id
+does; ``shuffled`` shuffles all the lines of the file, so queries are interleaved.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ DOC_ID_SPACE = 8_841_823  # number of MS MARCO v1 passages
 MIN_JUDGMENTS, MAX_JUDGMENTS = 30, 50
 GRADE_SHARES = (0.575, 0.236, 0.113, 0.076)  # share of judgments graded 0, 1, 2, 3
 NO_RELEVANT_SHARE = 0.05  # queries whose judgments are all 0
+ORDERS = ("sorted", "partial", "shuffled")
+PARTIAL_SHARE = 0.1  # share of the queries whose block is left in random line order by --order partial
 TIE_RATE = 0.01  # share of run lines (below rank 1) that copy the score of the line above
 RUN_TAG = "synthetic"
 # Scores are integers of 1e-6 units written with 6 decimals; gaps of at least 1e-4 keep distinct
@@ -159,6 +167,38 @@ def generate(
     )
 
 
+def in_order(pair: Pair, order: str, seed: int = DEFAULT_SEED) -> Pair:
+    """The same run lines in another file order (see ``--order``); the qrels are untouched.
+
+    The permutation is drawn from its own generator (seeded by ``seed``), so the three orders of a
+    pair hold exactly the same lines.
+    """
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if order == "sorted":
+        return pair
+    rng = np.random.default_rng([seed, ORDERS.index(order)])
+    lines = pair.run_query_id.size
+    if order == "shuffled":
+        rows = rng.permutation(lines)
+    else:
+        # blocks are contiguous: a random key inside each chosen block, the block's start outside
+        starts = np.flatnonzero(np.concatenate([[True], pair.run_query_id[1:] != pair.run_query_id[:-1]]))
+        block = np.cumsum(np.isin(np.arange(lines), starts)) - 1
+        chosen = rng.random(starts.size) < PARTIAL_SHARE
+        within = np.where(chosen[block], rng.random(lines), np.arange(lines) - starts[block])
+        rows = np.lexsort((within, block))
+    return Pair(
+        qrels_query_id=pair.qrels_query_id,
+        qrels_doc_id=pair.qrels_doc_id,
+        qrels_relevance=pair.qrels_relevance,
+        run_query_id=pair.run_query_id[rows],
+        run_doc_id=pair.run_doc_id[rows],
+        run_rank=pair.run_rank[rows],
+        run_score_units=pair.run_score_units[rows],
+    )
+
+
 def write_pair(pair: Pair, qrels_path: Path, run_path: Path) -> None:
     """Write ``qid 0 docid rel`` and ``qid Q0 docid rank score tag`` with single spaces, in chunks."""
     import polars as pl
@@ -189,18 +229,21 @@ def write_pair(pair: Pair, qrels_path: Path, run_path: Path) -> None:
     ).write_csv(run_path, include_header=False, separator=" ", quote_style="never")
 
 
-def pair_paths(out_dir: Path, queries: int, depth: int, seed: int) -> tuple[Path, Path]:
-    """File names that say what is inside, so sizes and seeds never overwrite each other."""
+def pair_paths(out_dir: Path, queries: int, depth: int, seed: int, order: str = "sorted") -> tuple[Path, Path]:
+    """File names that say what is inside, so sizes, seeds and orders never overwrite each other
+    (the qrels file is the same for every order)."""
     stem = f"synthetic-q{queries}-d{depth}-s{seed}"
-    return out_dir / f"{stem}.qrels", out_dir / f"{stem}.run"
+    run_stem = stem if order == "sorted" else f"{stem}-{order}"
+    return out_dir / f"{stem}.qrels", out_dir / f"{run_stem}.run"
 
 
-def ensure_pair(out_dir: Path, queries: int, depth: int, seed: int, log=print) -> tuple[Path, Path]:
+def ensure_pair(out_dir: Path, queries: int, depth: int, seed: int, log=print,
+                order: str = "sorted") -> tuple[Path, Path]:
     """Generate the pair unless both files already exist; return (qrels_path, run_path)."""
-    qrels_path, run_path = pair_paths(out_dir, queries, depth, seed)
+    qrels_path, run_path = pair_paths(out_dir, queries, depth, seed, order)
     if not (qrels_path.exists() and run_path.exists()):
         started = time.perf_counter()
-        pair = generate(queries, depth, seed)
+        pair = in_order(generate(queries, depth, seed), order, seed)
         write_pair(pair, qrels_path, run_path)
         log(f"generated {run_path.name} in {time.perf_counter() - started:.1f} s: {pair.describe()}")
     return qrels_path, run_path
@@ -212,10 +255,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="run lines per query (1000)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed ({DEFAULT_SEED})")
     parser.add_argument("--out", type=Path, default=DATA_DIR, help="output directory (benchmarks/data)")
+    parser.add_argument("--order", choices=ORDERS, default="sorted",
+                        help="line order of the run: sorted (one block per query, rank order), partial (~10 %% "
+                        "of the blocks in random order), shuffled (all lines)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    pair = generate(args.queries, args.depth, args.seed)
-    qrels_path, run_path = pair_paths(args.out, args.queries, args.depth, args.seed)
+    pair = in_order(generate(args.queries, args.depth, args.seed), args.order, args.seed)
+    qrels_path, run_path = pair_paths(args.out, args.queries, args.depth, args.seed, args.order)
     write_pair(pair, qrels_path, run_path)
     print(f"{qrels_path}\n{run_path}\n{pair.describe()}")
     print(f"({time.perf_counter() - started:.1f} s, run file {run_path.stat().st_size / 1e6:.0f} MB)")
