@@ -23,19 +23,19 @@ small evaluation never imports polars.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.tables import Qrels, Run, qrels_query_ids
+from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 
 if TYPE_CHECKING:
     import polars as pl
 
 Strings = Any
-"""A column of ids: a ``list[str]`` (small tables) or a polars ``Series`` of strings."""
+"""A column of ids: a ``list[str]`` (small tables), a polars ``Series`` of strings or a pyarrow
+``ChunkedArray`` (large runs from the fast reader; query ids dictionary-encoded)."""
 
 NOT_IN_POOL = -1
 UNJUDGED = -2
@@ -102,47 +102,51 @@ def rank(
     if max_retrieved is not None and max_retrieved < 0:
         raise UsageError(f"max_retrieved must be >= 0, got {max_retrieved}")
     run_data: Any
-    qrels_data: Any  # columns by name: Columns (lists) or a polars DataFrame (Series)
+    qrels_data: Any  # columns by name: Columns (lists), a polars DataFrame (Series) or an Arrow table
     if isinstance(run.data, dict) and isinstance(qrels.data, dict) and len(run.data["query_id"]) <= LIST_FORM_MAX_ROWS:
         run_data, qrels_data = run.data, qrels.data  # lists: no polars needed
     else:
-        run_data, qrels_data = run.frame, qrels.frame
+        run_data, qrels_data = run.data if is_arrow(run.data) else run.frame, qrels.frame
 
-    # 1. query ids -> evaluated query index (byte order of the id), or -1; the run is read as
-    #    blocks of equal query ids (one block per query in almost every run)
-    block_ids, lengths = _blocks(run_data["query_id"])
-    run_id_set = set(block_ids)
-    qrels_ids = qrels_query_ids(qrels, _distinct(qrels_data["query_id"]))
+    # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
+    #    One lookup per row, so the line order of the file does not matter.
+    qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
+    row_query = _index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
+    outside = row_query < 0
+    extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
+    query_ids = qrels_ids
     if queries == "intersection":
-        query_ids = _byte_sorted([q for q in qrels_ids if q in run_id_set])
-    else:
-        query_ids = _byte_sorted(qrels_ids)
-    extra = _byte_sorted(list(run_id_set.difference(qrels_ids)))
-    index_of = {q: i for i, q in enumerate(query_ids)}
-    block_qidx = np.array([index_of.get(q, -1) for q in block_ids], dtype=np.int32)
-    scores = np.asarray(run_data["score"], dtype=np.float64)
+        present = np.bincount(row_query[~outside], minlength=len(qrels_ids)) > 0
+        if not present.all():
+            query_ids = [q for q, p in zip(qrels_ids, present.tolist(), strict=True) if p]
+            # the last entry renumbers -1 (not evaluated) to itself
+            renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
+            row_query = renumber[row_query]
+    scores = np.asarray(run_data["score"], dtype=np.float64)  # Arrow: one copy of the chunks
     if float32_scores:
         scores = scores.astype(np.float32).astype(np.float64)
-    query_col, doc_ids = run_data["query_id"], run_data["doc_id"]
-    if (block_qidx < 0).any():  # drop the blocks of queries that are not evaluated
-        keep_block = block_qidx >= 0
-        rows = np.flatnonzero(np.repeat(keep_block, lengths))
-        block_qidx, lengths = block_qidx[keep_block], lengths[keep_block]
-        scores, query_col, doc_ids = scores[rows], _gather(query_col, rows), _gather(doc_ids, rows)
+    doc_ids = run_data["doc_id"]
+    if outside.any():  # drop the rows of queries that are not evaluated
+        rows = np.flatnonzero(~outside)
+        row_query, scores, doc_ids = row_query[rows], scores[rows], _gather(doc_ids, rows)
+    del outside
 
     # 2. relevance and duplicates, in file order
-    qrels_qidx = _qrels_index(qrels_data["query_id"], index_of)
+    qrels_qidx = _index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
     relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
-    if isinstance(query_col, list):
-        rel = _match_lists(run, qrels_data, relevance, qrels_qidx, query_col, doc_ids)
+    if isinstance(doc_ids, list):
+        rel = _match_lists(run, query_ids, qrels_data, relevance, qrels_qidx, row_query, doc_ids)
     else:
-        keys = _pair_keys(query_col, doc_ids)
-        _reject_duplicates(run, query_col, doc_ids, keys)
-        rel = _relevance(qrels_data, qrels_qidx, query_col, doc_ids, keys)
+        keys = _pair_keys(row_query, doc_ids)
+        rel = _relevance(qrels_data, qrels_qidx, row_query, doc_ids, keys)
+        keys.sort()  # in place: the keys are not needed in row order any more
+        _reject_duplicates(run, query_ids, row_query, doc_ids, keys)
+        del keys
 
-    # 3. order: score descending, then doc_id descending; no per-row query index is needed
-    rel = _ranking_order(block_qidx, lengths, scores, doc_ids).apply(rel)
-    counts = np.bincount(block_qidx, weights=lengths, minlength=len(query_ids)).astype(np.int64)
+    # 3. order: query, score descending, then doc_id descending
+    rel = _ranking_order(row_query, scores, doc_ids).apply(rel)
+    counts = np.bincount(row_query, minlength=len(query_ids)).astype(np.int64)
+    del row_query, scores, doc_ids
 
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
     missing = counts == 0
@@ -223,40 +227,89 @@ class _Reorder:
         return out
 
 
-def _ranking_order(block_qidx: np.ndarray, lengths: np.ndarray, scores: np.ndarray,
-                   doc_ids: Strings) -> _Reorder:
+def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings) -> _Reorder:
     """How to put rows in trec_eval order: query, score descending, doc_id descending.
 
     Runs are nearly always written one query at a time with scores descending; that is checked
     in linear time, and then only the groups of tied scores are sorted by doc_id and the query
-    blocks moved into place. Anything else is sorted in full.
+    blocks moved into place. A block whose lines are out of order (a fusion step or a re-ranker
+    writing by doc id) is sorted on its own, so a few such blocks cost only their own rows. Lines
+    of queries interleaved through the file are sorted in full (``_sorted_rows``).
     """
     reorder = _Reorder()
     n = len(scores)
     if n == 0:
         return reorder
-    starts = _starts(lengths)
-    grouped = np.bincount(block_qidx).max() <= 1  # each query in one block
-    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
-    if grouped and _members(rises, starts).all():
-        ties = np.flatnonzero(scores[1:] == scores[:-1])
-        ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
-        if len(ties):
-            block = np.searchsorted(starts, ties, side="right") - 1
-            reorder.places, reorder.sources = _sort_ties(ties, block, scores, doc_ids, None)
-        if np.any(block_qidx[1:] < block_qidx[:-1]):
-            by_query = np.argsort(block_qidx, kind="stable")
-            reorder.blocks = (starts[by_query], lengths[by_query])
+    starts = np.flatnonzero(np.concatenate([[True], row_query[1:] != row_query[:-1]]))
+    block_query = row_query[starts]
+    if np.bincount(block_query).max() > 1:  # a query in several blocks: the lines are interleaved
+        reorder.permutation = _sorted_rows(row_query, scores, doc_ids)
         return reorder
-    qidx = np.repeat(block_qidx, lengths)
-    order = np.lexsort((-scores, qidx))
-    q, s = qidx[order], scores[order]
-    ties = np.flatnonzero((q[1:] == q[:-1]) & (s[1:] == s[:-1]))
-    if len(ties):
-        places, sources = _sort_ties(ties, q[ties], s, doc_ids, order)
-        order[places] = sources
-    reorder.permutation = order
+    lengths = np.diff(np.append(starts, n))
+    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
+    unsorted = np.zeros(len(starts), dtype=bool)
+    unsorted[np.searchsorted(starts, rises[~_members(rises, starts)], side="right") - 1] = True
+    places, sources = [], []
+    ties = np.flatnonzero(scores[1:] == scores[:-1])
+    ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
+    tie_block = np.searchsorted(starts, ties, side="right") - 1
+    keep = ~unsorted[tie_block]  # ties inside an unsorted block are found once it is sorted
+    if keep.any():
+        tied_places, tied_rows = _sort_ties(ties[keep], tie_block[keep], scores, doc_ids, None)
+        places.append(tied_places)
+        sources.append(tied_rows)
+    if unsorted.any():
+        rows = _row_ranges(starts[unsorted], lengths[unsorted])
+        block = np.repeat(np.arange(np.count_nonzero(unsorted)), lengths[unsorted])
+        places.append(rows)
+        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows))
+    if places:
+        reorder.places, reorder.sources = np.concatenate(places), np.concatenate(sources)
+    if np.any(block_query[1:] < block_query[:-1]):
+        by_query = np.argsort(block_query, kind="stable")
+        reorder.blocks = (starts[by_query], lengths[by_query])
     return reorder
+
+
+def _row_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The rows start[i] .. start[i] + length[i] - 1 of every range, one range after the other."""
+    ends = np.cumsum(lengths)
+    return np.arange(ends[-1]) + np.repeat(starts - (ends - lengths), lengths)
+
+
+def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
+                 rows: np.ndarray | None = None) -> np.ndarray:
+    """Rows in order of group (ascending), score descending, doc_id descending.
+
+    ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
+    scores are sorted once, multi-threaded by polars (numpy for tables held as lists), then a
+    stable radix sort brings the groups together; doc ids are compared only inside ties.
+    """
+    if isinstance(doc_ids, list):
+        order = np.lexsort((-scores, group))
+    else:
+        import polars as pl
+
+        by_score = pl.Series(scores).arg_sort(descending=True).to_numpy()
+        order = by_score[_stable_order(group[by_score])]
+    g, s = group[order], scores[order]
+    ties = np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1]))
+    if rows is not None:
+        order = rows[order]
+    if len(ties):
+        places, sources = _sort_ties(ties, g[ties], s, doc_ids, order)
+        order[places] = sources
+    return order
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """A stable argsort of non-negative 32-bit integers: numpy's radix sort, 16 bits at a time
+    (linear time; a comparison sort of 7 million rows takes several times longer)."""
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    high = keys >> 16
+    if high.any():
+        order = order[np.argsort(high[order].astype(np.uint16), kind="stable")]
+    return order
 
 
 def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -288,39 +341,42 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
 
     tied = pl.DataFrame({
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
-        "g": group[pair], "s": scores[places] + 0.0, "doc_id": doc_ids.gather(picked), "row": picked,
+        "g": group[pair], "s": scores[places] + 0.0, "doc_id": _series(_gather(doc_ids, picked)), "row": picked,
     }).sort(["g", "s", "doc_id"], descending=[False, True, True])
     return places, tied["row"].to_numpy()
 
 
-def _blocks(query_ids: Strings) -> tuple[list[str], np.ndarray]:
-    """Runs of equal query ids, in file order: (the id of each, its number of rows)."""
-    if isinstance(query_ids, list):
-        runs = [(query_id, sum(1 for _ in rows)) for query_id, rows in groupby(query_ids)]
-        return [r[0] for r in runs], np.array([r[1] for r in runs], dtype=np.int64)
-    blocks = query_ids.rle().struct.unnest()
-    return blocks["value"].to_list(), blocks["len"].to_numpy().astype(np.int64)
-
-
 def _distinct(values: Strings) -> list[str]:
-    return list(dict.fromkeys(values)) if isinstance(values, list) else values.unique().to_list()
+    if isinstance(values, list):
+        return list(dict.fromkeys(values))
+    return values.unique().to_pylist() if is_arrow(values) else values.unique().to_list()
 
 
 def _gather(values: Strings, rows: np.ndarray) -> Strings:
-    return [values[i] for i in rows.tolist()] if isinstance(values, list) else values.gather(rows)
+    """The values at ``rows``, in the same form."""
+    if isinstance(values, list):
+        return [values[i] for i in rows.tolist()]
+    return values.take(rows) if is_arrow(values) else values.gather(rows)
 
 
-def _match_lists(run: Run, qrels_data: dict[str, Any], relevance: np.ndarray, qrels_qidx: np.ndarray,
-                 query_ids: list[str], doc_ids: list[str]) -> np.ndarray:
+def _series(values: Strings) -> pl.Series:
+    """A polars Series of a column held by polars or Arrow (for the few rows that need one)."""
+    import polars as pl
+
+    return pl.Series(pl.from_arrow(values)) if is_arrow(values) else values
+
+
+def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], relevance: np.ndarray,
+                 qrels_qidx: np.ndarray, row_query: np.ndarray, doc_ids: list[str]) -> np.ndarray:
     """Judgment of every row (as ``_relevance``) and the duplicate check (as ``_reject_duplicates``),
     for tables held as lists: one dictionary lookup per row."""
-    judgments = {(q, d): int(r) for q, d, r, i in zip(qrels_data["query_id"], qrels_data["doc_id"], relevance.tolist(),
-                                                     qrels_qidx.tolist(), strict=True) if i >= 0}
+    judgments = {(i, d): int(r) for d, r, i in zip(qrels_data["doc_id"], relevance.tolist(), qrels_qidx.tolist(),
+                                                  strict=True) if i >= 0}
     values: list[int] = []
-    seen: set[tuple[str, str]] = set()
-    for pair in zip(query_ids, doc_ids, strict=True):
+    seen: set[tuple[int, str]] = set()
+    for pair in zip(row_query.tolist(), doc_ids, strict=True):
         if pair in seen:
-            raise run.duplicate_error(*pair)
+            raise run.duplicate_error(query_ids[pair[0]], pair[1])
         seen.add(pair)
         judged = judgments.get(pair)
         values.append(NOT_IN_POOL if judged is None else judged if judged >= 0 else UNJUDGED)
@@ -332,17 +388,36 @@ def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
     return np.int8 if len(relevance) == 0 or (relevance.min() >= -128 and relevance.max() <= 127) else np.int64
 
 
-def _pair_keys(query_ids: pl.Series, doc_ids: pl.Series) -> np.ndarray:
-    """A 64-bit hash per (query, document); collisions are possible and always resolved exactly."""
+def _pair_keys(row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
+    """A 64-bit hash per (query index, document); collisions are possible and always resolved exactly.
+
+    Doc ids held by Arrow are hashed a chunk at a time, so no polars copy of the column is made."""
     import polars as pl
 
-    return pl.DataFrame({"q": query_ids, "d": doc_ids}).hash_rows(seed=20240607).to_numpy()
+    if not is_arrow(doc_ids):
+        return pl.DataFrame({"q": row_query, "d": doc_ids}).hash_rows(seed=20240607).to_numpy(writable=True)
+    keys = np.empty(len(row_query), dtype=np.uint64)
+    start = 0
+    for chunk in doc_ids.chunks:
+        end = start + len(chunk)
+        keys[start:end] = _pair_keys(row_query[start:end], _series(chunk))
+        start = end
+    return keys
 
 
-def _qrels_index(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
-    """The evaluated-query index of each judgment's query, or -1."""
+def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
+    """The index of each id in ``index_of`` (int32), or -1: one hash lookup per row (for Arrow's
+    dictionary-encoded ids, one per distinct id)."""
     if isinstance(ids, list):
         return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
+    if is_arrow(ids):  # each chunk has its own dictionary: one lookup table per chunk
+        out = np.empty(len(ids), dtype=np.int32)
+        start = 0
+        for chunk in ids.chunks:
+            lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
+            out[start: start + len(chunk)] = lookup[chunk.indices.to_numpy()]
+            start += len(chunk)
+        return out
     import polars as pl
 
     mapping = pl.DataFrame({"query_id": list(index_of), "qidx": list(index_of.values())},
@@ -351,12 +426,12 @@ def _qrels_index(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
     return joined["qidx"].fill_null(-1).to_numpy()
 
 
-def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.Series, doc_ids: pl.Series,
+def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
                keys: np.ndarray) -> np.ndarray:
     """Judgment of every row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
 
-    A hash join on (query, document) keys; every match is verified on the real strings, and a
-    collision sends the whole join to an exact string join. The result is as narrow an integer
+    A hash join on (query, document) keys; every match is verified on the real values, and a
+    collision sends the whole join to an exact join on the strings. The result is as narrow an integer
     type as the judgments allow: it is the one array as long as the run that evaluation keeps.
     """
     import polars as pl
@@ -366,47 +441,43 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, query_col: pl.
     if len(keys) == 0:
         return rel
     usable = np.flatnonzero(qrels_qidx >= 0)
-    qrels_queries = qrels_frame["query_id"].gather(usable)
+    qrels_queries = qrels_qidx[usable]
     qrels_docs = qrels_frame["doc_id"].gather(usable)
     qrels_rel = relevance[usable]
     qrels_keys = _pair_keys(qrels_queries, qrels_docs)
-    pairs = pl.DataFrame({"key": keys}).with_row_index("i").join(
-        pl.DataFrame({"key": qrels_keys, "j": np.arange(len(qrels_keys), dtype=np.int64)}), on="key", how="inner")
-    hit = pairs["i"].to_numpy().astype(np.int64)
-    match = pairs["j"].to_numpy()
+    # the rows whose key is a judgment's (a bitmap, not a join: no array of row numbers as long as
+    # the run), then which judgment by binary search among the few
+    hit = np.flatnonzero(pl.Series(keys).is_in(pl.Series(qrels_keys).implode()).to_numpy())
+    by_key = np.argsort(qrels_keys)
+    match = by_key[np.searchsorted(qrels_keys, keys[hit], sorter=by_key)]
     exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
     if exact and len(hit):
-        exact = bool((doc_ids.gather(hit) == qrels_docs.gather(match)).all()) and bool(
-            (query_col.gather(hit) == qrels_queries.gather(match)).all())
+        exact = bool((row_query[hit] == qrels_queries[match]).all()) and bool(
+            (_series(_gather(doc_ids, hit)) == qrels_docs.gather(match)).all())
     if not exact:  # a hash collision: redo exactly
-        return _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_ids, rel)
-    values = qrels_rel[match]
-    rel[hit] = np.where(values < 0, UNJUDGED, values)
+        judgments = pl.DataFrame({"q": qrels_queries, "doc_id": qrels_docs, "relevance": qrels_rel})
+        values = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)}).join(
+            judgments, on=["q", "doc_id"], how="left", maintain_order="left")["relevance"]
+        judged = values.is_not_null().to_numpy()
+        hit, raw = np.flatnonzero(judged), values.to_numpy()[judged].astype(np.int64)
+    else:
+        raw = qrels_rel[match]
+    rel[hit] = np.where(raw < 0, UNJUDGED, raw)
     return rel
 
 
-def _relevance_by_strings(qrels_queries, qrels_docs, qrels_rel, query_col, doc_ids, rel):
+def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings,
+                       sorted_keys: np.ndarray) -> None:
+    """A document twice in one query's ranking is an error (trec_eval: "duplicate docs").
+
+    ``sorted_keys``: the ``_pair_keys`` of the rows, sorted (numpy's in-place sort: no copy)."""
     import polars as pl
 
-    judgments = pl.DataFrame({"q": qrels_queries, "doc_id": qrels_docs, "relevance": qrels_rel})
-    joined = pl.DataFrame({"q": query_col, "doc_id": doc_ids}).join(
-        judgments, on=["q", "doc_id"], how="left", maintain_order="left")
-    values = joined["relevance"]
-    judged = values.is_not_null().to_numpy()
-    raw = values.fill_null(0).to_numpy()
-    rel[judged] = np.where(raw[judged] < 0, UNJUDGED, raw[judged])
-    return rel
-
-
-def _reject_duplicates(run: Run, query_col: pl.Series, doc_ids: pl.Series, keys: np.ndarray) -> None:
-    """A document twice in one query's ranking is an error (trec_eval: "duplicate docs")."""
-    import polars as pl
-
-    if len(keys) == 0 or pl.Series(keys).n_unique() == len(keys):
+    if not np.any(sorted_keys[1:] == sorted_keys[:-1]):
         return
-    pairs = pl.DataFrame({"query_id": query_col, "doc_id": doc_ids})
+    pairs = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)})
     duplicated = pairs.is_duplicated()
     if not duplicated.any():
         return  # only a hash collision
-    query_id, doc_id = pairs.filter(duplicated).row(0)
-    raise run.duplicate_error(query_id, doc_id)
+    query, doc_id = pairs.filter(duplicated).row(0)
+    raise run.duplicate_error(query_ids[query], doc_id)
