@@ -1,12 +1,16 @@
-"""Where trec-rag-eval's time goes on a generated pair: phase by phase, then the top functions.
+"""Where trec-rag-eval's time and memory go on a generated pair: phase by phase, then the top functions.
 
     python benchmarks/phases.py                     # 7,000 x 1,000 (generated if missing)
+    python benchmarks/phases.py --order shuffled    # the same pair, lines shuffled
     python benchmarks/phases.py --queries 500 --measures rag --cprofile 30
 
 Phases are timed in one process with wall and CPU time (CPU > wall means several threads worked):
-import, read_qrels, read_run, evaluate (alignment + kernels); the CLI's rendering is what the
-benchmark's wall time adds on top. ``--cprofile N``
-adds cProfile's N most expensive functions (by own time) over read + evaluate. For import detail use
+import, read_qrels, read_run, rank (alignment: ranking order, ties, judgments, duplicates),
+measures (the kernels); the CLI's rendering is what the benchmark's wall time adds on top. Memory:
+the peak resident set *during* each phase (Linux resets the high-water mark between phases through
+/proc/self/clear_refs; elsewhere the column shows the process's peak so far) and the resident set
+after it, which is what the next phase starts from. ``--cprofile N`` adds cProfile's N most expensive
+functions (by own time) over read + evaluate. For import detail use
 ``python -X importtime -m trec_rag_eval QRELS RUN 2> imports.txt``.
 """
 
@@ -21,32 +25,52 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # trec_rag_eval from this checkout
 
 import generate  # noqa: E402
 
 STANDARD = ["P.10", "recall.100", "map", "recip_rank", "ndcg_cut.10"]
 
 
-def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _memory_mb() -> tuple[float, float]:
+    """(peak since the last reset, current) resident set in MB."""
+    try:
+        with open("/proc/self/status") as status:
+            fields = dict(line.split(":", 1) for line in status)
+        return int(fields["VmHWM"].split()[0]) / 1024, int(fields["VmRSS"].split()[0]) / 1024
+    except (OSError, KeyError, ValueError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return peak, peak
+
+
+def _reset_peak() -> None:
+    try:
+        with open("/proc/self/clear_refs", "w") as clear:
+            clear.write("5")  # Linux: the peak resident set starts again from the current one
+    except OSError:
+        pass
 
 
 class Phases:
     def __init__(self) -> None:
-        self.rows: list[tuple[str, float, float, float]] = []
+        self.rows: list[tuple[str, float, float, float, float]] = []
 
     def __call__(self, name: str, work):
+        _reset_peak()
         wall, cpu = time.perf_counter(), time.process_time()
         result = work()
-        self.rows.append((name, time.perf_counter() - wall, time.process_time() - cpu, _peak_mb()))
+        elapsed, used = time.perf_counter() - wall, time.process_time() - cpu
+        self.rows.append((name, elapsed, used, *_memory_mb()))
         return result
 
     def table(self) -> str:
         total_wall = sum(r[1] for r in self.rows)
-        lines = ["| phase | wall | CPU | share of wall | peak RSS after |", "|---|---|---|---|---|"]
-        for name, wall, cpu, peak in self.rows:
-            lines.append(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {100 * wall / total_wall:.0f} % | {peak:.0f} MB |")
-        lines.append(f"| total | {total_wall:.2f} s | {sum(r[2] for r in self.rows):.2f} s | | |")
+        lines = ["| phase | wall | CPU | share of wall | peak RSS during | RSS after |", "|---|---|---|---|---|---|"]
+        for name, wall, cpu, peak, now in self.rows:
+            lines.append(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {100 * wall / total_wall:.0f} % | {peak:.0f} MB "
+                         f"| {now:.0f} MB |")
+        lines.append(f"| total | {total_wall:.2f} s | {sum(r[2] for r in self.rows):.2f} s "
+                     f"| | {max(r[3] for r in self.rows):.0f} MB | |")
         return "\n".join(lines)
 
 
@@ -57,20 +81,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
     parser.add_argument("--measures", choices=["standard", "rag"], default="standard")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N", help="also list the top N functions")
+    parser.add_argument("--order", choices=generate.ORDERS, default="sorted", help="line order of the run")
     parser.add_argument("--data", type=Path, default=generate.DATA_DIR)
     args = parser.parse_args(argv)
-    qrels_path, run_path = generate.ensure_pair(args.data, args.queries, args.depth, args.seed)
+    qrels_path, run_path = generate.ensure_pair(args.data, args.queries, args.depth, args.seed, order=args.order)
     measures = STANDARD if args.measures == "standard" else None
 
     phases = Phases()
 
     def imports():
-        from trec_rag_eval.evaluation.evaluate import evaluate
+        from trec_rag_eval.core.ranking import rank
+        from trec_rag_eval.evaluation.evaluate import evaluate_ranked
         from trec_rag_eval.io.trec import read_qrels, read_run
+        from trec_rag_eval.measures.parse import parse_measures
 
-        return evaluate, read_qrels, read_run
+        return evaluate_ranked, rank, read_qrels, read_run, parse_measures
 
-    evaluate, read_qrels, read_run = phases("import", imports)
+    evaluate_ranked, rank, read_qrels, read_run, parse_measures = phases("import", imports)
     profiler = None
     if args.cprofile:
         import cProfile
@@ -79,11 +106,13 @@ def main(argv: list[str] | None = None) -> int:
         profiler.enable()
     qrels = phases("read_qrels", lambda: read_qrels(str(qrels_path)))
     run = phases("read_run", lambda: read_run(str(run_path)))
-    result = phases("evaluate", lambda: evaluate(qrels, run, measures=measures))
+    ranked = phases("rank", lambda: rank(qrels, run))
+    result = phases("measures", lambda: evaluate_ranked(ranked, parse_measures(measures)))
     if profiler is not None:
         profiler.disable()
 
-    print(f"{args.queries:,} queries x {args.depth:,} ({run_path.stat().st_size / 1e6:.0f} MB), {args.measures} set")
+    print(f"{args.queries:,} queries x {args.depth:,} ({run_path.stat().st_size / 1e6:.0f} MB, {args.order} lines), "
+          f"{args.measures} set")
     print(phases.table())
     print("means:", ", ".join(f"{name} {value:.4f}" for name, value in result.summary.items()))
     if profiler is not None:

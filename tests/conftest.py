@@ -44,7 +44,8 @@ def run_cli():
 @pytest.fixture(params=["lists", "polars"])
 def table_form(request, monkeypatch):
     """Run a test twice: with small inputs read and ranked as Python lists (no polars, as a small
-    evaluation does), then with everything read and ranked as polars frames (as a large one does)."""
+    evaluation does), then with everything read and ranked as a large file is (runs through the fast
+    reader into an Arrow table, or polars frames when the careful reader had to read them)."""
     if request.param == "polars":
         monkeypatch.setattr("trec_rag_eval.io.trec.SMALL_FILE_BYTES", 0)
         monkeypatch.setattr("trec_rag_eval.core.ranking.LIST_FORM_MAX_ROWS", -1)

@@ -15,7 +15,7 @@ def _modules_after(code: str) -> set[str]:
     return set(out)
 
 
-HEAVY = {"polars", "numpy", "scipy", "matplotlib", "ir_measures", "openai", "bm25s"}
+HEAVY = {"polars", "pyarrow", "numpy", "scipy", "matplotlib", "ir_measures", "openai", "bm25s"}
 
 
 def test_importing_the_package_loads_nothing_heavy():
@@ -43,17 +43,18 @@ def test_a_small_trec_evaluation_does_not_load_polars(tmp_path):
             "except SystemExit:\n    pass")
     loaded = _modules_after(code)
     assert "numpy" in loaded  # the evaluation really ran
-    assert "polars" not in loaded
+    assert "polars" not in loaded and "pyarrow" not in loaded
 
 
-def test_a_large_run_is_read_with_polars(tmp_path):
-    # the other side of the threshold: above SMALL_FILE_BYTES the columnar reader is worth its import
+def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
+    # the other side of the threshold: above SMALL_FILE_BYTES the columnar readers are worth their import
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("1 0 d1 1\n")
     run.write_text("".join(f"1 Q0 d{i} {i} {1.0 / (i + 1)!r} t\n" for i in range(60_000)))  # ~1.6 MB
     code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(qrels)!r}, {str(run)!r}])\n"
             "except SystemExit:\n    pass")
-    assert "polars" in _modules_after(code)
+    loaded = _modules_after(code)
+    assert "polars" in loaded and "pyarrow" in loaded
 
 
 def test_a_small_json_evaluation_does_not_load_polars():

@@ -1,13 +1,17 @@
 """Qrels and runs as columnar tables: the one shape every reader produces and every evaluator reads.
 
-A table holds its columns in one of two forms:
+A table holds its columns in one of three forms:
 
-* a polars DataFrame (large files, JSON datasets, anything built with polars);
+* a polars DataFrame (JSON datasets, anything built with polars);
 * ``Columns``, a dict of Python lists and numpy arrays, for what is small enough to read line by
-  line; evaluating it needs no polars, so a small evaluation does not pay polars' import time.
+  line; evaluating it needs no polars, so a small evaluation does not pay polars' import time;
+* a pyarrow Table, for a large run read by the fast TREC reader: query ids dictionary-encoded (one
+  32-bit code per line), doc ids as one buffer of bytes plus offsets, the scores. That is the
+  smallest form of a large run (about half of a polars frame of strings), and the ranking reads it
+  as it is.
 
-``.frame`` always gives a polars DataFrame (converting ``Columns`` once, on first use); the ranking
-(``core.ranking``) reads either form as it is.
+``.frame`` always gives a polars DataFrame of ``QRELS_SCHEMA`` / ``RUN_SCHEMA`` (converting the other
+forms once, on first use); the ranking (``core.ranking``) reads every form as it is.
 """
 
 from __future__ import annotations
@@ -42,13 +46,22 @@ def __getattr__(name: str) -> Any:
     return schemas[name]
 
 
+def is_arrow(data: Any) -> bool:
+    """Whether a table's data is a pyarrow Table (checked without importing pyarrow)."""
+    return type(data).__module__.startswith("pyarrow")
+
+
 def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
-    """The owner's data as a polars DataFrame; ``Columns`` are converted once and kept."""
+    """The owner's data as a polars DataFrame; ``Columns`` and Arrow tables are converted once and kept."""
     data = owner.data
-    if isinstance(data, dict):
+    if isinstance(data, dict) or is_arrow(data):
         import polars as pl
 
-        data = pl.DataFrame(data, schema=__getattr__(schema_name))
+        schema = __getattr__(schema_name)
+        if isinstance(data, dict):
+            data = pl.DataFrame(data, schema=schema)
+        else:
+            data = pl.from_arrow(data).cast(schema)  # type: ignore[union-attr]
         object.__setattr__(owner, "data", data)  # a cache: the same rows, in the same order
     return data
 
@@ -71,7 +84,7 @@ def column_list(owner: Qrels | Run, name: str) -> list[Any]:
     if isinstance(data, dict):
         values = data[name]
         return values.tolist() if isinstance(values, np.ndarray) else list(values)
-    return data[name].to_list()
+    return owner.frame[name].to_list()
 
 
 def query_id_set(owner: Qrels | Run) -> set[str]:
@@ -79,6 +92,8 @@ def query_id_set(owner: Qrels | Run) -> set[str]:
     data = owner.data
     if isinstance(data, dict):
         return set(data["query_id"])
+    if is_arrow(data):
+        return set(data.column("query_id").unique().to_pylist())  # type: ignore[union-attr]
     return set(data["query_id"].unique().to_list())
 
 
@@ -160,7 +175,7 @@ class Run:
     ``run_tag`` is the tag of the last line of the file, which trec_eval prints as ``runid``.
     """
 
-    data: pl.DataFrame | Columns
+    data: pl.DataFrame | Columns | Any  # Any: a pyarrow Table (see the module docstring)
     run_tag: str = "run"
     source: str = "<run>"
 

@@ -1,7 +1,9 @@
 """TREC qrels and run files: plain or gzip, any whitespace, ``#`` comment lines, CRLF line ends.
 
-Two paths, one result. The fast path hands the file to polars' multi-threaded CSV reader
-(single spaces between fields, the way almost every tool writes them). Anything it cannot read
+Two paths, one result. The fast path hands the file to a multi-threaded CSV reader (single
+spaces between fields, the way almost every tool writes them): polars' for qrels, pyarrow's for
+runs (it reads the file in blocks instead of mapping all of it, and keeps query ids as 32-bit
+codes: a large run costs half the memory it would as polars strings). Anything it cannot read
 cleanly (tabs, repeated spaces, comments, a bad value) goes to a line-by-line reader that accepts
 every valid file and reports the first bad line as ``path:line: what was expected: 'the line'``.
 So speed never costs a worse error message, and an odd but valid file is never refused.
@@ -13,10 +15,9 @@ Files under ``SMALL_FILE_BYTES`` go straight to the line-by-line reader, into Py
 from __future__ import annotations
 
 import math
-import mmap
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -106,9 +107,16 @@ class _Source:
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash = _layout(np.frombuffer(self.data, dtype=np.uint8))
         else:
-            with open(self.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-                irregular, has_hash = _layout(np.frombuffer(view, dtype=np.uint8))
+            irregular, has_hash = _layout_of_file(self.path)
         return not irregular, "#" if has_hash else None
+
+    def last_bytes(self, size: int) -> bytes:
+        """The last ``size`` bytes of the file (after gzip)."""
+        if self.data is not None:
+            return self.data[-size:]
+        with open(self.path, "rb") as handle:
+            handle.seek(max(0, os.path.getsize(self.path) - size))
+            return handle.read()
 
     def for_polars(self) -> str | bytes:
         return self.data if self.data is not None else self.path
@@ -138,6 +146,25 @@ def _open_source(path: str) -> _Source:
 
 
 # -- fast path ----------------------------------------------------------------------------------
+
+def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
+    """``_layout`` of a file read in windows into one reused buffer: mapping a large file whole
+    would add all of its pages to the process's peak memory."""
+    buffer = bytearray(window + 1)
+    view = memoryview(buffer)
+    irregular, has_hash = False, False
+    with open(path, "rb") as handle:
+        kept = 0  # the last byte of the previous window, so two spaces across the cut are seen
+        while not irregular:
+            size = handle.readinto(view[kept:])
+            if not size:
+                break
+            irregular, hash_here = _layout(np.frombuffer(buffer, dtype=np.uint8, count=kept + size))
+            has_hash |= hash_here
+            buffer[0] = buffer[kept + size - 1]
+            kept = 1
+    return irregular, has_hash
+
 
 def _layout(data: np.ndarray) -> tuple[bool, bool]:
     """(irregular, has_hash) for ``_Source.polars_can_read``, from the bytes scanned in windows with
@@ -201,27 +228,79 @@ def _fast_qrels(source: _Source) -> pl.DataFrame | None:
     return frame if low <= relevance.min() and relevance.max() <= high else None  # type: ignore[operator]
 
 
-def _fast_run(source: _Source) -> tuple[pl.DataFrame, str] | None:
-    import polars as pl
+def _fast_run(source: _Source) -> tuple[Any, str] | None:
+    """The run as a pyarrow Table (query_id dictionary-encoded, doc_id, score) and its run tag, or
+    None when the file is not plain enough for the fast path (the line-by-line reader decides)."""
+    import pyarrow as pa
+    from pyarrow import csv
 
-    schema = {"query_id": pl.Utf8, "q0": pl.Utf8, "doc_id": pl.Utf8, "rank": pl.Utf8, "score": pl.Float64,
-              "run_tag": pl.Utf8}
     readable, comment_prefix = source.polars_can_read()
     if not readable:
         return None
+    names = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
+    codes = pa.dictionary(pa.int32(), pa.string())
     try:
-        # only the columns we use are built; run_tag stays to show lines with a missing field
-        frame = pl.scan_csv(source.for_polars(), separator=" ", has_header=False, quote_char=None, schema=schema,
-                            comment_prefix=comment_prefix, raise_if_empty=False).select(
-            "query_id", "doc_id", "score", "run_tag").collect()
-    except Exception:  # any parse trouble: the line-by-line reader explains it
+        table = csv.read_csv(
+            pa.BufferReader(source.data) if source.data is not None else source.path,
+            read_options=csv.ReadOptions(column_names=names, block_size=RUN_BLOCK_BYTES),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                                           invalid_row_handler=_skip_comment if comment_prefix else None),
+            # only the columns the ranking uses are built; every line is still split into its six fields
+            convert_options=csv.ConvertOptions(
+                include_columns=["query_id", "doc_id", "score"],
+                column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=pa.system_memory_pool())  # returns what the parser frees
+    except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
         return None
-    if not _clean(frame):
+    run_tag = _last_run_tag(source)
+    if table.num_rows == 0 or run_tag is None or not _arrow_clean(table, comment_prefix is not None):
         return None
-    if frame["score"].is_nan().any():
-        return None
-    run_tag = frame["run_tag"][-1]
-    return frame.select("query_id", "doc_id", "score"), run_tag
+    # the scores in one piece, so the ranking reads them without a copy; the parser's pieces are freed
+    return table.set_column(2, "score", table["score"].combine_chunks()), run_tag
+
+
+RUN_BLOCK_BYTES = 4 << 20
+"""The block of file that one pyarrow reader thread parses at a time."""
+
+
+def _skip_comment(row: Any) -> str:
+    """pyarrow's handler for a line without six fields: a comment line is skipped, anything else
+    stops the fast path."""
+    return "skip" if row.text.lstrip(" ").startswith("#") else "error"
+
+
+def _arrow_clean(table: Any, has_comments: bool) -> bool:
+    """Whether the Arrow read is certainly right (separators were checked before): no empty query
+    or doc id (a line starting with a space), no NaN score, no six-field comment line read as data."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    query_ids = pc.cast(pc.unique(table["query_id"]), pa.string())
+    if pc.min(pc.binary_length(query_ids)).as_py() == 0 or pc.min(pc.binary_length(table["doc_id"])).as_py() == 0:
+        return False
+    if has_comments and pc.any(pc.starts_with(query_ids, "#")).as_py():
+        return False
+    return not pc.any(pc.is_nan(table["score"])).as_py()
+
+
+def _last_run_tag(source: _Source) -> str | None:
+    """The run tag of the last data line (trec_eval prints it as ``runid``), or None if the end of
+    the file is not a plain six-field line."""
+    for size in (4096, 1 << 20):
+        tail = source.last_bytes(size)
+        lines = tail.split(b"\n")
+        if len(tail) == size:
+            lines = lines[1:]  # the first may be cut
+        for raw in reversed(lines):
+            fields = raw.rstrip(b"\r").split(b" ")
+            if fields == [b""] or fields[0].startswith(b"#"):
+                continue
+            try:
+                return fields[5].decode("utf-8") if len(fields) == 6 else None
+            except UnicodeDecodeError:
+                return None
+    return None
 
 
 # -- line-by-line path --------------------------------------------------------------------------
@@ -301,6 +380,9 @@ def _duplicate_pair(frame: pl.DataFrame | Columns) -> tuple[str, str] | None:
             seen.add(pair)
         return None
     keys = frame.select("query_id", "doc_id")
+    hashes = np.sort(keys.hash_rows(seed=20240607).to_numpy())  # a tenth of is_duplicated's memory
+    if not np.any(hashes[1:] == hashes[:-1]):
+        return None
     duplicated = keys.is_duplicated()
     if not duplicated.any():
         return None

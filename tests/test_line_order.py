@@ -1,0 +1,124 @@
+"""The order of a run's lines changes nothing: the same generated pair, written sorted, with a tenth of
+its query blocks shuffled, and with all lines shuffled, prints the same bytes (in memory and streamed)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from conftest import invoke
+
+from trec_rag_eval.core import ranking
+from trec_rag_eval.io.tables import is_arrow
+from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_run
+
+GENERATE_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+QUERIES, DEPTH, SEED = 300, 200, 5  # 60,000 lines, ~2.5 MB: the fast (Arrow) reader, several stream pieces
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("benchmark_generate", GENERATE_PY)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+generate = _load_generator()
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    """{order: (qrels path, run path)}; one qrels file for the three runs."""
+    out = tmp_path_factory.mktemp("orders")
+    return {order: tuple(str(p) for p in generate.ensure_pair(out, QUERIES, DEPTH, SEED, log=lambda _: None,
+                                                               order=order))
+            for order in generate.ORDERS}
+
+
+def _blocks(run_path: str) -> list[tuple[str, list[int]]]:
+    """(query id, ranks in file order) of each run of equal query ids."""
+    blocks: list[tuple[str, list[int]]] = []
+    for line in Path(run_path).read_text().splitlines():
+        query_id, _, _, rank, _, _ = line.split(" ")
+        if not blocks or blocks[-1][0] != query_id:
+            blocks.append((query_id, []))
+        blocks[-1][1].append(int(rank))
+    return blocks
+
+
+def test_the_three_files_hold_the_same_lines_in_the_announced_orders(pair):
+    lines = {order: Path(run).read_text().splitlines() for order, (_, run) in pair.items()}
+    assert sorted(lines["sorted"]) == sorted(lines["partial"]) == sorted(lines["shuffled"])
+    assert all(Path(run).stat().st_size > SMALL_FILE_BYTES for _, run in pair.values())  # the fast path
+    sorted_blocks = _blocks(pair["sorted"][1])
+    assert len(sorted_blocks) == QUERIES and all(ranks == sorted(ranks) for _, ranks in sorted_blocks)
+    partial = _blocks(pair["partial"][1])
+    assert len(partial) == QUERIES  # still one block per query
+    disordered = sum(ranks != sorted(ranks) for _, ranks in partial)
+    # each block is shuffled with probability 0.1: Binomial(300, 0.1), mean 30, sd 5.2
+    assert 10 <= disordered <= 50
+    assert len(_blocks(pair["shuffled"][1])) > QUERIES * DEPTH // 2  # queries interleaved everywhere
+
+
+@pytest.mark.parametrize("order", ["partial", "shuffled"])
+def test_same_bytes_in_every_order(pair, order):
+    qrels, run = pair["sorted"]
+    expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    assert expected.exit_code == 0, expected.stderr
+    assert len(expected.stdout.splitlines()) > QUERIES * 90  # all_trec: 96 lines per query, then the means
+    got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout == expected.stdout
+
+
+@pytest.mark.parametrize("order", ["sorted", "partial"])
+def test_same_bytes_streamed_in_pieces(pair, order):
+    qrels, run = pair[order]
+    whole = invoke("--format", "trec", "-q", "-m", "all_trec", *pair["sorted"])
+    streamed = invoke("--format", "trec", "-q", "-m", "all_trec", "--stream", "--chunk-size", "1", qrels, run)
+    assert streamed.exit_code == 0, streamed.stderr
+    assert streamed.stdout == whole.stdout
+
+
+def test_only_the_unsorted_blocks_are_sorted(pair, monkeypatch):
+    """A partly shuffled run is put in order block by block (no permutation of every row); an
+    interleaved one needs the full sort."""
+    calls: list[tuple[int, bool]] = []
+    full_sort = ranking._sorted_rows
+
+    def spy(group, scores, doc_ids, rows=None):
+        calls.append((len(scores), rows is None))
+        return full_sort(group, scores, doc_ids, rows)
+
+    monkeypatch.setattr(ranking, "_sorted_rows", spy)
+    qrels = pair["sorted"][0]
+    assert invoke("-m", "map", qrels, pair["partial"][1]).exit_code == 0
+    partial_blocks = sum(ranks != sorted(ranks) for _, ranks in _blocks(pair["partial"][1]))
+    assert calls == [(partial_blocks * DEPTH, False)]  # the rows of the disordered blocks only
+    calls.clear()
+    assert invoke("-m", "map", qrels, pair["shuffled"][1]).exit_code == 0
+    assert calls == [(QUERIES * DEPTH, True)]
+    calls.clear()
+    assert invoke("-m", "map", qrels, pair["sorted"][1]).exit_code == 0
+    assert calls == []
+
+
+def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_path):
+    run = read_run(pair["shuffled"][1])
+    assert is_arrow(run.data) and run.run_tag == "synthetic"
+    assert str(run.data.schema.field("query_id").type) == "dictionary<values=string, indices=int32, ordered=0>"
+    assert run.data.column_names == ["query_id", "doc_id", "score"]  # nothing the ranking does not use
+    # comment lines (which pyarrow cannot skip by itself) keep the fast path and change nothing; one
+    # that looks like a result line (six fields, a number fifth) sends the file the careful way
+    text = Path(pair["sorted"][1]).read_text().splitlines(keepends=True)
+    qrels = pair["sorted"][0]
+    plain = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair["sorted"][1]).stdout
+    for comment, fast in (("# seven fields in this comment line", True), ("#q Q0 d1 1 2.5 tag", False)):
+        commented = tmp_path / "commented.run"
+        commented.write_text("# written by a test\n" + "".join(text[:1000]) + comment + "\n" + "".join(text[1000:]))
+        with_comments = read_run(str(commented))
+        assert is_arrow(with_comments.data) == fast
+        assert len(with_comments.frame) == QUERIES * DEPTH
+        assert invoke("--format", "trec", "-q", "-m", "all_trec", qrels, str(commented)).stdout == plain
