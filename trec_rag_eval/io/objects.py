@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.tables import Columns, Qrels, Run
+from trec_rag_eval.io.tables import Columns, Qrels, Run, is_arrow, is_arrow_run
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the seed's {'requête', 'pertinents', ...}), a pandas or polars DataFrame "
@@ -87,7 +87,10 @@ def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS) -> Any:
 
 def is_table_data(value: Any, value_column: str) -> bool:
     """Whether ``value`` already is a table's ``data``: a polars frame with the schema's types, or
-    ``Columns`` (a dict of the schema's columns as lists or arrays)."""
+    ``Columns`` (a dict of the schema's columns as lists or arrays), or the fast TREC reader's Arrow
+    table of a run."""
+    if is_arrow(value):
+        return value_column == "score" and is_arrow_run(value)
     if _library(value) == "polars":
         import polars as pl
 

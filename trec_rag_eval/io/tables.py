@@ -51,6 +51,15 @@ def is_arrow(data: Any) -> bool:
     return type(data).__module__.startswith("pyarrow")
 
 
+ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
+                   "score": "double"}
+
+
+def is_arrow_run(data: Any) -> bool:
+    """Whether ``data`` is a run's Arrow table as the fast TREC reader makes it (these columns, these types)."""
+    return is_arrow(data) and {field.name: str(field.type) for field in data.schema} == ARROW_RUN_TYPES
+
+
 def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
     """The owner's data as a polars DataFrame; ``Columns`` and Arrow tables are converted once and kept."""
     data = owner.data
