@@ -10,7 +10,7 @@ import click
 
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
@@ -68,6 +68,14 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Progress bar on stderr while streaming (default: when stderr is a terminal).")
 @click.option("-j", "--jobs", type=Integer(1, 1024), default=None,
               help="Runs evaluated at once (default: the number of cores).")
+@click.option("--cluster", metavar="ADDRESS|local:N", default=None,
+              help="Evaluate on a Dask cluster (the 'dask' extra): a scheduler address (tcp://host:8786) or "
+                   "local:N, N worker processes on this machine. One task per run, read by the worker "
+                   "where it lies (every worker must see the files); a Parquet run, or --shards, is split "
+                   "by query id over the workers. A run with bad input fails alone.")
+@click.option("--shards", is_flag=True,
+              help="The RUN files (or the files of a RUN folder) are pieces of one run, in any order "
+                   "of queries: evaluated as one run (over the workers with --cluster).")
 @click.option("--crosscheck", is_flag=True,
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
@@ -83,8 +91,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
                      qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
-                     jobs: int | None, crosscheck: bool, doc_id_pattern: str | None, doc_map: str | None,
-                     judgments: str | None, output: str | None, force: bool) -> None:
+                     jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
+                     doc_id_pattern: str | None, doc_map: str | None, judgments: str | None,
+                     output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
     \b
@@ -103,6 +112,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval -m nDCG@10 --format json qrels.txt run.txt
       trec-rag-eval eval_dataset.json results.json      a RAG dataset and its results
       trec-rag-eval qrels.txt runs/                      every run in a folder
+      trec-rag-eval --cluster local:4 qrels.txt runs/    the same, on 4 Dask worker processes
+      trec-rag-eval --cluster tcp://sched:8786 qrels.txt logs/   one Parquet run split by query
       trec-rag-eval --doc-id-pattern '^(.*)#\\d+$' qrels.txt chunk_run.txt
                                                          chunks scored as their documents
       trec-rag-eval --judgments human judged.qrels run.txt
@@ -137,6 +148,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                         num_docs=num_docs, complete=complete)
     if stream and mapping is not None:
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
+    if stream and (cluster is not None or shards):
+        raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
     streamed = [mapping is None and (stream or _too_big(path, run_format)) for path in run_paths]
     if any(streamed) and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
@@ -156,8 +169,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                 click.echo(f"Warning: {path}: not grouped by query, so read whole instead of in pieces", err=True)
         return evaluate_run_file(qrels_table, path, resolved, settings, run_format, mapping)
 
+    labels = run_paths
+    failures: list[TrecRagEvalError] = []
     workers = min(len(run_paths), jobs or os.cpu_count() or 1)
-    if workers > 1 and not any(streamed):
+    if cluster is not None or shards:
+        labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
+                                                     mapping, cluster, shards)
+    elif workers > 1 and not any(streamed):
         from concurrent.futures import ThreadPoolExecutor
 
         # polars and numpy release the GIL, so threads share the cores without copying the qrels
@@ -166,7 +184,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         results = [one(i) for i in range(len(run_paths))]
     evaluations = [evaluation for evaluation, _ in results]
-    for path, (_, warnings) in zip(run_paths, results, strict=True):  # in run order, whatever finished first
+    for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
         for line in warnings:
             kind, _, text = line.partition(": ")
             click.echo(f"{kind}: {path}: {text}", err=True)
@@ -174,7 +192,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":
         parts = []
-        for path, e in zip(run_paths, evaluations, strict=False):
+        for path, e in zip(labels, evaluations, strict=True):
             title = f"run: {path}" if len(evaluations) > 1 else None
             parts.append(per_query_table(e) if per_query else summary_table(e, title))
         text = "\n".join(parts)
@@ -183,8 +201,43 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         text = to_csv(evaluations, per_query)
     _write_output(text, output, force)
+    for error in failures:  # the runs that failed alone, after what the others gave
+        click.echo(f"Error: {error}", err=True)
     if crosscheck:
-        _crosscheck(qrels_table, run_paths, run_format, resolved, settings, mapping)
+        _crosscheck(qrels_table, labels, run_format, resolved, settings, mapping)
+    if failures:
+        raise click.exceptions.Exit(1)
+
+
+def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, run_format: str, mapping,
+                     cluster: str | None, shards: bool) -> tuple[list[str], list[tuple[Evaluation, list[str]]],
+                                                                 list[TrecRagEvalError]]:
+    """--cluster and --shards: (labels, (evaluation, notes) of each run that succeeded, errors of the others)."""
+    from trec_rag_eval.io.parquet import is_parquet
+    from trec_rag_eval.runs import query_set_warnings
+
+    if shards or (cluster is not None and len(run_paths) == 1 and is_parquet(run_paths[0])):
+        if mapping is not None:
+            raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards or a "
+                             "Parquet run on --cluster")
+        if cluster is None:
+            from trec_rag_eval.evaluation.evaluate import evaluate
+            from trec_rag_eval.io.load import load_run_shards
+
+            evaluation = evaluate(qrels, load_run_shards(run_paths, run_format), measures, settings)
+        else:
+            from trec_rag_eval.cluster import evaluate_partitioned
+
+            evaluation = evaluate_partitioned(qrels, run_paths if shards else run_paths[0], measures, settings,
+                                              cluster=cluster, run_format=run_format)
+        return [run_paths[0]], [(evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)])], []
+    from trec_rag_eval.cluster import evaluate_runs
+
+    outcomes = evaluate_runs(qrels, run_paths, measures, settings, cluster=cluster, run_format=run_format,
+                             doc_map=mapping)
+    done = [o for o in outcomes if o.error is None and o.evaluation is not None]
+    return ([o.path for o in done], [(o.evaluation, o.notes) for o in done],  # type: ignore[misc]
+            [o.error for o in outcomes if o.error is not None])
 
 
 def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):

@@ -137,6 +137,17 @@ def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     return load_run_report(path, format, qrels)[0]
 
 
+def load_run_shards(paths: list[str], format: str | None = None) -> Run:
+    """One run written as several files (shards, in any order of queries): their rows together,
+    the run tag that of the last shard, as the last line's is for one file."""
+    if not paths:
+        raise UsageError("no run shard given")
+    import polars as pl
+
+    runs = [load_run(path, format) for path in paths]
+    return Run(pl.concat([run.frame for run in runs]), runs[-1].run_tag, paths[0])
+
+
 def load_run_report(
     path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None
 ) -> tuple[Run, ResultsReport]:

@@ -102,20 +102,21 @@ def read_parquet_run(path: str | os.PathLike[str]) -> Run:
     return read_parquet_run_files(_files(name), name)
 
 
-def read_parquet_run_files(files: list[str], source: str) -> Run:
-    """A run from these Parquet files (the partitions of ``source``, or some of them)."""
+def read_parquet_run_files(files: list[str], source: str, rows: tuple[int, int] | None = None) -> Run:
+    """A run from these Parquet files (the partitions of ``source``, or some of them); ``rows``
+    (offset, length) reads only that slice of a single file, its errors numbered in the whole file."""
     import polars as pl
 
-    rows = _scan(files, RUN_REQUIRED, ("run_tag",), "results")
-    _ids(rows)
-    _numbers(rows)
-    run_tag = _default_tag(source)
-    if "run_tag" in rows.frame.columns:
-        _as_text(rows, "run_tag")
-        tags = rows.frame["run_tag"].drop_nulls()
+    table = _scan(files, RUN_REQUIRED, ("run_tag",), "results", window=rows)
+    _ids(table)
+    _numbers(table)
+    run_tag = default_tag(source)
+    if "run_tag" in table.frame.columns:
+        _as_text(table, "run_tag")
+        tags = table.frame["run_tag"].drop_nulls()
         if len(tags) and tags[-1] and not any(ch.isspace() for ch in tags[-1]):
             run_tag = tags[-1]
-    return Run(rows.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source)
+    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source)
 
 
 def rows_of(source: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:
@@ -211,8 +212,8 @@ def _files(name: str) -> list[str]:
 
 
 def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...], what: str,
-          check: bool = True) -> _Rows:
-    """The wanted columns of every file, as one frame."""
+          check: bool = True, window: tuple[int, int] | None = None) -> _Rows:
+    """The wanted columns of every file, as one frame (only ``window``'s rows of a single file)."""
     import polars as pl
 
     parts = []
@@ -229,11 +230,15 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
                 file, None, f"expected the columns {', '.join(required)} (ir_measures' names), "
                 f"missing {', '.join(missing)}; found {', '.join(schema) or 'none'}")
         try:
-            part = pl.read_parquet(file, columns=[c for c in (*required, *optional) if c in schema])
+            columns = [c for c in (*required, *optional) if c in schema]
+            if window is None:
+                part = pl.read_parquet(file, columns=columns)
+            else:
+                part = pl.scan_parquet(file).select(columns).slice(*window).collect()
         except Exception as err:
             raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
         parts.append(part)
-        starts.append(total)
+        starts.append(total - (window[0] if window else 0))
         total += part.height
     frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
     if check and frame.is_empty():
@@ -309,7 +314,8 @@ def _numbers(rows: _Rows) -> None:
     rows.refuse(score.is_nan(), "score is NaN, which has no place in a ranking", "score")
 
 
-def _default_tag(source: str) -> str:
+def default_tag(source: str) -> str:
+    """The run tag of a run without a run_tag column: its file or directory name."""
     base = os.path.basename(os.path.normpath(source))
     stem = base[: -len(".parquet")] if base.endswith(".parquet") else base
     return "".join(ch for ch in stem if not ch.isspace()) or "run"

@@ -1,0 +1,216 @@
+"""Evaluation on a Dask cluster: one LocalCluster of two worker processes on the loopback, started
+and stopped by this module, shared by its tests. The reference is always the single-machine path
+of the same command: the cluster must change nothing but where the work runs."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import distributed  # the 'dask' extra, which the 'test' extra installs
+import polars as pl
+import pytest
+from conftest import invoke
+
+from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_runs
+from trec_rag_eval.core.settings import Settings
+from trec_rag_eval.errors import InputFormatError, MissingDependencyError
+from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.io.load import load_qrels, load_run
+from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.render.trec import trec_lines
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=":0", silence_logs=50)
+    with cluster, distributed.Client(cluster) as connected:
+        yield connected
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """Qrels of 30 queries (q07 with no run line, q99 judged nowhere in the runs) and five runs of
+    the same queries with different scores, ties included; plus a sixth query only in the runs."""
+    folder = tmp_path_factory.mktemp("cluster")
+    rng = random.Random(15)
+    queries = [f"q{n:02d}" for n in range(30)]
+    with open(folder / "qrels.txt", "w") as out:
+        for q in queries:
+            for d in range(20):
+                out.write(f"{q} 0 d{d} {rng.choice([0, 0, 1, 2, -1])}\n")
+    runs = []
+    for r in range(5):
+        path = folder / f"run{r}.txt"
+        with open(path, "w") as out:
+            for q in [*queries, "q77"]:
+                if q == "q07":
+                    continue
+                for d in range(40):
+                    out.write(f"{q} Q0 d{d} {d + 1} {rng.randint(0, 12) / 4} tag{r}\n")
+        runs.append(str(path))
+    return folder, runs
+
+
+def _kill_on_first(marker: str, prefix: str, state: str):
+    """A worker plugin that ends its worker process the first time a task of ``prefix`` reaches
+    ``state`` ("executing": mid-task; "memory": holding a result others still need)."""
+
+    class KillOnce(distributed.WorkerPlugin):
+        def transition(self, key, start, finish, **kwargs):
+            name = key if isinstance(key, str) else str(key)
+            if finish == state and name.startswith(prefix) and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(1)
+
+    return KillOnce()
+
+
+def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, data):
+    folder, runs = data
+    bad = folder / "bad.txt"
+    lines = open(runs[2]).read().splitlines()
+    lines[41] = lines[41].replace(" tag2", "")  # five fields on line 42
+    bad.write_text("\n".join(lines) + "\n")
+    five = [runs[0], runs[1], str(bad), runs[3], runs[4]]
+    good = [runs[0], runs[1], runs[3], runs[4]]
+    address = client.scheduler.address
+    for options in (["--format", "table"], ["--format", "json"], ["--format", "csv"],
+                    ["-q", "-m", "all_trec", "--format", "trec"]):
+        expected = invoke(*options, str(folder / "qrels.txt"), *good)
+        got = invoke("--cluster", address, *options, str(folder / "qrels.txt"), *five)
+        assert expected.exit_code == 0
+        assert got.exit_code == 1
+        assert got.stdout == expected.stdout
+        errors = [line for line in got.stderr.splitlines() if line.startswith("Error:")]
+        assert errors == [f"Error: {bad}:42: expected 6 columns (query_id Q0 doc_id rank score run_tag), got 5: "
+                          f"{lines[41]!r}"]
+        # the warnings of the good runs, in run order, as on one machine
+        assert [w for w in got.stderr.splitlines() if w.startswith("Warning:")] == \
+            [w for w in expected.stderr.splitlines() if w.startswith("Warning:")]
+
+
+def _parquet_partitions(run_path: str, folder, pieces: int) -> str:
+    """The TREC run as Parquet partitions cut at arbitrary rows (queries span files), the rows
+    shuffled: what a data platform writes. Fields are split here, not by the reader under test."""
+    rows = [line.split() for line in open(run_path)]
+    random.Random(3).shuffle(rows)
+    frame = pl.DataFrame({"query_id": [r[0] for r in rows], "Q0": [r[1] for r in rows], "doc_id": [r[2] for r in rows],
+                          "rank": [int(r[3]) for r in rows], "score": [float(r[4]) for r in rows],
+                          "run_tag": [r[5] for r in rows]})
+    target = folder / "partitions"
+    target.mkdir(exist_ok=True)
+    size = -(-frame.height // pieces)
+    for index in range(pieces):
+        frame[index * size: (index + 1) * size].write_parquet(target / f"part-{index:03d}.parquet")
+    return str(target)
+
+
+def test_a_parquet_partitioned_run_gives_the_bytes_of_its_trec_text(client, data, tmp_path):
+    folder, runs = data
+    partitions = _parquet_partitions(runs[0], tmp_path, pieces=7)
+    qrels = str(folder / "qrels.txt")
+    for options in (["-q", "-m", "all_trec"], ["-q", "-m", "all_trec", "--intersection"],
+                    ["-c", "-l", "2", "-m", "all_trec"]):
+        expected = invoke(*options, "--format", "trec", qrels, runs[0])
+        got = invoke("--cluster", client.scheduler.address, *options, "--format", "trec", qrels, partitions)
+        assert expected.exit_code == 0 and got.exit_code == 0, got.stderr
+        assert got.stdout == expected.stdout
+    assert "num_q                 \tall\t30\n" in expected.stdout  # q07 scored 0 and counted, q77 ignored
+
+
+def test_trec_text_shards_give_the_bytes_of_the_whole_file(client, data, tmp_path):
+    folder, runs = data
+    lines = open(runs[1]).readlines()
+    random.Random(4).shuffle(lines)
+    shards = []
+    for index in range(3):
+        shards.append(str(tmp_path / f"shard{index}.txt"))
+        with open(shards[-1], "w") as out:
+            out.writelines(lines[index::3])
+    last = "q03 Q0 dlast 1 0.5 last\n"  # the run tag is the last line's, as for one file
+    with open(shards[-1], "a") as out:
+        out.write(last)
+    whole = tmp_path / "whole.txt"
+    whole.write_text("".join(lines) + last)
+    qrels = str(folder / "qrels.txt")
+    expected = invoke("-q", "-m", "all_trec", "--format", "trec", qrels, str(whole))
+    on_one_machine = invoke("--shards", "-q", "-m", "all_trec", "--format", "trec", qrels, *shards)
+    on_cluster = invoke("--cluster", client.scheduler.address, "--shards", "-q", "-m", "all_trec", "--format", "trec",
+                        qrels, *shards)
+    assert "runid                 \tall\tlast\n" in expected.stdout
+    assert on_one_machine.stdout == expected.stdout
+    assert on_cluster.stdout == expected.stdout
+
+
+def test_a_bad_row_in_one_partition_names_its_file_and_row(client, data, tmp_path):
+    folder, runs = data
+    partitions = _parquet_partitions(runs[0], tmp_path, pieces=3)
+    frame = pl.read_parquet(os.path.join(partitions, "part-001.parquet"))
+    frame = frame.with_columns(pl.when(pl.int_range(pl.len()) == 4).then(float("nan")).otherwise(pl.col("score"))
+                               .alias("score"))
+    frame.write_parquet(os.path.join(partitions, "part-001.parquet"))
+    result = invoke("--cluster", client.scheduler.address, str(folder / "qrels.txt"), partitions)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"Error: {partitions}/part-001.parquet: row 5: score is NaN, which has no "
+                                    "place in a ranking: {")
+
+
+def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
+    folder, runs = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["all_trec"])
+    outcomes = evaluate_runs(qrels, runs[:2], measures, Settings(), cluster=client)
+    assert [o.path for o in outcomes] == runs[:2]
+    for outcome, path in zip(outcomes, runs[:2], strict=True):
+        alone = evaluate(qrels, load_run(path), measures)
+        assert "".join(trec_lines(outcome.evaluation, True, True)) == "".join(trec_lines(alone, True, True))
+    # an in-memory run, split here and evaluated by the workers
+    run = load_run(runs[3])
+    spread = evaluate_partitioned(qrels, run, measures, Settings(relevance_level=2), cluster=client, buckets=5)
+    alone = evaluate(qrels, run, measures, Settings(relevance_level=2))
+    assert "".join(trec_lines(spread, True, True)) == "".join(trec_lines(alone, True, True))
+    assert client.status == "running"
+
+
+@pytest.mark.parametrize("prefix, state", [("trec-rag-eval-run-", "executing"),
+                                           ("trec-rag-eval-split-", "memory")])
+def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data, tmp_path, prefix, state):
+    folder, runs = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["all_trec"])
+    expected = ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+    partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
+    marker = str(tmp_path / "killed")
+    name = f"kill-{prefix}"
+    client.register_plugin(_kill_on_first(marker, prefix, state), name=name)
+    try:
+        if prefix == "trec-rag-eval-run-":
+            outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
+            got = ["".join(trec_lines(o.evaluation, True, True)) for o in outcomes]
+            assert got == expected
+        else:
+            spread = evaluate_partitioned(qrels, partitions, measures, Settings(), cluster=client)
+            assert "".join(trec_lines(spread, True, True)) == expected[4]
+    finally:
+        client.unregister_worker_plugin(name)
+    assert os.path.exists(marker)  # a worker did die mid-way
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_bad_cluster_values_are_usage_errors(data):
+    folder, runs = data
+    result = invoke("--cluster", "local:0", str(folder / "qrels.txt"), runs[0])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: --cluster local:0: expected local:N with N, the number of worker processes, >= 1\n"
+    with pytest.raises(InputFormatError):
+        evaluate_partitioned(load_qrels(folder / "qrels.txt"), str(folder / "absent.parquet"), parse_measures(None),
+                             Settings(), cluster="local:1")
+
+
+def test_without_the_extra_the_error_gives_the_install_line(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "distributed", None)
+    with pytest.raises(MissingDependencyError) as info, connect("local:1"):
+        pass
+    assert str(info.value) == "this feature needs the package 'distributed': pip install 'trec-rag-eval[dask]'"

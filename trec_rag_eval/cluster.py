@@ -1,0 +1,309 @@
+"""Evaluate on a Dask cluster: many runs at once, or one run too large for one machine.
+
+``cluster`` is a ``dask.distributed.Client`` (used as it is and left open), a scheduler address
+(``tcp://10.0.0.5:8786``) or ``local:N`` (a LocalCluster of N worker processes on this machine's
+loopback, started and stopped here). dask and distributed are the ``[dask]`` extra, imported only
+here and only when asked.
+
+Workers read the runs themselves, where they lie: every run path must be readable by every worker
+under the same name (a shared or network file system, object storage mounted alike, or one machine).
+The qrels are read once, here, and sent to every worker once.
+
+* ``evaluate_runs``: one task per run (read, evaluate, notes: ``runs.evaluate_run_file``, the step
+  the single-machine command takes), gathered in run order. A run with bad input fails alone, its
+  error naming the file and the line; the others still report. Dask re-runs the tasks of a worker
+  lost mid-way on the workers left (up to its ``distributed.scheduler.allowed-failures``).
+* ``evaluate_partitioned``: one run given as Parquet partitions or TREC text shards (or an
+  in-memory ``Run``). Each piece (a file, or a slice of rows of a large Parquet file) is read by a
+  task and split by query id into buckets; each bucket, holding whole queries, is evaluated by the
+  kernels of the in-memory path (``evaluation.streaming.evaluate_piece``), and the per-query values
+  are aggregated here by ``combine_pieces``, the streaming path's aggregation: the same numbers as
+  the in-memory path, byte for byte in trec_eval's format.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import uuid
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError
+
+if TYPE_CHECKING:
+    import polars as pl
+    from distributed import Client, Future
+
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.model import Measure
+
+LOCAL = "local:"
+ROWS_PER_PIECE = 4_000_000
+"""A Parquet file with more rows is read as several pieces (slices of rows), so one large file
+still spreads over the workers."""
+ROWS_PER_BUCKET = 4_000_000
+"""The run is split into about total rows / this many buckets (at least two per worker): a bucket
+must fit in a worker's memory with its ranking."""
+
+
+class ClusterError(TrecRagEvalError):
+    """The cluster could not be reached, or could not finish a task."""
+
+
+@dataclass
+class RunOutcome:
+    """One run of ``evaluate_runs``: its evaluation and notes, or the error that stopped it."""
+
+    path: str
+    evaluation: Evaluation | None = None
+    notes: list[str] = field(default_factory=list)
+    """``"Warning: ..."`` / ``"Note: ..."`` lines, as the single-machine command prints them."""
+    error: TrecRagEvalError | None = None
+
+
+@contextmanager
+def connect(cluster: Any) -> Iterator[Client]:
+    """A Client for ``cluster`` (see the module's docstring); what this opens, it closes."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise MissingDependencyError("distributed", "dask") from None
+    if isinstance(cluster, Client):
+        yield cluster
+        return
+    if not isinstance(cluster, str) or not cluster:
+        raise UsageError(f"cluster must be a dask.distributed.Client, a scheduler address or local:N, got {cluster!r}")
+    if cluster.startswith(LOCAL):
+        count = cluster[len(LOCAL):]
+        if not count.isdigit() or int(count) < 1:
+            raise UsageError(f"--cluster {cluster}: expected local:N with N, the number of worker processes, >= 1")
+        # loopback only, on free ports (the scheduler always serves HTTP: 8787 may be taken)
+        with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=":0", silence_logs=40) as local, Client(local) as client:
+            yield client
+        return
+    try:
+        client = Client(cluster, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ClusterError(f"cannot reach the Dask scheduler at {cluster}: {err}") from None
+    with client:
+        yield client
+
+
+# -- many runs -----------------------------------------------------------------------------------
+
+def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: list[Measure], settings: Settings, *,
+                  cluster: Any, run_format: str = "auto", doc_map: Any = None) -> list[RunOutcome]:
+    """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``."""
+    with connect(cluster) as client:
+        [shared] = client.scatter([qrels], broadcast=True, hash=False)
+        token = uuid.uuid4().hex[:8]
+        futures = [client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
+                                 key=f"trec-rag-eval-run-{index}-{token}")
+                   for index, path in enumerate(paths)]
+        return [_outcome(path, future) for path, future in zip(paths, futures, strict=True)]
+
+
+def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, run_format: str,
+              doc_map: Any) -> tuple[Evaluation | None, list[str], TrecRagEvalError | None]:
+    """On a worker: one run. Bad input is returned, not raised: it is an answer, not a task to retry."""
+    from trec_rag_eval.runs import evaluate_run_file
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrecRagEvalWarning)
+        try:
+            evaluation, notes = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
+        except TrecRagEvalError as err:
+            return None, [], err
+    library = [f"Warning: {w.message}" for w in caught if issubclass(w.category, TrecRagEvalWarning)]
+    return evaluation, library + notes, None
+
+
+def _outcome(path: str, future: Future) -> RunOutcome:
+    try:
+        evaluation, notes, error = future.result()
+    except TrecRagEvalError as err:
+        return RunOutcome(path, error=err)
+    except Exception as err:  # the task itself failed (its worker died too often): this run only
+        if type(err).__name__ != "KilledWorker":
+            raise
+        return RunOutcome(path, error=ClusterError(f"{path}: the workers evaluating this run died "
+                                                   f"({err}); is a worker short of memory?"))
+    return RunOutcome(path, evaluation, notes, error)
+
+
+# -- one run in partitions ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Piece:
+    """What one task reads: a whole file (TREC text or Parquet) or a slice of a Parquet file's rows."""
+
+    path: str
+    kind: str
+    rows: tuple[int, int] | None = None
+
+
+def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
+                         measures: list[Measure], settings: Settings, *, cluster: Any,
+                         run_format: str = "auto", buckets: int | None = None) -> Evaluation:
+    """Evaluate one run split by query id over the cluster; see the module's docstring.
+
+    ``run``: a Parquet file or directory of partitions, a list of TREC (or Parquet) shards of one
+    run, or a ``Run`` in memory. ``buckets``: how many partitions by query id (default: about one
+    per ``ROWS_PER_BUCKET`` rows, at least two per worker).
+    """
+    from trec_rag_eval.evaluation.streaming import combine_pieces
+    from trec_rag_eval.io.tables import Run, qrels_query_ids
+
+    query_ids = _byte_sorted(qrels_query_ids(qrels))
+    with connect(cluster) as client:
+        workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        token = uuid.uuid4().hex[:8]
+        pieces: list[Piece] = []
+        if isinstance(run, Run):
+            source, total = run.source, run.frame.height
+        else:
+            source, pieces = _pieces(run, run_format)
+            total = sum(_row_estimate(piece) for piece in pieces)
+        count = buckets or max(2 * workers, math.ceil(total / ROWS_PER_BUCKET))
+        count = max(1, min(count, len(query_ids)))
+        import polars as pl
+
+        assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
+                                  schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
+        if isinstance(run, Run):  # already here: split here, send each bucket once
+            parts, extra = _split(run.frame, assignment, count)
+            splits = [client.scatter(parts)]
+            tags = [run.run_tag]
+            extras = [extra]
+        else:
+            shared = client.scatter(assignment, broadcast=True, hash=False)
+            split_futures = [client.submit(_split_piece, piece, source, shared, count,
+                                           key=f"trec-rag-eval-split-{i}-{token}") for i, piece in enumerate(pieces)]
+            splits = [[client.submit(operator.getitem, future, b, key=f"trec-rag-eval-bucket-{i}-{b}-{token}")
+                       for b in range(count)] for i, future in enumerate(split_futures)]
+            tails = client.gather([client.submit(operator.getitem, future, count,
+                                                 key=f"trec-rag-eval-tail-{i}-{token}")
+                                   for i, future in enumerate(split_futures)])
+            extras = [extra for extra, _ in tails]
+            tags = _piece_tags(pieces, [tag for _, tag in tails], source)
+        [judged] = client.scatter([qrels], broadcast=True, hash=False)
+        evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
+                                   source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
+        parts_done = [part for part in client.gather(evaluated) if part is not None]
+    extra_queries = set().union(*extras) if extras else set()
+    return combine_pieces(qrels, parts_done, measures, settings, run_tag=tags[-1] if tags else "",
+                          source=source, extra_queries=extra_queries)
+
+
+def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
+    """The run's name (for messages and the default tag) and the pieces its tasks read."""
+    from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.parquet import parquet_files
+
+    paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
+    if not paths:
+        raise UsageError("no run to evaluate")
+    pieces: list[Piece] = []
+    for path in paths:
+        if not os.path.exists(path):
+            from trec_rag_eval.errors import InputFormatError
+
+            raise InputFormatError(path, None, "no such file")
+        kind = detect_format(path) if run_format == "auto" else run_format
+        if kind == "parquet":
+            for file in parquet_files(path):
+                rows = _parquet_rows(file)
+                if rows <= ROWS_PER_PIECE:
+                    pieces.append(Piece(file, kind))
+                else:
+                    step = ROWS_PER_PIECE
+                    pieces.extend(Piece(file, kind, (start, min(step, rows - start))) for start in range(0, rows, step))
+        elif kind == "trec":
+            pieces.append(Piece(path, kind))
+        else:
+            raise UsageError(f"{path}: a run split over a cluster must be TREC text or Parquet, not {kind}")
+    return paths[0], pieces
+
+
+def _parquet_rows(file: str) -> int:
+    import polars as pl
+
+    from trec_rag_eval.errors import InputFormatError
+
+    try:
+        return int(pl.scan_parquet(file).select(pl.len()).collect().item())
+    except Exception as err:
+        raise InputFormatError(file, None, f"not a readable Parquet file ({str(err).splitlines()[0]})") from None
+
+
+def _row_estimate(piece: Piece) -> int:
+    if piece.rows is not None:
+        return piece.rows[1]
+    if piece.kind == "parquet":
+        return _parquet_rows(piece.path)
+    return os.path.getsize(piece.path) // 40  # a TREC run line is about 40 bytes
+
+
+def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:
+    """On a worker: read one piece and split its rows by bucket; the last item is (query ids the
+    qrels do not know, the piece's run tag)."""
+    if piece.kind == "parquet":
+        from trec_rag_eval.io.parquet import read_parquet_run_files
+
+        run = read_parquet_run_files([piece.path], source, rows=piece.rows)
+    else:
+        from trec_rag_eval.io.trec import read_run
+
+        run = read_run(piece.path)
+    parts, extra = _split(run.frame, assignment, count)
+    return [*parts, (extra, run.run_tag)]
+
+
+def _split(frame: pl.DataFrame, assignment: pl.DataFrame, count: int) -> tuple[list[pl.DataFrame], set[str]]:
+    """Rows by bucket (each bucket holds whole queries), and the query ids no bucket takes."""
+    import polars as pl
+
+    joined = frame.join(assignment, on="query_id", how="left")
+    extra = set(joined.filter(pl.col("_bucket").is_null())["query_id"].unique().to_list())
+    joined = joined.filter(pl.col("_bucket").is_not_null())
+    groups = joined.partition_by("_bucket", as_dict=True, include_key=False)
+    empty = frame.clear()
+    return [groups.get((b,), empty) for b in range(count)], extra
+
+
+def _piece_tags(pieces: list[Piece], tags: list[str], source: str) -> list[str]:
+    """The tags that count, in order: the whole run's is the last, as the last line's is for one file.
+    A Parquet piece without a run_tag column reports the default name; the in-memory reader keeps
+    the last tag present instead, so such pieces are skipped."""
+    from trec_rag_eval.io.parquet import default_tag
+
+    fallback = default_tag(source)
+    found = [tag for piece, tag in zip(pieces, tags, strict=True) if piece.kind != "parquet" or tag != fallback]
+    return found or [fallback]
+
+
+def _evaluate_bucket(qrels: Qrels, frames: list[pl.DataFrame], measures: list[Measure], settings: Settings,
+                     source: str) -> Evaluation | None:
+    """On a worker: the queries of one bucket, with the kernels of the in-memory path."""
+    import polars as pl
+
+    from trec_rag_eval.evaluation.streaming import evaluate_piece
+    from trec_rag_eval.io.tables import Run
+
+    frame = pl.concat(frames) if len(frames) > 1 else frames[0]
+    if frame.is_empty():
+        return None
+    part, _ = evaluate_piece(qrels, Run(frame, "", source), measures, settings)
+    return part
+
+
+def _byte_sorted(values: list[str]) -> list[str]:
+    return sorted(values, key=lambda text: text.encode("utf-8", "surrogateescape"))
