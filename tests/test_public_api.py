@@ -299,3 +299,66 @@ def test_the_one_liner_of_the_issue_works():
     code = "import trec_rag_eval as t; print(t.evaluate('fixtures/qrels.txt', 'fixtures/run_bm25.txt', 'nDCG@10'))"
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert "nDCG@10" in out and "0.4772" in out  # trec_eval 10: ndcg_cut_10 all 0.4772
+
+
+def test_every_entry_point_reads_one_measure_string_as_one_measure():
+    # siblings of the letter-by-letter bug: the library's own compare, the engine harness, streaming
+    from trec_rag_eval.compare import compare, compare_values
+    from trec_rag_eval.evaluation.streaming import evaluate_pieces
+
+    qrels, run_a, run_b = (tre.Qrels({"q1": {"a": 1}, "q2": {"b": 1}}), tre.Run({"q1": ["a", "b"], "q2": ["a", "b"]}),
+                           tre.Run({"q1": ["b", "a"], "q2": ["b", "a"]}))
+    assert compare(qrels, {"A": run_a, "B": run_b}, "RR").measures == ["RR"]
+    assert compare_values({"A": {"RR": [1.0, 0.5]}, "B": {"RR": [0.5, 1.0]}}, ["q1", "q2"], measures="RR").measures == [
+        "RR"]
+    dataset = [{"id": "q1", "query": "chat", "relevant": ["a"]}, {"id": "q2", "query": "chien", "relevant": ["b"]}]
+    assert list(tre.Evaluator(lambda query, k: ["a", "b"]).evaluate(dataset, measures="RR").summary) == ["RR"]
+    pieces = evaluate_pieces(qrels, [run_a], "nDCG@10")
+    assert list(pieces.summary) == ["nDCG@10"]
+
+
+def _readme_python_blocks() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## From Python\n"):]
+    section = section[:section.index("\n## ", 1)]
+    return [block.split("\n", 1)[1] for block in section.split("```python")[1:]
+            for block in [block.split("```", 1)[0]]]
+
+
+def test_the_readme_from_python_section_runs(monkeypatch, capsys):
+    pytest.importorskip("pandas")
+    monkeypatch.chdir(REPO)
+    blocks = _readme_python_blocks()
+    assert len(blocks) == 2
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})  # noqa: S102 - the README's own example
+    printed = capsys.readouterr().out
+    # trec_eval 10 on the same pair: ndcg_cut_10 0.4772, map 0.3389, recall_10 0.6208
+    assert printed.startswith("Evaluation(run='bm25', queries=8, nDCG@10=0.4772, MAP=0.3389, R@10=0.6208)\n")
+
+
+def test_the_readme_notebook_numbers():
+    pd = pytest.importorskip("pandas")
+    qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "relevance": [2, 0, 1]})
+    run = {"q1": {"d2": 3.0, "d1": 2.5}, "q2": {"d9": 1.0, "d3": 0.5}}
+    result = tre.evaluate(qrels, run, ["nDCG@10", "MRR"])
+    # q1 ranks d2 (0), d1 (2): DCG 2/log2(3), IDCG 2; q2 ranks d9, d3 (1): DCG 1/log2(3), IDCG 1
+    from math import log2
+
+    assert result.summary["nDCG@10"] == pytest.approx((1 / log2(3) + 1 / log2(3)) / 2)
+    assert result.summary["MRR"] == 0.5  # both first relevant at rank 2
+    assert "nDCG@10 0.6309, MRR 0.5000" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_crosscheck_and_the_demo_need_no_extra():
+    # `pip install .` then --crosscheck and `trec-rag-eval demo` work: what they import is a requirement
+    import configparser
+    import re
+
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg")
+    required = {re.split(r"[<>=!~ ]", line.strip())[0].lower()
+                for line in config["options"]["install_requires"].splitlines() if line.strip()
+                and not line.strip().startswith("#")}
+    assert {"ir-measures", "bm25s"} <= required
+    assert "pandas" not in required  # optional: only to_pandas imports it

@@ -70,8 +70,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
                         f"got {type(runs).__name__}")
     else:
         tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
-    return compare_tables(judgments, tables, [str(m) for m in resolve_measures(measures)], baseline,
-                          settings=settings, **options)
+    return compare_tables(judgments, tables, measures, baseline, settings=settings, **options)
 
 
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,

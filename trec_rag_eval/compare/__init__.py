@@ -19,10 +19,11 @@ from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.result import Comparison, PairResult, format_plain
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures
+from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.parse import MeasuresArg
 
 __all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_values", "run_names"]
 
@@ -80,7 +81,7 @@ def compare_values(
         raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed}")
     if measures is None:
         measures = list(values[baseline])
-    measures = list(measures)
+    measures = [measures] if isinstance(measures, str) else list(measures)
     n = len(query_ids)
     arrays: dict[str, dict[str, np.ndarray]] = {}
     for run in runs:
@@ -213,7 +214,7 @@ def run_names(runs: Sequence[Run]) -> list[str]:
 def compare(
     qrels: Qrels,
     runs: Sequence[Run] | Mapping[str, Run],
-    measures: Sequence[str] | None = None,
+    measures: MeasuresArg = None,
     baseline: str | None = None,
     test: str = "t",
     correction: str = "holm",
@@ -248,9 +249,9 @@ def compare(
         named = dict(runs)
     else:
         named = dict(zip(run_names(list(runs)), runs, strict=True))
-    requested = [str(m) for m in (PRIMARY_MEASURES if measures is None else measures)]
-    # the evaluator lists measures in trec_eval's family order; the comparison keeps the caller's
-    wanted = list(dict.fromkeys(str(m) for item in requested for m in parse_measures([item])))
+    # in the caller's order (the evaluator's trec_eval family order is not the comparison's)
+    requested = resolve_measures(PRIMARY_MEASURES if measures is None else measures)
+    wanted = [str(m) for m in requested]
     values: dict[str, dict[str, np.ndarray]] = {}
     query_ids: list[str] | None = None
     names: list[str] | None = None

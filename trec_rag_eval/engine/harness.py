@@ -36,6 +36,7 @@ from trec_rag_eval.io.tables import Qrels, Run, run_columns
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.keyed import ByMeasure
+    from trec_rag_eval.measures.parse import MeasuresArg
 
 SearchFunction = Callable[[str, int], Any]
 
@@ -196,7 +197,7 @@ class Evaluator:
         self,
         dataset: Any,
         k_values: Sequence[int] = (1, 3, 5, 10),
-        measures: Sequence[str] | None = None,
+        measures: MeasuresArg = None,
         depth: int | None = None,
         settings: Settings | None = None,
         **overrides: Any,
@@ -216,8 +217,8 @@ class Evaluator:
         outcome = self.run(dataset, depth=depth or max(k_values))
         from trec_rag_eval.evaluation.evaluate import evaluate
 
-        result = evaluate(qrels, outcome.run, list(measures), settings, doc_map=self.doc_map, **overrides)
-        return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=list(measures))
+        result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
+        return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
 
 
 def resolve_engine(engine: Any) -> SearchFunction:

@@ -21,13 +21,13 @@ from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate, warn_no_common_query
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 
 
 def evaluate_pieces(
     qrels: Qrels,
     pieces: Iterable[Run],
-    measures: list[str] | list[Measure] | None = None,
+    measures: MeasuresArg = None,
     settings: Settings | None = None,
     **overrides: Any,
 ) -> Evaluation:
@@ -47,13 +47,6 @@ def evaluate_pieces(
         if part is not None:
             parts.append(part)
     return combine_pieces(qrels, parts, resolved, chosen, run_tag=run_tag, source=source, extra_queries=extra)
-
-
-def resolve_measures(measures: list[str] | list[Measure] | None) -> list[Measure]:
-    """Measure values from names (parsed once, before the pieces are evaluated)."""
-    if measures and all(isinstance(m, Measure) for m in measures):
-        return list(measures)  # type: ignore[arg-type]
-    return parse_measures(None if measures is None else [str(m) for m in measures])
 
 
 def evaluate_piece(qrels: Qrels, piece: Run, measures: list[Measure], settings: Settings,
