@@ -174,6 +174,22 @@ def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     assert client.status == "running"
 
 
+def test_the_public_evaluate_takes_cluster(client, data, tmp_path):
+    import trec_rag_eval as tre
+
+    folder, runs = data
+    qrels = str(folder / "qrels.txt")
+    partitions = _parquet_partitions(runs[2], tmp_path, pieces=4)
+    alone = "".join(trec_lines(tre.evaluate(qrels, runs[2], "all_trec", relevance_level=2), True, True))
+    for run in (partitions, runs[2], [runs[2]], load_run(runs[2]).to_dict()):
+        spread = tre.evaluate(qrels, run, "all_trec", cluster=client, relevance_level=2)
+        lines = "".join(trec_lines(spread, True, True))
+        if isinstance(run, dict):  # a dict has no run tag: the runid line differs, nothing else
+            lines = lines.replace("runid                 \tall\trun\n", "runid                 \tall\ttag2\n")
+        assert lines == alone
+    assert client.status == "running"
+
+
 @pytest.mark.parametrize("prefix, state", [("trec-rag-eval-run-", "executing"),
                                            ("trec-rag-eval-split-", "memory")])
 def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data, tmp_path, prefix, state):

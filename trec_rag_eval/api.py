@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.io.tables import Qrels, Run
 
 
-def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
-             **options: Any) -> Evaluation:
+def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
+             cluster: Any = None, **options: Any) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` with trec_eval's conventions.
 
     ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
@@ -35,12 +35,25 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
     ids to document ids.
+    ``cluster``: a ``dask.distributed.Client`` (used as it is), a scheduler address or ``"local:N"``
+    to evaluate on Dask workers (the ``dask`` extra); a run given as a path (or a list of shard paths)
+    is then read by the workers where it lies and split by query id: the same numbers (see
+    ``trec_rag_eval.cluster``).
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
     from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
 
     judgments = as_qrels(qrels)
+    if cluster is not None:
+        from trec_rag_eval.cluster import evaluate_on_cluster
+        from trec_rag_eval.core.settings import settings_of
+
+        doc_map = options.pop("doc_map", None)
+        paths = isinstance(run, (str, os.PathLike)) or (
+            isinstance(run, (list, tuple)) and bool(run) and all(isinstance(p, (str, os.PathLike)) for p in run))
+        return evaluate_on_cluster(judgments, run if paths else as_run(run, judgments), resolve_measures(measures),
+                                   settings_of(settings, **options), cluster=cluster, doc_map=doc_map)
     return evaluate_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
 
 

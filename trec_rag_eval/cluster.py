@@ -97,6 +97,46 @@ def connect(cluster: Any) -> Iterator[Client]:
         yield client
 
 
+def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], settings: Settings, *, cluster: Any,
+                        run_format: str = "auto", doc_map: Any = None) -> Evaluation:
+    """One run evaluated on the cluster (``trec_rag_eval.evaluate(..., cluster=...)``).
+
+    ``run``: a path (a Parquet file or directory, or a TREC file: split by query id over the
+    workers; JSON results, or any run with ``doc_map``: one task), a list of paths (shards of one
+    run) or a ``Run`` in memory (split here, each bucket sent once). Bad input raises its error.
+    """
+    from trec_rag_eval.io.tables import Run
+
+    if isinstance(run, (str, os.PathLike)) and (doc_map is not None or _kind(os.fspath(run), run_format) == "json"):
+        [outcome] = evaluate_runs(qrels, [os.fspath(run)], measures, settings, cluster=cluster,
+                                  run_format=run_format, doc_map=doc_map)
+        if outcome.error is not None:
+            raise outcome.error
+        for note in outcome.notes:
+            if note.startswith("Warning: "):
+                warnings.warn(note[len("Warning: "):], TrecRagEvalWarning, stacklevel=2)
+        assert outcome.evaluation is not None
+        return outcome.evaluation
+    if doc_map is not None:
+        raise UsageError("doc_map with a run in shards or in memory: map the chunk ids first (io.chunks.collapse_run)")
+    if not isinstance(run, (str, os.PathLike, Run)) and not (
+            isinstance(run, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in run)):
+        raise UsageError(f"run must be a path, a list of paths (shards) or a Run, got {type(run).__name__}")
+    return evaluate_partitioned(qrels, run, measures, settings, cluster=cluster, run_format=run_format)
+
+
+def _kind(path: str, run_format: str) -> str:
+    if run_format != "auto":
+        return run_format
+    from trec_rag_eval.io.load import detect_format
+
+    if not os.path.exists(path):
+        from trec_rag_eval.errors import InputFormatError
+
+        raise InputFormatError(path, None, "no such file")
+    return detect_format(path)
+
+
 # -- many runs -----------------------------------------------------------------------------------
 
 def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: list[Measure], settings: Settings, *,
@@ -205,7 +245,6 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
 
 def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
     """The run's name (for messages and the default tag) and the pieces its tasks read."""
-    from trec_rag_eval.io.load import detect_format
     from trec_rag_eval.io.parquet import parquet_files
 
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
@@ -213,11 +252,7 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
         raise UsageError("no run to evaluate")
     pieces: list[Piece] = []
     for path in paths:
-        if not os.path.exists(path):
-            from trec_rag_eval.errors import InputFormatError
-
-            raise InputFormatError(path, None, "no such file")
-        kind = detect_format(path) if run_format == "auto" else run_format
+        kind = _kind(path, run_format)
         if kind == "parquet":
             for file in parquet_files(path):
                 rows = _parquet_rows(file)
