@@ -210,3 +210,10 @@ def test_cli_evaluate_compare_and_crosscheck_take_the_mapping(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert exit_.value.code == 0, out + err
     assert "chunk ids mapped by pattern" in err
+
+
+def test_the_library_crosscheck_collapses_before_both_sides():
+    from trec_rag_eval.checks.crosscheck import crosscheck
+
+    report = crosscheck(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3", "RR"], doc_map=PATTERN)
+    assert report.ok

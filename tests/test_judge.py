@@ -291,3 +291,23 @@ def test_a_killed_run_resumes_where_it_stopped(files, tmp_path):
         assert server.requests == ["d8"]                   # d5, d6, d7 came from the progress file
     assert sorted(output.read_text(encoding="utf-8").splitlines()) == [
         "q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0", "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]
+
+
+def test_a_chunk_run_is_pooled_as_its_documents(files, tmp_path, capsys):
+    dataset, _, corpus = files
+    # the run of test_human_llm_and_both...: each document retrieved through two chunks in a row
+    chunks = tmp_path / "chunks.txt"
+    rows = [line.split() for line in RUN.splitlines()]
+    chunks.write_text("".join(f"{q} Q0 {d}#{n} 0 {float(s) + 0.5 - n / 10} c\n" for q, _, d, _, s, _ in rows
+                              for n in (1, 2)), encoding="utf-8")
+    output = tmp_path / "judged.qrels"
+    with FakeJudge() as server:
+        with pytest.raises(SystemExit) as exit_:
+            main(["judge", str(dataset), str(chunks), "--corpus", str(corpus), "--depth", "3", "--model", "m",
+                  "--base-url", server.base_url, "-o", str(output), "--doc-id-pattern", r"^(.*)#\d+$"])
+        assert sorted(server.requests) == ["d5", "d6", "d7", "d8"]   # the holes of the top 3 documents
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    assert "16 retrieved chunks -> 8 documents" in err
+    assert sorted(output.read_text(encoding="utf-8").splitlines()) == [
+        "q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0", "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]

@@ -216,9 +216,13 @@ def crosscheck(
     settings: Settings | None = None,
     *,
     tolerance: float = 1e-9,
+    doc_map: Any = None,
     **overrides: Any,
 ) -> CrosscheckReport:
     """Compare our per-query values and aggregates with ir-measures' (see the module docstring).
+
+    ``doc_map`` maps the run's chunk ids to documents first (see ``io.chunks``), so both sides score
+    the same collapsed run.
 
     ``settings`` as for ``evaluate``; ir-measures follows the relevance level, -J, -M (the run is cut
     to its top documents for it) and the query set. It has no collection size (``num_docs``) and no
@@ -229,6 +233,10 @@ def crosscheck(
 
     chosen = settings_of(settings, **overrides)
     resolved = [m for m in resolve_measures(measures) if m.spec.value_type != "str"]
+    if doc_map is not None:
+        from trec_rag_eval.io.chunks import collapse_run
+
+        run, _ = collapse_run(run, doc_map, qrels)
     if chosen.max_retrieved is not None:
         run = _truncate(run, chosen.max_retrieved)  # ir-measures has no -M: give it the same top documents
     base = chosen.but(max_retrieved=None, complete=False, num_docs=0)

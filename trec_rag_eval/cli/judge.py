@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer, Real
 from trec_rag_eval.syntax import INT32
 
@@ -47,11 +48,12 @@ from trec_rag_eval.syntax import INT32
 @click.option("--allow-failures", is_flag=True,
               help="Write OUTPUT even if some documents got no grade (they stay holes).")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT and its sidecar if they exist.")
+@doc_map_options
 def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str | None, depth: int, model: str,
                   base_url: str | None, output: Path, language: str, calibrate: int, seed: int,
                   relevance_level: int, concurrency: int, timeout: float, max_retries: int,
                   temperature: float | None, progress_file: Path | None, allow_failures: bool,
-                  force: bool) -> None:
+                  force: bool, doc_id_pattern: str | None, doc_map: str | None) -> None:
     """Grade the unjudged documents in the top DEPTH of RUN(s) with an LLM, on a 0-3 scale.
 
     \b
@@ -60,7 +62,9 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     DATASET holds the human judgments and the query texts: a JSON dataset, or a TREC qrels file
     with --topics. Human judgments are kept as they are. Finished documents are appended to a
     progress file as they come, so after a crash, Ctrl-C or failures, running the same command
-    again only asks for what is missing. Then evaluate with the filled holes, or without them:
+    again only asks for what is missing. Runs of chunk ids are pooled as their documents with
+    --doc-id-pattern or --doc-map (then --corpus holds the documents). Then evaluate with the filled
+    holes, or without them:
 
     \b
       trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
@@ -82,7 +86,8 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     refuse_overwrite(output, force)
     refuse_overwrite(sidecar_path_for(output), force)
     qrels = load_qrels(dataset, topics=topics)
-    run_tables = [load_run(path, qrels=qrels) for path in runs]
+    mapping = resolve_doc_map(doc_id_pattern, doc_map)
+    run_tables = [collapse_and_echo(load_run(path, qrels=qrels), mapping, qrels, path) for path in runs]
     documents = {d["id"]: d["text"] for d in read_corpus(corpus)}
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)

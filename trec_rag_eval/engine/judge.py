@@ -276,8 +276,11 @@ def judge_holes(
     report = JudgeReport(output=output, sidecar=sidecar, progress_path=progress)
 
     human: dict[tuple[str, str], int] = {}
+    judged_by_query: dict[str, list[str]] = {}
     for q, d, r in zip(*(column_list(qrels, c) for c in ("query_id", "doc_id", "relevance")), strict=True):
         human[(q, d)] = int(r)
+        if r >= 0 and d in corpus:
+            judged_by_query.setdefault(q, []).append(d)
     pooled = pool(runs, settings.depth)
     report.skipped_queries = sorted(q for q in pooled if q not in topics)
     rng = random.Random(settings.seed)
@@ -295,7 +298,7 @@ def judge_holes(
                 continue
             tasks.append(_task(query_id, doc_id, "hole", topics[query_id], corpus[doc_id], settings.language))
         if settings.calibrate:
-            judged = sorted(d for (q, d), r in human.items() if q == query_id and r >= 0 and d in corpus)
+            judged = sorted(judged_by_query.get(query_id, []))
             for doc_id in rng.sample(judged, min(settings.calibrate, len(judged))):
                 tasks.append(_task(query_id, doc_id, "calibration", topics[query_id], corpus[doc_id],
                                    settings.language))
