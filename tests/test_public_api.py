@@ -362,3 +362,20 @@ def test_crosscheck_and_the_demo_need_no_extra():
                 and not line.strip().startswith("#")}
     assert {"ir-measures", "bm25s"} <= required
     assert "pandas" not in required  # optional: only to_pandas imports it
+
+
+def test_polars_frames_of_other_types_are_brought_to_the_schema():
+    pl = pytest.importorskip("polars")
+    qrels = tre.Qrels(pl.DataFrame({"query_id": [1, 1], "doc_id": ["a", "b"], "relevance": [1.0, 0.0]}))
+    assert qrels.to_dict() == {"1": {"a": 1, "b": 0}}
+    run = tre.Run(pl.DataFrame({"query_id": [1, 1], "doc_id": ["a", "b"], "score": [2.5, 1.5]},
+                               schema_overrides={"score": pl.Float32}))
+    assert run.to_dict() == {"1": {"a": 2.5, "b": 1.5}}
+    with pytest.raises(InputFormatError, match=r"row 2 \(query '1', document 'b'\): the relevance 0.5 is not"):
+        tre.Qrels(pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, 0.5]}))
+    # a frame that already has the schema's types is checked by evaluate (Run() trusts it, as the readers do)
+    with pytest.raises(InputFormatError, match=r"row 2: expected a query_id, a doc_id and a score"):
+        tre.evaluate({"1": {"a": 1}}, pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
+                                                    "score": [1.0, float("nan")]}))
+    with pytest.raises(InputFormatError, match=r"the score column holds String, not numbers"):
+        tre.Run(pl.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["high"]}))

@@ -127,6 +127,39 @@ def _check_frame(frame: Any, source: str, value_column: str) -> None:
                                f"query {first['query_id']!r} (first at row {first['row']})")
 
 
+def _polars_table(frame: Any, source: str, value_column: str) -> Any:
+    """A polars frame with other types (integer ids, Int32 or whole Float relevance, Float32 scores, no
+    iteration column) brought to the schema's, in polars: checked as ``_check_rows`` checks rows."""
+    import polars as pl
+
+    missing = [c for c in ("query_id", "doc_id", value_column) if c not in frame.columns]
+    if missing:
+        raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
+                               f"{', '.join(frame.columns)}")
+    for column in ("query_id", "doc_id"):
+        dtype = frame.schema[column]
+        if not (dtype == pl.Utf8 or dtype.is_integer() or dtype == pl.Categorical):
+            raise InputFormatError(source, None, f"the {column} column holds {dtype}, not strings or integers")
+    number = frame.schema[value_column]
+    if not number.is_numeric():
+        raise InputFormatError(source, None, f"the {value_column} column holds {number}, not numbers")
+    if value_column == "relevance" and number.is_float():
+        fractional = frame.with_row_index("row", offset=1).filter(pl.col("relevance") != pl.col("relevance").round())
+        if len(fractional):
+            row = fractional.row(0, named=True)
+            raise InputFormatError(source, None, f"row {row['row']} (query {row['query_id']!r}, document "
+                                   f"{row['doc_id']!r}): the relevance {row['relevance']!r} is not an integer")
+    columns = [pl.col("query_id").cast(pl.Utf8), pl.col("doc_id").cast(pl.Utf8)]
+    if value_column == "relevance":
+        iteration = pl.col("iteration").cast(pl.Utf8) if "iteration" in frame.columns else pl.lit("0")
+        columns = [columns[0], iteration.alias("iteration"), columns[1], pl.col("relevance").cast(pl.Int64)]
+    else:
+        columns.append(pl.col("score").cast(pl.Float64))
+    table = frame.select(columns)
+    _check_frame(table, source, value_column)
+    return table
+
+
 # --- the shapes --------------------------------------------------------------------------------------
 def _library(value: Any) -> str | None:
     """``"pandas"`` or ``"polars"`` for their DataFrames (told apart without importing either)."""
@@ -147,6 +180,8 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
     if is_table_data(value, value_column):
         return value
     library = _library(value)
+    if library == "polars":
+        return _polars_table(value, source, value_column)
     if library is not None:
         missing = [c for c in ("query_id", "doc_id", value_column) if c not in value.columns]
         if missing:
