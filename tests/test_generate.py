@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from chat_server import ChatServer, Reply, completion
 from click.testing import CliRunner
 
 from trec_rag_eval.cli.generate import generate_queries_command
@@ -47,7 +46,7 @@ ANSWERS = {
 }
 
 
-class ScriptedServer:
+class ScriptedServer(ChatServer):
     """A chat-completions endpoint whose first replies per marker are scripted.
 
     Scripts: "429" (rate limited, Retry-After: 3), "garbage" (HTTP 200, body not JSON),
@@ -55,75 +54,30 @@ class ScriptedServer:
     """
 
     def __init__(self, scripts: dict[str, list[str]]) -> None:
+        super().__init__()
         self.scripts = {marker: list(steps) for marker, steps in scripts.items()}
         self.requests: list[str] = []
-        self.lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                assert self.path == "/v1/chat/completions"
-                prompt = body["messages"][0]["content"]
-                marker = prompt.split("MARKER-")[1].split()[0]
-                with server.lock:
-                    server.requests.append(marker)
-                    steps = server.scripts.get(marker, [])
-                    step = steps.pop(0) if steps else "answer"
-                doc = prompt.split("MARKER-")[1].split()[1] if marker in ("chatty", "short") else ""
-                if step == "429":
-                    self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "3"})
-                elif step == "garbage":
-                    self._send_raw(200, b"<html>upstream proxy error</html>")
-                elif step == "slow":
-                    time.sleep(1.5)
-                    self._send(200, _completion(ANSWERS[marker]))
-                else:
-                    self._send(200, _completion(ANSWERS[marker].format(doc=doc)))
-
-            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-                self._send_raw(status, json.dumps(payload).encode(), headers)
-
-            def _send_raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def __enter__(self) -> ScriptedServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def answer(self, prompt: str, reply: Reply) -> None:
+        marker = prompt.split("MARKER-")[1].split()[0]
+        with self.lock:
+            self.requests.append(marker)
+            steps = self.scripts.get(marker, [])
+            step = steps.pop(0) if steps else "answer"
+        doc = prompt.split("MARKER-")[1].split()[1] if marker in ("chatty", "short") else ""
+        if step == "429":
+            reply.json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "3"})
+        elif step == "garbage":
+            reply.raw(200, b"<html>upstream proxy error</html>")
+        elif step == "slow":
+            time.sleep(1.5)
+            reply.json(200, _completion(ANSWERS[marker]))
+        else:
+            reply.json(200, _completion(ANSWERS[marker].format(doc=doc)))
 
 
 def _completion(content: str) -> dict:
-    return {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "test-model",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52},
-    }
+    return completion(content, prompt_tokens=40, completion_tokens=12)
 
 
 SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=0.5, max_retries=1,

@@ -7,12 +7,11 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from chat_server import ChatServer, Reply, completion
 
 from trec_rag_eval.cli import main
 from trec_rag_eval.engine.judge import (
@@ -39,7 +38,7 @@ RUN = "".join(f"{q} Q0 {d} {r} {10 - r} bm25\n" for q, docs in
               (("q1", ["d5", "d1", "d6", "d2"]), ("q2", ["d7", "d3", "d8", "d4"])) for r, d in enumerate(docs, 1))
 
 
-class FakeJudge:
+class FakeJudge(ChatServer):
     """A chat-completions endpoint grading each passage by its ``[dN]`` marker.
 
     ``scripts[doc]`` lists the first replies for that document: "429" (rate limited, Retry-After: 2),
@@ -47,71 +46,24 @@ class FakeJudge:
     """
 
     def __init__(self, scripts: dict[str, list[str]] | None = None) -> None:
+        super().__init__()
         self.scripts = {doc: list(steps) for doc, steps in (scripts or {}).items()}
         self.requests: list[str] = []
-        self.prompts: list[str] = []
-        self.lock = threading.Lock()
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                prompt = body["messages"][0]["content"]
-                doc = re.search(r"\[(d\d+)\]", prompt).group(1)
-                with server.lock:
-                    server.requests.append(doc)
-                    server.prompts.append(prompt)
-                    steps = server.scripts.get(doc, [])
-                    step = steps.pop(0) if steps else "answer"
-                if step == "429":
-                    self._send(429, {"error": {"message": "rate limited"}}, {"Retry-After": "2"})
-                elif step == "malformed":
-                    self._send(200, _completion("I would rather not say."))
-                elif step == "hang":
-                    time.sleep(30)
-                else:
-                    self._send(200, _completion(f"Grade: {FAKE_GRADES[doc]}"))
-
-            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-                data = json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def __enter__(self) -> FakeJudge:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-def _completion(content: str) -> dict:
-    return {
-        "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": "judge-model",
-        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 50, "completion_tokens": 1, "total_tokens": 51},
-    }
+    def answer(self, prompt: str, reply: Reply) -> None:
+        doc = re.search(r"\[(d\d+)\]", prompt).group(1)
+        with self.lock:
+            self.requests.append(doc)
+            steps = self.scripts.get(doc, [])
+            step = steps.pop(0) if steps else "answer"
+        if step == "429":
+            reply.json(429, {"error": {"message": "rate limited"}}, {"Retry-After": "2"})
+        elif step == "malformed":
+            reply.json(200, completion("I would rather not say.", 50, 1))
+        elif step == "hang":
+            time.sleep(30)
+        else:
+            reply.json(200, completion(f"Grade: {FAKE_GRADES[doc]}", 50, 1))
 
 
 @pytest.fixture

@@ -6,29 +6,16 @@ from pathlib import Path
 
 import click
 
-from trec_rag_eval.cli.params import Integer, Real
+from trec_rag_eval.cli.llm import llm_options
+from trec_rag_eval.cli.params import Integer
 
 
 @click.command("generate-queries")
 @click.argument("corpus", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-n", "n", type=Integer(1, 1000), default=3, show_default=True, help="Questions per document.")
-@click.option("--model", required=True, help="Model name, as the endpoint knows it.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-              "(vLLM, Ollama, llama.cpp). The key comes from OPENAI_API_KEY; local servers may need none.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Dataset JSON to write (seed shape: id, requête, pertinents, lexical_overlap).")
-@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
-              help="Prompt language: the seed's French prompt or its English translation.")
-@click.option("--concurrency", type=Integer(1, 1024), default=4, show_default=True,
-              help="Requests in flight at once.")
-@click.option("--timeout", type=Real(0.0, 86400.0, open=True), default=60.0, show_default=True,
-              help="Seconds to wait for one reply.")
-@click.option("--max-retries", type=Integer(0, 100), default=5, show_default=True,
-              help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).")
-@click.option("--temperature", type=Real(0.0, 2.0), default=None,
-              help="Sampling temperature (the server's default if unset).")
-@click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Resumable progress file [default: OUTPUT.progress.jsonl].")
+@llm_options("Prompt language: the seed's French prompt or its English translation.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def generate_queries_command(
     corpus: Path,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
 
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
-from trec_rag_eval.cli.params import COUNT, LEVEL, Integer, Real
+from trec_rag_eval.cli.llm import llm_options
+from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.syntax import INT32
 
 
@@ -21,30 +21,16 @@ from trec_rag_eval.syntax import INT32
               help="Query texts (query_id<TAB>text, as convert writes them) when DATASET is a TREC qrels file.")
 @click.option("--depth", type=Integer(1, INT32[1]), default=10, show_default=True,
               help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")
-@click.option("--model", required=True, help="Model name, as the endpoint knows it.")
-@click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 "
-              "(vLLM, Ollama, llama.cpp). The key comes from OPENAI_API_KEY; local servers may need none.")
+@llm_options("Language of the grading prompt.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
               help="Qrels to write: every human judgment as it was, plus the LLM's grades for the holes. "
                    "The LLM judgments are also listed in OUTPUT.llm.tsv (query_id, doc_id, grade, kind, model).")
-@click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
-              help="Language of the grading prompt.")
 @click.option("--calibrate", type=COUNT, default=0, show_default=True, metavar="N",
               help="Also ask about N human-judged documents per query and print Cohen's kappa and the "
                    "confusion matrix (needs scikit-learn: the 'llm' extra).")
 @click.option("--seed", type=Integer(), default=42, show_default=True, help="Seed of the calibration draw.")
 @click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
               help="Binary agreement: a grade >= LEVEL is relevant.")
-@click.option("--concurrency", type=Integer(1, 1024), default=4, show_default=True,
-              help="Requests in flight at once.")
-@click.option("--timeout", type=Real(0, math.inf, open=True), default=60.0, show_default=True,
-              help="Seconds to wait for one reply.")
-@click.option("--max-retries", type=Integer(0, 100), default=5, show_default=True,
-              help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured).")
-@click.option("--temperature", type=Real(0, 2), default=None,
-              help="Sampling temperature (the server's default if unset; 0 makes grades repeatable).")
-@click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Resumable progress file [default: OUTPUT.progress.jsonl].")
 @click.option("--allow-failures", is_flag=True,
               help="Write OUTPUT even if some documents got no grade (they stay holes).")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT and its sidecar if they exist.")
