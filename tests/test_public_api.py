@@ -377,3 +377,14 @@ def test_polars_frames_of_other_types_are_brought_to_the_schema():
                                                     "score": [1.0, float("nan")]}))
     with pytest.raises(InputFormatError, match=r"the score column holds String, not numbers"):
         tre.Run(pl.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["high"]}))
+
+
+def test_a_run_as_a_search_function_returns_it():
+    # the seed lesson keeps moteur.rechercher(query) results: [{"id": ..., "score": ...}, ...] per query
+    qrels = {"q1": {"a": 1, "c": 1}, "q2": {"b": 1}}
+    run = {"q1": [{"id": "x", "score": 3.0}, {"id": "a", "score": 2.0}, {"id": "c", "score": 2.0}],
+           "q2": [("b", 0.9), ("y", 0.1)]}
+    result = tre.evaluate(qrels, run, ["RR", "P@3"])
+    # q1: the tie a/c keeps the list order (scores not strictly decreasing: the list is the ranking),
+    # first relevant at rank 2: RR 1/2, P@3 2/3; q2: b first, RR 1, P@3 1/3
+    assert result.per_query == {"q1": {"RR": 0.5, "P@3": 2 / 3}, "q2": {"RR": 1.0, "P@3": 1 / 3}}

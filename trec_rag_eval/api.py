@@ -12,7 +12,8 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.io.objects import as_qrels, as_run
+from trec_rag_eval.io import objects
+from trec_rag_eval.io.objects import as_qrels
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 
 if TYPE_CHECKING:
@@ -22,6 +23,28 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.io.tables import Qrels, Run
+
+
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
+    """``io.objects.as_run``, plus what a search function returns, per query: ``{query_id: results}``
+    where results are ``{"id", "score"}`` dicts, ``(id, score)`` pairs or LangChain / LlamaIndex
+    objects, best first (read as the engine harness reads them: ``engine.harness.normalise_results``)."""
+    if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
+        from trec_rag_eval.engine.harness import normalise_results
+
+        scored: dict[Any, dict[str, float]] = {}
+        for query_id, results in value.items():
+            doc_ids, scores = normalise_results(results, depth=max(len(results), 1))
+            # scores kept when they strictly decrease; otherwise the list order is the ranking
+            scored[query_id] = dict(zip(doc_ids, scores or [float(len(doc_ids) - i) for i in range(len(doc_ids))],
+                                        strict=True))
+        value = scored
+    return objects.as_run(value, qrels, name, run_tag)
+
+
+def _holds_results(results: Any) -> bool:
+    """A list of result items rather than of doc ids."""
+    return isinstance(results, (list, tuple)) and any(not isinstance(item, (str, int)) for item in results)
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
