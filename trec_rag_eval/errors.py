@@ -34,6 +34,16 @@ class InputFormatError(TrecRagEvalError):
         return type(self), (self.path, self.line_no, self.reason, self.line)
 
 
+class DuplicateDocumentError(InputFormatError):
+    """A document listed twice for one query of a run. Found where the run is ranked, which knows no
+    files: ``io.load.cite_duplicate`` turns it into the error citing both lines (or rows) of the file."""
+
+    def __init__(self, path: str, query_id: str, doc_id: str) -> None:
+        self.query_id = query_id
+        self.doc_id = doc_id
+        super().__init__(path, None, f"document {quote(doc_id)} listed twice for query {quote(query_id)}")
+
+
 class MeasureSyntaxError(TrecRagEvalError):
     """A measure name or its parameters cannot be parsed; points at the bad characters."""
 

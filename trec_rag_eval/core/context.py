@@ -162,3 +162,12 @@ def segment_suffix_max(values: np.ndarray, segments: np.ndarray, num_segments: i
     keys = ranks.astype(np.int64) + (num_segments - 1 - segments.astype(np.int64)) * width
     running = np.maximum.accumulate(keys[::-1])[::-1]
     return uniques[running - (num_segments - 1 - segments.astype(np.int64)) * width]
+
+
+def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, and 0 where the denominator is 0 (trec_eval's convention)."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    out = np.zeros(np.broadcast(numerator, denominator).shape)
+    np.divide(numerator, denominator, out=out, where=denominator != 0)
+    return out

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], rel
     seen: set[tuple[int, str]] = set()
     for pair in zip(row_query.tolist(), doc_ids, strict=True):
         if pair in seen:
-            raise run.duplicate_error(query_ids[pair[0]], pair[1])
+            raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
         seen.add(pair)
         judged = judgments.get(pair)
         values.append(NOT_IN_POOL if judged is None else judged if judged >= 0 else UNJUDGED)
@@ -480,4 +480,4 @@ def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, do
     if not duplicated.any():
         return  # only a hash collision
     query, doc_id = pairs.filter(duplicated).row(0)
-    raise run.duplicate_error(query_ids[query], doc_id)
+    raise DuplicateDocumentError(run.source, query_ids[query], doc_id)

@@ -14,8 +14,9 @@ from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
+from trec_rag_eval.io.load import cite_duplicate
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
@@ -200,8 +201,11 @@ def evaluate(
     collapse = None
     if doc_map is not None:
         run, collapse = collapse_run(run, doc_map, qrels)
-    ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
-                  queries=chosen.queries, float32_scores=chosen.trec_eval_9)
+    try:
+        ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
+                      queries=chosen.queries, float32_scores=chosen.trec_eval_9)
+    except DuplicateDocumentError as err:  # the ranking knows no files: the reading layer cites the lines
+        raise cite_duplicate(err) from None
     if ranked.num_queries == 0:
         raise UsageError("no query to evaluate: the qrels and the run share no query id")
     warn_if_nothing_matches(ranked, run.source)

@@ -6,6 +6,11 @@ a query id must not start with ``#``, which TREC readers (ours, trec_eval's) tak
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.syntax import quote
+
 
 def id_problem(text: str, query_id: bool) -> str | None:
     """Why ``text`` cannot be an id (``query_id``: a query's, else a document's), or None when it can.
@@ -22,3 +27,12 @@ def id_problem(text: str, query_id: bool) -> str | None:
 def has_whitespace(text: str) -> bool:
     """Whether ``text`` holds whitespace (a JSON key that does is a query text, not an id)."""
     return any(ch.isspace() for ch in text)
+
+
+def check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) -> None:
+    """Refuse, before writing, an id a reader would refuse (``source`` names the table)."""
+    for what, ids in (("query id", query_ids), ("document id", doc_ids)):
+        for value in ids:
+            problem = id_problem(value, what == "query id")
+            if problem is not None:
+                raise InputFormatError(source, None, f"{what} {quote(value)} {problem}")

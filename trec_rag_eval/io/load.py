@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 from trec_rag_eval.io.text import read_head, read_text
@@ -316,3 +316,24 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], option: str
     if format not in allowed:
         raise UsageError(f"unknown format {format!r} for {option}; expected one of {', '.join(allowed)}")
     return format
+
+
+def cite_duplicate(err: DuplicateDocumentError) -> InputFormatError:
+    """The error for a document listed twice for a query (found by the ranking), citing both lines of
+    a TREC file or both rows of a Parquet run; as it was when the run came from no file."""
+    path, reason = err.path, err.reason
+    from trec_rag_eval.io.parquet import is_parquet, rows_of
+
+    if is_parquet(path):
+        places = rows_of(path, err.query_id, err.doc_id)
+        if len(places) >= 2:
+            (first_file, first), (file, row) = places[:2]
+            where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
+            return InputFormatError(file, None, f"row {row}: {reason} (first at {where})")
+    if os.path.isfile(path):
+        from trec_rag_eval.io.trec import lines_of
+
+        lines = lines_of(path, err.query_id, err.doc_id)
+        if len(lines) >= 2:
+            return InputFormatError(path, lines[1], f"{reason} (first at line {lines[0]})")
+    return err

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
+from trec_rag_eval.io.ids import check_ids, has_whitespace
 from trec_rag_eval.io.tables import Qrels, Run
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def read_parquet_run(path: str | os.PathLike[str]) -> Run:
     """Read a run from a Parquet file or directory (columns query_id, doc_id, score[, run_tag, rank, Q0]).
 
     A document listed twice for a query is caught by the ranking step, which cites both rows
-    (``Run.duplicate_error`` calls ``rows_of``).
+    (``io.load.cite_duplicate`` calls ``rows_of``).
     """
     name = os.fspath(path)
     return read_parquet_run_files(_files(name), name)
@@ -131,12 +132,10 @@ def rows_of(source: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:
 
 def write_parquet_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
     """Write ``query_id, iteration, doc_id, relevance`` in the table's row order; return the count."""
-    from trec_rag_eval.io.writers import _check_ids
-
     frame = qrels.frame.select("query_id", "iteration", "doc_id", "relevance")
     if frame.is_empty():
         raise InputFormatError(qrels.source, None, "no judgments to write: every list of documents is empty")
-    _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())  # what the reader refuses
+    check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())  # what the reader refuses
     _write(frame, path, force)
     return frame.height
 
@@ -147,15 +146,15 @@ def write_parquet_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | 
     orders a TREC run); return the number of rows. Scores keep every bit of their float64."""
     import polars as pl
 
-    from trec_rag_eval.io.writers import _check_ids, ranked
+    from trec_rag_eval.io.writers import ranked
 
     refuse_overwrite(path, force)
     tag = run_tag or run.run_tag
-    if not tag or any(ch.isspace() for ch in tag):
+    if not tag or has_whitespace(tag):
         raise UsageError(f"run tag {tag!r} cannot be written (empty or with whitespace)")
     if run.frame.is_empty():
         raise InputFormatError(run.source, None, "no results to write: every result list is empty")
-    _check_ids(run.source, run.frame["query_id"].to_list(), run.frame["doc_id"].to_list())
+    check_ids(run.source, run.frame["query_id"].to_list(), run.frame["doc_id"].to_list())
     frame = ranked(run).select("query_id", "doc_id", pl.col("rank").cast(pl.Int64), "score",
                                pl.lit(tag).alias("run_tag"))
     _write(frame, path, force)

@@ -16,14 +16,10 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.syntax import quote
 
 if TYPE_CHECKING:
     import polars as pl
@@ -205,26 +201,6 @@ class Run:
         not strings become their ``str()``."""
         rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
         return cls(run_columns(rows), run_tag, source)
-
-    def duplicate_error(self, query_id: str, doc_id: str) -> InputFormatError:
-        """The error for a document listed twice for a query, citing both lines (TREC) or rows
-        (Parquet) when the run came from a file."""
-        reason = f"document {quote(doc_id)} listed twice for query {quote(query_id)}"
-        from trec_rag_eval.io.parquet import is_parquet, rows_of
-
-        if is_parquet(self.source):
-            places = rows_of(self.source, query_id, doc_id)
-            if len(places) >= 2:
-                (first_file, first), (file, row) = places[:2]
-                where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
-                return InputFormatError(file, None, f"row {row}: {reason} (first at {where})")
-        if os.path.isfile(self.source):
-            from trec_rag_eval.io.trec import lines_of
-
-            lines = lines_of(self.source, query_id, doc_id)
-            if len(lines) >= 2:
-                return InputFormatError(self.source, lines[1], f"{reason} (first at line {lines[0]})")
-        return InputFormatError(self.source, None, reason)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.ids import has_whitespace, id_problem
+from trec_rag_eval.io.ids import check_ids, has_whitespace
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.syntax import quote
 
@@ -37,7 +37,7 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = Fal
     frame = qrels.frame
     if frame.is_empty():  # trec_eval (and our reader) refuse an empty qrels file: do not make one
         raise InputFormatError(qrels.source, None, "no judgments to write: every list of documents is empty")
-    _check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
+    check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
     lines = [
         f"{q} {it} {d} {r}\n"
         for q, it, d, r in frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()
@@ -57,7 +57,7 @@ def write_run(
     if run.frame.is_empty():
         raise InputFormatError(run.source, None, "no results to write: every result list is empty")
     frame = ranked(run)
-    _check_ids(run.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
+    check_ids(run.source, frame["query_id"].to_list(), frame["doc_id"].to_list())
     lines = [
         f"{q} Q0 {d} {rank} {format_score(s)} {tag}\n"
         for q, d, s, rank in frame.select("query_id", "doc_id", "score", "rank").iter_rows()
@@ -73,7 +73,7 @@ def write_topics(topics: Mapping[str, str], path: str | os.PathLike[str], *, for
     """
     lines = []
     for query_id, text in topics.items():
-        _check_ids("<topics>", [query_id], [])
+        check_ids("<topics>", [query_id], [])
         if any(ch in text for ch in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"):
             raise InputFormatError(
                 str(path),
@@ -165,10 +165,3 @@ def _dump_results(out: dict[str, list[Any]]) -> str:
     )
     return "{\n" + body + "\n}\n"
 
-
-def _check_ids(source: str, query_ids: Iterable[str], doc_ids: Iterable[str]) -> None:
-    for what, ids in (("query id", query_ids), ("document id", doc_ids)):
-        for value in ids:
-            problem = id_problem(value, what == "query id")
-            if problem is not None:
-                raise InputFormatError(source, None, f"{what} {quote(value)} {problem}")

@@ -12,17 +12,8 @@ from typing import cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, segment_cumsum_int, segment_suffix_max
+from trec_rag_eval.core.context import Context, ratio, segment_cumsum_int, segment_suffix_max
 from trec_rag_eval.measures.model import Measure, cutoff_of
-
-
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    """numerator / denominator, and 0 where the denominator is 0 (trec_eval's convention)."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    out = np.zeros(np.broadcast(numerator, denominator).shape)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
 
 
 def num_ret(ctx: Context, m: Measure) -> np.ndarray:
@@ -53,26 +44,26 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
     """
     k = int(cutoff_of(m))
     if m.param("denominator", "k") == "returned":
-        return _ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
+        return ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
     return ctx.cnt_at(k) / k
 
 
 def recall(ctx: Context, m: Measure) -> np.ndarray:
     """R@k = cnt(k) / R."""
-    return _ratio(ctx.cnt_at(int(cutoff_of(m))), ctx.R)
+    return ratio(ctx.cnt_at(int(cutoff_of(m))), ctx.R)
 
 
 def f1(ctx: Context, m: Measure) -> np.ndarray:
     """F1@k: harmonic mean of P@k and R@k per query; 0 when both are 0."""
     p = precision(ctx, m)
     r = recall(ctx, m)
-    return _ratio(2 * p * r, p + r)
+    return ratio(2 * p * r, p + r)
 
 
 def relative_precision(ctx: Context, m: Measure) -> np.ndarray:
     """relative_P@k = cnt(k) / min(k, R)."""
     k = int(cutoff_of(m))
-    return _ratio(ctx.cnt_at(k), np.minimum(k, ctx.R))
+    return ratio(ctx.cnt_at(k), np.minimum(k, ctx.R))
 
 
 def success(ctx: Context, m: Measure) -> np.ndarray:
@@ -82,13 +73,13 @@ def success(ctx: Context, m: Measure) -> np.ndarray:
 
 def r_precision(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec = cnt(R) / R: precision at rank R."""
-    return _ratio(ctx.cnt_at(ctx.R), ctx.R)
+    return ratio(ctx.cnt_at(ctx.R), ctx.R)
 
 
 def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
     c = np.floor(float(cutoff_of(m)) * ctx.R + 0.9).astype(np.int64)
-    return _ratio(ctx.cnt_at(c), c)
+    return ratio(ctx.cnt_at(c), c)
 
 
 def _precision_at_relevant(ctx: Context) -> np.ndarray:
@@ -107,7 +98,7 @@ def average_precision(ctx: Context, m: Measure) -> np.ndarray:
         keep = ctx.rel_pos <= int(m.cutoff)
         values, queries = values[keep], queries[keep]
     # bincount adds each query's terms in rank order, as trec_eval's loop does
-    return _ratio(np.bincount(queries, weights=values, minlength=ctx.Q), ctx.R)
+    return ratio(np.bincount(queries, weights=values, minlength=ctx.Q), ctx.R)
 
 
 def geometric_average_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -139,9 +130,9 @@ def bpref(ctx: Context, m: Measure) -> np.ndarray:
     q = ctx.qidx[rows]
     R = ctx.R[q]
     denominator = np.minimum(ctx.nonrel_judged[q], R)
-    penalty = _ratio(np.minimum(n, R), denominator)
+    penalty = ratio(np.minimum(n, R), denominator)
     contribution = np.where(n > 0, 1.0 - penalty, 1.0)
-    return _ratio(ctx.sum(contribution, rows), ctx.R)
+    return ratio(ctx.sum(contribution, rows), ctx.R)
 
 
 def geometric_bpref(ctx: Context, m: Measure) -> np.ndarray:
@@ -167,7 +158,7 @@ def inferred_ap(ctx: Context, m: Measure) -> np.ndarray:
     later = 1.0 / (j + 1) + (j / (j + 1)) * ((r_before + n + u) / safe_j) * (
         (r_before + eps) / (r_before + n + 2 * eps))
     contribution = np.where(j == 0, 1.0, later)
-    return _ratio(ctx.sum(contribution, rows), ctx.R)
+    return ratio(ctx.sum(contribution, rows), ctx.R)
 
 
 def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarray:
@@ -218,7 +209,7 @@ def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
 def binary_g(ctx: Context, m: Measure) -> np.ndarray:
     """binG: (1/R) * sum over relevant retrieved documents of 1/log2(2 + non-relevant above)."""
     nonrel_above = (ctx.rel_pos - ctx.rel_cnt).astype(np.float64)
-    return _ratio(np.bincount(ctx.rel_q, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ctx.Q), ctx.R)
+    return ratio(np.bincount(ctx.rel_q, weights=1.0 / np.log2(2.0 + nonrel_above), minlength=ctx.Q), ctx.R)
 
 
 def yaap(ctx: Context, m: Measure) -> np.ndarray:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, segment_cumsum_float
-from trec_rag_eval.measures.binary import _ratio
+from trec_rag_eval.core.context import Context, ratio, segment_cumsum_float
 from trec_rag_eval.measures.model import Measure
 
 
@@ -108,14 +107,14 @@ def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
 
 def ndcg(ctx: Context, m: Measure) -> np.ndarray:
     """nDCG = DCG / IDCG, 0 when IDCG = 0. Without a cutoff, IDCG uses the full ideal list."""
-    return _ratio(dcg(ctx, m), ideal_dcg(ctx, m))
+    return ratio(dcg(ctx, m), ideal_dcg(ctx, m))
 
 
 def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
     """nDCG@k (trec_eval ndcg_cut_k): DCG and IDCG both cut at k; gains are the raw judgments
     (trec_eval's ndcg_cut takes no parameters; the notation's dcg, gains and ideal apply here)."""
     plain = Measure("ndcg", cutoff=m.cutoff, params=m.params)
-    return _ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
+    return ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
 
 
 def _running(ctx: Context, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -144,13 +143,13 @@ def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
     q = ctx.qidx[rows]
     depth = np.minimum(ctx.pos[rows], n[q])
     idcg = np.where(depth > 0, best_running[np.maximum(best_offsets[q] + depth - 1, 0)], 0.0)
-    terms = _ratio(running[rows], idcg)
+    terms = ratio(running[rows], idcg)
     total = ctx.sum(terms, rows)
     m_count = np.bincount(q, minlength=ctx.Q)
     dcg_all = _dcg_at(ctx, running, ctx.N, np.arange(ctx.Q))
     idcg_all = np.where(n > 0, best_running[np.maximum(best_offsets[1:] - 1, 0)] if len(best) else 0.0, 0.0)
-    total = total + (n - m_count) * _ratio(dcg_all, idcg_all)
-    return np.where((n > 0) & (total > 0), _ratio(total, n), 0.0)
+    total = total + (n - m_count) * ratio(dcg_all, idcg_all)
+    return np.where((n > 0) & (total > 0), ratio(total, n), 0.0)
 
 
 def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
@@ -164,13 +163,13 @@ def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
     following[best_offsets[1:][n > 0] - 1] = 0.0
     point = best != following
     point &= best_running > 0
-    values = _ratio(_dcg_at(ctx, running, b[point], bq[point]), best_running[point])
+    values = ratio(_dcg_at(ctx, running, b[point], bq[point]), best_running[point])
     total = np.bincount(bq[point], weights=values, minlength=ctx.Q)
     count = np.bincount(bq[point], minlength=ctx.Q).astype(np.float64)
     extra = (ctx.N >= n + 2) & (n > 0)
     last = best_offsets[1:] - 1
     idcg_n = np.where(n > 0, best_running[np.maximum(last, 0)] if len(best) else 0.0, 0.0)
-    extra_value = _ratio(_dcg_at(ctx, running, ctx.N, np.arange(ctx.Q)), idcg_n)
+    extra_value = ratio(_dcg_at(ctx, running, ctx.N, np.arange(ctx.Q)), idcg_n)
     total = total + np.where(extra & (idcg_n > 0), extra_value, 0.0)
     count = count + (extra & (idcg_n > 0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -193,7 +192,7 @@ def cumulative_gain_g(ctx: Context, m: Measure) -> np.ndarray:
     c_k = ideal_part + np.maximum(k - n[q], 0)
     terms = gains[rows] / np.log2(2.0 + c_k - running_gain[rows])
     total_ideal = np.bincount(np.repeat(np.arange(ctx.Q), n), weights=best, minlength=ctx.Q)
-    return _ratio(ctx.sum(terms, rows), total_ideal)
+    return ratio(ctx.sum(terms, rows), total_ideal)
 
 
 def _rbp_gains(ctx: Context, m: Measure) -> np.ndarray:

@@ -39,9 +39,8 @@ class Measure:
 
     @property
     def spec(self) -> Family:
-        from trec_rag_eval.measures.registry import FAMILIES
-
-        return FAMILIES[self.family]
+        """The registered family of this measure (see ``register``)."""
+        return REGISTERED[self.family]
 
     @property
     def trec_name(self) -> str:
@@ -127,3 +126,16 @@ def _format_value(value: Any) -> str:
     if isinstance(value, tuple):  # a list of reals (utility's coefficients, 11pt_avg's levels)
         return "(" + ",".join(_format_value(v) for v in value) + ")"
     return repr(value) if isinstance(value, str) else str(value)
+
+
+REGISTERED: dict[str, Family] = {}
+"""Every family by name, in registration order. Filled by ``register`` (``measures.registry`` registers
+the built-in families); this module knows no family itself."""
+
+
+def register(family: Family) -> Family:
+    """Add a family; a name registered twice is an error (two definitions of one measure)."""
+    if family.name in REGISTERED:
+        raise ValueError(f"measure family {family.name!r} registered twice")
+    REGISTERED[family.name] = family
+    return family

@@ -7,7 +7,7 @@ command and the README's measure table are generated from this registry.
 from __future__ import annotations
 
 from trec_rag_eval.measures import binary, graded, sets
-from trec_rag_eval.measures.model import Family
+from trec_rag_eval.measures.model import REGISTERED, Family, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -119,11 +119,9 @@ _FAMILIES = [
            reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
 ]
 
-FAMILIES: dict[str, Family] = {}
 for _family in _FAMILIES:
-    if _family.name in FAMILIES:
-        raise ValueError(f"measure family {_family.name!r} registered twice")
-    FAMILIES[_family.name] = _family
+    register(_family)
+FAMILIES: dict[str, Family] = REGISTERED
 ORDER = {name: i for i, name in enumerate(FAMILIES)}
 
 # trec_eval's nicknames, in its own words (trec_eval -h)

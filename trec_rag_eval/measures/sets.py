@@ -4,30 +4,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context
-from trec_rag_eval.measures.binary import _ratio
+from trec_rag_eval.core.context import Context, ratio
 from trec_rag_eval.measures.model import Measure, cutoff_of
 
 
 def set_precision(ctx: Context, m: Measure) -> np.ndarray:
     """set_P = relevant retrieved / retrieved."""
-    return _ratio(ctx.rel_ret, ctx.N)
+    return ratio(ctx.rel_ret, ctx.N)
 
 
 def set_recall(ctx: Context, m: Measure) -> np.ndarray:
     """set_recall = relevant retrieved / R."""
-    return _ratio(ctx.rel_ret, ctx.R)
+    return ratio(ctx.rel_ret, ctx.R)
 
 
 def set_relative_precision(ctx: Context, m: Measure) -> np.ndarray:
     """set_relative_P = relevant retrieved / min(N, R)."""
-    return _ratio(ctx.rel_ret, np.minimum(ctx.N, ctx.R))
+    return ratio(ctx.rel_ret, np.minimum(ctx.N, ctx.R))
 
 
 def set_map(ctx: Context, m: Measure) -> np.ndarray:
     """set_map = set_P * set_recall = relevant retrieved^2 / (N * R)."""
     rr = ctx.rel_ret.astype(np.float64)
-    return _ratio(rr * rr, ctx.N.astype(np.float64) * ctx.R)
+    return ratio(rr * rr, ctx.N.astype(np.float64) * ctx.R)
 
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:
@@ -35,7 +34,7 @@ def set_f(ctx: Context, m: Measure) -> np.ndarray:
     x = float(m.param("beta", 1.0))
     p = set_precision(ctx, m)
     r = set_recall(ctx, m)
-    value = _ratio((x + 1.0) * p * r, x * p + r)
+    value = ratio((x + 1.0) * p * r, x * p + r)
     return np.where(ctx.rel_ret > 0, value, 0.0)
 
 
@@ -64,7 +63,7 @@ def judged_at(ctx: Context, m: Measure) -> np.ndarray:
     within = np.ones(len(ctx.rel), dtype=bool) if k is None else ctx.pos <= k
     judged = ctx.count((ctx.rel >= 0) & within)
     depth = ctx.N if k is None else np.minimum(ctx.N, k)
-    return np.where(ctx.ranked.missing, 0.0, _ratio(judged, depth))
+    return np.where(ctx.ranked.missing, 0.0, ratio(judged, depth))
 
 
 _SYMBOLS = np.array(list("0123456789"))
