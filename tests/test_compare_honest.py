@@ -16,6 +16,7 @@ from test_compare_cli import write_seed_example
 
 from trec_rag_eval.compare import PRIMARY_MEASURES, compare, compare_values
 from trec_rag_eval.io.trec import read_qrels, read_run
+from trec_rag_eval.render.comparison import render_table, verdict
 
 
 @pytest.fixture
@@ -78,9 +79,9 @@ def test_the_verdict_says_what_was_tested_with_the_uncorrected_p():
     pair = comparison.pair("m0", "B")
     raw = scipy_stats.ttest_rel(values["B"]["m0"], values["A"]["m0"]).pvalue
     assert raw < 0.05 and not pair.significant
-    verdict = comparison.verdict(pair)
-    assert f"not significant after Holm over 22 comparisons (p = {raw:.3f} uncorrected" in verdict
-    assert "within noise" not in verdict
+    sentence = verdict(comparison, pair)
+    assert f"not significant after Holm over 22 comparisons (p = {raw:.3f} uncorrected" in sentence
+    assert "within noise" not in sentence
 
 
 def test_the_detectable_delta_is_not_shown_beyond_the_measures_range():
@@ -89,8 +90,8 @@ def test_the_detectable_delta_is_not_shown_beyond_the_measures_range():
     comparison = compare_values(values, ["q1", "q2"], n_resamples=200)
     pair = comparison.pair("P@5", "B")
     assert np.isnan(pair.min_detectable_delta)
-    assert "4.084" not in comparison.to_table()
-    assert "too few queries (2) to detect any difference P@5 can take" in comparison.verdict(pair)
+    assert "4.084" not in render_table(comparison)
+    assert "too few queries (2) to detect any difference P@5 can take" in verdict(comparison, pair)
     # an unbounded measure (DCG) keeps its number
     values = {"A": {"DCG@5": [0.2, 0.6]}, "B": {"DCG@5": [0.4, 0.4]}}
     assert compare_values(values, ["q1", "q2"], n_resamples=200).pairs[0].min_detectable_delta > 1

@@ -10,9 +10,20 @@ import numpy as np
 import pytest
 
 from trec_rag_eval.compare import compare_values
-from trec_rag_eval.compare.plot import save_plot
 from trec_rag_eval.compare.result import Comparison
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.render.comparison import (
+    comparison_dict,
+    render,
+    render_csv,
+    render_json,
+    render_latex,
+    render_markdown,
+    render_table,
+    verdict,
+    verdicts,
+)
+from trec_rag_eval.render.plot import save_plot
 
 QUERIES = ["q1", "q2", "q3", "q4", "q5", "q6"]
 
@@ -32,7 +43,7 @@ def comparison() -> Comparison:
 
 
 def test_table_rows_footer_and_verdicts(comparison: Comparison) -> None:
-    text = comparison.to_table()
+    text = render_table(comparison)
     lines = text.splitlines()
     assert lines[0] == "Comparison of 3 runs over 6 queries (baseline: A)"
     header = lines[2].split()
@@ -45,7 +56,7 @@ def test_table_rows_footer_and_verdicts(comparison: Comparison) -> None:
 
 
 def test_per_query_adds_one_row_per_measure_and_query(comparison: Comparison) -> None:
-    text = comparison.to_table(per_query=True)
+    text = render_table(comparison, per_query=True)
     assert "Per-query values and deltas (run - baseline):" in text
     q6 = [line.split() for line in text.splitlines() if line.startswith("q6 ")]
     # query_id measure A B delta-B C delta-C
@@ -54,7 +65,7 @@ def test_per_query_adds_one_row_per_measure_and_query(comparison: Comparison) ->
 
 
 def test_markdown_is_a_pipe_table_with_verdicts(comparison: Comparison) -> None:
-    text = comparison.to_markdown()
+    text = render_markdown(comparison)
     lines = text.splitlines()
     assert lines[2] == "| measure | run | mean | delta | 95% CI | p (Holm) | d | W/T/L | MDD |"
     assert lines[3] == "|:---|:---|---:|---:|---:|---:|---:|---:|---:|"
@@ -63,7 +74,7 @@ def test_markdown_is_a_pipe_table_with_verdicts(comparison: Comparison) -> None:
 
 
 def test_latex_booktabs_marks_and_escaping(comparison: Comparison) -> None:
-    text = comparison.to_latex()
+    text = render_latex(comparison)
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
     assert "Run & nDCG@10 & R\\_5 \\\\" in text
     b_pair = comparison.pair("nDCG@10", "B")
@@ -74,7 +85,7 @@ def test_latex_booktabs_marks_and_escaping(comparison: Comparison) -> None:
 
 
 def test_csv_long_format(comparison: Comparison) -> None:
-    rows = list(csv.DictReader(io.StringIO(comparison.to_csv())))
+    rows = list(csv.DictReader(io.StringIO(render_csv(comparison))))
     assert len(rows) == 2 * 3  # measures x runs
     b = next(r for r in rows if r["measure"] == "nDCG@10" and r["run"] == "B")
     assert b["query_id"] == "all"
@@ -82,35 +93,35 @@ def test_csv_long_format(comparison: Comparison) -> None:
     assert (b["wins"], b["ties"], b["losses"]) == ("5", "1", "0")
     a = next(r for r in rows if r["measure"] == "nDCG@10" and r["run"] == "A")
     assert a["delta"] == "" and float(a["value"]) == pytest.approx(0.35)
-    per_query = list(csv.DictReader(io.StringIO(comparison.to_csv(per_query=True))))
+    per_query = list(csv.DictReader(io.StringIO(render_csv(comparison, per_query=True))))
     assert len(per_query) == 6 + 2 * 2 * 6  # summary + measures x other runs x queries
     c6 = next(r for r in per_query if r["query_id"] == "q6" and r["run"] == "C" and r["measure"] == "nDCG@10")
     assert float(c6["delta"]) == pytest.approx(-0.3)
 
 
 def test_json_is_plain_data(comparison: Comparison) -> None:
-    data = json.loads(comparison.to_json(per_query=True))
+    data = json.loads(render_json(comparison, per_query=True))
     assert data["baseline"] == "A" and data["runs"] == ["A", "B", "C"] and data["n_queries"] == 6
     assert data["seed"] == 1 and data["test"] == "t" and data["correction"] == "holm"
     first = data["comparisons"][0]
     assert (first["measure"], first["run"]) == ("nDCG@10", "B")
-    assert first["verdict"] == comparison.verdict(comparison.pairs[0])
+    assert first["verdict"] == verdict(comparison, comparison.pairs[0])
     assert data["per_query_deltas"]["nDCG@10"]["C"]["q6"] == pytest.approx(-0.3)
     assert data["means"]["A"]["nDCG@10"] == pytest.approx(0.35)
-    assert comparison.to_dict() == json.loads(comparison.to_json())
+    assert comparison_dict(comparison) == json.loads(render_json(comparison))
 
 
 def test_identical_runs_say_so() -> None:
     a = np.linspace(0, 1, 5)
     comparison = compare_values({"A": {"m": a}, "B": {"m": a.copy()}}, list("abcde"), n_resamples=100)
-    assert comparison.verdicts() == [("m", "B vs A: identical on every query")]
-    assert json.loads(comparison.to_json())["comparisons"][0]["min_detectable_delta"] is None
+    assert verdicts(comparison) == [("m", "B vs A: identical on every query")]
+    assert json.loads(render_json(comparison))["comparisons"][0]["min_detectable_delta"] is None
 
 
 def test_unknown_format() -> None:
     comparison = compare_values({"A": {"m": [0.1, 0.2]}, "B": {"m": [0.2, 0.1]}}, ["1", "2"], n_resamples=50)
     with pytest.raises(ValueError, match="unknown format 'xml'"):
-        comparison.render("xml")
+        render(comparison, "xml")
 
 
 def test_plot_png_and_svg(tmp_path, comparison: Comparison) -> None:

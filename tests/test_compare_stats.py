@@ -20,6 +20,7 @@ from trec_rag_eval.compare.stats import (
     wins_ties_losses,
 )
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.render.comparison import comparison_dict, verdict
 
 
 def _pair(seed: int, n: int = 30, shift: float = 0.03, noise: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
@@ -206,7 +207,7 @@ def test_same_seed_same_numbers_and_pairs_do_not_depend_on_each_other() -> None:
     values, queries = _three_runs()
     first = compare_values(values, queries, test="randomization", n_resamples=500, seed=5)
     again = compare_values(values, queries, test="randomization", n_resamples=500, seed=5)
-    assert first.to_dict() == again.to_dict()
+    assert comparison_dict(first) == comparison_dict(again)
     alone = compare_values(
         {k: values[k] for k in ("A", "B")}, queries, test="randomization", n_resamples=500, seed=5
     )
@@ -220,13 +221,13 @@ def test_verdict_line_in_the_issue_style() -> None:
     pair = comparison.pair("nDCG@10", "B")
     raw = scipy_stats.ttest_rel(values["B"]["nDCG@10"], values["A"]["nDCG@10"]).pvalue
     assert pair.significant and raw < 0.001
-    assert comparison.verdict(pair) == (
+    assert verdict(comparison, pair) == (
         f"B better: {pair.delta:+.3f}, p < 0.001 after Holm over 2 comparisons (p < 0.001 uncorrected), "
         f"95% CI [{pair.ci_low:+.3f}, {pair.ci_high:+.3f}]"
     )
     noise = comparison.pair("nDCG@10", "C")
     assert not noise.significant
-    assert comparison.verdict(noise) == (
+    assert verdict(comparison, noise) == (
         f"C vs A: not significant after Holm over 2 comparisons (p = {noise.p_value:.3f} uncorrected), "
         f"{noise.delta:+.3f}, 95% CI [{noise.ci_low:+.3f}, {noise.ci_high:+.3f}]; this query set detects about "
         f"{noise.min_detectable_delta:.3f}"

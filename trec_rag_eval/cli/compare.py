@@ -203,15 +203,17 @@ def compare_command(
     with it on every measure; p-values are corrected over all those comparisons (Holm by default).
     """
     if plot_path is not None:
-        from trec_rag_eval.compare.plot import plot_format, require_matplotlib
+        from trec_rag_eval.render.plot import plot_format, require_matplotlib
 
         plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
         require_matplotlib("--plot")
         refuse_overwrite(plot_path, options["force"])
     comparison = _run_comparison(qrels, runs, options)
-    click.echo(comparison.render(fmt, per_query=options["per_query"]), nl=False)
+    from trec_rag_eval.render.comparison import render
+
+    click.echo(render(comparison, fmt, per_query=options["per_query"]), nl=False)
     if plot_path is not None:
-        from trec_rag_eval.compare.plot import comparison_figure, figure_bytes, plot_format
+        from trec_rag_eval.render.plot import comparison_figure, figure_bytes, plot_format
 
         write_atomic(plot_path, figure_bytes(comparison_figure(comparison), plot_format(plot_path)),
                      force=options["force"])
@@ -241,7 +243,7 @@ def report_command(
     trec-rag-eval report QRELS RUN_A RUN_B -o report.html
     """
     if not no_plots:
-        from trec_rag_eval.compare.plot import require_matplotlib
+        from trec_rag_eval.render.plot import require_matplotlib
 
         require_matplotlib("report (or give --no-plots)")
     refuse_overwrite(output, options["force"])

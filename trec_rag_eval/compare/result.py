@@ -1,14 +1,15 @@
 """The result of a comparison: every number computed once, then rendered many ways.
 
 A ``Comparison`` holds the per-query values, each run's means and one ``PairResult`` per
-(measure, run) compared with the baseline. Its ``to_*`` methods hand it to
-``trec_rag_eval.render.comparison`` (text) or ``trec_rag_eval.render.html`` (the report page);
-the renderers only format what is stored here.
+(measure, run) compared with the baseline, and gives them as Python data (``summary``,
+``per_query``, DataFrames, a short repr and a notebook table of the numbers).
+``trec_rag_eval.render.comparison`` renders it as text (table, Markdown, LaTeX, CSV, JSON, the
+verdict sentences), ``render.html`` as a report page and ``render.plot`` as pictures; they only
+format what is stored here.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -16,9 +17,6 @@ import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, html_table, long_columns, short_repr, wide_columns
 from trec_rag_eval.measures.keyed import ByMeasure
-
-TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
-CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "none"}
 
 
 @dataclass(frozen=True)
@@ -137,172 +135,15 @@ class Comparison:
 
     def __repr__(self) -> str:
         head = [f"runs={self.runs!r}", f"baseline={self.baseline!r}", f"queries={self.n_queries}"]
-        deltas = {f"{p.run}:{p.measure}": f"{format_delta(p.delta)}{'*' if p.significant else ''}" for p in self.pairs}
+        deltas = {f"{p.run}:{p.measure}": f"{p.delta:+.3f}{'*' if p.significant else ''}" for p in self.pairs}
         return short_repr("Comparison", head, deltas, limit=4)
 
     def _repr_html_(self) -> str:
-        rows = [[p.measure, p.run, p.baseline_mean, p.run_mean, format_delta(p.delta), format_p(p.p_adjusted),
-                 f"[{format_delta(p.ci_low)}, {format_delta(p.ci_high)}]", p.direction] for p in self.pairs]
+        """The numbers of every pair as a notebook table; the sentences are ``render.comparison``'s."""
+        rows = [[p.measure, p.run, p.baseline_mean, p.run_mean, p.delta, p.p_adjusted, p.ci_low, p.ci_high,
+                 p.direction] for p in self.pairs]
         header = ["measure", "run", f"{self.baseline} (baseline)", "run mean", "delta", "p (adjusted)",
-                  f"{format_percent(self.confidence)} CI", "verdict"]
-        return html_table(header, rows, self.footer())
-
-    # --- sentences ----------------------------------------------------------------------
-    def verdict(self, pair: PairResult) -> str:
-        """One line that says what was tested, e.g. ``B better: +0.043, p = 0.003 after Holm over 3
-        comparisons (p = 0.001 uncorrected), 95% CI [+0.021, +0.064]`` or ``B vs A: not significant
-        after Holm over 22 comparisons (p = 0.012 uncorrected), +0.300, 95% CI [+0.150, +0.450] ...``.
-        """
-        if pair.wins == 0 and pair.losses == 0:
-            return f"{pair.run} vs {pair.baseline}: identical on every query"
-        interval = f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
-        ci_text = f"{format_percent(self.confidence)} CI {interval}"
-        family = len([p for p in self.pairs if not math.isnan(p.p_value)])
-        corrected = self.correction != "none" and family > 1
-        if corrected:
-            method = f"{CORRECTION_NAMES[self.correction]} over {family} comparisons"
-            raw = f"{p_phrase(pair.p_value)} uncorrected"
-        else:
-            method, raw = f"alpha {format_plain(self.alpha)}", ""
-        if pair.significant:
-            p_text = f"{p_phrase(pair.p_adjusted)} after {method}" if corrected else p_phrase(pair.p_value)
-            if raw:
-                p_text += f" ({raw})"
-            return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}"
-        if corrected:
-            tested = f"not significant after {method} ({raw})"
-        else:
-            tested = f"not significant ({p_phrase(pair.p_value)})"
-        text = f"{pair.run} vs {pair.baseline}: {tested}, {format_delta(pair.delta)}, {ci_text}"
-        if corrected and (pair.ci_low > 0 or pair.ci_high < 0):
-            text += f" (the interval is not adjusted for the {family} comparisons)"
-        if pair.mdd_note:
-            return f"{text}; {pair.mdd_note}"
-        if not math.isnan(pair.min_detectable_delta):
-            text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
-        return text
-
-    def verdicts(self) -> list[tuple[str, str]]:
-        """(measure, verdict line) for every pair, in table order."""
-        return [(pair.measure, self.verdict(pair)) for pair in self.pairs]
-
-    def footer(self) -> str:
-        """What was computed and how: test, correction, seed, number of queries."""
-        family = len(self.pairs)
-        correction = (
-            "no correction for multiple comparisons"
-            if self.correction == "none"
-            else f"{CORRECTION_NAMES[self.correction]} correction over {family} "
-            f"comparison{'s' if family != 1 else ''}"
-        )
-        test = TEST_NAMES[self.test]
-        if self.test == "randomization":
-            test += f" ({self.n_resamples} resamples)"
-        seed = "none (not reproducible)" if self.seed is None else str(self.seed)
-        return (
-            f"{test}, {correction}, alpha {format_plain(self.alpha)}; "
-            f"{format_percent(self.confidence)} CI: bootstrap BCa, {self.n_resamples} resamples, "
-            "not adjusted; "
-            f"seed {seed}; {self.n_queries} queries; baseline {self.baseline}. "
-            f"d = mean delta / sd of deltas. MDD = smallest delta a paired t-test detects here "
-            f"(alpha {format_plain(self.alpha)}, power {format_plain(self.power)}, observed sd)."
-        )
-
-    # --- renderings (formatting lives in trec_rag_eval.render) ----------------------------
-    def to_dict(self, per_query: bool = False) -> dict[str, Any]:
-        from trec_rag_eval.render.comparison import comparison_dict
-
-        return comparison_dict(self, per_query=per_query)
-
-    def to_json(self, per_query: bool = False) -> str:
-        from trec_rag_eval.render.comparison import render_json
-
-        return render_json(self, per_query=per_query)
-
-    def to_table(self, per_query: bool = False) -> str:
-        from trec_rag_eval.render.comparison import render_table
-
-        return render_table(self, per_query=per_query)
-
-    def to_markdown(self, per_query: bool = False) -> str:
-        from trec_rag_eval.render.comparison import render_markdown
-
-        return render_markdown(self, per_query=per_query)
-
-    def to_latex(self, per_query: bool = False) -> str:
-        from trec_rag_eval.render.comparison import render_latex
-
-        return render_latex(self, per_query=per_query)
-
-    def to_csv(self, per_query: bool = False) -> str:
-        from trec_rag_eval.render.comparison import render_csv
-
-        return render_csv(self, per_query=per_query)
-
-    def to_html(self, per_query: bool = False, title: str | None = None) -> str:
-        from trec_rag_eval.render.html import render_html
-
-        return render_html(self, per_query=per_query, title=title)
-
-    def render(self, fmt: str = "table", per_query: bool = False) -> str:
-        """Render as ``table``, ``markdown``, ``latex``, ``csv``, ``json`` or ``html``."""
-        renderers = {
-            "table": self.to_table,
-            "markdown": self.to_markdown,
-            "latex": self.to_latex,
-            "csv": self.to_csv,
-            "json": self.to_json,
-            "html": self.to_html,
-        }
-        if fmt not in renderers:
-            raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(renderers)}")
-        return renderers[fmt](per_query=per_query)
-
-    def __str__(self) -> str:
-        return self.to_table()
-
-
-# --- number formats shared by every renderer ------------------------------------------------
-def format_value(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
-
-
-def format_delta(value: float) -> str:
-    """Signed, three decimals: ``+0.043``, ``-0.100``."""
-    if math.isnan(value):
-        return "-"
-    text = f"{value:+.3f}"
-    return "+0.000" if text == "-0.000" else text
-
-
-def format_magnitude(value: float) -> str:
-    if math.isnan(value):
-        return "-"
-    return f"{value:.3f}"
-
-
-def format_p(value: float) -> str:
-    """``0.003``, ``0.410``, ``< 0.001``: three decimals, so 0.049 and 0.051 never print alike."""
-    if math.isnan(value):
-        return "-"
-    if value < 0.001:
-        return "< 0.001"
-    return f"{value:.3f}"
-
-
-def p_phrase(value: float) -> str:
-    """``p = 0.003`` or ``p < 0.001``."""
-    text = format_p(value)
-    return f"p {text}" if text.startswith("<") else f"p = {text}"
-
-
-def format_effect(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:+.2f}"
-
-
-def format_percent(value: float) -> str:
-    return f"{value * 100:g}%"
-
-
-def format_plain(value: float) -> str:
-    return f"{value:g}"
+                  "CI low", "CI high", "verdict"]
+        caption = (f"test {self.test}, correction {self.correction}, alpha {self.alpha:g}, "
+                   f"confidence {self.confidence:g}, seed {self.seed}, {self.n_queries} queries")
+        return html_table(header, rows, caption)

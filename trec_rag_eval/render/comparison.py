@@ -13,20 +13,84 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.compare.result import (
-    CORRECTION_NAMES,
+from trec_rag_eval.render.numbers import (
     format_delta,
     format_effect,
     format_magnitude,
     format_p,
     format_percent,
+    format_plain,
     format_value,
+    p_phrase,
 )
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison, PairResult
 
 SIGNIFICANT_MARK = "*"
+TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}
+CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "none"}
+
+
+def verdict(comparison: Comparison, pair: PairResult) -> str:
+    """One line that says what was tested, e.g. ``B better: +0.043, p = 0.003 after Holm over 3
+    comparisons (p = 0.001 uncorrected), 95% CI [+0.021, +0.064]`` or ``B vs A: not significant
+    after Holm over 22 comparisons (p = 0.012 uncorrected), +0.300, 95% CI [+0.150, +0.450] ...``.
+    """
+    if pair.wins == 0 and pair.losses == 0:
+        return f"{pair.run} vs {pair.baseline}: identical on every query"
+    interval = f"[{format_delta(pair.ci_low)}, {format_delta(pair.ci_high)}]"
+    ci_text = f"{format_percent(comparison.confidence)} CI {interval}"
+    family = len([p for p in comparison.pairs if not math.isnan(p.p_value)])
+    corrected = comparison.correction != "none" and family > 1
+    if corrected:
+        method = f"{CORRECTION_NAMES[comparison.correction]} over {family} comparisons"
+        raw = f"{p_phrase(pair.p_value)} uncorrected"
+    else:
+        method, raw = f"alpha {format_plain(comparison.alpha)}", ""
+    if pair.significant:
+        p_text = f"{p_phrase(pair.p_adjusted)} after {method}" if corrected else p_phrase(pair.p_value)
+        if raw:
+            p_text += f" ({raw})"
+        return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}"
+    if corrected:
+        tested = f"not significant after {method} ({raw})"
+    else:
+        tested = f"not significant ({p_phrase(pair.p_value)})"
+    text = f"{pair.run} vs {pair.baseline}: {tested}, {format_delta(pair.delta)}, {ci_text}"
+    if corrected and (pair.ci_low > 0 or pair.ci_high < 0):
+        text += f" (the interval is not adjusted for the {family} comparisons)"
+    if pair.mdd_note:
+        return f"{text}; {pair.mdd_note}"
+    if not math.isnan(pair.min_detectable_delta):
+        text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
+    return text
+
+def verdicts(comparison: Comparison) -> list[tuple[str, str]]:
+    """(measure, verdict line) for every pair, in table order."""
+    return [(pair.measure, verdict(comparison, pair)) for pair in comparison.pairs]
+
+def footer(comparison: Comparison) -> str:
+    """What was computed and how: test, correction, seed, number of queries."""
+    family = len(comparison.pairs)
+    correction = (
+        "no correction for multiple comparisons"
+        if comparison.correction == "none"
+        else f"{CORRECTION_NAMES[comparison.correction]} correction over {family} "
+        f"comparison{'s' if family != 1 else ''}"
+    )
+    test = TEST_NAMES[comparison.test]
+    if comparison.test == "randomization":
+        test += f" ({comparison.n_resamples} resamples)"
+    seed = "none (not reproducible)" if comparison.seed is None else str(comparison.seed)
+    return (
+        f"{test}, {correction}, alpha {format_plain(comparison.alpha)}; "
+        f"{format_percent(comparison.confidence)} CI: bootstrap BCa, {comparison.n_resamples} resamples, "
+        "not adjusted; "
+        f"seed {seed}; {comparison.n_queries} queries; baseline {comparison.baseline}. "
+        f"d = mean delta / sd of deltas. MDD = smallest delta a paired t-test detects here "
+        f"(alpha {format_plain(comparison.alpha)}, power {format_plain(comparison.power)}, observed sd)."
+    )
 
 
 def _p_header(comparison: Comparison) -> str:
@@ -133,12 +197,12 @@ def render_table(comparison: Comparison, per_query: bool = False) -> str:
     lines += ["", f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction", ""]
     lines.append("Verdicts:")
     width = max(len(m) for m in comparison.measures)
-    for measure, verdict in comparison.verdicts():
+    for measure, verdict in verdicts(comparison):
         lines.append(f"  {measure.ljust(width)}  {verdict}")
     if per_query:
         lines += ["", "Per-query values and deltas (run - baseline):"]
         lines += _aligned(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
-    lines += ["", comparison.footer()]
+    lines += ["", footer(comparison)]
     return "\n".join(lines) + "\n"
 
 
@@ -159,12 +223,12 @@ def render_markdown(comparison: Comparison, per_query: bool = False) -> str:
     lines = [f"**{_title(comparison)}**", ""]
     lines += _markdown_table(summary_header(comparison), summary_rows(comparison), numeric_from=2)
     lines += ["", f"`{SIGNIFICANT_MARK}` significant at alpha {comparison.alpha:g} after correction.", ""]
-    for measure, verdict in comparison.verdicts():
+    for measure, verdict in verdicts(comparison):
         lines.append(f"- **{_markdown_cell(measure)}**: {_markdown_cell(verdict)}")
     if per_query:
         lines += ["", "Per-query values and deltas (run - baseline):", ""]
         lines += _markdown_table(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
-    lines += ["", f"_{comparison.footer()}_"]
+    lines += ["", f"_{footer(comparison)}_"]
     return "\n".join(lines) + "\n"
 
 
@@ -362,11 +426,11 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
                 "ties": p.ties,
                 "losses": p.losses,
                 "min_detectable_delta": _json_number(p.min_detectable_delta),
-                "verdict": comparison.verdict(p),
+                "verdict": verdict(comparison, p),
             }
             for p in comparison.pairs
         ],
-        "footer": comparison.footer(),
+        "footer": footer(comparison),
     }
     if per_query:
         out["query_ids"] = list(comparison.query_ids)
@@ -401,3 +465,13 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
 
 def render_json(comparison: Comparison, per_query: bool = False) -> str:
     return json.dumps(comparison_dict(comparison, per_query=per_query), indent=2) + "\n"
+
+
+def render(comparison: Comparison, fmt: str = "table", per_query: bool = False) -> str:
+    """``comparison`` as ``table``, ``markdown``, ``latex``, ``csv`` or ``json`` (the HTML report
+    page is ``render.html.render_html``)."""
+    renderers = {"table": render_table, "markdown": render_markdown, "latex": render_latex, "csv": render_csv,
+                 "json": render_json}
+    if fmt not in renderers:
+        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(renderers)}")
+    return renderers[fmt](comparison, per_query=per_query)

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING
 from trec_rag_eval.compare.result import CORRECTION_NAMES, TEST_NAMES
 from trec_rag_eval.render.comparison import (
     SIGNIFICANT_MARK,
+    footer,
     per_query_header,
     per_query_rows,
     summary_header,
     summary_rows,
+    verdict,
 )
 
 if TYPE_CHECKING:
@@ -144,14 +146,14 @@ def render_html(
     for pair in comparison.pairs:
         parts.append(
             f'<li class="{pair.direction}"><b>{html.escape(pair.measure)}</b>: '
-            f"{html.escape(comparison.verdict(pair))}</li>"
+            f"{html.escape(verdict(comparison, pair))}</li>"
         )
     parts += ["</ul>", "<h2>Summary</h2>", _summary_table(comparison)]
     parts.append(
         f"<p>{html.escape(SIGNIFICANT_MARK)} significant at alpha {comparison.alpha:g} after correction.</p>"
     )
     if images:
-        from trec_rag_eval.compare.plot import figure_bytes, intervals_figure, per_query_figure
+        from trec_rag_eval.render.plot import figure_bytes, intervals_figure, per_query_figure
 
         parts += [
             "<h2>Mean deltas and intervals</h2>",
@@ -174,5 +176,5 @@ def render_html(
             _per_query_table(comparison),
             "</details>",
         ]
-    parts += [f'<p class="footer">{html.escape(comparison.footer())}</p>', "</body>", "</html>"]
+    parts += [f'<p class="footer">{html.escape(footer(comparison))}</p>', "</body>", "</html>"]
     return "\n".join(parts) + "\n"
