@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from trec_rag_eval.checks.rag import check_rag
+from trec_rag_eval.cli import FLAGS
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.json_formats import json_content_kind, read_dataset, read_results
 from trec_rag_eval.io.load import (
@@ -419,8 +420,10 @@ def test_detection(tmp_path):
 
 
 def test_unknown_format_option(tmp_path):
-    with pytest.raises(UsageError, match="unknown format 'xml' for --qrels-format"):
+    # the library names its parameter; the command line says the flag that sets it
+    with pytest.raises(UsageError, match=r"unknown format 'xml' for load_qrels\(format=\.\.\.\)") as err:
         load_qrels(SEED, "xml")
+    assert err.value.worded(FLAGS).startswith("unknown format 'xml' for --qrels-format; expected one of auto, trec")
 
 
 def test_topics_file_keeps_text_verbatim_and_names_bad_lines(tmp_path):

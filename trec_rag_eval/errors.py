@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from trec_rag_eval.syntax import QUOTE_LIMIT, quote
 
 
 class TrecRagEvalError(Exception):
-    """Base class of every error this package raises on purpose."""
+    """Base class of every error this package raises on purpose.
+
+    The library's messages speak of its parameters (``force=True``, ``load_qrels(format=...)``);
+    ``parameters`` maps each such text in the message to the parameter's name, so the command line
+    can say its flag instead (``worded``).
+    """
 
     exit_code = 1
+    parameters: Mapping[str, str] = {}
+
+    def worded(self, spellings: Mapping[str, str]) -> str:
+        """The message with each parameter said as ``spellings[name]`` (the CLI: its flags)."""
+        text = str(self)
+        for written, name in self.parameters.items():
+            if name in spellings:
+                text = text.replace(written, spellings[name])
+        return text
 
 
 class InputFormatError(TrecRagEvalError):
@@ -43,6 +59,9 @@ class DuplicateDocumentError(InputFormatError):
         self.doc_id = doc_id
         super().__init__(path, None, f"document {quote(doc_id)} listed twice for query {quote(query_id)}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, str]]:  # type: ignore[override]
+        return type(self), (self.path, self.query_id, self.doc_id)
+
 
 class MeasureSyntaxError(TrecRagEvalError):
     """A measure name or its parameters cannot be parsed; points at the bad characters."""
@@ -68,9 +87,18 @@ class MeasureSyntaxError(TrecRagEvalError):
 
 
 class UsageError(TrecRagEvalError):
-    """Options that contradict each other or cannot be honoured."""
+    """Options that contradict each other or cannot be honoured. ``parameters``: see
+    ``TrecRagEvalError``."""
 
     exit_code = 2
+
+    def __init__(self, message: str, parameters: Mapping[str, str] | None = None) -> None:
+        self.message = message
+        self.parameters = dict(parameters or {})
+        super().__init__(message)
+
+    def __reduce__(self) -> tuple[type, tuple[str, dict[str, str]]]:
+        return type(self), (self.message, dict(self.parameters))
 
 
 class SearchFailedError(TrecRagEvalError):
@@ -89,7 +117,10 @@ class OutputExistsError(UsageError):
 
     def __init__(self, path: str) -> None:
         self.path = path
-        super().__init__(f"{path} already exists; pass force=True to overwrite it")
+        super().__init__(f"{path} already exists; pass force=True to overwrite it", {"pass force=True": "force"})
+
+    def __reduce__(self) -> tuple[type, tuple[str]]:  # type: ignore[override]
+        return type(self), (self.path,)
 
 
 class TrecRagEvalWarning(UserWarning):

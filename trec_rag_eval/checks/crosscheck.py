@@ -11,7 +11,7 @@ number exactly:
 * ``missing_zero``: ir-measures scores a query missing from the run 0 for every measure
   (trec_eval -c gives num_rel its real value and num_q 1);
 * ``negative_judged``: ir-measures' Judged counts a negative judgment as a judgment;
-* ``float64``: with --trec-eval-9 our scores are rounded to float32, the other providers
+* ``float64``: in trec_eval 9 mode our scores are rounded to float32, the other providers
   read doubles.
 
 ir-measures is imported lazily; without it ``MissingDependencyError`` names the extra.
@@ -33,14 +33,14 @@ from trec_rag_eval.measures.model import Measure
 
 CONVENTIONS: dict[str, str] = {
     "float32": "pytrec_eval keeps run scores as 32-bit floats (trec_eval 9): scores equal at float "
-               "precision tie and doc_id decides; use --trec-eval-9 to match",
+               "precision tie and doc_id decides; trec_eval 9 mode matches it",
     "iprec9": "trec_eval 9 (pytrec_eval) cuts iprec_at_recall at floor(p*R + 0.9), v10 at lround(p*R); "
-              "use --trec-eval-9 to match",
+              "trec_eval 9 mode matches it",
     "tie_order": "the {provider} provider breaks score ties by doc_id ascending; trec_eval by doc_id descending",
     "missing_zero": "ir-measures scores a query missing from the run 0 for every measure "
                     "(trec_eval -c keeps num_rel and num_q)",
     "negative_judged": "ir-measures' Judged counts a negative judgment (-1, unjudged in the pool) as judged",
-    "float64": "--trec-eval-9 rounds our scores to float32; the {provider} provider reads doubles",
+    "float64": "trec_eval 9 mode rounds our scores to float32; the {provider} provider reads doubles",
 }
 
 # the tolerance each provider's printed precision allows (gdeval.pl prints %.5f)

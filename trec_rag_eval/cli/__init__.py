@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.errors import OutputExistsError, TrecRagEvalError, TrecRagEvalWarning
+from trec_rag_eval.errors import TrecRagEvalError, TrecRagEvalWarning
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -32,6 +32,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("trec_rag_eval.cli.search:demo_command",
              "Run search -> evaluate -> compare offline on the shipped fixtures."),
 }
+
+
+FLAGS = {
+    "force": "use --force",
+    "qrels_format": "--qrels-format",
+    "run_format": "--run-format",
+    "base_url": "--base-url",
+}
+"""How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 
 
 class LazyGroup(click.Group):
@@ -99,12 +108,9 @@ def main(args: list[str] | None = None) -> None:
     except click.ClickException as err:
         err.show()
         sys.exit(err.exit_code)
-    except OutputExistsError as err:
-        # the library speaks of its parameter (force=True); here the flag is the way to say it
-        click.echo(f"Error: {err.path} already exists; use --force to overwrite it", err=True)
-        sys.exit(err.exit_code)
     except TrecRagEvalError as err:
-        click.echo(f"Error: {err}", err=True)
+        # the library speaks of its parameters (force=True); here the flags are the way to say them
+        click.echo(f"Error: {err.worded(FLAGS)}", err=True)
         sys.exit(err.exit_code)
     except BrokenPipeError:
         sys.exit(0)

@@ -118,7 +118,8 @@ def make_client(base_url: str | None, api_key: str | None = None) -> Any:
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
         if base_url is None:
-            raise UsageError("set OPENAI_API_KEY, or give --base-url for a local server that needs no key")
+            raise UsageError("set OPENAI_API_KEY, or give base_url for a local server that needs no key",
+                             {"base_url": "base_url"})
         key = "no-key"
     return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
 
@@ -322,9 +323,10 @@ def run_tasks(
                         except LLMFailure as err:
                             if err.unreachable and outcome.completed == 0:
                                 # nothing has worked yet: stop rather than wait out every task
-                                raise LLMFailure(
-                                    f"cannot reach the endpoint: {err}; nothing was done "
-                                    "(check --base-url; a rerun resumes where it stopped)") from None
+                                stop = LLMFailure(f"cannot reach the endpoint: {err}; nothing was done "
+                                                  "(check base_url; a rerun resumes where it stopped)")
+                                stop.parameters = {"base_url": "base_url"}
+                                raise stop from None
                             outcome.failures.append((task.key, str(err)))
                             if on_task:
                                 on_task(task.key, str(err))

@@ -27,10 +27,10 @@ if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC
     import polars as pl
 
 QRELS_FORMATS = ("auto", "trec", "json", "beir", "parquet", "rag", "ragas", "llamaindex", "dict")
-"""Values of ``load_qrels(format=...)`` and the CLI's ``--qrels-format``. ``json`` detects the JSON
+"""Values of ``load_qrels(format=...)``. ``json`` detects the JSON
 shape; ``rag``/``ragas`` (rows), ``llamaindex`` and ``dict`` (ranx/pytrec_eval) force one."""
 RUN_FORMATS = ("auto", "trec", "json", "parquet")
-"""Values of ``load_run(format=...)`` and the CLI's ``--run-format``."""
+"""Values of ``load_run(format=...)``."""
 
 _JSON_SHAPES = {"json": None, "rag": "rows", "ragas": "rows", "llamaindex": "llamaindex", "dict": "dict"}
 HEAD_BYTES = 65536
@@ -112,7 +112,7 @@ def load_qrels(
     ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
     """
     name = os.fspath(path)
-    fmt = _choose(name, format, QRELS_FORMATS, "--qrels-format")
+    fmt = _choose(name, format, QRELS_FORMATS, "qrels_format", "load_qrels(format=...)")
     if fmt == "trec":
         from trec_rag_eval.io.trec import read_qrels
 
@@ -154,7 +154,7 @@ def load_run_report(
     """``load_run`` plus what JSON results showed and a Run cannot hold (repeated ids, empty lists),
     for ``checks.rag.check_rag``. A TREC run gives an empty report (its reader refuses repeats)."""
     name = os.fspath(path)
-    fmt = _choose(name, format, RUN_FORMATS, "--run-format")
+    fmt = _choose(name, format, RUN_FORMATS, "run_format", "load_run(format=...)")
     if fmt == "trec":
         from trec_rag_eval.io.trec import read_run
 
@@ -308,13 +308,16 @@ def _read_beir_queries(path: str) -> dict[str, str]:
     return topics
 
 
-def _choose(path: str, format: str | None, allowed: tuple[str, ...], option: str) -> str:
+def _choose(path: str, format: str | None, allowed: tuple[str, ...], parameter: str, written: str) -> str:
+    """The format to read ``path`` with; ``parameter`` (written ``written`` in the message) names the
+    choice in errors."""
     if format is None or format == "auto":
         if not os.path.exists(path):
             raise InputFormatError(path, None, "no such file")
         return detect_format(path)
     if format not in allowed:
-        raise UsageError(f"unknown format {format!r} for {option}; expected one of {', '.join(allowed)}")
+        raise UsageError(f"unknown format {format!r} for {written}; expected one of {', '.join(allowed)}",
+                         {written: parameter})
     return format
 
 
