@@ -1,7 +1,7 @@
 """The one-call functions of the public API: every input shape in, the library's own types out.
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
-line reads, dicts, DataFrames, ir_measures tuples: see ``io.objects``) and its measures into
+line reads, dicts, DataFrames, ir_measures tuples: see ``io.objects`` and ``io.load.as_qrels``) and its measures into
 ``Measure`` values (any notation, ranx's names too: see ``measures.parse.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.io import objects
-from trec_rag_eval.io.objects import as_qrels
+from trec_rag_eval.io import load
+from trec_rag_eval.io.load import as_qrels
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
-    """``io.objects.as_run``, plus what a search function returns, per query: ``{query_id: results}``
+    """``io.load.as_run``, plus what a search function returns, per query: ``{query_id: results}``
     where results are ``{"id", "score"}`` dicts, ``(id, score)`` pairs or LangChain / LlamaIndex
     objects, best first (read as the engine harness reads them: ``engine.harness.normalise_results``)."""
     if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
@@ -39,7 +39,7 @@ def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: s
             scored[query_id] = dict(zip(doc_ids, scores or [float(len(doc_ids) - i) for i in range(len(doc_ids))],
                                         strict=True))
         value = scored
-    return objects.as_run(value, qrels, name, run_tag)
+    return load.as_run(value, qrels, name, run_tag)
 
 
 def _holds_results(results: Any) -> bool:

@@ -14,11 +14,22 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
 from trec_rag_eval.io.ids import id_problem
+from trec_rag_eval.io.objects import (
+    QRELS_KINDS,
+    RUN_KINDS,
+    check_frame,
+    is_table_data,
+    library_of,
+    qrels_data,
+    run_data,
+    source_name,
+)
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 from trec_rag_eval.io.text import read_head, read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, OutOfRangeError, parse_integer, parse_real, quote, split_fields
@@ -340,3 +351,33 @@ def cite_duplicate(err: DuplicateDocumentError) -> InputFormatError:
         if len(lines) >= 2:
             return InputFormatError(path, lines[1], f"{reason} (first at line {lines[0]})")
     return err
+
+
+def as_qrels(value: Any, name: str = "qrels") -> Qrels:
+    """Judgments from any object ``io.objects`` accepts, a path to any file ``load_qrels`` reads, or a
+    ``Qrels`` as it is."""
+    if isinstance(value, Qrels):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return load_qrels(value)
+    if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
+        from trec_rag_eval.io.json_formats import read_dataset_rows
+
+        return read_dataset_rows(value, f"{name} (list of dataset rows)")
+    source = source_name(value, name)
+    if library_of(value) == "polars" and is_table_data(value, "relevance"):
+        check_frame(value, source, "relevance")
+    return Qrels(qrels_data(value, name, QRELS_KINDS), source)
+
+
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
+    """A run from any object ``io.objects`` accepts, a path to any file ``load_run`` reads, or a
+    ``Run`` as it is; ``qrels`` (with topics) lets JSON results keyed by query text find their query ids."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return load_run(value, qrels=qrels)
+    source = source_name(value, name)
+    if library_of(value) == "polars" and is_table_data(value, "score"):
+        check_frame(value, source, "score")
+    return Run(run_data(value, name, RUN_KINDS), run_tag, source)

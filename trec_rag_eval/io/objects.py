@@ -1,6 +1,8 @@
 """Qrels and runs from the Python objects other tools hand around, checked as strictly as a file.
 
-Accepted for judgments (``as_qrels``) and for a run (``as_run``):
+This module turns an object into a table's ``data`` (``Qrels(obj)`` and ``Run(obj)`` call it);
+``io.load.as_qrels`` and ``io.load.as_run`` also take paths and ``Qrels``/``Run`` values.
+Accepted for judgments and for a run:
 
 * a path (``str`` or ``os.PathLike``) to any file the command line reads (TREC, JSON/JSONL, BEIR);
 * a ``Qrels`` / ``Run``, as it is;
@@ -24,7 +26,6 @@ listing the kinds.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
@@ -32,7 +33,21 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.tables import Columns, Qrels, Run, is_arrow, is_arrow_run
+
+
+def is_arrow(data: Any) -> bool:
+    """Whether a table's data is a pyarrow Table (checked without importing pyarrow)."""
+    return type(data).__module__.startswith("pyarrow")
+
+
+ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
+                   "score": "double"}
+
+
+def is_arrow_run(data: Any) -> bool:
+    """Whether ``data`` is a run's Arrow table as the fast TREC reader makes it (these columns, these types)."""
+    return is_arrow(data) and {field.name: str(field.type) for field in data.schema} == ARROW_RUN_TYPES
+
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the seed's {'requête', 'pertinents', ...}), a pandas or polars DataFrame "
@@ -42,47 +57,14 @@ RUN_KINDS = ("a path (TREC run, JSON results), a Run, a dict {query_id: {doc_id:
              "or an iterable of ir_measures ScoredDoc tuples")
 
 
-def as_qrels(value: Any, name: str = "qrels") -> Qrels:
-    """Judgments from any accepted object (see the module docstring)."""
-    if isinstance(value, Qrels):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        from trec_rag_eval.io.load import load_qrels
-
-        return load_qrels(value)
-    if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
-        from trec_rag_eval.io.json_formats import read_dataset_rows
-
-        return read_dataset_rows(value, f"{name} (list of dataset rows)")
-    source = _source(value, name)
-    if _library(value) == "polars" and is_table_data(value, "relevance"):
-        _check_frame(value, source, "relevance")
-    return Qrels(qrels_data(value, name, QRELS_KINDS), source)
-
-
-def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
-    """A run from any accepted object (see the module docstring); ``qrels`` (with topics) lets JSON
-    results keyed by query text find their query ids."""
-    if isinstance(value, Run):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        from trec_rag_eval.io.load import load_run
-
-        return load_run(value, qrels=qrels)
-    source = _source(value, name)
-    if _library(value) == "polars" and is_table_data(value, "score"):
-        _check_frame(value, source, "score")
-    return Run(run_data(value, name, RUN_KINDS), run_tag, source)
-
-
 def qrels_data(value: Any, name: str = "qrels", kinds: str = QRELS_KINDS) -> Any:
     """The ``data`` of a Qrels built from ``value``: a polars frame or ``Columns`` (checked)."""
-    return _table(value, _source(value, name), "relevance", kinds)
+    return _table(value, source_name(value, name), "relevance", kinds)
 
 
 def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS) -> Any:
     """The ``data`` of a Run built from ``value``: a polars frame or ``Columns`` (checked)."""
-    return _table(value, _source(value, name), "score", kinds)
+    return _table(value, source_name(value, name), "score", kinds)
 
 
 def is_table_data(value: Any, value_column: str) -> bool:
@@ -91,7 +73,7 @@ def is_table_data(value: Any, value_column: str) -> bool:
     table of a run."""
     if is_arrow(value):
         return value_column == "score" and is_arrow_run(value)
-    if _library(value) == "polars":
+    if library_of(value) == "polars":
         import polars as pl
 
         expected: dict[str, Any] = {"query_id": pl.Utf8, "doc_id": pl.Utf8}
@@ -102,7 +84,7 @@ def is_table_data(value: Any, value_column: str) -> bool:
             and all(isinstance(v, (list, np.ndarray)) for v in value.values()))
 
 
-def _check_frame(frame: Any, source: str, value_column: str) -> None:
+def check_frame(frame: Any, source: str, value_column: str) -> None:
     """The row checks of ``_check_rows`` on a polars frame that already has the right types, without
     leaving polars: no missing value, no NaN score, no empty id, each (query, document) pair once."""
     import polars as pl
@@ -156,19 +138,19 @@ def _polars_table(frame: Any, source: str, value_column: str) -> Any:
     else:
         columns.append(pl.col("score").cast(pl.Float64))
     table = frame.select(columns)
-    _check_frame(table, source, value_column)
+    check_frame(table, source, value_column)
     return table
 
 
 # --- the shapes --------------------------------------------------------------------------------------
-def _library(value: Any) -> str | None:
+def library_of(value: Any) -> str | None:
     """``"pandas"`` or ``"polars"`` for their DataFrames (told apart without importing either)."""
     module = type(value).__module__.split(".")[0]
     return module if module in ("pandas", "polars") and type(value).__name__ == "DataFrame" else None
 
 
-def _source(value: Any, name: str) -> str:
-    library = _library(value)
+def source_name(value: Any, name: str) -> str:
+    library = library_of(value)
     if library:
         return f"{name} ({library} DataFrame)"
     if isinstance(value, Mapping):
@@ -179,7 +161,7 @@ def _source(value: Any, name: str) -> str:
 def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
     if is_table_data(value, value_column):
         return value
-    library = _library(value)
+    library = library_of(value)
     if library == "polars":
         return _polars_table(value, source, value_column)
     if library is not None:
@@ -233,7 +215,7 @@ def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -
         yield get("query_id"), get("doc_id"), number
 
 
-def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool) -> Columns:
+def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool) -> dict[str, Any]:
     """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once."""
     query_ids: list[str] = []
     doc_ids: list[str] = []

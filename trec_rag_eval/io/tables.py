@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.io.objects import is_arrow, is_table_data, qrels_data, run_data
+
 if TYPE_CHECKING:
     import polars as pl
 
@@ -40,20 +42,6 @@ def __getattr__(name: str) -> Any:
         "RUN_SCHEMA": {"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64},
     }
     return schemas[name]
-
-
-def is_arrow(data: Any) -> bool:
-    """Whether a table's data is a pyarrow Table (checked without importing pyarrow)."""
-    return type(data).__module__.startswith("pyarrow")
-
-
-ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
-                   "score": "double"}
-
-
-def is_arrow_run(data: Any) -> bool:
-    """Whether ``data`` is a run's Arrow table as the fast TREC reader makes it (these columns, these types)."""
-    return is_arrow(data) and {field.name: str(field.type) for field in data.schema} == ARROW_RUN_TYPES
 
 
 def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
@@ -143,8 +131,6 @@ class Qrels:
 
     def __post_init__(self) -> None:
         # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see io.objects
-        from trec_rag_eval.io.objects import is_table_data, qrels_data
-
         if not is_table_data(self.data, "relevance"):
             object.__setattr__(self, "data", qrels_data(self.data))
 
@@ -186,8 +172,6 @@ class Run:
 
     def __post_init__(self) -> None:
         # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see io.objects
-        from trec_rag_eval.io.objects import is_table_data, run_data
-
         if not is_table_data(self.data, "score"):
             object.__setattr__(self, "data", run_data(self.data))
 
