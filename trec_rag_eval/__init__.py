@@ -15,7 +15,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from trec_rag_eval.version import __version__ as __version__
 
 # name -> the module that defines it
 _EXPORTS = {

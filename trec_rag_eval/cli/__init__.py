@@ -39,6 +39,8 @@ FLAGS = {
     "qrels_format": "--qrels-format",
     "run_format": "--run-format",
     "base_url": "--base-url",
+    "calibrate": "--calibrate",
+    "topics": "--topics",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.compare import stats
-from trec_rag_eval.compare.result import Comparison, PairResult, format_plain
+from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
@@ -120,7 +120,7 @@ def compare_values(
             if width is not None and math.isfinite(mdd) and mdd > width:
                 mdd, mdd_note = math.nan, (
                     f"too few queries ({n}) to detect any difference {measure} can take "
-                    f"(its values span {format_plain(width)}; a paired t-test at power {format_plain(power)} "
+                    f"(its values span {width:g}; a paired t-test at power {power:g} "
                     f"would need {mdd:.2f})"
                 )
             wins, ties, losses = stats.wins_ties_losses(a, b)

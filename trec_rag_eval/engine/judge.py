@@ -102,7 +102,7 @@ class JudgeSettings(LLMSettings):
         if self.depth < 1:
             raise UsageError(f"the depth must be at least 1, got {self.depth}")
         if self.calibrate < 0:
-            raise UsageError(f"--calibrate cannot be negative, got {self.calibrate}")
+            raise UsageError(f"calibrate cannot be negative, got {self.calibrate}", {"calibrate": "calibrate"})
         super().check()
 
     @property
@@ -272,7 +272,7 @@ def judge_holes(
     topics = qrels.topics or {}
     if not topics:
         raise UsageError(f"{qrels.source}: the judgments have no query texts to show the model "
-                         "(give a JSON dataset, or TREC qrels with --topics)")
+                         "(give a JSON dataset, or TREC qrels with topics=...)", {"topics=...": "topics"})
     report = JudgeReport(output=output, sidecar=sidecar, progress_path=progress)
 
     human: dict[tuple[str, str], int] = {}

@@ -11,9 +11,10 @@ import datetime
 import html
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.compare.result import CORRECTION_NAMES, TEST_NAMES
 from trec_rag_eval.render.comparison import (
+    CORRECTION_NAMES,
     SIGNIFICANT_MARK,
+    TEST_NAMES,
     footer,
     per_query_header,
     per_query_rows,
@@ -95,7 +96,7 @@ def _image(png: bytes, alt: str, element_id: str) -> str:
 
 def _header(comparison: Comparison, generated: datetime.datetime) -> str:
     """What the page compares: the input files, the settings, the version and the date."""
-    from trec_rag_eval import __version__
+    from trec_rag_eval.version import __version__
 
     rows: list[tuple[str, str]] = []
     if "qrels" in comparison.sources:
