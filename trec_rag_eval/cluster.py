@@ -83,7 +83,8 @@ def connect(cluster: Any) -> Iterator[Client]:
     if cluster.startswith(LOCAL):
         count = cluster[len(LOCAL):]
         if not count.isdigit() or int(count) < 1:
-            raise UsageError(f"--cluster {cluster}: expected local:N with N, the number of worker processes, >= 1")
+            raise UsageError(f"cluster={cluster}: expected local:N with N, the number of worker processes, >= 1",
+                             {"cluster=": "cluster"})
         # loopback only, on free ports (the scheduler always serves HTTP: 8787 may be taken)
         with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=":0", silence_logs=40) as local, Client(local) as client:

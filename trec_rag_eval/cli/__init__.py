@@ -40,6 +40,7 @@ FLAGS = {
     "run_format": "--run-format",
     "base_url": "--base-url",
     "calibrate": "--calibrate",
+    "cluster": "--cluster ",
     "topics": "--topics",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
