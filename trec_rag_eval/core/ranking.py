@@ -127,8 +127,8 @@ def rank(
         scores = scores.astype(np.float32).astype(np.float64)
     doc_ids = run_data["doc_id"]
     if outside.any():  # drop the rows of queries that are not evaluated
-        rows = np.flatnonzero(~outside)
-        row_query, scores, doc_ids = row_query[rows], scores[rows], _gather(doc_ids, rows)
+        inside = ~outside
+        row_query, scores, doc_ids = row_query[inside], scores[inside], _keep(doc_ids, inside)
     del outside
 
     # 2. relevance and duplicates, in file order
@@ -282,34 +282,43 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     """Rows in order of group (ascending), score descending, doc_id descending.
 
     ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
-    scores are sorted once, multi-threaded by polars (numpy for tables held as lists), then a
-    stable radix sort brings the groups together; doc ids are compared only inside ties.
+    scores are sorted once, then a stable radix sort brings the groups together, so no comparison
+    sort ever looks at two keys; doc ids are compared only inside ties.
     """
     if isinstance(doc_ids, list):
         order = np.lexsort((-scores, group))
-    else:
-        import polars as pl
-
-        by_score = pl.Series(scores).arg_sort(descending=True).to_numpy()
+    else:  # row numbers as int32 and no temporary copy of the scores: this is the peak of memory
+        by_score = np.argsort(scores)[::-1].astype(np.int32)  # numpy's vectorised sort (AVX-512 where present)
         order = by_score[_stable_order(group[by_score])]
-    g, s = group[order], scores[order]
-    ties = np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1]))
+        del by_score
+    ties = _tied_positions(order, group, scores)
+    if len(ties):
+        places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows)
     if rows is not None:
         order = rows[order]
     if len(ties):
-        places, sources = _sort_ties(ties, g[ties], s, doc_ids, order)
         order[places] = sources
     return order
+
+
+def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
+    """Positions p of ``order`` whose row has the group and score of the row at p + 1 (in pieces,
+    so no array of the sorted scores as long as the run is made)."""
+    found = []
+    for start in range(0, max(len(order) - 1, 0), step):
+        rows = order[start: start + step + 1]
+        g, s = group[rows], scores[rows]
+        found.append(np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
     """A stable argsort of non-negative 32-bit integers: numpy's radix sort, 16 bits at a time
     (linear time; a comparison sort of 7 million rows takes several times longer)."""
+    if len(keys) == 0 or keys.max() <= 0xFFFF:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
     order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-    high = keys >> 16
-    if high.any():
-        order = order[np.argsort(high[order].astype(np.uint16), kind="stable")]
-    return order
+    return order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
@@ -320,20 +329,23 @@ def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 
 
 def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
-               order: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+               order: np.ndarray | None, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sort each run of tied scores by doc_id descending (byte order).
 
-    ``ties[i]``: position ties[i]+1 ties position ties[i], within group ``group[i]``; ``scores``
-    are in position order; ``order`` maps positions to rows of ``doc_ids`` (None: the same).
-    Returns (places, sources): the row to put at each place.
+    ``ties[i]``: position ties[i]+1 ties position ties[i], within group ``group[i]``; ``order``
+    maps positions to indices of ``scores`` (None: the same), and ``rows`` those indices to rows of
+    ``doc_ids`` (None: the same). Returns (places, sources): the row to put at each place.
     """
     places = np.concatenate([ties, ties + 1])
     places.sort()
     places = places[np.concatenate([[True], places[1:] != places[:-1]])]  # ties and ties + 1, once each
     pair = np.searchsorted(ties, places, side="right") - 1  # the tie pair each place belongs to
     picked = places if order is None else order[places]
+    tied_scores = scores[picked]
+    if rows is not None:
+        picked = rows[picked]
     if isinstance(doc_ids, list):
-        groups, tied_scores, docs = group[pair].tolist(), scores[places].tolist(), _gather(doc_ids, picked)
+        groups, docs = group[pair].tolist(), _gather(doc_ids, picked)
         by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"), reverse=True)
         by_doc.sort(key=lambda i: (groups[i], -tied_scores[i]))  # stable: doc_id stays descending within a tie
         return places, picked[np.array(by_doc, dtype=np.int64)]
@@ -341,7 +353,7 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
 
     tied = pl.DataFrame({
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
-        "g": group[pair], "s": scores[places] + 0.0, "doc_id": _series(_gather(doc_ids, picked)), "row": picked,
+        "g": group[pair], "s": tied_scores + 0.0, "doc_id": _series(_gather(doc_ids, picked)), "row": picked,
     }).sort(["g", "s", "doc_id"], descending=[False, True, True])
     return places, tied["row"].to_numpy()
 
@@ -353,10 +365,34 @@ def _distinct(values: Strings) -> list[str]:
 
 
 def _gather(values: Strings, rows: np.ndarray) -> Strings:
-    """The values at ``rows``, in the same form."""
+    """The values at ``rows``: a list from a list, else a polars Series. From Arrow, chunk by chunk
+    (Arrow's own take would first join every chunk into one copy of the column)."""
     if isinstance(values, list):
         return [values[i] for i in rows.tolist()]
-    return values.take(rows) if is_arrow(values) else values.gather(rows)
+    if not is_arrow(values):
+        return values.gather(rows)
+    import polars as pl
+
+    if len(rows) == 0:
+        return _series(values.slice(0, 0))
+    starts = np.cumsum([0] + [len(chunk) for chunk in values.chunks])
+    chunk_of = np.searchsorted(starts, rows, side="right") - 1
+    by_chunk = np.argsort(chunk_of, kind="stable")
+    bounds = np.searchsorted(chunk_of[by_chunk], np.arange(len(starts)))
+    parts = [_series(chunk.take(rows[by_chunk[bounds[i]: bounds[i + 1]]] - starts[i]))
+             for i, chunk in enumerate(values.chunks) if bounds[i + 1] > bounds[i]]
+    return pl.concat(parts).gather(np.argsort(by_chunk))  # back from chunk order to the order of rows
+
+
+def _keep(values: Strings, mask: np.ndarray) -> Strings:
+    """The values where ``mask`` is true, in the same form."""
+    if isinstance(values, list):
+        return [v for v, keep in zip(values, mask.tolist(), strict=True) if keep]
+    if is_arrow(values):
+        import pyarrow as pa
+
+        return values.filter(pa.array(mask))
+    return values.filter(mask)
 
 
 def _series(values: Strings) -> pl.Series:
@@ -410,12 +446,17 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
     dictionary-encoded ids, one per distinct id)."""
     if isinstance(ids, list):
         return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
-    if is_arrow(ids):  # each chunk has its own dictionary: one lookup table per chunk
+    if is_arrow(ids):  # each chunk has its own dictionary: the ids are looked up once per chunk, in Arrow
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        known = pa.array(list(index_of), type=pa.string())
+        positions = np.array(list(index_of.values()) + [-1], dtype=np.int32)  # the last: not found
         out = np.empty(len(ids), dtype=np.int32)
         start = 0
         for chunk in ids.chunks:
-            lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
-            out[start: start + len(chunk)] = lookup[chunk.indices.to_numpy()]
+            found = pc.index_in(chunk.dictionary, value_set=known).fill_null(-1).to_numpy()
+            out[start: start + len(chunk)] = positions[found][chunk.indices.to_numpy()]
             start += len(chunk)
         return out
     import polars as pl

@@ -250,7 +250,7 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
                 include_columns=["query_id", "doc_id", "score"],
                 column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
-            memory_pool=pa.system_memory_pool())  # returns what the parser frees
+            memory_pool=_arrow_pool())
     except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
         return None
     run_tag = _last_run_tag(source)
@@ -262,6 +262,20 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
 
 RUN_BLOCK_BYTES = 4 << 20
 """The block of file that one pyarrow reader thread parses at a time."""
+
+
+def _arrow_pool() -> Any:
+    """pyarrow's jemalloc pool told to hand freed pages back at once (the parser's buffers would
+    otherwise stay in the process's peak memory next to the ranking's arrays); the system allocator
+    where pyarrow was built without jemalloc."""
+    import pyarrow as pa
+
+    try:
+        pool = pa.jemalloc_memory_pool()
+        pa.jemalloc_set_decay_ms(0)
+    except (NotImplementedError, pa.ArrowException):
+        return pa.system_memory_pool()
+    return pool
 
 
 def _skip_comment(row: Any) -> str:
