@@ -20,17 +20,20 @@ Decided here once:
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, column_list, run_columns
 from trec_rag_eval.io.text import read_text
+
+if TYPE_CHECKING:
+    import polars as pl
 
 UNJUDGED_WARNING_SHARE = 0.5
 """Warn when more than this share of the distinct retrieved documents (after mapping) are judged
@@ -40,9 +43,12 @@ for no query at all: the mapping most likely produces ids the qrels do not use."
 class DocIdMap:
     """chunk_id -> doc_id, or None when the mapping does not cover the id; ``str()`` describes it."""
 
-    def __init__(self, function: Callable[[str], Any], description: str) -> None:
+    def __init__(self, function: Callable[[str], Any], description: str, *, pattern: str | None = None,
+                 table: dict[str, str] | None = None) -> None:
         self._function = function
         self.description = description
+        self._pattern = pattern      # a regular expression polars may apply itself (see ``series``)
+        self._table = table
 
     def __call__(self, chunk_id: str) -> str | None:
         doc_id = self._function(chunk_id)
@@ -50,6 +56,32 @@ class DocIdMap:
 
     def __str__(self) -> str:
         return self.description
+
+    def series(self, ids: pl.Series) -> pl.Series:
+        """The document of each id of a polars Series, null where the mapping does not cover it.
+
+        A pattern runs in polars (Rust regex) when polars accepts it and gives the same documents as
+        Python's ``re`` on the first 1,000 distinct ids (checked, not assumed); otherwise, as for a
+        callable, the mapping runs once per distinct id in Python."""
+        import polars as pl
+
+        if self._table is not None:
+            return ids.replace_strict(self._table, default=None, return_dtype=pl.Utf8)
+        if self._pattern is not None:
+            try:
+                extracted = ids.str.extract(self._pattern, 1)
+            except Exception:  # noqa: BLE001 - a pattern polars' regex engine does not support
+                extracted = None
+            if extracted is not None:
+                extracted = pl.select(pl.when(extracted == "").then(None).otherwise(extracted)).to_series()
+                sample = ids.unique(maintain_order=True).head(1000)
+                expected = [self(chunk_id) for chunk_id in sample.to_list()]
+                got = sample.str.extract(self._pattern, 1).to_list()
+                if [value or None for value in got] == expected:
+                    return extracted.alias(ids.name)
+        distinct = ids.unique().to_list()
+        table = {chunk_id: self(chunk_id) for chunk_id in distinct}
+        return ids.replace_strict(table, default=None, return_dtype=pl.Utf8)
 
     def __repr__(self) -> str:
         return f"DocIdMap({self.description})"
@@ -74,13 +106,14 @@ class DocIdMap:
             match = compiled.search(chunk_id)
             return None if match is None else match.group(1)
 
-        return cls(document, f"pattern '{compiled.pattern}'")
+        return cls(document, f"pattern '{compiled.pattern}'",
+                   pattern=compiled.pattern if not compiled.flags & ~re.UNICODE else None)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str], source: str = "<mapping>") -> DocIdMap:
         """A table ``{chunk_id: doc_id}``; ids not in it are not covered."""
         table = {str(chunk): str(doc) for chunk, doc in mapping.items()}
-        return cls(table.get, f"map {source} ({len(table)} chunks)")
+        return cls(table.get, f"map {source} ({len(table)} chunks)", table=table)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> DocIdMap:
@@ -294,27 +327,18 @@ class CollapseReport:
         )
 
 
-@dataclass(frozen=True)
-class _Mapped:
-    doc_of: dict[str, str]                 # every distinct id -> its document (itself when unmapped)
-    unmapped: dict[str, int] = field(default_factory=dict)
-
-
-def _map_ids(mapping: DocIdMap, ids: list[str]) -> _Mapped:
-    """Each distinct id mapped once (a run repeats ids across queries)."""
+def _map_distinct(mapping: DocIdMap, distinct: list[str]) -> tuple[dict[str, str], set[str]]:
+    """Each distinct id -> its document (itself when the mapping does not cover it), and the ids not
+    covered. The mapping runs once per distinct id: a run repeats ids across queries."""
     doc_of: dict[str, str] = {}
-    unmapped: dict[str, int] = {}
-    for doc_id in ids:
-        if doc_id in doc_of:
-            if doc_id in unmapped:
-                unmapped[doc_id] += 1
-            continue
+    unmapped: set[str] = set()
+    for doc_id in distinct:
         target = mapping(doc_id)
         if target is None:
-            unmapped[doc_id] = 1
+            unmapped.add(doc_id)
             target = doc_id
         doc_of[doc_id] = target
-    return _Mapped(doc_of, unmapped)
+    return doc_of, unmapped
 
 
 def judges_chunks(qrels: Qrels, mapping: DocIdMap) -> tuple[int, int]:
@@ -338,38 +362,72 @@ def collapse_run(run: Run, mapping: Any, qrels: Qrels | None = None) -> tuple[Ru
     doc_map = as_doc_map(mapping)
     if doc_map is None:
         raise UsageError("collapse_run needs a mapping")
-    query_ids = column_list(run, "query_id")
-    doc_ids = column_list(run, "doc_id")
-    scores = np.asarray(column_list(run, "score"), dtype=np.float64)
-    mapped = _map_ids(doc_map, doc_ids)
-    unmapped = tuple(sorted(mapped.unmapped.items(), key=lambda item: (-item[1], item[0])))
-    chunk_judgments = judged_ids = 0
-    if qrels is not None:
-        chunk_judgments, judged_ids = judges_chunks(qrels, doc_map)
-        if judged_ids and chunk_judgments * 2 > judged_ids:
-            report = CollapseReport(str(doc_map), False, len(doc_ids), len(doc_ids), len(mapped.doc_of),
-                                    len(mapped.doc_of) - len(unmapped), unmapped, 0.0, chunk_judgments, judged_ids)
-            return run, report
+    judged = _Judged(qrels, *(judges_chunks(qrels, doc_map) if qrels is not None else (0, 0)))
+    if isinstance(run.data, dict):   # small runs as lists: no polars needed
+        return _collapse_lists(run, doc_map, judged)
+    return _collapse_frame(run, doc_map, judged)
 
-    best: dict[tuple[str, str], int] = {}   # (query, document) -> row of its best chunk
-    for row, (query_id, doc_id) in enumerate(zip(query_ids, doc_ids, strict=True)):
-        key = (query_id, mapped.doc_of[doc_id])
-        kept = best.get(key)
-        # NaN never wins: a document keeps a real score when one of its chunks has one
-        if kept is None or scores[row] > scores[kept] or (np.isnan(scores[kept]) and not np.isnan(scores[row])):
-            best[key] = row
-    rows = [(query_id, doc_id, float(scores[row])) for (query_id, doc_id), row in best.items()]
-    collapsed = Run(run_columns(rows), run.run_tag, run.source)
-    if not isinstance(run.data, dict):
-        collapsed = Run(collapsed.frame, run.run_tag, run.source)
 
+@dataclass(frozen=True)
+class _Judged:
+    qrels: Qrels | None
+    chunk_judgments: int
+    judged_ids: int
+
+    @property
+    def per_chunk(self) -> bool:
+        """Most judged ids are chunks: the judgments are per chunk, the run is left alone."""
+        return self.judged_ids > 0 and self.chunk_judgments * 2 > self.judged_ids
+
+
+def _report(doc_map: DocIdMap, judged: _Judged, rows_in: int, rows_out: int | None, distinct: int,
+            counts: dict[str, int], documents: Callable[[], set[str]]) -> CollapseReport:
+    """The report; ``rows_out`` None when the qrels judge chunks (nothing is collapsed then).
+    ``documents()`` gives the retrieved documents, asked for only when there are qrels."""
+    unmapped = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
     unknown_share = 0.0
-    documents = {doc_id for _, doc_id in best}
-    if qrels is not None and documents:
-        judged = set(column_list(qrels, "doc_id"))
-        unknown_share = len(documents - judged) / len(documents)
-    report = CollapseReport(str(doc_map), True, len(doc_ids), len(rows), len(mapped.doc_of),
-                            len(mapped.doc_of) - len(unmapped), unmapped, unknown_share, chunk_judgments,
-                            judged_ids)
-    return collapsed, report
+    if rows_out is not None and judged.qrels is not None:
+        found = documents()
+        if found:
+            unknown_share = len(found - set(column_list(judged.qrels, "doc_id"))) / len(found)
+    return CollapseReport(str(doc_map), rows_out is not None, rows_in, rows_in if rows_out is None else rows_out,
+                          distinct, distinct - len(unmapped), unmapped, unknown_share, judged.chunk_judgments,
+                          judged.judged_ids)
 
+
+def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
+    doc_ids = column_list(run, "doc_id")
+    distinct = list(dict.fromkeys(doc_ids))
+    doc_of, not_covered = _map_distinct(doc_map, distinct)
+    counts = dict(Counter(doc_id for doc_id in doc_ids if doc_id in not_covered)) if not_covered else {}
+    if judged.per_chunk:
+        return run, _report(doc_map, judged, len(doc_ids), None, len(distinct), counts, set)
+    # each (query, document) keeps its best chunk's score; NaN never wins over a real score
+    best: dict[tuple[str, str], float] = {}
+    for query_id, doc_id, score in zip(column_list(run, "query_id"), doc_ids, column_list(run, "score"),
+                                       strict=True):
+        key = (query_id, doc_of[doc_id])
+        kept = best.get(key)
+        if kept is None or score > kept or (math.isnan(kept) and not math.isnan(score)):
+            best[key] = score
+    collapsed = Run(run_columns([(q, d, float(score)) for (q, d), score in best.items()]), run.run_tag, run.source)
+    return collapsed, _report(doc_map, judged, len(doc_ids), len(best), len(distinct), counts,
+                              lambda: {doc_id for _, doc_id in best})
+
+
+def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
+    import polars as pl
+
+    frame = run.frame
+    documents = doc_map.series(frame["doc_id"])
+    uncovered = frame.filter(documents.is_null()).group_by("doc_id").len()
+    counts = dict(zip(uncovered["doc_id"].to_list(), uncovered["len"].to_list(), strict=True))
+    distinct = frame["doc_id"].n_unique()
+    if judged.per_chunk:
+        return run, _report(doc_map, judged, frame.height, None, distinct, counts, set)
+    merged = (frame.with_columns(documents.fill_null(frame["doc_id"]).alias("doc_id"))
+              .group_by(["query_id", "doc_id"], maintain_order=True)
+              .agg(pl.col("score").max()))       # polars' max skips NaN, as the list form does
+    report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
+                     lambda: set(merged["doc_id"].unique().to_list()))
+    return Run(merged, run.run_tag, run.source), report
