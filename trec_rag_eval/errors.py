@@ -123,6 +123,16 @@ class OutputExistsError(UsageError):
         return type(self), (self.path,)
 
 
+class OutputError(TrecRagEvalError):
+    """An output cannot be written: its folder is missing or not writable, the disk is full, the
+    pipe was closed. Nothing was left half-written (see ``io.atomic``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+
 class TrecRagEvalWarning(UserWarning):
     """Something a caller should know but that does not stop the work (queries missing from a run,
     a convention that changes numbers). ``warnings.warn(..., TrecRagEvalWarning)`` from the library;

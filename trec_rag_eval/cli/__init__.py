@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.errors import TrecRagEvalError, TrecRagEvalWarning
+from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -96,6 +96,19 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
 _default_show_warning = warnings.showwarning
 
 
+def _flush_stdout() -> None:
+    """What is still buffered: a full disk or a closed pipe is reported once, as the one writer
+    reports it (``io.atomic.write_stream``), not by the interpreter at exit. io.atomic is imported
+    only on failure, so ``--help`` stays light (io loads numpy)."""
+    try:
+        sys.stdout.flush()
+    except OSError as err:
+        from trec_rag_eval.io.atomic import STANDARD_OUTPUT, discard
+
+        discard(sys.stdout)
+        raise OutputError(STANDARD_OUTPUT, err.strerror or str(err)) from None
+
+
 def main(args: list[str] | None = None) -> None:
     """Console-script entry point: one clean error line, never a traceback, for known errors."""
     argv = _route(list(sys.argv[1:] if args is None else args))
@@ -105,6 +118,7 @@ def main(args: list[str] | None = None) -> None:
             warnings.simplefilter("always", TrecRagEvalWarning)
             warnings.showwarning = _show_warning
             code = cli.main(args=argv, prog_name="trec-rag-eval", standalone_mode=False)
+        _flush_stdout()
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(130)
@@ -115,8 +129,12 @@ def main(args: list[str] | None = None) -> None:
         # the library speaks of its parameters (force=True); here the flags are the way to say them
         click.echo(f"Error: {err.worded(FLAGS)}", err=True)
         sys.exit(err.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
+    except BrokenPipeError:  # a reader closed the pipe during a click.echo: said once, like any output error
+        from trec_rag_eval.io.atomic import STANDARD_OUTPUT, discard
+
+        discard(sys.stdout)
+        click.echo(f"Error: {OutputError(STANDARD_OUTPUT, 'Broken pipe')}", err=True)
+        sys.exit(OutputError.exit_code)
     # without standalone mode click returns the code of ctx.exit(n) / Exit(n) instead of raising it
     code = code if isinstance(code, int) else 0
     if args is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ import click
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, PROBABILITY, SEED, Integer
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
+from trec_rag_eval.io.atomic import check_outputs, write_atomic, write_stream
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -35,7 +36,7 @@ def load_run(path: str, qrels: Any) -> Any:
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
     options = [
-        click.argument("qrels", type=click.Path(exists=True, dir_okay=False)),
+        click.argument("qrels", type=click.Path(exists=True)),
         click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
         click.option(
             "-m",
@@ -207,11 +208,11 @@ def compare_command(
 
         plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
         require_matplotlib("--plot")
-        refuse_overwrite(plot_path, options["force"])
+        check_outputs([plot_path], options["force"])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.comparison import render
 
-    click.echo(render(comparison, fmt, per_query=options["per_query"]), nl=False)
+    write_stream(render(comparison, fmt, per_query=options["per_query"]), sys.stdout)
     if plot_path is not None:
         from trec_rag_eval.render.plot import comparison_figure, figure_bytes, plot_format
 
@@ -246,7 +247,7 @@ def report_command(
         from trec_rag_eval.render.plot import require_matplotlib
 
         require_matplotlib("report (or give --no-plots)")
-    refuse_overwrite(output, options["force"])
+    check_outputs([output], options["force"])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.html import render_html
 

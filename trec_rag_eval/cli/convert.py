@@ -8,7 +8,7 @@ import click
 
 from trec_rag_eval.checks.rag import check_rag
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.atomic import refuse_overwrite
+from trec_rag_eval.io.atomic import all_or_none
 from trec_rag_eval.io.load import (
     QRELS_FORMATS,
     RUN_FORMATS,
@@ -132,30 +132,28 @@ def convert_command(
         raise UsageError("--json cannot be combined with --qrels or --run: convert one way at a time")
     if not (qrels_out or topics_path or run_out or json_out):
         raise UsageError("nothing to write: give --qrels (and --topics), --run, or --json")
+    messages: list[tuple[str, bool]] = []  # (line, to stderr), printed once every file is in place
     if json_out is not None:
-        _to_json(
-            input_path,
-            json_out,
-            topics_path,
-            dataset_path,
-            kind,
-            qrels_format,
-            run_format,
-            keys,
-            no_scores,
-            force,
-        )
-        return
-
-    if qrels_out is not None and topics_path is None:
-        topics_path = _default_topics_path(qrels_out)
-        topics_is_default = True
+        with all_or_none([json_out], force):
+            messages.append((_to_json(input_path, json_out, topics_path, dataset_path, kind, qrels_format,
+                                      run_format, keys, no_scores, force), False))
     else:
-        topics_is_default = False
-    outputs = [p for p in (qrels_out, topics_path, run_out) if p is not None]
-    for path in outputs:  # every output is checked before anything is written
-        refuse_overwrite(path, force)
+        topics_is_default = qrels_out is not None and topics_path is None
+        if qrels_out is not None and topics_path is None:
+            topics_path = _default_topics_path(qrels_out)
+        with all_or_none([qrels_out, topics_path, run_out], force):
+            _to_trec(input_path, qrels_out, (topics_path, topics_is_default), run_out, dataset_path, qrels_format,
+                     run_format, run_tag, force, messages)
+    for line, to_stderr in messages:
+        click.echo(line, err=to_stderr)
 
+
+def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, bool], run_out: str | None,
+             dataset_path: str | None, qrels_format: str, run_format: str, run_tag: str | None, force: bool,
+             messages: list[tuple[str, bool]]) -> None:
+    """Write the qrels, topics (path, whether it is the default one) and run asked for; ``messages``
+    gets what to say once they are all in place."""
+    topics_path, topics_is_default = topics
     dataset = None
     if qrels_out is not None or topics_path is not None:
         dataset = load_qrels(input_path, qrels_format)
@@ -163,21 +161,19 @@ def convert_command(
             write = write_parquet_qrels if _is_parquet_name(qrels_out) else write_qrels
             count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
-            click.echo(f"wrote {qrels_out}: {count} judgments for {queries} queries")
+            messages.append((f"wrote {qrels_out}: {count} judgments for {queries} queries", False))
         if dataset.topics:
             count = write_topics(dataset.topics, topics_path, force=force)  # type: ignore[arg-type]
-            click.echo(f"wrote {topics_path}: {count} query texts")
+            messages.append((f"wrote {topics_path}: {count} query texts", False))
             unjudged = sorted(set(dataset.topics) - query_id_set(dataset))
             if unjudged and qrels_out is not None:
                 # a qrels file has no line for a query without any judgment: the topics file keeps it
                 shown = ", ".join(unjudged[:10]) + (", ..." if len(unjudged) > 10 else "")
-                click.echo(
+                messages.append((
                     f"Note: {len(unjudged)} quer{'y has' if len(unjudged) == 1 else 'ies have'} no judged document, "
                     f"so no line in {qrels_out}: {shown}. {topics_path} keeps "
                     f"{'it' if len(unjudged) == 1 else 'them'}: evaluate with --topics {topics_path} to count "
-                    f"{'it' if len(unjudged) == 1 else 'them'} (scored 0), as the JSON dataset does.",
-                    err=True,
-                )
+                    f"{'it' if len(unjudged) == 1 else 'them'} (scored 0), as the JSON dataset does.", True))
         elif not topics_is_default:
             raise UsageError(f"{input_path} holds no query texts to write to {topics_path}")
     if run_out is not None:
@@ -190,10 +186,9 @@ def convert_command(
         count = write_table(run, run_out, run_tag=run_tag, force=force)
         queries = run.frame["query_id"].n_unique()
         unit = "rows" if _is_parquet_name(run_out) else "lines"
-        click.echo(f"wrote {run_out}: {count} {unit} for {queries} queries")
+        messages.append((f"wrote {run_out}: {count} {unit} for {queries} queries", False))
         if dataset is not None:
-            for warning in check_rag(dataset, run, report):
-                click.echo(f"Warning: {warning}", err=True)
+            messages.extend((f"Warning: {warning}", True) for warning in check_rag(dataset, run, report))
 
 
 def _to_json(
@@ -207,7 +202,8 @@ def _to_json(
     keys: str,
     no_scores: bool,
     force: bool,
-) -> None:
+) -> str:
+    """Write INPUT as JSON; return what to say once it is in place."""
     if kind is None:
         kind = detect_kind(input_path)
         if kind == "both":
@@ -215,12 +211,11 @@ def _to_json(
     if kind == "dataset":
         qrels = load_qrels(input_path, qrels_format, topics=topics_path)
         count = write_dataset_json(qrels, json_out, keys=keys, force=force)
-        click.echo(f"wrote {json_out}: {count} queries")
-        return
+        return f"wrote {json_out}: {count} queries"
     dataset = load_qrels(dataset_path, qrels_format) if dataset_path is not None else None
     run = load_run(input_path, run_format, dataset)
     count = write_results_json(run, json_out, scores=not no_scores, force=force)
-    click.echo(f"wrote {json_out}: results for {count} queries")
+    return f"wrote {json_out}: results for {count} queries"
 
 
 def _is_parquet_name(path: str) -> bool:

@@ -39,7 +39,7 @@ def _options(func):  # the evaluation settings both commands share
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path(exists=True, dir_okay=False))
+@click.argument("qrels", type=click.Path(exists=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @_options
 @click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
@@ -88,7 +88,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path(exists=True, dir_okay=False))
+@click.argument("qrels", type=click.Path(exists=True))
 @click.argument("run", type=click.Path(exists=True, dir_okay=False))
 @click.argument("reference", type=click.Path(exists=True, dir_okay=False))
 @_options

@@ -10,7 +10,7 @@ import click
 
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
-from trec_rag_eval.errors import TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
@@ -19,16 +19,16 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    from trec_rag_eval.io.atomic import write_atomic
+    from trec_rag_eval.io.atomic import write_atomic, write_stream
 
-    write_atomic(output, text, force=force)
+    if output is None:
+        write_stream(text, sys.stdout)
+    else:
+        write_atomic(output, text, force=force)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path(dir_okay=False))
+@click.argument("qrels", type=click.Path())  # a file, or a BEIR folder
 @click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="Measure(s): trec_eval names (P.5,10  map  ndcg_cut.10  all_trec  official) or our "
@@ -120,6 +120,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                                                          without the holes an LLM filled
     """
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.io.atomic import check_outputs
     from trec_rag_eval.io.judgments import choose_judgments
     from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import parse_measures
@@ -129,6 +130,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
+    check_outputs([output], force)  # a missing folder or an existing file fails before any work
     fmt = output_format or ("trec" if measures else "table")
     if measures:
         resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
@@ -278,8 +280,9 @@ def _too_big(path: str, run_format: str) -> bool:
     available = _available_memory()
     if available is None:
         return False
-    with open(path, "rb") as handle:
-        gzipped = handle.read(2) == b"\x1f\x8b"
+    from trec_rag_eval.io.text import is_gzip
+
+    gzipped = is_gzip(path)
     return os.path.getsize(path) * (8 if gzipped else 1) * 4 > available
 
 
@@ -322,8 +325,15 @@ def _expand_runs(runs: tuple[str, ...]) -> list[str]:
     out: list[str] = []
     for path in runs:
         if os.path.isdir(path) and not is_parquet(path):
-            out.extend(sorted(os.path.join(path, name) for name in os.listdir(path)
-                              if not name.startswith(".") and os.path.isfile(os.path.join(path, name))))
+            try:
+                names = os.listdir(path)
+            except OSError as err:
+                raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
+            found = sorted(os.path.join(path, name) for name in names
+                           if not name.startswith(".") and os.path.isfile(os.path.join(path, name)))
+            if not found:
+                raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
+            out.extend(found)
         else:
             out.append(path)
     return out

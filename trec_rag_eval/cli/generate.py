@@ -46,12 +46,12 @@ def generate_queries_command(
         overlap_warning,
         progress_path_for,
     )
-    from trec_rag_eval.io.atomic import refuse_overwrite
+    from trec_rag_eval.io.atomic import check_outputs
 
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
                                   timeout=timeout, max_retries=max_retries, temperature=temperature)
     settings.check()
-    refuse_overwrite(output, force)
+    check_outputs([output], force)
     documents = read_corpus(corpus)
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)

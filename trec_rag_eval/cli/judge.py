@@ -61,7 +61,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     from trec_rag_eval.engine.llm import make_client, progress_path_for
     from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate
-    from trec_rag_eval.io.atomic import refuse_overwrite
+    from trec_rag_eval.io.atomic import check_outputs
     from trec_rag_eval.io.judgments import sidecar_path_for
     from trec_rag_eval.io.load import load_qrels, load_run
 
@@ -69,8 +69,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                              concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
     settings.check()
-    refuse_overwrite(output, force)
-    refuse_overwrite(sidecar_path_for(output), force)
+    check_outputs([output, sidecar_path_for(output)], force)
     qrels = load_qrels(dataset, topics=topics)
     mapping = resolve_doc_map(doc_id_pattern, doc_map)
     run_tables = [collapse_and_echo(load_run(path, qrels=qrels), mapping, qrels, path) for path in runs]

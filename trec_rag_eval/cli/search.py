@@ -115,9 +115,9 @@ def search_command(
     if (engine_spec is None) == (corpus is None):
         raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
     if output is not None:
-        from trec_rag_eval.io.atomic import refuse_overwrite
+        from trec_rag_eval.io.atomic import check_outputs
 
-        refuse_overwrite(output, force)
+        check_outputs([output], force)
     if engine_spec is not None:
         engine = load_engine(engine_spec)
         tag = run_tag or engine_spec.rpartition(":")[2].replace(".", "-")

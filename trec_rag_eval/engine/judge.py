@@ -36,7 +36,7 @@ from typing import Any
 
 from trec_rag_eval.engine.llm import ChatCaller, LLMSettings, MalformedReply, Task, progress_path_for, run_tasks
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.atomic import refuse_overwrite
+from trec_rag_eval.io.atomic import all_or_none, refuse_overwrite
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
 from trec_rag_eval.io.tables import Qrels, Run, column_list, qrels_columns
 
@@ -334,8 +334,9 @@ def judge_holes(
         return report
     from trec_rag_eval.io.writers import write_qrels
 
-    write_qrels(report.qrels, output, force=force)
-    write_llm_judgments(report.judgments, sidecar, force=force)
+    with all_or_none(force=force):  # the qrels and its sidecar: both or neither
+        write_qrels(report.qrels, output, force=force)
+        write_llm_judgments(report.judgments, sidecar, force=force)
     report.written = True
     # its work is in the outputs now; a later run with another model or language starts clean
     progress.unlink(missing_ok=True)

@@ -1,35 +1,200 @@
-"""Writing files without ever losing the user's data: refuse to overwrite, then write atomically.
+"""The one writer: every file this package writes (TREC files, JSON, Parquet, plots, HTML reports,
+``-o``) and the results it prints go through here, so none is ever lost or half-written.
 
-Every file this package writes goes through ``write_atomic``.
+* ``check_outputs`` runs before any work: each folder exists and is a folder, no output is an
+  existing folder, none exists unless ``force``, and no two outputs name the same file.
+* ``write_atomic`` writes through a temporary file in the destination's folder, then moves it
+  into place in one step. Without ``force`` the move is a hard link, which fails if the destination
+  appeared meanwhile. A target that exists and is not a regular file (``/dev/stdout``, a pipe, a
+  device) is written in place: there is no file to replace, and renaming over it would destroy it.
+* ``all_or_none`` groups the writes of one command: each is staged, and they are moved into place
+  together when the block succeeds; if anything fails, no output is left behind (and a file
+  replaced under ``force`` is put back).
+* ``write_stream`` prints to standard output.
+
+Every operating-system failure (missing folder, permission, full disk, broken pipe) becomes an
+``OutputError`` naming the file and the reason.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+import stat
 import tempfile
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
 
-from trec_rag_eval.errors import OutputExistsError
+from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
 
-
-def refuse_overwrite(path: str | os.PathLike[str], force: bool) -> None:
-    """Fail before any work when ``path`` exists and ``force`` is not given."""
-    if not force and os.path.exists(path):
-        raise OutputExistsError(os.fspath(path))
+PathLike = str | os.PathLike[str]
 
 
-def write_atomic(path: str | os.PathLike[str], content: str | bytes, force: bool = False) -> None:
-    """Write ``content`` (text as UTF-8) through a temporary file in the same folder, then move it
-    into place in one step, so a crash never leaves half a file.
+def _reason(err: OSError) -> str:
+    return err.strerror or str(err)
 
-    Without ``force`` the move is a hard link, which fails if the destination exists, so even a
-    file created meanwhile is never overwritten.
-    """
-    target = Path(path)
-    refuse_overwrite(target, force)
+
+def _is_special(path: str) -> bool:
+    """An existing target that is not a regular file (a device, a pipe): written in place."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def refuse_overwrite(path: PathLike, force: bool) -> None:
+    """Fail before any work when ``path`` exists (as a regular file) and ``force`` is not given."""
+    name = os.fspath(path)
+    if not force and os.path.lexists(name) and not _is_special(name):
+        raise OutputExistsError(name)
+
+
+def check_output(path: PathLike, force: bool) -> None:
+    """Everything that can be known about writing ``path`` before the work starts."""
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise OutputError(name, "is a folder, expected a file name")
+    if _is_special(name):
+        return
+    folder = os.path.dirname(name) or "."
+    if not os.path.exists(folder):
+        raise OutputError(name, f"the folder {folder} does not exist")
+    if not os.path.isdir(folder):
+        raise OutputError(name, f"{folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(name, f"the folder {folder} is not writable")
+    refuse_overwrite(name, force)
+
+
+def check_outputs(paths: Iterable[PathLike | None], force: bool) -> None:
+    """``check_output`` for each path given (None is skipped), and no two naming the same file."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        if path is None:
+            continue
+        name = os.fspath(path)
+        check_output(name, force)
+        key = _identity(name)
+        if key in seen:
+            raise UsageError(f"two outputs name the same file: {seen[key]} and {name}")
+        seen[key] = name
+
+
+def _identity(name: str) -> str:
+    """One spelling per file: the real path (symbolic links and '..' resolved)."""
+    return os.path.realpath(name)
+
+
+@dataclass
+class _Staged:
+    temporary: str
+    target: str
+    force: bool
+
+
+@dataclass
+class _Stage:
+    staged: list[_Staged] = field(default_factory=list)
+
+
+_STAGE: contextvars.ContextVar[_Stage | None] = contextvars.ContextVar("trec_rag_eval_output_stage", default=None)
+
+
+def write_atomic(path: PathLike, content: str | bytes, force: bool = False) -> None:
+    """Write ``content`` (text as UTF-8) to ``path`` without ever leaving half a file (see the
+    module docstring); inside ``all_or_none`` the file is only staged until the block ends."""
+    target = os.fspath(path)
     data = content.encode("utf-8") if isinstance(content, str) else content
-    handle, temporary = tempfile.mkstemp(dir=target.parent if str(target.parent) else ".",
-                                         prefix=f".{target.name}.", suffix=".tmp")
+    if _is_special(target):
+        _write_in_place(target, data)
+        return
+    check_output(target, force)
+    temporary = _write_temporary(target, data)
+    stage = _STAGE.get()
+    if stage is not None:
+        if any(_identity(s.target) == _identity(target) for s in stage.staged):
+            _remove(temporary)
+            raise UsageError(f"two outputs name the same file: {target}")
+        stage.staged.append(_Staged(temporary, target, force))
+        return
+    try:
+        _place(_Staged(temporary, target, force))
+    finally:
+        _remove(temporary)
+
+
+@contextlib.contextmanager
+def all_or_none(paths: Iterable[PathLike | None] = (), force: bool = False) -> Iterator[None]:
+    """Every ``write_atomic`` inside the block is staged, then all are moved into place at its
+    end; if the block or a move fails, none is left (files replaced under ``force`` come back).
+    ``paths`` are checked first with ``check_outputs``."""
+    check_outputs(paths, force)
+    stage = _Stage()
+    token = _STAGE.set(stage)
+    try:
+        yield
+        _STAGE.reset(token)
+        _commit(stage.staged)
+    finally:
+        if _STAGE.get() is stage:
+            _STAGE.reset(token)
+        for staged in stage.staged:
+            _remove(staged.temporary)
+
+
+def _commit(staged: list[_Staged]) -> None:
+    placed: list[tuple[_Staged, str | None]] = []
+    try:
+        for item in staged:
+            backup = _backup(item.target) if item.force else None
+            try:
+                _place(item)
+            except BaseException:
+                if backup is not None:
+                    _remove(backup)
+                raise
+            placed.append((item, backup))
+    except BaseException:
+        for item, backup in reversed(placed):  # undo: the command writes all of its outputs or none
+            if backup is not None:
+                os.replace(backup, item.target)
+            else:
+                _remove(item.target)
+        raise
+    for _, backup in placed:
+        if backup is not None:
+            _remove(backup)
+
+
+def _backup(target: str) -> str | None:
+    """A hard link to the file ``target`` is about to replace, to put it back if a later output fails."""
+    if not os.path.isfile(target):
+        return None
+    backup = _temporary_name(target, ".bak")
+    try:
+        os.link(target, backup)
+    except OSError:
+        return None  # no hard links here: the replaced file cannot come back, as before
+    return backup
+
+
+def _temporary_name(target: str, suffix: str) -> str:
+    folder, name = os.path.split(target)
+    handle, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=suffix)
+    os.close(handle)
+    os.unlink(temporary)
+    return temporary
+
+
+def _write_temporary(target: str, data: bytes) -> str:
+    folder, name = os.path.split(target)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+    except OSError as err:
+        raise OutputError(target, _reason(err)) from None
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
@@ -38,17 +203,67 @@ def write_atomic(path: str | os.PathLike[str], content: str | bytes, force: bool
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
-        if force:
-            os.replace(temporary, target)
+    except OSError as err:
+        _remove(temporary)
+        raise OutputError(target, _reason(err)) from None
+    except BaseException:
+        _remove(temporary)
+        raise
+    return temporary
+
+
+def _place(item: _Staged) -> None:
+    """Move the staged temporary file to its target: replace under ``force``, else link (atomic
+    no-clobber), falling back to check-then-rename where hard links are not supported."""
+    try:
+        if item.force:
+            os.replace(item.temporary, item.target)
             return
         try:
-            os.link(temporary, target)
+            os.link(item.temporary, item.target)
         except FileExistsError:
-            raise OutputExistsError(os.fspath(target)) from None
+            raise OutputExistsError(item.target) from None
         except OSError:  # no hard links on this file system: check, then rename
-            if target.exists():
-                raise OutputExistsError(os.fspath(target)) from None
-            os.replace(temporary, target)
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+            if os.path.lexists(item.target):
+                raise OutputExistsError(item.target) from None
+            os.replace(item.temporary, item.target)
+    except OutputExistsError:
+        raise
+    except OSError as err:
+        raise OutputError(item.target, _reason(err)) from None
+
+
+def _write_in_place(target: str, data: bytes) -> None:
+    try:
+        with open(target, "wb") as out:
+            out.write(data)
+    except OSError as err:
+        raise OutputError(target, _reason(err)) from None
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+STANDARD_OUTPUT = "standard output"
+
+
+def write_stream(text: str, stream: TextIO, name: str = STANDARD_OUTPUT) -> None:
+    """Print ``text`` and flush it, so a full disk or a closed pipe is reported here, once, as an
+    ``OutputError``, rather than by the interpreter at exit."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except OSError as err:
+        discard(stream)
+        raise OutputError(name, _reason(err)) from None
+
+
+def discard(stream: TextIO) -> None:
+    """Point a broken stream at the null device, so what its buffer still holds is not written (and
+    reported again) when the interpreter exits."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)

@@ -31,8 +31,11 @@ def check_file(path: str) -> None:
 
 
 def is_gzip(path: str) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == GZIP_MAGIC
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == GZIP_MAGIC
+    except OSError as err:  # unreadable (permissions): said once, naming the file
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
 
 
 def gzip_error(path: str, err: BaseException) -> InputFormatError:
