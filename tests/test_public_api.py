@@ -174,6 +174,8 @@ def test_per_query_has_one_shape_everywhere():
     assert comparison.per_query["A"] == direct.per_query
     assert comparison.per_query["B"] == {"q1": {"RR": 0.5}, "q2": {"RR": 1.0}}
     assert comparison.summary == {"A": {"RR": 0.75}, "B": {"RR": 0.75}}
+    assert comparison.to_dict() == {"A": direct.to_dict(), "B": {"q1": {"RR": 0.5}, "q2": {"RR": 1.0}}}
+    json.dumps(comparison.to_dict())
 
 
 def test_to_dict_is_pytrec_eval_shape():

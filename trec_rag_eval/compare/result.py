@@ -110,6 +110,12 @@ class Comparison:
         return {run: {query_id: ByMeasure((m, float(self.values[run][m][i])) for m in self.measures)
                       for i, query_id in enumerate(self.query_ids)} for run in self.runs}
 
+    def to_dict(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{run: {query_id: {measure name: value}}}``: each run in pytrec_eval's shape, as
+        ``Evaluation.to_dict()`` (the report with tests and verdicts is ``render.comparison``'s)."""
+        return {run: {query_id: dict(values) for query_id, values in by_query.items()}
+                for run, by_query in self.per_query.items()}
+
     def to_pandas(self, shape: str = "long") -> Any:
         """A pandas DataFrame: ``long`` (run, query_id, measure, value, every run one after the other),
         ``wide`` (run, query_id, one column per measure) or ``pairs`` (one row per measure and compared
