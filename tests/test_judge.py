@@ -190,6 +190,14 @@ def test_human_llm_and_both_evaluations_differ_as_the_fake_grades_imply(files, t
     assert evaluate("--judgments", "llm") == {"P@4": "0.75", "Judged@4": "1.0"}
     assert evaluate() == {"P@4": "0.625", "Judged@4": "1.0"}     # both, by default
 
+    # compare and report take the same choice: with the LLM's judgments, P@4 is 0.75 as above
+    with pytest.raises(SystemExit) as exit_:
+        main(["compare", "-m", "P@4", "--judgments", "llm", "-f", "csv", str(output), str(run), str(run)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    assert "Note: judgments: llm: the LLM's 8 judgments only" in err
+    assert "0.75" in out
+
     # the default table adds Judged@10 when LLM judgments are in play
     with pytest.raises(SystemExit):
         main(["evaluate", str(output), str(run)])

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, LEVEL, PROBABILITY, SEED, Integer
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import check_outputs, write_atomic, write_stream
@@ -118,7 +119,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for option in reversed(options):
         function = option(function)
-    return doc_map_options(function)
+    return judgments_option(doc_map_options(function))
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
@@ -129,6 +130,11 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
     qrels = load_qrels(qrels_path, options["topics_path"])
+    from trec_rag_eval.io.judgments import choose_judgments
+
+    qrels, note = choose_judgments(qrels_path, qrels, options["judgments"])
+    if note is not None:
+        click.echo(note, err=True)
     if options["all_measures"] and options["measures"]:
         raise UsageError("--all-measures compares the whole RAG table: give it or -m, not both")
     mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
@@ -80,9 +81,7 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
 @doc_map_options
-@click.option("--judgments", type=click.Choice(["human", "llm", "both"]), default=None,
-              help="Which judgments to use when `judge` filled holes (QRELS.llm.tsv beside QRELS): the "
-                   "humans' only, the LLM's only, or both (the default then; the table adds Judged@10).")
+@judgments_option
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="Write to FILE instead of stdout (refuses to overwrite without --force).")
 @click.option("--force", is_flag=True, help="Allow -o to replace an existing file.")

@@ -1,5 +1,6 @@
 """The options of the commands that ask an LLM (``generate-queries``, ``judge``): one definition, since
-both go through the same client, retries and progress file (``engine.llm``)."""
+both go through the same client, retries and progress file (``engine.llm``); and ``--judgments``, the
+choice between human and LLM judgments of the commands that evaluate."""
 
 from __future__ import annotations
 
@@ -40,3 +41,9 @@ def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[.
         return function
 
     return decorate
+
+
+judgments_option = click.option(
+    "--judgments", type=click.Choice(["human", "llm", "both"]), default=None,
+    help="Which judgments to use when `judge` filled holes (QRELS.llm.tsv beside QRELS): the humans' only, "
+         "the LLM's only, or both (the default then).")
