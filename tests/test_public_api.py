@@ -126,6 +126,7 @@ def test_the_package_exports_its_api():
         assert name in tre.__all__
         assert getattr(tre, name) is not None
     from trec_rag_eval import evaluate  # noqa: F401  (failed before: only __version__ existed)
+    assert sorted(tre.__all__) == sorted(tre._EXPORTS)  # every listed name has its module, and only those
 
 
 def test_evaluate_takes_dicts():
@@ -390,3 +391,16 @@ def test_a_run_as_a_search_function_returns_it():
     # q1: the tie a/c keeps the list order (scores not strictly decreasing: the list is the ranking),
     # first relevant at rank 2: RR 1/2, P@3 2/3; q2: b first, RR 1, P@3 1/3
     assert result.per_query == {"q1": {"RR": 0.5, "P@3": 2 / 3}, "q2": {"RR": 1.0, "P@3": 1 / 3}}
+
+
+def test_crosscheck_and_validate_take_the_same_shapes():
+    from conftest import reference_path
+
+    pytest.importorskip("ir_measures")
+    qrels = {"1": {"a": 1, "b": 1}}
+    report = tre.crosscheck(qrels, {"1": {"a": 2.0, "x": 1.0}}, ["AP", "nDCG@10", "MRR"])
+    assert report.ok and [v.status for v in report.verdicts] == ["agree"] * 3
+    # trec_eval v10's own -q output of its test pair validates, the run given as a Run and the qrels as a path
+    validation = tre.validate(reference_path("qrels.test"), tre.read_run(reference_path("results.test")),
+                              reference_path("out.test.aq"))
+    assert validation.ok

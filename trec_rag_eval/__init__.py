@@ -51,7 +51,6 @@ __all__ = [
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning",
 ]
-assert set(__all__) == set(_EXPORTS)
 
 
 class _Package(ModuleType):
