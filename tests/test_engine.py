@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import invoke
 
+from trec_rag_eval.cli import FLAGS
 from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
 from trec_rag_eval.engine.harness import Evaluator, normalise_results, parse_seed_dataset
@@ -167,7 +168,7 @@ def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypa
     ]
     assert "latency per query: p50" in result.stdout
     again = CliRunner().invoke(search_command, [str(dataset), "--engine", "my_engine:nothing"])
-    assert str(again.exception) == "--engine 'my_engine:nothing': 'my_engine' has no attribute 'nothing'"
+    assert again.exception.worded(FLAGS) == "--engine 'my_engine:nothing': 'my_engine' has no attribute 'nothing'"
 
 
 def test_search_command_exits_1_when_a_query_failed_unless_allowed(tmp_path, monkeypatch):

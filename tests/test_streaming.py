@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import numpy as np
 import pytest
 from conftest import invoke, reference_path
@@ -91,15 +94,63 @@ def test_ungrouped_run_is_refused_with_the_fix(tmp_path):
 def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
     # a large run is streamed without being asked; if it turns out not to be grouped by query, the
     # user gets the numbers anyway (read whole), not an error about an option they never gave
-    import trec_rag_eval.cli.evaluate as evaluate_cli
+    import trec_rag_eval.runs as streaming
 
-    monkeypatch.setattr(evaluate_cli, "_too_big", lambda path, run_format: True)
+    monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: True)
     qrels = reference_path("qrels.test")
     interleaved = reference_path("results.trunc")  # topics 301 and 303 interleaved
     automatic = invoke("--format", "trec", "-m", "map", qrels, interleaved)
     assert automatic.exit_code == 0, automatic.stderr
     assert "not grouped by query, so read whole" in automatic.stderr
-    monkeypatch.setattr(evaluate_cli, "_too_big", lambda path, run_format: False)
+    monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: False)
     assert automatic.stdout == invoke("--format", "trec", "-m", "map", qrels, interleaved).stdout
     explicit = invoke("--stream", "-m", "map", qrels, interleaved)
     assert explicit.exit_code == 1 and "comes back after other queries" in explicit.stderr
+
+
+def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatch):
+    # the choice is the library's, so Python callers get it too: a run over a quarter of the memory
+    # available (here 4 times its size, so just under) is read in pieces, with the same numbers
+    import trec_rag_eval.runs as streaming
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.runs import evaluate_run_files
+
+    qrels_path, run_path = _generate(tmp_path)
+    size = os.path.getsize(run_path)
+    monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size - 1)
+    assert streaming.should_stream(run_path)
+    monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size)
+    assert not streaming.should_stream(run_path)
+    measures = parse_measures(["all_trec"])
+    opened: list[str] = []
+
+    @contextlib.contextmanager
+    def progress(path):
+        opened.append(path)
+        yield lambda done: None
+
+    monkeypatch.setattr(streaming, "available_memory", lambda: size)
+    [(streamed, _)] = evaluate_run_files(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    assert opened == [run_path]  # read in pieces: the progress context was entered
+    monkeypatch.setattr(streaming, "available_memory", lambda: None)  # unknown: read whole
+    [(whole, _)] = evaluate_run_files(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    assert opened == [run_path]
+    _same(whole, streamed)
+
+
+def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.runs import evaluate_run_files
+
+    qrels_path, run_path = _generate(tmp_path)
+    other = tmp_path / "other.txt"
+    other.write_text("".join(line for i, line in enumerate(open(run_path)) if i % 3))
+    measures, qrels = parse_measures(["all_trec"]), read_qrels(qrels_path)
+    paths = [run_path, str(other), run_path]
+    together = evaluate_run_files(qrels, paths, measures, Settings(), jobs=3)
+    for path, (evaluation, _) in zip(paths, together, strict=True):
+        [(alone, _)] = evaluate_run_files(qrels, [path], measures, Settings(), jobs=1)
+        _same(alone, evaluation)
+    assert together[0][0].summary["map"] != together[1][0].summary["map"]

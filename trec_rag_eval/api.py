@@ -112,11 +112,13 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                **options: Any) -> CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
-    they differ, which known convention explains it). ``options``: ``tolerance`` and the settings."""
+    they differ, which known convention explains it). ``options``: ``tolerance`` and the settings.
+    ``measures`` None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
     from trec_rag_eval.checks.crosscheck import crosscheck as crosscheck_tables
 
     judgments = as_qrels(qrels)
-    return crosscheck_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
+    chosen = None if measures is None else resolve_measures(measures)
+    return crosscheck_tables(judgments, as_run(run, judgments), chosen, settings, **options)
 
 
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,

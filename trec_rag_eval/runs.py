@@ -1,13 +1,18 @@
-"""Evaluate one run file against judgments already read, with what the user should be told about it.
+"""Evaluate run files against judgments already read, with what the user should be told about each.
 
-The one step both the single-machine command (a thread per run) and a Dask worker (a task per run,
-see ``cluster``) take: read the run where it lies (any format), map chunk ids to documents when
-asked, evaluate, and list the notes and warnings: queries missing from the run or only in it, and
-for JSON results the RAG checks. Each note is a ``"Warning: ..."`` or ``"Note: ..."`` line.
+``evaluate_run_file`` is the one step both the single machine (a thread per run, ``evaluate_run_files``)
+and a Dask worker (a task per run, see ``cluster``) take: read the run where it lies (any format), map
+chunk ids to documents when asked, evaluate, and list the notes and warnings: queries missing from
+the run or only in it, and for JSON results the RAG checks. Each note is a ``"Warning: ..."`` or
+``"Note: ..."`` line. ``evaluate_run_files`` also decides which runs are read in pieces (a run
+larger than the memory can hold) and evaluates several runs at once.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,3 +66,100 @@ def missing_queries_warning(missing: list[str]) -> str:
     """The warning for qrels queries a run does not answer (they score 0 on every measure)."""
     shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
     return f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, scored 0: {shown}"
+
+
+STREAM_MEMORY_SHARE = 4
+"""A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""
+GZIP_RATIO = 8
+"""A gzip run counts as this many times its size (a typical ratio for runs)."""
+
+
+def should_stream(path: str, run_format: str = "auto") -> bool:
+    """Whether the run at ``path`` is better read in pieces: a TREC run larger than a quarter of the
+    memory available now (a gzip file counted at eight times its size). JSON results are read whole."""
+    from trec_rag_eval.io.text import is_gzip
+
+    if run_format == "json" or not os.path.isfile(path):
+        return False
+    available = available_memory()
+    if available is None:
+        return False
+    size = os.path.getsize(path) * (GZIP_RATIO if is_gzip(path) else 1)
+    return size * STREAM_MEMORY_SHARE > available
+
+
+def available_memory() -> int | None:
+    """Memory the system can give without swapping (MemAvailable counts reclaimable page cache);
+    None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:  # the kernel's figures, not a user's file
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+Progress = Callable[[str], AbstractContextManager[Callable[[int], None]]]
+"""Given a run's path, a context in which to report the bytes read so far (for runs read in pieces)."""
+
+
+def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], settings: Settings, *,
+                       run_format: str = "auto", doc_map: Any = None, stream: bool | None = None,
+                       chunk_bytes: int = 64 << 20, jobs: int | None = None,
+                       progress: Progress | None = None) -> list[tuple[Evaluation, list[str]]]:
+    """Each run of ``paths``, in that order, with its notes (as ``evaluate_run_file``).
+
+    ``stream``: True reads every run in pieces of about ``chunk_bytes`` (the run must be grouped by
+    query); None reads in pieces only the runs too large for the memory available
+    (``should_stream``), and one of those that is not grouped by query is read
+    whole after all, with a note; False never. Runs read whole are evaluated ``jobs`` at a time
+    (default: the number of cores) on threads sharing the judgments: polars and numpy release the GIL.
+    """
+    from trec_rag_eval.errors import UsageError
+
+    if stream and doc_map is not None:
+        raise UsageError("doc_map reads each run whole: not with stream=True")
+    streamed = [doc_map is None and stream is not False and (bool(stream) or should_stream(path, run_format))
+                for path in paths]
+    if any(streamed) and run_format == "json":
+        raise UsageError("stream=True reads TREC runs; JSON results are read whole")
+
+    def one(index: int) -> tuple[Evaluation, list[str]]:
+        path = paths[index]
+        notes: list[str] = []
+        if streamed[index]:
+            from trec_rag_eval.io.trec import RunNotGroupedError
+
+            try:
+                evaluation = _evaluate_in_pieces(qrels, path, measures, settings, chunk_bytes, progress)
+                return evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)]
+            except RunNotGroupedError:
+                if stream:  # asked for explicitly: the error says how to sort the file
+                    raise
+                notes.append("Warning: not grouped by query, so read whole instead of in pieces")
+        evaluation, more = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
+        return evaluation, notes + more
+
+    workers = min(len(paths), jobs or os.cpu_count() or 1)
+    if workers > 1 and not any(streamed):
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(one, range(len(paths))))
+    return [one(i) for i in range(len(paths))]
+
+
+def _evaluate_in_pieces(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, chunk_bytes: int,
+                        progress: Progress | None) -> Evaluation:
+    from trec_rag_eval.evaluation.streaming import evaluate_pieces
+    from trec_rag_eval.io.trec import iter_run_chunks
+
+    if progress is None:
+        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_bytes), measures, settings)
+    with progress(path) as advance:
+        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_bytes, advance), measures, settings)

@@ -209,6 +209,16 @@ def _same(a: float, b: float, tolerance: float) -> bool:
     return abs(a - b) <= tolerance
 
 
+DEFAULT_MEASURES = (
+    "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
+    "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "Rprec", "Bpref", "infAP", "Success@5", "SetP", "SetR",
+    "SetF", "SetF(beta=2.0)", "SetAP", "IPrec@0.5", "NumQ", "NumRel", "NumRet", "NumRelRet", "Judged@10",
+    "ERR@20", "F1@5", "HitRate@5",
+)
+"""What ``crosscheck`` compares when no measure is asked for: every measure ir-measures can compute
+in its several providers, with parameters (rel, judged_only, gains), plus the RAG names."""
+
+
 def crosscheck(
     qrels: Qrels,
     run: Run,
@@ -232,7 +242,8 @@ def crosscheck(
     from trec_rag_eval.measures.parse import resolve_measures
 
     chosen = settings_of(settings, **overrides)
-    resolved = [m for m in resolve_measures(measures) if m.spec.value_type != "str"]
+    resolved = [m for m in resolve_measures(list(DEFAULT_MEASURES) if measures is None else measures)
+                if m.spec.value_type != "str"]
     if doc_map is not None:
         from trec_rag_eval.io.chunks import collapse_run
 

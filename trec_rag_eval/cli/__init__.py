@@ -41,6 +41,7 @@ FLAGS = {
     "base_url": "--base-url",
     "calibrate": "--calibrate",
     "cluster": "--cluster ",
+    "engine": "--engine ",
     "topics": "--topics",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""

@@ -10,14 +10,6 @@ import click
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import COUNT, LEVEL, Real
 
-# every measure of issue 3 that ir-measures can compute, plus the RAG names
-DEFAULT_CROSSCHECK = (
-    "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
-    "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "Rprec", "Bpref", "infAP", "Success@5", "SetP", "SetR",
-    "SetF", "SetF(beta=2.0)", "SetAP", "IPrec@0.5", "NumQ", "NumRel", "NumRet", "NumRelRet", "Judged@10",
-    "ERR@20", "F1@5", "HitRate@5",
-)
-
 
 def _options(func):  # the evaluation settings both commands share
     for option in reversed([
@@ -71,7 +63,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     payload = []
     for path in runs:
         run = collapse_and_echo(load_run(path, None, qrels_table), mapping, qrels_table, path)
-        report = crosscheck(qrels_table, run, list(measures or DEFAULT_CROSSCHECK),
+        report = crosscheck(qrels_table, run, list(measures) or None,
                             relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                             queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
                             tolerance=tolerance)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -17,6 +19,7 @@ from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.runs import Progress
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -122,10 +125,10 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     from trec_rag_eval.io.atomic import check_outputs
     from trec_rag_eval.io.judgments import choose_judgments
     from trec_rag_eval.io.load import load_qrels
-    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.measures.parse import default_measures, parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
-    from trec_rag_eval.runs import evaluate_run_file, query_set_warnings
+    from trec_rag_eval.runs import evaluate_run_files
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
@@ -134,8 +137,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     if measures:
         resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
     else:
-        # trec_eval's default is its 'official' set; every other format shows the seeds' RAG set
-        resolved = parse_measures(["official"] if fmt == "trec" else None)
+        resolved = default_measures(trec_output=fmt == "trec")
     qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
     qrels_table, llm_note = choose_judgments(qrels, qrels_table, judgments)
     if llm_note is not None:
@@ -151,39 +153,18 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
     if stream and (cluster is not None or shards):
         raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
-    streamed = [mapping is None and (stream or _too_big(path, run_format)) for path in run_paths]
-    if any(streamed) and run_format == "json":
+    if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
-
-    def one(index: int) -> tuple[Evaluation, list[str]]:
-        path = run_paths[index]
-        if streamed[index]:
-            from trec_rag_eval.io.trec import RunNotGroupedError
-
-            try:
-                evaluation = _evaluate_streaming(qrels_table, path, resolved, settings, chunk_size, progress)
-                return evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)]
-            except RunNotGroupedError:
-                if stream:  # asked for explicitly: the error says how to sort the file
-                    raise
-                # chosen automatically for a large run that is not grouped by query: read it whole
-                click.echo(f"Warning: {path}: not grouped by query, so read whole instead of in pieces", err=True)
-        return evaluate_run_file(qrels_table, path, resolved, settings, run_format, mapping)
 
     labels = run_paths
     failures: list[TrecRagEvalError] = []
-    workers = min(len(run_paths), jobs or os.cpu_count() or 1)
     if cluster is not None or shards:
         labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
                                                      mapping, cluster, shards)
-    elif workers > 1 and not any(streamed):
-        from concurrent.futures import ThreadPoolExecutor
-
-        # polars and numpy release the GIL, so threads share the cores without copying the qrels
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(one, range(len(run_paths))))
     else:
-        results = [one(i) for i in range(len(run_paths))]
+        results = evaluate_run_files(qrels_table, run_paths, resolved, settings, run_format=run_format,
+                                     doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
+                                     jobs=jobs, progress=_progress_display(progress))
     evaluations = [evaluation for evaluation, _ in results]
     for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
         for line in warnings:
@@ -241,63 +222,37 @@ def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, 
             [o.error for o in outcomes if o.error is not None])
 
 
-def _evaluate_streaming(qrels, path: str, measures, settings: Settings, chunk_size: int, progress: bool | None):
-    from trec_rag_eval.evaluation.streaming import evaluate_pieces
-    from trec_rag_eval.io.trec import iter_run_chunks
-
-    size = max(os.path.getsize(path), 1)
-    show = sys.stderr.isatty() if progress is None else progress
-    if not show:
-        return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20), measures, settings)
-    label = f"reading {os.path.basename(path)}"
-    if sys.stderr.isatty():
-        with click.progressbar(length=size, label=label, file=sys.stderr, show_percent=True) as bar:
-            state = {"done": 0}
-
-            def advance(done: int) -> None:
-                bar.update(done - state["done"])
-                state["done"] = done
-
-            return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, advance), measures, settings)
-    # not a terminal (a log file): one line per tenth
-    shown = {"tenth": -1}
-
-    def report(done: int) -> None:
-        tenth = min(10, done * 10 // size)
-        if tenth > shown["tenth"]:
-            shown["tenth"] = tenth
-            click.echo(f"{label}: {tenth * 10}%", err=True)
-
-    return evaluate_pieces(qrels, iter_run_chunks(path, chunk_size << 20, report), measures, settings)
-
-
-def _too_big(path: str, run_format: str) -> bool:
-    """Whether a run file should be read in pieces: larger than a quarter of the available memory
-    (a gzip file counted at eight times its size, a typical ratio for runs)."""
-    if run_format == "json" or not os.path.isfile(path):
-        return False
-    available = _available_memory()
-    if available is None:
-        return False
-    from trec_rag_eval.io.text import is_gzip
-
-    gzipped = is_gzip(path)
-    return os.path.getsize(path) * (8 if gzipped else 1) * 4 > available
-
-
-def _available_memory() -> int | None:
-    """Memory the system can give without swapping (MemAvailable counts reclaimable page cache)."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
+def _progress_display(progress: bool | None) -> Progress | None:
+    """How a run read in pieces shows its progress on stderr: a bar in a terminal, a line per tenth
+    in a log file; nothing unless asked (default: when stderr is a terminal)."""
+    if not (sys.stderr.isatty() if progress is None else progress):
         return None
+
+    @contextlib.contextmanager
+    def display(path: str) -> Iterator[Callable[[int], None]]:
+        size = max(os.path.getsize(path), 1)
+        label = f"reading {os.path.basename(path)}"
+        if sys.stderr.isatty():
+            with click.progressbar(length=size, label=label, file=sys.stderr, show_percent=True) as bar:
+                state = {"done": 0}
+
+                def advance(done: int) -> None:
+                    bar.update(done - state["done"])
+                    state["done"] = done
+
+                yield advance
+            return
+        shown = {"tenth": -1}
+
+        def report(done: int) -> None:
+            tenth = min(10, done * 10 // size)
+            if tenth > shown["tenth"]:
+                shown["tenth"] = tenth
+                click.echo(f"{label}: {tenth * 10}%", err=True)
+
+        yield report
+
+    return display
 
 
 def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings, mapping=None) -> None:

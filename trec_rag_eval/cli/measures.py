@@ -5,55 +5,6 @@ from __future__ import annotations
 import click
 
 
-def measure_rows() -> list[dict[str, str]]:
-    """One row per registry family: names in each notation, definition, parameters, reference."""
-    from trec_rag_eval.measures.notation import NAMES
-    from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
-
-    rows = []
-    for family in FAMILIES.values():
-        if family.name == "runid":
-            continue
-        spellings, params = [], {}
-        for name, spec in NAMES.items():
-            if family.name == spec.family:
-                spellings.append(name)
-                params.update(spec.params)
-            if family.name == spec.family_at:
-                spellings.append(f"{name}@{'p' if spec.at == 'recall' else 'k'}")
-                params.update(spec.params)
-        # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
-        spellings.sort(key=lambda spelling: NAMES[spelling.split("@")[0]].alias)
-        if family.name == "set_relative_P":
-            spellings.append("SetP(relative=True)")
-        trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")
-        if trec and family.kind in ("int_cutoffs", "real_cutoffs"):
-            trec += ".k" if family.kind == "int_cutoffs" else ".p"
-        elif trec and family.kind in ("pairs", "real_list"):
-            trec += ".params"
-        rows.append({
-            "family": family.name,
-            "notation": ", ".join(dict.fromkeys(spellings)) or "-",
-            "trec_eval": trec or "-",
-            "ir_measures": family.ir_measures or "-",
-            "definition": family.definition,
-            "parameters": "; ".join(f"{k}: {p.help}" + (f" (default {p.default!r})" if p.default is not None else "")
-                                    for k, p in params.items()) or "-",
-            "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "per query only"}[
-                family.aggregate],
-            "reference": family.reference,
-        })
-    return rows
-
-
-def markdown_table() -> str:
-    """The README's measure table."""
-    head = "| notation | trec_eval | ir-measures | definition | aggregate |\n|---|---|---|---|---|\n"
-    body = "".join(f"| `{r['notation']}` | `{r['trec_eval']}` | `{r['ir_measures']}` | {r['definition']} | "
-                   f"{r['aggregate']} |\n" for r in measure_rows())
-    return head + body.replace("`-`", "-")
-
-
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--markdown", is_flag=True, help="Print the README's measure table (Markdown).")
 def measures_command(markdown: bool) -> None:
@@ -64,14 +15,6 @@ def measures_command(markdown: bool) -> None:
     Both notations are accepted by -m: trec_eval's (P.5,10  ndcg_cut.10  map) and
     ir-measures' (P@5  nDCG(dcg='exp-log2')@10  AP). Parameters: Name(key=value,...)@k.
     """
-    if markdown:
-        click.echo(markdown_table(), nl=False)
-        return
-    for row in measure_rows():
-        click.echo(f"{row['notation']}")
-        click.echo(f"    {row['definition']}")
-        click.echo(f"    trec_eval: {row['trec_eval']}   ir-measures: {row['ir_measures']}   "
-                   f"aggregate: {row['aggregate']}")
-        if row["parameters"] != "-":
-            click.echo(f"    parameters: {row['parameters']}")
-        click.echo(f"    reference: {row['reference']}")
+    from trec_rag_eval.render.measures import markdown_table, measure_list
+
+    click.echo(markdown_table() if markdown else measure_list(), nl=False)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,32 +11,6 @@ from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import Integer
 
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
-
-
-def load_engine(spec: str) -> Any:
-    """Import ``package.module:attribute`` (dotted attributes allowed); a class is built without arguments.
-
-    The current directory is importable, as with ``python -m``.
-    """
-    from trec_rag_eval.errors import UsageError
-
-    module_name, _, attribute = spec.partition(":")
-    if not module_name or not attribute:
-        raise UsageError(f"--engine {spec!r}: expected package.module:callable")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    try:
-        target: Any = importlib.import_module(module_name)
-    except ImportError as err:
-        raise UsageError(f"--engine {spec!r}: cannot import {module_name!r} ({err})") from None
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise UsageError(f"--engine {spec!r}: {module_name!r} has no attribute {attribute!r}") from None
-    if isinstance(target, type):
-        target = target()
-    return target
 
 
 def latency_line(evaluation: Any) -> str:
@@ -119,6 +90,8 @@ def search_command(
 
         check_outputs([output], force)
     if engine_spec is not None:
+        from trec_rag_eval.engine.load import load_engine
+
         engine = load_engine(engine_spec)
         tag = run_tag or engine_spec.rpartition(":")[2].replace(".", "-")
     else:

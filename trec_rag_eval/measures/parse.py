@@ -197,6 +197,12 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     return out
 
 
+def default_measures(trec_output: bool = False) -> list[Measure]:
+    """The measures computed when none are asked for: trec_eval's ``official`` set when the output is
+    trec_eval's (as trec_eval itself does), the seeds' RAG set otherwise."""
+    return parse_measures(["official"] if trec_output else None)
+
+
 def parse_one(text: str) -> Measure:
     """One measure from any name it has: our notation (``nDCG@10``), trec_eval's (``ndcg_cut.10``,
     ``map``) or ranx's (``ndcg@10``, ``mrr``). A trec_eval name that means several (``P``) is an error."""

@@ -1,0 +1,67 @@
+"""The measures documented from the registry (never by hand): the ``measures`` command's listing and
+the README's measure table."""
+
+from __future__ import annotations
+
+from trec_rag_eval.measures.notation import NAMES
+from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
+
+
+def measure_rows() -> list[dict[str, str]]:
+    """One row per registry family: names in each notation, definition, parameters, reference."""
+    rows = []
+    for family in FAMILIES.values():
+        if family.name == "runid":
+            continue
+        spellings, params = [], {}
+        for name, spec in NAMES.items():
+            if family.name == spec.family:
+                spellings.append(name)
+                params.update(spec.params)
+            if family.name == spec.family_at:
+                spellings.append(f"{name}@{'p' if spec.at == 'recall' else 'k'}")
+                params.update(spec.params)
+        # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
+        spellings.sort(key=lambda spelling: NAMES[spelling.split("@")[0]].alias)
+        if family.name == "set_relative_P":
+            spellings.append("SetP(relative=True)")
+        trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")
+        if trec and family.kind in ("int_cutoffs", "real_cutoffs"):
+            trec += ".k" if family.kind == "int_cutoffs" else ".p"
+        elif trec and family.kind in ("pairs", "real_list"):
+            trec += ".params"
+        rows.append({
+            "family": family.name,
+            "notation": ", ".join(dict.fromkeys(spellings)) or "-",
+            "trec_eval": trec or "-",
+            "ir_measures": family.ir_measures or "-",
+            "definition": family.definition,
+            "parameters": "; ".join(f"{k}: {p.help}" + (f" (default {p.default!r})" if p.default is not None else "")
+                                    for k, p in params.items()) or "-",
+            "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "per query only"}[
+                family.aggregate],
+            "reference": family.reference,
+        })
+    return rows
+
+
+def markdown_table() -> str:
+    """The README's measure table."""
+    head = "| notation | trec_eval | ir-measures | definition | aggregate |\n|---|---|---|---|---|\n"
+    body = "".join(f"| `{r['notation']}` | `{r['trec_eval']}` | `{r['ir_measures']}` | {r['definition']} | "
+                   f"{r['aggregate']} |\n" for r in measure_rows())
+    return head + body.replace("`-`", "-")
+
+
+def measure_list() -> str:
+    """The ``measures`` command's listing: each family's names, definition, names elsewhere, parameters
+    and reference."""
+    lines = []
+    for row in measure_rows():
+        lines += [row["notation"], f"    {row['definition']}",
+                  f"    trec_eval: {row['trec_eval']}   ir-measures: {row['ir_measures']}   "
+                  f"aggregate: {row['aggregate']}"]
+        if row["parameters"] != "-":
+            lines.append(f"    parameters: {row['parameters']}")
+        lines.append(f"    reference: {row['reference']}")
+    return "".join(line + "\n" for line in lines)
