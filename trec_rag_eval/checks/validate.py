@@ -26,10 +26,11 @@ from typing import Any
 
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
+from trec_rag_eval.io.json_scanner import DEPTH_ERROR
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.syntax import quote
+from trec_rag_eval.syntax import parse_real, quote, split_fields
 
 SUMMARY = "all"
 
@@ -112,12 +113,15 @@ def printed_tolerance(text: str) -> float:
         return 0.0
     if not isinstance(exponent, int):
         return 0.0
-    return 0.5 * 10.0 ** exponent + 1e-12
+    try:
+        return 0.5 * 10.0 ** exponent + 1e-12
+    except OverflowError:  # '1e400': a value that big allows any difference
+        return math.inf
 
 
 def _number(text: str, path: str, line_no: int | None, line: str) -> float:
     try:
-        return float(text)
+        return parse_real(text)  # C's syntax, as trec_eval prints (and ir-measures' Python floats)
     except ValueError:
         raise InputFormatError(path, line_no, f"expected a number, got {quote(text)}", line) from None
 
@@ -127,7 +131,7 @@ def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:
     text = read_text(path)
     if text.lstrip().startswith(("{", "[")):
         return "json", _read_json(path, text)
-    rows = [(i, line, line.split()) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+    rows = [(i, line, split_fields(line)) for i, line in enumerate(_lines(text), 1) if split_fields(line)]
     if not rows:
         raise InputFormatError(path, None, "no scores in the reference file")
     widths = {len(parts) for _, _, parts in rows}
@@ -154,6 +158,11 @@ def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:
     return ("trec_eval" if trec_style else "ir-measures"), out
 
 
+def _lines(text: str) -> list[str]:
+    """Lines end at '\\n' (a trailing '\\r' dropped), as in the TREC readers."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def _is_measure(name: str) -> bool:
     try:
         resolve_name(name)
@@ -168,6 +177,8 @@ def _read_json(path: str, text: str) -> list[ReferenceValue]:
         data = json.loads(text, parse_float=lambda s: ("float", s), parse_int=lambda s: ("float", s))
     except json.JSONDecodeError as err:
         raise InputFormatError(path, err.lineno, f"invalid JSON: {err.msg}") from None
+    except RecursionError:
+        raise InputFormatError(path, None, DEPTH_ERROR) from None
     if isinstance(data, list):
         if len(data) != 1:
             raise InputFormatError(path, None, "the JSON holds several runs; validate one run at a time")
@@ -246,6 +257,11 @@ def validate(
             return None
         return None if value is None or isinstance(value, str) else float(value)
 
+    if not measures:  # a verdict over nothing would read as agreement
+        why = (f"no measure of the reference is known: {', '.join(quote(name, 40) for name in list(skipped)[:5])}"
+               if skipped else "the reference holds no score (runid and relstring lines, nulls and "
+               "strings are not scores)")
+        raise InputFormatError(os.fspath(reference_path), None, f"nothing to compare: {why}")
     report = ValidationReport(os.fspath(reference_path), fmt, 0, not_compared=skipped)
     for ref in values:
         measure = measures.get(ref.measure)

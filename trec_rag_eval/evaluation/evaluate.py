@@ -17,7 +17,7 @@ from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.tables import Qrels, Run, query_id_set
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
@@ -174,6 +174,13 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
     return _sequential_sum(array) / num_queries
 
 
+def no_query_error(qrels: Qrels, run: Run) -> UsageError:
+    """Nothing to evaluate, naming the files: the qrels hold no judgment, or qrels and run share no query."""
+    if not query_id_set(qrels):
+        return UsageError(f"no query to evaluate: {qrels.source} holds no judgment")
+    return UsageError(f"no query to evaluate: {qrels.source} and {run.source} share no query id")
+
+
 def evaluate(
     qrels: Qrels,
     run: Run,
@@ -207,7 +214,7 @@ def evaluate(
     except DuplicateDocumentError as err:  # the ranking knows no files: the reading layer cites the lines
         raise cite_duplicate(err) from None
     if ranked.num_queries == 0:
-        raise UsageError("no query to evaluate: the qrels and the run share no query id")
+        raise no_query_error(qrels, run)
     warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]

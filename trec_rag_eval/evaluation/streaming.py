@@ -17,8 +17,8 @@ import polars as pl
 
 from trec_rag_eval.core.ranking import _byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
-from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate, warn_no_common_query
+from trec_rag_eval.errors import TrecRagEvalWarning
+from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate, no_query_error, warn_no_common_query
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
@@ -90,7 +90,7 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
             _collect(evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False)), found,
                      missing_ids)
     if not query_ids:
-        raise UsageError("no query to evaluate: the qrels and the run share no query id")
+        raise no_query_error(qrels, Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source))
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
     for measure in measures:

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.json_rows import (
     NON_RELEVANT_KEYS,
     QUERY_TEXT_KEYS,
@@ -32,6 +33,7 @@ from trec_rag_eval.io.json_rows import (
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
 from trec_rag_eval.io.tables import Qrels, qrels_columns
+from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 
 DATASET_SHAPES = ("rows", "llamaindex", "dict")
 """Shapes ``read_dataset`` knows; ``None`` detects the shape from the content."""
@@ -50,6 +52,8 @@ def read_dataset(path: str | os.PathLike[str], shape: str | None = None) -> Qrel
         queries = _dataset_keyed(document)
     else:
         raise ValueError(f"unknown dataset shape {shape!r}; expected one of {DATASET_SHAPES}")
+    if not queries:
+        raise InputFormatError(name, None, "the dataset holds no query")
     return _to_qrels(queries, name)
 
 
@@ -166,6 +170,10 @@ def _grade(path: str, entry: Entry, where: str, doc_id: Any, grade: Any) -> int:
             f"{where}the relevance of {str(doc_id)!r} must be a whole number "
             f"(qrels hold integer grades), got {grade!r}",
         )
+    low, high = RELEVANCE_RANGE
+    if not low <= grade <= high:
+        raise entry_error(path, entry, f"{where}the relevance of {quote(str(doc_id))} must be an integer from "
+                                       f"{low} to {high}, got {short(grade)}")
     return int(grade)
 
 

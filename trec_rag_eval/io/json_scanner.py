@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.text import read_text
+from trec_rag_eval.syntax import quote
 
 
 @dataclass
@@ -44,6 +45,23 @@ class _BadConstant(ValueError):
     pass
 
 
+class _BadNumber(ValueError):
+    pass
+
+
+MAX_INTEGER_DIGITS = 100
+"""Longest integer read from JSON: beyond it no id, grade or score makes sense, and Python itself
+refuses to read integers of more than 4300 digits (a ValueError in the middle of the decoder)."""
+DEPTH_ERROR = "the JSON is nested too deeply (more than about 900 levels of arrays and objects)"
+"""Nesting deeper than Python's recursion limit cannot be decoded; said with the line."""
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INTEGER_DIGITS:
+        raise _BadNumber(text)
+    return int(text)
+
+
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
@@ -63,8 +81,9 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_pairs_without_duplicates)
-_PLAIN_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_pairs_without_duplicates,
+                            parse_int=_bounded_int)
+_PLAIN_DECODER = json.JSONDecoder(parse_int=_bounded_int)
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -88,13 +107,14 @@ def parse_document(path: str) -> Document:
         if rest == len(text):
             return Document(path, "object", list(_scan_object(path, text, start)))
         return Document(path, "lines", list(_scan_lines(path, text)))
-    try:  # not an array or object: let the decoder say what it is
-        value, _ = _DECODER.raw_decode(text, start)
-    except json.JSONDecodeError as err:
-        raise _json_error(path, err) from None
+    value, _ = _decode(path, text, start, _line_of(text, start), "the document")
     raise InputFormatError(
         path, _line_of(text, start), f"expected a JSON array or object, got {type(value).__name__}"
     )
+
+
+def _number_error(text: str) -> str:
+    return f"the number {quote(text, 20)} is out of range (integers have at most {MAX_INTEGER_DIGITS} digits here)"
 
 
 def _json_error(path: str, err: json.JSONDecodeError) -> InputFormatError:
@@ -110,6 +130,10 @@ def _decode(path: str, text: str, index: int, line: int, where: str) -> tuple[An
         return _DECODER.raw_decode(text, index)
     except json.JSONDecodeError as err:
         raise _json_error(path, err) from None
+    except RecursionError:
+        raise InputFormatError(path, line, f"{where}: {DEPTH_ERROR}") from None
+    except _BadNumber as err:
+        raise InputFormatError(path, line, f"{where}: {_number_error(str(err))}") from None
     except _BadConstant as err:
         raise InputFormatError(
             path, line, f"{where}: {err} is not valid JSON (scores must be finite numbers)"
@@ -124,6 +148,10 @@ def _skip_value(path: str, text: str, index: int) -> int:
         return _PLAIN_DECODER.raw_decode(text, index)[1]
     except json.JSONDecodeError as err:
         raise _json_error(path, err) from None
+    except RecursionError:
+        raise InputFormatError(path, _line_of(text, index), DEPTH_ERROR) from None
+    except _BadNumber as err:
+        raise InputFormatError(path, _line_of(text, index), _number_error(str(err))) from None
 
 
 class _LineCounter:
@@ -207,6 +235,10 @@ def _scan_lines(path: str, text: str) -> Iterator[Entry]:
             value, end = _DECODER.raw_decode(line, _skip_whitespace(line, 0))
         except json.JSONDecodeError as err:
             raise InputFormatError(path, line_no, f"invalid JSON at column {err.colno}: {err.msg}") from None
+        except RecursionError:
+            raise InputFormatError(path, line_no, DEPTH_ERROR) from None
+        except _BadNumber as err:
+            raise InputFormatError(path, line_no, _number_error(str(err))) from None
         except _BadConstant as err:
             raise InputFormatError(
                 path, line_no, f"{err} is not valid JSON (scores must be finite numbers)"
