@@ -271,3 +271,34 @@ def test_a_chunk_run_is_pooled_as_its_documents(files, tmp_path, capsys):
     assert "16 retrieved chunks -> 8 documents" in err
     assert sorted(output.read_text(encoding="utf-8").splitlines()) == [
         "q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0", "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]
+
+
+def test_judging_an_earlier_output_again_asks_only_the_new_holes_and_keeps_provenance(files, tmp_path, capsys):
+    dataset, run, corpus = files
+    first, second = tmp_path / "judged.qrels", tmp_path / "judged2.qrels"
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("q1\thow to install python\nq2\thow to make compost\n", encoding="utf-8")
+    common = ["--corpus", str(corpus), "--model", "judge-model", "--language", "en"]
+    with FakeJudge() as server:
+        with pytest.raises(SystemExit):
+            main(["judge", str(dataset), str(run), "--depth", "2", "--base-url", server.base_url, "-o", str(first),
+                  *common])
+        assert sorted(server.requests) == ["d5", "d7"]          # the holes of the top 2
+        server.requests.clear()
+        with pytest.raises(SystemExit) as exit_:
+            main(["judge", str(first), str(run), "--topics", str(topics), "--depth", "3", "--calibrate", "2",
+                  "--base-url", server.base_url, "-o", str(second), *common])
+        # the new holes d6 and d8, and the human judgments for calibration (d5 and d7 are not human)
+        assert sorted(server.requests) == ["d1", "d2", "d3", "d4", "d6", "d8"]
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    assert "its 2 LLM judgments" in err
+    kinds = {(j.doc_id, j.kind) for j in read_llm_judgments(sidecar_path_for(second))}
+    assert kinds == {("d5", "hole"), ("d7", "hole"), ("d6", "hole"), ("d8", "hole"), ("d1", "calibration"),
+                     ("d2", "calibration"), ("d3", "calibration"), ("d4", "calibration")}
+    assert sorted(second.read_text(encoding="utf-8").splitlines()) == [
+        "q1 0 d1 1", "q1 0 d2 0", "q1 0 d5 2", "q1 0 d6 0", "q2 0 d3 1", "q2 0 d4 0", "q2 0 d7 3", "q2 0 d8 1"]
+    # human again: both earlier and new holes are dropped
+    with pytest.raises(SystemExit):
+        main(["evaluate", "-m", "Judged@4", "--format", "csv", "--judgments", "human", str(second), str(run)])
+    assert "all,Judged@4,0.5" in capsys.readouterr().out

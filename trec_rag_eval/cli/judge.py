@@ -46,7 +46,8 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     0 unrelated, 1 related but does not answer, 2 partly answers, 3 answers.
 
     DATASET holds the human judgments and the query texts: a JSON dataset, or a TREC qrels file
-    with --topics. Human judgments are kept as they are. Finished documents are appended to a
+    with --topics (an earlier judge output too: its LLM judgments are recognised by their sidecar
+    and carried over). Human judgments are kept as they are. Finished documents are appended to a
     progress file as they come, so after a crash, Ctrl-C or failures, running the same command
     again only asks for what is missing. Runs of chunk ids are pooled as their documents with
     --doc-id-pattern or --doc-map (then --corpus holds the documents). Then evaluate with the filled
@@ -62,7 +63,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.io.atomic import check_outputs
-    from trec_rag_eval.io.judgments import sidecar_path_for
+    from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import load_qrels, load_run
 
     settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
@@ -71,6 +72,11 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     settings.check()
     check_outputs([output, sidecar_path_for(output)], force)
     qrels = load_qrels(dataset, topics=topics)
+    earlier = sidecar_path_for(dataset)
+    previous = read_llm_judgments(earlier) if earlier.is_file() else []
+    if previous:
+        click.echo(f"Note: {dataset} was written by judge: its {len(previous)} LLM judgments ({earlier}) are "
+                   "not asked again, never taken for human ones, and carried into the new sidecar", err=True)
     mapping = resolve_doc_map(doc_id_pattern, doc_map)
     run_tables = [collapse_and_echo(load_run(path, qrels=qrels), mapping, qrels, path) for path in runs]
     documents = {d["id"]: d["text"] for d in read_corpus(corpus)}
@@ -88,7 +94,8 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         try:
             report = judge_holes(qrels, run_tables, documents, output, settings, client,
                                  relevance_level=relevance_level, force=force, allow_failures=allow_failures,
-                                 progress_path=progress, on_start=on_start, on_task=on_task)
+                                 progress_path=progress, on_start=on_start, on_task=on_task,
+                                 previous=previous)
         except KeyboardInterrupt:
             click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
                        "run the same command again to resume.", err=True)

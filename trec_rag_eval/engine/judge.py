@@ -255,6 +255,7 @@ def judge_holes(
     sleep: Callable[[float], None] = time.sleep,
     on_start: Callable[[int], None] | None = None,
     on_task: Callable[[str, str | None], None] | None = None,
+    previous: Sequence[LLMJudgment] = (),
 ) -> JudgeReport:
     """Grade the unjudged pooled documents (and ``settings.calibrate`` judged ones per query); write
     the qrels with the holes filled to ``output`` and the LLM judgments to its ``.llm.tsv`` sidecar.
@@ -262,6 +263,10 @@ def judge_holes(
     ``qrels`` needs query texts (``topics``); ``corpus`` maps doc_id -> text. ``relevance_level``
     is the binary threshold of the agreement report. ``on_start(number of documents to grade)`` is
     called once the pool is known; ``on_task(key, error_or_None)`` as each grade ends.
+
+    ``previous``: the LLM judgments of an earlier run whose output ``qrels`` is (its sidecar). Its
+    filled holes are judged, so they are not asked again, but they are not human judgments: they are
+    never drawn for calibration. They are carried into the new sidecar, so provenance is kept.
     """
     settings.check()
     output = Path(output)
@@ -275,11 +280,12 @@ def judge_holes(
                          "(give a JSON dataset, or TREC qrels with topics=...)", {"topics=...": "topics"})
     report = JudgeReport(output=output, sidecar=sidecar, progress_path=progress)
 
-    human: dict[tuple[str, str], int] = {}
-    judged_by_query: dict[str, list[str]] = {}
+    human: dict[tuple[str, str], int] = {}     # every judgment of the qrels, earlier LLM holes included
+    judged_by_query: dict[str, list[str]] = {}  # the humans' judged documents with a text, per query
+    earlier_holes = {(j.query_id, j.doc_id) for j in previous if j.kind == "hole"}
     for q, d, r in zip(*(column_list(qrels, c) for c in ("query_id", "doc_id", "relevance")), strict=True):
         human[(q, d)] = int(r)
-        if r >= 0 and d in corpus:
+        if r >= 0 and d in corpus and (q, d) not in earlier_holes:
             judged_by_query.setdefault(q, []).append(d)
     pooled = pool(runs, settings.depth)
     report.skipped_queries = sorted(q for q in pooled if q not in topics)
@@ -320,12 +326,15 @@ def judge_holes(
             report.judgments.append(LLMJudgment(task.fields["query_id"], task.fields["doc_id"], int(record["grade"]),
                                                 task.fields["kind"], settings.model))
     calibration = [j for j in report.judgments if j.kind == "calibration"]
+    now = {(j.query_id, j.doc_id) for j in report.judgments}
+    report.judgments = [j for j in previous if (j.query_id, j.doc_id) not in now] + report.judgments
     if calibration:
         report.agreement = agreement([human[(j.query_id, j.doc_id)] for j in calibration],
                                      [j.grade for j in calibration], relevance_level)
     rows = [(q, it, d, int(r)) for q, it, d, r in
             zip(*(column_list(qrels, c) for c in ("query_id", "iteration", "doc_id", "relevance")), strict=True)]
-    holes = {(j.query_id, j.doc_id): j.grade for j in report.judgments if j.kind == "hole"}
+    holes = {(j.query_id, j.doc_id): j.grade for j in report.judgments
+             if j.kind == "hole" and (j.query_id, j.doc_id) not in earlier_holes}
     # a pooled document the qrels list with a negative value (unjudged) takes the model's grade in place
     rows = [(q, it, d, holes.pop((q, d), r)) if r < 0 else (q, it, d, r) for q, it, d, r in rows]
     rows += [(q, "0", d, grade) for (q, d), grade in holes.items()]
