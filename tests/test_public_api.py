@@ -404,3 +404,21 @@ def test_crosscheck_and_validate_take_the_same_shapes():
     validation = tre.validate(reference_path("qrels.test"), tre.read_run(reference_path("results.test")),
                               reference_path("out.test.aq"))
     assert validation.ok
+
+
+def test_pandas_frames_are_checked_whichever_way_they_convert():
+    pd = pytest.importorskip("pandas")
+    cases = [
+        ({"query_id": ["1", "1"], "doc_id": ["a", 1.5], "score": [1.0, 2.0]},
+         "row 2 (query '1', document None): the doc id must be a string or an integer"),
+        ({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": ["x", 2.0]},
+         "row 1 (query '1', document 'a'): the score 'x' is not a number"),
+        ({"query_id": [1, 1], "doc_id": ["a", "a"], "score": [1.0, 2.0]},
+         "row 2: document 'a' listed twice for query '1' (first at row 1)"),
+        ({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, float("nan")]},
+         "row 2: expected a query_id, a doc_id and a score (a number other than NaN), got '1', 'b', nan"),
+    ]
+    for columns, message in cases:
+        with pytest.raises(InputFormatError) as info:
+            tre.Run(pd.DataFrame(columns))
+        assert str(info.value) == f"run (pandas DataFrame): {message}"
