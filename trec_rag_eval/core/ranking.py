@@ -240,11 +240,14 @@ def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings) 
     n = len(scores)
     if n == 0:
         return reorder
-    starts = np.flatnonzero(np.concatenate([[True], row_query[1:] != row_query[:-1]]))
-    block_query = row_query[starts]
-    if np.bincount(block_query).max() > 1:  # a query in several blocks: the lines are interleaved
+    changes = row_query[1:] != row_query[:-1]
+    if np.count_nonzero(changes) + 1 > np.count_nonzero(np.bincount(row_query)):
+        # more blocks than queries: some query comes back, the lines are interleaved
+        del changes
         reorder.permutation = _sorted_rows(row_query, scores, doc_ids)
         return reorder
+    starts = np.flatnonzero(np.concatenate([[True], changes]))
+    block_query = row_query[starts]
     lengths = np.diff(np.append(starts, n))
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
     unsorted = np.zeros(len(starts), dtype=bool)
@@ -282,15 +285,14 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     """Rows in order of group (ascending), score descending, doc_id descending.
 
     ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
-    scores are sorted once, then a stable radix sort brings the groups together, so no comparison
-    sort ever looks at two keys; doc ids are compared only inside ties.
+    scores are sorted once; then one integer per row, group * n + the row's rank by score, is
+    sorted in place, which brings the groups together with their rows in score order. Both are
+    numpy's vectorised sorts (AVX-512 where the CPU has it); doc ids are compared only inside ties.
     """
     if isinstance(doc_ids, list):
         order = np.lexsort((-scores, group))
-    else:  # row numbers as int32 and no temporary copy of the scores: this is the peak of memory
-        by_score = np.argsort(scores)[::-1].astype(np.int32)  # numpy's vectorised sort (AVX-512 where present)
-        order = by_score[_stable_order(group[by_score])]
-        del by_score
+    else:
+        order = _order_by_group_then_score(group, scores)
     ties = _tied_positions(order, group, scores)
     if len(ties):
         places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows)
@@ -299,6 +301,23 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     if len(ties):
         order[places] = sources
     return order
+
+
+def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
+    """Positions (int32) in order of group ascending, then score descending (equal scores in any order).
+
+    This is the peak of memory for a run whose lines are interleaved, so the arrays as long as the
+    run are kept to three (int32 row numbers, the int64 keys, the result) and built in pieces."""
+    n = len(scores)
+    by_score = np.argsort(scores)[::-1].astype(np.int32)  # best first
+    keys = np.empty(n, dtype=np.int64)
+    for start in range(0, n, step):
+        rows = by_score[start: start + step]
+        keys[rows] = np.arange(start, start + len(rows), dtype=np.int64)  # the rank of each row by score
+        keys[rows] += group[rows].astype(np.int64) * n
+    keys.sort()  # in place: group, then rank by score
+    np.remainder(keys, n, out=keys)  # back to the rank, now in the final order
+    return by_score[keys]
 
 
 def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
@@ -310,15 +329,6 @@ def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, st
         g, s = group[rows], scores[rows]
         found.append(np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start)
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
-
-
-def _stable_order(keys: np.ndarray) -> np.ndarray:
-    """A stable argsort of non-negative 32-bit integers: numpy's radix sort, 16 bits at a time
-    (linear time; a comparison sort of 7 million rows takes several times longer)."""
-    if len(keys) == 0 or keys.max() <= 0xFFFF:
-        return np.argsort(keys.astype(np.uint16), kind="stable")
-    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-    return order[np.argsort((keys[order] >> 16).astype(np.uint16), kind="stable")]
 
 
 def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:

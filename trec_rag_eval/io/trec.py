@@ -239,6 +239,7 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
         return None
     names = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
     codes = pa.dictionary(pa.int32(), pa.string())
+    pool = _arrow_pool()
     try:
         table = csv.read_csv(
             pa.BufferReader(source.data) if source.data is not None else source.path,
@@ -250,14 +251,16 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
                 include_columns=["query_id", "doc_id", "score"],
                 column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
                 null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
-            memory_pool=_arrow_pool())
+            memory_pool=pool)
     except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
         return None
     run_tag = _last_run_tag(source)
-    if table.num_rows == 0 or run_tag is None or not _arrow_clean(table, comment_prefix is not None):
+    if table.num_rows == 0 or run_tag is None or not _arrow_clean(table, comment_prefix is not None, pool):
         return None
     # the scores in one piece, so the ranking reads them without a copy; the parser's pieces are freed
-    return table.set_column(2, "score", table["score"].combine_chunks()), run_tag
+    table = table.set_column(2, "score", table["score"].combine_chunks(memory_pool=pool))
+    pool.release_unused()
+    return table, run_tag
 
 
 RUN_BLOCK_BYTES = 4 << 20
@@ -267,7 +270,8 @@ RUN_BLOCK_BYTES = 4 << 20
 def _arrow_pool() -> Any:
     """pyarrow's jemalloc pool told to hand freed pages back at once (the parser's buffers would
     otherwise stay in the process's peak memory next to the ranking's arrays); the system allocator
-    where pyarrow was built without jemalloc."""
+    where pyarrow was built without jemalloc. Every Arrow step of the reader uses it: pyarrow's
+    default pool keeps what a temporary column freed."""
     import pyarrow as pa
 
     try:
@@ -284,18 +288,19 @@ def _skip_comment(row: Any) -> str:
     return "skip" if row.text.lstrip(" ").startswith("#") else "error"
 
 
-def _arrow_clean(table: Any, has_comments: bool) -> bool:
+def _arrow_clean(table: Any, has_comments: bool, pool: Any) -> bool:
     """Whether the Arrow read is certainly right (separators were checked before): no empty query
     or doc id (a line starting with a space), no NaN score, no six-field comment line read as data."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    query_ids = pc.cast(pc.unique(table["query_id"]), pa.string())
-    if pc.min(pc.binary_length(query_ids)).as_py() == 0 or pc.min(pc.binary_length(table["doc_id"])).as_py() == 0:
+    query_ids = pc.cast(pc.unique(table["query_id"], memory_pool=pool), pa.string(), memory_pool=pool)
+    shortest_doc_id = pc.min(pc.binary_length(table["doc_id"], memory_pool=pool), memory_pool=pool)
+    if pc.min(pc.binary_length(query_ids, memory_pool=pool)).as_py() == 0 or shortest_doc_id.as_py() == 0:
         return False
-    if has_comments and pc.any(pc.starts_with(query_ids, "#")).as_py():
+    if has_comments and pc.any(pc.starts_with(query_ids, "#", memory_pool=pool)).as_py():
         return False
-    return not pc.any(pc.is_nan(table["score"])).as_py()
+    return not pc.any(pc.is_nan(table["score"], memory_pool=pool), memory_pool=pool).as_py()
 
 
 def _last_run_tag(source: _Source) -> str | None:
