@@ -236,3 +236,30 @@ def test_the_library_crosscheck_collapses_before_both_sides():
 
     report = crosscheck(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3", "RR"], doc_map=PATTERN)
     assert report.ok
+
+
+@pytest.mark.parametrize("chunk_ids, pattern", [
+    (["docA#1", "docC#0", "docB#3"], r"^(.*)\#\d+$"),
+    (["docA::p2", "docC::p1", "docB::p9"], r"^(.*)::p\d+$"),
+    (["docA_chunk_1", "docC_chunk_2", "docB_chunk_3"], r"^(.*)_chunk_\d+$"),
+])
+def test_ids_that_look_like_chunks_of_judged_documents_get_a_pattern_suggested(chunk_ids, pattern):
+    from trec_rag_eval.io.chunks import guess_doc_id_pattern
+
+    run = Run.from_dict({"q1": {c: 3.0 - i for i, c in enumerate(chunk_ids)}})
+    guess = guess_doc_id_pattern(run, QRELS)
+    assert guess == (pattern, chunk_ids[0], "docA")
+    collapsed, _ = collapse_run(run, guess[0], QRELS)
+    assert set(collapsed.to_dict()["q1"]) == {"docA", "docB", "docC"}
+    # document ids, or ids unrelated to the judged ones: nothing to suggest
+    assert guess_doc_id_pattern(Run.from_dict(DOC_RUN), QRELS) is None
+    assert guess_doc_id_pattern(Run.from_dict({"q1": {"x#1": 1.0, "y#2": 0.5}}), QRELS) is None
+
+
+def test_evaluate_suggests_the_pattern_on_a_chunk_run(tmp_path, capsys):
+    qrels, run = _files(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["-m", "P.3", str(qrels), str(run)])
+    err = capsys.readouterr().err
+    assert (f"Note: {run}: the retrieved ids look like chunks of judged documents ('docA::1' of 'docA'): "
+            "score them as their documents with --doc-id-pattern '^(.*)::\\d+$'") in err

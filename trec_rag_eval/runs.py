@@ -41,10 +41,18 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
 
 
 def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[str]]:
-    """``io.chunks.collapse_run`` and its lines (what it did, then its warnings); the run unchanged
-    and no line when there is no mapping."""
+    """``io.chunks.collapse_run`` and its lines (what it did, then its warnings). Without a mapping,
+    the run unchanged, and a note when its ids look like chunks of judged documents (with the
+    pattern that would map them, ``io.chunks.guess_doc_id_pattern``)."""
     if doc_map is None:
-        return run, []
+        from trec_rag_eval.io.chunks import guess_doc_id_pattern
+
+        guess = guess_doc_id_pattern(run, qrels)
+        if guess is None:
+            return run, []
+        pattern, chunk_id, doc_id = guess
+        return run, [f"Note: the retrieved ids look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): "
+                     f"score them as their documents with doc_map='{pattern}'"]
     from trec_rag_eval.io.chunks import collapse_run
 
     collapsed, report = collapse_run(run, doc_map, qrels)

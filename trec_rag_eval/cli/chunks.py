@@ -37,6 +37,11 @@ def resolve_doc_map(pattern: str | None, map_file: str | None) -> Any:
     return DocIdMap.from_pattern(pattern) if pattern is not None else DocIdMap.from_file(map_file)  # type: ignore[arg-type]
 
 
+def flag_words(text: str) -> str:
+    """A note of the library as the command line says it: ``doc_map='...'`` is ``--doc-id-pattern '...'``."""
+    return text.replace("doc_map='", "--doc-id-pattern '")
+
+
 def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:
     """``runs.map_chunks``, its lines echoed on stderr prefixed by ``label``."""
     from trec_rag_eval.runs import map_chunks
@@ -44,5 +49,5 @@ def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:
     collapsed, lines = map_chunks(run, doc_map, qrels)
     for line in lines:
         kind, _, text = line.partition(": ")
-        click.echo(f"{kind}: {label}: {text}", err=True)
+        click.echo(f"{kind}: {label}: {flag_words(text)}", err=True)
     return collapsed

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.chunks import doc_map_options, flag_words, resolve_doc_map
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
@@ -169,7 +169,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
         for line in warnings:
             kind, _, text = line.partition(": ")
-            click.echo(f"{kind}: {path}: {text}", err=True)
+            click.echo(f"{kind}: {path}: {flag_words(text)}", err=True)
     if fmt == "trec":
         text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
     elif fmt == "table":

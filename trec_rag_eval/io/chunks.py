@@ -431,3 +431,43 @@ def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
     report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
                      lambda: set(merged["doc_id"].unique().to_list()))
     return Run(merged, run.run_tag, run.source), report
+
+
+_SUFFIX = re.compile(r"([^A-Za-z0-9]+)((?:[A-Za-z]+[^A-Za-z0-9]*)?)(\d+)")
+"""A chunk suffix: a separator, an optional word (and its own separator), a number: ``#3``, ``::p2``,
+``_chunk_7``."""
+HINT_SAMPLE = 1000
+
+
+def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
+    """When most of the first ``HINT_SAMPLE`` retrieved ids are judged nowhere but look like chunks
+    of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
+    ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
+    document; None otherwise. Cheap: it reads a sample of the run, never the whole of it."""
+    judged = set(column_list(qrels, "doc_id"))
+    data = run.data
+    sample = (data["doc_id"][:HINT_SAMPLE] if isinstance(data, dict)
+              else data["doc_id"].head(HINT_SAMPLE).to_list())
+    sample = list(dict.fromkeys(sample))
+    unknown = [doc_id for doc_id in sample if doc_id not in judged]
+    if not unknown or len(unknown) * 2 <= len(sample):
+        return None
+    votes: Counter[str] = Counter()
+    example: dict[str, tuple[str, str]] = {}
+    for chunk_id in unknown:
+        # the longest judged prefix that ends just before a separator
+        for cut in range(len(chunk_id) - 1, 0, -1):
+            if not chunk_id[cut].isalnum() and chunk_id[:cut] in judged:
+                match = _SUFFIX.fullmatch(chunk_id[cut:])
+                if match:
+                    separator, word, _ = match.groups()  # word: "", "p" or "chunk_"
+                    pattern = "^(.*)" + re.escape(separator) + re.escape(word) + r"\d+$"
+                    votes[pattern] += 1
+                    example.setdefault(pattern, (chunk_id, chunk_id[:cut]))
+                break
+    if not votes:
+        return None
+    pattern, count = votes.most_common(1)[0]
+    if count * 2 <= len(unknown):
+        return None
+    return pattern, *example[pattern]
