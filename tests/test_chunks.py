@@ -239,7 +239,8 @@ def test_the_library_crosscheck_collapses_before_both_sides():
 
 
 @pytest.mark.parametrize("chunk_ids, pattern", [
-    (["docA#1", "docC#0", "docB#3"], r"^(.*)\#\d+$"),
+    (["docA#1", "docC#0", "docB#3"], r"^(.*)#\d+$"),
+    (["docA.1", "docC.0", "docB.3"], r"^(.*)\.\d+$"),
     (["docA::p2", "docC::p1", "docB::p9"], r"^(.*)::p\d+$"),
     (["docA_chunk_1", "docC_chunk_2", "docB_chunk_3"], r"^(.*)_chunk_\d+$"),
 ])

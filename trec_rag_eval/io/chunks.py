@@ -461,7 +461,7 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
                 match = _SUFFIX.fullmatch(chunk_id[cut:])
                 if match:
                     separator, word, _ = match.groups()  # word: "", "p" or "chunk_"
-                    pattern = "^(.*)" + re.escape(separator) + re.escape(word) + r"\d+$"
+                    pattern = "^(.*)" + _escape(separator + word) + r"\d+$"
                     votes[pattern] += 1
                     example.setdefault(pattern, (chunk_id, chunk_id[:cut]))
                 break
@@ -471,3 +471,9 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     if count * 2 <= len(unknown):
         return None
     return pattern, *example[pattern]
+
+
+def _escape(text: str) -> str:
+    """``re.escape`` for the characters that need it only, so a suggested pattern reads as typed
+    (``#`` and ``-`` stay as they are outside a character class)."""
+    return "".join("\\" + ch if ch in ".^$*+?{}[]\\|()" else ch for ch in text)
