@@ -14,10 +14,10 @@ For every evaluated query:
    value ("in the pool, not judged"); -1 when the qrels do not mention it ("not in the pool").
    Relevant means value >= relevance_level (``-l``); graded measures use the values as gains.
 
-The tables come as polars frames or, for small files, as Python lists (``tables.Columns``). The
-steps are the same for both; the few that touch the id strings (blocks of equal query ids,
-matching judgments, duplicates, doc ids of tied scores) say it once per form, side by side, so a
-small evaluation never imports polars.
+The tables come as Python lists for small files (``tables.Columns``), as an Arrow table for large
+runs read by the fast TREC reader, or as polars frames. The steps are the same for all; the few
+that touch the id strings (query lookup, matching judgments, duplicates, doc ids of tied scores)
+say it once per form, side by side, so a small evaluation never imports polars or pyarrow.
 """
 
 from __future__ import annotations
@@ -90,12 +90,16 @@ def rank(
     ``float32_scores`` rounds scores to 32-bit floats before ranking, as trec_eval 9 and
     pytrec_eval do, so scores equal at float precision tie and doc_id decides.
 
-    How it stays fast: the run is seen as blocks of equal query ids (one per query in almost every
-    run), so query ids are looked up once per block; a run already sorted by score within each
-    block is recognised in linear time (checked, not assumed), so doc ids are compared as strings
-    only inside groups of tied scores and blocks are moved by slices; judgments are found through a
-    64-bit hash join whose every match is verified on the real strings. The only array as long as
-    the run that is kept is ``rel``, one small integer per row.
+    How it stays fast whatever the line order: every row's query is looked up once (for Arrow's
+    dictionary-encoded ids, once per distinct id of each chunk). A run written one query at a time
+    is recognised in linear time (checked, not assumed): blocks already in score order are kept,
+    the few that are not are sorted on their own, and blocks are moved by slices; a run whose
+    queries are interleaved gets one sort of the scores and one of an integer key per row
+    (``_sorted_rows``). Doc ids are compared as strings only inside groups of tied scores.
+    Judgments and duplicates are found through 64-bit (query, document) hashes, every judgment
+    match verified on the strings and any repeated hash on the real pairs. The only array as long
+    as the run that is kept is ``rel``, one small integer per row; the run's doc ids are never
+    copied whole.
     """
     if queries not in ("qrels", "intersection"):
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
