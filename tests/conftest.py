@@ -11,6 +11,17 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(REPO, "..", "shared", "reference", "trec_eval")
 
 
+def benchmark_generator():
+    """benchmarks/generate.py as a module (the benchmarks are scripts, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("benchmark_generate", os.path.join(REPO, "benchmarks", "generate.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def reference_path(name: str) -> str:
     """A file of trec_eval's test data in ../shared/reference; skips the test when it is absent."""
     path = os.path.join(REFERENCE, name)

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
+from conftest import benchmark_generator
 
-GENERATE_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
-
-
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("benchmark_generate", GENERATE_PY)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load_generator()
+generate = benchmark_generator()
 
 QUERIES, DEPTH, SEED = 300, 1000, 7
 

@@ -3,29 +3,17 @@ its query blocks shuffled, and with all lines shuffled, prints the same bytes (i
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-from conftest import invoke
+from conftest import benchmark_generator, invoke
 
 from trec_rag_eval.core import ranking
 from trec_rag_eval.io.tables import is_arrow
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_run
 
-GENERATE_PY = Path(__file__).resolve().parents[1] / "benchmarks" / "generate.py"
+generate = benchmark_generator()
 QUERIES, DEPTH, SEED = 300, 200, 5  # 60,000 lines, ~2.5 MB: the fast (Arrow) reader, several stream pieces
-
-
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("benchmark_generate", GENERATE_PY)
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
-
-
-generate = _load_generator()
 
 
 @pytest.fixture(scope="module")

@@ -504,7 +504,7 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, row_query: np.
     # the run), then which judgment by binary search among the few
     hit = np.flatnonzero(pl.Series(keys).is_in(pl.Series(qrels_keys).implode()).to_numpy())
     by_key = np.argsort(qrels_keys)
-    match = by_key[np.searchsorted(qrels_keys, keys[hit], sorter=by_key)]
+    match = by_key[np.searchsorted(qrels_keys[by_key], keys[hit])]
     exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
     if exact and len(hit):
         exact = bool((row_query[hit] == qrels_queries[match]).all()) and bool(
