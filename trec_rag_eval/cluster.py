@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
+    from trec_rag_eval.measures.parse import MeasuresArg
 
 LOCAL = "local:"
 ROWS_PER_PIECE = 4_000_000
@@ -85,9 +86,16 @@ def connect(cluster: Any) -> Iterator[Client]:
         if not count.isdigit() or int(count) < 1:
             raise UsageError(f"cluster={cluster}: expected local:N with N, the number of worker processes, >= 1",
                              {"cluster=": "cluster"})
-        # loopback only, on free ports (the scheduler always serves HTTP: 8787 may be taken)
-        with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
-                          dashboard_address=":0", silence_logs=40) as local, Client(local) as client:
+        import dask
+
+        # Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its workers to give memory back sooner; it also
+        # turns off glibc's adaptive mmap threshold, so every large array is mapped afresh: the
+        # kernels ran 1.5-2x slower (measured). Workers started here keep the default allocator.
+        # Loopback only, on free ports (the scheduler always serves HTTP: 8787 may be taken).
+        allocator = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
+        with dask.config.set(allocator), LocalCluster(
+                n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
+                silence_logs=40) as local, Client(local) as client:
             yield client
         return
     try:
@@ -140,9 +148,14 @@ def _kind(path: str, run_format: str) -> str:
 
 # -- many runs -----------------------------------------------------------------------------------
 
-def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: list[Measure], settings: Settings, *,
-                  cluster: Any, run_format: str = "auto", doc_map: Any = None) -> list[RunOutcome]:
-    """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``."""
+def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None, settings: Settings | None = None,
+                  *, cluster: Any, run_format: str = "auto", doc_map: Any = None) -> list[RunOutcome]:
+    """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``.
+    ``measures`` and ``settings`` as for ``evaluate``."""
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.measures.parse import resolve_measures
+
+    measures, settings = resolve_measures(measures), settings or Settings()
     with connect(cluster) as client:
         [shared] = client.scatter([qrels], broadcast=True, hash=False)
         token = uuid.uuid4().hex[:8]
@@ -172,12 +185,22 @@ def _outcome(path: str, future: Future) -> RunOutcome:
         evaluation, notes, error = future.result()
     except TrecRagEvalError as err:
         return RunOutcome(path, error=err)
-    except Exception as err:  # the task itself failed (its worker died too often): this run only
-        if type(err).__name__ != "KilledWorker":
-            raise
-        return RunOutcome(path, error=ClusterError(f"{path}: the workers evaluating this run died "
-                                                   f"({err}); is a worker short of memory?"))
+    except Exception as err:  # the task itself failed, not the run's data: this run only
+        return RunOutcome(path, error=_task_error(path, err))
     return RunOutcome(path, evaluation, notes, error)
+
+
+def _task_error(what: str, err: Exception) -> ClusterError:
+    """A task that Dask could not finish, said in one line: its workers kept dying (memory?), or
+    the workers cannot run this package (not installed there, another version)."""
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(err, KilledWorker):
+        return ClusterError(f"{what}: the workers evaluating it died ({err}); is a worker short of memory?")
+    if isinstance(err, ImportError):
+        return ClusterError(f"{what}: a worker cannot import what the task needs ({err}); install "
+                            "trec-rag-eval (the same version) on every worker")
+    return ClusterError(f"{what}: the task failed on its worker: {type(err).__name__}: {err}")
 
 
 # -- one run in partitions ------------------------------------------------------------------------
@@ -192,7 +215,7 @@ class Piece:
 
 
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
-                         measures: list[Measure], settings: Settings, *, cluster: Any,
+                         measures: MeasuresArg = None, settings: Settings | None = None, *, cluster: Any,
                          run_format: str = "auto", buckets: int | None = None) -> Evaluation:
     """Evaluate one run split by query id over the cluster; see the module's docstring.
 
@@ -200,8 +223,12 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     run, or a ``Run`` in memory. ``buckets``: how many partitions by query id (default: about one
     per ``ROWS_PER_BUCKET`` rows, at least two per worker).
     """
+    from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.streaming import combine_pieces
     from trec_rag_eval.io.tables import Run, qrels_query_ids
+    from trec_rag_eval.measures.parse import resolve_measures
+
+    measures, settings = resolve_measures(measures), settings or Settings()
 
     query_ids = _byte_sorted(qrels_query_ids(qrels))
     with connect(cluster) as client:
@@ -230,15 +257,25 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
                                            key=f"trec-rag-eval-split-{i}-{token}") for i, piece in enumerate(pieces)]
             splits = [[client.submit(operator.getitem, future, b, key=f"trec-rag-eval-bucket-{i}-{b}-{token}")
                        for b in range(count)] for i, future in enumerate(split_futures)]
-            tails = client.gather([client.submit(operator.getitem, future, count,
-                                                 key=f"trec-rag-eval-tail-{i}-{token}")
-                                   for i, future in enumerate(split_futures)])
+            tail_futures = [client.submit(operator.getitem, future, count, key=f"trec-rag-eval-tail-{i}-{token}")
+                            for i, future in enumerate(split_futures)]
+            try:
+                tails = client.gather(tail_futures)
+            except TrecRagEvalError:
+                raise
+            except Exception as err:
+                raise _task_error(source, err) from None
             extras = [extra for extra, _ in tails]
             tags = _piece_tags(pieces, [tag for _, tag in tails], source)
         [judged] = client.scatter([qrels], broadcast=True, hash=False)
         evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
                                    source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
-        parts_done = [part for part in client.gather(evaluated) if part is not None]
+        try:
+            parts_done = [part for part in client.gather(evaluated) if part is not None]
+        except TrecRagEvalError:
+            raise
+        except Exception as err:
+            raise _task_error(source, err) from None
     extra_queries = set().union(*extras) if extras else set()
     return combine_pieces(qrels, parts_done, measures, settings, run_tag=tags[-1] if tags else "",
                           source=source, extra_queries=extra_queries)

@@ -1,0 +1,164 @@
+"""Time evaluation on a Dask cluster against the single-machine path, on generated data.
+
+    python benchmarks/cluster.py runs                 # 20 TREC runs of 500,000 lines: threads vs --cluster local:2
+    python benchmarks/cluster.py parquet              # one 70M-row Parquet run (70 partitions) on --cluster local:2
+    python benchmarks/cluster.py parquet --queries 7000 --files 7 --single   # 7M rows, and the in-memory path too
+
+Every timing is a subprocess (``python -m trec_rag_eval ...``, output to /dev/null), so it covers start-up,
+the LocalCluster's start, reading, evaluation and output as a user sees them. The cluster's start-up alone is
+timed on trec_eval-sized input and reported, so throughput can be given with and without it. The data is
+seeded: queries ``q<n>``, each with ``--depth`` retrieved documents (random scores, some tied) and 60
+judgments (grades 0-2, 50 of them among the retrieved). Each Parquet partition holds a slice of every
+query's documents, as partitions written by time do: every query spans every file. The machine's load
+average (``os.getloadavg``) is printed beside each figure: on a shared machine it says how much of the two
+cores the run really had. Both paths print the same bytes; this script checks it on its first repeat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data" / "cluster"
+JUDGED = 60
+JUDGED_RETRIEVED = 50
+
+
+def _query_frame(queries: int, depth: int, seed: int, part: int = 0, parts: int = 1) -> pl.DataFrame:
+    """Rows (query_id, doc_id, score) of the documents k = part, part + parts, ... of every query."""
+    rng = np.random.default_rng(seed * 1000 + part)
+    ks = np.arange(part, depth, parts, dtype=np.int64)
+    q = np.repeat(np.arange(queries, dtype=np.int64), ks.size)
+    k = np.tile(ks, queries)
+    doc = (q * 7919 + k * 104729) % 10_000_019  # distinct within a query (104729 is prime)
+    score = np.round(rng.random(q.size) * 100, 2)  # two decimals: a few % of tied scores
+    return pl.DataFrame({"query_id": q, "doc_id": doc, "score": score}).with_columns(
+        ("q" + pl.col("query_id").cast(pl.Utf8)).alias("query_id"),
+        ("d" + pl.col("doc_id").cast(pl.Utf8)).alias("doc_id"))
+
+
+def _qrels(queries: int, depth: int, path: Path) -> None:
+    rng = np.random.default_rng(7)
+    q = np.repeat(np.arange(queries, dtype=np.int64), JUDGED)
+    j = np.tile(np.arange(JUDGED, dtype=np.int64), queries)
+    k = np.where(j < JUDGED_RETRIEVED, j * (depth // JUDGED_RETRIEVED), depth + j)  # 10 judged, never retrieved
+    doc = (q * 7919 + k * 104729) % 10_000_019
+    frame = pl.DataFrame({"query_id": "q" + pl.Series(q).cast(pl.Utf8), "iteration": "0",
+                          "doc_id": "d" + pl.Series(doc).cast(pl.Utf8), "relevance": rng.integers(0, 3, q.size)})
+    frame.write_csv(path, separator=" ", include_header=False)
+
+
+def _trec(frame: pl.DataFrame, path: Path, tag: str) -> None:
+    frame.select("query_id", pl.lit("Q0").alias("q0"), "doc_id", pl.lit(1).alias("rank"), "score",
+                 pl.lit(tag).alias("run_tag")).write_csv(
+        path, separator=" ", include_header=False)
+
+
+def _time(args: list[str], out: Path | None = None) -> float:
+    start = time.perf_counter()
+    with open(out or os.devnull, "w") as sink:
+        subprocess.run([sys.executable, "-m", "trec_rag_eval", *args], cwd=REPO, stdout=sink, check=True)
+    return time.perf_counter() - start
+
+
+def _load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _startup(workers: int) -> float:
+    reference = REPO.parent / "shared" / "reference" / "trec_eval"
+    return _time(["--cluster", f"local:{workers}", "-m", "map", str(reference / "qrels.test"),
+                  str(reference / "results.test")])
+
+
+def bench_runs(args: argparse.Namespace) -> None:
+    folder = DATA / f"runs-{args.runs}x{args.queries}x{args.depth}"
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels = folder / "qrels.txt"
+    if not qrels.exists():
+        _qrels(args.queries, args.depth, qrels)
+    runs = []
+    for r in range(args.runs):
+        path = folder / f"run{r:02d}.txt"
+        if not path.exists():
+            _trec(_query_frame(args.queries, args.depth, seed=r), path, f"run{r}")
+        runs.append(str(path))
+    lines = args.runs * args.queries * args.depth
+    print(f"{args.runs} runs x {args.queries * args.depth:,} lines = {lines:,} lines, -m {args.measure}")
+    print(f"cluster start-up alone (local:{args.workers}): {_startup(args.workers):.1f} s  [{_load()}]")
+    common = ["-m", args.measure, str(qrels), *runs]
+    for repeat in range(args.repeats):
+        check = repeat == 0
+        threads = _time(["-j", str(args.workers), *common], folder / "threads.out" if check else None)
+        print(f"threads (-j {args.workers}): {threads:.1f} s, {lines / threads / 1e6:.2f}M lines/s  [{_load()}]")
+        spread = _time(["--cluster", f"local:{args.workers}", *common], folder / "cluster.out" if check else None)
+        print(f"--cluster local:{args.workers}: {spread:.1f} s, {lines / spread / 1e6:.2f}M lines/s  [{_load()}]")
+        if check:
+            same = (folder / "threads.out").read_bytes() == (folder / "cluster.out").read_bytes()
+            print(f"same output: {same}")
+
+
+def bench_parquet(args: argparse.Namespace) -> None:
+    folder = DATA / f"parquet-{args.queries}x{args.depth}-{args.files}"
+    partitions = folder / "run"
+    partitions.mkdir(parents=True, exist_ok=True)
+    qrels = folder / "qrels.txt"
+    if not qrels.exists():
+        _qrels(args.queries, args.depth, qrels)
+    start = time.perf_counter()
+    for part in range(args.files):
+        path = partitions / f"part-{part:04d}.parquet"
+        if not path.exists():
+            _query_frame(args.queries, args.depth, seed=1, part=part, parts=args.files).with_columns(
+                run_tag=pl.lit("big")).write_parquet(path)
+    rows = args.queries * args.depth
+    size = sum(p.stat().st_size for p in partitions.iterdir())
+    print(f"one run of {rows:,} rows in {args.files} Parquet partitions ({size / 1e9:.2f} GB), "
+          f"-m {args.measure} (generated or found in {time.perf_counter() - start:.0f} s)")
+    startup = _startup(args.workers)
+    print(f"cluster start-up alone (local:{args.workers}): {startup:.1f} s  [{_load()}]")
+    for repeat in range(args.repeats):
+        check = repeat == 0 and args.single
+        spread = _time(["--cluster", f"local:{args.workers}", "-m", args.measure, str(qrels), str(partitions)],
+                       folder / "cluster.out" if check else None)
+        per_worker = rows / (spread - startup) / args.workers
+        print(f"--cluster local:{args.workers}: {spread:.1f} s, {rows / spread / 1e6:.2f}M rows/s; without start-up "
+              f"{per_worker / 1e6:.2f}M rows/s per worker  [{_load()}]")
+        if args.single:
+            alone = _time(["-m", args.measure, str(qrels), str(partitions)], folder / "single.out" if check else None)
+            print(f"in memory, one process: {alone:.1f} s, {rows / alone / 1e6:.2f}M rows/s  [{_load()}]")
+            if check:
+                same = (folder / "single.out").read_bytes() == (folder / "cluster.out").read_bytes()
+                print(f"same output: {same}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    runs = sub.add_parser("runs", help="many runs: the threaded path against --cluster local:N")
+    runs.add_argument("--runs", type=int, default=20)
+    runs.add_argument("--queries", type=int, default=1000)
+    runs.add_argument("--depth", type=int, default=500)
+    big = sub.add_parser("parquet", help="one Parquet run in partitions on --cluster local:N")
+    big.add_argument("--queries", type=int, default=70_000)
+    big.add_argument("--depth", type=int, default=1000)
+    big.add_argument("--files", type=int, default=70)
+    big.add_argument("--single", action="store_true", help="also time the in-memory path and compare outputs")
+    for each in (runs, big):
+        each.add_argument("--workers", type=int, default=2)
+        each.add_argument("--repeats", type=int, default=1)
+        each.add_argument("--measure", default="all_trec")
+    args = parser.parse_args()
+    (bench_runs if args.what == "runs" else bench_parquet)(args)
+
+
+if __name__ == "__main__":
+    main()
