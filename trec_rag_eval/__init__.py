@@ -13,9 +13,13 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.version import __version__ as __version__
+
+# not `from typing import ...`: importing typing alone costs more than the rest of this module
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # name -> the module that defines it
 _EXPORTS = {
