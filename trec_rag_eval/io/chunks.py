@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run, column_list, run_columns
+from trec_rag_eval.io.tables import Qrels, Run, column_head, column_list, run_columns
 from trec_rag_eval.io.text import read_text
 
 if TYPE_CHECKING:
@@ -445,10 +445,7 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
     document; None otherwise. Cheap: it reads a sample of the run, never the whole of it."""
     judged = set(column_list(qrels, "doc_id"))
-    data = run.data
-    sample = (data["doc_id"][:HINT_SAMPLE] if isinstance(data, dict)
-              else data["doc_id"].head(HINT_SAMPLE).to_list())
-    sample = list(dict.fromkeys(sample))
+    sample = list(dict.fromkeys(column_head(run, "doc_id", HINT_SAMPLE)))
     unknown = [doc_id for doc_id in sample if doc_id not in judged]
     if not unknown or len(unknown) * 2 <= len(sample):
         return None

@@ -80,6 +80,16 @@ def column_list(owner: Qrels | Run, name: str) -> list[Any]:
     return owner.frame[name].to_list()
 
 
+def column_head(owner: Qrels | Run, name: str, rows: int) -> list[Any]:
+    """The first ``rows`` values of one column as a Python list, without converting the table."""
+    data = owner.data
+    if isinstance(data, dict):
+        return list(data[name][:rows])
+    if is_arrow(data):
+        return data.column(name).slice(0, rows).to_pylist()  # type: ignore[union-attr]
+    return data[name].head(rows).to_list()  # type: ignore[union-attr]
+
+
 def query_id_set(owner: Qrels | Run) -> set[str]:
     """The distinct query ids of a table."""
     data = owner.data
