@@ -9,9 +9,10 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import COUNT, LEVEL, PROBABILITY, SEED, Integer
+from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import check_outputs, write_atomic, write_stream
 
@@ -19,24 +20,24 @@ FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 # --- inputs: the one place that decides how qrels and run files are read ----------------------
-def load_qrels(path: str, topics: str | None = None) -> Any:
-    """Read judgments: TREC qrels (with their topics file, if given), JSON/JSONL dataset or BEIR,
-    detected by ``io.load``."""
+def load_qrels(path: str, topics: str | None = None, format: str = "auto") -> Any:
+    """Read judgments: TREC qrels (with their topics file, if given), JSON/JSONL dataset, BEIR or
+    Parquet, detected by ``io.load`` unless ``format`` says."""
     from trec_rag_eval.io.load import load_qrels as read
 
-    return read(path, topics=topics)
+    return read(path, format, topics=topics)
 
 
-def load_run(path: str, qrels: Any) -> Any:
-    """Read a run: TREC or JSON/JSONL results (``qrels`` lets results keyed by query text match)."""
+def load_run(path: str, qrels: Any, format: str = "auto") -> Any:
+    """Read a run: TREC, JSON/JSONL results or Parquet (``qrels`` lets results keyed by query text match)."""
     from trec_rag_eval.io.load import load_run as read
 
-    return read(path, qrels=qrels)
+    return read(path, format, qrels=qrels)
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
-    options = [
+    options: list[Callable[[Any], Any]] = [
         click.argument("qrels", type=click.Path(exists=True)),
         click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
         click.option(
@@ -99,23 +100,13 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of every random draw."),
         click.option("-q", "--per-query", is_flag=True, help="Add per-query values and deltas."),
-        click.option(
-            "-l",
-            "--relevance-level",
-            type=LEVEL,
-            default=1,
-            show_default=True,
-            help="Lowest judgment that counts as relevant.",
-        ),
-        click.option(
-            "-M",
-            "--max-retrieved",
-            type=Integer(1, COUNT.high),
-            default=None,
-            help="Keep only the top M documents of each query.",
-        ),
-        click.option("-J", "--judged-only", is_flag=True, help="Drop unjudged documents before ranking."),
-        click.option("--force", is_flag=True, help="Overwrite existing output files."),
+        common.level("Lowest judgment that counts as relevant."),
+        common.max_retrieved("Keep only the top N documents of each query."),
+        common.judged_only("Drop unjudged documents before ranking."),
+        common.trec_eval_9(),
+        common.qrels_format(),
+        common.run_format(),
+        common.force("Overwrite existing output files."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -129,7 +120,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
-    qrels = load_qrels(qrels_path, options["topics_path"])
+    qrels = load_qrels(qrels_path, options["topics_path"], options["qrels_format"])
     from trec_rag_eval.io.judgments import choose_judgments
 
     qrels, note = choose_judgments(qrels_path, qrels, options["judgments"])
@@ -138,7 +129,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     if options["all_measures"] and options["measures"]:
         raise UsageError("--all-measures compares the whole RAG table: give it or -m, not both")
     mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
-    runs = [collapse_and_echo(load_run(path, qrels), mapping, qrels, path) for path in run_paths]
+    runs = [collapse_and_echo(load_run(path, qrels, options["run_format"]), mapping, qrels, path) for path in run_paths]
     judged_queries = set(qrels.frame["query_id"].unique().to_list())
     for path, run in zip(run_paths, runs, strict=True):
         # scored 0 on every measure, as in evaluate: say so, since it drags the mean down
@@ -159,7 +150,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         n_resamples=options["n_resamples"],
         seed=options["seed"],
         settings=Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
-                          max_retrieved=options["max_retrieved"]),
+                          max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
     )
 
 
@@ -178,15 +169,8 @@ def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ..
 
 @click.command("compare")
 @_comparison_options
-@click.option(
-    "-f",
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@common.output_format(FORMATS, "table", name="fmt")
+@common.output()
 @click.option(
     "--plot",
     "plot_path",
@@ -196,7 +180,7 @@ def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ..
     help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).",
 )
 def compare_command(
-    qrels: str, runs: tuple[str, ...], fmt: str, plot_path: str | None, **options: Any
+    qrels: str, runs: tuple[str, ...], fmt: str, output: str | None, plot_path: str | None, **options: Any
 ) -> None:
     """Compare runs with a baseline: deltas, paired tests, bootstrap intervals, verdicts.
 
@@ -214,11 +198,15 @@ def compare_command(
 
         plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
         require_matplotlib("--plot")
-        check_outputs([plot_path], options["force"])
+    check_outputs([output, plot_path], options["force"])  # before any work
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.comparison import render
 
-    write_stream(render(comparison, fmt, per_query=options["per_query"]), sys.stdout)
+    text = render(comparison, fmt, per_query=options["per_query"])
+    if output is None:
+        write_stream(text, sys.stdout)
+    else:
+        write_atomic(output, text, force=options["force"])
     if plot_path is not None:
         from trec_rag_eval.render.plot import comparison_figure, figure_bytes, plot_format
 
@@ -229,14 +217,8 @@ def compare_command(
 
 @click.command("report")
 @_comparison_options
-@click.option(
-    "-o",
-    "--output",
-    required=True,
-    type=click.Path(dir_okay=False),
-    metavar="FILE.html",
-    help="Where to write the report (refuses to overwrite without --force).",
-)
+@common.output("Where to write the report (refuses to overwrite without --force).", required=True,
+               metavar="FILE.html")
 @click.option("--title", default=None, help="Title of the page.")
 @click.option("--no-plots", is_flag=True, help="Leave the pictures out (then matplotlib is not needed).")
 def report_command(

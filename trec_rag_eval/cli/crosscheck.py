@@ -7,24 +7,23 @@ import sys
 
 import click
 
+from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
-from trec_rag_eval.cli.params import COUNT, LEVEL, Real
+from trec_rag_eval.cli.params import Real
 
 
 def _options(func):  # the evaluation settings both commands share
     for option in reversed([
         click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
                      help="Measure(s), either notation (P@5, nDCG@10, ndcg_cut.10, all_trec). Repeatable."),
-        click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
-                     help="Relevance threshold for binary measures."),
-        click.option("-J", "--judged-only", is_flag=True, help="Drop retrieved documents without a judgment."),
-        click.option("-M", "--max-retrieved", type=COUNT, default=None,
-                     help="Keep only the top N documents of each query."),
-        click.option("--intersection", is_flag=True, help="Only queries in both qrels and run."),
-        click.option("--trec-eval-9", "trec_eval_9", is_flag=True,
-                     help="trec_eval 9.0.x / pytrec_eval conventions: float32 scores, iprec at floor(pR+0.9)."),
-        click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-                     show_default=True, help="Output format."),
+        common.level("Relevance threshold for binary measures."),
+        common.judged_only("Drop retrieved documents without a judgment."),
+        common.max_retrieved("Keep only the top N documents of each query."),
+        common.intersection("Only queries in both qrels and run."),
+        common.trec_eval_9("trec_eval 9.0.x / pytrec_eval conventions: float32 scores, iprec at floor(pR+0.9)."),
+        common.output_format(["text", "json"], "text"),
+        common.qrels_format(),
+        common.run_format(),
     ]):
         func = option(func)
     return func
@@ -39,8 +38,8 @@ def _options(func):  # the evaluation settings both commands share
 @doc_map_options
 def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,
                        judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
-                       output_format: str, tolerance: float, doc_id_pattern: str | None,
-                       doc_map: str | None) -> None:
+                       output_format: str, qrels_format: str, run_format: str, tolerance: float,
+                       doc_id_pattern: str | None, doc_map: str | None) -> None:
     """Compare every (query, measure) value and aggregate with ir-measures.
 
     \b
@@ -57,12 +56,12 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     from trec_rag_eval.checks.crosscheck import crosscheck
     from trec_rag_eval.io.load import load_qrels, load_run
 
-    qrels_table = load_qrels(qrels)
+    qrels_table = load_qrels(qrels, qrels_format)
     mapping = resolve_doc_map(doc_id_pattern, doc_map)
     failed = False
     payload = []
     for path in runs:
-        run = collapse_and_echo(load_run(path, None, qrels_table), mapping, qrels_table, path)
+        run = collapse_and_echo(load_run(path, run_format, qrels_table), mapping, qrels_table, path)
         report = crosscheck(qrels_table, run, list(measures) or None,
                             relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                             queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
@@ -86,7 +85,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 @_options
 def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
                      judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
-                     output_format: str) -> None:
+                     output_format: str, qrels_format: str, run_format: str) -> None:
     """Check our scores against REFERENCE: trec_eval (-q) output, ir-measures (-q) output or JSON.
 
     Every value further from ours than the reference's printed precision (half a unit of its
@@ -101,8 +100,8 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     from trec_rag_eval.checks.validate import validate
     from trec_rag_eval.io.load import load_qrels, load_run
 
-    qrels_table = load_qrels(qrels)
-    report = validate(qrels_table, load_run(run, None, qrels_table), reference, relevance_level=relevance_level,
+    qrels_table = load_qrels(qrels, qrels_format)
+    report = validate(qrels_table, load_run(run, run_format, qrels_table), reference, relevance_level=relevance_level,
                       judged_only=judged_only, max_retrieved=max_retrieved,
                       queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     if output_format == "json":

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 import click
 
+from trec_rag_eval.cli import options
 from trec_rag_eval.cli.chunks import doc_map_options, flag_words, resolve_doc_map
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
+from trec_rag_eval.cli.params import COUNT, Integer
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
-from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.core.settings import Settings
@@ -42,24 +42,17 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("-c", "complete", is_flag=True,
               help="Evaluate every qrels query, missing ones scored 0 (the default already; accepted "
                    "for trec_eval compatibility, and reproduces its num_rel total under -c).")
-@click.option("--intersection", is_flag=True,
-              help="Evaluate only queries in both qrels and run (trec_eval 9, pytrec_eval).")
-@click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
-              help="Relevance threshold: judged relevance >= LEVEL is relevant (binary measures).")
-@click.option("-J", "--judged-only", is_flag=True, help="Drop retrieved documents without a judgment first.")
-@click.option("-M", "--max-retrieved", type=COUNT, default=None,
-              help="Keep only the top N documents of each query (after sorting).")
+@options.intersection()
+@options.level()
+@options.judged_only()
+@options.max_retrieved()
 @click.option("-n", "--no-summary", is_flag=True, help="Do not print the summary ('all') lines.")
 @click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
-@click.option("--trec-eval-9", "trec_eval_9", is_flag=True,
-              help="Reproduce trec_eval 9.0.x / pytrec_eval: float32 scores, iprec cut at floor(pR+0.9).")
-@click.option("--format", "output_format", type=click.Choice(["trec", "table", "json", "csv"]), default=None,
-              help="Output format. Default: table for the RAG set, trec when -m is given.")
-@click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
-              help="Format of QRELS (detected from the content by default): TREC, a JSON/JSONL dataset "
-                   "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR or Parquet.")
-@click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
-              help="Format of RUN: a TREC run, JSON/JSONL results or Parquet (detected by default).")
+@options.trec_eval_9()
+@options.output_format(["trec", "table", "json", "csv"], None,
+                       "Output format. Default: table for the RAG set, trec when -m is given.")
+@options.qrels_format()
+@options.run_format()
 @click.option("--topics", "topics_path", type=click.Path(dir_okay=False, exists=True), default=None,
               help="Topics file (query_id<TAB>text) of TREC qrels: its queries with no judgment at all "
                    "are evaluated too (scored 0), as in the JSON dataset they came from.")
@@ -85,9 +78,8 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
                    "'crosscheck' extra).")
 @doc_map_options
 @judgments_option
-@click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
-              help="Write to FILE instead of stdout (refuses to overwrite without --force).")
-@click.option("--force", is_flag=True, help="Allow -o to replace an existing file.")
+@options.output()
+@options.force()
 def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], per_query: bool, complete: bool,
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import Integer
 
@@ -41,9 +42,10 @@ def echo_failures(evaluation: Any) -> None:
 @click.option("-m", "--measure", "measures", multiple=True,
               help="Measure to report (repeatable); default: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, "
                    "MRR, MAP.")
+@common.level()
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the run here.")
-@click.option("--format", "run_format", type=click.Choice(["trec", "json"]), default="trec",
+@click.option("-f", "--format", "run_format", type=click.Choice(["trec", "json"]), default="trec",
               show_default=True, help="TREC's six columns, or JSON {query_id: [{id, score}]}.")
 @click.option("--run-tag", default=None, help="Run tag [default: the engine's name].")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
@@ -60,6 +62,7 @@ def search_command(
     language: str,
     depth: int,
     measures: tuple[str, ...],
+    relevance_level: int,
     output: Path | None,
     run_format: str,
     run_tag: str | None,
@@ -102,7 +105,7 @@ def search_command(
     evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=resolve_doc_map(doc_id_pattern, doc_map))
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
-                                    depth=depth)
+                                    depth=depth, relevance_level=relevance_level)
     if output is not None:
         evaluation.write_run(output, format=run_format, force=force)
     collapse = evaluation.result.collapse

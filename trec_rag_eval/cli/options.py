@@ -1,0 +1,65 @@
+"""The options every command spells the same way: one definition each, so ``-l/--level`` means the
+same thing in ``evaluate``, ``compare``, ``report``, ``search``, ``crosscheck`` and ``validate``.
+
+Older spellings stay accepted as second names (``--relevance-level`` for ``--level``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import click
+
+from trec_rag_eval.cli.params import COUNT, LEVEL
+from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def level(help: str = "Relevance threshold: judged relevance >= LEVEL is relevant (binary measures).") -> Decorator:
+    return click.option("-l", "--level", "--relevance-level", "relevance_level", type=LEVEL, default=1,
+                        show_default=True, help=help)
+
+
+def judged_only(help: str = "Drop retrieved documents without a judgment first.") -> Decorator:
+    return click.option("-J", "--judged-only", is_flag=True, help=help)
+
+
+def max_retrieved(help: str = "Keep only the top N documents of each query (after sorting).") -> Decorator:
+    return click.option("-M", "--max-retrieved", type=COUNT, default=None, metavar="N", help=help)
+
+
+def intersection(help: str = "Evaluate only queries in both qrels and run (trec_eval 9, pytrec_eval).") -> Decorator:
+    return click.option("--intersection", is_flag=True, help=help)
+
+
+def trec_eval_9(help: str = "Reproduce trec_eval 9.0.x / pytrec_eval: float32 scores, iprec cut at "
+                            "floor(pR+0.9).") -> Decorator:
+    return click.option("--trec-eval-9", "trec_eval_9", is_flag=True, help=help)
+
+
+def output_format(choices: Sequence[str], default: str | None, help: str = "Output format.",
+                  name: str = "output_format") -> Decorator:
+    return click.option("-f", "--format", name, type=click.Choice(list(choices)), default=default,
+                        show_default=default is not None, help=help)
+
+
+def qrels_format() -> Decorator:
+    return click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
+                        help="Format of QRELS (detected from the content by default): TREC, a JSON/JSONL dataset "
+                             "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR or Parquet.")
+
+
+def run_format() -> Decorator:
+    return click.option("--run-format", type=click.Choice(RUN_FORMATS), default="auto", show_default=True,
+                        help="Format of RUN: a TREC run, JSON/JSONL results or Parquet (detected by default).")
+
+
+def output(help: str = "Write to FILE instead of stdout (refuses to overwrite without --force).",
+           required: bool = False, metavar: str = "FILE") -> Decorator:
+    return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, required=required,
+                        metavar=metavar, help=help)
+
+
+def force(help: str = "Allow -o to replace an existing file.") -> Decorator:
+    return click.option("--force", is_flag=True, help=help)
