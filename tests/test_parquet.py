@@ -99,6 +99,11 @@ def _error(tmp_path, frame: pl.DataFrame, kind: str = "run", name: str = "bad.pa
     ({"query_id": ["1", "what is x"], "doc_id": ["a", "b"], "score": [1.0, 2.0]},
      "bad.parquet: row 2: query id 'what is x' contains whitespace, which a TREC file cannot hold: "
      "{'query_id': 'what is x', 'doc_id': 'b', 'score': 2.0}"),
+    ({"query_id": ["1", "1"], "doc_id": ["a", "b\x1cc"], "score": [1.0, 2.0]},  # str.isspace, not regex \\s
+     "bad.parquet: row 2: document id 'b\\x1cc' contains whitespace, which a TREC file cannot hold: "
+     "{'query_id': '1', 'doc_id': 'b\\x1cc', 'score': 2.0}"),
+    ({"query_id": ["1", ""], "doc_id": ["a", "b"], "score": [1.0, 2.0]},
+     "bad.parquet: row 2: query id '' is empty: {'query_id': '', 'doc_id': 'b', 'score': 2.0}"),
     ({"query_id": ["1", "#2"], "doc_id": ["a", "b"], "score": [1.0, 2.0]},
      "bad.parquet: row 2: query id '#2' starts with '#', which a TREC file reads as a comment: "
      "{'query_id': '#2', 'doc_id': 'b', 'score': 2.0}"),

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
-from trec_rag_eval.io.ids import check_ids, has_whitespace
+from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.syntax import quote
 
 if TYPE_CHECKING:
     import polars as pl
@@ -247,19 +248,22 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
 
 
 def _ids(rows: _Rows) -> None:
-    """query_id and doc_id as text, refused as the JSON readers refuse them (a TREC file could not hold them)."""
+    """query_id and doc_id as text, refused where ``io.ids`` refuses an id (a TREC file could not hold it).
+    The rule is tested on all rows at once; the first row that breaks it is then said in its words."""
     import polars as pl
 
     for column, what in (("query_id", "query id"), ("doc_id", "document id")):
         _as_text(rows, column)
         values = pl.col(column)
         rows.refuse(values.is_null(), f"{column} is missing (null)", column)
-        rows.refuse(values.str.len_bytes() == 0, f"{what} is empty", column)
-        rows.refuse(values.str.contains(r"\s"), f"{what} {{value!r}} contains whitespace, which a TREC file "
-                    "cannot hold", column)
+        # Python's str.isspace, which io.ids applies: Unicode White_Space plus the separators \x1c-\x1f
+        bad = (values.str.len_bytes() == 0) | values.str.contains(r"[\s\x1c-\x1f]")
         if column == "query_id":
-            rows.refuse(values.str.starts_with("#"), f"{what} {{value!r}} starts with '#', which a TREC file "
-                        "reads as a comment", column)
+            bad = bad | values.str.starts_with("#")
+        index = rows.frame.select(bad.arg_true().first()).item()
+        if index is not None:
+            value = rows.frame[column][index]
+            raise rows.error(index, f"{what} {quote(value)} {id_problem(value, column == 'query_id')}")
 
 
 def _as_text(rows: _Rows, column: str) -> None:
