@@ -212,6 +212,8 @@ class Piece:
     path: str
     kind: str
     rows: tuple[int, int] | None = None
+    size: int = 0
+    """Its number of rows (Parquet), or an estimate (TREC text: 40 bytes a line)."""
 
 
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
@@ -239,7 +241,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             source, total = run.source, run.frame.height
         else:
             source, pieces = _pieces(run, run_format)
-            total = sum(_row_estimate(piece) for piece in pieces)
+            total = sum(piece.size for piece in pieces)
         count = buckets or max(2 * workers, math.ceil(total / ROWS_PER_BUCKET))
         count = max(1, min(count, len(query_ids)))
         import polars as pl
@@ -283,7 +285,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
 
 def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
     """The run's name (for messages and the default tag) and the pieces its tasks read."""
-    from trec_rag_eval.io.parquet import parquet_files
+    from trec_rag_eval.io.parquet import parquet_files, row_count
 
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
     if not paths:
@@ -293,36 +295,21 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
         kind = _kind(path, run_format)
         if kind == "parquet":
             for file in parquet_files(path):
-                rows = _parquet_rows(file)
+                rows = row_count(file)  # an empty partition is no piece; an empty run is refused below
                 if rows <= ROWS_PER_PIECE:
-                    pieces.append(Piece(file, kind))
+                    pieces.extend([Piece(file, kind, size=rows)] if rows else [])
                 else:
-                    step = ROWS_PER_PIECE
-                    pieces.extend(Piece(file, kind, (start, min(step, rows - start))) for start in range(0, rows, step))
+                    pieces.extend(Piece(file, kind, (start, min(ROWS_PER_PIECE, rows - start)),
+                                        min(ROWS_PER_PIECE, rows - start)) for start in range(0, rows, ROWS_PER_PIECE))
         elif kind == "trec":
-            pieces.append(Piece(path, kind))
+            pieces.append(Piece(path, kind, size=os.path.getsize(path) // 40))
         else:
             raise UsageError(f"{path}: a run split over a cluster must be TREC text or Parquet, not {kind}")
+    if not pieces:
+        from trec_rag_eval.errors import InputFormatError
+
+        raise InputFormatError(paths[0], None, "no results found: the Parquet data has no rows")
     return paths[0], pieces
-
-
-def _parquet_rows(file: str) -> int:
-    import polars as pl
-
-    from trec_rag_eval.errors import InputFormatError
-
-    try:
-        return int(pl.scan_parquet(file).select(pl.len()).collect().item())
-    except Exception as err:
-        raise InputFormatError(file, None, f"not a readable Parquet file ({str(err).splitlines()[0]})") from None
-
-
-def _row_estimate(piece: Piece) -> int:
-    if piece.rows is not None:
-        return piece.rows[1]
-    if piece.kind == "parquet":
-        return _parquet_rows(piece.path)
-    return os.path.getsize(piece.path) // 40  # a TREC run line is about 40 bytes
 
 
 def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:

@@ -60,6 +60,16 @@ def column_names(path: str | os.PathLike[str]) -> list[str]:
         raise InputFormatError(first, None, f"not a readable Parquet file ({_first_line(err)})") from None
 
 
+def row_count(file: str) -> int:
+    """The number of rows of one Parquet file, from its footer (no data read)."""
+    import polars as pl
+
+    try:
+        return int(pl.scan_parquet(file).select(pl.len()).collect().item())
+    except Exception as err:
+        raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+
+
 def parquet_files(path: str | os.PathLike[str]) -> list[str]:
     """The Parquet files of ``path``: itself, or every ``*.parquet`` under the directory in path order."""
     name = os.fspath(path)
