@@ -49,3 +49,17 @@ def test_measure_table_is_generated_from_the_registry():
     start = README.index("<!-- measures-table:start -->") + len("<!-- measures-table:start -->")
     end = README.index("<!-- measures-table:end -->")
     assert README[start:end].strip() == table.strip()
+
+
+def test_architecture_lists_every_layer_of_the_contract():
+    # the README's ten lines and import-linter's contract name the same layers, in the same order
+    import tomllib
+
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as handle:
+        contracts = tomllib.load(handle)["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
+    section = README[README.index("## Architecture"):README.index("## Dependencies")]
+    block = section[section.index("```\n") + 4:section.rindex("```")]
+    described = [line.split("  ")[0].strip() for line in block.splitlines()]
+    assert described == [layer for layer in layers if layer != "__main__"]
+    assert len(described) <= 12
