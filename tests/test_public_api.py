@@ -422,3 +422,11 @@ def test_pandas_frames_are_checked_whichever_way_they_convert():
         with pytest.raises(InputFormatError) as info:
             tre.Run(pd.DataFrame(columns))
         assert str(info.value) == f"run (pandas DataFrame): {message}"
+
+
+def test_a_table_built_from_a_path_says_how_to_read_it():
+    with pytest.raises(TypeError, match=r"Qrels\(\) takes the data itself; a file is read by "
+                                        r"trec_rag_eval.read_qrels\('qrels.txt'\)"):
+        tre.Qrels("qrels.txt")
+    with pytest.raises(TypeError, match=r"trec_rag_eval.read_run"):
+        tre.Run(RUN)

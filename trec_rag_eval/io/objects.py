@@ -26,6 +26,7 @@ listing the kinds.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any
@@ -161,6 +162,10 @@ def source_name(value: Any, name: str) -> str:
 def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
     if is_table_data(value, value_column):
         return value
+    if isinstance(value, (str, bytes, os.PathLike)):
+        reader = "read_qrels" if value_column == "relevance" else "read_run"
+        raise TypeError(f"{'Qrels' if value_column == 'relevance' else 'Run'}() takes the data itself; a file is "
+                        f"read by trec_rag_eval.{reader}({value!r}), or given to evaluate() as it is")
     library = library_of(value)
     if library == "polars":
         return _polars_table(value, source, value_column)
