@@ -226,6 +226,16 @@ def test_bad_cluster_values_are_usage_errors(data):
                              Settings(), cluster="local:1")
 
 
+def test_options_that_cannot_go_with_shards_say_so(data):
+    folder, runs = data
+    for option, expected in (("--stream", "Error: --stream reads one run in pieces on this machine: drop it with "
+                                          "--cluster or --shards\n"),
+                             ("--crosscheck", "Error: --crosscheck reads each run file as a whole run: not with "
+                                              "--shards\n")):
+        result = invoke("--shards", option, str(folder / "qrels.txt"), *runs[:2])
+        assert (result.exit_code, result.stderr) == (2, expected)
+
+
 def test_without_the_extra_the_error_gives_the_install_line(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "distributed", None)
     with pytest.raises(MissingDependencyError) as info, connect("local:1"):

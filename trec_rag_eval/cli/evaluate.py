@@ -145,6 +145,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
     if stream and (cluster is not None or shards):
         raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
+    if crosscheck and shards:
+        raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
 
