@@ -302,3 +302,21 @@ def test_judging_an_earlier_output_again_asks_only_the_new_holes_and_keeps_prove
     with pytest.raises(SystemExit):
         main(["evaluate", "-m", "Judged@4", "--format", "csv", "--judgments", "human", str(second), str(run)])
     assert "all,Judged@4,0.5" in capsys.readouterr().out
+
+
+def test_a_json_output_keeps_the_query_texts_and_evaluates_as_the_trec_one(files, tmp_path, capsys):
+    dataset, run, corpus = files
+    output = tmp_path / "judged.json"
+    with FakeJudge() as server:
+        with pytest.raises(SystemExit) as exit_:
+            main(["judge", str(dataset), str(run), "--corpus", str(corpus), "--depth", "3", "--model", "judge-model",
+                  "--base-url", server.base_url, "-o", str(output), "--language", "en"])
+    assert exit_.value.code == 0, capsys.readouterr().err
+    items = json.loads(output.read_text(encoding="utf-8"))
+    assert items[0] == {"id": "q1", "query": "how to install python", "relevant": {"d1": 1, "d5": 2},
+                        "non_relevant": {"d2": 0, "d6": 0}}
+    capsys.readouterr()
+    for which, expected in (("human", "0.25"), ("both", "0.625")):   # as with the TREC output above
+        with pytest.raises(SystemExit):
+            main(["evaluate", "-m", "P@4", "--format", "csv", "--judgments", which, str(output), str(run)])
+        assert f"all,P@4,{expected}" in capsys.readouterr().out

@@ -23,7 +23,8 @@ from trec_rag_eval.syntax import INT32
               help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")
 @llm_options("Language of the grading prompt.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Qrels to write: every human judgment as it was, plus the LLM's grades for the holes. "
+              help="Judgments to write (TREC qrels, or a JSON dataset with the query texts when FILE ends in "
+                   ".json): every human judgment as it was, plus the LLM's grades for the holes. "
                    "The LLM judgments are also listed in OUTPUT.llm.tsv (query_id, doc_id, grade, kind, model).")
 @click.option("--calibrate", type=COUNT, default=0, show_default=True, metavar="N",
               help="Also ask about N human-judged documents per query and print Cohen's kappa and the "

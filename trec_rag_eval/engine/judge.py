@@ -259,6 +259,8 @@ def judge_holes(
 ) -> JudgeReport:
     """Grade the unjudged pooled documents (and ``settings.calibrate`` judged ones per query); write
     the qrels with the holes filled to ``output`` and the LLM judgments to its ``.llm.tsv`` sidecar.
+    An ``output`` ending in ``.json`` is a JSON dataset (with the query texts, keys in the prompt's
+    language: ``requête``/``pertinents`` or ``query``/``relevant``); anything else TREC qrels.
 
     ``qrels`` needs query texts (``topics``); ``corpus`` maps doc_id -> text. ``relevance_level``
     is the binary threshold of the agreement report. ``on_start(number of documents to grade)`` is
@@ -341,10 +343,13 @@ def judge_holes(
     report.qrels = Qrels(qrels_columns(rows), str(output), qrels.topics)
     if report.failures and not allow_failures:
         return report
-    from trec_rag_eval.io.writers import write_qrels
+    from trec_rag_eval.io.writers import write_dataset_json, write_qrels
 
-    with all_or_none(force=force):  # the qrels and its sidecar: both or neither
-        write_qrels(report.qrels, output, force=force)
+    with all_or_none(force=force):  # the judgments and their sidecar: both or neither
+        if output.suffix.lower() == ".json":   # a JSON dataset keeps the query texts
+            write_dataset_json(report.qrels, output, keys=settings.language, force=force)
+        else:
+            write_qrels(report.qrels, output, force=force)
         write_llm_judgments(report.judgments, sidecar, force=force)
     report.written = True
     # its work is in the outputs now; a later run with another model or language starts clean
