@@ -125,21 +125,24 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def _decode(path: str, text: str, index: int, line: int, where: str) -> tuple[Any, int]:
+def _decode(path: str, text: str, index: int, line: int, where: str | None) -> tuple[Any, int]:
+    """The JSON value at ``index`` of ``text`` (the whole document, or one JSONL line when ``where``
+    is None) and where it ends; errors name ``line`` and, when given, the element ``where``."""
+    prefix = f"{where}: " if where is not None else ""
     try:
         return _DECODER.raw_decode(text, index)
     except json.JSONDecodeError as err:
+        if where is None:  # the decoder counts lines within the JSONL line
+            raise InputFormatError(path, line, f"invalid JSON at column {err.colno}: {err.msg}") from None
         raise _json_error(path, err) from None
     except RecursionError:
-        raise InputFormatError(path, line, f"{where}: {DEPTH_ERROR}") from None
+        raise InputFormatError(path, line, f"{prefix}{DEPTH_ERROR}") from None
     except _BadNumber as err:
-        raise InputFormatError(path, line, f"{where}: {_number_error(str(err))}") from None
+        raise InputFormatError(path, line, f"{prefix}{_number_error(str(err))}") from None
     except _BadConstant as err:
-        raise InputFormatError(
-            path, line, f"{where}: {err} is not valid JSON (scores must be finite numbers)"
-        ) from None
+        raise InputFormatError(path, line, f"{prefix}{err} is not valid JSON (scores must be finite numbers)") from None
     except _DuplicateKey as err:
-        raise InputFormatError(path, line, f"{where}: duplicate key {err.key!r} in one JSON object") from None
+        raise InputFormatError(path, line, f"{prefix}duplicate key {err.key!r} in one JSON object") from None
 
 
 def _skip_value(path: str, text: str, index: int) -> int:
@@ -231,20 +234,7 @@ def _scan_lines(path: str, text: str) -> Iterator[Entry]:
         if not line.strip():
             continue
         position += 1
-        try:
-            value, end = _DECODER.raw_decode(line, _skip_whitespace(line, 0))
-        except json.JSONDecodeError as err:
-            raise InputFormatError(path, line_no, f"invalid JSON at column {err.colno}: {err.msg}") from None
-        except RecursionError:
-            raise InputFormatError(path, line_no, DEPTH_ERROR) from None
-        except _BadNumber as err:
-            raise InputFormatError(path, line_no, _number_error(str(err))) from None
-        except _BadConstant as err:
-            raise InputFormatError(
-                path, line_no, f"{err} is not valid JSON (scores must be finite numbers)"
-            ) from None
-        except _DuplicateKey as err:
-            raise InputFormatError(path, line_no, f"duplicate key {err.key!r} in one JSON object") from None
+        value, end = _decode(path, line, _skip_whitespace(line, 0), line_no, None)
         if line[end:].strip():
             raise InputFormatError(
                 path,
