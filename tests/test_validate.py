@@ -7,7 +7,8 @@ import json
 import pytest
 from conftest import invoke, reference_path
 
-from trec_rag_eval.checks.validate import printed_tolerance, read_reference
+from trec_rag_eval.checks.validate import read_reference
+from trec_rag_eval.io.reference import printed_tolerance
 
 
 def test_printed_tolerance_is_half_the_last_digit() -> None:

@@ -38,7 +38,6 @@ def generate_queries_command(
     command again only asks for what is missing. OUTPUT is written once every document is done,
     and the progress file is then removed. Documents left with fewer than N questions are named.
     """
-    from trec_rag_eval.engine.bm25 import read_corpus
     from trec_rag_eval.engine.generate import (
         GenerationSettings,
         generate_dataset,
@@ -47,6 +46,7 @@ def generate_queries_command(
         progress_path_for,
     )
     from trec_rag_eval.io.atomic import check_outputs
+    from trec_rag_eval.io.corpus import read_corpus
 
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
                                   timeout=timeout, max_retries=max_retries, temperature=temperature)

@@ -58,12 +58,12 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
       trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
       trec-rag-eval evaluate judged.qrels run.txt --judgments human|llm|both
     """
-    from trec_rag_eval.engine.bm25 import read_corpus
     from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
     from trec_rag_eval.engine.llm import make_client, progress_path_for
     from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.io.atomic import check_outputs
+    from trec_rag_eval.io.corpus import read_corpus
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import load_qrels, load_run
 
