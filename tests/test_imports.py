@@ -55,6 +55,8 @@ def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
             "except SystemExit:\n    pass")
     loaded = _modules_after(code)
     assert "polars" in loaded and "pyarrow" in loaded
+    # pyarrow imports pandas (0.4 s) from pa.array() and to_numpy() when it is installed: never used here
+    assert "pandas" not in loaded
 
 
 def test_a_small_json_evaluation_does_not_load_polars():
