@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import polars as pl
 import pytest
@@ -264,3 +265,23 @@ def test_evaluate_suggests_the_pattern_on_a_chunk_run(tmp_path, capsys):
     err = capsys.readouterr().err
     assert (f"Note: {run}: the retrieved ids look like chunks of judged documents ('docA::1' of 'docA'): "
             "score them as their documents with --doc-id-pattern '^(.*)::\\d+$'") in err
+
+
+def test_search_scores_the_chunks_an_engine_returns_as_their_documents(tmp_path, capsys):
+    corpus = tmp_path / "chunks.jsonl"
+    chunks = {"tomates#0": "repiquer les tomates en mai", "tomates#1": "arroser les tomates le soir",
+              "compost#0": "le compost alterne matieres vertes et brunes", "compost#1": "retourner le compost"}
+    corpus.write_text("".join(json.dumps({"id": c, "text": t}) + "\n" for c, t in chunks.items()), encoding="utf-8")
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps([{"id": "q1", "query": "tomates", "relevant": ["tomates"]},
+                                   {"id": "q2", "query": "compost", "relevant": ["compost"]}]), encoding="utf-8")
+    run = tmp_path / "run.txt"
+    with pytest.raises(SystemExit) as exit_:
+        main(["search", str(dataset), "--corpus", str(corpus), "-k", "4", "-m", "P@1", "-m", "P@2",
+              "--doc-id-pattern", r"^(.*)#\d+$", "-o", str(run)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, err
+    # each query matches the two chunks of its document only: one document, at rank 1
+    assert "chunk ids mapped by pattern '^(.*)#\\d+$': 4 retrieved chunks -> 2 documents" in err
+    assert re.search(r"^P +1\.0000 +0\.5000$", out, re.MULTILINE), out
+    assert "tomates#1" in run.read_text(encoding="utf-8")     # the run keeps the engine's chunk ids
