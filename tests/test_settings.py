@@ -1,0 +1,82 @@
+"""One Settings value carries how a run is evaluated; a duplicate found by the ranking is cited by
+the layer that read the file."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from trec_rag_eval.core.ranking import rank
+from trec_rag_eval.core.settings import Settings, settings_of
+from trec_rag_eval.errors import DuplicateDocumentError, UsageError
+from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.io.tables import Run
+from trec_rag_eval.io.trec import parse_qrels_text, read_qrels, read_run
+
+QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 d 1\n"
+RUN = "1 Q0 a 1 3 t\n1 Q0 x 2 2 t\n1 Q0 b 3 1 t\n3 Q0 d 1 1 t\n"
+
+
+def test_defaults_are_trec_eval_s():
+    assert Settings() == Settings(relevance_level=1, judged_only=False, max_retrieved=None, queries="qrels",
+                                  trec_eval_9=False, complete=False, num_docs=0)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"queries": "run"}, "queries must be 'qrels' or 'intersection', got 'run'"),
+    ({"max_retrieved": -1}, "max_retrieved must be from 0 to 9223372036854775807, got -1"),
+    ({"complete": True, "queries": "intersection"}, "complete=True and queries='intersection' contradict each other"),
+])
+def test_bad_settings_say_which_parameter(changes, message):
+    with pytest.raises(UsageError) as err:
+        Settings(**changes)
+    assert str(err.value) == message
+
+
+def test_settings_are_frozen_and_keywords_override_them():
+    base = Settings(relevance_level=2)
+    with pytest.raises(AttributeError):
+        base.relevance_level = 3  # type: ignore[misc]
+    assert settings_of(base, judged_only=True) == Settings(relevance_level=2, judged_only=True)
+    assert settings_of(None) == Settings()
+    with pytest.raises(TypeError, match="unknown evaluation setting 'level'"):
+        settings_of(level=2)
+
+
+def test_a_settings_value_and_its_keywords_give_the_same_numbers():
+    qrels, run = parse_qrels_text(QRELS), Run.from_dict({"1": {"a": 3, "x": 2, "b": 1}, "3": {"d": 1}})
+    given = Settings(relevance_level=2, max_retrieved=2, queries="intersection")
+    by_value = evaluate(qrels, run, ["P@2", "RR", "num_q"], given)
+    by_keywords = evaluate(qrels, run, ["P@2", "RR", "num_q"], relevance_level=2, max_retrieved=2,
+                           queries="intersection")
+    assert by_value.settings == by_keywords.settings == given
+    # by hand: only query 1 is in both; at level 2 only b is relevant; -M 2 keeps a, x: P@2 = 0, RR = 0
+    assert by_value.summary["P@2"] == by_keywords.summary["P@2"] == 0.0
+    assert by_value.summary["num_q"] == 1
+    assert evaluate(qrels, run, ["RR"], relevance_level=2).value("RR", "1") == pytest.approx(1 / 3)
+
+
+def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
+    # core only knows the run's name: it raises the pair, and the evaluation asks io for the lines
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
+    qrels, run = read_qrels(str(_qrels(tmp_path))), read_run(str(path))
+    with pytest.raises(DuplicateDocumentError) as raw:
+        rank(qrels, run)
+    assert (raw.value.query_id, raw.value.doc_id, raw.value.line_no) == ("1", "a", None)
+    with pytest.raises(Exception) as cited:
+        evaluate(qrels, run, ["P@5"])
+    assert str(cited.value) == f"{path}:3: document 'a' listed twice for query '1' (first at line 1)"
+    # a run built in memory has no lines to cite
+    columns = {"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": np.array([1.0, 2.0])}
+    with pytest.raises(DuplicateDocumentError, match=r"^<run>: document 'a' listed twice for query '1'$"):
+        evaluate(qrels, Run(columns), ["P@5"])
+    assert pickle.loads(pickle.dumps(raw.value)).doc_id == "a"
+
+
+def _qrels(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text(QRELS)
+    return path
