@@ -59,7 +59,8 @@ def compare_values(
     randomization test and one for the bootstrap: a pair's interval and p-value do not depend on
     which other measures or runs are compared, in what order, nor on which test was chosen.
     A detectable delta wider than the measure's range (``Family.value_range``) is not reported:
-    the pair's ``mdd_note`` says why instead.
+    the pair keeps the delta that would have been needed (``mdd_beyond_span``) and the measure's
+    ``value_span``, and the verdict says why.
     """
     runs = list(values)
     if len(runs) < 2:
@@ -115,14 +116,10 @@ def compare_values(
                 a, b, confidence=confidence, n_resamples=n_resamples, rng=_stream(seed, measure, run, baseline, 1)
             )
             mdd = stats.minimum_detectable_delta(a, b, alpha=alpha, power=power)
-            mdd_note = ""
+            mdd_beyond_span = math.nan
             width = _range_width(measure)
             if width is not None and math.isfinite(mdd) and mdd > width:
-                mdd, mdd_note = math.nan, (
-                    f"too few queries ({n}) to detect any difference {measure} can take "
-                    f"(its values span {width:g}; a paired t-test at power {power:g} "
-                    f"would need {mdd:.2f})"
-                )
+                mdd, mdd_beyond_span = math.nan, mdd
             wins, ties, losses = stats.wins_ties_losses(a, b)
             raw.append(
                 dict(
@@ -140,7 +137,8 @@ def compare_values(
                     ties=ties,
                     losses=losses,
                     min_detectable_delta=mdd,
-                    mdd_note=mdd_note,
+                    mdd_beyond_span=mdd_beyond_span,
+                    value_span=math.nan if width is None else width,
                 )
             )
     adjusted = stats.adjust_p_values([float(r["p_value"]) for r in raw], correction)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ format what is stored here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -39,7 +40,10 @@ class PairResult:
     losses: int
     min_detectable_delta: float
     significant: bool
-    mdd_note: str = ""   # why no detectable delta is given, when the query set is too small for any
+    # when the query set is too small to detect any difference the measure can take: the delta a
+    # paired t-test would need (above the measure's value_span), min_detectable_delta being NaN
+    mdd_beyond_span: float = math.nan
+    value_span: float = math.nan
 
     @property
     def direction(self) -> str:

@@ -60,8 +60,10 @@ def verdict(comparison: Comparison, pair: PairResult) -> str:
     text = f"{pair.run} vs {pair.baseline}: {tested}, {format_delta(pair.delta)}, {ci_text}"
     if corrected and (pair.ci_low > 0 or pair.ci_high < 0):
         text += f" (the interval is not adjusted for the {family} comparisons)"
-    if pair.mdd_note:
-        return f"{text}; {pair.mdd_note}"
+    if not math.isnan(pair.mdd_beyond_span):
+        return (f"{text}; too few queries ({comparison.n_queries}) to detect any difference {pair.measure} can take "
+                f"(its values span {format_plain(pair.value_span)}; a paired t-test at power "
+                f"{format_plain(comparison.power)} would need {pair.mdd_beyond_span:.2f})")
     if not math.isnan(pair.min_detectable_delta):
         text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
     return text
