@@ -132,3 +132,13 @@ def test_a_huge_id_is_quoted_short_with_its_length(tmp_path):
     bad = _counts(tmp_path, "1 0 a 1\n", f"1 Q0 a 1 x{doc} r\n")
     assert bad.stderr == (f"Error: {tmp_path / 'run.txt'}:1: score must be a number, got {'x' * 80!r}... "
                           f"(1000001 characters): {('1 Q0 a 1 x' + doc)[:80]!r}... (1000012 characters)\n")
+
+
+@pytest.mark.parametrize("run", ["\n", "\n\n  \n", "# only a comment\n\n"])
+def test_a_run_without_a_result_line_is_an_error(tmp_path, run):
+    # decided (README, Bad input): trec_eval -c would score every query 0; an empty run is nearly always a
+    # crashed retriever or a truncated file, so it is refused, naming the file
+    result = _counts(tmp_path, "1 0 a 1\n", run)
+    assert result.exit_code == 1
+    assert result.stderr == (f"Error: {tmp_path / 'run.txt'}: no results found, expected lines of "
+                             "query_id Q0 doc_id rank score run_tag\n")

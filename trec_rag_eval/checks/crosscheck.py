@@ -327,7 +327,7 @@ def crosscheck(
             if not (math.isnan(ours_value) or math.isnan(theirs_value)):
                 max_diff = max(max_diff, abs(ours_value - theirs_value))
             reason = None
-            if qid in missing and theirs_value == 0.0:
+            if qid in missing and theirs_value == 0.0 and not math.isnan(ours_value):
                 reason = "missing_zero"
             else:
                 for key in candidates:

@@ -140,7 +140,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     run_paths = _expand_runs(runs)
     settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                         queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                        num_docs=num_docs, complete=complete)
+                        num_docs=num_docs, complete=complete,
+                        leftovers=complete and fmt == "trec")  # trec_eval's exact bytes, where claimed
     if stream and mapping is not None:
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
     if stream and (cluster is not None or shards):

@@ -25,6 +25,15 @@ class Context:
         self.rel = ranked.rel
         self.offsets = ranked.offsets
 
+    def reset_missing(self, parameterised: bool) -> np.ndarray:
+        """Queries missing from the run whose value is reset to 0 (or ''): all of them, except, with
+        trec_eval's leftovers asked for (``options["leftovers"]``, ``--format trec -c``), those of a
+        parameterised utility, relstring or rbp_resid. trec_eval 10 clears these measures for its
+        dummy ranking by their bare names, so ``utility_1,-1,0,0`` keeps the dummy's -1."""
+        if parameterised and self.options.get("leftovers"):
+            return np.zeros(self.Q, dtype=bool)
+        return self.ranked.missing
+
     # -- rows -----------------------------------------------------------------------------------
     @cached_property
     def qidx(self) -> np.ndarray:

@@ -22,7 +22,10 @@ class Settings:
     only the first n documents of each query count. ``queries``: one of ``QUERY_SETS``.
     ``trec_eval_9``: trec_eval 9.0.x / pytrec_eval conventions (float32 scores, iprec at
     floor(p*R + 0.9)). ``complete`` (``-c``): num_rel's total recounted over the whole qrels.
-    ``num_docs`` (``-N``): the collection size, used by utility only.
+    ``num_docs`` (``-N``): the collection size, used by utility only. ``leftovers``: reproduce what
+    trec_eval 10 prints for a qrels query missing from the run under ``-c``, byte for byte: its dummy
+    ranking left in parameterised utility, relstring and rbp_resid, NaN iprec_at_recall and
+    11pt_avg under ``-J`` (``--format trec -c`` sets it); otherwise such a query scores 0 throughout.
     """
 
     relevance_level: int = 1
@@ -32,6 +35,7 @@ class Settings:
     trec_eval_9: bool = False
     complete: bool = False
     num_docs: int = 0
+    leftovers: bool = False
 
     def __post_init__(self) -> None:
         if self.queries not in QUERY_SETS:

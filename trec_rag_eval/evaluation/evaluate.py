@@ -283,7 +283,7 @@ def evaluate_ranked(
     settings, the ranking ones were applied by ``rank``."""
     settings = settings or Settings()
     relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
-    options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9}
+    options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers}
     contexts: dict[int, Context] = {}
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}

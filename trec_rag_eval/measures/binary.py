@@ -176,7 +176,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     """iprec_at_recall_p: the highest P@i at or below the rank where recall p is reached.
 
     0 when fewer than c relevant documents are retrieved; NaN when nothing is retrieved and c = 0
-    (trec_eval divides 0 by 0 there, which only -J or -M0 can cause).
+    (trec_eval divides 0 by 0 there, which only -J or -M0 can cause) for a query of the run.
     """
     key = ("iprec_suffix", ctx.level)
     if key not in ctx.ranked.cache:
@@ -189,7 +189,9 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     out = np.zeros(ctx.Q)
     has_rel = reachable & (ctx.rel_ret > 0)
     out[has_rel] = suffix[index[has_rel]]
-    out[reachable & (ctx.N == 0)] = math.nan
+    # a query missing from the run scores 0 (with -J its dummy document is gone, so trec_eval's
+    # 0/0 would make it NaN and the mean NaN); trec_eval's leftovers keep the NaN (--format trec -c)
+    out[reachable & (ctx.N == 0) & ~ctx.reset_missing(True)] = math.nan
     return out
 
 

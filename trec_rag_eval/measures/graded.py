@@ -223,23 +223,33 @@ def _table_extremes(ctx: Context, overrides: dict[int, float]) -> tuple[np.ndarr
     return table_max, table_min
 
 
+def _powers(ctx: Context, p: float) -> np.ndarray:
+    """p^0, p^1, ..., p^maxN, each the previous times p, as trec_eval's loop makes them: pow() can
+    differ in the last bit, enough to move a mean across a rounding tie of the 4th decimal."""
+    depth = int(ctx.N.max()) if ctx.Q else 0
+    return np.cumprod(np.concatenate([[1.0], np.full(depth, p)]))
+
+
 def rbp(ctx: Context, m: Measure) -> np.ndarray:
-    """Rank-biased precision (Moffat & Zobel 2008): (1-p) * sum of gain_k * p^(k-1)."""
+    """Rank-biased precision (Moffat & Zobel 2008): (1-p) * sum of gain_k * p^(k-1), summed in rank
+    order then multiplied once, as trec_eval does."""
     p = float(m.param("p", 0.9))
     gains = _rbp_gains(ctx, m)
     rows = np.flatnonzero(gains != 0)
-    return (1.0 - p) * ctx.sum(gains[rows] * np.power(p, ctx.pos[rows] - 1.0), rows)
+    return (1.0 - p) * ctx.sum(gains[rows] * _powers(ctx, p)[ctx.pos[rows] - 1], rows)
 
 
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     """RBP residual: what unjudged or unpooled documents could still add, p^N + (1-p) * sum over
-    them of p^(k-1); 0 when every retrieved document is judged."""
+    them of p^(k-1) (trec_eval's order of operations); 0 when every retrieved document is judged.
+    A query missing from the run is 0, except for trec_eval's leftovers (``Settings.leftovers``)."""
     p = float(m.param("p", 0.9))
+    powers = _powers(ctx, p)
     rows = np.flatnonzero(ctx.rel < 0)
-    unknown = ctx.sum((1.0 - p) * np.power(p, ctx.pos[rows] - 1.0), rows)
+    unknown = ctx.sum(powers[ctx.pos[rows] - 1], rows)
     has_unknown = ctx.count(ctx.rel < 0) > 0
-    value = np.power(p, ctx.N.astype(np.float64)) + unknown
-    return np.where(has_unknown & ~ctx.ranked.missing, value, 0.0)
+    value = powers[ctx.N] + (1.0 - p) * unknown
+    return np.where(has_unknown & ~ctx.reset_missing(m.text is not None), value, 0.0)
 
 
 ERR_MAX_JUDGMENT = 4  # gdeval.pl's $MAX_JUDGMENT

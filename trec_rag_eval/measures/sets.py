@@ -47,7 +47,7 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
     r = ctx.R.astype(np.float64)
     num_docs = float(ctx.options.get("num_docs", 0))
     value = a * rr + b * (n - rr) + c * (r - rr) + d * (num_docs + rr - n - r)
-    return np.where(ctx.ranked.missing, 0.0, value)
+    return np.where(ctx.reset_missing(m.text is not None), 0.0, value)
 
 
 def unjudged_at(ctx: Context, m: Measure) -> np.ndarray:
@@ -78,8 +78,9 @@ def relstring(ctx: Context, m: Measure) -> list[str]:
     digits = np.clip(rel, 0, 9)
     chars = np.where(chars == "", _SYMBOLS[digits], chars)
     out = []
+    reset = ctx.reset_missing(m.text is not None)
     for q in range(ctx.Q):
-        if ctx.ranked.missing[q]:
+        if reset[q]:
             out.append("")
             continue
         start = ctx.offsets[q]
