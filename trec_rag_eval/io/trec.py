@@ -14,6 +14,7 @@ Files under ``SMALL_FILE_BYTES`` go straight to the line-by-line reader, into Py
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -106,6 +107,7 @@ class _Source:
             if self.first_line > 1 and self.data.startswith(BOM):
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash = _layout(np.frombuffer(self.data, dtype=np.uint8))
+            irregular = irregular or not _is_utf8(self.data)
         else:
             irregular, has_hash = _layout_of_file(self.path)
         return not irregular, "#" if has_hash else None
@@ -153,24 +155,43 @@ def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
     buffer = bytearray(window + 1)
     view = memoryview(buffer)
     irregular, has_hash = False, False
+    utf8 = codecs.getincrementaldecoder("utf-8")()
     with open(path, "rb") as handle:
         kept = 0  # the last byte of the previous window, so two spaces across the cut are seen
         while not irregular:
             size = handle.readinto(view[kept:])
             if not size:
                 break
-            irregular, hash_here = _layout(np.frombuffer(buffer, dtype=np.uint8, count=kept + size))
+            window_bytes = np.frombuffer(buffer, dtype=np.uint8, count=kept + size)
+            irregular, hash_here = _layout(window_bytes)
+            if not irregular and (utf8.getstate()[0] or window_bytes[kept:].max(initial=0) >= 128):
+                irregular = not _is_utf8(view[kept: kept + size], utf8)
             has_hash |= hash_here
             buffer[0] = buffer[kept + size - 1]
             kept = 1
-    return irregular, has_hash
+    return irregular or not _is_utf8(b"", utf8, final=True), has_hash
+
+
+def _is_utf8(data: bytes | memoryview, decoder: codecs.IncrementalDecoder | None = None, final: bool = False) -> bool:
+    """Whether ``data`` (a piece, with ``decoder`` carrying what came before) is UTF-8. Arrow checks
+    only the columns it converts and the line-by-line reader whole lines, so bad bytes in the rank
+    or tag column must send a file the careful way, which names the line."""
+    if decoder is None:
+        if isinstance(data, bytes) and data.isascii():
+            return True
+        decoder, final = codecs.getincrementaldecoder("utf-8")(), True
+    try:
+        decoder.decode(data, final=final)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _layout(data: np.ndarray) -> tuple[bool, bool]:
     """(irregular, has_hash) for ``_Source.polars_can_read``, from the bytes scanned in windows with
     reused buffers (no large temporary arrays); stops at the first irregular separator: a tab, VT,
-    FF, a CR inside a line, or two spaces in a row. A space at the start of a line shows as an empty
-    query id, checked on the frame instead."""
+    FF, a CR inside a line, two spaces in a row, or a space ending a line. A space at the start of a
+    line shows as an empty query id, checked on the frame instead."""
     step = 8 << 20
     spaces = np.empty(step + 1, dtype=bool)
     pairs = np.empty(step, dtype=bool)
@@ -197,6 +218,13 @@ def _layout(data: np.ndarray) -> tuple[bool, bool]:
         np.logical_and(found[1:], found[:-1], out=both)
         if both.any():
             return True, has_hash
+        for line_end in (10, 13):  # a space ending a line: C sees no field after it, Arrow an empty one
+            np.equal(window[1:], line_end, out=both)
+            np.logical_and(both, found[:-1], out=both)
+            if both.any():
+                return True, has_hash
+    if len(data) and data[-1] == 32:
+        return True, has_hash
     return False, has_hash
 
 
@@ -384,7 +412,7 @@ def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
         scores.append(score)
         run_tag = fields[5]
     if not query_ids:
-        raise InputFormatError(path, None, f"no results found, expected lines of {RUN_COLUMNS}")
+        raise NoResultsError(path, None, f"no results found, expected lines of {RUN_COLUMNS}")
     return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(scores, dtype=np.float64)}, run_tag
 
 
@@ -420,6 +448,10 @@ def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame 
         first, second = _lines_of(source, *pair)[:2]
         raise InputFormatError(
             path, second, f"document {quote(pair[1])} judged twice for query {quote(pair[0])} (first at line {first})")
+
+
+class NoResultsError(InputFormatError):
+    """A run (or a piece of one) holds no result line."""
 
 
 class RunNotGroupedError(InputFormatError):
@@ -462,9 +494,13 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
                 complete, carry = data, b""
             else:
                 complete, carry = _split_last_query(data)
+            piece = None
             if complete.strip():
-                source = _Source(name, complete, first_line=line_no)
-                piece = _read_run_source(name, source)
+                try:
+                    piece = _read_run_source(name, _Source(name, complete, first_line=line_no))
+                except NoResultsError:
+                    pass  # only comment lines here; a run without any result line is refused below
+            if piece is not None:
                 queries = query_id_set(piece)
                 again = sorted(queries & seen)
                 if again:
@@ -476,6 +512,8 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
             line_no += complete.count(b"\n")
             if not block:
                 break
+    if not seen:
+        raise NoResultsError(name, None, f"no results found, expected lines of {RUN_COLUMNS}")
 
 
 def _split_last_query(data: bytes) -> tuple[bytes, bytes]:

@@ -166,7 +166,9 @@ def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarra
 
     trec_eval 10 rounds p*R half away from zero (C lround); trec_eval 9 used floor(p*R + 0.9).
     """
-    x = p * R.astype(np.float64)
+    # a recall level outside [0, 1] is legal in trec_eval (nothing checks it); clipped so the count
+    # stays an integer: below 0 it asks for no relevant document, above R for more than exist
+    x = np.clip(p * R.astype(np.float64), -1.0, 2.0**53)
     if trec_eval_9:
         return np.floor(x + 0.9).astype(np.int64)
     return np.floor(x + 0.5).astype(np.int64)

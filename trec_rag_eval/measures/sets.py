@@ -72,7 +72,8 @@ _SYMBOLS = np.array(list("0123456789"))
 def relstring(ctx: Context, m: Measure) -> list[str]:
     """relstring_L: the judgments of the top L documents as characters: the digit for 0-9,
     '>' above 9, '-' not in the pool, '.' in the pool but unjudged."""
-    length = int((m.param("length") or (10,))[0])
+    # the length is a real, as trec_eval reads it; beyond any ranking's length it changes nothing
+    length = int(min(max((m.param("length") or (10,))[0], 0.0), 2.0**31))
     rel = ctx.rel
     chars = np.where(rel > 9, ">", np.where(rel == -1, "-", np.where(rel == -2, ".", "")))
     digits = np.clip(rel, 0, 9)
