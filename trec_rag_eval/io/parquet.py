@@ -57,7 +57,7 @@ def column_names(path: str | os.PathLike[str]) -> list[str]:
     try:
         return list(pl.read_parquet_schema(first))
     except Exception as err:
-        raise InputFormatError(first, None, f"not a readable Parquet file ({_first_line(err)})") from None
+        raise _unreadable(first, err) from None
 
 
 def row_count(file: str) -> int:
@@ -67,7 +67,7 @@ def row_count(file: str) -> int:
     try:
         return int(pl.scan_parquet(file).select(pl.len()).collect().item())
     except Exception as err:
-        raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+        raise _unreadable(file, err) from None
 
 
 def parquet_files(path: str | os.PathLike[str]) -> list[str]:
@@ -232,8 +232,8 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
     for file in files:
         try:
             schema = pl.read_parquet_schema(file)
-        except Exception as err:  # polars says what is wrong with the bytes; we say which file
-            raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+        except Exception as err:
+            raise _unreadable(file, err) from None
         missing = [c for c in required if c not in schema]
         if missing:
             raise InputFormatError(
@@ -246,7 +246,7 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
             else:
                 part = pl.scan_parquet(file).select(columns).slice(*window).collect()
         except Exception as err:
-            raise InputFormatError(file, None, f"not a readable Parquet file ({_first_line(err)})") from None
+            raise _unreadable(file, err) from None
         parts.append(part)
         starts.append(total - (window[0] if window else 0))
         total += part.height
@@ -334,6 +334,8 @@ def default_tag(source: str) -> str:
     return "".join(ch for ch in stem if not ch.isspace()) or "run"
 
 
-def _first_line(err: Exception) -> str:
+def _unreadable(file: str, err: Exception) -> InputFormatError:
+    """polars says what is wrong with the bytes (its first line); we say which file."""
     text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+    said = text.splitlines()[0] if text else type(err).__name__
+    return InputFormatError(file, None, f"not a readable Parquet file ({said})")
