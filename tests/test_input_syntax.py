@@ -142,3 +142,23 @@ def test_a_run_without_a_result_line_is_an_error(tmp_path, run):
     assert result.exit_code == 1
     assert result.stderr == (f"Error: {tmp_path / 'run.txt'}: no results found, expected lines of "
                              "query_id Q0 doc_id rank score run_tag\n")
+
+
+@pytest.mark.parametrize("space", ["\xa0", "\u3000", "\x1c"])
+def test_a_unicode_space_in_place_of_a_separator_is_named(tmp_path, space):
+    result = _counts(tmp_path, f"1 0 a 1\n1 0 b{space}1\n", "1 Q0 a 1 1 r\n")
+    name = {"\xa0": "no-break space", "\u3000": "ideographic space", "\x1c": "control character"}[space]
+    assert result.stderr == (
+        f"Error: {tmp_path / 'qrels.txt'}:2: expected 4 columns (query_id iteration doc_id relevance), got 3 "
+        f"(the {name} U+{ord(space):04X} is part of a field, not a separator: fields are separated by spaces "
+        f"or tabs): {f'1 0 b{space}1'!r}\n")
+
+
+@pytest.mark.parametrize("grade", ["1_0", "１", "99999999999"])
+def test_llm_judgment_grades_take_the_qrels_syntax(tmp_path, grade):
+    from trec_rag_eval.errors import InputFormatError
+    from trec_rag_eval.io.judgments import read_llm_judgments
+
+    sidecar = _write(tmp_path, "j.llm.tsv", f"query_id\tdoc_id\tgrade\tkind\tmodel\n1\td\u2028x\t{grade}\thole\tm\n")
+    with pytest.raises(InputFormatError, match=":2: the grade .* is not an integer from -2147483648 to 2147483647"):
+        read_llm_judgments(sidecar)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 FIELD_SEPARATORS = " \t\r\x0b\x0c"
 """C's ``isspace`` without the newline: what separates two fields of a TREC line."""
@@ -102,6 +103,21 @@ def atof_prefix(text: str) -> float:
     start = _C_SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
     match = _REAL.match(text, start)
     return 0.0 if match is None else _convert(match)
+
+
+_NOT_A_SEPARATOR = re.compile(r"[^\S \t\r\x0b\x0c\n]")  # whitespace to Python, not to C
+
+
+def separator_hint(line: str) -> str:
+    """For a line with the wrong number of fields: when it holds whitespace that is not a field
+    separator (a no-break space, U+3000, \\x1c...), a note naming it, since it looks like one."""
+    found = _NOT_A_SEPARATOR.search(line)
+    if found is None:
+        return ""
+    char = found.group()
+    name = unicodedata.name(char, "control character").lower()
+    return (f" (the {name} U+{ord(char):04X} is part of a field, not a separator: fields are separated by "
+            "spaces or tabs)")
 
 
 QUOTE_LIMIT = 80

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, column_head, column_list, run_columns
 from trec_rag_eval.io.text import read_text
+from trec_rag_eval.syntax import FIELD_SEPARATORS
 
 if TYPE_CHECKING:
     import polars as pl
@@ -188,7 +189,7 @@ def _read_tsv_map(path: str, text: str) -> dict[str, str]:
     table: dict[str, str] = {}
     where: dict[str, str] = {}
     first = True
-    for line_no, raw in enumerate(text.splitlines(), start=1):
+    for line_no, raw in enumerate(text.split("\n"), start=1):  # lines end at \n only, as in TREC files
         line = raw.rstrip("\r")
         if not line.strip() or line.startswith("#"):
             continue
@@ -196,7 +197,7 @@ def _read_tsv_map(path: str, text: str) -> dict[str, str]:
         if len(fields) != 2:
             reason = f"expected 2 tab-separated columns (chunk_id doc_id), got {len(fields)}"
             raise InputFormatError(path, line_no, reason, line)
-        chunk, doc = (f.strip() for f in fields)
+        chunk, doc = (f.strip(FIELD_SEPARATORS) for f in fields)  # a no-break space is part of an id
         if first and chunk.lower() in _HEADER_WORDS and doc.lower() in _DOC_KEYS:
             first = False
             continue  # the header

@@ -26,6 +26,7 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.tables import Qrels, column_list, qrels_columns
 from trec_rag_eval.io.text import read_text
+from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 
 JUDGMENT_SOURCES = ("human", "llm", "both")
 SIDECAR_HEADER = ("query_id", "doc_id", "grade", "kind", "model")
@@ -63,7 +64,7 @@ def read_llm_judgments(path: str | os.PathLike[str]) -> list[LLMJudgment]:
     name = os.fspath(path)
     out: list[LLMJudgment] = []
     seen: dict[tuple[str, str], int] = {}
-    for line_no, raw in enumerate(read_text(name).splitlines(), start=1):
+    for line_no, raw in enumerate(read_text(name).split("\n"), start=1):  # lines end at \n only
         line = raw.rstrip("\r")
         if not line.strip():
             continue
@@ -76,9 +77,11 @@ def read_llm_judgments(path: str | os.PathLike[str]) -> list[LLMJudgment]:
             raise InputFormatError(name, line_no, reason, line)
         query_id, doc_id, grade, kind, model = fields
         try:
-            value = int(grade)
+            value = parse_integer(grade, RELEVANCE_RANGE)  # the qrels' own syntax and range
         except ValueError:
-            raise InputFormatError(name, line_no, f"the grade {grade!r} is not an integer", line) from None
+            low, high = RELEVANCE_RANGE
+            raise InputFormatError(name, line_no, f"the grade {quote(grade)} is not an integer from {low} to {high}",
+                                   line) from None
         if kind not in KINDS:
             raise InputFormatError(name, line_no, f"the kind {kind!r} is not one of {', '.join(KINDS)}", line)
         if (query_id, doc_id) in seen:

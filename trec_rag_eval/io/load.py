@@ -32,7 +32,15 @@ from trec_rag_eval.io.objects import (
 )
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
 from trec_rag_eval.io.text import read_head, read_text
-from trec_rag_eval.syntax import RELEVANCE_RANGE, OutOfRangeError, parse_integer, parse_real, quote, split_fields
+from trec_rag_eval.syntax import (
+    RELEVANCE_RANGE,
+    OutOfRangeError,
+    parse_integer,
+    parse_real,
+    quote,
+    separator_hint,
+    split_fields,
+)
 
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
@@ -266,7 +274,8 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
             raise InputFormatError(
                 path,
                 line_no,
-                f"expected 3 columns (query-id corpus-id score), separated by tabs, got {len(fields)}",
+                f"expected 3 columns (query-id corpus-id score), separated by tabs, got {len(fields)}"
+                f"{separator_hint(line)}",
                 line,
             )
         query_id, doc_id, score = (f.strip(" ") for f in fields)
@@ -281,7 +290,8 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
         except OutOfRangeError as err:
             raise InputFormatError(path, line_no, f"the score {err}", line) from None
         except ValueError:
-            raise InputFormatError(path, line_no, f"the score {quote(score)} is not an integer", line) from None
+            raise InputFormatError(
+                path, line_no, f"the score {quote(score)} is not an integer{separator_hint(score)}", line) from None
         for what, value in (("query id", query_id), ("corpus id", doc_id)):
             problem = id_problem(value, what == "query id")
             if problem is not None:

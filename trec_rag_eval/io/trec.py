@@ -25,7 +25,15 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
-from trec_rag_eval.syntax import RELEVANCE_RANGE, OutOfRangeError, parse_integer, parse_real, quote, split_fields
+from trec_rag_eval.syntax import (
+    RELEVANCE_RANGE,
+    OutOfRangeError,
+    parse_integer,
+    parse_real,
+    quote,
+    separator_hint,
+    split_fields,
+)
 
 if TYPE_CHECKING:
     import polars as pl
@@ -368,7 +376,7 @@ def _slow_qrels(path: str, source: _Source) -> Columns:
     for line_no, text, fields in _data_fields(source):
         if len(fields) != 4:
             raise InputFormatError(
-                path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}", text)
+                path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}{separator_hint(text)}", text)
         value = _relevance(path, line_no, fields[3], text)
         query_ids.append(fields[0])
         iterations.append(fields[1])
@@ -399,7 +407,8 @@ def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
     run_tag = ""
     for line_no, text, fields in _data_fields(source):
         if len(fields) < 6:
-            raise InputFormatError(path, line_no, f"expected 6 columns ({RUN_COLUMNS}), got {len(fields)}", text)
+            raise InputFormatError(
+                path, line_no, f"expected 6 columns ({RUN_COLUMNS}), got {len(fields)}{separator_hint(text)}", text)
         score_text = fields[4]
         try:
             score = parse_real(score_text)

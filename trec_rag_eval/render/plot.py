@@ -161,7 +161,10 @@ def plot_format(path: str | Path) -> str:
     return PLOT_FORMATS[suffix]
 
 
-def save_plot(comparison: Comparison, path: str | Path) -> None:
-    """Write the combined picture to ``path`` (.png or .svg, chosen by the suffix)."""
+def save_plot(comparison: Comparison, path: str | Path, *, force: bool = False) -> None:
+    """Write the combined picture to ``path`` (.png or .svg, chosen by the suffix) through the one
+    writer (``io.atomic``): an existing file is kept unless ``force``, and nothing is half-written."""
+    from trec_rag_eval.io.atomic import write_atomic
+
     fmt = plot_format(path)
-    Path(path).write_bytes(figure_bytes(comparison_figure(comparison), fmt))
+    write_atomic(path, figure_bytes(comparison_figure(comparison), fmt), force=force)
