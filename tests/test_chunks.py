@@ -149,14 +149,29 @@ def test_unmapped_ids_are_kept_counted_and_reported():
     ]
 
 
-def test_a_mapping_that_leaves_most_retrieved_ids_unknown_warns():
-    # the pattern cuts the wrong part: documents "1", "2", "3" are judged nowhere
-    _, report = collapse_run(Run.from_dict(CHUNK_RUN), r"::(\d+)$", QRELS)
-    assert report.unknown_share == 1.0
+@pytest.mark.parametrize("form", ["lists", "polars"])
+def test_a_mapping_that_leaves_most_retrieved_ids_unknown_warns(form):
+    # the pattern cuts the wrong part: documents "1", "2", "7"... are judged nowhere
+    run = Run.from_dict(CHUNK_RUN)
+    _, report = collapse_run(run if form == "lists" else Run(run.frame), r"::(\d+)$", QRELS)
+    assert (report.unknown_share, report.queries_with_judged, report.queries_with_results) == (1.0, 0, 2)
     assert report.warnings()[-1] == (
-        "after mapping with pattern '::(\\d+)$', 100% of the retrieved documents are judged for no query: "
-        "check that the mapping gives the ids the qrels use"
+        "after mapping with pattern '::(\\d+)$', only 0 of 2 queries retrieve a document judged for them and "
+        "100.0% of the retrieved documents are judged for no query: check that the mapping gives the ids the qrels use"
     )
+
+
+@pytest.mark.parametrize("form", ["lists", "polars"])
+def test_sparse_judgments_with_a_right_mapping_do_not_warn(form):
+    # each query judges one document and retrieves it among 9 documents judged nowhere: 90% unknown,
+    # but every query finds a judged document, so the mapping is right
+    qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 0}})
+    run = Run.from_dict({q: {f"{d}::0": 10.0} | {f"x{q}{i}::1": float(i) for i in range(9)}
+                         for q, d in (("q1", "a"), ("q2", "b"))})
+    _, report = collapse_run(run if form == "lists" else Run(run.frame), PATTERN, qrels)
+    assert report.unknown_share == pytest.approx(18 / 20)
+    assert (report.queries_with_judged, report.queries_with_results) == (2, 2)
+    assert report.warnings() == []
 
 
 def test_bad_patterns_and_map_files_are_clear_errors(tmp_path):

@@ -37,8 +37,10 @@ if TYPE_CHECKING:
     import polars as pl
 
 UNJUDGED_WARNING_SHARE = 0.5
-"""Warn when more than this share of the distinct retrieved documents (after mapping) are judged
-for no query at all: the mapping most likely produces ids the qrels do not use."""
+"""A mapping warns when, after it, more than this share of the distinct retrieved documents are judged
+for no query AND fewer than this share of the queries retrieve a document judged for them: the
+mapping most likely produces ids the qrels do not use. Either alone is normal with sparse judgments
+(a few per query, as in the seed's dataset): most retrieved documents are then judged nowhere."""
 
 
 class DocIdMap:
@@ -271,7 +273,8 @@ class CollapseReport:
     ``rows_in``/``rows_out``: run rows before and after; ``merged`` = rows_in - rows_out, the
     chunks that met a better chunk of the same document for the same query.
     ``unmapped``: (id, times retrieved) for retrieved ids the mapping does not cover, most
-    frequent first; ``unknown_share``: share of the distinct retrieved ids (after mapping) that no
+    frequent first; ``queries_with_judged`` of the ``queries_with_results`` retrieve a document
+    judged for them; ``unknown_share``: share of the distinct retrieved ids (after mapping) that no
     query of the qrels judges.
     """
 
@@ -285,6 +288,8 @@ class CollapseReport:
     unknown_share: float = 0.0
     chunk_judgments: int = 0
     judged_ids: int = 0
+    queries_with_results: int = 0
+    queries_with_judged: int = 0
 
     @property
     def merged(self) -> int:
@@ -311,10 +316,12 @@ class CollapseReport:
                 f"{len(self.unmapped)} of {self.distinct_ids} retrieved ids ({self.unmapped_rows} rows) are not "
                 f"covered by {self.mapping} and were kept as they are: {shown}{more}"
             )
-        if self.unknown_share > UNJUDGED_WARNING_SHARE:
+        if (self.unknown_share > UNJUDGED_WARNING_SHARE
+                and self.queries_with_judged < UNJUDGED_WARNING_SHARE * self.queries_with_results):
             out.append(
-                f"after mapping with {self.mapping}, {self.unknown_share:.0%} of the retrieved documents are "
-                "judged for no query: check that the mapping gives the ids the qrels use"
+                f"after mapping with {self.mapping}, only {self.queries_with_judged} of {self.queries_with_results} "
+                f"queries retrieve a document judged for them and {self.unknown_share:.1%} of the retrieved "
+                "documents are judged for no query: check that the mapping gives the ids the qrels use"
             )
         return out
 
@@ -381,19 +388,43 @@ class _Judged:
         return self.judged_ids > 0 and self.chunk_judgments * 2 > self.judged_ids
 
 
+@dataclass(frozen=True)
+class _Found:
+    """What the collapsed run retrieved, against the qrels: for the warning of a wrong mapping."""
+
+    unknown_share: float = 0.0
+    queries_with_results: int = 0
+    queries_with_judged: int = 0
+
+
 def _report(doc_map: DocIdMap, judged: _Judged, rows_in: int, rows_out: int | None, distinct: int,
-            counts: dict[str, int], documents: Callable[[], set[str]]) -> CollapseReport:
+            counts: dict[str, int], found: Callable[[Qrels], _Found]) -> CollapseReport:
     """The report; ``rows_out`` None when the qrels judge chunks (nothing is collapsed then).
-    ``documents()`` gives the retrieved documents, asked for only when there are qrels."""
+    ``found(qrels)`` is asked only when there are qrels and a collapse."""
     unmapped = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-    unknown_share = 0.0
-    if rows_out is not None and judged.qrels is not None:
-        found = documents()
-        if found:
-            unknown_share = len(found - set(column_list(judged.qrels, "doc_id"))) / len(found)
+    seen = found(judged.qrels) if rows_out is not None and judged.qrels is not None else _Found()
     return CollapseReport(str(doc_map), rows_out is not None, rows_in, rows_in if rows_out is None else rows_out,
-                          distinct, distinct - len(unmapped), unmapped, unknown_share, judged.chunk_judgments,
-                          judged.judged_ids)
+                          distinct, distinct - len(unmapped), unmapped, seen.unknown_share, judged.chunk_judgments,
+                          judged.judged_ids, seen.queries_with_results, seen.queries_with_judged)
+
+
+def _found_in_lists(best: dict[tuple[str, str], float], qrels: Qrels) -> _Found:
+    columns = [column_list(qrels, name) for name in ("query_id", "doc_id", "relevance")]
+    pairs = {(q, d) for q, d, r in zip(*columns, strict=True) if r >= 0}
+    documents = {d for _, d in best}
+    return _Found(len(documents - set(columns[1])) / len(documents) if documents else 0.0,
+                  len({q for q, _ in best}), len({q for q, d in best if (q, d) in pairs}))
+
+
+def _found_in_frame(merged: pl.DataFrame, qrels: Qrels) -> _Found:
+    import polars as pl
+
+    judged = qrels.frame.filter(pl.col("relevance") >= 0).select("query_id", "doc_id")
+    documents = merged.select(pl.col("doc_id").unique())
+    known = documents.join(qrels.frame.select(pl.col("doc_id").unique()), on="doc_id", how="semi").height
+    unknown = 1 - known / documents.height if documents.height else 0.0
+    hits = merged.join(judged, on=["query_id", "doc_id"], how="semi")["query_id"].n_unique()
+    return _Found(float(unknown), merged["query_id"].n_unique(), hits)
 
 
 def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
@@ -402,7 +433,7 @@ def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
     doc_of, not_covered = _map_distinct(doc_map, distinct)
     counts = dict(Counter(doc_id for doc_id in doc_ids if doc_id in not_covered)) if not_covered else {}
     if judged.per_chunk:
-        return run, _report(doc_map, judged, len(doc_ids), None, len(distinct), counts, set)
+        return run, _report(doc_map, judged, len(doc_ids), None, len(distinct), counts, lambda _: _Found())
     # each (query, document) keeps its best chunk's score; NaN never wins over a real score
     best: dict[tuple[str, str], float] = {}
     for query_id, doc_id, score in zip(column_list(run, "query_id"), doc_ids, column_list(run, "score"),
@@ -413,7 +444,7 @@ def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
             best[key] = score
     collapsed = Run(run_columns([(q, d, float(score)) for (q, d), score in best.items()]), run.run_tag, run.source)
     return collapsed, _report(doc_map, judged, len(doc_ids), len(best), len(distinct), counts,
-                              lambda: {doc_id for _, doc_id in best})
+                              lambda qrels: _found_in_lists(best, qrels))
 
 
 def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
@@ -425,12 +456,12 @@ def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
     counts = dict(zip(uncovered["doc_id"].to_list(), uncovered["len"].to_list(), strict=True))
     distinct = frame["doc_id"].n_unique()
     if judged.per_chunk:
-        return run, _report(doc_map, judged, frame.height, None, distinct, counts, set)
+        return run, _report(doc_map, judged, frame.height, None, distinct, counts, lambda _: _Found())
     merged = (frame.with_columns(documents.fill_null(frame["doc_id"]).alias("doc_id"))
               .group_by(["query_id", "doc_id"], maintain_order=True)
               .agg(pl.col("score").max()))       # polars' max skips NaN, as the list form does
     report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
-                     lambda: set(merged["doc_id"].unique().to_list()))
+                     lambda qrels: _found_in_frame(merged, qrels))
     return Run(merged, run.run_tag, run.source), report
 
 
