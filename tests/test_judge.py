@@ -49,11 +49,13 @@ class FakeJudge(ChatServer):
         super().__init__()
         self.scripts = {doc: list(steps) for doc, steps in (scripts or {}).items()}
         self.requests: list[str] = []
+        self.prompts: list[str] = []
 
     def answer(self, prompt: str, reply: Reply) -> None:
         doc = re.search(r"\[(d\d+)\]", prompt).group(1)
         with self.lock:
             self.requests.append(doc)
+            self.prompts.append(prompt)
             steps = self.scripts.get(doc, [])
             step = steps.pop(0) if steps else "answer"
         if step == "429":
@@ -320,3 +322,17 @@ def test_a_json_output_keeps_the_query_texts_and_evaluates_as_the_trec_one(files
         with pytest.raises(SystemExit):
             main(["evaluate", "-m", "P@4", "--format", "csv", "--judgments", which, str(output), str(run)])
         assert f"all,P@4,{expected}" in capsys.readouterr().out
+
+
+def test_long_passages_are_cut_for_the_model_and_counted(files, tmp_path):
+    dataset, run_path, _ = files
+    texts = {d: f"[{d}] " + "mot " * 50 for d in FAKE_GRADES}      # 5 + 200 characters each
+    settings = JudgeSettings(model="judge-model", language="en", depth=3, max_chars=20, max_retries=0)
+    with FakeJudge() as server:
+        report = judge_holes(load_qrels(dataset), [load_run(run_path)], texts, tmp_path / "j.qrels", settings,
+                             make_client(server.base_url, api_key="dummy"))
+        prompt = server.prompts[0]
+    assert report.truncated == ["d5", "d6", "d7", "d8"]
+    passage = prompt.split("Passage:\n", 1)[1].split("\n\n", 1)[0]
+    doc = re.search(r"\[(d\d+)\]", passage).group(1)
+    assert passage == texts[doc][:20] + " [...]"

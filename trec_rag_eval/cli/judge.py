@@ -30,6 +30,9 @@ from trec_rag_eval.syntax import INT32
               help="Also ask about N human-judged documents per query and print Cohen's kappa and the "
                    "confusion matrix (needs scikit-learn: the 'llm' extra).")
 @click.option("--seed", type=Integer(), default=42, show_default=True, help="Seed of the calibration draw.")
+@click.option("--max-chars", type=Integer(1, INT32[1]), default=8000, show_default=True,
+              help="Cut each passage shown to the model at this many characters (long documents would "
+                   "overflow its context); the documents cut are counted.")
 @click.option("-l", "--level", "relevance_level", type=LEVEL, default=1, show_default=True,
               help="Binary agreement: a grade >= LEVEL is relevant.")
 @click.option("--allow-failures", is_flag=True,
@@ -37,7 +40,7 @@ from trec_rag_eval.syntax import INT32
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT and its sidecar if they exist.")
 @doc_map_options
 def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str | None, depth: int, model: str,
-                  base_url: str | None, output: Path, language: str, calibrate: int, seed: int,
+                  base_url: str | None, output: Path, language: str, calibrate: int, seed: int, max_chars: int,
                   relevance_level: int, concurrency: int, timeout: float, max_retries: int,
                   temperature: float | None, progress_file: Path | None, allow_failures: bool,
                   force: bool, doc_id_pattern: str | None, doc_map: str | None) -> None:
@@ -68,6 +71,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     from trec_rag_eval.io.load import load_qrels, load_run
 
     settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
+                             max_chars=max_chars,
                              concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
     settings.check()
@@ -114,6 +118,9 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         shown = ", ".join(f"{q}/{d}" for q, d in report.missing_text[:5])
         click.echo(f"Warning: {len(report.missing_text)} unjudged documents are not in {corpus} and stay "
                    f"holes: {shown}", err=True)
+    if report.truncated:
+        click.echo(f"Note: {len(report.truncated)} documents were cut at {max_chars} characters for the model "
+                   f"(--max-chars): {', '.join(report.truncated[:5])}", err=True)
     if report.skipped_queries:
         click.echo(f"Warning: {len(report.skipped_queries)} run queries have no query text and were not "
                    f"judged: {', '.join(report.skipped_queries[:5])}", err=True)

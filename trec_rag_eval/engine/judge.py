@@ -89,18 +89,22 @@ def parse_grade(content: str) -> int:
 @dataclass(frozen=True)
 class JudgeSettings(LLMSettings):
     """What to ask (``language``, ``depth``, ``calibrate`` human-judged documents per query drawn with
-    ``seed``) and how hard to try (``LLMSettings``)."""
+    ``seed``, passages cut at ``max_chars`` characters so a long document cannot overflow the
+    model's context) and how hard to try (``LLMSettings``)."""
 
     language: str = "fr"
     depth: int = 10
     calibrate: int = 0
     seed: int = 42
+    max_chars: int = 8000
 
     def check(self) -> None:
         if self.language not in PROMPTS:
             raise UsageError(f"unsupported language {self.language!r}: expected one of {', '.join(PROMPTS)}")
         if self.depth < 1:
             raise UsageError(f"the depth must be at least 1, got {self.depth}")
+        if self.max_chars < 1:
+            raise UsageError(f"max_chars must be at least 1, got {self.max_chars}")
         if self.calibrate < 0:
             raise UsageError(f"calibrate cannot be negative, got {self.calibrate}", {"calibrate": "calibrate"})
         super().check()
@@ -108,7 +112,7 @@ class JudgeSettings(LLMSettings):
     @property
     def identity(self) -> dict[str, Any]:
         """What a progress file must have been made with to be resumed (a grade depends on these)."""
-        return {"model": self.model, "language": self.language}
+        return {"model": self.model, "language": self.language, "max_chars": self.max_chars}
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,7 @@ class JudgeReport:
     holes: int = 0                        # of which unjudged by humans
     missing_text: list[tuple[str, str]] = field(default_factory=list)   # holes absent from the corpus
     skipped_queries: list[str] = field(default_factory=list)            # in a run, no query text
+    truncated: list[str] = field(default_factory=list)                  # documents cut at max_chars
     asked: int = 0                        # holes + calibration documents sent to the model
     resumed: int = 0
     graded_now: int = 0
@@ -304,13 +309,14 @@ def judge_holes(
             if doc_id not in corpus:
                 report.missing_text.append((query_id, doc_id))
                 continue
-            tasks.append(_task(query_id, doc_id, "hole", topics[query_id], corpus[doc_id], settings.language))
+            tasks.append(_task(query_id, doc_id, "hole", topics[query_id], corpus[doc_id], settings))
         if settings.calibrate:
             judged = sorted(judged_by_query.get(query_id, []))
             for doc_id in rng.sample(judged, min(settings.calibrate, len(judged))):
-                tasks.append(_task(query_id, doc_id, "calibration", topics[query_id], corpus[doc_id],
-                                   settings.language))
+                tasks.append(_task(query_id, doc_id, "calibration", topics[query_id], corpus[doc_id], settings))
     report.asked = len(tasks)
+    report.truncated = sorted({task.fields["doc_id"] for task in tasks
+                               if len(corpus[task.fields["doc_id"]]) > settings.max_chars})
     if on_start:
         on_start(len(tasks))
 
@@ -357,6 +363,8 @@ def judge_holes(
     return report
 
 
-def _task(query_id: str, doc_id: str, kind: str, query: str, passage: str, language: str) -> Task:
-    return Task(_key(query_id, doc_id), build_judge_prompt(query, passage, language),
+def _task(query_id: str, doc_id: str, kind: str, query: str, passage: str, settings: JudgeSettings) -> Task:
+    if len(passage) > settings.max_chars:
+        passage = passage[: settings.max_chars] + " [...]"
+    return Task(_key(query_id, doc_id), build_judge_prompt(query, passage, settings.language),
                 {"query_id": query_id, "doc_id": doc_id, "kind": kind})
