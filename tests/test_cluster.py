@@ -226,6 +226,19 @@ def test_bad_cluster_values_are_usage_errors(data):
                              Settings(), cluster="local:1")
 
 
+def test_progress_counts_the_tasks(client, data, tmp_path):
+    folder, runs = data
+    address = client.scheduler.address
+    result = invoke("--cluster", address, "--progress", "-m", "P.5", str(folder / "qrels.txt"), *runs[:2])
+    assert result.exit_code == 0
+    assert [line for line in result.stderr.splitlines() if line.startswith("cluster:")] == [
+        "cluster: 0% of 2 tasks", "cluster: 50% of 2 tasks", "cluster: 100% of 2 tasks"]
+    partitions = _parquet_partitions(runs[0], tmp_path, pieces=3)  # 3 pieces read, 4 buckets (2 per worker)
+    result = invoke("--cluster", address, "--progress", "-m", "P.5", str(folder / "qrels.txt"), partitions)
+    assert [line for line in result.stderr.splitlines() if line.startswith("cluster:")][-1] == \
+        "cluster: 100% of 7 tasks"
+
+
 def test_options_that_cannot_go_with_shards_say_so(data):
     folder, runs = data
     for option, expected in (("--stream", "Error: --stream reads one run in pieces on this machine: drop it with "

@@ -28,7 +28,7 @@ import operator
 import os
 import uuid
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,6 +52,10 @@ still spreads over the workers."""
 ROWS_PER_BUCKET = 4_000_000
 """The run is split into about total rows / this many buckets (at least two per worker): a bucket
 must fit in a worker's memory with its ranking."""
+
+
+Progress = Callable[[int, int], None]
+"""Called with (tasks done, tasks in all) each time the cluster finishes a task, from 0."""
 
 
 class ClusterError(TrecRagEvalError):
@@ -149,9 +153,10 @@ def _kind(path: str, run_format: str) -> str:
 # -- many runs -----------------------------------------------------------------------------------
 
 def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None, settings: Settings | None = None,
-                  *, cluster: Any, run_format: str = "auto", doc_map: Any = None) -> list[RunOutcome]:
+                  *, cluster: Any, run_format: str = "auto", doc_map: Any = None,
+                  progress: Progress | None = None) -> list[RunOutcome]:
     """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``.
-    ``measures`` and ``settings`` as for ``evaluate``."""
+    ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks."""
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.parse import resolve_measures
 
@@ -162,7 +167,22 @@ def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = No
         futures = [client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
                                  key=f"trec-rag-eval-run-{index}-{token}")
                    for index, path in enumerate(paths)]
+        _follow(futures, progress, 0, len(futures))
         return [_outcome(path, future) for path, future in zip(paths, futures, strict=True)]
+
+
+def _follow(futures: list[Future], progress: Progress | None, done: int, total: int) -> int:
+    """Report each of ``futures`` as it finishes (failed ones too); the count of tasks done after them."""
+    if progress is None:
+        return done + len(futures)
+    from distributed import as_completed
+
+    if done == 0:
+        progress(0, total)
+    for _ in as_completed(futures):
+        done += 1
+        progress(done, total)
+    return done
 
 
 def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, run_format: str,
@@ -218,12 +238,14 @@ class Piece:
 
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
                          measures: MeasuresArg = None, settings: Settings | None = None, *, cluster: Any,
-                         run_format: str = "auto", buckets: int | None = None) -> Evaluation:
+                         run_format: str = "auto", buckets: int | None = None,
+                         progress: Progress | None = None) -> Evaluation:
     """Evaluate one run split by query id over the cluster; see the module's docstring.
 
     ``run``: a Parquet file or directory of partitions, a list of TREC (or Parquet) shards of one
     run, or a ``Run`` in memory. ``buckets``: how many partitions by query id (default: about one
-    per ``ROWS_PER_BUCKET`` rows, at least two per worker).
+    per ``ROWS_PER_BUCKET`` rows, at least two per worker). ``progress`` follows the tasks (one
+    per piece read, one per bucket evaluated).
     """
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.streaming import combine_pieces
@@ -248,6 +270,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
 
         assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
                                   schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
+        done = 0
         if isinstance(run, Run):  # already here: split here, send each bucket once
             parts, extra = _split(run.frame, assignment, count)
             splits = [client.scatter(parts)]
@@ -261,6 +284,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
                        for b in range(count)] for i, future in enumerate(split_futures)]
             tail_futures = [client.submit(operator.getitem, future, count, key=f"trec-rag-eval-tail-{i}-{token}")
                             for i, future in enumerate(split_futures)]
+            done = _follow(tail_futures, progress, 0, len(pieces) + count)
             try:
                 tails = client.gather(tail_futures)
             except TrecRagEvalError:
@@ -272,6 +296,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
         [judged] = client.scatter([qrels], broadcast=True, hash=False)
         evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
                                    source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
+        _follow(evaluated, progress, done, len(pieces) + count)
         try:
             parts_done = [part for part in client.gather(evaluated) if part is not None]
         except TrecRagEvalError:

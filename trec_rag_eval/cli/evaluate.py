@@ -62,7 +62,7 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("--chunk-size", type=Integer(1, 4096), default=64, show_default=True, metavar="MB",
               help="With --stream: size of each piece, in megabytes.")
 @click.option("--progress/--no-progress", default=None,
-              help="Progress bar on stderr while streaming (default: when stderr is a terminal).")
+              help="Progress on stderr while streaming or on a cluster (default: when stderr is a terminal).")
 @click.option("-j", "--jobs", type=Integer(1, 1024), default=None,
               help="Runs evaluated at once (default: the number of cores).")
 @click.option("--cluster", metavar="ADDRESS|local:N", default=None,
@@ -155,7 +155,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     failures: list[TrecRagEvalError] = []
     if cluster is not None or shards:
         labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
-                                                     mapping, cluster, shards)
+                                                     mapping, cluster, shards, _task_progress(progress))
     else:
         results = evaluate_run_files(qrels_table, run_paths, resolved, settings, run_format=run_format,
                                      doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
@@ -187,8 +187,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
 
 def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, run_format: str, mapping,
-                     cluster: str | None, shards: bool) -> tuple[list[str], list[tuple[Evaluation, list[str]]],
-                                                                 list[TrecRagEvalError]]:
+                     cluster: str | None, shards: bool, progress: Callable[[int, int], None] | None = None
+                     ) -> tuple[list[str], list[tuple[Evaluation, list[str]]], list[TrecRagEvalError]]:
     """--cluster and --shards: (labels, (evaluation, notes) of each run that succeeded, errors of the others)."""
     from trec_rag_eval.io.parquet import is_parquet
     from trec_rag_eval.runs import query_set_warnings
@@ -206,15 +206,35 @@ def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, 
             from trec_rag_eval.cluster import evaluate_partitioned
 
             evaluation = evaluate_partitioned(qrels, run_paths if shards else run_paths[0], measures, settings,
-                                              cluster=cluster, run_format=run_format)
+                                              cluster=cluster, run_format=run_format, progress=progress)
         return [run_paths[0]], [(evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)])], []
     from trec_rag_eval.cluster import evaluate_runs
 
     outcomes = evaluate_runs(qrels, run_paths, measures, settings, cluster=cluster, run_format=run_format,
-                             doc_map=mapping)
+                             doc_map=mapping, progress=progress)
     done = [o for o in outcomes if o.error is None and o.evaluation is not None]
     return ([o.path for o in done], [(o.evaluation, o.notes) for o in done],  # type: ignore[misc]
             [o.error for o in outcomes if o.error is not None])
+
+
+def _task_progress(progress: bool | None) -> Callable[[int, int], None] | None:
+    """How work on a cluster shows its progress on stderr: a counter of tasks in a terminal, a line per
+    tenth in a log file; nothing unless asked (default: when stderr is a terminal)."""
+    if not (sys.stderr.isatty() if progress is None else progress):
+        return None
+    terminal = sys.stderr.isatty()
+    shown = {"tenth": -1}
+
+    def report(done: int, total: int) -> None:
+        if terminal:
+            click.echo(f"\rcluster: {done}/{total} tasks", err=True, nl=done == total)
+            return
+        tenth = done * 10 // max(total, 1)
+        if tenth > shown["tenth"]:
+            shown["tenth"] = tenth
+            click.echo(f"cluster: {tenth * 10}% of {total} tasks", err=True)
+
+    return report
 
 
 def _progress_display(progress: bool | None) -> Progress | None:
