@@ -162,3 +162,20 @@ def test_llm_judgment_grades_take_the_qrels_syntax(tmp_path, grade):
     sidecar = _write(tmp_path, "j.llm.tsv", f"query_id\tdoc_id\tgrade\tkind\tmodel\n1\td\u2028x\t{grade}\thole\tm\n")
     with pytest.raises(InputFormatError, match=":2: the grade .* is not an integer from -2147483648 to 2147483647"):
         read_llm_judgments(sidecar)
+
+
+def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path):
+    # a plain run larger than one 8 MB scanning window stays on the fast path (a space at a window's
+    # end once sent every large run the slow way); a pair of spaces cut by the window is still seen
+    from trec_rag_eval.io.trec import _layout_of_file, _Source
+
+    line = b"1 Q0 d1 1 2.5 tag\n"
+    plain = line * ((9 << 20) // len(line))
+    path = tmp_path / "run.txt"
+    cut = plain[: (8 << 20) - 1] + b"x  " + plain[(8 << 20) + 2:]  # the two spaces at bytes 8 MB and 8 MB + 1
+    for data, readable in ((plain, True), (cut, False),
+                           (plain + b"1 Q0 d2 1 2.5 tag ", False), (plain + "\u00e9".encode() + b"\n", True),
+                           (plain + b"\xff\n", False)):
+        path.write_bytes(data)
+        assert (not _layout_of_file(str(path))[0]) is readable
+        assert _Source(str(path), data).polars_can_read()[0] is readable

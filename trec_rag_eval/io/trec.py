@@ -17,6 +17,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -114,8 +115,14 @@ class _Source:
         if self.data is not None:
             if self.first_line > 1 and self.data.startswith(BOM):
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
-            irregular, has_hash = _layout(np.frombuffer(self.data, dtype=np.uint8))
-            irregular = irregular or not _is_utf8(self.data)
+            irregular, has_hash, non_ascii = False, False, False
+            step = 8 << 20
+            for start in range(0, len(self.data), step):  # in windows: no array as large as the file
+                irregular, hash_here, ascii_here = _layout(self.data, start, min(start + step + 1, len(self.data)))
+                has_hash, non_ascii = has_hash or hash_here, non_ascii or ascii_here
+                if irregular:
+                    break
+            irregular = irregular or _ends_in_space(self.data) or (non_ascii and not _is_utf8(self.data))
         else:
             irregular, has_hash = _layout_of_file(self.path)
         return not irregular, "#" if has_hash else None
@@ -158,8 +165,8 @@ def _open_source(path: str) -> _Source:
 # -- fast path ----------------------------------------------------------------------------------
 
 def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
-    """``_layout`` of a file read in windows into one reused buffer: mapping a large file whole
-    would add all of its pages to the process's peak memory."""
+    """``_layout`` of a file read in windows into one reused buffer, and whether it is UTF-8:
+    mapping a large file whole would add all of its pages to the process's peak memory."""
     buffer = bytearray(window + 1)
     view = memoryview(buffer)
     irregular, has_hash = False, False
@@ -170,14 +177,13 @@ def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
             size = handle.readinto(view[kept:])
             if not size:
                 break
-            window_bytes = np.frombuffer(buffer, dtype=np.uint8, count=kept + size)
-            irregular, hash_here = _layout(window_bytes)
-            if not irregular and (utf8.getstate()[0] or window_bytes[kept:].max(initial=0) >= 128):
+            irregular, hash_here, non_ascii = _layout(buffer, 0, kept + size)
+            if not irregular and (non_ascii or utf8.getstate()[0]):
                 irregular = not _is_utf8(view[kept: kept + size], utf8)
             has_hash |= hash_here
             buffer[0] = buffer[kept + size - 1]
             kept = 1
-    return irregular or not _is_utf8(b"", utf8, final=True), has_hash
+    return irregular or buffer[0] == 32 or not _is_utf8(b"", utf8, final=True), has_hash
 
 
 def _is_utf8(data: bytes | memoryview, decoder: codecs.IncrementalDecoder | None = None, final: bool = False) -> bool:
@@ -195,45 +201,46 @@ def _is_utf8(data: bytes | memoryview, decoder: codecs.IncrementalDecoder | None
     return True
 
 
-def _layout(data: np.ndarray) -> tuple[bool, bool]:
-    """(irregular, has_hash) for ``_Source.polars_can_read``, from the bytes scanned in windows with
-    reused buffers (no large temporary arrays); stops at the first irregular separator: a tab, VT,
-    FF, a CR inside a line, two spaces in a row, or a space ending a line. A space at the start of a
-    line shows as an empty query id, checked on the frame instead."""
-    step = 8 << 20
-    spaces = np.empty(step + 1, dtype=bool)
-    pairs = np.empty(step, dtype=bool)
-    has_hash = False
-    for start in range(0, len(data), step):
-        window = data[start: start + step + 1]  # one byte of overlap
-        found = spaces[: len(window)]
-        for separator in (9, 11, 12):  # tab, VT, FF: C separators polars would keep inside a field
-            np.equal(window, separator, out=found)
-            if found.any():
-                return True, has_hash
-        np.equal(window, 13, out=found)
-        if found[:-1].any():  # a CR that does not end a line separates fields in C, not in polars
-            lone = pairs[: len(window) - 1]
-            np.not_equal(window[1:], 10, out=lone)
-            np.logical_and(lone, found[:-1], out=lone)
-            if lone.any():
-                return True, has_hash
-        if not has_hash:
-            np.equal(window, 35, out=found)
-            has_hash = bool(found.any())
-        np.equal(window, 32, out=found)
-        both = pairs[: len(window) - 1]
-        np.logical_and(found[1:], found[:-1], out=both)
-        if both.any():
-            return True, has_hash
-        for line_end in (10, 13):  # a space ending a line: C sees no field after it, Arrow an empty one
-            np.equal(window[1:], line_end, out=both)
-            np.logical_and(both, found[:-1], out=both)
-            if both.any():
-                return True, has_hash
-    if len(data) and data[-1] == 32:
-        return True, has_hash
-    return False, has_hash
+def _layout(data: bytes | bytearray, start: int, end: int) -> tuple[bool, bool, bool]:
+    """(irregular, has_hash, non_ascii) of ``data[start:end]`` for ``_Source.polars_can_read``: irregular
+    at a separator C reads and polars would not (a tab, VT, FF, a CR inside a line), two spaces in a
+    row, or a space ending a line. A space at the start of a line shows as an empty query id,
+    checked on the frame instead. Single bytes are looked for at ``memchr`` speed, pairs in reused
+    numpy buffers; the last byte is left to the next window (``_layout_of_file`` keeps it)."""
+    for separator in (b"\t", b"\x0b", b"\x0c"):
+        if data.find(separator, start, end) >= 0:
+            return True, False, False
+    if data.find(b"\r", start, end) >= 0 and (
+            data.count(b"\r", start, max(end - 1, start)) != data.count(b"\r\n", start, end)):
+        return True, False, False
+    window = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
+    if len(window) > 1:
+        spaces, pairs = _scratch(len(window))
+        np.equal(window[:-1], 32, out=spaces)
+        # a space before a space or a line end (or a control byte): no field between them for C
+        np.less_equal(window[1:], 32, out=pairs)
+        np.logical_and(pairs, spaces, out=pairs)
+        if pairs.any():
+            return True, False, False
+    return False, data.find(b"#", start, end) >= 0, len(window) > 0 and int(window.max()) >= 128
+
+
+_SCRATCH = threading.local()  # runs are read in parallel threads (-j): one pair of buffers each
+
+
+def _scratch(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two reused boolean buffers of ``size - 1`` (a window's byte pairs): a fresh 8 MB array per
+    window would cost its page faults every time."""
+    spaces = getattr(_SCRATCH, "spaces", None)
+    if spaces is None or len(spaces) < size - 1:
+        _SCRATCH.spaces = np.empty(size - 1, dtype=bool)
+        _SCRATCH.pairs = np.empty(size - 1, dtype=bool)
+    return _SCRATCH.spaces[: size - 1], _SCRATCH.pairs[: size - 1]
+
+
+def _ends_in_space(data: bytes | np.ndarray) -> bool:
+    """A space as the file's last byte: the last line ends in one (``_layout`` sees the others)."""
+    return len(data) > 0 and data[-1] == 32
 
 
 def _clean(frame: pl.DataFrame) -> bool:
