@@ -179,3 +179,16 @@ def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path)
         path.write_bytes(data)
         assert (not _layout_of_file(str(path))[0]) is readable
         assert _Source(str(path), data).polars_can_read()[0] is readable
+
+
+@pytest.mark.parametrize("values,dtype", [([1, 2**40], "Int64"), ([1, 2**63 + 5], "UInt64"), ([1.0, 1e30], "Float64")])
+def test_parquet_relevance_takes_the_same_range(tmp_path, values, dtype):
+    import polars as pl
+
+    qrels = tmp_path / "q.parquet"
+    pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": values},
+                 schema={"query_id": pl.Utf8, "doc_id": pl.Utf8, "relevance": getattr(pl, dtype)}).write_parquet(qrels)
+    result = invoke("-m", "P.1", str(qrels), _write(tmp_path, "run.txt", "1 Q0 a 1 1 r\n"))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"Error: {qrels}: row 2: relevance must be an integer")  # 1e30: not one
+    assert result.stderr.count("\n") == 1

@@ -26,7 +26,7 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.io.tables import Qrels, Run
-from trec_rag_eval.syntax import quote
+from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 
 if TYPE_CHECKING:
     import polars as pl
@@ -296,8 +296,8 @@ def _integers(rows: _Rows, column: str) -> None:
     reason = f"{column} must be an integer, got {{value!r}}"
     rows.refuse(pl.col(column).is_null(), f"{column} is missing (null)", column)
     dtype = rows.frame.schema[column]
-    if dtype.is_integer():
-        converted = pl.col(column).cast(pl.Int64)
+    if dtype.is_integer():  # a uint64 beyond int64 becomes null, refused below with the range
+        converted = pl.col(column).cast(pl.Int64, strict=False)
     elif dtype.is_float():
         converted = pl.col(column).cast(pl.Int64, strict=False)
         rows.refuse(converted.is_null() | (converted.cast(dtype) != pl.col(column)), reason, column)
@@ -306,6 +306,9 @@ def _integers(rows: _Rows, column: str) -> None:
         rows.refuse(converted.is_null(), reason, column)
     else:
         raise rows.error(0, f"{column} must be an integer, the column holds {dtype}")
+    low, high = RELEVANCE_RANGE  # the TREC and JSON readers' range
+    rows.refuse(converted.is_null() | (converted < low) | (converted > high),
+                f"{column} must be an integer from {low} to {high}, got {{value!r}}", column)
     rows.frame = rows.frame.with_columns(converted)
 
 
