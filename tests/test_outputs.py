@@ -215,3 +215,18 @@ def test_an_unreadable_file_in_a_runs_folder(files, tmp_path, monkeypatch):
         result = invoke("-m", "P.1", files[0], *args)
         assert result.exit_code == 1
         assert result.stderr == f"Error: {locked}: cannot read the file: Permission denied\n"
+
+
+def test_a_progress_file_that_cannot_be_written_is_one_error(tmp_path):
+    # the LLM progress file is an output too: under a regular file its folder cannot exist
+    from test_generate import CORPUS, SETTINGS, ScriptedServer
+
+    from trec_rag_eval.engine.generate import generate_dataset
+    from trec_rag_eval.engine.llm import make_client
+    from trec_rag_eval.errors import OutputError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with ScriptedServer({}) as server, pytest.raises(OutputError, match=r"cannot write .*file/progress.jsonl: "):
+        generate_dataset(CORPUS, tmp_path / "d.json", SETTINGS, make_client(server.base_url, api_key="dummy"),
+                         progress_path=blocker / "progress.jsonl", show_progress=False)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trec_rag_eval.errors import InputFormatError, MissingDependencyError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputFormatError, MissingDependencyError, OutputError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.text import read_text
 
 MAX_BACKOFF_SECONDS = 60.0
@@ -307,9 +307,13 @@ def run_tasks(
     todo = [task for task in tasks if task.key not in outcome.done]
     outcome.resumed = len(tasks) - len(todo)
     if todo:
-        progress.parent.mkdir(parents=True, exist_ok=True)
+        try:  # the progress file is an output too: a missing folder or a full disk is one clean error
+            progress.parent.mkdir(parents=True, exist_ok=True)
+            sidecar = open(progress, "a", encoding="utf-8")  # noqa: SIM115  (closed by the with below)
+        except OSError as err:
+            raise OutputError(str(progress), err.strerror or str(err)) from None
         pool = ThreadPoolExecutor(caller.settings.concurrency)
-        with open(progress, "a", encoding="utf-8") as sidecar, pool:
+        with sidecar, pool:
             pending: dict[Future[tuple[Any, int, int]], Task] = {
                 pool.submit(caller.ask, task.prompt, parse): task for task in todo
             }
@@ -337,8 +341,11 @@ def run_tasks(
                         record = {**task.fields, value_field: value, **identity,
                                   "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
                         outcome.done[task.key] = record
-                        sidecar.write(json.dumps(record, ensure_ascii=False) + "\n")
-                        sidecar.flush()
+                        try:
+                            sidecar.write(json.dumps(record, ensure_ascii=False) + "\n")
+                            sidecar.flush()
+                        except OSError as err:
+                            raise OutputError(str(progress), err.strerror or str(err)) from None
                         if on_task:
                             on_task(task.key, None)
             except BaseException:
