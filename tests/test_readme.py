@@ -76,6 +76,7 @@ FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 # blocks the test cannot run, and why (nothing else is skipped)
 NOT_RUN = {
     "generate-queries": "needs a network LLM",
+    "trec-rag-eval judge ": "needs a network LLM",
     "python -m pytest": "the test command itself (it would run this test again)",
 }
 
@@ -117,6 +118,15 @@ def readme_workspace(tmp_path_factory):
     shutil.copy(root / "run_A.txt", root / "run.txt")
     (root / "my_search.py").write_text(
         "def search(query, k):\n    return ['doc_install_python', 'doc_nginx_proxy', 'doc_cuisine'][:k]\n")
+    # the chunk examples: a run of chunk ids for the seed dataset, its map, and the sentence chunks of the
+    # shipped corpus, made by the README's own Python block
+    seed_docs = ["doc_install_python", "doc_setup_env", "doc_nginx_proxy", "doc_cuisine"]
+    chunk_run = [f"{q} Q0 {d}#{n} {r} {20 - r} chunks" for q in ("q1", "q2")
+                 for r, (d, n) in enumerate(((d, n) for d in seed_docs for n in (0, 1)), 1)]
+    (root / "chunk_run.txt").write_text("\n".join(chunk_run) + "\n")
+    (root / "chunk_map.tsv").write_text("".join(f"{d}#{n}\t{d}\n" for d in seed_docs for n in (0, 1)))
+    chunker = next(body for lang, body in readme_blocks() if lang == "python" and "chunks.jsonl" in body)
+    subprocess.run([sys.executable, "-c", chunker], cwd=root, check=True)
     bin_dir = root / "bin"
     bin_dir.mkdir()
     launcher = bin_dir / "trec-rag-eval"
