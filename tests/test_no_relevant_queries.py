@@ -115,3 +115,23 @@ def test_compare_counts_the_query_with_no_relevant_document(files):
     comparison = compare(qrels, {"a": run, "b": run}, measures=["nDCG@10"])
     assert comparison.n_queries == 4
     assert comparison.means["a"]["nDCG@10"] == pytest.approx(NDCG_10)
+
+
+@pytest.mark.parametrize(
+    "qrels",
+    [
+        {item["id"]: item["relevant"] for item in DATASET},  # lists of ids
+        {item["id"]: {**{d: 1 for d in item["relevant"]}, **{d: 0 for d in item.get("non_relevant", [])}}
+         for item in DATASET},  # pytrec_eval / ranx dicts
+    ],
+    ids=["lists-of-ids", "dict-of-dicts"],
+)
+def test_python_dict_shapes_keep_a_query_with_nothing_judged(qrels):
+    import trec_rag_eval as tre
+
+    if isinstance(qrels["q4"], list):  # a list of ids holds relevant documents only: q4 judged nothing
+        assert qrels["q4"] == []
+    result = tre.evaluate(qrels, RESULTS, MEASURES)
+    assert len(result.query_ids) == 4
+    assert result.summary["nDCG@10"] == pytest.approx(NDCG_10)
+    assert result.summary["R@5"] == pytest.approx(R_5)

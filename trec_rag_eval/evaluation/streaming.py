@@ -114,7 +114,8 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
 
 def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
     topics = {q: t for q, t in (qrels.topics or {}).items() if q in ids}
-    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source, topics or None)
+    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source, topics or None,
+                 tuple(q for q in qrels.unjudged if q in ids))
 
 
 def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]], missing_ids: set[str]) -> None:

@@ -30,7 +30,7 @@ from trec_rag_eval.io.objects import (
     run_data,
     source_name,
 )
-from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, empty_keys
 from trec_rag_eval.io.text import read_head, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
@@ -377,7 +377,7 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     source = source_name(value, name)
     if library_of(value) == "polars" and is_table_data(value, "relevance"):
         check_frame(value, source, "relevance")
-    return Qrels(qrels_data(value, name, QRELS_KINDS), source)
+    return Qrels(qrels_data(value, name, QRELS_KINDS), source, unjudged=empty_keys(value))
 
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:

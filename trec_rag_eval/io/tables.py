@@ -110,7 +110,14 @@ def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
     ids = list(judged) if judged is not None else column_list(qrels, "query_id")
     ids = list(dict.fromkeys(ids))
     known = set(ids)
-    return ids + [q for q in (qrels.topics or {}) if q not in known]
+    return ids + [q for q in dict.fromkeys([*(qrels.topics or {}), *qrels.unjudged]) if q not in known]
+
+
+def empty_keys(value: Any) -> tuple[str, ...]:
+    """The query ids of a ``{query_id: judgments}`` mapping whose judgments are empty (``[]``, ``{}``)."""
+    if not isinstance(value, dict) or is_table_data(value, "relevance"):
+        return ()
+    return tuple(str(key) for key, judged in value.items() if hasattr(judged, "__len__") and len(judged) == 0)
 
 
 @dataclass(frozen=True)
@@ -138,10 +145,14 @@ class Qrels:
     data: pl.DataFrame | Columns
     source: str = "<qrels>"
     topics: dict[str, str] | None = field(default=None, compare=False)
+    unjudged: tuple[str, ...] = field(default=(), compare=False)
+    """Queries known to have no judgment at all (``{"q2": []}`` in a dict): they have no row, yet count."""
 
     def __post_init__(self) -> None:
         # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see io.objects
         if not is_table_data(self.data, "relevance"):
+            if not self.unjudged:
+                object.__setattr__(self, "unjudged", empty_keys(self.data))
             object.__setattr__(self, "data", qrels_data(self.data))
 
     @property
