@@ -77,6 +77,7 @@ FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 NOT_RUN = {
     "generate-queries": "needs a network LLM",
     "trec-rag-eval judge ": "needs a network LLM",
+    "tcp://scheduler:": "needs a Dask cluster on the network",
     "python -m pytest": "the test command itself (it would run this test again)",
 }
 

@@ -18,7 +18,7 @@ from trec_rag_eval.io.load import (
     load_run_report,
 )
 from trec_rag_eval.io.parquet import write_parquet_qrels, write_parquet_run
-from trec_rag_eval.io.tables import query_id_set
+from trec_rag_eval.io.tables import Qrels, query_id_set
 from trec_rag_eval.io.writers import (
     write_dataset_json,
     write_qrels,
@@ -139,31 +139,34 @@ def convert_command(
                                       run_format, keys, no_scores, force), False))
     else:
         topics_is_default = qrels_out is not None and topics_path is None
-        if qrels_out is not None and topics_path is None:
-            topics_path = _default_topics_path(qrels_out)
+        dataset = None
+        if topics_is_default:
+            # the default topics file is claimed only when there are topics to write: converting TREC
+            # qrels (no texts) must not trip over the topics file an earlier conversion left beside them
+            dataset = load_qrels(input_path, qrels_format)
+            topics_path = _default_topics_path(qrels_out) if dataset.topics else None  # type: ignore[arg-type]
         with all_or_none([qrels_out, topics_path, run_out], force):
             _to_trec(input_path, qrels_out, (topics_path, topics_is_default), run_out, dataset_path, qrels_format,
-                     run_format, run_tag, force, messages)
+                     run_format, run_tag, force, messages, dataset)
     for line, to_stderr in messages:
         click.echo(line, err=to_stderr)
 
 
 def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, bool], run_out: str | None,
              dataset_path: str | None, qrels_format: str, run_format: str, run_tag: str | None, force: bool,
-             messages: list[tuple[str, bool]]) -> None:
+             messages: list[tuple[str, bool]], dataset: Qrels | None = None) -> None:
     """Write the qrels, topics (path, whether it is the default one) and run asked for; ``messages``
-    gets what to say once they are all in place."""
+    gets what to say once they are all in place. ``dataset``: INPUT's judgments, if already read."""
     topics_path, topics_is_default = topics
-    dataset = None
     if qrels_out is not None or topics_path is not None:
-        dataset = load_qrels(input_path, qrels_format)
+        dataset = dataset or load_qrels(input_path, qrels_format)
         if qrels_out is not None:
             write = write_parquet_qrels if _is_parquet_name(qrels_out) else write_qrels
             count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
             messages.append((f"wrote {qrels_out}: {count} judgments for {queries} queries", False))
-        if dataset.topics:
-            count = write_topics(dataset.topics, topics_path, force=force)  # type: ignore[arg-type]
+        if dataset.topics and topics_path is not None:
+            count = write_topics(dataset.topics, topics_path, force=force)
             messages.append((f"wrote {topics_path}: {count} query texts", False))
             unjudged = sorted(set(dataset.topics) - query_id_set(dataset))
             if unjudged and qrels_out is not None:
