@@ -155,3 +155,18 @@ def test_an_item_with_no_id_anywhere_is_an_error_naming_the_query():
 
     with pytest.raises(EngineError, match=r"query 'q1'.*cannot find a document id"):
         Evaluator(engine).evaluate(DATASET)
+
+
+def test_an_engine_that_finds_nothing_for_any_query_warns():
+    # an index never built, a filter that excludes everything: no error, and every score 0
+    with pytest.warns(TrecRagEvalWarning, match=r"the run holds no result for any query"):
+        report = Evaluator(lambda query, k: []).evaluate(DATASET, k_values=(1,), measures=["P@1"])
+    assert report.summary["P@1"] == 0.0
+
+
+def test_an_empty_run_from_python_warns():
+    import trec_rag_eval as tre
+
+    with pytest.warns(TrecRagEvalWarning, match=r"the run holds no result for any query"):
+        result = tre.evaluate({"q1": ["d1"]}, {"q1": []}, "P@1")
+    assert result.summary["P@1"] == 0.0

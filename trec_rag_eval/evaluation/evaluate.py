@@ -231,7 +231,8 @@ def evaluate(
 
 def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     """Warn (``TrecRagEvalWarning``) when every score is 0 because the inputs do not meet: the run
-    and the qrels share no query id, or no retrieved document is judged for its query.
+    and the qrels share no query id, the run is empty, or no retrieved document is judged for its
+    query.
 
     Both can be right (a run that finds nothing), so they are warnings, not errors; but they are
     far more often a mistake (other query ids, document ids against chunk ids), and a table of
@@ -240,6 +241,14 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     present = ~ranked.missing
     if ranked.extra_queries and not present.any():
         warn_no_common_query(ranked.query_ids, ranked.extra_queries, source, stacklevel=4)
+        return
+    if not present.any():
+        warnings.warn(
+            f"{source}: the run holds no result for any query (none left after -J or -M, if given), so every "
+            "query scores 0: did the search run at all?",
+            TrecRagEvalWarning,
+            stacklevel=3,
+        )
         return
     rows = np.repeat(present, np.diff(ranked.offsets))
     retrieved = int(rows.sum())
