@@ -35,6 +35,42 @@ def test_bad_settings_say_which_parameter(changes, message):
     assert str(err.value) == message
 
 
+@pytest.mark.parametrize("changes, message", [
+    ({"relevance_level": "2"}, "relevance_level must be an integer, got '2'"),
+    ({"relevance_level": 2.5}, "relevance_level must be an integer, got 2.5"),
+    ({"relevance_level": True}, "relevance_level must be an integer, got True"),
+    ({"max_retrieved": "10"}, "max_retrieved must be an integer or None, got '10'"),
+    ({"num_docs": 1e6}, "num_docs must be an integer, got 1000000.0"),
+    # 'no' is a true string: taken as a flag it would silently switch -J on
+    ({"judged_only": "no"}, "judged_only must be True or False, got 'no'"),
+    ({"trec_eval_9": 1}, "trec_eval_9 must be True or False, got 1"),
+    ({"complete": None}, "complete must be True or False, got None"),
+    ({"leftovers": "yes"}, "leftovers must be True or False, got 'yes'"),
+    ({"queries": ["qrels"]}, "queries must be 'qrels' or 'intersection', got ['qrels']"),
+])
+def test_settings_of_the_wrong_type_say_which_parameter(changes, message):
+    with pytest.raises(UsageError) as err:
+        Settings(**changes)
+    assert str(err.value) == message
+    with pytest.raises(UsageError) as err:
+        evaluate(parse_qrels_text(QRELS), Run.from_dict({"1": {"a": 1.0}}), ["P@2"], **changes)
+    assert str(err.value) == message
+
+
+def test_numpy_integers_are_integers():
+    given = Settings(relevance_level=np.int64(2), max_retrieved=np.int32(5), num_docs=np.uint8(7))
+    assert given == Settings(relevance_level=2, max_retrieved=5, num_docs=7)
+    assert type(given.relevance_level) is int and type(given.max_retrieved) is int
+
+
+def test_settings_as_a_mapping_are_keywords():
+    assert settings_of({"relevance_level": 2}, judged_only=True) == Settings(relevance_level=2, judged_only=True)
+    with pytest.raises(TypeError, match="unknown evaluation setting 'level'"):
+        settings_of({"level": 2})
+    with pytest.raises(TypeError, match="settings must be a Settings or a dict of its fields, got list"):
+        settings_of([("relevance_level", 2)])  # type: ignore[arg-type]
+
+
 def test_settings_are_frozen_and_keywords_override_them():
     base = Settings(relevance_level=2)
     with pytest.raises(AttributeError):

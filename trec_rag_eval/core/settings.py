@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from numbers import Integral
 from typing import Any
 
 from trec_rag_eval.errors import UsageError
@@ -38,7 +40,22 @@ class Settings:
     leftovers: bool = False
 
     def __post_init__(self) -> None:
-        if self.queries not in QUERY_SETS:
+        # types first: '2' would fail a comparison with a TypeError, 2.5 would silently count as 3,
+        # and 'no' as a flag would silently be true
+        for name in ("relevance_level", "max_retrieved", "num_docs"):
+            value = getattr(self, name)
+            if value is None and name == "max_retrieved":
+                continue
+            if not isinstance(value, Integral) or isinstance(value, bool):
+                kind = "an integer or None" if name == "max_retrieved" else "an integer"
+                raise UsageError(f"{name} must be {kind}, got {value!r}")
+            object.__setattr__(self, name, int(value))  # numpy integers become ints
+        for name in ("judged_only", "trec_eval_9", "complete", "leftovers"):
+            value = getattr(self, name)
+            if type(value).__name__ not in ("bool", "bool_"):  # numpy's bool_ too
+                raise UsageError(f"{name} must be True or False, got {value!r}")
+            object.__setattr__(self, name, bool(value))
+        if not isinstance(self.queries, str) or self.queries not in QUERY_SETS:
             raise UsageError(f"queries must be 'qrels' or 'intersection', got {self.queries!r}")
         if self.max_retrieved is not None and not 0 <= self.max_retrieved <= INT64[1]:
             raise UsageError(f"max_retrieved must be from 0 to {INT64[1]}, got {self.max_retrieved}")
@@ -59,9 +76,14 @@ class Settings:
 FIELDS = tuple(f.name for f in fields(Settings))
 
 
-def settings_of(settings: Settings | None = None, **overrides: Any) -> Settings:
+def settings_of(settings: Settings | Mapping[str, Any] | None = None, **overrides: Any) -> Settings:
     """``settings`` (default: trec_eval's) with ``overrides`` applied: the form every function that
-    evaluates takes, so a caller can pass a ``Settings`` or its fields as keywords."""
+    evaluates takes, so a caller can pass a ``Settings`` (or a dict of its fields) or its fields as
+    keywords."""
+    if isinstance(settings, Mapping):
+        settings, overrides = None, {**settings, **overrides}
+    elif settings is not None and not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a Settings or a dict of its fields, got {type(settings).__name__}")
     unknown = sorted(set(overrides) - set(FIELDS))
     if unknown:
         raise TypeError(f"unknown evaluation setting {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
