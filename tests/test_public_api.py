@@ -430,3 +430,40 @@ def test_a_table_built_from_a_path_says_how_to_read_it():
         tre.Qrels("qrels.txt")
     with pytest.raises(TypeError, match=r"trec_rag_eval.read_run"):
         tre.Run(RUN)
+
+
+def test_relevance_out_of_the_readers_range_or_not_finite_is_a_row_error_in_every_shape():
+    """A TREC file's relevance is an integer from -2147483648 to 2147483647 (the readers' range); a
+    Python object's is held to the same, and NaN or infinity (a float column with a gap) is named, not
+    a polars cast error or an OverflowError."""
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    np = pytest.importorskip("numpy")
+    run = {"1": {"a": 1.0}}
+    range_error = "the relevance {} is not an integer from -2147483648 to 2147483647"
+    for value, shown in [(2**31, "2147483648"), (10**30, str(10**30)), (-(2**31) - 1, "-2147483649")]:
+        with pytest.raises(InputFormatError) as info:
+            tre.evaluate({"1": {"a": value}}, run)
+        assert str(info.value) == "qrels (dict): query '1', document 'a': " + range_error.format(shown)
+    frames = [
+        (pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, np.nan]}), "pandas"),
+        (pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, float("nan")]}), "polars"),
+        (pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, np.inf]}), "pandas"),
+        (pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1.0, 1e30]}), "pandas"),
+        (pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2**64 - 1]},
+                      schema={"query_id": pl.Utf8, "doc_id": pl.Utf8, "relevance": pl.UInt64}), "polars"),
+        (pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 2**40]}), "pandas"),
+    ]
+    for frame, library in frames:
+        with pytest.raises(InputFormatError) as info:
+            tre.evaluate(frame, run)
+        message = str(info.value)
+        assert message.startswith(f"qrels ({library} DataFrame): row 2 (query '1', document 'b'): the relevance "), \
+            message
+        assert message.endswith("is not an integer from -2147483648 to 2147483647"), message
+    # in range, from a float or an unsigned column: read as the integers they hold (AP by hand: a at rank 1 = 1)
+    ok = pl.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]},
+                      schema={"query_id": pl.Utf8, "doc_id": pl.Utf8, "relevance": pl.UInt64})
+    assert tre.evaluate(ok, run, "AP").summary["AP"] == 1.0
+    assert tre.evaluate(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [2.0]}), run,
+                        "AP", relevance_level=2).summary["AP"] == 1.0

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.syntax import RELEVANCE_RANGE
 
 
 def is_arrow(data: Any) -> bool:
@@ -126,12 +127,16 @@ def _polars_table(frame: Any, source: str, value_column: str) -> Any:
     number = frame.schema[value_column]
     if not number.is_numeric():
         raise InputFormatError(source, None, f"the {value_column} column holds {number}, not numbers")
-    if value_column == "relevance" and number.is_float():
-        fractional = frame.with_row_index("row", offset=1).filter(pl.col("relevance") != pl.col("relevance").round())
-        if len(fractional):
-            row = fractional.row(0, named=True)
+    if value_column == "relevance":
+        # the readers' range; as floats, NaN, infinity and 2**64 - 1 in a UInt64 column compare too
+        low, high = RELEVANCE_RANGE
+        grade = pl.col("relevance").cast(pl.Float64)
+        bad = ~grade.is_finite() | (grade != grade.round()) | (grade < low) | (grade > high)
+        wrong = frame.with_row_index("row", offset=1).filter(bad)
+        if len(wrong):
+            row = wrong.row(0, named=True)
             raise InputFormatError(source, None, f"row {row['row']} (query {row['query_id']!r}, document "
-                                   f"{row['doc_id']!r}): the relevance {row['relevance']!r} is not an integer")
+                                   f"{row['doc_id']!r}): {_relevance_problem(row['relevance'])}")
     columns = [pl.col("query_id").cast(pl.Utf8), pl.col("doc_id").cast(pl.Utf8)]
     if value_column == "relevance":
         iteration = pl.col("iteration").cast(pl.Utf8) if "iteration" in frame.columns else pl.lit("0")
@@ -278,11 +283,23 @@ def _id(value: Any, what: str) -> str | None:
 
 
 def _relevance(value: Any, source: str, where: str) -> int:
+    grade: int | None = None
     if isinstance(value, Integral) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
-        return int(float(value))  # 1.0 from a float column (pandas makes one as soon as a value is missing)
-    raise InputFormatError(source, None, f"{where}: the relevance {value!r} is not an integer")
+        grade = int(value)
+    elif isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
+        grade = int(float(value))  # 1.0 from a float column (pandas makes one as soon as a value is missing)
+    if grade is None or not RELEVANCE_RANGE[0] <= grade <= RELEVANCE_RANGE[1]:
+        raise InputFormatError(source, None, f"{where}: {_relevance_problem(value)}")
+    return grade
+
+
+def _relevance_problem(value: Any) -> str:
+    """What is wrong with a relevance: not a whole number, or outside the readers' ``RELEVANCE_RANGE``."""
+    fractional = isinstance(value, Real) and math.isfinite(value) and not float(value).is_integer()
+    if fractional or not isinstance(value, Real) or isinstance(value, bool):
+        return f"the relevance {value!r} is not an integer"
+    low, high = RELEVANCE_RANGE
+    return f"the relevance {value!r} is not an integer from {low} to {high}"
 
 
 def _score(value: Any, source: str, where: str) -> float:
