@@ -467,3 +467,20 @@ def test_relevance_out_of_the_readers_range_or_not_finite_is_a_row_error_in_ever
     assert tre.evaluate(ok, run, "AP").summary["AP"] == 1.0
     assert tre.evaluate(pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [2.0]}), run,
                         "AP", relevance_level=2).summary["AP"] == 1.0
+
+
+def test_ir_measures_measure_objects_are_measures_too(expected):
+    """A user coming from ir_measures passes its objects (``ir_measures.nDCG@10``): they read as their
+    names, and give ir_measures' own numbers."""
+    ir_measures = pytest.importorskip("ir_measures")
+    _, means = expected
+    asked = [ir_measures.nDCG @ 10, ir_measures.AP, ir_measures.RR, ir_measures.P @ 5]
+    result = tre.evaluate(QRELS, RUN, asked)
+    for measure in asked:
+        assert result.summary[str(measure)] == pytest.approx(means[str(measure)], abs=1e-12)
+    assert tre.evaluate(QRELS, RUN, ir_measures.AP).summary["AP"] == pytest.approx(means["AP"], abs=1e-12)
+    assert tre.parse_measure(ir_measures.nDCG @ 10) == tre.parse_measure("nDCG@10")
+    # a Measure of ours is already parsed
+    assert tre.parse_measure(tre.parse_measure("MAP")) == tre.parse_measure("AP")
+    with pytest.raises(TypeError, match="a measure must be a name, a Measure or an ir_measures measure, got int: 5"):
+        tre.evaluate(QRELS, RUN, [5])

@@ -81,7 +81,8 @@ def settings_of(settings: Settings | Mapping[str, Any] | None = None, **override
     evaluates takes, so a caller can pass a ``Settings`` (or a dict of its fields) or its fields as
     keywords."""
     if isinstance(settings, Mapping):
-        settings, overrides = None, {**settings, **overrides}
+        overrides = {**settings, **overrides}
+        settings = None
     elif settings is not None and not isinstance(settings, Settings):
         raise TypeError(f"settings must be a Settings or a dict of its fields, got {type(settings).__name__}")
     unknown = sorted(set(overrides) - set(FIELDS))

@@ -203,9 +203,14 @@ def default_measures(trec_output: bool = False) -> list[Measure]:
     return parse_measures(["official"] if trec_output else None)
 
 
-def parse_one(text: str) -> Measure:
+def parse_one(text: str | Measure) -> Measure:
     """One measure from any name it has: our notation (``nDCG@10``), trec_eval's (``ndcg_cut.10``,
-    ``map``) or ranx's (``ndcg@10``, ``mrr``). A trec_eval name that means several (``P``) is an error."""
+    ``map``) or ranx's (``ndcg@10``, ``mrr``), or an ir_measures measure object; a ``Measure`` is
+    returned as it is. A trec_eval name that means several (``P``) is an error."""
+    if isinstance(text, Measure):
+        return text
+    if is_ir_measures_measure(text):
+        text = str(text)
     if not isinstance(text, str):
         raise TypeError(f"a measure name must be a string, got {type(text).__name__}")
     measures = parse_measures([text])
@@ -217,27 +222,39 @@ def parse_one(text: str) -> Measure:
 
 MeasuresArg = str | Measure | Iterable[str | Measure] | None
 """What ``evaluate(measures=...)`` takes: None (the RAG set), one name (``"nDCG@10"``, or several
-separated by spaces), one ``Measure``, or a list of names and ``Measure`` values."""
+separated by spaces), one ``Measure`` (or ir_measures measure object), or a list of them."""
 
 
 def resolve_measures(measures: MeasuresArg) -> list[Measure]:
     """The measures of ``evaluate(measures=...)``, each once, in the order asked (see ``MeasuresArg``)."""
     if measures is None:
         return parse_measures(None)
-    if isinstance(measures, (str, Measure)):
-        measures = [measures]
-    if not isinstance(measures, Iterable):
+    items: Iterable[object]
+    if isinstance(measures, (str, Measure)) or is_ir_measures_measure(measures):
+        items = [measures]
+    elif isinstance(measures, Iterable):
+        items = measures
+    else:
         raise TypeError("measures must be a name ('nDCG@10'), a Measure, or a list of them; "
                         f"got {type(measures).__name__}")
     out: list[Measure] = []
-    for item in measures:
+    for item in items:
         if isinstance(item, Measure):
             out.append(item)
         elif isinstance(item, str):
             out.extend(parse_measures(_split_names(item), order="asked"))
+        elif is_ir_measures_measure(item):
+            out.append(parse_one(str(item)))
         else:
-            raise TypeError(f"a measure must be a name or a Measure, got {type(item).__name__}: {item!r}")
+            raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
+                            f"{type(item).__name__}: {item!r}")
     return list(dict.fromkeys(out))
+
+
+def is_ir_measures_measure(value: object) -> bool:
+    """Whether ``value`` is one of ir_measures' measure objects (``ir_measures.nDCG@10``): its ``str``
+    is its name in the notation we read. Told by its module, without importing ir_measures."""
+    return type(value).__module__.startswith("ir_measures.measures") and hasattr(value, "NAME")
 
 
 def _split_names(text: str) -> list[str]:
