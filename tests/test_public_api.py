@@ -484,3 +484,13 @@ def test_ir_measures_measure_objects_are_measures_too(expected):
     assert tre.parse_measure(tre.parse_measure("MAP")) == tre.parse_measure("AP")
     with pytest.raises(TypeError, match="a measure must be a name, a Measure or an ir_measures measure, got int: 5"):
         tre.evaluate(QRELS, RUN, [5])
+
+
+def test_qrels_and_runs_have_a_short_repr():
+    """``tre.read_run(path)`` in a notebook cell shows what was read, not every id (the dataclass repr
+    printed all the columns). The fixtures: 64 judgment lines and 80 run lines over 8 queries (wc -l)."""
+    qrels, run = tre.read_qrels(QRELS), tre.read_run(RUN)
+    assert repr(qrels) == f"Qrels(source={str(QRELS)!r}, queries=8, judgments=64)"
+    assert repr(run) == f"Run(run_tag='bm25', source={str(RUN)!r}, queries=8, rows=80)"
+    assert repr(tre.Qrels({"1": {"a": 1, "b": 0}, "2": {"c": 2}})) == "Qrels(source='<qrels>', queries=2, judgments=3)"
+    assert repr(tre.Run({"1": {"a": 1.0}})) == "Run(run_tag='run', source='<run>', queries=1, rows=1)"

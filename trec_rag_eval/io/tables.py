@@ -90,6 +90,16 @@ def column_head(owner: Qrels | Run, name: str, rows: int) -> list[Any]:
     return data[name].head(rows).to_list()  # type: ignore[union-attr]
 
 
+def num_rows(owner: Qrels | Run) -> int:
+    """The number of rows of a table, whichever form it holds."""
+    data = owner.data
+    if isinstance(data, dict):
+        return len(data["query_id"])
+    if is_arrow(data):
+        return int(data.num_rows)  # type: ignore[union-attr]
+    return len(data)
+
+
 def query_id_set(owner: Qrels | Run) -> set[str]:
     """The distinct query ids of a table."""
     data = owner.data
@@ -172,6 +182,10 @@ class Qrels:
             out.setdefault(q, {})[d] = int(r)
         return out
 
+    def __repr__(self) -> str:  # the dataclass repr printed every id: one line whatever the size
+        queries = len(query_id_set(self) | set(self.unjudged))
+        return f"Qrels(source={self.source!r}, queries={queries}, judgments={num_rows(self)})"
+
     @property
     def query_ids(self) -> list[str]:
         """Query ids in trec_eval order (byte order of the id)."""
@@ -195,6 +209,10 @@ class Run:
         # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see io.objects
         if not is_table_data(self.data, "score"):
             object.__setattr__(self, "data", run_data(self.data))
+
+    def __repr__(self) -> str:  # the dataclass repr printed every id: one line whatever the size
+        return (f"Run(run_tag={self.run_tag!r}, source={self.source!r}, queries={len(query_id_set(self))}, "
+                f"rows={num_rows(self)})")
 
     @property
     def frame(self) -> pl.DataFrame:
