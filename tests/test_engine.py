@@ -232,3 +232,30 @@ def test_the_python_api_speaks_of_parameters_not_flags(tmp_path):
     assert str(refused.value) == f"{path} already exists; pass force=True to overwrite it"
     assert "--force" not in str(refused.value)
     report.write_run(path, force=True)
+
+
+@pytest.mark.parametrize("k_values, message", [
+    ("10", "k_values must be an integer or a list of positive integers, got '10'"),  # read as [1, 0] before
+    ((2.5,), "k_values must be positive integers, got 2.5"),  # silently cut to 2 before
+    ((0, 5), "k_values must be positive integers, got 0"),
+    ((), "k_values must hold at least one k"),
+    ((True,), "k_values must be positive integers, got True"),
+])
+def test_bad_k_values_are_named(k_values, message):
+    with pytest.raises(UsageError) as refused:
+        Evaluator(engine).evaluate(DATASET, k_values=k_values)
+    assert str(refused.value) == message
+
+
+def test_one_k_and_numpy_ks_are_k_values_and_depth_zero_is_refused():
+    report = Evaluator(engine).evaluate(DATASET, k_values=2)
+    # by hand, k = 2: q1 gets b (1), a (3) -> P@2 = 1; q2 failed -> 0; q3 gets x, d -> P@2 = 1/2; mean 1.5 / 3
+    assert report.summary["P@2"] == pytest.approx(0.5)
+    assert list(Evaluator(engine).evaluate(DATASET, k_values=np.array([2])).summary)[0] == "P@2"
+    with pytest.raises(UsageError, match="the search depth must be at least 1, got 0"):  # was max(k_values)
+        Evaluator(engine).evaluate(DATASET, k_values=(1,), depth=0)
+
+
+def test_a_dataset_may_be_a_tuple_of_rows():
+    as_list = Evaluator(engine).evaluate(DATASET, k_values=(2,)).summary
+    assert Evaluator(engine).evaluate(tuple(DATASET), k_values=(2,)).summary == as_list

@@ -22,6 +22,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -207,18 +208,31 @@ class Evaluator:
         ``measures`` defaults to P@k, R@k, F1@k, HitRate@k and nDCG@k for each k, then MRR and MAP.
         The engine is asked for ``depth`` results, by default ``max(k_values)``.
         """
-        k_values = sorted({int(k) for k in k_values})
-        if not k_values or k_values[0] < 1:
-            raise UsageError(f"k values must be positive integers, got {k_values}")
+        ks = _k_values(k_values)
         if measures is None:
-            measures = [f"{family}@{k}" for family in ("P", "R", "F1", "HitRate", "nDCG") for k in k_values]
+            measures = [f"{family}@{k}" for family in ("P", "R", "F1", "HitRate", "nDCG") for k in ks]
             measures += ["MRR", "MAP"]
         qrels = dataset_qrels(dataset)
-        outcome = self.run(dataset, depth=depth or max(k_values))
+        outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
         from trec_rag_eval.evaluation.evaluate import evaluate
 
         result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
+
+
+def _k_values(k_values: Any) -> list[int]:
+    """The cutoffs asked, sorted and once each: one integer or an iterable of positive integers."""
+    if isinstance(k_values, Integral):
+        k_values = [k_values]
+    if isinstance(k_values, (str, bytes)) or not isinstance(k_values, Iterable):
+        raise UsageError(f"k_values must be an integer or a list of positive integers, got {k_values!r}")
+    ks = list(k_values)
+    if not ks:
+        raise UsageError("k_values must hold at least one k")
+    for k in ks:
+        if not isinstance(k, Integral) or isinstance(k, bool) or k < 1:
+            raise UsageError(f"k_values must be positive integers, got {k!r}")
+    return sorted({int(k) for k in ks})
 
 
 def resolve_engine(engine: Any) -> SearchFunction:
@@ -426,8 +440,8 @@ def dataset_qrels(dataset: Any) -> Qrels:
         return dataset
     if isinstance(dataset, (str, os.PathLike)):
         return _read_dataset_file(Path(dataset))
-    if isinstance(dataset, list):
-        return parse_seed_dataset(dataset)
+    if isinstance(dataset, (list, tuple)):
+        return parse_seed_dataset(list(dataset))
     raise UsageError(
         f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}"
     )
