@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 
 import distributed  # the 'dask' extra, which the 'test' extra installs
 import polars as pl
@@ -214,6 +215,51 @@ def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data,
         client.unregister_worker_plugin(name)
     assert os.path.exists(marker)  # a worker did die mid-way
     client.wait_for_workers(2, timeout=60)
+
+
+def _lose_the_first_data_sent(monkeypatch, client, marker: str) -> None:
+    """The first ``scatter`` leaves its data on one worker (as Dask's active memory manager leaves
+    scattered data once no task waits for it elsewhere), and that worker dies at once: Dask cannot
+    recompute scattered data, so every task that needs it is cancelled, not retried."""
+    real = client.scatter
+
+    def scatter(data, **kwargs):
+        sent = real(data, **{**kwargs, "broadcast": False})
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            holders = {worker for workers in client.who_has(sent).values() for worker in workers}
+            client.run(os._exit, 1, workers=sorted(holders), on_error="ignore")
+            deadline = time.monotonic() + 60
+            while holders & set(client.scheduler_info(n_workers=-1)["workers"]) and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return sent
+
+    monkeypatch.setattr(client, "scatter", scatter)
+
+
+@pytest.mark.parametrize("shape", ["runs", "partitions", "in memory"])
+def test_a_worker_lost_with_the_data_sent_to_it_does_not_change_the_result(client, data, tmp_path, monkeypatch,
+                                                                          shape):
+    folder, runs = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["all_trec"])
+    expected = ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+    partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
+    marker = str(tmp_path / "lost")
+    _lose_the_first_data_sent(monkeypatch, client, marker)
+    try:
+        if shape == "runs":
+            outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
+            assert [o.error for o in outcomes] == [None] * 5
+            assert ["".join(trec_lines(o.evaluation, True, True)) for o in outcomes] == expected
+        else:
+            run = partitions if shape == "partitions" else load_run(runs[4])
+            spread = evaluate_partitioned(qrels, run, measures, Settings(), cluster=client)
+            assert "".join(trec_lines(spread, True, True)) == expected[4]
+    finally:
+        monkeypatch.undo()
+        client.wait_for_workers(2, timeout=60)
+    assert os.path.exists(marker)  # a worker did die holding the data
 
 
 def test_bad_cluster_values_are_usage_errors(data):

@@ -31,7 +31,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError
 
@@ -53,6 +53,10 @@ ROWS_PER_BUCKET = 4_000_000
 """The run is split into about total rows / this many buckets (at least two per worker): a bucket
 must fit in a worker's memory with its ranking."""
 
+
+LOST_DATA_ATTEMPTS = 3
+"""How many times work is submitted when workers die holding the data sent to them (see _again_if_lost)."""
+_T = TypeVar("_T")
 
 Progress = Callable[[int, int], None]
 """Called with (tasks done, tasks in all) each time the cluster finishes a task, from 0."""
@@ -161,7 +165,8 @@ def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = No
     from trec_rag_eval.measures.parse import resolve_measures
 
     measures, settings = resolve_measures(measures), settings or Settings()
-    with connect(cluster) as client:
+
+    def once(client: Client) -> list[RunOutcome]:
         [shared] = client.scatter([qrels], broadcast=True, hash=False)
         token = uuid.uuid4().hex[:8]
         futures = [client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
@@ -169,6 +174,27 @@ def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = No
                    for index, path in enumerate(paths)]
         _follow(futures, progress, 0, len(futures))
         return [_outcome(path, future) for path, future in zip(paths, futures, strict=True)]
+
+    with connect(cluster) as client:
+        return _again_if_lost(", ".join(paths), once, client)
+
+
+def _again_if_lost(what: str, once: Callable[[Client], _T], client: Client) -> _T:
+    """``once(client)``, done afresh (data sent again, tasks submitted again) when a worker died holding
+    data sent by ``scatter``: Dask recomputes lost task results, but it cannot recompute scattered
+    data, and its active memory manager keeps a single copy of it once no task waits for it on
+    another worker (``broadcast`` or not), so the futures that need it are cancelled ("already
+    forgotten", "lost dependencies") instead of retried."""
+    from concurrent.futures import CancelledError
+
+    for attempt in range(1, LOST_DATA_ATTEMPTS + 1):
+        try:
+            return once(client)
+        except CancelledError as err:
+            if attempt == LOST_DATA_ATTEMPTS:
+                raise ClusterError(f"{what}: workers died holding the data sent to them, {attempt} times in a "
+                                   f"row ({err}); is a worker short of memory?") from None
+    raise AssertionError("unreachable")
 
 
 def _follow(futures: list[Future], progress: Progress | None, done: int, total: int) -> int:
@@ -201,10 +227,14 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
 
 
 def _outcome(path: str, future: Future) -> RunOutcome:
+    from concurrent.futures import CancelledError
+
     try:
         evaluation, notes, error = future.result()
     except TrecRagEvalError as err:
         return RunOutcome(path, error=err)
+    except CancelledError:  # its input was lost with a worker: all is submitted again
+        raise
     except Exception as err:  # the task itself failed, not the run's data: this run only
         return RunOutcome(path, error=_task_error(path, err))
     return RunOutcome(path, evaluation, notes, error)
@@ -255,19 +285,22 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     measures, settings = resolve_measures(measures), settings or Settings()
 
     query_ids = qrels_query_ids(qrels)  # any fixed order will do: buckets are only a way to share the work
-    with connect(cluster) as client:
-        workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
-        token = uuid.uuid4().hex[:8]
-        pieces: list[Piece] = []
-        if isinstance(run, Run):
-            source, total = run.source, run.frame.height
-        else:
-            source, pieces = _pieces(run, run_format)
-            total = sum(piece.size for piece in pieces)
-        count = buckets or max(2 * workers, math.ceil(total / ROWS_PER_BUCKET))
-        count = max(1, min(count, len(query_ids)))
+    pieces: list[Piece] = []
+    if isinstance(run, Run):
+        source, total = run.source, run.frame.height
+    else:
+        source, pieces = _pieces(run, run_format)
+        total = sum(piece.size for piece in pieces)
+
+    def once(client: Client) -> Evaluation:
+        from concurrent.futures import CancelledError
+
         import polars as pl
 
+        workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+        token = uuid.uuid4().hex[:8]
+        count = buckets or max(2 * workers, math.ceil(total / ROWS_PER_BUCKET))
+        count = max(1, min(count, len(query_ids)))
         assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
                                   schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
         done = 0
@@ -287,7 +320,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             done = _follow(tail_futures, progress, 0, len(pieces) + count)
             try:
                 tails = client.gather(tail_futures)
-            except TrecRagEvalError:
+            except (TrecRagEvalError, CancelledError):
                 raise
             except Exception as err:
                 raise _task_error(source, err) from None
@@ -299,13 +332,16 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
         _follow(evaluated, progress, done, len(pieces) + count)
         try:
             parts_done = [part for part in client.gather(evaluated) if part is not None]
-        except TrecRagEvalError:
+        except (TrecRagEvalError, CancelledError):
             raise
         except Exception as err:
             raise _task_error(source, err) from None
-    extra_queries = set().union(*extras) if extras else set()
-    return combine_pieces(qrels, parts_done, measures, settings, run_tag=tags[-1] if tags else "",
-                          source=source, extra_queries=extra_queries)
+        extra_queries = set().union(*extras) if extras else set()
+        return combine_pieces(qrels, parts_done, measures, settings, run_tag=tags[-1] if tags else "",
+                              source=source, extra_queries=extra_queries)
+
+    with connect(cluster) as client:
+        return _again_if_lost(source, once, client)
 
 
 def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
