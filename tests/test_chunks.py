@@ -189,6 +189,28 @@ def test_bad_patterns_and_map_files_are_clear_errors(tmp_path):
         read_doc_map(bad)
 
 
+def test_bad_rows_of_parquet_and_json_map_files_are_named(tmp_path):
+    """A map file's fault names its row (1 is the first row, as for Parquet runs) or JSON item."""
+    path = tmp_path / "map.parquet"
+    pl.DataFrame({"chunk_id": ["c1", "c2", "c3"], "doc_id": ["d1", "d2", None]}).write_parquet(path)
+    with pytest.raises(InputFormatError) as err:
+        read_doc_map(path)
+    assert str(err.value) == f"{path}: row 3: empty chunk id or document id"
+    pl.DataFrame({"chunk_id": ["c1", "c2", "c1"], "doc_id": ["d1", "d2", "d9"]}).write_parquet(path)
+    with pytest.raises(InputFormatError) as err:
+        read_doc_map(path)
+    assert str(err.value) == f"{path}: row 3: chunk 'c1' is mapped to 'd1' (row 1) and to 'd9'"
+    listed = tmp_path / "map.json"
+    listed.write_text(json.dumps([{"chunk_id": "c1", "doc_id": "d1"}, {"chunk_id": "c2", "doc_id": ""}]))
+    with pytest.raises(InputFormatError) as err:
+        read_doc_map(listed)
+    assert str(err.value) == f"{listed}: item 1: empty chunk id or document id"
+    listed.write_text(json.dumps({"c1": "d1", "c2": ""}))
+    with pytest.raises(InputFormatError) as err:
+        read_doc_map(listed)
+    assert str(err.value) == f"{listed}: chunk 'c2': empty chunk id or document id"
+
+
 def test_compare_and_the_harness_collapse_too():
     comparison = compare(QRELS, {"chunks": Run.from_dict(CHUNK_RUN), "docs": Run.from_dict(DOC_RUN)},
                          measures=["P@3"], doc_map=PATTERN)

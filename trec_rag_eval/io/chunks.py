@@ -178,11 +178,14 @@ def read_doc_map(path: str | os.PathLike[str]) -> dict[str, str]:
 
 def _add(table: dict[str, str], where: dict[str, str], chunk: str, doc: str, path: str, place: str,
          line_no: int | None, line: str | None) -> None:
+    """``place``: "line 3" of a text file, "row 3" of Parquet, "item 3" of a JSON list, or for a JSON
+    object "chunk 'c3'"; said before the reason when there is no ``line_no`` to cite."""
+    prefix = f"{place}: " if line_no is None else ""
     if not chunk or not doc:
-        raise InputFormatError(path, line_no, "empty chunk id or document id", line)
+        raise InputFormatError(path, line_no, f"{prefix}empty chunk id or document id", line)
     if chunk in table and table[chunk] != doc:
         reason = f"chunk {chunk!r} is mapped to {table[chunk]!r} ({where[chunk]}) and to {doc!r}"
-        raise InputFormatError(path, line_no, reason, line)
+        raise InputFormatError(path, line_no, prefix + reason, line)
     table[chunk] = doc
     where.setdefault(chunk, place)
 
@@ -221,7 +224,7 @@ def _read_json_map(path: str, text: str) -> dict[str, str]:
         for chunk, doc in data.items():
             if not isinstance(doc, (str, int)) or isinstance(doc, bool):
                 raise InputFormatError(path, None, f"chunk {chunk!r}: expected a document id, got {doc!r}")
-            _add(table, where, str(chunk), str(doc), path, "", None, None)
+            _add(table, where, str(chunk), str(doc), path, f"chunk {chunk!r}", None, None)
     elif isinstance(data, list):
         for position, item in enumerate(data):
             chunk_key = next((k for k in _CHUNK_KEYS if isinstance(item, dict) and k in item), None)
@@ -255,7 +258,7 @@ def _read_parquet_map(path: str) -> dict[str, str]:
     where: dict[str, str] = {}
     chunks = frame[chunk_col].cast(pl.Utf8).to_list()
     docs = frame[doc_col].cast(pl.Utf8).to_list()
-    for row, (chunk, doc) in enumerate(zip(chunks, docs, strict=True)):
+    for row, (chunk, doc) in enumerate(zip(chunks, docs, strict=True), start=1):  # as io.parquet numbers rows
         _add(table, where, chunk or "", doc or "", path, f"row {row}", None, None)
     if not table:
         raise InputFormatError(path, None, "the map file maps no chunk")
