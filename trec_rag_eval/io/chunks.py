@@ -96,12 +96,12 @@ class DocIdMap:
             try:
                 compiled = re.compile(pattern)
             except re.error as err:
-                raise UsageError(f"the document id pattern {pattern!r} is not a regular expression: {err}") from None
+                raise UsageError(f"the document id pattern '{pattern}' is not a regular expression: {err}") from None
         else:
             compiled = pattern
         if compiled.groups < 1:
             raise UsageError(
-                f"the document id pattern {compiled.pattern!r} has no group: put the document id in "
+                f"the document id pattern '{compiled.pattern}' has no group: put the document id in "
                 r"parentheses, e.g. '^(.*)#\d+$'"
             )
 
