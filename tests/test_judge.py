@@ -99,6 +99,15 @@ def test_a_grade_is_the_first_number_of_the_reply(reply, grade):
     assert parse_grade(reply) == grade
 
 
+@pytest.mark.parametrize("reply, grade", [
+    ("<think>The passage lists 3 steps but not the one asked.</think>\n2", 2),  # a reasoning model's trace
+    ("<think>\n0 would be too harsh\n</think>\n\nGrade: 1", 1),
+    ("On the 0-3 scale: 2", 2), ("Grade (0–3): 1", 1), ("Note (de 0 à 3) : 3", 3), ("from 0 to 3, 2", 2)])
+def test_the_scale_and_a_reasoning_trace_are_not_the_grade(reply, grade):
+    # the first number of each reply is 3, 0 or 0, which the model did not give as its grade
+    assert parse_grade(reply) == grade
+
+
 @pytest.mark.parametrize("reply", ["I would rather not say.", "5", "2.5", "-1"])
 def test_a_reply_without_a_0_to_3_grade_is_malformed(reply):
     with pytest.raises(MalformedReply):

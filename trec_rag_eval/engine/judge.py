@@ -72,12 +72,17 @@ def build_judge_prompt(query: str, passage: str, language: str = "fr") -> str:
 
 
 _INTEGER = re.compile(r"-?\d+(?:[.,]\d+)?")
+_NOT_THE_GRADE = re.compile(
+    r"<think>.*?(?:</think>|$)"  # a reasoning model's trace (vLLM, Ollama), closed or cut off
+    r"|\b0\s*(?:-|–|—|to|à|a)\s*3\b",  # the scale quoted back: "0-3", "0 to 3", "de 0 à 3"
+    re.DOTALL | re.IGNORECASE)
 
 
 def parse_grade(content: str) -> int:
     """The grade of a reply: its first number, which must be 0, 1, 2 or 3 (``"2"``, ``"Grade: 2"``,
-    ``"**3**"``, ``"Note : 1/3"``). Anything else raises ``MalformedReply``."""
-    match = _INTEGER.search(content)
+    ``"**3**"``, ``"Note : 1/3"``), once a reasoning trace (``<think>...</think>``) and the scale
+    quoted back (``"On the 0-3 scale: 2"``) are set aside. Anything else raises ``MalformedReply``."""
+    match = _INTEGER.search(_NOT_THE_GRADE.sub(" ", content))
     if match is None:
         raise MalformedReply(f"no grade in {content.strip()[:80]!r}")
     text = match.group(0)
