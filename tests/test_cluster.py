@@ -217,6 +217,32 @@ def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data,
     client.wait_for_workers(2, timeout=60)
 
 
+def test_chunk_ids_are_mapped_on_a_cluster_too(client, tmp_path):
+    """q1 retrieves A through two chunks (A#1 3.0, A#2 2.0) and B#1 (1.0); q2 D#1 (2.0), C#1 (1.0).
+    Judged: q1 A=1 B=0, q2 C=1. As documents: q1 A B -> P@2 = 1/2, RR 1; q2 D C -> P@2 = 1/2, RR 1/2:
+    P@2 0.5, MRR 0.75 (A counted twice, q1's P@2 would be 1)."""
+    import trec_rag_eval as tre
+
+    qrels = {"q1": {"A": 1, "B": 0}, "q2": {"C": 1}}
+    chunks = {"q1": {"A#1": 3.0, "A#2": 2.0, "B#1": 1.0}, "q2": {"D#1": 2.0, "C#1": 1.0}}
+    pattern = r"^(.*)#\d+$"
+    expected = {"P@2": 0.5, "MRR": 0.75}
+    # a run in memory, from Python
+    assert tre.evaluate(qrels, chunks, ["P@2", "MRR"], cluster=client, doc_map=pattern).summary == expected
+    # a Parquet run on --cluster, as on one machine
+    rows = [(q, d, s) for q, docs in chunks.items() for d, s in docs.items()]
+    run = tmp_path / "chunks.parquet"
+    pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(run)
+    judged = tmp_path / "qrels.txt"
+    judged.write_text("q1 0 A 1\nq1 0 B 0\nq2 0 C 1\n")
+    for cluster in ([], ["--cluster", client.scheduler.address]):
+        result = invoke(*cluster, "--doc-id-pattern", pattern, "-m", "P.2", "-m", "recip_rank", "--format", "trec",
+                        str(judged), str(run))
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.splitlines() == ["recip_rank            \tall\t0.7500",  # trec_eval's order
+                                              "P_2                   \tall\t0.5000"]
+
+
 def _lose_the_first_data_sent(monkeypatch, client, marker: str) -> None:
     """The first ``scatter`` leaves its data on one worker (as Dask's active memory manager leaves
     scattered data once no task waits for it elsewhere), and that worker dies at once: Dask cannot

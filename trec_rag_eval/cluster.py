@@ -134,12 +134,19 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
                 warnings.warn(note[len("Warning: "):], TrecRagEvalWarning, stacklevel=2)
         assert outcome.evaluation is not None
         return outcome.evaluation
+    collapse = None
     if doc_map is not None:
-        raise UsageError("doc_map with a run in shards or in memory: map the chunk ids first (io.chunks.collapse_run)")
+        if not isinstance(run, Run):
+            raise UsageError("doc_map reads each run whole: not with a run in shards (a list of paths)")
+        from trec_rag_eval.io.chunks import collapse_run
+
+        run, collapse = collapse_run(run, doc_map, qrels)  # in memory already: mapped here, then split
     if not isinstance(run, (str, os.PathLike, Run)) and not (
             isinstance(run, Sequence) and all(isinstance(p, (str, os.PathLike)) for p in run)):
         raise UsageError(f"run must be a path, a list of paths (shards) or a Run, got {type(run).__name__}")
-    return evaluate_partitioned(qrels, run, measures, settings, cluster=cluster, run_format=run_format)
+    evaluation = evaluate_partitioned(qrels, run, measures, settings, cluster=cluster, run_format=run_format)
+    evaluation.collapse = collapse
+    return evaluation
 
 
 def _kind(path: str, run_format: str) -> str:

@@ -193,10 +193,10 @@ def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, 
     from trec_rag_eval.io.parquet import is_parquet
     from trec_rag_eval.runs import query_set_warnings
 
-    if shards or (cluster is not None and len(run_paths) == 1 and is_parquet(run_paths[0])):
+    # a Parquet run is split by query id over the workers, unless chunk ids are mapped: that needs the whole run
+    if shards or (cluster is not None and mapping is None and len(run_paths) == 1 and is_parquet(run_paths[0])):
         if mapping is not None:
-            raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards or a "
-                             "Parquet run on --cluster")
+            raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
         if cluster is None:
             from trec_rag_eval.evaluation.evaluate import evaluate
             from trec_rag_eval.io.load import load_run_shards
