@@ -345,3 +345,40 @@ def test_long_passages_are_cut_for_the_model_and_counted(files, tmp_path):
     passage = prompt.split("Passage:\n", 1)[1].split("\n\n", 1)[0]
     doc = re.search(r"\[(d\d+)\]", passage).group(1)
     assert passage == texts[doc][:20] + " [...]"
+
+
+class Refusing(ChatServer):
+    """Refuses every request as a server does for a wrong key (401) or an unknown model (404)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__()
+        self.status = status
+        self.requests = 0
+
+    def answer(self, prompt: str, reply: Reply) -> None:
+        with self.lock:
+            self.requests += 1
+        time.sleep(0.05)
+        reply.json(self.status, {"error": {"message": "no such model" if self.status == 404 else "bad key"}})
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_a_refusing_endpoint_stops_at_once_instead_of_asking_about_every_document(tmp_path, capsys, status):
+    # 40 holes for q1: without stopping, each is asked and fails alike, one "failed:" line each
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps(DATASET[:1]), encoding="utf-8")
+    run = tmp_path / "run.txt"
+    run.write_text("".join(f"q1 Q0 h{n} {n + 1} {100 - n} bm25\n" for n in range(40)), encoding="utf-8")
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"h{n}", "text": f"passage {n}"}) + "\n" for n in range(40)),
+                      encoding="utf-8")
+    with Refusing(status) as server:
+        with pytest.raises(SystemExit) as exit_:
+            main(["judge", str(dataset), str(run), "--corpus", str(corpus), "--depth", "40", "--model", "judge-model",
+                  "--base-url", server.base_url, "-o", str(tmp_path / "judged.qrels"), "--concurrency", "2"])
+    _, err = capsys.readouterr()
+    assert exit_.value.code != 0
+    assert server.requests < 10, server.requests
+    assert f"Error: the endpoint refuses every request: HTTP {status}" in err
+    assert "failed:" not in err
+    assert not (tmp_path / "judged.qrels").exists()

@@ -41,15 +41,21 @@ CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a connection to be accepted (the reply itself may take ``timeout``)."""
 
 
+REFUSED = (401, 403, 404)
+"""HTTP statuses that refuse the caller, not the request: a wrong key, no access, an unknown model."""
+
+
 class LLMFailure(TrecRagEvalError):
     """One task got no usable reply (after retries when the error was retryable).
 
     ``unreachable``: the server never answered at all (connection refused or lost), which says
-    nothing about the task and everything about the endpoint."""
+    nothing about the task and everything about the endpoint. ``refused``: the server answered
+    401, 403 or 404 (a wrong key, no access, an unknown model): every task would get the same."""
 
-    def __init__(self, message: str, unreachable: bool = False) -> None:
+    def __init__(self, message: str, unreachable: bool = False, refused: bool = False) -> None:
         super().__init__(message)
         self.unreachable = unreachable
+        self.refused = refused
 
 
 class MalformedReply(ValueError):
@@ -174,7 +180,8 @@ class ChatCaller:
             except openai.APIStatusError as err:
                 self.answered = True
                 if err.status_code != 429 and err.status_code < 500:
-                    raise LLMFailure(f"HTTP {err.status_code}: {short(err.message)}") from None
+                    raise LLMFailure(f"HTTP {err.status_code}: {short(err.message)}",
+                                     refused=err.status_code in REFUSED) from None
                 reason = f"HTTP {err.status_code}"
                 headers = err.response.headers
             except openai.APITimeoutError as err:
@@ -330,6 +337,12 @@ def run_tasks(
                                 stop = LLMFailure(f"cannot reach the endpoint: {err}; nothing was done "
                                                   "(check base_url; a rerun resumes where it stopped)")
                                 stop.parameters = {"base_url": "base_url"}
+                                raise stop from None
+                            if err.refused and outcome.completed == 0:  # nor ask each task to be refused alike
+                                stop = LLMFailure(f"the endpoint refuses every request: {err}; nothing was done "
+                                                  "(check the key in OPENAI_API_KEY, the model and base_url; a "
+                                                  "rerun resumes where it stopped)")
+                                stop.parameters = {"base_url": "base_url", "model": "model"}
                                 raise stop from None
                             outcome.failures.append((task.key, str(err)))
                             if on_task:
