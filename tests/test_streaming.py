@@ -154,3 +154,21 @@ def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
         [(alone, _)] = evaluate_run_files(qrels, [path], measures, Settings(), jobs=1)
         _same(alone, evaluation)
     assert together[0][0].summary["map"] != together[1][0].summary["map"]
+
+
+def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monkeypatch):
+    # trec_rag_eval.evaluate on a run file takes the same decisions as the command line
+    import trec_rag_eval as tre
+    import trec_rag_eval.runs as runs
+    from trec_rag_eval.errors import TrecRagEvalWarning
+
+    qrels_path, run_path = _generate(tmp_path)
+    whole = evaluate(read_qrels(qrels_path), read_run(run_path), ["all_trec"])
+    pieces: list[str] = []
+    real = runs._evaluate_in_pieces
+    monkeypatch.setattr(runs, "_evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))
+    monkeypatch.setattr(runs, "available_memory", lambda: os.path.getsize(run_path))  # too small: in pieces
+    with pytest.warns(TrecRagEvalWarning, match=r"qrels quer(y|ies) missing from the run, scored 0"):
+        streamed = tre.evaluate(qrels_path, run_path, ["all_trec"])
+    assert pieces == [run_path]
+    _same(whole, streamed)

@@ -58,6 +58,9 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
     ids to document ids.
+    A run given as a path is read as the command line reads it: in pieces when it is larger than a
+    quarter of the memory available, and the command's warnings (queries missing from the run or only
+    in it, the RAG checks of JSON results) come as ``TrecRagEvalWarning``.
     ``cluster``: a ``dask.distributed.Client`` (used as it is), a scheduler address or ``"local:N"``
     to evaluate on Dask workers (the ``dask`` extra); a run given as a path (or a list of shard paths)
     is then read by the workers where it lies and split by query id: the same numbers (see
@@ -77,6 +80,22 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
             isinstance(run, (list, tuple)) and bool(run) and all(isinstance(p, (str, os.PathLike)) for p in run))
         return evaluate_on_cluster(judgments, run if paths else as_run(run, judgments), resolve_measures(measures),
                                    settings_of(settings, **options), cluster=cluster, doc_map=doc_map)
+    if isinstance(run, (str, os.PathLike)) and "doc_map" not in options:
+        # a run file goes the command line's way: read in pieces when it is too large for the memory,
+        # and what the command prints as warnings (queries missing, RAG checks) warned here
+        import warnings
+
+        from trec_rag_eval.core.settings import settings_of
+        from trec_rag_eval.errors import TrecRagEvalWarning
+        from trec_rag_eval.runs import evaluate_run_files
+
+        [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], resolve_measures(measures),
+                                                   settings_of(settings, **options), jobs=1)
+        for note in notes:
+            kind, _, text = note.partition(": ")
+            if kind == "Warning":
+                warnings.warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning, stacklevel=2)
+        return evaluation
     return evaluate_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
 
 
