@@ -480,6 +480,11 @@ def test_ir_measures_measure_objects_are_measures_too(expected):
         assert result.summary[str(measure)] == pytest.approx(means[str(measure)], abs=1e-12)
     assert tre.evaluate(QRELS, RUN, ir_measures.AP).summary["AP"] == pytest.approx(means["AP"], abs=1e-12)
     assert tre.parse_measure(ir_measures.nDCG @ 10) == tre.parse_measure("nDCG@10")
+    # and as keys of the results, like our own Measure values
+    by_name = tre.evaluate(QRELS, RUN, ["nDCG@10", "MAP"])
+    assert by_name.summary[ir_measures.nDCG @ 10] == by_name.summary["nDCG@10"]
+    assert by_name.per_query["q1"][ir_measures.AP] == by_name.per_query["q1"]["MAP"]
+    assert ir_measures.AP in by_name.summary and ir_measures.RR not in by_name.summary
     # a Measure of ours is already parsed
     assert tre.parse_measure(tre.parse_measure("MAP")) == tre.parse_measure("AP")
     with pytest.raises(TypeError, match="a measure must be a name, a Measure or an ir_measures measure, got int: 5"):

@@ -35,7 +35,7 @@ class ByMeasure(Mapping[str, V]):
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
             return key
-        measure = key if isinstance(key, Measure) else _measure_of(key) if isinstance(key, str) else None
+        measure = _measure_of(key)  # a Measure, another name of it, an ir_measures measure object
         if measure is not None and measure in self._by_measure:
             return self._by_measure[measure]
         raise KeyError(key)
@@ -72,7 +72,7 @@ class ByMeasure(Mapping[str, V]):
 
 
 def _measure_of(name: Any) -> Measure | None:
-    """The measure a name means, in any notation; None when it is not a measure name."""
+    """The measure a name (or Measure, or ir_measures object) means; None when it is not a measure."""
     from trec_rag_eval.measures.parse import parse_one
 
     try:
