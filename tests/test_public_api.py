@@ -499,3 +499,15 @@ def test_qrels_and_runs_have_a_short_repr():
     assert repr(run) == f"Run(run_tag='bm25', source={str(RUN)!r}, queries=8, rows=80)"
     assert repr(tre.Qrels({"1": {"a": 1, "b": 0}, "2": {"c": 2}})) == "Qrels(source='<qrels>', queries=2, judgments=3)"
     assert repr(tre.Run({"1": {"a": 1.0}})) == "Run(run_tag='run', source='<run>', queries=1, rows=1)"
+
+
+def test_compare_takes_runs_from_a_generator(expected):
+    """``compare(qrels, (load(p) for p in paths))``: an iterator of runs is a list of runs; one run alone
+    (a path, a DataFrame) is still refused. Baseline means from ir-measures."""
+    _, means = expected
+    hybrid = REPO / "fixtures" / "run_hybrid.txt"
+    comparison = tre.compare(QRELS, (path for path in (RUN, hybrid)), "AP")
+    assert comparison.summary["bm25"]["AP"] == pytest.approx(means["AP"], abs=1e-12)
+    assert list(comparison.summary) == ["bm25", "hybrid"]
+    with pytest.raises(TypeError, match="runs must be a list of runs or a mapping"):
+        tre.compare(QRELS, str(RUN), "AP")

@@ -110,13 +110,15 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
             baseline: str | None = None, settings: Settings | None = None, **options: Any) -> Comparison:
     """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
 
-    ``runs``: a list of runs in any shape ``evaluate`` takes (named by run tag, or file name), or a
-    mapping name -> run. Other options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the
+    ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
+    name), or a mapping name -> run. Other options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the
     settings are those of ``trec_rag_eval.compare.compare``.
     """
     from trec_rag_eval.compare import compare as compare_tables
 
     judgments = as_qrels(qrels)
+    if isinstance(runs, Iterator):  # a generator of runs: a list of them
+        runs = list(runs)
     if isinstance(runs, Mapping):
         tables: Sequence[Run] | Mapping[str, Run] = {
             name: as_run(run, judgments, name=f"run {name!r}", run_tag=str(name)) for name, run in runs.items()}
