@@ -511,3 +511,26 @@ def test_compare_takes_runs_from_a_generator(expected):
     assert list(comparison.summary) == ["bm25", "hybrid"]
     with pytest.raises(TypeError, match="runs must be a list of runs or a mapping"):
         tre.compare(QRELS, str(RUN), "AP")
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"alpha": "0.05"}, "alpha must be between 0 and 1, got '0.05'"),
+    ({"confidence": "high"}, "confidence must be between 0 and 1, got 'high'"),
+    ({"alpha": float("nan")}, "alpha must be between 0 and 1, got nan"),
+    ({"seed": "x"}, "seed must be a non-negative integer (numpy's seeds are), got 'x'"),
+    ({"seed": 4.5}, "seed must be a non-negative integer (numpy's seeds are), got 4.5"),
+    ({"n_resamples": "1000"}, "n_resamples must be an integer, got '1000'"),
+    ({"n_resamples": 0}, "n_resamples must be at least 1, got 0"),
+])
+def test_compare_names_a_bad_option(options, message):
+    """Options of the wrong type were a TypeError about '<' between str and int."""
+    with pytest.raises(tre.UsageError) as refused:
+        tre.compare(QRELS, [RUN, REPO / "fixtures" / "run_hybrid.txt"], "AP", **options)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize("tolerance", ["x", -1e-9, float("nan"), True])
+def test_crosscheck_names_a_bad_tolerance(tolerance):
+    with pytest.raises(tre.UsageError) as refused:
+        tre.crosscheck(QRELS, RUN, "AP", tolerance=tolerance)
+    assert str(refused.value) == f"tolerance must be a number >= 0, got {tolerance!r}"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from numbers import Real
 
 FIELD_SEPARATORS = " \t\r\x0b\x0c"
 """C's ``isspace`` without the newline: what separates two fields of a TREC line."""
@@ -33,6 +34,13 @@ INT64 = (-(2**63), 2**63 - 1)
 INT32 = (-(2**31), 2**31 - 1)
 RELEVANCE_RANGE = INT32
 """Relevance grades are C ints here: sums of millions of them stay exact in a float64."""
+
+
+def is_number(value: object, kind: type = Real) -> bool:
+    """Whether a parameter given from Python is a number of ``kind`` (``numbers.Integral`` or
+    ``numbers.Real``; numpy's scalars are), and not a bool: the check before a range check, so
+    ``"0.05"`` is named as the wrong value instead of failing a comparison."""
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 def split_fields(line: str) -> list[str]:

@@ -27,9 +27,10 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import MissingDependencyError
+from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.syntax import is_number
 
 CONVENTIONS: dict[str, str] = {
     "float32": "pytrec_eval keeps run scores as 32-bit floats (trec_eval 9): scores equal at float "
@@ -237,6 +238,8 @@ def crosscheck(
     ``settings`` as for ``evaluate``; ir-measures follows the relevance level, -J, -M (the run is cut
     to its top documents for it) and the query set. It has no collection size (``num_docs``) and no
     -c recount of num_rel, so both sides are computed without them."""
+    if not is_number(tolerance) or not tolerance >= 0:  # NaN too: every value would "differ"
+        raise UsageError(f"tolerance must be a number >= 0, got {tolerance!r}")
     ir_measures = _import_ir_measures()
     from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.measures.parse import resolve_measures

@@ -11,6 +11,7 @@ import dataclasses
 import math
 import zlib
 from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
+from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.tables import Qrels, Run
@@ -74,12 +76,14 @@ def compare_values(
     if correction not in stats.CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(stats.CORRECTIONS)}")
     for name, value in (("alpha", alpha), ("confidence", confidence), ("power", power)):
-        if not 0 < value < 1:
-            raise UsageError(f"{name} must be between 0 and 1, got {value}")
+        if not is_number(value, Real) or not 0 < value < 1:
+            raise UsageError(f"{name} must be between 0 and 1, got {value!r}")
+    if not is_number(n_resamples, Integral):
+        raise UsageError(f"n_resamples must be an integer, got {n_resamples!r}")
     if n_resamples < 1:
         raise UsageError(f"n_resamples must be at least 1, got {n_resamples}")
-    if seed is not None and seed < 0:
-        raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed}")
+    if seed is not None and (not is_number(seed, Integral) or seed < 0):
+        raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed!r}")
     if measures is None:
         measures = list(values[baseline])
     measures = [measures] if isinstance(measures, str) else list(measures)

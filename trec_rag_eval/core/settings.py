@@ -8,7 +8,7 @@ from numbers import Integral
 from typing import Any
 
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.syntax import INT64, RELEVANCE_RANGE
+from trec_rag_eval.syntax import INT64, RELEVANCE_RANGE, is_number
 
 QUERY_SETS = ("qrels", "intersection")
 """Which queries count: every qrels query (trec_eval 10 and ``-c``), or only those in both qrels and
@@ -46,7 +46,7 @@ class Settings:
             value = getattr(self, name)
             if value is None and name == "max_retrieved":
                 continue
-            if not isinstance(value, Integral) or isinstance(value, bool):
+            if not is_number(value, Integral):
                 kind = "an integer or None" if name == "max_retrieved" else "an integer"
                 raise UsageError(f"{name} must be {kind}, got {value!r}")
             object.__setattr__(self, name, int(value))  # numpy integers become ints
