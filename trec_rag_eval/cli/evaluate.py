@@ -69,7 +69,8 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="Evaluate on a Dask cluster (the 'dask' extra): a scheduler address (tcp://host:8786) or "
                    "local:N, N worker processes on this machine. One task per run, read by the worker "
                    "where it lies (every worker must see the files); a Parquet run, or --shards, is split "
-                   "by query id over the workers. A run with bad input fails alone.")
+                   "by query id over the workers (a Parquet run of chunk ids to map is one task). A run with "
+                   "bad input fails alone.")
 @click.option("--shards", is_flag=True,
               help="The RUN files (or the files of a RUN folder) are pieces of one run, in any order "
                    "of queries: evaluated as one run (over the workers with --cluster).")
