@@ -172,3 +172,15 @@ def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monke
         streamed = tre.evaluate(qrels_path, run_path, ["all_trec"])
     assert pieces == [run_path]
     _same(whole, streamed)
+
+
+def test_a_query_missing_from_a_streamed_run_is_the_only_warning(tmp_path):
+    """q2 is judged but not retrieved: scored 0 and named, as without --stream. Scoring it is not
+    'the run holds no result for any query': q1 has one (P@1: q1 1, q2 0 -> 0.5)."""
+    (tmp_path / "qrels.txt").write_text("q1 0 A 1\nq2 0 A 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 A 1 1 r\n")
+    for options in ([], ["--stream"], ["--shards"]):
+        result = invoke(*options, "-m", "P.1", "--format", "trec", str(tmp_path / "qrels.txt"),
+                        str(tmp_path / "run.txt"))
+        assert (result.exit_code, result.stdout) == (0, "P_1                   \tall\t0.5000\n")
+        assert result.stderr == f"Warning: {tmp_path / 'run.txt'}: 1 qrels query missing from the run, scored 0: q2\n"

@@ -87,8 +87,10 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
         missing = set(query_ids) - set(found)
         if missing:
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
-            _collect(evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False)), found,
-                     missing_ids)
+            with warnings.catch_warnings():  # the empty run is ours: "the run holds no result" is not the user's
+                warnings.simplefilter("ignore", TrecRagEvalWarning)
+                scored = evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False))
+            _collect(scored, found, missing_ids)
     if not query_ids:
         raise no_query_error(qrels, Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source))
     values: dict[Measure, Any] = {}
