@@ -159,6 +159,36 @@ def test_a_bad_row_in_one_partition_names_its_file_and_row(client, data, tmp_pat
                                     "place in a ranking: {")
 
 
+def test_bad_input_in_a_split_run_is_one_error_line_not_a_worker_log(data, tmp_path):
+    """A bad row (read by a split task) and a document listed in two partitions (found by a bucket's
+    ranking) are answers, not failed tasks: with --cluster local:1, whose workers write to this
+    stderr, the user sees the one error line, not Dask's "Compute Failed" log with a traceback."""
+    import subprocess
+    import sys
+
+    folder, _ = data
+    bad_row, twice = tmp_path / "bad_row", tmp_path / "twice"
+    bad_row.mkdir()
+    twice.mkdir()
+    pl.DataFrame({"query_id": ["q01", "q02"], "doc_id": ["d1", "d2"], "score": [1.0, float("nan")]}).write_parquet(
+        bad_row / "part-0.parquet")
+    pl.DataFrame({"query_id": ["q01", "q02"], "doc_id": ["d1", "d1"], "score": [1.0, 2.0]}).write_parquet(
+        twice / "a.parquet")
+    pl.DataFrame({"query_id": ["q01"], "doc_id": ["d1"], "score": [3.0]}).write_parquet(twice / "b.parquet")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for run, expected in (
+            (bad_row, f"Error: {bad_row}/part-0.parquet: row 2: score is NaN, which has no place in a ranking: "
+                      "{'query_id': 'q02', 'doc_id': 'd2', 'score': nan}\n"),
+            (twice, f"Error: {twice}/b.parquet: row 1: document 'd1' listed twice for query 'q01' "
+                    f"(first at {twice}/a.parquet: row 1)\n")):
+        result = subprocess.run([sys.executable, "-m", "trec_rag_eval", "--cluster", "local:1", "--progress",
+                                 str(folder / "qrels.txt"), str(run)], capture_output=True, text=True,
+                                env={**os.environ, "PYTHONPATH": root}, timeout=300)
+        assert result.returncode == 1
+        assert [line for line in result.stderr.splitlines(keepends=True) if not line.startswith("cluster:")] \
+            == [expected]
+
+
 def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     folder, runs = data
     qrels = load_qrels(folder / "qrels.txt")

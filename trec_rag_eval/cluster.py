@@ -331,6 +331,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
                 raise
             except Exception as err:
                 raise _task_error(source, err) from None
+            _raise_answered(tails)
             extras = [extra for extra, _ in tails]
             tags = _piece_tags(pieces, [tag for _, tag in tails], source)
         [judged] = client.scatter([qrels], broadcast=True, hash=False)
@@ -338,14 +339,15 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
                                    source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
         _follow(evaluated, progress, done, len(pieces) + count)
         try:
-            parts_done = [part for part in client.gather(evaluated) if part is not None]
+            parts_done = client.gather(evaluated)
         except (TrecRagEvalError, CancelledError):
             raise
         except Exception as err:
             raise _task_error(source, err) from None
+        _raise_answered(parts_done)
         extra_queries = set().union(*extras) if extras else set()
-        return combine_pieces(qrels, parts_done, measures, settings, run_tag=tags[-1] if tags else "",
-                              source=source, extra_queries=extra_queries)
+        return combine_pieces(qrels, [part for part in parts_done if part is not None], measures, settings,
+                              run_tag=tags[-1] if tags else "", source=source, extra_queries=extra_queries)
 
     with connect(cluster) as client:
         return _again_if_lost(source, once, client)
@@ -380,17 +382,28 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
     return paths[0], pieces
 
 
+def _raise_answered(results: list[Any]) -> None:
+    """Raise the first bad-input error a task answered with (see ``_split_piece``)."""
+    for result in results:
+        if isinstance(result, TrecRagEvalError):
+            raise result
+
+
 def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:
     """On a worker: read one piece and split its rows by bucket; the last item is (query ids the
-    qrels do not know, the piece's run tag)."""
-    if piece.kind == "parquet":
-        from trec_rag_eval.io.parquet import read_parquet_run_files
+    qrels do not know, the piece's run tag). Bad input is answered, as the last item, not raised:
+    it is not a task to retry, nor a failure for the worker to log with its traceback."""
+    try:
+        if piece.kind == "parquet":
+            from trec_rag_eval.io.parquet import read_parquet_run_files
 
-        run = read_parquet_run_files([piece.path], source, rows=piece.rows)
-    else:
-        from trec_rag_eval.io.trec import read_run
+            run = read_parquet_run_files([piece.path], source, rows=piece.rows)
+        else:
+            from trec_rag_eval.io.trec import read_run
 
-        run = read_run(piece.path)
+            run = read_run(piece.path)
+    except TrecRagEvalError as err:
+        return [None] * count + [err]
     parts, extra = _split(run.frame, assignment, count)
     return [*parts, (extra, run.run_tag)]
 
@@ -419,8 +432,9 @@ def _piece_tags(pieces: list[Piece], tags: list[str], source: str) -> list[str]:
 
 
 def _evaluate_bucket(qrels: Qrels, frames: list[pl.DataFrame], measures: list[Measure], settings: Settings,
-                     source: str) -> Evaluation | None:
-    """On a worker: the queries of one bucket, with the kernels of the in-memory path."""
+                     source: str) -> Evaluation | TrecRagEvalError | None:
+    """On a worker: the queries of one bucket, with the kernels of the in-memory path; bad input (a
+    document listed twice, in two partitions) answered, as by ``_split_piece``."""
     import polars as pl
 
     from trec_rag_eval.evaluation.streaming import evaluate_piece
@@ -429,5 +443,8 @@ def _evaluate_bucket(qrels: Qrels, frames: list[pl.DataFrame], measures: list[Me
     frame = pl.concat(frames) if len(frames) > 1 else frames[0]
     if frame.is_empty():
         return None
-    part, _ = evaluate_piece(qrels, Run(frame, "", source), measures, settings)
+    try:
+        part, _ = evaluate_piece(qrels, Run(frame, "", source), measures, settings)
+    except TrecRagEvalError as err:
+        return err
     return part
