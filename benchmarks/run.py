@@ -564,6 +564,9 @@ def main(argv: list[str] | None = None) -> int:
         rerun += f" --orders {','.join(orders)}"
     if args.trec_eval:
         rerun += " --trec-eval PATH"
+    if readers != ["polars", "loop"]:
+        rerun += f" --pytrec-readers {','.join(readers)}"
+    rerun += " --skip-small" * args.skip_small + " --skip-big" * args.skip_big
     report += [
         f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS: the child's "
         f"maximum resident set ({'GNU time %M' if os.access(GNU_TIME, os.X_OK) else 'os.wait4'}). "
