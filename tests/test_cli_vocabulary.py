@@ -97,8 +97,9 @@ def test_compare_takes_the_trec_eval_9_conventions_as_evaluate_does(tmp_path):
     qrels.write_text("1 0 d1 1\n2 0 x 1\n")
     a.write_text("1 Q0 d1 1 1.0000000001 a\n1 Q0 d2 2 1.0 a\n2 Q0 x 1 1 a\n")
     b.write_text("1 Q0 d1 1 2 b\n1 Q0 d2 2 1 b\n2 Q0 x 1 1 b\n")
-    ten = json.loads(invoke("compare", "-m", "RR", "-f", "json", str(qrels), str(a), str(b)).stdout)
-    nine = json.loads(invoke("compare", "-m", "RR", "-f", "json", "--trec-eval-9", str(qrels), str(a), str(b)).stdout)
+    ten = json.loads(invoke("compare", "--no-primary", "-m", "RR", "-f", "json", str(qrels), str(a), str(b)).stdout)
+    nine = json.loads(invoke("compare", "--no-primary", "-m", "RR", "-f", "json", "--trec-eval-9", str(qrels), str(a),
+                             str(b)).stdout)
     # run a: RR 1 on both queries under trec_eval 10; under trec_eval 9 query 1 has RR 1/2: mean 0.75
     assert ten["means"]["a"]["RR"] == 1.0
     assert nine["means"]["a"]["RR"] == 0.75

@@ -55,7 +55,7 @@ def seed_files(tmp_path: Path) -> dict[str, str]:
 
 def test_seed_warning_small_delta_is_noise_large_drop_is_significant(run_cli, seed_files) -> None:
     f = seed_files
-    result = run_cli("compare", "-m", "R@5", "-f", "json", f["qrels"], f["A"], f["B"], f["C"])
+    result = run_cli("compare", "--no-primary", "-m", "R@5", "-f", "json", f["qrels"], f["A"], f["B"], f["C"])
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["n_queries"] == 30 and data["baseline"] == "A"
@@ -88,10 +88,10 @@ def test_seed_warning_small_delta_is_noise_large_drop_is_significant(run_cli, se
 def test_seed_warning_with_the_randomization_test_and_two_runs(run_cli, seed_files) -> None:
     f = seed_files
     small = run_cli(
-        "compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["B"]
+        "compare", "--no-primary", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["B"]
     )
     large = run_cli(
-        "compare", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["C"]
+        "compare", "--no-primary", "-m", "R@5", "--test", "randomization", "-f", "json", f["qrels"], f["A"], f["C"]
     )
     small_pair = json.loads(small.stdout)["comparisons"][0]
     large_pair = json.loads(large.stdout)["comparisons"][0]
@@ -101,7 +101,7 @@ def test_seed_warning_with_the_randomization_test_and_two_runs(run_cli, seed_fil
 
 def test_table_output_verdicts_and_footer(run_cli, seed_files) -> None:
     f = seed_files
-    result = run_cli("compare", "-m", "R@5", "--seed", "7", f["qrels"], f["A"], f["B"], f["C"])
+    result = run_cli("compare", "--no-primary", "-m", "R@5", "--seed", "7", f["qrels"], f["A"], f["B"], f["C"])
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == "Comparison of 3 runs over 30 queries (baseline: A)"
@@ -113,8 +113,9 @@ def test_table_output_verdicts_and_footer(run_cli, seed_files) -> None:
 
 def test_baseline_by_name_or_file_and_reproducible(run_cli, seed_files) -> None:
     f = seed_files
-    by_name = run_cli("compare", "-m", "R@5", "-b", "C", "-f", "json", f["qrels"], f["A"], f["B"], f["C"])
-    by_file = run_cli("compare", "-m", "R@5", "-b", f["C"], "-f", "json", f["qrels"], f["A"], f["B"], f["C"])
+    files = [f["qrels"], f["A"], f["B"], f["C"]]
+    by_name = run_cli("compare", "--no-primary", "-m", "R@5", "-b", "C", "-f", "json", *files)
+    by_file = run_cli("compare", "--no-primary", "-m", "R@5", "-b", f["C"], "-f", "json", *files)
     assert by_name.stdout == by_file.stdout
     data = json.loads(by_name.stdout)
     assert data["baseline"] == "C"
@@ -123,7 +124,7 @@ def test_baseline_by_name_or_file_and_reproducible(run_cli, seed_files) -> None:
 
 def test_formats_and_per_query(run_cli, seed_files) -> None:
     f = seed_files
-    args = ["-m", "R@5", "-m", "P@5", f["qrels"], f["A"], f["B"]]
+    args = ["--no-primary", "-m", "R@5", "-m", "P@5", f["qrels"], f["A"], f["B"]]
     rows = list(csv.DictReader(io.StringIO(run_cli("compare", "-f", "csv", "--per-query", *args).stdout)))
     assert len(rows) == 2 * 2 + 2 * 30  # summary (measures x runs) + per query (measures x queries)
     q01 = next(r for r in rows if r["query_id"] == "q01" and r["measure"] == "R@5")
@@ -137,10 +138,10 @@ def test_formats_and_per_query(run_cli, seed_files) -> None:
 def test_plot_file(run_cli, seed_files, tmp_path: Path) -> None:
     f = seed_files
     png = tmp_path / "deltas.png"
-    result = run_cli("compare", "-m", "R@5", "--plot", str(png), f["qrels"], f["A"], f["B"], f["C"])
+    result = run_cli("compare", "--no-primary", "-m", "R@5", "--plot", str(png), f["qrels"], f["A"], f["B"], f["C"])
     assert result.exit_code == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
-    again = run_cli("compare", "-m", "R@5", "--plot", str(png), f["qrels"], f["A"], f["B"])
+    again = run_cli("compare", "--no-primary", "-m", "R@5", "--plot", str(png), f["qrels"], f["A"], f["B"])
     assert again.exit_code == 2
     assert again.stderr == f"Error: {png} already exists; use --force to overwrite it\n"
     bad = run_cli("compare", "--plot", str(tmp_path / "x.pdf"), f["qrels"], f["A"], f["B"])
@@ -150,18 +151,18 @@ def test_plot_file(run_cli, seed_files, tmp_path: Path) -> None:
 def test_report_writes_a_page_and_never_overwrites_without_force(run_cli, seed_files, tmp_path: Path) -> None:
     f = seed_files
     out = tmp_path / "report.html"
-    first = run_cli("report", "-m", "R@5", f["qrels"], f["A"], f["B"], f["C"], "-o", str(out))
+    first = run_cli("report", "--no-primary", "-m", "R@5", f["qrels"], f["A"], f["B"], f["C"], "-o", str(out))
     assert first.exit_code == 0, first.stderr
     assert first.stdout == f"Wrote {out}: 3 runs, 1 measures, 30 queries\n"
     page = out.read_text()
     assert page.startswith("<!DOCTYPE html>") and page.count("data:image/png;base64,") == 2
     assert "C worse: -0.100" in page
     out.write_text("keep me")
-    refused = run_cli("report", "-m", "R@5", f["qrels"], f["A"], f["B"], "-o", str(out))
+    refused = run_cli("report", "--no-primary", "-m", "R@5", f["qrels"], f["A"], f["B"], "-o", str(out))
     assert refused.exit_code == 2
     assert refused.stderr == f"Error: {out} already exists; use --force to overwrite it\n"
     assert out.read_text() == "keep me"
-    forced = run_cli("report", "-m", "R@5", "--force", f["qrels"], f["A"], f["B"], "-o", str(out))
+    forced = run_cli("report", "--no-primary", "-m", "R@5", "--force", f["qrels"], f["A"], f["B"], "-o", str(out))
     assert forced.exit_code == 0 and out.read_text().startswith("<!DOCTYPE html>")
 
 

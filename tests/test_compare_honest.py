@@ -14,7 +14,8 @@ from conftest import invoke
 from scipy import stats as scipy_stats
 from test_compare_cli import write_seed_example
 
-from trec_rag_eval.compare import PRIMARY_MEASURES, compare, compare_values
+from trec_rag_eval.compare import PRIMARY_MEASURES, RAG_MEASURES, compare, compare_values
+from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.trec import read_qrels, read_run
 from trec_rag_eval.render.comparison import render_table, verdict
 
@@ -46,12 +47,36 @@ def test_the_cli_interval_is_the_same_with_other_measures_before_it(seed):
 
 
 def test_measures_keep_the_order_given(seed):
+    # -m adds to the primary set (the issue: "nDCG@10, R@5, MRR, and any -m given"): the primary three
+    # first, then the ones given in their order, each once (RR is MRR, recall.5 is R@5)
     qrels, runs, paths = seed
-    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "MRR"], n_resamples=200)
-    assert comparison.measures == ["R@5", "MAP", "nDCG@10", "MRR"]
-    out = invoke("compare", "-f", "csv", "-m", "P@5", "-m", "MRR", "-m", "MAP",
+    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5"], n_resamples=200)
+    assert comparison.measures == ["nDCG@10", "R@5", "MRR", "MAP", "P@5"]
+    out = invoke("compare", "-f", "csv", "-m", "P@5", "-m", "MRR", "-m", "recall.5", "-m", "MAP",
                  str(paths["qrels"]), str(paths["A"]), str(paths["B"])).stdout
-    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == ["P@5", "MRR", "MAP"]
+    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == [
+        "nDCG@10", "R@5", "MRR", "P@5", "MAP"]
+
+
+def test_m_adds_to_the_primary_set_and_holm_covers_what_is_compared(seed):
+    qrels, runs, paths = seed
+    files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"]), str(paths["C"])]
+    result = invoke("compare", "-m", "P@5", *files)
+    assert result.exit_code == 0, result.stderr
+    # 4 measures x 2 runs against the baseline: Holm covers 8 comparisons, and each verdict says so
+    assert "Holm correction over 8 comparisons" in result.stdout
+    verdicts = [line for line in result.stdout.splitlines() if " vs A: " in line or "better:" in line
+                or "worse:" in line]
+    assert len(verdicts) == 8 and all("over 8 comparisons" in line for line in verdicts)
+    assert [line.split()[0] for line in verdicts] == ["nDCG@10"] * 2 + ["R@5"] * 2 + ["MRR"] * 2 + ["P@5"] * 2
+    # the Python call compares the same family, with the same numbers
+    comparison = compare(qrels, runs, measures="P@5")
+    assert comparison.measures == ["nDCG@10", "R@5", "MRR", "P@5"] and len(comparison.pairs) == 8
+    # --all-measures: the whole RAG table in its order, and a -m beyond it is added at the end
+    full = invoke("compare", "--all-measures", "-m", "MAP", "-m", "ERR@10", "-f", "csv", *files[:3]).stdout
+    rows = [line.split(",")[1] for line in full.splitlines() if ",B," in line]
+    assert rows[:2] == ["P@1", "P@3"] and rows[-3:] == ["MRR", "MAP", "ERR@10"] and len(rows) == 23
+    assert compare(qrels, runs[:2], all_measures=True, n_resamples=200).measures == list(RAG_MEASURES)
 
 
 def test_the_default_is_the_short_primary_set_and_the_full_table_is_still_there(seed):
@@ -63,6 +88,19 @@ def test_the_default_is_the_short_primary_set_and_the_full_table_is_still_there(
     assert '"measures": [\n    "nDCG@10",\n    "R@5",\n    "MRR"\n  ]' in default.stdout
     full = invoke("compare", "--all-measures", "-f", "csv", *files).stdout
     assert len([line for line in full.splitlines() if ",B," in line]) == 22
+
+
+def test_no_primary_compares_only_the_measures_given(seed):
+    qrels, runs, paths = seed
+    assert compare(qrels, runs, measures=["P@5", "RR"], primary=False).measures == ["P@5", "RR"]
+    files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"]), str(paths["C"])]
+    alone = invoke("compare", "--no-primary", "-m", "R@5", *files)
+    assert "Holm correction over 2 comparisons" in alone.stdout
+    with pytest.raises(UsageError, match="primary=False compares only the measures given, and none was given"):
+        compare(qrels, runs, primary=False)
+    refused = invoke("compare", "--no-primary", *files)
+    assert refused.exit_code == 2
+    assert refused.stderr == "Error: --no-primary compares only -m, and none was given\n"
 
 
 def test_the_verdict_says_what_was_tested_with_the_uncorrected_p():

@@ -43,6 +43,11 @@ FLAGS = {
     "cluster": "--cluster ",
     "engine": "--engine ",
     "topics": "--topics",
+    "primary": "--no-primary",
+    "measures": "-m",
+    "n": "-n",
+    "max_retrieved": "-M",
+    "judged_only": "-J",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

@@ -46,14 +46,22 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "measures",
             multiple=True,
             metavar="NAME",
-            help="Measure to compare (repeatable; either notation: nDCG@10, ndcg_cut.10), in the order "
-            "given. Default: the primary set nDCG@10, R@5, MRR.",
+            help="Measure to compare besides the primary set nDCG@10, R@5, MRR (repeatable; either "
+            "notation: P@5, ndcg_cut.20): the primary set first, then these in the order given, each "
+            "measure once.",
+        ),
+        click.option(
+            "--primary/--no-primary",
+            default=True,
+            show_default=True,
+            help="Compare the primary set nDCG@10, R@5, MRR before the -m measures; --no-primary compares "
+            "only the -m measures (a pre-registered measure keeps the correction to one per run).",
         ),
         click.option(
             "--all-measures",
             is_flag=True,
             help="Compare every measure of the RAG table (P, R, F1, HitRate, nDCG at 1, 3, 5, 10, MRR, MAP) "
-            "instead of the primary set; the correction then covers all of them.",
+            "instead of the primary set, then any -m not in it; the correction then covers all of them.",
         ),
         click.option(
             "--topics",
@@ -114,7 +122,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    from trec_rag_eval.compare import RAG_MEASURES, compare, run_names
+    from trec_rag_eval.compare import compare, run_names
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.runs import missing_queries_warning
 
@@ -126,8 +134,6 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     qrels, note = choose_judgments(qrels_path, qrels, options["judgments"])
     if note is not None:
         click.echo(note, err=True)
-    if options["all_measures"] and options["measures"]:
-        raise UsageError("--all-measures compares the whole RAG table: give it or -m, not both")
     mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
     runs = [collapse_and_echo(load_run(path, qrels, options["run_format"]), mapping, qrels, path) for path in run_paths]
     judged_queries = set(qrels.frame["query_id"].unique().to_list())
@@ -141,7 +147,9 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     return compare(
         qrels,
         dict(zip(names, runs, strict=True)),
-        measures=list(RAG_MEASURES) if options["all_measures"] else list(options["measures"]) or None,
+        measures=list(options["measures"]),
+        all_measures=options["all_measures"],
+        primary=options["primary"],
         baseline=baseline,
         test=options["test"],
         correction=options["correction"],
@@ -190,8 +198,10 @@ def compare_command(
     trec-rag-eval compare -f latex QRELS A B C > table.tex
     trec-rag-eval compare --plot deltas.png QRELS A B
 
-    The baseline is the first run unless --baseline says otherwise. Each other run is compared
-    with it on every measure; p-values are corrected over all those comparisons (Holm by default).
+    The measures are the primary set nDCG@10, R@5, MRR, then each -m not already in it (or the
+    whole RAG table with --all-measures). The baseline is the first run unless --baseline says
+    otherwise. Each other run is compared with it on every measure; p-values are corrected over all
+    those comparisons (Holm by default), and each verdict says over how many.
     """
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib

@@ -25,14 +25,17 @@ from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import MeasuresArg
 
-__all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_values", "run_names"]
+__all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_values",
+           "comparison_measures", "run_names"]
 
 PRIMARY_MEASURES = ("nDCG@10", "R@5", "MRR")
-"""What ``compare`` tests by default: one graded, one recall and one first-hit measure. Testing the
-22 measures of the RAG table at once makes the correction so strict that clear differences
-vanish; the full table stays available (``RAG_MEASURES``, the CLI's ``--all-measures``)."""
+"""What ``compare`` always tests: one graded, one recall and one first-hit measure; the measures
+asked for are added after them. Testing the 22 measures of the RAG table at once makes the
+correction so strict that clear differences vanish; the full table stays available
+(``compare(all_measures=True)``)."""
 RAG_MEASURES = DEFAULT_RAG
 """The evaluator's default RAG table, for a comparison of every measure in it."""
 
@@ -213,11 +216,31 @@ def run_names(runs: Sequence[Run]) -> list[str]:
     return [f"{i + 1}:{name}" for i, name in enumerate(names)]
 
 
+def comparison_measures(measures: MeasuresArg = None, all_measures: bool = False,
+                        primary: bool = True) -> list[Measure]:
+    """What ``compare`` tests: the primary set (or the RAG table; nothing if not ``primary``), then
+    ``measures`` not already in it, in the order given, each once (the evaluator's trec_eval family
+    order is not the comparison's)."""
+    asked = [] if measures is None else resolve_measures(measures)
+    if all_measures:
+        base = resolve_measures(RAG_MEASURES)
+    elif primary:
+        base = resolve_measures(PRIMARY_MEASURES)
+    elif asked:
+        base = []
+    else:
+        raise UsageError("primary=False compares only the measures given, and none was given",
+                         {"primary=False": "primary", "the measures given": "measures"})
+    return list(dict.fromkeys([*base, *asked]))
+
+
 def compare(
     qrels: Qrels,
     runs: Sequence[Run] | Mapping[str, Run],
     measures: MeasuresArg = None,
     baseline: str | None = None,
+    all_measures: bool = False,
+    primary: bool = True,
     test: str = "t",
     correction: str = "holm",
     alpha: float = 0.05,
@@ -233,10 +256,13 @@ def compare(
 
     ``runs`` is a list (named by run tag, or file name when tags collide) or a mapping
     name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
-    scores 0), so the per-query values are paired query by query. ``measures`` takes the
-    evaluator's names, compared in the order given (None: ``PRIMARY_MEASURES``, nDCG@10, R@5
-    and MRR: a short family, so the correction for multiple comparisons stays meaningful; pass
-    ``RAG_MEASURES`` for the full table). ``settings`` as for ``evaluate``, except the
+    scores 0), so the per-query values are paired query by query. What is compared is the
+    primary set (``PRIMARY_MEASURES``: nDCG@10, R@5, MRR; a short family, so the correction for
+    multiple comparisons stays meaningful), or the whole RAG table with ``all_measures=True``,
+    followed by ``measures`` (the evaluator's names) not already in it, in the order given; each
+    measure once, whatever its name (RR is MRR, ndcg_cut.10 is nDCG@10). ``primary=False``
+    compares only ``measures`` (one pre-registered measure keeps the family at one comparison per
+    run). The correction covers exactly the family compared. ``settings`` as for ``evaluate``, except the
     query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
     run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
@@ -251,8 +277,7 @@ def compare(
         named = dict(runs)
     else:
         named = dict(zip(run_names(list(runs)), runs, strict=True))
-    # in the caller's order (the evaluator's trec_eval family order is not the comparison's)
-    requested = resolve_measures(PRIMARY_MEASURES if measures is None else measures)
+    requested = comparison_measures(measures, all_measures, primary)
     wanted = [str(m) for m in requested]
     values: dict[str, dict[str, np.ndarray]] = {}
     query_ids: list[str] | None = None
