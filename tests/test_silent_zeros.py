@@ -170,3 +170,72 @@ def test_an_empty_run_from_python_warns():
     with pytest.warns(TrecRagEvalWarning, match=r"the run holds no result for any query"):
         result = tre.evaluate({"q1": ["d1"]}, {"q1": []}, "P@1")
     assert result.summary["P@1"] == 0.0
+
+
+# --- review: one warning where one is enough; the library speaks of parameters ------------------
+
+
+def test_every_engine_call_failing_gives_one_warning_not_two():
+    # the run is then empty too, but "every engine call failed" already says why, and says more
+    def engine(query, k):
+        raise ConnectionError("index offline")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Evaluator(engine).evaluate(DATASET, k_values=(1,), measures=["P@1"])
+    messages = [str(w.message) for w in caught if issubclass(w.category, TrecRagEvalWarning)]
+    assert len(messages) == 1 and messages[0].startswith("every engine call failed (2 of 2 queries)")
+
+
+def test_the_python_api_speaks_of_parameters_and_the_cli_of_flags(tmp_path):
+    from trec_rag_eval.engine.generate import GenerationSettings
+    from trec_rag_eval.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        GenerationSettings(model="m", n=0).check()
+    assert str(err.value) == "n (questions per document) must be at least 1, got 0"
+    # every retrieved document unjudged, and judged_only drops them all: the run is empty
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("q1 0 d1 1\n")
+    run.write_text("q1 Q0 x 1 1.0 t\n")
+    with pytest.warns(TrecRagEvalWarning) as caught:
+        evaluate(read_qrels(str(qrels)), read_run(str(run)), ["P@1"], judged_only=True)
+    text = str(caught[0].message)
+    assert "none left after judged_only or max_retrieved" in text and "-J" not in text
+    result = invoke("-J", "-m", "P.1", str(qrels), str(run))
+    assert "Warning:" in result.stderr and "none left after -J or -M, if given" in result.stderr
+    assert "judged_only" not in result.stderr
+
+
+def test_no_library_message_names_a_command_line_flag():
+    # errors and warnings raised outside cli/ speak of parameters: a flag in one (-n, --force) is wrong
+    # from Python; the CLI rewords parameters into flags at its boundary (TrecRagEvalError.worded)
+    import ast
+    import pathlib
+    import re
+
+    import click
+
+    from trec_rag_eval.cli import COMMANDS, cli
+
+    context = click.Context(cli)
+    flags = {opt for name in COMMANDS for param in cli.get_command(context, name).params
+             for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
+    assert {"-n", "-J", "--force"} <= flags
+    token = re.compile(r"(?<![\w.-])(--?[A-Za-z][\w-]*)")
+    package = pathlib.Path(__file__).parent.parent / "trec_rag_eval"
+    found = []
+    for path in package.rglob("*.py"):
+        if "cli" in path.relative_to(package).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if not (name.endswith(("Error", "Warning")) or name == "warn"):
+                continue
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    found += [f"{path.name}:{part.lineno}: {flag}" for flag in token.findall(part.value)
+                              if flag in flags]
+    assert found == []

@@ -7,15 +7,11 @@ from collections.abc import Mapping
 from trec_rag_eval.syntax import QUOTE_LIMIT, quote
 
 
-class TrecRagEvalError(Exception):
-    """Base class of every error this package raises on purpose.
-
-    The library's messages speak of its parameters (``force=True``, ``load_qrels(format=...)``);
+class Worded:
+    """A message that speaks of the library's parameters (``force=True``, ``judged_only``):
     ``parameters`` maps each such text in the message to the parameter's name, so the command line
-    can say its flag instead (``worded``).
-    """
+    can say its flag instead (``worded``)."""
 
-    exit_code = 1
     parameters: Mapping[str, str] = {}
 
     def worded(self, spellings: Mapping[str, str]) -> str:
@@ -25,6 +21,13 @@ class TrecRagEvalError(Exception):
             if name in spellings:
                 text = text.replace(written, spellings[name])
         return text
+
+
+class TrecRagEvalError(Worded, Exception):
+    """Base class of every error this package raises on purpose. Its messages speak of parameters,
+    never of flags (see ``Worded``)."""
+
+    exit_code = 1
 
 
 class InputFormatError(TrecRagEvalError):
@@ -133,10 +136,21 @@ class OutputError(TrecRagEvalError):
         super().__init__(f"cannot write {path}: {reason}")
 
 
-class TrecRagEvalWarning(UserWarning):
+class TrecRagEvalWarning(Worded, UserWarning):
     """Something a caller should know but that does not stop the work (queries missing from a run,
-    a convention that changes numbers). ``warnings.warn(..., TrecRagEvalWarning)`` from the library;
-    the CLI prints the same text as a ``Warning: ...`` line."""
+    a convention that changes numbers). ``warnings.warn(..., TrecRagEvalWarning)`` from the library,
+    or ``warnings.warn(TrecRagEvalWarning(text, parameters))`` when the text names parameters
+    (``Worded``); the CLI prints the same text, with its flags, as a ``Warning: ...`` line."""
+
+    def __init__(self, message: str = "", parameters: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        if parameters:
+            self.parameters = dict(parameters)
+
+
+class EmptyRunWarning(TrecRagEvalWarning):
+    """The run holds no result for any query. A caller that knows why (every engine call failed)
+    says that instead, and silences this one."""
 
 
 class MissingDependencyError(TrecRagEvalError):

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning
+from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning, Worded
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -94,7 +94,8 @@ def _route(args: list[str]) -> list[str]:
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     if issubclass(category, TrecRagEvalWarning):
-        click.echo(f"Warning: {message}", err=True)
+        # the library speaks of its parameters (judged_only); here the flags are the way to say them
+        click.echo(f"Warning: {message.worded(FLAGS) if isinstance(message, Worded) else message}", err=True)
     else:
         _default_show_warning(message, category, filename, lineno, file, line)
 

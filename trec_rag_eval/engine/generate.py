@@ -75,7 +75,8 @@ class GenerationSettings(LLMSettings):
 
     def check(self) -> None:
         if self.n < 1:
-            raise UsageError(f"-n must be at least 1, got {self.n}")
+            raise UsageError(f"n (questions per document) must be at least 1, got {self.n}",
+                             {"n (questions per document)": "n"})
         if self.language not in PROMPTS:
             raise UsageError(f"unsupported language {self.language!r}: expected one of {', '.join(PROMPTS)}")
         super().check()

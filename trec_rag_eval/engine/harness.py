@@ -31,7 +31,7 @@ import numpy as np
 from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.progress import progress_bar
-from trec_rag_eval.errors import EngineError, InputFormatError, TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:
@@ -216,7 +216,11 @@ class Evaluator:
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
         from trec_rag_eval.evaluation.evaluate import evaluate
 
-        result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
+        with warnings.catch_warnings():
+            if outcome.failures and len(outcome.failures) == len(outcome.latencies):
+                # "every engine call failed" was said, with the first error: "the run is empty" says less
+                warnings.simplefilter("ignore", EmptyRunWarning)
+            result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
 
 

@@ -14,7 +14,7 @@ from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import DuplicateDocumentError, TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
 from trec_rag_eval.io.tables import Qrels, Run, query_id_set
@@ -242,11 +242,14 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     if ranked.extra_queries and not present.any():
         warn_no_common_query(ranked.query_ids, ranked.extra_queries, source, stacklevel=4)
         return
+    # a query of the run whose every document judged_only (or max_retrieved) removed has no row left
+    present &= np.diff(ranked.offsets) > 0
     if not present.any():
         warnings.warn(
-            f"{source}: the run holds no result for any query (none left after -J or -M, if given), so every "
-            "query scores 0: did the search run at all?",
-            TrecRagEvalWarning,
+            EmptyRunWarning(
+                f"{source}: the run holds no result for any query (none left after judged_only or max_retrieved, "
+                "if given), so every query scores 0: did the search run at all?",
+                {"judged_only": "judged_only", "max_retrieved": "max_retrieved"}),
             stacklevel=3,
         )
         return

@@ -37,7 +37,8 @@ class Param:
     help: str = ""
 
 
-REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides -l)")
+REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
+            "relevance level)")
 JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
 
 
