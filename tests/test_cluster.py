@@ -333,12 +333,11 @@ def test_progress_counts_the_tasks(client, data, tmp_path):
     address = client.scheduler.address
     result = invoke("--cluster", address, "--progress", "-m", "P.5", str(folder / "qrels.txt"), *runs[:2])
     assert result.exit_code == 0
-    assert [line for line in result.stderr.splitlines() if line.startswith("cluster:")] == [
-        "cluster: 0% of 2 tasks", "cluster: 50% of 2 tasks", "cluster: 100% of 2 tasks"]
+    # tqdm's bar, as every other progress of the tool
+    assert "cluster:   0%|" in result.stderr and "cluster: 100%|" in result.stderr and "2/2 [" in result.stderr
     partitions = _parquet_partitions(runs[0], tmp_path, pieces=3)  # 3 pieces read, 4 buckets (2 per worker)
     result = invoke("--cluster", address, "--progress", "-m", "P.5", str(folder / "qrels.txt"), partitions)
-    assert [line for line in result.stderr.splitlines() if line.startswith("cluster:")][-1] == \
-        "cluster: 100% of 7 tasks"
+    assert "cluster: 100%|" in result.stderr and "7/7 [" in result.stderr
 
 
 def test_options_that_cannot_go_with_shards_say_so(data):

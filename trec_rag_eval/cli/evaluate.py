@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -219,54 +219,44 @@ def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, 
 
 
 def _task_progress(progress: bool | None) -> Callable[[int, int], None] | None:
-    """How work on a cluster shows its progress on stderr: a counter of tasks in a terminal, a line per
-    tenth in a log file; nothing unless asked (default: when stderr is a terminal)."""
+    """How work on a cluster shows its progress on stderr: the tool's tqdm bar over the tasks (a bar in
+    a terminal, an update every few seconds in a log file); nothing unless asked (default: when stderr
+    is a terminal)."""
     if not (sys.stderr.isatty() if progress is None else progress):
         return None
-    terminal = sys.stderr.isatty()
-    shown = {"tenth": -1}
+    from trec_rag_eval.engine.progress import bar
+
+    shown: dict[str, Any] = {}
 
     def report(done: int, total: int) -> None:
-        if terminal:
-            click.echo(f"\rcluster: {done}/{total} tasks", err=True, nl=done == total)
-            return
-        tenth = done * 10 // max(total, 1)
-        if tenth > shown["tenth"]:
-            shown["tenth"] = tenth
-            click.echo(f"cluster: {tenth * 10}% of {total} tasks", err=True)
+        if "bar" not in shown or shown["bar"].total != total:  # a second stage counts its own tasks
+            if "bar" in shown:
+                shown["bar"].close()
+            shown["bar"] = bar(total, "cluster", unit="task", file=sys.stderr)
+        shown["bar"].update(done - shown["bar"].n)
+        if done >= total:
+            shown.pop("bar").close()
 
     return report
 
 
 def _progress_display(progress: bool | None) -> Progress | None:
-    """How a run read in pieces shows its progress on stderr: a bar in a terminal, a line per tenth
-    in a log file; nothing unless asked (default: when stderr is a terminal)."""
+    """How a run read in pieces shows its progress on stderr: the tool's tqdm bar over the file's bytes
+    (a bar in a terminal, an update every few seconds in a log file); nothing unless asked (default:
+    when stderr is a terminal)."""
     if not (sys.stderr.isatty() if progress is None else progress):
         return None
+    from trec_rag_eval.engine.progress import bar
 
     @contextlib.contextmanager
     def display(path: str) -> Iterator[Callable[[int], None]]:
         size = max(os.path.getsize(path), 1)
-        label = f"reading {os.path.basename(path)}"
-        if sys.stderr.isatty():
-            with click.progressbar(length=size, label=label, file=sys.stderr, show_percent=True) as bar:
-                state = {"done": 0}
+        with bar(size, f"reading {os.path.basename(path)}", unit="B", file=sys.stderr, scale=True) as shown:
 
-                def advance(done: int) -> None:
-                    bar.update(done - state["done"])
-                    state["done"] = done
+            def advance(done: int) -> None:
+                shown.update(min(done, size) - shown.n)
 
-                yield advance
-            return
-        shown = {"tenth": -1}
-
-        def report(done: int) -> None:
-            tenth = min(10, done * 10 // size)
-            if tenth > shown["tenth"]:
-                shown["tenth"] = tenth
-                click.echo(f"{label}: {tenth * 10}%", err=True)
-
-        yield report
+            yield advance
 
     return display
 
