@@ -155,8 +155,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     labels = run_paths
     failures: list[TrecRagEvalError] = []
     if cluster is not None or shards:
-        labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
-                                                     mapping, cluster, shards, _task_progress(progress))
+        with _task_progress(progress) as report:
+            labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
+                                                         mapping, cluster, shards, report)
     else:
         results = evaluate_run_files(qrels_table, run_paths, resolved, settings, run_format=run_format,
                                      doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
@@ -218,12 +219,15 @@ def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, 
             [o.error for o in outcomes if o.error is not None])
 
 
-def _task_progress(progress: bool | None) -> Callable[[int, int], None] | None:
+@contextlib.contextmanager
+def _task_progress(progress: bool | None) -> Iterator[Callable[[int, int], None] | None]:
     """How work on a cluster shows its progress on stderr: the tool's tqdm bar over the tasks (a bar in
-    a terminal, an update every few seconds in a log file); nothing unless asked (default: when stderr
-    is a terminal)."""
+    a terminal, an update every few seconds in a log file), closed when the work ends, even on an
+    error (whose line then starts a line of its own); nothing unless asked (default: when stderr is a
+    terminal)."""
     if not (sys.stderr.isatty() if progress is None else progress):
-        return None
+        yield None
+        return
     from trec_rag_eval.engine.progress import bar
 
     shown: dict[str, Any] = {}
@@ -234,10 +238,12 @@ def _task_progress(progress: bool | None) -> Callable[[int, int], None] | None:
                 shown["bar"].close()
             shown["bar"] = bar(total, "cluster", unit="task", file=sys.stderr)
         shown["bar"].update(done - shown["bar"].n)
-        if done >= total:
-            shown.pop("bar").close()
 
-    return report
+    try:
+        yield report
+    finally:
+        if "bar" in shown:
+            shown.pop("bar").close()
 
 
 def _progress_display(progress: bool | None) -> Progress | None:
