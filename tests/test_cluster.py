@@ -358,3 +358,23 @@ def test_without_the_extra_the_error_gives_the_install_line(monkeypatch):
     with pytest.raises(MissingDependencyError) as info, connect("local:1"):
         pass
     assert str(info.value) == "this feature needs the package 'distributed': pip install 'trec-rag-eval[dask]'"
+
+
+def test_local_workers_that_cannot_start_say_why_from_a_script_without_the_main_guard(data, tmp_path):
+    # each worker process imports the script, whose unguarded call starts processes while they boot
+    import subprocess
+    import sys
+
+    folder, runs = data
+    script = tmp_path / "sweep.py"
+    script.write_text("import trec_rag_eval as tre\n"
+                      "from trec_rag_eval.errors import TrecRagEvalError\n"
+                      "try:\n"
+                      f"    tre.evaluate({str(folder / 'qrels.txt')!r}, {runs[0]!r}, 'P@5', cluster='local:1')\n"
+                      "except TrecRagEvalError as err:\n"
+                      "    print('Error:', err)\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "PYTHONPATH": root}, cwd=tmp_path)
+    assert result.stdout.startswith("Error: cannot start the 1 local worker process(es) of local:1 ("), result.stderr
+    assert 'call this under `if __name__ == "__main__":`' in result.stdout.splitlines()[0]

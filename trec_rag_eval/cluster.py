@@ -101,9 +101,16 @@ def connect(cluster: Any) -> Iterator[Client]:
         # kernels ran 1.5-2x slower (measured). Workers started here keep the default allocator.
         # Loopback only, on free ports (the scheduler always serves HTTP: 8787 may be taken).
         allocator = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
-        with dask.config.set(allocator), LocalCluster(
-                n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0",
-                silence_logs=40) as local, Client(local) as client:
+        with dask.config.set(allocator):
+            try:
+                local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
+                                     dashboard_address=":0", silence_logs=40)
+            except RuntimeError as err:  # the workers did not start: most often a script without the guard
+                raise ClusterError(
+                    f"cannot start the {count} local worker process(es) of {cluster} ({err}); from a Python "
+                    "script, call this under `if __name__ == \"__main__\":`, as each worker process imports the "
+                    "script") from None
+        with local, Client(local) as client:
             yield client
         return
     try:
