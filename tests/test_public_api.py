@@ -536,3 +536,13 @@ def test_crosscheck_names_a_bad_tolerance(tolerance):
     with pytest.raises(tre.UsageError) as refused:
         tre.crosscheck(QRELS, RUN, "AP", tolerance=tolerance)
     assert str(refused.value) == f"tolerance must be a number >= 0, got {tolerance!r}"
+
+
+
+def test_qrels_from_dict_checks_values_as_the_dict_shape_does():
+    """``Qrels.from_dict`` (found by help()) took int(1.5) = 1 in silence: it now reads a dict as
+    evaluate() does."""
+    with pytest.raises(InputFormatError, match=r"query '1', document 'a': the relevance 1.5 is not an integer"):
+        tre.Qrels.from_dict({"1": {"a": 1.5}})
+    qrels = tre.Qrels.from_dict({1: {"a": 2, "b": -1}}, source="mine")
+    assert (qrels.source, qrels.to_dict()) == ("mine", {"1": {"a": 2, "b": -1}})

@@ -171,10 +171,9 @@ class Qrels:
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
-        """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape); ids that
-        are not strings (``{1: {...}}``) become their ``str()``, as a TREC file would spell them."""
-        return cls(qrels_columns([(str(q), "0", str(d), int(r)) for q, docs in judgments.items()
-                                  for d, r in docs.items()]), source)
+        """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape), checked as
+        ``Qrels(dict)`` checks it (see ``io.objects``): integer ids read as a TREC file spells them."""
+        return cls(judgments, source)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -221,7 +220,8 @@ class Run:
     @classmethod
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape); ids that are
-        not strings become their ``str()``."""
+        not strings become their ``str()``. Unlike ``Run(dict)``, a NaN score is kept (as a TREC
+        file's ``nan`` is): the ranking places it as trec_eval does."""
         rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
         return cls(run_columns(rows), run_tag, source)
 
