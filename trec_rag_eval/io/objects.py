@@ -111,15 +111,20 @@ def check_frame(frame: Any, source: str, value_column: str) -> None:
                                f"query {first['query_id']!r} (first at row {first['row']})")
 
 
+def _check_columns(columns: Iterable[Any], source: str, value_column: str) -> None:
+    """A DataFrame needs ir_measures' columns; the error lists those it has."""
+    columns = list(columns)
+    if not {"query_id", "doc_id", value_column} <= set(columns):
+        raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
+                               f"{', '.join(map(str, columns))}")
+
+
 def _polars_table(frame: Any, source: str, value_column: str) -> Any:
     """A polars frame with other types (integer ids, Int32 or whole Float relevance, Float32 scores, no
     iteration column) brought to the schema's, in polars: checked as ``_check_rows`` checks rows."""
     import polars as pl
 
-    missing = [c for c in ("query_id", "doc_id", value_column) if c not in frame.columns]
-    if missing:
-        raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
-                               f"{', '.join(frame.columns)}")
+    _check_columns(frame.columns, source, value_column)
     for column in ("query_id", "doc_id"):
         dtype = frame.schema[column]
         if not (dtype == pl.Utf8 or dtype.is_integer() or dtype == pl.Categorical):
@@ -175,10 +180,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
     if library == "polars":
         return _polars_table(value, source, value_column)
     if library is not None:
-        missing = [c for c in ("query_id", "doc_id", value_column) if c not in value.columns]
-        if missing:
-            raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
-                                   f"{', '.join(map(str, value.columns))}")
+        _check_columns(value.columns, source, value_column)
         wanted = [c for c in ("query_id", "iteration", "doc_id", value_column) if c in value.columns]
         converted = _from_pandas(value[wanted])
         if converted is not None:
