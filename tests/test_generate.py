@@ -285,3 +285,30 @@ def test_an_unreachable_endpoint_fails_in_seconds_without_waiting_out_retries(tm
                          sleep=waits.append)
     assert waits == []          # no backoff: an endpoint that never answered is not retried
     assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "**1.** Comment installer Python ?\n**2.** Quelle case cocher ?\n**3.** Comment vérifier la version ?",
+        "**Question 1 :** Comment installer Python ?\n**Question 2 :** Quelle case cocher ?\n"
+        "**Question 3 :** Comment vérifier la version ?",
+        '["Comment installer Python ?", "Quelle case cocher ?", "Comment vérifier la version ?"]',
+        '```json\n{"questions": ["Comment installer Python ?", "Quelle case cocher ?", '
+        '"Comment vérifier la version ?"]}\n```',
+        # an answer under each question (a sub-list): not a question of its own
+        "1. Comment installer Python ?\n   - Réponse : avec l'installateur.\n2. Quelle case cocher ?\n"
+        "   - Réponse : Add python.exe to PATH.\n3. Comment vérifier la version ?\n   - python --version",
+    ],
+    ids=["bold-numbers", "bold-question-n", "json-list", "json-object-in-fence", "answers-below"],
+)
+def test_other_reply_shapes_give_the_three_questions(reply):
+    assert parse_questions(reply, 3) == ["Comment installer Python ?", "Quelle case cocher ?",
+                                         "Comment vérifier la version ?"]
+
+
+def test_a_question_wrapped_over_two_lines_is_kept_whole():
+    reply = ("1. Comment installer Python sur Windows\n   avec l'installateur officiel ?\n"
+             "2. Quelle case cocher ?\n3. Comment vérifier la version ?\n\nBonne lecture !")
+    assert parse_questions(reply, 3) == ["Comment installer Python sur Windows avec l'installateur officiel ?",
+                                         "Quelle case cocher ?", "Comment vérifier la version ?"]

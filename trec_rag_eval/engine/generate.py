@@ -121,9 +121,10 @@ def build_prompt(document: str, n: int, language: str = "fr") -> str:
     return PROMPTS[language].format(document=document, n=n)
 
 
-# A list item's marker: "1." "1)" "(1)" "1 -" "Q1:" "Question 1 :" "-" "*" "•"
+# A list item's marker: "1." "1)" "(1)" "1 -" "Q1:" "Question 1 :", maybe in bold ("**1.**"), or "-" "*" "•"
 _LIST_MARKER = re.compile(
-    r"^\s*(?:[-*•·–—]+|\(?\d{1,3}\s*[.)\]:-]|(?:q|question)\s*\d{1,3}\s*[.):-]?)\s*", re.IGNORECASE
+    r"^\s*(?:[*_]{0,3}(?:\(?\d{1,3}\s*[.)\]:-]|(?:q|question)\s*\d{1,3}\s*[.):-]?)[*_]{0,3}|[-*•·–—]+)\s*",
+    re.IGNORECASE,
 )
 _WRAPPERS = "\"'`«»“”„‘’*_ \t"
 
@@ -135,17 +136,70 @@ def parse_questions(content: str, n: int) -> list[str]:
     number or bullet their items, leave blank lines, quote or embolden the questions and close
     with a remark. So: when some lines carry a list marker, only those lines are questions;
     otherwise, when some lines end with a question mark, only those; otherwise every line that
-    does not end with a colon (an intro). Markers, quotes and Markdown emphasis are stripped.
+    does not end with a colon (an intro). Markers, quotes and Markdown emphasis are stripped. A
+    list item wrapped over lines is joined back (the next line, before any blank one, while the item
+    has no question mark yet); a list nested deeper (an answer under each question) is not
+    questions. A reply in JSON (a list of strings, or an object holding one), fenced or not, gives
+    its strings.
     """
+    from_json = _json_questions(content)
+    if from_json is not None:
+        return [text for text in (_clean(item) for item in from_json) if text][:n]
+    marked = _marked_items(content)
     lines = [line.strip() for line in content.splitlines() if line.strip()]
-    marked = [line for line in lines if _LIST_MARKER.match(line) and _LIST_MARKER.sub("", line).strip()]
     if marked:
-        candidates = [_LIST_MARKER.sub("", line) for line in marked]
+        candidates = marked
     else:
         asking = [line for line in lines if _clean(line).endswith("?")]
         candidates = asking or [line for line in lines if not line.rstrip(_WRAPPERS).endswith(":")]
     questions = [text for text in (_clean(line) for line in candidates) if text]
     return questions[:n]
+
+
+def _marked_items(content: str) -> list[str]:
+    """The items of the reply's outermost list, each joined over the lines it was wrapped on."""
+    def indent(line: str) -> int:
+        return len(line) - len(line.lstrip())
+
+    lines = content.splitlines()
+    marked = [i for i, line in enumerate(lines) if _LIST_MARKER.match(line) and _LIST_MARKER.sub("", line).strip()]
+    if not marked:
+        return []
+    top = min(indent(lines[i]) for i in marked)
+    items: list[str] = []
+    open_item = False  # the last line was part of the current item
+    for i, line in enumerate(lines):
+        if not line.strip() or line.strip().startswith("```"):
+            open_item = False
+        elif i in marked and indent(line) <= top:
+            items.append(_LIST_MARKER.sub("", line).strip())
+            open_item = True
+        elif i in marked:  # a nested list: an answer, a note, not a question
+            open_item = False
+        elif open_item and not _clean(items[-1]).endswith("?"):
+            items[-1] += " " + line.strip()
+        else:
+            open_item = False
+    return items
+
+
+def _json_questions(content: str) -> list[str] | None:
+    """The strings of a reply in JSON (``["...", ...]`` or ``{"questions": [...]}``), else None."""
+    text = content.strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+        text = text.rsplit("```", 1)[0].strip()
+    if not text.startswith(("[", "{")):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(data, dict):
+        data = next((value for value in data.values() if isinstance(value, list)), None)
+    if isinstance(data, list) and data and all(isinstance(item, str) for item in data):
+        return data
+    return None
 
 
 def _clean(text: str) -> str:
