@@ -239,3 +239,16 @@ def test_no_library_message_names_a_command_line_flag():
                     found += [f"{path.name}:{part.lineno}: {flag}" for flag in token.findall(part.value)
                               if flag in flags]
     assert found == []
+
+
+def test_langchain_pairs_with_a_score_and_integer_ids_are_read():
+    # vectorstore.similarity_search_with_score: (Document, score) pairs; the id is in the Document,
+    # never its repr (which matched no qrels id: every score 0)
+    pairs = [(LangChainDocument("d1"), 0.9), (LangChainDocument("d2", key="doc_id"), 0.5)]
+    assert normalise_results(pairs, 10) == (["d1", "d2"], [0.9, 0.5])
+    assert normalise_results([(NodeWithScore("d1", 0.9), 0.9)], 10) == (["d1"], [0.9])
+    # numeric document ids (MS MARCO's passages are numbers), alone as in a pair
+    assert normalise_results([7, 3], 10) == (["7", "3"], None)
+    assert normalise_results([(7, 2.0), (3, 1.0)], 10) == (["7", "3"], [2.0, 1.0])
+    with pytest.raises(EngineError, match="cannot find a document id"):
+        normalise_results([True], 10)

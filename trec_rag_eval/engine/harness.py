@@ -311,16 +311,19 @@ NESTED_KEYS = ("metadata", "node")
 
 
 def result_item(item: Any) -> tuple[str, float | None]:
-    """(doc_id, score or None) of one result: an id string, an ``(id, score)`` pair, a dict or an
+    """(doc_id, score or None) of one result: an id (a string or an integer), an ``(id, score)``
+    pair, a ``(document, score)`` pair (LangChain's ``similarity_search_with_score``), a dict or an
     object (``id``, ``doc_id``, ``metadata["id"]`` / ``["doc_id"]``, ``node.node_id``, ...).
 
-    An id that reads as None or blank is an error, never the document "None"."""
-    if isinstance(item, str):
+    An id that reads as None or blank is an error, never the document "None", nor an object's repr."""
+    if isinstance(item, str) or _is_integer(item):
         return _usable_id(item, item), None
     if isinstance(item, (tuple, list)):
         if len(item) != 2:
             raise EngineError(f"a result pair must be (id, score), got {_short(item)}")
-        return _usable_id(item[0], item), _score(item[1], item)
+        if item[0] is None or isinstance(item[0], str) or _is_integer(item[0]):
+            return _usable_id(item[0], item), _score(item[1], item)
+        return result_item(item[0])[0], _score(item[1], item)
     found = _find_id(item, depth=0)
     if found is _NOT_FOUND:
         raise EngineError(
@@ -331,6 +334,10 @@ def result_item(item: Any) -> tuple[str, float | None]:
 
 
 _NOT_FOUND = object()
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def _field(item: Any, key: str) -> Any:
