@@ -252,3 +252,27 @@ def test_langchain_pairs_with_a_score_and_integer_ids_are_read():
     assert normalise_results([(7, 2.0), (3, 1.0)], 10) == (["7", "3"], [2.0, 1.0])
     with pytest.raises(EngineError, match="cannot find a document id"):
         normalise_results([True], 10)
+
+
+def test_json_results_whose_scores_contradict_their_order_say_so(tmp_path):
+    # the same results, two numbers: the search harness keeps the list order, a results file is
+    # ranked by score (trec_eval's rule). Distances stored as "score" reverse the list in silence.
+    dataset = tmp_path / "d.json"
+    dataset.write_text(json.dumps([{"id": "q1", "query": "a", "relevant": ["d1"]},
+                                   {"id": "q2", "query": "b", "relevant": ["d3"]}]))
+    results = tmp_path / "r.json"
+    results.write_text(json.dumps({
+        "q1": [{"id": "d1", "score": 0.1}, {"id": "d2", "score": 0.4}, {"id": "d3", "score": 0.9}],
+        "q2": [{"id": "d3", "score": 0.7}, {"id": "d2", "score": 0.5}, {"id": "d1", "score": 0.2}]}))
+    result = invoke("-m", "recip_rank", str(dataset), str(results))
+    assert result.exit_code == 0
+    assert ("1 result lists are not in the order of their scores: each is ranked by score (ties by doc id, "
+            "as trec_eval does), not in list order") in result.stderr
+    assert "(e.g. q1)" in result.stderr
+    # ties put in trec_eval's order already (doc id descending) change nothing: no warning
+    results.write_text(json.dumps({"q1": [{"id": "d2", "score": 1.0}, {"id": "d1", "score": 1.0}],
+                                   "q2": [{"id": "d3", "score": 1.0}]}))
+    assert "order of their scores" not in invoke("-m", "recip_rank", str(dataset), str(results)).stderr
+    results.write_text(json.dumps({"q1": [{"id": "d1", "score": 1.0}, {"id": "d2", "score": 1.0}],
+                                   "q2": [{"id": "d3", "score": 1.0}]}))
+    assert "1 result lists are not in the order" in invoke("-m", "recip_rank", str(dataset), str(results)).stderr
