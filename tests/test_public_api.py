@@ -546,3 +546,16 @@ def test_qrels_from_dict_checks_values_as_the_dict_shape_does():
         tre.Qrels.from_dict({"1": {"a": 1.5}})
     qrels = tre.Qrels.from_dict({1: {"a": 2, "b": -1}}, source="mine")
     assert (qrels.source, qrels.to_dict()) == ("mine", {"1": {"a": 2, "b": -1}})
+
+
+@pytest.mark.parametrize("printed, asked", [
+    ("P_5", "P.5"), ("ndcg_cut_10", "ndcg_cut.10"), ("recall_100", "recall.100"), ("success_1", "success.1"),
+    ("map_cut_10", "map_cut.10"),
+])
+def test_a_trec_eval_printed_name_says_how_to_ask_for_it(printed, asked):
+    """pytrec_eval and trec_eval print P_5; trec_eval is asked -m P.5: the error says so instead of only
+    'unknown measure', and the name it suggests is one the parser takes."""
+    with pytest.raises(tre.MeasureSyntaxError) as refused:
+        tre.parse_measure(printed)
+    assert f"did you mean {asked!r}? ({printed} is how trec_eval prints it)" in str(refused.value)
+    tre.parse_measure(asked)

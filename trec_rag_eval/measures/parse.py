@@ -192,9 +192,28 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
             families = set(NICKNAMES.get(name, (name,)))
             batch = [m for m in resolved if m.family in families]
         else:
-            batch = [parse_notation(_from_ranx(spec))]
+            batch = [_parse_notation(spec)]
         out.extend(m for m in batch if m not in out)
     return out
+
+
+_PRINTED = re.compile(r"([A-Za-z0-9_]+?)_([0-9]+(?:\.[0-9]+)?)")
+"""A name as trec_eval prints it: the family, '_', the parameter (``P_5``, ``ndcg_cut_10``)."""
+
+
+def _parse_notation(spec: str) -> Measure:
+    """Our notation (ranx's names too); a name as trec_eval prints it (``P_5``) gets a hint to its
+    request form (``P.5``), since pytrec_eval hands results keyed that way."""
+    try:
+        return parse_notation(_from_ranx(spec))
+    except MeasureSyntaxError as err:
+        printed = _PRINTED.fullmatch(spec.strip())
+        if printed is None or printed[1] not in FAMILIES or "unknown measure" not in err.reason:
+            raise
+        asked = f"{printed[1]}.{printed[2]}"
+        raise MeasureSyntaxError(err.text, err.start, err.end,
+                                 f"unknown measure: did you mean {asked!r}? ({spec.strip()} is how trec_eval "
+                                 "prints it)") from None
 
 
 def default_measures(trec_output: bool = False) -> list[Measure]:
