@@ -312,3 +312,6 @@ def test_a_question_wrapped_over_two_lines_is_kept_whole():
              "2. Quelle case cocher ?\n3. Comment vérifier la version ?\n\nBonne lecture !")
     assert parse_questions(reply, 3) == ["Comment installer Python sur Windows avec l'installateur officiel ?",
                                          "Quelle case cocher ?", "Comment vérifier la version ?"]
+    # a remark right after the last item (no blank line) is not part of it
+    reply = "1. Explique l'installation.\n2. Cite la case à cocher.\n3. Donne la commande.\nBonne lecture !"
+    assert parse_questions(reply, 3) == ["Explique l'installation.", "Cite la case à cocher.", "Donne la commande."]

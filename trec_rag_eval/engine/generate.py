@@ -138,7 +138,7 @@ def parse_questions(content: str, n: int) -> list[str]:
     otherwise, when some lines end with a question mark, only those; otherwise every line that
     does not end with a colon (an intro). Markers, quotes and Markdown emphasis are stripped. A
     list item wrapped over lines is joined back (the next line, before any blank one, while the item
-    has no question mark yet); a list nested deeper (an answer under each question) is not
+    stops mid-sentence); a list nested deeper (an answer under each question) is not
     questions. A reply in JSON (a list of strings, or an object holding one), fenced or not, gives
     its strings.
     """
@@ -176,7 +176,7 @@ def _marked_items(content: str) -> list[str]:
             open_item = True
         elif i in marked:  # a nested list: an answer, a note, not a question
             open_item = False
-        elif open_item and not _clean(items[-1]).endswith("?"):
+        elif open_item and not _clean(items[-1]).endswith(("?", ".", "!", ":", "…")):  # cut mid-sentence
             items[-1] += " " + line.strip()
         else:
             open_item = False
