@@ -168,3 +168,20 @@ def test_the_report_header_says_what_it_compares(seed, tmp_path):
         assert html.escape(text, quote=False) in header, text
     assert "<th>relevance level</th><td>2</td>" in header
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", header)
+
+
+@pytest.mark.parametrize(
+    ("measure", "reason"),
+    [("gm_map", "GMAP summarises the queries by a geometric mean"),
+     ("num_rel", "NumRel summarises the queries by a sum"),
+     ("runid", "runid has no numeric value per query"),
+     ("relstring", "relstring has no numeric value per query")],
+)
+def test_a_measure_compare_cannot_test_as_evaluate_reports_it_is_refused(seed, measure, reason):
+    # compare tests means of per-query values: GMAP's column held the arithmetic mean of AP (0.339 where
+    # evaluate says gm_map 0.066), NumRel a mean where evaluate says a sum; runid was dropped in silence
+    qrels, runs, paths = seed
+    with pytest.raises(UsageError, match=reason):
+        compare(qrels, runs[:2], measures=[measure], n_resamples=200)
+    result = invoke("compare", "-m", measure, str(paths["qrels"]), str(paths["A"]), str(paths["B"]))
+    assert result.exit_code == 2 and reason in result.stderr and result.stdout == ""

@@ -222,6 +222,8 @@ def comparison_measures(measures: MeasuresArg = None, all_measures: bool = False
     ``measures`` not already in it, in the order given, each once (the evaluator's trec_eval family
     order is not the comparison's)."""
     asked = [] if measures is None else resolve_measures(measures)
+    for measure in asked:
+        _check_comparable(measure)
     if all_measures:
         base = resolve_measures(RAG_MEASURES)
     elif primary:
@@ -232,6 +234,21 @@ def comparison_measures(measures: MeasuresArg = None, all_measures: bool = False
         raise UsageError("primary=False compares only the measures given, and none was given",
                          {"primary=False": "primary", "the measures given": "measures"})
     return list(dict.fromkeys([*base, *asked]))
+
+
+_AGGREGATES = {"gmean": "a geometric mean", "sum": "a sum"}
+
+
+def _check_comparable(measure: Measure) -> None:
+    """A measure whose summary is the mean of its per-query values, the one thing compare tests."""
+    aggregate = measure.spec.aggregate
+    if aggregate == "mean":
+        return
+    if aggregate in _AGGREGATES:
+        raise UsageError(f"{measure} summarises the queries by {_AGGREGATES[aggregate]}, but compare tests "
+                         "differences of means of per-query values: compare a per-query measure (AP for GMAP), "
+                         "or evaluate each run for this one")
+    raise UsageError(f"{measure} has no numeric value per query to compare")
 
 
 def compare(
