@@ -559,3 +559,20 @@ def test_a_trec_eval_printed_name_says_how_to_ask_for_it(printed, asked):
         tre.parse_measure(printed)
     assert f"did you mean {asked!r}? ({printed} is how trec_eval prints it)" in str(refused.value)
     tre.parse_measure(asked)
+
+
+def test_the_seed_s_results_dict_keyed_by_query_text_finds_its_queries():
+    """The seed lesson keeps results as {query text: [doc ids]} beside its dataset rows: given as Python
+    objects they score as the same files do. By hand (AP): the first query's relevant documents come
+    at ranks 2 and 4, (1/2 + 2/4) / 2 = 0.5; the second's at ranks 1 and 4, (1 + 2/4) / 2 = 0.75; mean 0.625.
+    Before, every key was taken for an unknown query id and every query scored 0."""
+    dataset = json.loads((REPO / "fixtures" / "eval_dataset_seed.json").read_text(encoding="utf-8"))
+    results = json.loads((REPO / "fixtures" / "results_seed.json").read_text(encoding="utf-8"))
+    result = tre.evaluate(dataset, results, "AP")
+    assert result.per_query["q1"]["AP"] == pytest.approx(0.5)
+    assert result.per_query["q2"]["AP"] == pytest.approx(0.75)
+    assert result.summary["AP"] == pytest.approx(0.625)
+    # a text that two queries share names both, as the JSON reader does
+    twice = [{"query": "same", "relevant": ["a"]}, {"query": "same", "relevant": ["b"]}]
+    with pytest.raises(InputFormatError, match=r"the query text 'same' matches several queries \(q1, q2\)"):
+        tre.evaluate(twice, {"same": ["a"]}, "AP")

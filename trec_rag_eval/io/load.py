@@ -380,6 +380,32 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     return Qrels(qrels_data(value, name, QRELS_KINDS), source, unjudged=empty_keys(value))
 
 
+def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
+    """``{query text: results}`` (the seed lesson's results) keyed by the qrels' query ids, as the
+    JSON results reader matches a file's keys: a key that is a query id stays, one that is exactly
+    one query's text becomes its id, any other stays (an extra query, warned about)."""
+    assert qrels.topics is not None
+    ids = set(qrels.topics) | set(qrels.query_ids)
+    if all(key in ids for key in value):
+        return value
+    by_text: dict[str, list[str]] = {}
+    for query_id, text in qrels.topics.items():
+        by_text.setdefault(text, []).append(query_id)
+    keyed: dict[Any, Any] = {}
+    for key, results in value.items():
+        query_id = key
+        if isinstance(key, str) and key not in ids and key in by_text:
+            if len(by_text[key]) > 1:
+                raise InputFormatError(source, None, f"the query text {quote(key)} matches several queries "
+                                       f"({', '.join(by_text[key])}); key the results by query id")
+            query_id = by_text[key][0]
+        if query_id in keyed:
+            raise InputFormatError(source, None, f"query {query_id!r} has results twice: by its id and by its "
+                                   "text")
+        keyed[query_id] = results
+    return keyed
+
+
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
     """A run from any object ``io.objects`` accepts, a path to any file ``load_run`` reads, or a
     ``Run`` as it is; ``qrels`` (with topics) lets JSON results keyed by query text find their query ids."""
@@ -388,6 +414,8 @@ def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: s
     if isinstance(value, (str, os.PathLike)):
         return load_run(value, qrels=qrels)
     source = source_name(value, name)
+    if isinstance(value, Mapping) and qrels is not None and qrels.topics:
+        value = _keyed_by_query_id(value, qrels, source)
     if library_of(value) == "polars" and is_table_data(value, "score"):
         check_frame(value, source, "score")
     return Run(run_data(value, name, RUN_KINDS), run_tag, source)
