@@ -382,3 +382,27 @@ def test_a_refusing_endpoint_stops_at_once_instead_of_asking_about_every_documen
     assert f"Error: the endpoint refuses every request: HTTP {status}" in err
     assert "failed:" not in err
     assert not (tmp_path / "judged.qrels").exists()
+
+
+def test_a_sidecar_that_does_not_match_its_qrels_is_refused(tmp_path, capsys):
+    """The sidecar says which lines of the qrels the LLM wrote. Once the qrels are edited (a human
+    judges a hole: d2 graded 0 instead of the LLM's 2) or the sidecar comes from another judging,
+    --judgments human would drop a human judgment and llm would score grades the file no longer
+    holds, in silence: refused, naming the sidecar's line."""
+    qrels = tmp_path / "judged.qrels"
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n", encoding="utf-8")
+    header = "query_id\tdoc_id\tgrade\tkind\tmodel\n"
+    cases = [("q1 0 d1 1\nq1 0 d2 0\n", header + "q1\td2\t2\thole\tm\n", "the qrels give it 0"),
+             ("q1 0 d1 1\n", header + "q1\td1\t1\tcalibration\tm\nq1\td3\t2\thole\tm\n", "the qrels do not judge it")]
+    for lines, sidecar, why in cases:
+        qrels.write_text(lines, encoding="utf-8")
+        sidecar_path_for(qrels).write_text(sidecar, encoding="utf-8")
+        line = len(sidecar.splitlines())
+        for which in ("human", "llm", "both"):
+            with pytest.raises(SystemExit) as exit_:
+                main(["evaluate", "--judgments", which, str(qrels), str(run)])
+            _, err = capsys.readouterr()
+            assert exit_.value.code == 1
+            assert err.startswith(f"Error: {sidecar_path_for(qrels)}:{line}: the LLM judgment of q1 "), err
+            assert why in err

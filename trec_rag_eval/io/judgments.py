@@ -61,8 +61,12 @@ def write_llm_judgments(judgments: Iterable[LLMJudgment], path: str | os.PathLik
 
 def read_llm_judgments(path: str | os.PathLike[str]) -> list[LLMJudgment]:
     """Read a sidecar written by ``write_llm_judgments``; errors name the file and the line."""
-    name = os.fspath(path)
-    out: list[LLMJudgment] = []
+    return [judgment for _, judgment in _read_sidecar(os.fspath(path))]
+
+
+def _read_sidecar(name: str) -> list[tuple[int, LLMJudgment]]:
+    """(line number, judgment) of every judgment of the sidecar ``name``."""
+    out: list[tuple[int, LLMJudgment]] = []
     seen: dict[tuple[str, str], int] = {}
     for line_no, raw in enumerate(read_text(name).split("\n"), start=1):  # lines end at \n only
         line = raw.rstrip("\r")
@@ -88,8 +92,28 @@ def read_llm_judgments(path: str | os.PathLike[str]) -> list[LLMJudgment]:
             reason = f"{query_id} {doc_id} is already judged at line {seen[(query_id, doc_id)]}"
             raise InputFormatError(name, line_no, reason, line)
         seen[(query_id, doc_id)] = line_no
-        out.append(LLMJudgment(query_id, doc_id, value, kind, model))
+        out.append((line_no, LLMJudgment(query_id, doc_id, value, kind, model)))
     return out
+
+
+def _check_sidecar(qrels: Qrels, sidecar: str, judgments: list[tuple[int, LLMJudgment]]) -> None:
+    """Each hole of the sidecar is a line of the qrels with the LLM's grade, each calibration
+    document a line of the qrels: else the qrels were edited since, or the sidecar is another's,
+    and the views would drop human judgments or score grades the qrels no longer hold."""
+    grades = dict(zip(zip(column_list(qrels, "query_id"), column_list(qrels, "doc_id"), strict=True),
+                      column_list(qrels, "relevance"), strict=True))
+    for line_no, j in judgments:
+        grade = grades.get((j.query_id, j.doc_id))
+        if grade is None:
+            why = "the qrels do not judge it"
+        elif j.kind == "hole" and int(grade) != j.grade:
+            why = f"the qrels give it {int(grade)}"
+        else:
+            continue
+        raise InputFormatError(sidecar, line_no, f"the LLM judgment of {j.query_id} {j.doc_id} ({j.kind}, grade "
+                               f"{j.grade}) does not match {qrels.source}: {why}; the sidecar belongs to other "
+                               "qrels or they were edited since judge wrote both (judge again, or delete the sidecar "
+                               "to use the qrels as they are)")
 
 
 def select_judgments(qrels: Qrels, llm: list[LLMJudgment], which: str) -> Qrels:
@@ -118,7 +142,9 @@ def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | No
             raise UsageError(f"{which} judgments asked, but {qrels.source} has no LLM judgments beside it "
                              f"(expected {sidecar}, which judge writes)")
         return qrels, None
-    llm = read_llm_judgments(sidecar)
+    lines = _read_sidecar(os.fspath(sidecar))
+    _check_sidecar(qrels, os.fspath(sidecar), lines)
+    llm = [judgment for _, judgment in lines]
     which = which or "both"
     holes = sum(j.kind == "hole" for j in llm)
     described = {"human": "human judgments only (the LLM's left out)",
