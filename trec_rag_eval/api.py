@@ -53,8 +53,9 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
     score}}``, a pandas or polars DataFrame (query_id, doc_id, relevance / score), ir_measures tuples,
-    or (qrels) the seed's list of dataset rows. ``measures``: None (the RAG set), ``"nDCG@10"``, a list
-    of names in any notation (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``) or ``Measure`` values.
+    or (qrels) the seed's list of dataset rows; a run dict keyed by query text finds its queries through
+    the qrels' texts. ``measures``: None (the RAG set), ``"nDCG@10"``, a list of names in any notation
+    (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``), ``Measure`` values or ir_measures' (``ir_measures.AP``).
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
     ids to document ids.
