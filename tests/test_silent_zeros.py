@@ -13,7 +13,7 @@ import pytest
 from conftest import invoke
 
 from trec_rag_eval.engine.harness import Evaluator, normalise_results
-from trec_rag_eval.errors import EngineError, TrecRagEvalWarning
+from trec_rag_eval.errors import EngineError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.trec import read_qrels, read_run
 
@@ -276,3 +276,31 @@ def test_json_results_whose_scores_contradict_their_order_say_so(tmp_path):
     results.write_text(json.dumps({"q1": [{"id": "d1", "score": 1.0}, {"id": "d2", "score": 1.0}],
                                    "q2": [{"id": "d3", "score": 1.0}]}))
     assert "1 result lists are not in the order" in invoke("-m", "recip_rank", str(dataset), str(results)).stderr
+
+
+def test_an_engine_taking_k_by_keyword_is_called_so():
+    class Keyword:
+        def search(self, query, *, k=10):
+            return ["d1"][:k]
+
+    class TopK:
+        def search(self, query, *, top_k):
+            return ["d1"][:top_k]
+
+    for engine in (Keyword(), TopK()):
+        assert Evaluator(engine).evaluate(DATASET, k_values=(1,), measures=["P@1"]).summary["P@1"] == 0.5
+
+
+def test_an_async_engine_or_a_retriever_is_an_error_saying_how_to_wrap_it():
+    async def engine(query, k):
+        return ["d1"]
+
+    with pytest.raises(EngineError, match=r"is async.*asyncio\.run\(engine\(q, k\)\)"):
+        Evaluator(engine).evaluate(DATASET)
+
+    class Retriever:  # LangChain's retrievers: invoke(query), no k
+        def invoke(self, query):
+            return []
+
+    with pytest.raises(UsageError, match=r"lambda q, k: retriever\.invoke\(q\)\[:k\]"):
+        Evaluator(Retriever()).evaluate(DATASET)

@@ -15,6 +15,7 @@ Conventions, decided here once:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import sys
@@ -256,10 +257,18 @@ def resolve_engine(engine: Any) -> SearchFunction:
     if search is None and callable(engine):
         search, name = engine, getattr(engine, "__qualname__", type(engine).__name__)
     if search is None:
+        hint = ""
+        for method in ("invoke", "retrieve"):  # LangChain's and LlamaIndex's retrievers take no k
+            if callable(getattr(engine, method, None)):
+                hint = f"; for a retriever, pass lambda q, k: retriever.{method}(q)[:k]"
+                break
         raise UsageError(
             "the engine must be a callable (query, k) or have a search/rechercher method, "
-            f"got {type(engine).__name__}"
+            f"got {type(engine).__name__}{hint}"
         )
+    if inspect.iscoroutinefunction(search):
+        raise EngineError(f"the engine {name} is async (async def): the harness calls it once per query and "
+                          "waits; pass a plain function, e.g. lambda q, k: asyncio.run(engine(q, k))")
     try:
         signature = inspect.signature(search)
     except (TypeError, ValueError):  # some builtins and C extensions have none: try them as they are
@@ -267,11 +276,21 @@ def resolve_engine(engine: Any) -> SearchFunction:
     try:
         signature.bind("query", 10)
     except TypeError as err:
+        for keyword in ("k", "top_k"):  # search(query, *, k=10): the number of results by keyword
+            try:
+                signature.bind("query", **{keyword: 10})
+            except TypeError:
+                continue
+            return functools.partial(_by_keyword, search, keyword)
         raise EngineError(
             f"the engine {name}{signature} cannot be called as engine(query, k): {err}. It must take the "
             "query text and the number of results wanted, e.g. def search(query, k): ..."
         ) from None
     return search  # type: ignore[no-any-return]
+
+
+def _by_keyword(search: Any, keyword: str, query: str, k: int) -> Any:
+    return search(query, **{keyword: k})
 
 
 def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:
