@@ -194,7 +194,8 @@ def compare_command(
 
     \b
     trec-rag-eval compare QRELS RUN_A RUN_B [RUN_C ...]
-    trec-rag-eval compare --test randomization -m nDCG@10 -m R@5 QRELS A B
+    trec-rag-eval compare --test randomization -m P@5 -m MAP QRELS A B
+    trec-rag-eval compare --no-primary -m R@5 QRELS A B     (R@5 alone)
     trec-rag-eval compare -f latex QRELS A B C > table.tex
     trec-rag-eval compare --plot deltas.png QRELS A B
 
