@@ -186,3 +186,21 @@ def test_parquet_round_trips_through_convert(tmp_path_factory, judgments, result
     assert back.select(*key, "score", "run_tag").sort(key).equals(frame.sort(key))
     assert invoke("convert", str(folder / "r2.parquet"), "--run", str(folder / "r2.txt")).exit_code == 0
     assert (folder / "r2.txt").read_bytes() == (folder / "r.txt").read_bytes()
+
+
+def test_a_partition_of_another_type_is_named_not_joined_in_silence(tmp_path):
+    """Partitions are joined under their common type: a boolean score beside float ones became 1.0,
+    and a float query_id beside integer ones was blamed on the first, valid, file."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    pl.DataFrame({"query_id": [1], "doc_id": ["a"], "score": [1.0]}).write_parquet(folder / "part-0.parquet")
+    pl.DataFrame({"query_id": [2], "doc_id": ["a"], "score": [True]}).write_parquet(folder / "part-1.parquet")
+    result = invoke(reference_path("qrels.test"), str(folder))
+    assert (result.exit_code, result.stderr) == (1, f"Error: {folder}/part-1.parquet: row 1: score must be a number, "
+                                                    "the column holds Boolean: {'query_id': 2, 'doc_id': 'a', "
+                                                    "'score': True}\n")
+    pl.DataFrame({"query_id": [2.0], "doc_id": ["a"], "score": [2.0]}).write_parquet(folder / "part-1.parquet")
+    result = invoke(reference_path("qrels.test"), str(folder))
+    assert (result.exit_code, result.stderr) == (1, f"Error: {folder}/part-1.parquet: row 1: query_id must be text "
+                                                    "or an integer, the column holds Float64: {'query_id': 2.0, "
+                                                    "'doc_id': 'a', 'score': 2.0}\n")

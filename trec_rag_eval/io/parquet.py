@@ -247,6 +247,8 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
                 part = pl.scan_parquet(file).select(columns).slice(*window).collect()
         except Exception as err:
             raise _unreadable(file, err) from None
+        if len(files) > 1 and part.height:
+            _check_types(file, part, window[0] if window else 0)
         parts.append(part)
         starts.append(total - (window[0] if window else 0))
         total += part.height
@@ -255,6 +257,31 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
         raise InputFormatError(files[0] if len(files) == 1 else os.path.dirname(files[0]), None,
                                f"no {what} found: the Parquet data has no rows")
     return _Rows(frame, files, starts)
+
+
+def _check_types(file: str, part: pl.DataFrame, offset: int) -> None:
+    """Each partition's column types, before they are joined: a join takes their common type, so a
+    float query_id beside integer ones, or a boolean score beside float ones, would pass as valid
+    (True as score 1.0), and an error found after would name the first file instead of this one."""
+    import polars as pl
+
+    def text(dtype: pl.DataType) -> bool:
+        return dtype == pl.Utf8 or dtype.is_integer() or dtype == pl.Categorical or isinstance(dtype, pl.Enum)
+
+    def number(dtype: pl.DataType) -> bool:
+        return dtype == pl.Utf8 or (dtype.is_numeric() and not isinstance(dtype, pl.Decimal))
+
+    def integer(dtype: pl.DataType) -> bool:
+        return dtype == pl.Utf8 or dtype.is_integer() or dtype.is_float()
+
+    rules = {"query_id": (text, "text or an integer"), "doc_id": (text, "text or an integer"),
+             "iteration": (text, "text or an integer"), "run_tag": (text, "text or an integer"),
+             "score": (number, "a number"), "relevance": (integer, "an integer")}
+    for column, dtype in part.schema.items():
+        ok, what = rules.get(column, (None, ""))
+        if ok is not None and dtype != pl.Null and not ok(dtype):
+            raise InputFormatError(file, None, f"row {offset + 1}: {column} must be {what}, the column holds "
+                                   f"{dtype}: {part.row(0, named=True)}")
 
 
 def _ids(rows: _Rows) -> None:
