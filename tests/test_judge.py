@@ -406,3 +406,30 @@ def test_a_sidecar_that_does_not_match_its_qrels_is_refused(tmp_path, capsys):
             assert exit_.value.code == 1
             assert err.startswith(f"Error: {sidecar_path_for(qrels)}:{line}: the LLM judgment of q1 "), err
             assert why in err
+
+
+def test_python_evaluate_and_compare_choose_judgments_as_the_command_does(tmp_path):
+    """``judgments=`` from Python gives the views ``--judgments`` gives, on a judged file written by hand."""
+    import trec_rag_eval as tre
+    from trec_rag_eval.errors import UsageError
+
+    qrels = tmp_path / "judged.qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d5 2\n")  # d5: a hole the LLM filled with grade 2
+    (tmp_path / "judged.qrels.llm.tsv").write_text(
+        "query_id\tdoc_id\tgrade\tkind\tmodel\nq1\td5\t2\thole\tm\nq1\td2\t3\tcalibration\tm\n")
+    run = {"q1": {"d5": 3.0, "d1": 2.0, "d2": 1.0}}
+    # both (the file as it is): d5=2 d1=1 d2=0 -> P@3 = 2/3, all three judged
+    # human (the hole dropped): d5 unjudged, d1=1, d2=0 -> P@3 = 1/3, Judged@3 = 2/3
+    # llm (the LLM's grades only): d5=2, d1 unjudged, d2=3 -> P@3 = 2/3, Judged@3 = 2/3
+    expected = {None: (2 / 3, 1.0), "both": (2 / 3, 1.0), "human": (1 / 3, 2 / 3), "llm": (2 / 3, 2 / 3)}
+    for which, (precision, judged) in expected.items():
+        summary = tre.evaluate(str(qrels), run, ["P@3", "Judged@3"], judgments=which).summary
+        assert summary["P@3"] == pytest.approx(precision) and summary["Judged@3"] == pytest.approx(judged), which
+    comparison = tre.compare(str(qrels), {"a": run, "b": run}, "P@3", primary=False, judgments="human")
+    assert comparison.per_query["a"]["q1"]["P@3"] == pytest.approx(1 / 3)
+    with pytest.raises(UsageError, match="give the qrels as that file's path"):
+        tre.evaluate({"q1": {"d1": 1}}, run, "P@3", judgments="human")
+    plain = tmp_path / "plain.qrels"
+    plain.write_text("q1 0 d1 1\n")
+    with pytest.raises(UsageError, match="no LLM judgments beside it"):
+        tre.evaluate(str(plain), run, "P@3", judgments="llm")

@@ -58,7 +58,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``), ``Measure`` values or ir_measures' (``ir_measures.AP``).
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
-    ids to document ids.
+    ids to document ids; ``judgments`` (``"human"``, ``"llm"`` or ``"both"``, the default) chooses which
+    judgments of a qrels file written by ``judge`` count, as ``--judgments`` does.
     A run given as a path is read as the command line reads it: in pieces when it is larger than a
     quarter of the memory available, and the command's warnings (queries missing from the run or only
     in it, the RAG checks of JSON results) come as ``TrecRagEvalWarning``.
@@ -71,7 +72,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     """
     from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
 
-    judgments = as_qrels(qrels)
+    judgments = _judged_qrels(qrels, options.pop("judgments", None))
     if cluster is not None:
         from trec_rag_eval.cluster import evaluate_on_cluster
         from trec_rag_eval.core.settings import settings_of
@@ -100,6 +101,22 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     return evaluate_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
 
 
+def _judged_qrels(qrels: Any, which: str | None) -> Qrels:
+    """``as_qrels``, then, when ``which`` is given, that view of a qrels file ``judge`` wrote (human
+    judgments, the LLM's, or both: ``io.judgments.choose_judgments``, the command line's own rule)."""
+    table = as_qrels(qrels)
+    if which is None:
+        return table
+    if not isinstance(qrels, (str, os.PathLike)):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("judgments= chooses among the judgments of a qrels file written by judge: give the qrels "
+                         f"as that file's path (got {type(qrels).__name__})")
+    from trec_rag_eval.io.judgments import choose_judgments
+
+    return choose_judgments(qrels, table, which)[0]
+
+
 def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                   **options: Any) -> Iterator[QueryResult]:
     """``evaluate``, one query at a time: ``QueryResult(query_id, values)`` in trec_eval's query order,
@@ -114,13 +131,13 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
     name), or a mapping name -> run. The primary set (nDCG@10, R@5, MRR) is always compared, then
     ``measures`` not already in it, in the order given (``all_measures=True``: the whole RAG table,
-    then ``measures``; ``primary=False``: only ``measures``). Other options (``test``, ``correction``,
+    then ``measures``; ``primary=False``: only ``measures``). ``judgments``: as in ``evaluate``. Other options (``test``, ``correction``,
     ``alpha``, ``seed``, ...) and the
     settings are those of ``trec_rag_eval.compare.compare``.
     """
     from trec_rag_eval.compare import compare as compare_tables
 
-    judgments = as_qrels(qrels)
+    judgments = _judged_qrels(qrels, options.pop("judgments", None))
     if isinstance(runs, Iterator):  # a generator of runs: a list of them
         runs = list(runs)
     if isinstance(runs, Mapping):
