@@ -576,3 +576,14 @@ def test_the_seed_s_results_dict_keyed_by_query_text_finds_its_queries():
     twice = [{"query": "same", "relevant": ["a"]}, {"query": "same", "relevant": ["b"]}]
     with pytest.raises(InputFormatError, match=r"the query text 'same' matches several queries \(q1, q2\)"):
         tre.evaluate(twice, {"same": ["a"]}, "AP")
+
+
+def test_an_empty_measure_list_is_a_mistake_not_an_empty_result():
+    """``measures=[]`` used to return an Evaluation with nothing in it and no word; None asks for the default."""
+    from trec_rag_eval.errors import UsageError
+
+    for call in (tre.evaluate, lambda q, r, m: list(tre.iter_evaluate(q, r, m))):
+        with pytest.raises(UsageError, match=r"measures is empty: name at least one measure, or leave it out"):
+            call(QRELS, RUN, [])
+        with pytest.raises(UsageError, match=r"measures is empty"):
+            call(QRELS, {"1": {"d": 1.0}}, ())

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.model import Measure
 
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
@@ -80,7 +81,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
         doc_map = options.pop("doc_map", None)
         paths = isinstance(run, (str, os.PathLike)) or (
             isinstance(run, (list, tuple)) and bool(run) and all(isinstance(p, (str, os.PathLike)) for p in run))
-        return evaluate_on_cluster(judgments, run if paths else as_run(run, judgments), resolve_measures(measures),
+        return evaluate_on_cluster(judgments, run if paths else as_run(run, judgments), _asked(measures),
                                    settings_of(settings, **options), cluster=cluster, doc_map=doc_map)
     if isinstance(run, (str, os.PathLike)) and "doc_map" not in options:
         # a run file goes the command line's way: read in pieces when it is too large for the memory,
@@ -91,14 +92,25 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
         from trec_rag_eval.errors import TrecRagEvalWarning
         from trec_rag_eval.runs import evaluate_run_files
 
-        [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], resolve_measures(measures),
+        [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], _asked(measures),
                                                    settings_of(settings, **options), jobs=1)
         for note in notes:
             kind, _, text = note.partition(": ")
             if kind == "Warning":
                 warnings.warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning, stacklevel=2)
         return evaluation
-    return evaluate_tables(judgments, as_run(run, judgments), resolve_measures(measures), settings, **options)
+    return evaluate_tables(judgments, as_run(run, judgments), _asked(measures), settings, **options)
+
+
+def _asked(measures: MeasuresArg) -> list[Measure]:
+    """The measures asked of ``evaluate``; an empty list is a mistake (None asks for the default set)."""
+    resolved = resolve_measures(measures)
+    if not resolved:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("measures is empty: name at least one measure, or leave it out (None) for the default "
+                         "RAG set")
+    return resolved
 
 
 def _judged_qrels(qrels: Any, which: str | None) -> Qrels:
