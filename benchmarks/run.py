@@ -52,7 +52,7 @@ sys.path.insert(0, str(HERE))
 import generate  # noqa: E402  (benchmarks/generate.py, next to this file)
 
 OUT_DIR = generate.DATA_DIR
-REFERENCE_DIR = Path("/work/shared/reference/trec_eval")
+REFERENCE_DIR = HERE.parent.parent / "shared" / "reference" / "trec_eval"  # ../shared beside the checkout
 PYTREC_SCRIPT = HERE / "pytrec_eval_path.py"
 OURS = "trec-rag-eval"
 
