@@ -143,9 +143,9 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
     name), or a mapping name -> run. The primary set (nDCG@10, R@5, MRR) is always compared, then
     ``measures`` not already in it, in the order given (``all_measures=True``: the whole RAG table,
-    then ``measures``; ``primary=False``: only ``measures``). ``judgments``: as in ``evaluate``. Other options (``test``, ``correction``,
-    ``alpha``, ``seed``, ...) and the
-    settings are those of ``trec_rag_eval.compare.compare``.
+    then ``measures``; ``primary=False``: only ``measures``). ``judgments``: as in ``evaluate``. Other
+    options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
+    ``trec_rag_eval.compare.compare``.
     """
     from trec_rag_eval.compare import compare as compare_tables
 
