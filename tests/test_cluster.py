@@ -96,7 +96,8 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
 def _parquet_partitions(run_path: str, folder, pieces: int) -> str:
     """The TREC run as Parquet partitions cut at arbitrary rows (queries span files), the rows
     shuffled: what a data platform writes. Fields are split here, not by the reader under test."""
-    rows = [line.split() for line in open(run_path)]
+    with open(run_path) as lines:
+        rows = [line.split() for line in lines]
     random.Random(3).shuffle(rows)
     frame = pl.DataFrame({"query_id": [r[0] for r in rows], "Q0": [r[1] for r in rows], "doc_id": [r[2] for r in rows],
                           "rank": [int(r[3]) for r in rows], "score": [float(r[4]) for r in rows],
