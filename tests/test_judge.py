@@ -180,6 +180,9 @@ def test_human_llm_and_both_evaluations_differ_as_the_fake_grades_imply(files, t
     out, err = capsys.readouterr()
     assert exit_.value.code == 0, err
     assert "Grades of the holes: 0: 1, 1: 1, 2: 1, 3: 1" in out
+    # one bar, started once the number of documents to ask is known (no empty "Judging: 0doc" bar first)
+    # (4 holes + 2 calibration documents for each of the 2 queries = 8)
+    assert "Judging: 0doc" not in err and re.search(r"Judging: 100%\S* 8/8", err), err
     assert "binary (relevant = grade >= 1): Cohen's kappa 0.500, same verdict 75%" in out
     assert "graded (linear weights): Cohen's kappa 0.200, same grade 25%" in out
     # before: q1 and q2 each have 1 judged document in their top 3; after: all 3

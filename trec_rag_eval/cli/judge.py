@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -88,23 +89,29 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)
 
-    with bar(None, "Judging", unit="doc") as progress_bar:
-        def on_start(total: int) -> None:
-            progress_bar.total = total
-            progress_bar.refresh()
+    bars: list[Any] = []  # the bar starts once the number of documents to ask is known
 
-        def on_task(key: str, error: str | None) -> None:
+    def on_start(total: int) -> None:
+        bars.append(bar(total, "Judging", unit="doc"))
+
+    def on_task(key: str, error: str | None) -> None:
+        for progress_bar in bars:
             progress_bar.update(1)
 
-        try:
-            report = judge_holes(qrels, run_tables, documents, output, settings, client,
-                                 relevance_level=relevance_level, force=force, allow_failures=allow_failures,
-                                 progress_path=progress, on_start=on_start, on_task=on_task,
-                                 previous=previous)
-        except KeyboardInterrupt:
-            click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
-                       "run the same command again to resume.", err=True)
-            raise
+    try:
+        report = judge_holes(qrels, run_tables, documents, output, settings, client,
+                             relevance_level=relevance_level, force=force, allow_failures=allow_failures,
+                             progress_path=progress, on_start=on_start, on_task=on_task,
+                             previous=previous)
+    except KeyboardInterrupt:
+        for progress_bar in bars:
+            progress_bar.close()
+        click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
+                   "run the same command again to resume.", err=True)
+        raise
+    finally:
+        for progress_bar in bars:
+            progress_bar.close()
     click.echo(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
                f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
     click.echo(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
