@@ -83,3 +83,26 @@ def test_a_real_difference_fails(tmp_path) -> None:
     assert not report.ok
     assert report.verdicts[0].differing_queries == ["1"] and report.verdicts[0].max_difference == pytest.approx(0.5)
     assert "DIFFER" in report.render() and "Verdict: FAILED" in report.render()
+
+
+def test_a_query_judged_only_negative_is_not_given_to_pytrec_eval(tmp_path) -> None:
+    # pytrec_eval (trec_eval 9's code) crashes the process (SIGSEGV) on a query whose judgments are
+    # all negative when bpref is asked with num_rel, map or Rprec; trec_eval 10 refuses such qrels
+    # (exit 4). Run in a child process: a crash must show up as a failed test, not a dead pytest.
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 a -1\n2 0 a 1\n")
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n2 Q0 a 1 3 r\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "trec_rag_eval", "crosscheck", "-m", "bpref", "-m", "num_rel",
+                           "-m", "map", "-m", "num_ret", str(qrels), str(run)],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+    # query 1 is not compared, and the report says why; query 2 agrees
+    assert "judgments are all negative" in done.stdout and "(1)" in done.stdout
+    assert "DIFFER" not in done.stdout

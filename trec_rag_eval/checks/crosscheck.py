@@ -12,7 +12,10 @@ number exactly:
   (trec_eval -c gives num_rel its real value and num_q 1);
 * ``negative_judged``: ir-measures' Judged counts a negative judgment as a judgment;
 * ``float64``: in trec_eval 9 mode our scores are rounded to float32, the other providers
-  read doubles.
+  read doubles;
+* ``all_negative``: a query whose judgments are all negative is kept from pytrec_eval, whose
+  trec_eval 9 code crashes the process on it (or reuses another query's data); trec_eval 10
+  refuses such qrels. We score it with R = 0 (TREC_EVAL_SEMANTICS 3.1); it is not compared.
 
 ir-measures is imported lazily; without it ``MissingDependencyError`` names the extra.
 """
@@ -42,6 +45,8 @@ CONVENTIONS: dict[str, str] = {
                     "(trec_eval -c keeps num_rel and num_q)",
     "negative_judged": "ir-measures' Judged counts a negative judgment (-1, unjudged in the pool) as judged",
     "float64": "trec_eval 9 mode rounds our scores to float32; the {provider} provider reads doubles",
+    "all_negative": "the query's judgments are all negative: pytrec_eval crashes on such a query (trec_eval 10 "
+                    "refuses it), so it is not compared",
 }
 
 # the tolerance each provider's printed precision allows (gdeval.pl prints %.5f)
@@ -297,6 +302,7 @@ def crosscheck(
                 qrels.frame.select("query_id", "doc_id", "relevance").iter_rows()]
     ir_run = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in
               run.frame.select("query_id", "doc_id", "score").iter_rows()]
+    all_negative = _judged_only_negative(qrels)
     by_provider: dict[str, list[Measure]] = {}
     for m, (_, provider) in targets.items():
         by_provider.setdefault(provider.NAME, []).append(m)
@@ -304,8 +310,12 @@ def crosscheck(
     for provider_name, group in by_provider.items():
         provider = targets[group[0]][1]
         wanted = list(dict.fromkeys(targets[m][0] for m in group))
+        given_qrels, given_run = ir_qrels, ir_run
+        if provider_name == "pytrec_eval" and all_negative:
+            given_qrels = [q for q in ir_qrels if q.query_id not in all_negative]
+            given_run = [d for d in ir_run if d.query_id not in all_negative]
         try:
-            for metric in provider.iter_calc(wanted, ir_qrels, ir_run):
+            for metric in provider.iter_calc(wanted, given_qrels, given_run):
                 results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
         except Exception as err:  # a provider failing on this data is reported, not raised
             for m in group:
@@ -330,7 +340,9 @@ def crosscheck(
             if not (math.isnan(ours_value) or math.isnan(theirs_value)):
                 max_diff = max(max_diff, abs(ours_value - theirs_value))
             reason = None
-            if qid in missing and theirs_value == 0.0 and not math.isnan(ours_value):
+            if provider.NAME == "pytrec_eval" and qid in all_negative:
+                reason = "all_negative"
+            elif qid in missing and theirs_value == 0.0 and not math.isnan(ours_value):
                 reason = "missing_zero"
             else:
                 for key in candidates:
@@ -381,6 +393,12 @@ def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list
     if measure.family == "Judged":
         out += ["negative_judged", "tie_order+negative_judged"]
     return out
+
+
+def _judged_only_negative(qrels: Qrels) -> set[str]:
+    """The queries whose every judgment is negative (in the pool, not judged)."""
+    best = qrels.frame.group_by("query_id").agg(pl.col("relevance").max())
+    return set(best.filter(pl.col("relevance") < 0)["query_id"].to_list())
 
 
 def _judged_negative(qrels: Qrels) -> Qrels:
