@@ -119,3 +119,27 @@ def test_json_numbers_as_before(tmp_path):
     result = invoke("-m", "P.1", dataset, results)
     assert result.exit_code == 0, result.output
     assert result.stdout == "P_1                   \tall\t1.0000\n"
+
+
+@pytest.mark.parametrize("text, line", [
+    ('{"1": {"\\ud800": 1}}', 1),                       # a high surrogate alone, in a key
+    ('[{"query": "q",\n "relevant": ["\\udc00x"]}]', 2),   # a low surrogate alone, in a value
+    ('{"1": {"a\\uD83D": 1}}', 1),                        # upper-case hex, at the end of a string
+])
+def test_json_lone_surrogate_escape_is_one_error(tmp_path, text, line):
+    # a \\ud800 escape alone decodes to a string no file (nor polars) can hold: it was a
+    # UnicodeEncodeError traceback in convert, crosscheck and evaluate's writers
+    dataset = _write(tmp_path, "d.json", text)
+    stderr = _error(invoke("convert", dataset, "--qrels", str(tmp_path / "out.qrels")))
+    assert stderr.startswith(f"Error: {dataset}:{line}: ") and "surrogate" in stderr
+    assert not (tmp_path / "out.qrels").exists()
+    _error(invoke("crosscheck", dataset, _write(tmp_path, "r.txt", RUN)))
+
+
+def test_json_surrogate_pairs_and_escaped_backslashes_are_text(tmp_path):
+    # a proper pair is one character (U+1F600); '\\\\ud800' is a backslash then the letters 'ud800'
+    dataset = _write(tmp_path, "d.json", '{"1": {"\\ud83d\\ude00": 1, "\\\\ud800": 1}}')
+    out = tmp_path / "out.qrels"
+    result = invoke("convert", dataset, "--qrels", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == "1 0 \U0001F600 1\n1 0 \\ud800 1\n"

@@ -94,8 +94,30 @@ def _skip_whitespace(text: str, index: int) -> int:
     return cast("re.Match[str]", _WHITESPACE.match(text, index)).end()
 
 
+# a \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one, or the second kind alone (an even run of
+# backslashes before them is escaped backslashes): Python decodes either into a string that no
+# file, terminal or polars column can encode
+_LONE_SURROGATE = re.compile(
+    r"(?<!\\)(?:\\\\)*\\u(?:d[89ab][0-9a-f]{2}(?!\\ud[c-f][0-9a-f]{2})"
+    r"|(?<!\\ud[89ab][0-9a-f]{2}\\u)d[c-f][0-9a-f]{2})",
+    re.IGNORECASE,
+)
+
+
+def _check_surrogates(path: str, text: str) -> None:
+    if "\\u" not in text:
+        return
+    found = _LONE_SURROGATE.search(text)
+    if found is not None:
+        escape = found.group(0).lstrip("\\")
+        raise InputFormatError(path, _line_of(text, found.start()),
+                               f"'\\{escape}' is half of a UTF-16 surrogate pair, not a character "
+                               "(expected a \\uD800-\\uDBFF escape followed by a \\uDC00-\\uDFFF one)")
+
+
 def parse_document(path: str) -> Document:
     text = read_text(path)
+    _check_surrogates(path, text)
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise InputFormatError(path, None, "the file is empty (expected JSON or JSONL)")
