@@ -508,3 +508,17 @@ def test_missing_query_special_values():
 def test_gm_map_counts_a_missing_query_at_the_floor():
     result = run_eval(TWO_QRELS, RUN, ["gm_map"])
     assert result.value("gm_map") == approx(math.exp((log(1e-5) + log(1 / 2)) / 2), rel=1e-12)
+
+
+def test_rprec_mult_with_a_negative_multiplier_is_plain_zero(tmp_path):
+    # c = floor(-1 * R + 0.9) is negative for every query: no rank to take a precision at, so 0,
+    # as trec_eval prints it ('0.0000'); 0 / c gave -0.0, printed '-0.0000'
+    from conftest import invoke
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n2 0 a 1\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 3 r\n2 Q0 b 1 3 r\n")
+    result = invoke("-f", "trec", "-q", "-m", "Rprec_mult.-1", str(qrels), str(run))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [f"Rprec_mult_-1.00      \t{q}\t0.0000" for q in ("1", "2", "all")]

@@ -79,6 +79,7 @@ def r_precision(ctx: Context, m: Measure) -> np.ndarray:
 def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
     c = np.floor(float(cutoff_of(m)) * ctx.R + 0.9).astype(np.int64)
+    c = np.maximum(c, 0)  # a negative multiplier: no rank, and 0 / c would be -0.0 ('-0.0000')
     return ratio(ctx.cnt_at(c), c)
 
 
