@@ -160,6 +160,22 @@ def test_standard_output_on_a_full_disk(files):
     assert result.stderr == "Error: cannot write standard output: No space left on device\n"
 
 
+@pytest.mark.parametrize("command", [["measures"], ["measures", "--markdown"], ["crosscheck", "-m", "P.1"],
+                                     ["crosscheck", "-f", "json", "-m", "P.1"], ["demo"],
+                                     ["validate"], ["validate", "-f", "json"]])
+def test_every_command_on_a_full_disk(files, tmp_path, command):
+    # measures, crosscheck, validate and demo printed with click.echo: an OSError traceback at '> /dev/full'
+    reference = tmp_path / "reference.txt"
+    reference.write_text("P_1\tall\t1.0000\n")  # as 'trec_eval -m P.1' prints it for files[:2]
+    args = {"crosscheck": [*command, *files[:2]],
+            "validate": [*command, *files[:2], str(reference)]}.get(command[0], command)
+    with open("/dev/full", "w") as full:
+        result = _child(args, stdout=full)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.endswith("Error: cannot write standard output: No space left on device\n"), result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_standard_output_closed_early(files):
     # as 'trec-rag-eval ... | head -1' once head has gone: the pipe has no reader left
     read_end, write_end = os.pipe()

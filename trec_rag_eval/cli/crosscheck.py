@@ -10,6 +10,7 @@ import click
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import Real
+from trec_rag_eval.io.atomic import write_stream
 
 
 def _options(func):  # the evaluation settings both commands share
@@ -70,10 +71,9 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
         if output_format == "json":
             payload.append({"run": path, **report.to_dict()})
         else:
-            click.echo(f"run: {path}")
-            click.echo(report.render(), nl=False)
+            write_stream(f"run: {path}\n" + report.render(), sys.stdout)
     if output_format == "json":
-        click.echo(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+        write_stream(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2) + "\n", sys.stdout)
     if failed:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 
@@ -105,8 +105,8 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
                       judged_only=judged_only, max_retrieved=max_retrieved,
                       queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     if output_format == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        write_stream(json.dumps(report.to_dict(), indent=2) + "\n", sys.stdout)
     else:
-        click.echo(report.render(), nl=False)
+        write_stream(report.render(), sys.stdout)
     if not report.ok:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)

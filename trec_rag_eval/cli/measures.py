@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 
@@ -15,6 +17,7 @@ def measures_command(markdown: bool) -> None:
     Both notations are accepted by -m: trec_eval's (P.5,10  ndcg_cut.10  map) and
     ir-measures' (P@5  nDCG(dcg='exp-log2')@10  AP). Parameters: Name(key=value,...)@k.
     """
+    from trec_rag_eval.io.atomic import write_stream
     from trec_rag_eval.render.measures import markdown_table, measure_list
 
-    click.echo(markdown_table() if markdown else measure_list(), nl=False)
+    write_stream(markdown_table() if markdown else measure_list(), sys.stdout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -141,14 +142,16 @@ def demo_command() -> None:
     """
     from trec_rag_eval.engine.bm25 import BM25Engine
     from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval.io.atomic import write_stream
     from trec_rag_eval.render.table import summary_table
 
     corpus, dataset = demo_files()
-    click.echo(f"Corpus: {corpus} (50 French passages); dataset: {dataset} (30 queries, grades 1-3)\n")
+    write_stream(f"Corpus: {corpus} (50 French passages); dataset: {dataset} (30 queries, grades 1-3)\n\n",
+                 sys.stdout)
     baseline = Evaluator(BM25Engine(corpus), run_tag="bm25", progress=False).evaluate(str(dataset))
     title = "BM25 (k1=1.5, b=0.75, accents folded, French stop words removed)"
-    click.echo(summary_table(baseline.result, title=title))
-    click.echo(latency_line(baseline) + "\n")
+    write_stream(summary_table(baseline.result, title=title) + "\n", sys.stdout)
+    write_stream(latency_line(baseline) + "\n\n", sys.stdout)
     variant = Evaluator(BM25Engine(corpus, remove_stop_words=False), run_tag="bm25-keep-stop-words",
                         progress=False).evaluate(str(dataset))
     from trec_rag_eval.compare import compare
@@ -156,5 +159,5 @@ def demo_command() -> None:
 
     comparison = compare(baseline.qrels, {"bm25": baseline.run, "bm25-keep-stop-words": variant.run},
                          measures=DEMO_MEASURES)
-    click.echo(render_table(comparison))
-    click.echo("\nNext: trec-rag-eval search DATASET --engine your_module:search -o run.txt")
+    write_stream(render_table(comparison) + "\n", sys.stdout)
+    write_stream("\nNext: trec-rag-eval search DATASET --engine your_module:search -o run.txt\n", sys.stdout)
