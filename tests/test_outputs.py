@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from conftest import REPO, invoke
@@ -162,13 +163,19 @@ def test_standard_output_on_a_full_disk(files):
 
 @pytest.mark.parametrize("command", [["measures"], ["measures", "--markdown"], ["crosscheck", "-m", "P.1"],
                                      ["crosscheck", "-f", "json", "-m", "P.1"], ["demo"],
-                                     ["validate"], ["validate", "-f", "json"]])
+                                     ["validate"], ["validate", "-f", "json"], ["report", "--no-plots", "-o"],
+                                     ["search", "-o"], ["search"]])
 def test_every_command_on_a_full_disk(files, tmp_path, command):
-    # measures, crosscheck, validate and demo printed with click.echo: an OSError traceback at '> /dev/full'
+    # measures, crosscheck, validate, demo, report and search printed with click.echo:
+    # an OSError traceback at '> /dev/full'
     reference = tmp_path / "reference.txt"
     reference.write_text("P_1\tall\t1.0000\n")  # as 'trec_eval -m P.1' prints it for files[:2]
+    data = Path(__file__).resolve().parents[1] / "trec_rag_eval" / "engine" / "data"
+    search = [*command[:1], "--corpus", str(data / "corpus_fr.jsonl"), str(data / "eval_dataset_fr.json"), *command[1:]]
     args = {"crosscheck": [*command, *files[:2]],
-            "validate": [*command, *files[:2], str(reference)]}.get(command[0], command)
+            "validate": [*command, *files[:2], str(reference)],
+            "report": [*command, str(tmp_path / "report.html"), *files],
+            "search": search + ([str(tmp_path / "searched.txt")] if command[1:] else [])}.get(command[0], command)
     with open("/dev/full", "w") as full:
         result = _child(args, stdout=full)
     assert result.returncode == 1, result.stderr

@@ -252,8 +252,6 @@ def report_command(
 
     page = render_html(comparison, per_query=options["per_query"], title=title, images=not no_plots)
     write_atomic(output, page, force=options["force"])
-    click.echo(
-        f"Wrote {output}: {len(comparison.runs)} runs, {len(comparison.measures)} measures, "
-        f"{comparison.n_queries} queries"
-    )
+    write_stream(f"Wrote {output}: {len(comparison.runs)} runs, {len(comparison.measures)} measures, "
+                 f"{comparison.n_queries} queries\n", sys.stdout)
 

@@ -11,6 +11,7 @@ import click
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.params import Integer
+from trec_rag_eval.io.atomic import write_stream
 
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
@@ -114,11 +115,11 @@ def search_command(
         click.echo(f"Note: {collapse.summary()}", err=True)
         for warning in collapse.warnings():
             click.echo(f"Warning: {warning}", err=True)
-    click.echo(summary_table(evaluation.result, title=f"{tag} on {dataset.name}"))
-    click.echo(latency_line(evaluation))
+    write_stream(summary_table(evaluation.result, title=f"{tag} on {dataset.name}") + "\n", sys.stdout)
+    write_stream(latency_line(evaluation) + "\n", sys.stdout)
     echo_failures(evaluation)
     if output is not None:
-        click.echo(f"Wrote {output}")
+        write_stream(f"Wrote {output}\n", sys.stdout)
     if evaluation.failures and not allow_failures:
         from trec_rag_eval.errors import SearchFailedError
 
@@ -142,7 +143,6 @@ def demo_command() -> None:
     """
     from trec_rag_eval.engine.bm25 import BM25Engine
     from trec_rag_eval.engine.harness import Evaluator
-    from trec_rag_eval.io.atomic import write_stream
     from trec_rag_eval.render.table import summary_table
 
     corpus, dataset = demo_files()
