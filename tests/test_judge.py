@@ -436,3 +436,18 @@ def test_python_evaluate_and_compare_choose_judgments_as_the_command_does(tmp_pa
     plain.write_text("q1 0 d1 1\n")
     with pytest.raises(UsageError, match="no LLM judgments beside it"):
         tre.evaluate(str(plain), run, "P@3", judgments="llm")
+
+
+def test_judge_on_a_full_disk_is_one_error_line(files, tmp_path):
+    """Its closing summary went through click.echo: at '> /dev/full', an OSError traceback."""
+    dataset, run, corpus = files
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OPENAI_API_KEY", None)
+    with FakeJudge() as server, open("/dev/full", "w") as full:
+        args = [sys.executable, "-m", "trec_rag_eval", "judge", str(dataset), str(run), "--corpus", str(corpus),
+                "--depth", "3", "--model", "judge-model", "--base-url", server.base_url,
+                "-o", str(tmp_path / "judged.qrels")]
+        done = subprocess.run(args, env=env, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.endswith("Error: cannot write standard output: No space left on device\n"), done.stderr
+    assert "Traceback" not in done.stderr

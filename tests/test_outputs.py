@@ -164,9 +164,9 @@ def test_standard_output_on_a_full_disk(files):
 @pytest.mark.parametrize("command", [["measures"], ["measures", "--markdown"], ["crosscheck", "-m", "P.1"],
                                      ["crosscheck", "-f", "json", "-m", "P.1"], ["demo"],
                                      ["validate"], ["validate", "-f", "json"], ["report", "--no-plots", "-o"],
-                                     ["search", "-o"], ["search"]])
+                                     ["search", "-o"], ["search"], ["convert"]])
 def test_every_command_on_a_full_disk(files, tmp_path, command):
-    # measures, crosscheck, validate, demo, report and search printed with click.echo:
+    # measures, crosscheck, validate, demo, report, search and convert printed with click.echo:
     # an OSError traceback at '> /dev/full'
     reference = tmp_path / "reference.txt"
     reference.write_text("P_1\tall\t1.0000\n")  # as 'trec_eval -m P.1' prints it for files[:2]
@@ -175,7 +175,9 @@ def test_every_command_on_a_full_disk(files, tmp_path, command):
     args = {"crosscheck": [*command, *files[:2]],
             "validate": [*command, *files[:2], str(reference)],
             "report": [*command, str(tmp_path / "report.html"), *files],
-            "search": search + ([str(tmp_path / "searched.txt")] if command[1:] else [])}.get(command[0], command)
+            "search": search + ([str(tmp_path / "searched.txt")] if command[1:] else []),
+            "convert": [*command, str(data / "eval_dataset_fr.json"), "--qrels", str(tmp_path / "converted.qrels")],
+            }.get(command[0], command)
     with open("/dev/full", "w") as full:
         result = _child(args, stdout=full)
     assert result.returncode == 1, result.stderr

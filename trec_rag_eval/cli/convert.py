@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from trec_rag_eval.checks.rag import check_rag
+from trec_rag_eval.cli.options import say
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import all_or_none
 from trec_rag_eval.io.load import (
@@ -149,7 +150,10 @@ def convert_command(
             _to_trec(input_path, qrels_out, (topics_path, topics_is_default), run_out, dataset_path, qrels_format,
                      run_format, run_tag, force, messages, dataset)
     for line, to_stderr in messages:
-        click.echo(line, err=to_stderr)
+        if to_stderr:
+            click.echo(line, err=True)
+        else:
+            say(line)
 
 
 def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, bool], run_out: str | None,

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from trec_rag_eval.cli.llm import llm_options
+from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import Integer
 
 
@@ -62,14 +63,14 @@ def generate_queries_command(
         click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
                    "run the same command again to resume.", err=True)
         raise
-    click.echo(
+    say(
         f"Documents: {report.documents} ({report.resumed_documents} from an earlier run, "
         f"{report.generated_documents} generated now, {len(report.failures)} failed)"
     )
-    click.echo(f"Requests: {report.requests} ({report.retries} retries)")
-    click.echo(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
+    say(f"Requests: {report.requests} ({report.retries} retries)")
+    say(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
                f"= {report.total_tokens}")
-    click.echo(f"Questions: {len(report.dataset)} ({report.duplicates_removed} duplicates removed)")
+    say(f"Questions: {len(report.dataset)} ({report.duplicates_removed} duplicates removed)")
     if report.mean_overlap is not None:
         click.echo(overlap_warning(report.mean_overlap), err=True)
     if report.failures:
@@ -79,7 +80,7 @@ def generate_queries_command(
             f"{len(report.failures)} of {report.documents} documents failed; {output} was not written. "
             f"Done documents are kept in {progress}: run the same command again to retry the rest."
         )
-    click.echo(f"Wrote {output}")
+    say(f"Wrote {output}")
 
 
 class GenerationIncomplete(click.ClickException):

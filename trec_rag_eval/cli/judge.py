@@ -9,6 +9,7 @@ import click
 
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.llm import llm_options
+from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
 from trec_rag_eval.syntax import INT32
 
@@ -112,15 +113,15 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     finally:
         for progress_bar in bars:
             progress_bar.close()
-    click.echo(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
+    say(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
                f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
-    click.echo(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
+    say(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
                f"{len(report.failures)} failed)")
-    click.echo(f"Requests: {report.requests} ({report.retries} retries)")
-    click.echo(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
+    say(f"Requests: {report.requests} ({report.retries} retries)")
+    say(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
                f"= {report.total_tokens}")
     counts = report.grade_counts("hole")
-    click.echo("Grades of the holes: " + ", ".join(f"{grade}: {n}" for grade, n in counts.items()))
+    say("Grades of the holes: " + ", ".join(f"{grade}: {n}" for grade, n in counts.items()))
     if report.missing_text:
         shown = ", ".join(f"{q}/{d}" for q, d in report.missing_text[:5])
         click.echo(f"Warning: {len(report.missing_text)} unjudged documents are not in {corpus} and stay "
@@ -132,13 +133,13 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         click.echo(f"Warning: {len(report.skipped_queries)} run queries have no query text and were not "
                    f"judged: {', '.join(report.skipped_queries[:5])}", err=True)
     if report.agreement is not None:
-        click.echo(report.agreement.render(), nl=False)
+        say(report.agreement.render(), nl=False)
     if report.qrels is not None:
         measure = f"Judged@{depth}"
         for path, run in zip(runs, run_tables, strict=True):
             before = evaluate(qrels, run, [measure]).value(measure)
             after = evaluate(report.qrels, run, [measure]).value(measure)
-            click.echo(f"{measure} of {path}: {before:.4f} before, {after:.4f} after")
+            say(f"{measure} of {path}: {before:.4f} before, {after:.4f} after")
     if report.failures:
         for query_id, doc_id, reason in report.failures:
             click.echo(f"  failed: {query_id} {doc_id}: {reason}", err=True)
@@ -148,7 +149,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                 f"Finished grades are kept in {progress}: run the same command again to retry the rest "
                 "(or --allow-failures to write them as holes)."
             )
-    click.echo(f"Wrote {output} and {report.sidecar}")
+    say(f"Wrote {output} and {report.sidecar}")
 
 
 class JudgingIncomplete(click.ClickException):

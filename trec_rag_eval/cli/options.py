@@ -5,15 +5,23 @@ Older spellings stay accepted as second names (``--relevance-level`` for ``--lev
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
 from trec_rag_eval.cli.params import COUNT, LEVEL
+from trec_rag_eval.io.atomic import write_stream
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def say(text: str, nl: bool = True) -> None:
+    """``click.echo`` to standard output through the one writer: a full disk or a closed pipe is one
+    ``Error:`` line, not a traceback."""
+    write_stream(text + ("\n" if nl else ""), sys.stdout)
 
 
 def level(help: str = "Relevance threshold: judged relevance >= LEVEL is relevant (binary measures).") -> Decorator:
