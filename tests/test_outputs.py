@@ -255,3 +255,27 @@ def test_a_progress_file_that_cannot_be_written_is_one_error(tmp_path):
     with ScriptedServer({}) as server, pytest.raises(OutputError, match=r"cannot write .*file/progress.jsonl: "):
         generate_dataset(CORPUS, tmp_path / "d.json", SETTINGS, make_client(server.base_url, api_key="dummy"),
                          progress_path=blocker / "progress.jsonl", show_progress=False)
+
+
+@pytest.mark.parametrize("which", ["evaluate qrels", "evaluate run", "compare run", "report qrels", "convert"])
+def test_force_never_writes_over_an_input_of_the_same_command(files, tmp_path, which):
+    # '-o q.txt --force q.txt r.txt' replaced the qrels with the results table, and
+    # 'convert ds.json --qrels ds.json --force' the dataset with its own qrels: --force replaces files, not
+    # the data the command reads
+    q, r, s = files
+    dataset = tmp_path / "ds.json"
+    dataset.write_text(json.dumps([{"requête": "a", "pertinents": ["d1"]}]), encoding="utf-8")
+    target = {"evaluate qrels": q, "evaluate run": r, "compare run": s, "report qrels": q,
+              "convert": str(dataset)}[which]
+    before = Path(target).read_bytes()
+    spelled = os.path.join(os.path.dirname(target), ".", os.path.basename(target))  # another spelling, one file
+    args = {"evaluate qrels": ["-o", spelled, "--force", q, r],
+            "evaluate run": ["-o", spelled, "--force", q, r],
+            "compare run": ["compare", "-o", spelled, "--force", q, r, s],
+            "report qrels": ["report", "--no-plots", "-o", spelled, "--force", q, r, s],
+            "convert": ["convert", str(dataset), "--qrels", spelled, "--force"]}[which]
+    result = invoke(*args)
+    assert result.exit_code == 2, result.stderr
+    assert result.stderr.startswith(f"Error: the output {spelled} is also an input ("), result.stderr
+    assert "writing it would destroy what is being read; choose another output" in result.stderr
+    assert Path(target).read_bytes() == before

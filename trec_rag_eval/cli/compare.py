@@ -209,7 +209,7 @@ def compare_command(
 
         plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
         require_matplotlib("--plot")
-    check_outputs([output, plot_path], options["force"])  # before any work
+    check_outputs([output, plot_path], options["force"], [qrels, *runs])  # before any work
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.comparison import render
 
@@ -246,7 +246,7 @@ def report_command(
         from trec_rag_eval.render.plot import require_matplotlib
 
         require_matplotlib("report (or give --no-plots)")
-    check_outputs([output], options["force"])
+    check_outputs([output], options["force"], [qrels, *runs])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.html import render_html
 

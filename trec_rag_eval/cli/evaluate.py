@@ -125,7 +125,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
-    check_outputs([output], force)  # a missing folder or an existing file fails before any work
+    check_outputs([output], force, [qrels, *runs])  # a missing folder or an existing file fails first
     fmt = output_format or ("trec" if measures else "table")
     if measures:
         resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")

@@ -52,7 +52,7 @@ def generate_queries_command(
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
                                   timeout=timeout, max_retries=max_retries, temperature=temperature)
     settings.check()
-    check_outputs([output], force)
+    check_outputs([output], force, [corpus])
     documents = read_corpus(corpus)
     client = make_client(base_url)
     progress = progress_file or progress_path_for(output)

@@ -77,7 +77,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                              concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
     settings.check()
-    check_outputs([output, sidecar_path_for(output)], force)
+    check_outputs([output, sidecar_path_for(output)], force, [dataset, *runs, corpus])
     qrels = load_qrels(dataset, topics=topics)
     earlier = sidecar_path_for(dataset)
     previous = read_llm_judgments(earlier) if earlier.is_file() else []

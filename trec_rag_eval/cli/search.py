@@ -93,7 +93,7 @@ def search_command(
     if output is not None:
         from trec_rag_eval.io.atomic import check_outputs
 
-        check_outputs([output], force)
+        check_outputs([output], force, [dataset, corpus])
     if engine_spec is not None:
         from trec_rag_eval.engine.load import load_engine
 

@@ -69,15 +69,20 @@ def check_output(path: PathLike, force: bool) -> None:
     refuse_overwrite(name, force)
 
 
-def check_outputs(paths: Iterable[PathLike | None], force: bool) -> None:
-    """``check_output`` for each path given (None is skipped), and no two naming the same file."""
+def check_outputs(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = ()) -> None:
+    """``check_output`` for each path given (None is skipped), no two naming the same file, and none
+    naming one of the command's ``inputs``: ``force`` allows replacing a file, never the data being read."""
+    read = {_identity(os.fspath(path)): os.fspath(path) for path in inputs if path is not None}
     seen: dict[str, str] = {}
     for path in paths:
         if path is None:
             continue
         name = os.fspath(path)
-        check_output(name, force)
         key = _identity(name)
+        if key in read and not _is_special(name):
+            raise UsageError(f"the output {name} is also an input ({read[key]}): writing it would destroy what is "
+                             "being read; choose another output")
+        check_output(name, force)
         if key in seen:
             raise UsageError(f"two outputs name the same file: {seen[key]} and {name}")
         seen[key] = name
@@ -127,11 +132,12 @@ def write_atomic(path: PathLike, content: str | bytes, force: bool = False) -> N
 
 
 @contextlib.contextmanager
-def all_or_none(paths: Iterable[PathLike | None] = (), force: bool = False) -> Iterator[None]:
+def all_or_none(paths: Iterable[PathLike | None] = (), force: bool = False,
+                inputs: Iterable[PathLike | None] = ()) -> Iterator[None]:
     """Every ``write_atomic`` inside the block is staged, then all are moved into place at its
     end; if the block or a move fails, none is left (files replaced under ``force`` come back).
-    ``paths`` are checked first with ``check_outputs``."""
-    check_outputs(paths, force)
+    ``paths`` (and the ``inputs`` they must not name) are checked first with ``check_outputs``."""
+    check_outputs(paths, force, inputs)
     stage = _Stage()
     token = _STAGE.set(stage)
     try:
