@@ -307,8 +307,6 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
         total = sum(piece.size for piece in pieces)
 
     def once(client: Client) -> Evaluation:
-        from concurrent.futures import CancelledError
-
         import polars as pl
 
         workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
@@ -332,26 +330,14 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             tail_futures = [client.submit(operator.getitem, future, count, key=f"trec-rag-eval-tail-{i}-{token}")
                             for i, future in enumerate(split_futures)]
             done = _follow(tail_futures, progress, 0, len(pieces) + count)
-            try:
-                tails = client.gather(tail_futures)
-            except (TrecRagEvalError, CancelledError):
-                raise
-            except Exception as err:
-                raise _task_error(source, err) from None
-            _raise_answered(tails)
+            tails = _gather(client, tail_futures, source)
             extras = [extra for extra, _ in tails]
             tags = _piece_tags(pieces, [tag for _, tag in tails], source)
         [judged] = client.scatter([qrels], broadcast=True, hash=False)
         evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
                                    source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
         _follow(evaluated, progress, done, len(pieces) + count)
-        try:
-            parts_done = client.gather(evaluated)
-        except (TrecRagEvalError, CancelledError):
-            raise
-        except Exception as err:
-            raise _task_error(source, err) from None
-        _raise_answered(parts_done)
+        parts_done = _gather(client, evaluated, source)
         extra_queries = set().union(*extras) if extras else set()
         return combine_pieces(qrels, [part for part in parts_done if part is not None], measures, settings,
                               run_tag=tags[-1] if tags else "", source=source, extra_queries=extra_queries)
@@ -389,11 +375,21 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
     return paths[0], pieces
 
 
-def _raise_answered(results: list[Any]) -> None:
-    """Raise the first bad-input error a task answered with (see ``_split_piece``)."""
+def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
+    """The tasks' results; the first bad-input error a task answered with (see ``_split_piece``) is
+    raised as it is, a task that failed on its worker as one ``ClusterError`` naming ``source``."""
+    from concurrent.futures import CancelledError
+
+    try:
+        results = client.gather(futures)
+    except (TrecRagEvalError, CancelledError):
+        raise
+    except Exception as err:
+        raise _task_error(source, err) from None
     for result in results:
         if isinstance(result, TrecRagEvalError):
             raise result
+    return results
 
 
 def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:
