@@ -93,6 +93,11 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
             [w for w in expected.stderr.splitlines() if w.startswith("Warning:")]
 
 
+def _single_machine_bytes(qrels, runs, measures) -> list[str]:
+    """Each run's `-q` trec output from the in-memory path: what the cluster must print."""
+    return ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+
+
 def _parquet_partitions(run_path: str, folder, pieces: int) -> str:
     """The TREC run as Parquet partitions cut at arbitrary rows (queries span files), the rows
     shuffled: what a data platform writes. Fields are split here, not by the reader under test."""
@@ -232,7 +237,7 @@ def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data,
     folder, runs = data
     qrels = load_qrels(folder / "qrels.txt")
     measures = parse_measures(["all_trec"])
-    expected = ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+    expected = _single_machine_bytes(qrels, runs, measures)
     partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
     marker = str(tmp_path / "killed")
     name = f"kill-{prefix}"
@@ -303,7 +308,7 @@ def test_a_worker_lost_with_the_data_sent_to_it_does_not_change_the_result(clien
     folder, runs = data
     qrels = load_qrels(folder / "qrels.txt")
     measures = parse_measures(["all_trec"])
-    expected = ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+    expected = _single_machine_bytes(qrels, runs, measures)
     partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
     marker = str(tmp_path / "lost")
     _lose_the_first_data_sent(monkeypatch, client, marker)
