@@ -73,7 +73,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
         else:
             write_stream(f"run: {path}\n" + report.render(), sys.stdout)
     if output_format == "json":
-        write_stream(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2) + "\n", sys.stdout)
+        common.say(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
     if failed:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 
@@ -105,7 +105,7 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
                       judged_only=judged_only, max_retrieved=max_retrieved,
                       queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     if output_format == "json":
-        write_stream(json.dumps(report.to_dict(), indent=2) + "\n", sys.stdout)
+        common.say(json.dumps(report.to_dict(), indent=2))
     else:
         write_stream(report.render(), sys.stdout)
     if not report.ok:

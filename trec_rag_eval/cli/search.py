@@ -115,11 +115,11 @@ def search_command(
         click.echo(f"Note: {collapse.summary()}", err=True)
         for warning in collapse.warnings():
             click.echo(f"Warning: {warning}", err=True)
-    write_stream(summary_table(evaluation.result, title=f"{tag} on {dataset.name}") + "\n", sys.stdout)
-    write_stream(latency_line(evaluation) + "\n", sys.stdout)
+    common.say(summary_table(evaluation.result, title=f"{tag} on {dataset.name}"))
+    common.say(latency_line(evaluation))
     echo_failures(evaluation)
     if output is not None:
-        write_stream(f"Wrote {output}\n", sys.stdout)
+        common.say(f"Wrote {output}")
     if evaluation.failures and not allow_failures:
         from trec_rag_eval.errors import SearchFailedError
 
@@ -150,7 +150,7 @@ def demo_command() -> None:
                  sys.stdout)
     baseline = Evaluator(BM25Engine(corpus), run_tag="bm25", progress=False).evaluate(str(dataset))
     title = "BM25 (k1=1.5, b=0.75, accents folded, French stop words removed)"
-    write_stream(summary_table(baseline.result, title=title) + "\n", sys.stdout)
+    common.say(summary_table(baseline.result, title=title))
     write_stream(latency_line(baseline) + "\n\n", sys.stdout)
     variant = Evaluator(BM25Engine(corpus, remove_stop_words=False), run_tag="bm25-keep-stop-words",
                         progress=False).evaluate(str(dataset))
@@ -159,5 +159,5 @@ def demo_command() -> None:
 
     comparison = compare(baseline.qrels, {"bm25": baseline.run, "bm25-keep-stop-words": variant.run},
                          measures=DEMO_MEASURES)
-    write_stream(render_table(comparison) + "\n", sys.stdout)
+    common.say(render_table(comparison))
     write_stream("\nNext: trec-rag-eval search DATASET --engine your_module:search -o run.txt\n", sys.stdout)
