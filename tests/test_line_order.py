@@ -110,3 +110,16 @@ def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_
         assert is_arrow(with_comments.data) == fast
         assert len(with_comments.frame) == QUERIES * DEPTH
         assert invoke("--format", "trec", "-q", "-m", "all_trec", qrels, str(commented)).stdout == plain
+
+
+def test_interleaved_lines_sorted_in_parts_on_threads_give_the_same_bytes(pair, monkeypatch):
+    """A run whose queries are interleaved is sorted in parts of whole queries, on several threads
+    (``SORT_PART_ROWS``, ``sort_threads``): parts of ~4,000 rows here, so the 60,000 lines take ~15
+    parts on 3 threads, and the output is the sorted file's."""
+    qrels, run = pair["sorted"]
+    expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    monkeypatch.setattr(ranking, "SORT_PART_ROWS", 4096)
+    monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
+    got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair["shuffled"][1])
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout == expected.stdout

@@ -75,3 +75,24 @@ def test_ids_given_as_numbers_are_read_as_their_text():
     # a tie: doc ids compared as text, "9" > "10", so 9 (judged 0) comes first
     ranked = rank(qrels, run)
     assert ranked.query_ids == ["1"] and ranked.rel.tolist() == [0, 1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 2000), st.sampled_from([1, 2, 7, 300, 70_000, 200_000]), st.integers(1, 600),
+       st.integers(1, 4), st.sampled_from([np.int32, np.int64]), st.randoms(use_true_random=False))
+def test_sort_in_parts_on_threads_orders_by_group_then_score(n, groups, part_rows, threads, dtype, random):
+    """The interleaved-run sort (parts of whole groups on threads, a radix sort of the group numbers
+    16 bits at a time: more than 65,536 groups take two passes) gives what numpy's lexsort gives on
+    (group ascending, score descending), and every row once."""
+    from trec_rag_eval.core import ranking
+
+    rng = np.random.default_rng(random.randrange(1 << 32))
+    group = rng.integers(0, groups, n).astype(dtype)
+    scores = np.round(rng.random(n) * 5, 1)  # few distinct scores: many ties, in any order
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ranking, "SORT_PART_ROWS", part_rows)
+        patch.setattr(ranking, "sort_threads", lambda: threads)
+        order = ranking._order_by_group_then_score(group, scores)
+    expected = np.lexsort((-scores, group))
+    assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
+    assert np.array_equal(np.sort(order), np.arange(n))

@@ -22,8 +22,9 @@ say it once per form, side by side, so a small evaluation never imports polars o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -37,6 +38,7 @@ Strings = Any
 """A column of ids: a ``list[str]`` (small tables), a polars ``Series`` of strings or a pyarrow
 ``ChunkedArray`` (large runs from the fast reader; query ids dictionary-encoded)."""
 
+T = TypeVar("T")
 NOT_IN_POOL = -1
 UNJUDGED = -2
 LIST_FORM_MAX_ROWS = 50_000
@@ -307,31 +309,86 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     return order
 
 
-def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
+SORT_PART_ROWS = 1 << 19
+"""Rows of an interleaved run are sorted in parts of about this many (whole groups each), on
+``sort_threads()`` threads: numpy's sorts and gathers release the GIL, and the temporary arrays
+of a part are a fraction of the run's."""
+
+
+def sort_threads() -> int:
+    """Threads for the sorts of the ranking: the cores this process may use."""
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Positions (int32) in order of group ascending, then score descending (equal scores in any order).
 
-    This is the peak of memory for a run whose lines are interleaved, so the arrays as long as the
-    run are kept to three (int32 row numbers, the int64 keys, the result) and built in pieces."""
+    The groups are cut into consecutive ranges of about ``SORT_PART_ROWS`` rows; each part is
+    sorted on its own, on ``sort_threads()`` threads, into its place in the result: one
+    argsort of the part's scores, then a stable radix sort of its group numbers (16 bits at a
+    time) in that order. This is the peak of memory for a run whose lines are interleaved, so a
+    part's temporary arrays are all that is added to the run's."""
     n = len(scores)
-    by_score = np.argsort(scores)[::-1].astype(np.int32)  # best first
-    keys = np.empty(n, dtype=np.int64)
-    for start in range(0, n, step):
-        rows = by_score[start: start + step]
-        keys[rows] = np.arange(start, start + len(rows), dtype=np.int64)  # the rank of each row by score
-        keys[rows] += group[rows].astype(np.int64) * n
-    keys.sort()  # in place: group, then rank by score
-    np.remainder(keys, n, out=keys)  # back to the rank, now in the final order
-    return by_score[keys]
+    out = np.empty(n, dtype=np.int32)
+    if n == 0:
+        return out
+    counts = np.bincount(group)
+    ends = np.cumsum(counts)
+    # a part ends with the group holding its last row: [0, b1), [b1, b2), ... [bk, number of groups)
+    cuts = np.searchsorted(ends, np.arange(1, -(-n // SORT_PART_ROWS)) * SORT_PART_ROWS) + 1
+    bounds = np.concatenate([[0], cuts, [len(counts)]])
+    bounds = bounds[np.concatenate([[True], bounds[1:] > bounds[:-1]])]  # increasing: no empty range
+    first_row = np.concatenate([[0], ends])
+    ranges = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    # the part of each row (one byte or two), so a part finds its rows in one comparison
+    part_of = np.repeat(np.arange(len(ranges), dtype=np.uint8 if len(ranges) < 256 else np.int32),
+                        np.diff(bounds))[group] if len(ranges) > 1 else None
+
+    def part(index: int) -> None:
+        low, high = ranges[index]
+        start, stop = int(first_row[low]), int(first_row[high])
+        rows = None if part_of is None else np.flatnonzero(part_of == index).astype(np.int32)  # None: every row
+        part_scores = scores if rows is None else scores[rows]
+        order = np.argsort(part_scores)[::-1].astype(np.int32)  # best first
+        del part_scores
+        local = (group if rows is None else group[rows]) - low
+        number = local[order]
+        del local
+        for shift in range(0, (high - low - 1).bit_length(), 16):  # least significant 16 bits first
+            digits = ((number >> shift) & 0xFFFF).astype(np.uint16)
+            moved = np.argsort(digits, kind="stable")  # numpy's radix sort for 16-bit integers
+            del digits
+            order, number = order[moved], number[moved]
+            del moved
+        out[start:stop] = order if rows is None else rows[order]
+
+    _on_threads(part, range(len(ranges)))
+    return out
+
+
+def _on_threads(work: Callable[[int], T], items: range | list[int]) -> list[T]:
+    """``[work(i) for i in items]``, on up to ``sort_threads()`` threads when there are several items."""
+    threads = min(sort_threads(), len(items))
+    if threads <= 1:
+        return [work(i) for i in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(work, items))
 
 
 def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
     """Positions p of ``order`` whose row has the group and score of the row at p + 1 (in pieces,
-    so no array of the sorted scores as long as the run is made)."""
-    found = []
-    for start in range(0, max(len(order) - 1, 0), step):
+    so no array of the sorted scores as long as the run is made; on ``sort_threads()`` threads)."""
+
+    def piece(start: int) -> np.ndarray:
         rows = order[start: start + step + 1]
         g, s = group[rows], scores[rows]
-        found.append(np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start)
+        return np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start
+
+    found = _on_threads(piece, range(0, max(len(order) - 1, 0), step))
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 

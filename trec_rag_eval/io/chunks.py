@@ -479,11 +479,12 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
     ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
     document; None otherwise. Cheap: it reads a sample of the run, never the whole of it."""
-    judged = set(column_list(qrels, "doc_id"))
     sample = list(dict.fromkeys(column_head(run, "doc_id", HINT_SAMPLE)))
-    unknown = [doc_id for doc_id in sample if doc_id not in judged]
+    known = _judged_among(qrels, sample)
+    unknown = [doc_id for doc_id in sample if doc_id not in known]
     if not unknown or len(unknown) * 2 <= len(sample):
-        return None
+        return None  # the usual case: decided without a set of every judged id
+    judged = set(column_list(qrels, "doc_id"))
     votes: Counter[str] = Counter()
     example: dict[str, tuple[str, str]] = {}
     for chunk_id in unknown:
@@ -503,6 +504,17 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     if count * 2 <= len(unknown):
         return None
     return pattern, *example[pattern]
+
+
+def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str]:
+    """The ids of ``doc_ids`` that the qrels judge (for some query); a large qrels table is searched
+    for the few ids, not turned into a Python set."""
+    if isinstance(qrels.data, dict):
+        return set(doc_ids).intersection(qrels.data["doc_id"])
+    import polars as pl
+
+    column = qrels.frame["doc_id"]
+    return set(column.filter(column.is_in(pl.Series(doc_ids, dtype=pl.Utf8).implode())).to_list())
 
 
 def _escape(text: str) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import codecs
 import math
 import os
-import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -117,8 +116,10 @@ class _Source:
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash, non_ascii = False, False, False
             step = 8 << 20
+            scratch = _Scratch()
             for start in range(0, len(self.data), step):  # in windows: no array as large as the file
-                irregular, hash_here, ascii_here = _layout(self.data, start, min(start + step + 1, len(self.data)))
+                irregular, hash_here, ascii_here = _layout(
+                    self.data, start, min(start + step + 1, len(self.data)), scratch)
                 has_hash, non_ascii = has_hash or hash_here, non_ascii or ascii_here
                 if irregular:
                     break
@@ -171,13 +172,14 @@ def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
     view = memoryview(buffer)
     irregular, has_hash = False, False
     utf8 = codecs.getincrementaldecoder("utf-8")()
+    scratch = _Scratch()
     with open(path, "rb") as handle:
         kept = 0  # the last byte of the previous window, so two spaces across the cut are seen
         while not irregular:
             size = handle.readinto(view[kept:])
             if not size:
                 break
-            irregular, hash_here, non_ascii = _layout(buffer, 0, kept + size)
+            irregular, hash_here, non_ascii = _layout(buffer, 0, kept + size, scratch)
             if not irregular and (non_ascii or utf8.getstate()[0]):
                 irregular = not _is_utf8(view[kept: kept + size], utf8)
             has_hash |= hash_here
@@ -201,7 +203,7 @@ def _is_utf8(data: bytes | memoryview, decoder: codecs.IncrementalDecoder | None
     return True
 
 
-def _layout(data: bytes | bytearray, start: int, end: int) -> tuple[bool, bool, bool]:
+def _layout(data: bytes | bytearray, start: int, end: int, scratch: _Scratch) -> tuple[bool, bool, bool]:
     """(irregular, has_hash, non_ascii) of ``data[start:end]`` for ``_Source.polars_can_read``: irregular
     at a separator C reads and polars would not (a tab, VT, FF, a CR inside a line), two spaces in a
     row, or a space ending a line. A space at the start of a line shows as an empty query id,
@@ -215,7 +217,7 @@ def _layout(data: bytes | bytearray, start: int, end: int) -> tuple[bool, bool, 
         return True, False, False
     window = np.frombuffer(data, dtype=np.uint8, count=end - start, offset=start)
     if len(window) > 1:
-        spaces, pairs = _scratch(len(window))
+        spaces, pairs = scratch.buffers(len(window))
         np.equal(window[:-1], 32, out=spaces)
         # a space before a space or a line end (or a control byte): no field between them for C
         np.less_equal(window[1:], 32, out=pairs)
@@ -225,17 +227,21 @@ def _layout(data: bytes | bytearray, start: int, end: int) -> tuple[bool, bool, 
     return False, data.find(b"#", start, end) >= 0, len(window) > 0 and int(window.max()) >= 128
 
 
-_SCRATCH = threading.local()  # runs are read in parallel threads (-j): one pair of buffers each
+class _Scratch:
+    """Two boolean buffers reused from window to window of one scan (a fresh 8 MB array per window
+    would cost its page faults every time); freed with the scan, so they add nothing to the memory
+    the evaluation holds afterwards."""
 
+    def __init__(self) -> None:
+        self.spaces = np.empty(0, dtype=bool)
+        self.pairs = np.empty(0, dtype=bool)
 
-def _scratch(size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Two reused boolean buffers of ``size - 1`` (a window's byte pairs): a fresh 8 MB array per
-    window would cost its page faults every time."""
-    spaces = getattr(_SCRATCH, "spaces", None)
-    if spaces is None or len(spaces) < size - 1:
-        _SCRATCH.spaces = np.empty(size - 1, dtype=bool)
-        _SCRATCH.pairs = np.empty(size - 1, dtype=bool)
-    return _SCRATCH.spaces[: size - 1], _SCRATCH.pairs[: size - 1]
+    def buffers(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """The two buffers, ``size - 1`` long (a window's byte pairs)."""
+        if len(self.spaces) < size - 1:
+            self.spaces = np.empty(size - 1, dtype=bool)
+            self.pairs = np.empty(size - 1, dtype=bool)
+        return self.spaces[: size - 1], self.pairs[: size - 1]
 
 
 def _ends_in_space(data: bytes | np.ndarray) -> bool:
@@ -298,12 +304,12 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
     except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
         return None
     run_tag = _last_run_tag(source)
-    if table.num_rows == 0 or run_tag is None or not _arrow_clean(table, comment_prefix is not None, pool):
+    if table.num_rows == 0 or run_tag is None:
         return None
     # the scores in one piece, so the ranking reads them without a copy; the parser's pieces are freed
     table = table.set_column(2, "score", table["score"].combine_chunks(memory_pool=pool))
     pool.release_unused()
-    return table, run_tag
+    return (table, run_tag) if _arrow_clean(table, comment_prefix is not None) else None
 
 
 RUN_BLOCK_BYTES = 4 << 20
@@ -331,19 +337,30 @@ def _skip_comment(row: Any) -> str:
     return "skip" if row.text.lstrip(" ").startswith("#") else "error"
 
 
-def _arrow_clean(table: Any, has_comments: bool, pool: Any) -> bool:
+def _arrow_clean(table: Any, has_comments: bool) -> bool:
     """Whether the Arrow read is certainly right (separators were checked before): no empty query
-    or doc id (a line starting with a space), no NaN score, no six-field comment line read as data."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    id (a line starting with a space), no NaN score, no six-field comment line read as data. Read
+    from the Arrow buffers with numpy: the query ids through each chunk's dictionary, a few thousand
+    values, not the millions of rows. A doc id cannot be empty: that takes two spaces in a row,
+    which ``polars_can_read`` refused."""
+    for chunk in table["query_id"].chunks:
+        offsets, data = _string_buffers(chunk.dictionary)
+        lengths = np.diff(offsets)
+        if len(lengths) and int(lengths.min()) == 0:
+            return False
+        if has_comments and len(lengths) and bool(np.any(data[offsets[:-1]] == ord("#"))):
+            return False
+    [scores] = table["score"].chunks
+    return not bool(np.isnan(np.frombuffer(scores.buffers()[1], dtype=np.float64, count=len(scores),
+                                           offset=scores.offset * 8)).any())
 
-    query_ids = pc.cast(pc.unique(table["query_id"], memory_pool=pool), pa.string(), memory_pool=pool)
-    shortest_doc_id = pc.min(pc.binary_length(table["doc_id"], memory_pool=pool), memory_pool=pool)
-    if pc.min(pc.binary_length(query_ids, memory_pool=pool)).as_py() == 0 or shortest_doc_id.as_py() == 0:
-        return False
-    if has_comments and pc.any(pc.starts_with(query_ids, "#", memory_pool=pool)).as_py():
-        return False
-    return not pc.any(pc.is_nan(table["score"], memory_pool=pool), memory_pool=pool).as_py()
+
+def _string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, bytes) of an Arrow string array, as numpy views of its buffers."""
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
 
 
 def _last_run_tag(source: _Source) -> str | None:
