@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
+from trec_rag_eval.io.memory import release_freed_memory
 from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 
 if TYPE_CHECKING:
@@ -365,6 +366,7 @@ def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray) -> np.ndar
         out[start:stop] = order if rows is None else rows[order]
 
     _on_threads(part, range(len(ranges)))
+    release_freed_memory()  # the parts' temporary arrays, freed on the threads
     return out
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.memory import release_freed_memory
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
 from trec_rag_eval.syntax import (
@@ -279,37 +280,57 @@ def _fast_qrels(source: _Source) -> pl.DataFrame | None:
 
 def _fast_run(source: _Source) -> tuple[Any, str] | None:
     """The run as a pyarrow Table (query_id dictionary-encoded, doc_id, score) and its run tag, or
-    None when the file is not plain enough for the fast path (the line-by-line reader decides)."""
-    import pyarrow as pa
-    from pyarrow import csv
+    None when the file is not plain enough for the fast path (the line-by-line reader decides).
 
-    readable, comment_prefix = source.polars_can_read()
+    The separators are checked (``polars_can_read``) on a second thread while pyarrow parses: the
+    parse is kept only if the check finds the file plain. A file with comment lines that pyarrow
+    could not read is read again, skipping them (the check says whether a ``#`` appears at all)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as checker:
+        layout = checker.submit(source.polars_can_read)
+        table = _arrow_read(source, skip_comments=False)
+        readable, comment_prefix = layout.result()
+    release_freed_memory()  # the check's buffers, freed on its thread
     if not readable:
         return None
-    names = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
-    codes = pa.dictionary(pa.int32(), pa.string())
-    pool = _arrow_pool()
-    try:
-        table = csv.read_csv(
-            pa.BufferReader(source.data) if source.data is not None else source.path,
-            read_options=csv.ReadOptions(column_names=names, block_size=RUN_BLOCK_BYTES),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
-                                           invalid_row_handler=_skip_comment if comment_prefix else None),
-            # only the columns the ranking uses are built; every line is still split into its six fields
-            convert_options=csv.ConvertOptions(
-                include_columns=["query_id", "doc_id", "score"],
-                column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
-                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
-            memory_pool=pool)
-    except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
+    if table is None and comment_prefix is not None:
+        # only now, on a file known to be UTF-8: pyarrow decodes a line before calling the handler
+        table = _arrow_read(source, skip_comments=True)
+    if table is None:
         return None
     run_tag = _last_run_tag(source)
     if table.num_rows == 0 or run_tag is None:
         return None
     # the scores in one piece, so the ranking reads them without a copy; the parser's pieces are freed
+    pool = _arrow_pool()
     table = table.set_column(2, "score", table["score"].combine_chunks(memory_pool=pool))
     pool.release_unused()
-    return (table, run_tag) if _arrow_clean(table, comment_prefix is not None) else None
+    return (table, run_tag) if _arrow_clean(table) else None
+
+
+def _arrow_read(source: _Source, skip_comments: bool) -> Any:
+    """pyarrow's multi-threaded read of the three columns the ranking uses, or None if it fails;
+    ``skip_comments``: a line without six fields is skipped if it is a comment."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    names = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
+    codes = pa.dictionary(pa.int32(), pa.string())
+    try:
+        return csv.read_csv(
+            pa.BufferReader(source.data) if source.data is not None else source.path,
+            read_options=csv.ReadOptions(column_names=names, block_size=RUN_BLOCK_BYTES),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False, escape_char=False,
+                                           invalid_row_handler=_skip_comment if skip_comments else None),
+            # only the columns the ranking uses are built; every line is still split into its six fields
+            convert_options=csv.ConvertOptions(
+                include_columns=["query_id", "doc_id", "score"],
+                column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=_arrow_pool())
+    except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
+        return None
 
 
 RUN_BLOCK_BYTES = 4 << 20
@@ -337,9 +358,10 @@ def _skip_comment(row: Any) -> str:
     return "skip" if row.text.lstrip(" ").startswith("#") else "error"
 
 
-def _arrow_clean(table: Any, has_comments: bool) -> bool:
+def _arrow_clean(table: Any) -> bool:
     """Whether the Arrow read is certainly right (separators were checked before): no empty query
-    id (a line starting with a space), no NaN score, no six-field comment line read as data. Read
+    id (a line starting with a space), no NaN score, no six-field comment line read as data (a
+    query id starting with ``#``: the line-by-line reader skips such lines as comments). Read
     from the Arrow buffers with numpy: the query ids through each chunk's dictionary, a few thousand
     values, not the millions of rows. A doc id cannot be empty: that takes two spaces in a row,
     which ``polars_can_read`` refused."""
@@ -348,7 +370,7 @@ def _arrow_clean(table: Any, has_comments: bool) -> bool:
         lengths = np.diff(offsets)
         if len(lengths) and int(lengths.min()) == 0:
             return False
-        if has_comments and len(lengths) and bool(np.any(data[offsets[:-1]] == ord("#"))):
+        if len(lengths) and bool(np.any(data[offsets[:-1]] == ord("#"))):
             return False
     [scores] = table["score"].chunks
     return not bool(np.isnan(np.frombuffer(scores.buffers()[1], dtype=np.float64, count=len(scores),
