@@ -72,7 +72,11 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
     from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
+    from trec_rag_eval.runs import read_ahead
 
+    # a large TREC run is parsed while the qrels are read
+    reads_file = cluster is None and isinstance(run, (str, os.PathLike)) and "doc_map" not in options
+    ahead = read_ahead([os.fspath(run)]) if reads_file else None
     judgments = _judged_qrels(qrels, options.pop("judgments", None))
     if cluster is not None:
         from trec_rag_eval.cluster import evaluate_on_cluster
@@ -93,7 +97,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
         from trec_rag_eval.runs import evaluate_run_files
 
         [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], _asked(measures),
-                                                   settings_of(settings, **options), jobs=1)
+                                                   settings_of(settings, **options), jobs=1, ahead=ahead)
         for note in notes:
             kind, _, text = note.partition(": ")
             if kind == "Warning":

@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 
 
 def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings: Settings,
-                      run_format: str = "auto", doc_map: Any = None) -> tuple[Evaluation, list[str]]:
-    """The evaluation of the run at ``path`` and its notes (see the module's docstring)."""
+                      run_format: str = "auto", doc_map: Any = None,
+                      ahead: RunReader | None = None) -> tuple[Evaluation, list[str]]:
+    """The evaluation of the run at ``path`` and its notes (see the module's docstring); ``ahead``:
+    the run already being read (``read_ahead``)."""
     from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.io.load import detect_format, load_run_report
 
-    run, report = load_run_report(path, run_format, qrels)
+    run, report = ahead.result() if ahead is not None else load_run_report(path, run_format, qrels)
     run, notes = map_chunks(run, doc_map, qrels)
     evaluation = evaluate(qrels, run, measures, settings)
     if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
@@ -116,10 +118,68 @@ Progress = Callable[[str], AbstractContextManager[Callable[[int], None]]]
 """Given a run's path, a context in which to report the bytes read so far (for runs read in pieces)."""
 
 
+class RunReader:
+    """A TREC run file read on a background thread (``read_ahead``): the result, or the error, of
+    ``io.load.load_run_report`` when asked for."""
+
+    def __init__(self, path: str, run_format: str) -> None:
+        import threading
+
+        self.path = path
+        self._done = threading.Event()
+        self._value: tuple[Run, Any] | None = None
+        self._error: BaseException | None = None
+        # a daemon: a command that fails on its qrels exits without waiting for the run
+        threading.Thread(target=self._read, args=(run_format,), name="trec-rag-eval read-ahead", daemon=True).start()
+
+    def _read(self, run_format: str) -> None:
+        from trec_rag_eval.io.load import load_run_report
+
+        try:
+            self._value = load_run_report(self.path, run_format)
+        except BaseException as err:  # handed to the thread that asks for the run
+            self._error = err
+        finally:
+            self._done.set()
+
+    def result(self) -> tuple[Run, Any]:
+        """The run and its report, once read; the reader's error if it failed."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+
+def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None = None) -> RunReader | None:
+    """Start reading the first run of ``paths`` on a background thread, if ``evaluate_run_files``
+    would read it whole as a large TREC file; None otherwise.
+
+    Called before the judgments are read: pyarrow parses the run (without the GIL) while polars reads
+    the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``."""
+    from trec_rag_eval.errors import TrecRagEvalError
+    from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.trec import SMALL_FILE_BYTES
+
+    if not paths or stream:
+        return None
+    path = os.fspath(paths[0])
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) < SMALL_FILE_BYTES:
+            return None
+        fmt = detect_format(path) if run_format == "auto" else run_format
+    except (OSError, TrecRagEvalError):  # said by the reader in its turn, after the qrels' errors
+        return None
+    if fmt != "trec" or should_stream(path, fmt):
+        return None
+    return RunReader(path, fmt)
+
+
 def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], settings: Settings, *,
                        run_format: str = "auto", doc_map: Any = None, stream: bool | None = None,
                        chunk_bytes: int = 64 << 20, jobs: int | None = None,
-                       progress: Progress | None = None) -> list[tuple[Evaluation, list[str]]]:
+                       progress: Progress | None = None,
+                       ahead: RunReader | None = None) -> list[tuple[Evaluation, list[str]]]:
     """Each run of ``paths``, in that order, with its notes (as ``evaluate_run_file``).
 
     ``stream``: True reads every run in pieces of about ``chunk_bytes`` (the run must be grouped by
@@ -127,13 +187,16 @@ def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], 
     (``should_stream``), and one of those that is not grouped by query is read
     whole after all, with a note; False never. Runs read whole are evaluated ``jobs`` at a time
     (default: the number of cores) on threads sharing the judgments: polars and numpy release the GIL.
+    ``ahead``: the first run, already being read (``read_ahead``).
     """
     from trec_rag_eval.errors import UsageError
 
     if stream and doc_map is not None:
         raise UsageError("doc_map reads each run whole: not with stream=True")
+    if ahead is not None and (not paths or os.fspath(paths[0]) != ahead.path):
+        ahead = None
     streamed = [doc_map is None and stream is not False and (bool(stream) or should_stream(path, run_format))
-                for path in paths]
+                and not (index == 0 and ahead is not None) for index, path in enumerate(paths)]
     if any(streamed) and run_format == "json":
         raise UsageError("stream=True reads TREC runs; JSON results are read whole")
 
@@ -150,7 +213,8 @@ def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], 
                 if stream:  # asked for explicitly: the error says how to sort the file
                     raise
                 notes.append("Warning: not grouped by query, so read whole instead of in pieces")
-        evaluation, more = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
+        evaluation, more = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map,
+                                             ahead if index == 0 else None)
         return evaluation, notes + more
 
     workers = min(len(paths), jobs or os.cpu_count() or 1)

@@ -121,7 +121,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     from trec_rag_eval.measures.parse import default_measures, parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
     from trec_rag_eval.render.trec import trec_lines
-    from trec_rag_eval.runs import evaluate_run_files
+    from trec_rag_eval.runs import evaluate_run_files, read_ahead
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
@@ -131,6 +131,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
     else:
         resolved = default_measures(trec_output=fmt == "trec")
+    # one large TREC run is parsed while the qrels are read
+    ahead = read_ahead(list(runs), run_format, stream) if cluster is None and not shards else None
     qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
     qrels_table, llm_note = choose_judgments(qrels, qrels_table, judgments)
     if llm_note is not None:
@@ -161,7 +163,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     else:
         results = evaluate_run_files(qrels_table, run_paths, resolved, settings, run_format=run_format,
                                      doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
-                                     jobs=jobs, progress=_progress_display(progress))
+                                     jobs=jobs, progress=_progress_display(progress), ahead=ahead)
     evaluations = [evaluation for evaluation, _ in results]
     for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
         for line in warnings:

@@ -483,14 +483,19 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     known = _judged_among(qrels, sample)
     unknown = [doc_id for doc_id in sample if doc_id not in known]
     if not unknown or len(unknown) * 2 <= len(sample):
-        return None  # the usual case: decided without a set of every judged id
-    judged = set(column_list(qrels, "doc_id"))
+        return None
+    # where each unknown id could be cut before a separator, longest prefix first; only those
+    # prefixes are looked up (none at all for ids without a separator, such as MS MARCO's numbers)
+    cuts = {chunk_id: [cut for cut in range(len(chunk_id) - 1, 0, -1) if not chunk_id[cut].isalnum()]
+            for chunk_id in unknown}
+    prefixes = list({chunk_id[:cut] for chunk_id, at in cuts.items() for cut in at})
+    judged = _judged_among(qrels, prefixes) if prefixes else set()
     votes: Counter[str] = Counter()
     example: dict[str, tuple[str, str]] = {}
     for chunk_id in unknown:
         # the longest judged prefix that ends just before a separator
-        for cut in range(len(chunk_id) - 1, 0, -1):
-            if not chunk_id[cut].isalnum() and chunk_id[:cut] in judged:
+        for cut in cuts[chunk_id]:
+            if chunk_id[:cut] in judged:
                 match = _SUFFIX.fullmatch(chunk_id[cut:])
                 if match:
                     separator, word, _ = match.groups()  # word: "", "p" or "chunk_"

@@ -1,0 +1,87 @@
+"""A large TREC run is read on a background thread while the qrels are read (``runs.read_ahead``):
+the same numbers and the same errors, in the same order, as reading one after the other."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import benchmark_generator, invoke
+
+import trec_rag_eval as tre
+from trec_rag_eval import runs
+from trec_rag_eval.io import load
+from trec_rag_eval.io.trec import SMALL_FILE_BYTES
+
+generate = benchmark_generator()
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ahead")
+    qrels, run = generate.ensure_pair(out, 200, 200, 11, log=lambda _: None)  # 40,000 lines, ~1.6 MB
+    assert Path(run).stat().st_size > SMALL_FILE_BYTES
+    return str(qrels), str(run)
+
+
+@pytest.fixture
+def readers(monkeypatch):
+    """The names of the threads that read runs (load_run_report), in call order."""
+    names: list[str] = []
+    real = load.load_run_report
+
+    def spy(*args, **kwargs):
+        names.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(load, "load_run_report", spy)
+    return names
+
+
+def test_the_run_is_read_ahead_and_gives_the_same_bytes(pair, readers, monkeypatch):
+    qrels, run = pair
+    ahead = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    assert ahead.exit_code == 0, ahead.stderr
+    assert readers == ["trec-rag-eval read-ahead"]
+    readers.clear()
+    monkeypatch.setattr(runs, "read_ahead", lambda *args, **kwargs: None)
+    after = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    assert readers == ["MainThread"]
+    assert after.stdout == ahead.stdout
+
+
+def test_from_python_too(pair, readers):
+    qrels, run = pair
+    evaluation = tre.evaluate(qrels, run, "nDCG@10")
+    assert readers == ["trec-rag-eval read-ahead"]
+    assert evaluation.summary["nDCG@10"] == tre.evaluate(tre.read_qrels(qrels), tre.read_run(run), "nDCG@10").summary[
+        "nDCG@10"]
+
+
+def test_not_for_small_json_streamed_or_several_shards(pair, tmp_path, readers):
+    qrels, run = pair
+    small = tmp_path / "small.run"
+    small.write_text("".join(Path(run).read_text().splitlines(keepends=True)[:100]))
+    assert runs.read_ahead([str(small)]) is None
+    assert runs.read_ahead([run], stream=True) is None
+    assert runs.read_ahead([str(tmp_path)]) is None  # a folder of runs
+    assert runs.read_ahead([str(tmp_path / "missing.run")]) is None  # its error comes in its turn
+    assert invoke("--stream", "-m", "map", qrels, run).exit_code == 0
+    assert "trec-rag-eval read-ahead" not in readers
+
+
+def test_errors_come_in_the_same_order(pair, tmp_path):
+    """A bad qrels file is reported first (as when the run was read after it); a bad run line is
+    reported with its file and line number, from the reader's thread, without a traceback."""
+    qrels, run = pair
+    lines = Path(run).read_text().splitlines(keepends=True)
+    bad_run = tmp_path / "bad.run"
+    bad_run.write_text("".join(lines[:30000]) + "q1 Q0 d1 1 high tag\n" + "".join(lines[30000:]))
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("q1 0 d1 one\n")
+    both = invoke("-m", "map", str(bad_qrels), str(bad_run))
+    assert both.exit_code != 0 and both.stderr.startswith(f"Error: {bad_qrels}:1: ")
+    run_only = invoke("-m", "map", qrels, str(bad_run))
+    assert run_only.exit_code != 0
+    assert run_only.stderr == f"Error: {bad_run}:30001: score must be a number, got 'high': 'q1 Q0 d1 1 high tag'\n"
