@@ -9,6 +9,7 @@ import pytest
 from conftest import benchmark_generator, invoke
 
 from trec_rag_eval.core import ranking
+from trec_rag_eval.io import trec
 from trec_rag_eval.io.tables import is_arrow
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_run
 
@@ -112,14 +113,17 @@ def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_
         assert invoke("--format", "trec", "-q", "-m", "all_trec", qrels, str(commented)).stdout == plain
 
 
-def test_interleaved_lines_sorted_in_parts_on_threads_give_the_same_bytes(pair, monkeypatch):
-    """A run whose queries are interleaved is sorted in parts of whole queries, on several threads
-    (``SORT_PART_ROWS``, ``sort_threads``): parts of ~4,000 rows here, so the 60,000 lines take ~15
-    parts on 3 threads, and the output is the sorted file's."""
+@pytest.mark.parametrize("order", ["sorted", "partial", "shuffled"])
+def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
+    """The work spread over threads gives the bytes of one thread: an interleaved run sorted in
+    parts of whole queries (``SORT_PART_ROWS``: ~4,000 rows here, ~15 parts), the (query, doc)
+    keys hashed chunk by chunk and the read in Arrow chunks of 64 KB (~40 of them), on 3 threads."""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     monkeypatch.setattr(ranking, "SORT_PART_ROWS", 4096)
     monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
-    got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair["shuffled"][1])
+    monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 1 << 16)
+    assert read_run(pair[order][1]).data["doc_id"].num_chunks > 30
+    got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
     assert got.exit_code == 0, got.stderr
     assert got.stdout == expected.stdout

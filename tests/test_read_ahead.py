@@ -85,3 +85,28 @@ def test_errors_come_in_the_same_order(pair, tmp_path):
     run_only = invoke("-m", "map", qrels, str(bad_run))
     assert run_only.exit_code != 0
     assert run_only.stderr == f"Error: {bad_run}:30001: score must be a number, got 'high': 'q1 Q0 d1 1 high tag'\n"
+
+
+@pytest.mark.parametrize("preset", [None, "narenas:2"])
+def test_pyarrow_is_imported_with_its_allocator_returning_pages_and_the_environment_unchanged(preset):
+    """jemalloc reads its settings when pyarrow loads: they are set for that import only, and a
+    setting of the user's is kept as it is."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
+    if preset is not None:
+        env["JE_ARROW_MALLOC_CONF"] = preset
+    code = ("import os, sys; from trec_rag_eval.io.memory import import_pyarrow; "
+            "seen = []; real = os.environ.__class__.__setitem__\n"
+            "def spy(self, key, value):\n"
+            "    seen.append((key, value)); real(self, key, value)\n"
+            "os.environ.__class__.__setitem__ = spy\n"
+            "pa = import_pyarrow(); assert 'pyarrow' in sys.modules\n"
+            "print(seen, os.environ.get('JE_ARROW_MALLOC_CONF'))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    if preset is None:
+        assert out.strip() == "[('JE_ARROW_MALLOC_CONF', 'dirty_decay_ms:0,muzzy_decay_ms:0')] None"
+    else:
+        assert out.strip() == "[] narenas:2"

@@ -141,17 +141,28 @@ def rank(
     # 2. relevance and duplicates, in file order
     qrels_qidx = _index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
     relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
+    # 3. order: query, score descending, then doc_id descending. A run written one query at a time
+    #    is put in order on a second thread while its judgments are matched (numpy and polars
+    #    release the GIL); an interleaved run is sorted after, once the judgment keys are freed
+    #    (its sort is the peak of memory)
+    starts = _block_starts(row_query)
+    reorder = None
     if isinstance(doc_ids, list):
         rel = _match_lists(run, query_ids, qrels_data, relevance, qrels_qidx, row_query, doc_ids)
     else:
-        keys = _pair_keys(row_query, doc_ids)
-        rel = _relevance(qrels_data, qrels_qidx, row_query, doc_ids, keys)
-        keys.sort()  # in place: the keys are not needed in row order any more
-        _reject_duplicates(run, query_ids, row_query, doc_ids, keys)
-        del keys
+        from concurrent.futures import ThreadPoolExecutor
 
-    # 3. order: query, score descending, then doc_id descending
-    rel = _ranking_order(row_query, scores, doc_ids).apply(rel)
+        with ThreadPoolExecutor(max_workers=1) as beside:
+            ordering = None if starts is None else beside.submit(_ranking_order, row_query, scores, doc_ids, starts)
+            keys = _pair_keys(row_query, doc_ids)
+            rel = _relevance(qrels_data, qrels_qidx, row_query, doc_ids, keys)
+            keys.sort()  # in place: the keys are not needed in row order any more
+            _reject_duplicates(run, query_ids, row_query, doc_ids, keys)
+            del keys
+            reorder = None if ordering is None else ordering.result()
+    if reorder is None:
+        reorder = _ranking_order(row_query, scores, doc_ids, starts)
+    rel = reorder.apply(rel)
     counts = np.bincount(row_query, minlength=len(query_ids)).astype(np.int64)
     del row_query, scores, doc_ids
 
@@ -234,26 +245,35 @@ class _Reorder:
         return out
 
 
-def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings) -> _Reorder:
+def _block_starts(row_query: np.ndarray) -> np.ndarray | None:
+    """The first row of each block of rows of one query, or None when the lines are interleaved
+    (more blocks than queries: some query comes back after another) or there are no rows."""
+    if len(row_query) == 0:
+        return None
+    changes = row_query[1:] != row_query[:-1]
+    if np.count_nonzero(changes) + 1 > np.count_nonzero(np.bincount(row_query)):
+        return None
+    return np.flatnonzero(np.concatenate([[True], changes]))
+
+
+def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
+                   starts: np.ndarray | None) -> _Reorder:
     """How to put rows in trec_eval order: query, score descending, doc_id descending.
 
     Runs are nearly always written one query at a time with scores descending; that is checked
-    in linear time, and then only the groups of tied scores are sorted by doc_id and the query
-    blocks moved into place. A block whose lines are out of order (a fusion step or a re-ranker
-    writing by doc id) is sorted on its own, so a few such blocks cost only their own rows. Lines
-    of queries interleaved through the file are sorted in full (``_sorted_rows``).
+    in linear time (``starts``: the query blocks, ``_block_starts``), and then only the groups of
+    tied scores are sorted by doc_id and the query blocks moved into place. A block whose lines are
+    out of order (a fusion step or a re-ranker writing by doc id) is sorted on its own, so a few
+    such blocks cost only their own rows. Lines of queries interleaved through the file (``starts``
+    None) are sorted in full (``_sorted_rows``).
     """
     reorder = _Reorder()
     n = len(scores)
     if n == 0:
         return reorder
-    changes = row_query[1:] != row_query[:-1]
-    if np.count_nonzero(changes) + 1 > np.count_nonzero(np.bincount(row_query)):
-        # more blocks than queries: some query comes back, the lines are interleaved
-        del changes
+    if starts is None:
         reorder.permutation = _sorted_rows(row_query, scores, doc_ids)
         return reorder
-    starts = np.flatnonzero(np.concatenate([[True], changes]))
     block_query = row_query[starts]
     lengths = np.diff(np.append(starts, n))
     rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
@@ -530,11 +550,15 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
     if not is_arrow(doc_ids):
         return pl.DataFrame({"q": row_query, "d": doc_ids}).hash_rows(seed=20240607).to_numpy(writable=True)
     keys = np.empty(len(row_query), dtype=np.uint64)
-    start = 0
-    for chunk in doc_ids.chunks:
-        end = start + len(chunk)
-        keys[start:end] = _pair_keys(row_query[start:end], _series(chunk))
-        start = end
+    chunks = doc_ids.chunks
+    bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
+
+    def hash_chunks(first: int) -> None:  # every sort_threads()-th chunk, from the first
+        for i in range(first, len(chunks), step):
+            keys[bounds[i]: bounds[i + 1]] = _pair_keys(row_query[bounds[i]: bounds[i + 1]], _series(chunks[i]))
+
+    step = min(sort_threads(), max(len(chunks), 1))  # polars hashes with the GIL released
+    _on_threads(hash_chunks, range(step))
     return keys
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.memory import release_freed_memory
+from trec_rag_eval.io.memory import import_pyarrow, release_freed_memory
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
 from trec_rag_eval.syntax import (
@@ -312,7 +312,7 @@ def _fast_run(source: _Source) -> tuple[Any, str] | None:
 def _arrow_read(source: _Source, skip_comments: bool) -> Any:
     """pyarrow's multi-threaded read of the three columns the ranking uses, or None if it fails;
     ``skip_comments``: a line without six fields is skipped if it is a comment."""
-    import pyarrow as pa
+    pa = import_pyarrow()
     from pyarrow import csv
 
     names = ["query_id", "q0", "doc_id", "rank", "score", "run_tag"]
@@ -342,7 +342,7 @@ def _arrow_pool() -> Any:
     otherwise stay in the process's peak memory next to the ranking's arrays); the system allocator
     where pyarrow was built without jemalloc. Every Arrow step of the reader uses it: pyarrow's
     default pool keeps what a temporary column freed."""
-    import pyarrow as pa
+    pa = import_pyarrow()
 
     try:
         pool = pa.jemalloc_memory_pool()
