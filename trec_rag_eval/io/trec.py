@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.memory import import_pyarrow, release_freed_memory
+from trec_rag_eval.io.memory import import_pyarrow, jemalloc_configured, release_freed_memory
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
 from trec_rag_eval.syntax import (
@@ -338,15 +338,16 @@ RUN_BLOCK_BYTES = 4 << 20
 
 
 def _arrow_pool() -> Any:
-    """pyarrow's jemalloc pool told to hand freed pages back at once (the parser's buffers would
-    otherwise stay in the process's peak memory next to the ranking's arrays); the system allocator
-    where pyarrow was built without jemalloc. Every Arrow step of the reader uses it: pyarrow's
-    default pool keeps what a temporary column freed."""
+    """pyarrow's jemalloc pool, which hands freed pages back soon (``io.memory``: the parser's
+    buffers would otherwise stay in the process's peak memory next to the ranking's arrays; at once
+    when pyarrow was imported before us); the system allocator where pyarrow was built without
+    jemalloc. Every Arrow step of the reader uses it: pyarrow's default pool keeps what a temporary
+    column freed."""
     pa = import_pyarrow()
-
     try:
         pool = pa.jemalloc_memory_pool()
-        pa.jemalloc_set_decay_ms(0)
+        if not jemalloc_configured():
+            pa.jemalloc_set_decay_ms(0)
     except (NotImplementedError, pa.ArrowException):
         return pa.system_memory_pool()
     return pool
