@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
-from trec_rag_eval.io.memory import release_freed_memory
 from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
+from trec_rag_eval.memory import release_freed_memory
 
 if TYPE_CHECKING:
     import polars as pl
