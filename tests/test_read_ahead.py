@@ -87,37 +87,43 @@ def test_errors_come_in_the_same_order(pair, tmp_path):
     assert run_only.stderr == f"Error: {bad_run}:30001: score must be a number, got 'high': 'q1 Q0 d1 1 high tag'\n"
 
 
-@pytest.mark.parametrize(("function", "variable", "ours", "preset"), [
-    ("import_pyarrow", "JE_ARROW_MALLOC_CONF", "dirty_decay_ms:100,muzzy_decay_ms:0", "narenas:2"),
-    ("import_numpy", "NUMPY_MADVISE_HUGEPAGE", "0", "1"),
-])
 @pytest.mark.parametrize("preset_by_user", [False, True])
-def test_libraries_are_imported_with_memory_settings_and_the_environment_unchanged(function, variable, ours, preset,
-                                                                                   preset_by_user):
-    """jemalloc and numpy read their settings when they load: ours are set for that import only
-    (what a child process inherits is unchanged), and a setting of the user's is kept as it is.
-    The command line imports numpy that way before anything else does."""
+def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unchanged(preset_by_user):
+    """jemalloc reads its settings when pyarrow loads: ours are set for that import only (what a
+    child process inherits is unchanged), and a setting of the user's is kept as it is."""
     import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != variable}
+    env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
     if preset_by_user:
-        env[variable] = preset
-    code = (f"import os, sys; from trec_rag_eval.memory import {function}; "
+        env["JE_ARROW_MALLOC_CONF"] = "narenas:2"
+    code = ("import os, sys; from trec_rag_eval.memory import import_pyarrow; "
             "seen = []; real = os.environ.__class__.__setitem__\n"
             "def spy(self, key, value):\n"
             "    seen.append((key, value)); real(self, key, value)\n"
             "os.environ.__class__.__setitem__ = spy\n"
-            f"{function}()\n"
-            f"print(seen, os.environ.get({variable!r}))")
+            "import_pyarrow(); assert 'pyarrow' in sys.modules\n"
+            "print(seen, os.environ.get('JE_ARROW_MALLOC_CONF'))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == (f"[] {preset}" if preset_by_user else f"[({variable!r}, {ours!r})] None")
-    if function == "import_numpy" and not preset_by_user:
-        cli = ("import sys; from trec_rag_eval.cli import main\ntry: main(['measures'])\nexcept SystemExit: pass\n"
-               "import numpy; print(numpy._core.multiarray._get_madvise_hugepage(), file=sys.stderr)")
-        assert subprocess.run([sys.executable, "-c", cli], env=env, capture_output=True, text=True,
-                              check=True).stderr.strip() == "False"
+    ours = "[('JE_ARROW_MALLOC_CONF', 'dirty_decay_ms:100,muzzy_decay_ms:0')] None"
+    expected = "[] narenas:2" if preset_by_user else ours
+    assert out.strip() == expected
+
+
+@pytest.mark.parametrize("preset_by_user", [False, True])
+def test_the_command_runs_numpy_without_huge_pages_unless_told(preset_by_user):
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    if preset_by_user:
+        env["NUMPY_MADVISE_HUGEPAGE"] = "1"
+    code = ("import sys; from trec_rag_eval.cli import main\ntry: main(['measures'])\nexcept SystemExit: pass\n"
+            "import numpy; print(numpy._core.multiarray._get_madvise_hugepage(), file=sys.stderr)")
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stderr
+    assert got.strip() == ("True" if preset_by_user else "False")
 
 
 def test_freed_memory_of_threads_is_handed_back():

@@ -17,8 +17,8 @@ returns pages at once instead (``pyarrow.jemalloc_set_decay_ms(0)``).
 numpy asks the kernel for transparent huge pages for its large arrays. On a machine whose memory
 other programs just used and freed, the kernel compacts memory to find them, inside our page
 faults: after a 1.5 GB process, the 7M run took 1.24 s with them and 1.12 s without (0.98 s
-either way on compacted memory). The command line imports numpy without (``import_numpy``); the
-library leaves numpy as the caller set it.
+either way on compacted memory). The command line runs numpy without them
+(``numpy_without_huge_pages``); the library leaves numpy as the caller set it.
 """
 
 from __future__ import annotations
@@ -55,18 +55,12 @@ def import_pyarrow() -> Any:
     return pyarrow
 
 
-def import_numpy() -> Any:
-    """``numpy``; imported here for the first time, without transparent huge pages for its arrays
-    (``NUMPY_MADVISE_HUGEPAGE=0`` for that import only; a value the user set is kept)."""
-    if "numpy" not in sys.modules and NUMPY_HUGEPAGE not in os.environ:
-        os.environ[NUMPY_HUGEPAGE] = "0"
-        try:
-            import numpy
-        finally:
-            os.environ.pop(NUMPY_HUGEPAGE, None)
-    import numpy
-
-    return numpy
+def numpy_without_huge_pages() -> None:
+    """Make numpy, when it loads, ask for no transparent huge pages (``NUMPY_MADVISE_HUGEPAGE=0``):
+    for a process that owns its environment (the command line; its child processes inherit it).
+    Nothing changes if numpy is loaded already or the user set the variable."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(NUMPY_HUGEPAGE, "0")
 
 
 def jemalloc_configured() -> bool:
