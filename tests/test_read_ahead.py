@@ -154,3 +154,28 @@ def test_freed_memory_of_threads_is_handed_back():
     before = resident()
     memory.release_freed_memory()
     assert resident() < before
+
+
+def test_an_error_waits_for_the_reader_before_leaving(pair, tmp_path, monkeypatch):
+    """An interpreter that exits while pyarrow's threads still parse can crash on its way out
+    (exit 139 after 'Error: bad measure' on a 293 MB run): the command and evaluate() wait for the
+    reader they started, whatever stops them."""
+    qrels, run = pair
+    waited: list[str] = []
+    real_wait = runs.RunReader.wait
+
+    def wait(self):
+        waited.append(self.path)
+        real_wait(self)
+
+    monkeypatch.setattr(runs.RunReader, "wait", wait)
+    bad = invoke("-m", "no_such_measure", qrels, run)
+    assert bad.exit_code == 2 and waited == [run]
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("q1 0 d1 one\n")
+    waited.clear()
+    assert invoke("-m", "map", str(bad_qrels), run).exit_code == 1 and waited == [run]
+    waited.clear()
+    with pytest.raises(tre.InputFormatError):
+        tre.evaluate(str(bad_qrels), run)
+    assert waited == [run]

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
+    from trec_rag_eval.runs import RunReader
 
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
@@ -71,12 +72,22 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
-    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
     from trec_rag_eval.runs import read_ahead
 
     # a large TREC run is parsed while the qrels are read
     reads_file = cluster is None and isinstance(run, (str, os.PathLike)) and "doc_map" not in options
     ahead = read_ahead([os.fspath(run)]) if reads_file else None
+    try:
+        return _evaluate(qrels, run, measures, settings, cluster, ahead, options)
+    finally:
+        if ahead is not None:
+            ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
+
+
+def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | None, cluster: Any,
+              ahead: RunReader | None, options: dict[str, Any]) -> Evaluation:
+    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
+
     judgments = _judged_qrels(qrels, options.pop("judgments", None))
     if cluster is not None:
         from trec_rag_eval.cluster import evaluate_on_cluster
@@ -101,7 +112,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
         for note in notes:
             kind, _, text = note.partition(": ")
             if kind == "Warning":
-                warnings.warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning, stacklevel=2)
+                warnings.warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning, stacklevel=3)  # the caller of evaluate
         return evaluation
     return evaluate_tables(judgments, as_run(run, judgments), _asked(measures), settings, **options)
 

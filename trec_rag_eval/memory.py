@@ -1,4 +1,4 @@
-"""Keep freed memory out of the peak: the C library's and pyarrow's allocators told to give it back.
+"""The allocators' settings: freed memory kept out of the peak, without a page fault per page reused.
 
 glibc keeps freed memory in its arenas (one per thread that allocated) for reuse: after a step that
 made and dropped large temporary arrays on several threads (the reader's checks, the sort of an
@@ -27,6 +27,7 @@ import ctypes
 import functools
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ JEMALLOC_CONF = "JE_ARROW_MALLOC_CONF"
 JEMALLOC_SETTINGS = "dirty_decay_ms:100,muzzy_decay_ms:0"
 """Freed pages kept 100 ms for reuse, then returned (not left "muzzy": those still count as resident)."""
 _settings_applied = False
+_import_lock = threading.Lock()  # runs are read on several threads: one sets the variable and imports
 NUMPY_HUGEPAGE = "NUMPY_MADVISE_HUGEPAGE"
 """numpy's switch for madvise(MADV_HUGEPAGE) on its large arrays, read when numpy loads."""
 
@@ -43,13 +45,14 @@ def import_pyarrow() -> Any:
     """``pyarrow``; imported here for the first time, with ``JEMALLOC_SETTINGS``. The variable is
     set only for the import: child processes see the environment as it was."""
     global _settings_applied
-    if "pyarrow" not in sys.modules and JEMALLOC_CONF not in os.environ:
-        os.environ[JEMALLOC_CONF] = JEMALLOC_SETTINGS
-        try:
-            import pyarrow
-        finally:
-            os.environ.pop(JEMALLOC_CONF, None)
-        _settings_applied = True
+    with _import_lock:
+        if "pyarrow" not in sys.modules and JEMALLOC_CONF not in os.environ:
+            os.environ[JEMALLOC_CONF] = JEMALLOC_SETTINGS
+            try:
+                import pyarrow
+            finally:
+                os.environ.pop(JEMALLOC_CONF, None)
+            _settings_applied = True
     import pyarrow
 
     return pyarrow

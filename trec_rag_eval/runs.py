@@ -142,6 +142,11 @@ class RunReader:
         finally:
             self._done.set()
 
+    def wait(self) -> None:
+        """Until the reading is over. Whoever starts a reader waits for it before leaving, even on an
+        error: an interpreter that exits while pyarrow's threads still parse can crash on its way out."""
+        self._done.wait()
+
     def result(self) -> tuple[Run, Any]:
         """The run and its report, once read; the reader's error if it failed."""
         self._done.wait()
@@ -156,7 +161,8 @@ def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None =
     would read it whole as a large TREC file; None otherwise.
 
     Called before the judgments are read: pyarrow parses the run (without the GIL) while polars reads
-    the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``."""
+    the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``,
+    and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.load import detect_format
     from trec_rag_eval.io.trec import SMALL_FILE_BYTES

@@ -114,25 +114,29 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval --judgments human judged.qrels run.txt
                                                          without the holes an LLM filled
     """
-    from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.io.atomic import check_outputs
-    from trec_rag_eval.io.judgments import choose_judgments
-    from trec_rag_eval.io.load import load_qrels
-    from trec_rag_eval.measures.parse import default_measures, parse_measures
-    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
-    from trec_rag_eval.render.trec import trec_lines
     from trec_rag_eval.runs import evaluate_run_files, read_ahead
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
     check_outputs([output], force, [qrels, *runs])  # a missing folder or an existing file fails first
+    # one large TREC run is parsed (pyarrow, without the GIL) while the rest is imported and the qrels read
+    ahead = read_ahead(list(runs), run_format, stream) if cluster is None and not shards else None
+    if ahead is not None:
+        click.get_current_context().call_on_close(ahead.wait)  # not leaving while it parses, even on an error
+
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.io.judgments import choose_judgments
+    from trec_rag_eval.io.load import load_qrels
+    from trec_rag_eval.measures.parse import default_measures, parse_measures
+    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
+    from trec_rag_eval.render.trec import trec_lines
+
     fmt = output_format or ("trec" if measures else "table")
     if measures:
         resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
     else:
         resolved = default_measures(trec_output=fmt == "trec")
-    # one large TREC run is parsed while the qrels are read
-    ahead = read_ahead(list(runs), run_format, stream) if cluster is None and not shards else None
     qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
     qrels_table, llm_note = choose_judgments(qrels, qrels_table, judgments)
     if llm_note is not None:

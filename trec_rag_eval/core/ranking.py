@@ -96,13 +96,14 @@ def rank(
     How it stays fast whatever the line order: every row's query is looked up once (for Arrow's
     dictionary-encoded ids, once per distinct id of each chunk). A run written one query at a time
     is recognised in linear time (checked, not assumed): blocks already in score order are kept,
-    the few that are not are sorted on their own, and blocks are moved by slices; a run whose
-    queries are interleaved gets one sort of the scores and one of an integer key per row
-    (``_sorted_rows``). Doc ids are compared as strings only inside groups of tied scores.
-    Judgments and duplicates are found through 64-bit (query, document) hashes, every judgment
-    match verified on the strings and any repeated hash on the real pairs. The only array as long
-    as the run that is kept is ``rel``, one small integer per row; the run's doc ids are never
-    copied whole.
+    the few that are not are sorted on their own, and blocks are moved by slices (on a second
+    thread, while the judgments are matched); a run whose queries are interleaved is sorted in
+    parts of whole queries on every core, each by its scores then by a radix sort of its query
+    numbers (``_sorted_rows``). Doc ids are compared as strings only inside groups of tied scores.
+    Judgments and duplicates are found through 64-bit (query, document) hashes (computed chunk by
+    chunk on every core), every judgment match verified on the strings and any repeated hash on the
+    real pairs. The only array as long as the run that is kept is ``rel``, one small integer per
+    row; the run's doc ids are never copied whole.
     """
     if queries not in ("qrels", "intersection"):
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
@@ -123,7 +124,7 @@ def rank(
     extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
     query_ids = qrels_ids
     if queries == "intersection":
-        present = np.bincount(row_query[~outside], minlength=len(qrels_ids)) > 0
+        present = _counts(row_query[~outside], len(qrels_ids)) > 0
         if not present.all():
             query_ids = [q for q, p in zip(qrels_ids, present.tolist(), strict=True) if p]
             # the last entry renumbers -1 (not evaluated) to itself
@@ -163,7 +164,7 @@ def rank(
     if reorder is None:
         reorder = _ranking_order(row_query, scores, doc_ids, starts)
     rel = reorder.apply(rel)
-    counts = np.bincount(row_query, minlength=len(query_ids)).astype(np.int64)
+    counts = _counts(row_query, len(query_ids))
     del row_query, scores, doc_ids
 
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
@@ -251,9 +252,22 @@ def _block_starts(row_query: np.ndarray) -> np.ndarray | None:
     if len(row_query) == 0:
         return None
     changes = row_query[1:] != row_query[:-1]
-    if np.count_nonzero(changes) + 1 > np.count_nonzero(np.bincount(row_query)):
-        return None
-    return np.flatnonzero(np.concatenate([[True], changes]))
+    if np.count_nonzero(changes) + 1 > int(row_query.max()) + 1:
+        return None  # more blocks than query numbers
+    starts = np.flatnonzero(np.concatenate([[True], changes]))
+    block_query = np.sort(row_query[starts])
+    return None if np.any(block_query[1:] == block_query[:-1]) else starts
+
+
+def _counts(values: np.ndarray, minlength: int = 0, step: int = 1 << 20) -> np.ndarray:
+    """``np.bincount`` (int64) of a column as long as the run, a piece at a time: bincount converts
+    its input to 64-bit integers, a copy twice the size of an int32 column otherwise made at once."""
+    if len(values) <= step:
+        return np.bincount(values, minlength=minlength).astype(np.int64)
+    out = np.zeros(max(minlength, int(values.max()) + 1), dtype=np.int64)
+    for start in range(0, len(values), step):
+        out += np.bincount(values[start: start + step], minlength=len(out))
+    return out
 
 
 def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
@@ -355,7 +369,7 @@ def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray) -> np.ndar
     out = np.empty(n, dtype=np.int32)
     if n == 0:
         return out
-    counts = np.bincount(group)
+    counts = _counts(group)
     ends = np.cumsum(counts)
     # a part ends with the group holding its last row: [0, b1), [b1, b2), ... [bk, number of groups)
     cuts = np.searchsorted(ends, np.arange(1, -(-n // SORT_PART_ROWS)) * SORT_PART_ROWS) + 1
