@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import benchmark_generator, invoke
 
@@ -127,3 +128,23 @@ def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
     assert got.exit_code == 0, got.stderr
     assert got.stdout == expected.stdout
+
+
+def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
+    """Judgments and duplicates are found through 64-bit (query, doc) hashes; when hashes collide
+    (forced here: five values for 60,000 rows), the exact joins on the strings give the same bytes,
+    and a real duplicate is still named."""
+    qrels, run = pair["sorted"]
+    expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    real = ranking._pair_keys
+    monkeypatch.setattr(ranking, "_pair_keys", lambda queries, docs: real(queries, docs) % np.uint64(5))
+    for order in ("sorted", "shuffled"):
+        got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
+        assert got.exit_code == 0, got.stderr
+        assert got.stdout == expected.stdout
+    lines = Path(run).read_text().splitlines(keepends=True)
+    doubled = Path(run).with_name("doubled.run")
+    doubled.write_text("".join(lines) + lines[5])  # the sixth line again at the end
+    query, _, doc = lines[5].split()[:3]
+    got = invoke("-m", "map", qrels, str(doubled))
+    assert got.exit_code == 1 and f"'{doc}'" in got.stderr and f"'{query}'" in got.stderr

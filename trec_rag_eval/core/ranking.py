@@ -617,12 +617,14 @@ def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, row_query: np.
     qrels_rel = relevance[usable]
     qrels_keys = _pair_keys(qrels_queries, qrels_docs)
     # the rows whose key is a judgment's (a bitmap, not a join: no array of row numbers as long as
-    # the run), then which judgment by binary search among the few
+    # the run), then which judgment, by a join of those few keys
     hit = np.flatnonzero(pl.Series(keys).is_in(pl.Series(qrels_keys).implode()).to_numpy())
-    by_key = np.argsort(qrels_keys)
-    match = by_key[np.searchsorted(qrels_keys[by_key], keys[hit])]
     exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
+    match = np.zeros(0, dtype=np.int64)
     if exact and len(hit):
+        judgment = pl.DataFrame({"key": qrels_keys, "judgment": np.arange(len(qrels_keys), dtype=np.int64)})
+        match = pl.DataFrame({"key": keys[hit]}).join(judgment, on="key", how="left", maintain_order="left")[
+            "judgment"].to_numpy()
         exact = bool((row_query[hit] == qrels_queries[match]).all()) and bool(
             (_series(_gather(doc_ids, hit)) == qrels_docs.gather(match)).all())
     if not exact:  # a hash collision: redo exactly
