@@ -306,7 +306,8 @@ def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
         rows = _row_ranges(starts[unsorted], lengths[unsorted])
         block = np.repeat(np.arange(np.count_nonzero(unsorted)), lengths[unsorted])
         places.append(rows)
-        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows))
+        # one thread: a grouped run is put in order beside the judgment lookup, which uses the others
+        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows, threads=1))
     if places:
         reorder.places, reorder.sources = np.concatenate(places), np.concatenate(sources)
     if np.any(block_query[1:] < block_query[:-1]):
@@ -322,7 +323,7 @@ def _row_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
-                 rows: np.ndarray | None = None) -> np.ndarray:
+                 rows: np.ndarray | None = None, threads: int | None = None) -> np.ndarray:
     """Rows in order of group (ascending), score descending, doc_id descending.
 
     ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
@@ -333,8 +334,8 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     if isinstance(doc_ids, list):
         order = np.lexsort((-scores, group))
     else:
-        order = _order_by_group_then_score(group, scores)
-    ties = _tied_positions(order, group, scores)
+        order = _order_by_group_then_score(group, scores, threads)
+    ties = _tied_positions(order, group, scores, threads)
     if len(ties):
         places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows)
     if rows is not None:
@@ -357,7 +358,7 @@ def sort_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray, threads: int | None = None) -> np.ndarray:
     """Positions (int32) in order of group ascending, then score descending (equal scores in any order).
 
     The groups are cut into consecutive ranges of about ``SORT_PART_ROWS`` rows; each part is
@@ -399,14 +400,15 @@ def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray) -> np.ndar
             del moved
         out[start:stop] = order if rows is None else rows[order]
 
-    _on_threads(part, range(len(ranges)))
+    _on_threads(part, range(len(ranges)), threads)
     release_freed_memory()  # the parts' temporary arrays, freed on the threads
     return out
 
 
-def _on_threads(work: Callable[[int], T], items: range | list[int]) -> list[T]:
-    """``[work(i) for i in items]``, on up to ``sort_threads()`` threads when there are several items."""
-    threads = min(sort_threads(), len(items))
+def _on_threads(work: Callable[[int], T], items: range | list[int], threads: int | None = None) -> list[T]:
+    """``[work(i) for i in items]``, on up to ``threads`` (None: ``sort_threads()``) threads when there
+    are several items."""
+    threads = min(threads or sort_threads(), len(items))
     if threads <= 1:
         return [work(i) for i in items]
     from concurrent.futures import ThreadPoolExecutor
@@ -415,7 +417,8 @@ def _on_threads(work: Callable[[int], T], items: range | list[int]) -> list[T]:
         return list(pool.map(work, items))
 
 
-def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, step: int = 1 << 20) -> np.ndarray:
+def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, threads: int | None = None,
+                    step: int = 1 << 20) -> np.ndarray:
     """Positions p of ``order`` whose row has the group and score of the row at p + 1 (in pieces,
     so no array of the sorted scores as long as the run is made; on ``sort_threads()`` threads)."""
 
@@ -424,7 +427,7 @@ def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, st
         g, s = group[rows], scores[rows]
         return np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start
 
-    found = _on_threads(piece, range(0, max(len(order) - 1, 0), step))
+    found = _on_threads(piece, range(0, max(len(order) - 1, 0), step), threads)
     return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
