@@ -129,7 +129,7 @@ class RunReader:
         self._done = threading.Event()
         self._value: tuple[Run, Any] | None = None
         self._error: BaseException | None = None
-        # a daemon: a command that fails on its qrels exits without waiting for the run
+        # a daemon, so it never keeps a process alive by itself; whoever starts it still waits for it (wait)
         threading.Thread(target=self._read, args=(run_format,), name="trec-rag-eval read-ahead", daemon=True).start()
 
     def _read(self, run_format: str) -> None:
