@@ -569,12 +569,12 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
     keys = np.empty(len(row_query), dtype=np.uint64)
     chunks = doc_ids.chunks
     bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
+    step = min(sort_threads(), max(len(chunks), 1))  # polars hashes with the GIL released
 
-    def hash_chunks(first: int) -> None:  # every sort_threads()-th chunk, from the first
+    def hash_chunks(first: int) -> None:  # every step-th chunk, from the first
         for i in range(first, len(chunks), step):
             keys[bounds[i]: bounds[i + 1]] = _pair_keys(row_query[bounds[i]: bounds[i + 1]], _series(chunks[i]))
 
-    step = min(sort_threads(), max(len(chunks), 1))  # polars hashes with the GIL released
     _on_threads(hash_chunks, range(step))
     return keys
 
