@@ -93,9 +93,24 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
             [w for w in expected.stderr.splitlines() if w.startswith("Warning:")]
 
 
+def _trec_bytes(evaluation) -> str:
+    """The `-q` trec output of one evaluation, the summary included."""
+    return "".join(trec_lines(evaluation, True, True))
+
+
 def _single_machine_bytes(qrels, runs, measures) -> list[str]:
     """Each run's `-q` trec output from the in-memory path: what the cluster must print."""
-    return ["".join(trec_lines(evaluate(qrels, load_run(p), measures), True, True)) for p in runs]
+    return [_trec_bytes(evaluate(qrels, load_run(p), measures)) for p in runs]
+
+
+def _all_trec_case(data, tmp_path):
+    """(qrels, runs, measures, what one machine prints for each run, run 4 as Parquet partitions)
+    with every trec_eval measure: the case the worker-failure tests evaluate."""
+    folder, runs = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["all_trec"])
+    expected = _single_machine_bytes(qrels, runs, measures)
+    return qrels, runs, measures, expected, _parquet_partitions(runs[4], tmp_path, pieces=6)
 
 
 def _parquet_partitions(run_path: str, folder, pieces: int) -> str:
@@ -206,12 +221,12 @@ def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     assert [o.path for o in outcomes] == runs[:2]
     for outcome, path in zip(outcomes, runs[:2], strict=True):
         alone = evaluate(qrels, load_run(path), measures)
-        assert "".join(trec_lines(outcome.evaluation, True, True)) == "".join(trec_lines(alone, True, True))
+        assert _trec_bytes(outcome.evaluation) == _trec_bytes(alone)
     # an in-memory run, split here and evaluated by the workers
     run = load_run(runs[3])
     spread = evaluate_partitioned(qrels, run, measures, Settings(relevance_level=2), cluster=client, buckets=5)
     alone = evaluate(qrels, run, measures, Settings(relevance_level=2))
-    assert "".join(trec_lines(spread, True, True)) == "".join(trec_lines(alone, True, True))
+    assert _trec_bytes(spread) == _trec_bytes(alone)
     assert client.status == "running"
 
 
@@ -221,10 +236,10 @@ def test_the_public_evaluate_takes_cluster(client, data, tmp_path):
     folder, runs = data
     qrels = str(folder / "qrels.txt")
     partitions = _parquet_partitions(runs[2], tmp_path, pieces=4)
-    alone = "".join(trec_lines(tre.evaluate(qrels, runs[2], "all_trec", relevance_level=2), True, True))
+    alone = _trec_bytes(tre.evaluate(qrels, runs[2], "all_trec", relevance_level=2))
     for run in (partitions, runs[2], [runs[2]], load_run(runs[2]).to_dict()):
         spread = tre.evaluate(qrels, run, "all_trec", cluster=client, relevance_level=2)
-        lines = "".join(trec_lines(spread, True, True))
+        lines = _trec_bytes(spread)
         if isinstance(run, dict):  # a dict has no run tag: the runid line differs, nothing else
             lines = lines.replace("runid                 \tall\trun\n", "runid                 \tall\ttag2\n")
         assert lines == alone
@@ -234,22 +249,18 @@ def test_the_public_evaluate_takes_cluster(client, data, tmp_path):
 @pytest.mark.parametrize("prefix, state", [("trec-rag-eval-run-", "executing"),
                                            ("trec-rag-eval-split-", "memory")])
 def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data, tmp_path, prefix, state):
-    folder, runs = data
-    qrels = load_qrels(folder / "qrels.txt")
-    measures = parse_measures(["all_trec"])
-    expected = _single_machine_bytes(qrels, runs, measures)
-    partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
+    qrels, runs, measures, expected, partitions = _all_trec_case(data, tmp_path)
     marker = str(tmp_path / "killed")
     name = f"kill-{prefix}"
     client.register_plugin(_kill_on_first(marker, prefix, state), name=name)
     try:
         if prefix == "trec-rag-eval-run-":
             outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
-            got = ["".join(trec_lines(o.evaluation, True, True)) for o in outcomes]
+            got = [_trec_bytes(o.evaluation) for o in outcomes]
             assert got == expected
         else:
             spread = evaluate_partitioned(qrels, partitions, measures, Settings(), cluster=client)
-            assert "".join(trec_lines(spread, True, True)) == expected[4]
+            assert _trec_bytes(spread) == expected[4]
     finally:
         client.unregister_worker_plugin(name)
     assert os.path.exists(marker)  # a worker did die mid-way
@@ -305,22 +316,18 @@ def _lose_the_first_data_sent(monkeypatch, client, marker: str) -> None:
 @pytest.mark.parametrize("shape", ["runs", "partitions", "in memory"])
 def test_a_worker_lost_with_the_data_sent_to_it_does_not_change_the_result(client, data, tmp_path, monkeypatch,
                                                                           shape):
-    folder, runs = data
-    qrels = load_qrels(folder / "qrels.txt")
-    measures = parse_measures(["all_trec"])
-    expected = _single_machine_bytes(qrels, runs, measures)
-    partitions = _parquet_partitions(runs[4], tmp_path, pieces=6)
+    qrels, runs, measures, expected, partitions = _all_trec_case(data, tmp_path)
     marker = str(tmp_path / "lost")
     _lose_the_first_data_sent(monkeypatch, client, marker)
     try:
         if shape == "runs":
             outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
             assert [o.error for o in outcomes] == [None] * 5
-            assert ["".join(trec_lines(o.evaluation, True, True)) for o in outcomes] == expected
+            assert [_trec_bytes(o.evaluation) for o in outcomes] == expected
         else:
             run = partitions if shape == "partitions" else load_run(runs[4])
             spread = evaluate_partitioned(qrels, run, measures, Settings(), cluster=client)
-            assert "".join(trec_lines(spread, True, True)) == expected[4]
+            assert _trec_bytes(spread) == expected[4]
     finally:
         monkeypatch.undo()
         client.wait_for_workers(2, timeout=60)
