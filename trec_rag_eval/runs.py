@@ -201,8 +201,9 @@ def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], 
         raise UsageError("doc_map reads each run whole: not with stream=True")
     if ahead is not None and (not paths or os.fspath(paths[0]) != ahead.path):
         ahead = None
-    streamed = [doc_map is None and stream is not False and (bool(stream) or should_stream(path, run_format))
-                and not (index == 0 and ahead is not None) for index, path in enumerate(paths)]
+    # a run already being read ahead is read whole: read_ahead asked should_stream before starting it
+    streamed = [not (index == 0 and ahead is not None) and doc_map is None and stream is not False
+                and (bool(stream) or should_stream(path, run_format)) for index, path in enumerate(paths)]
     if any(streamed) and run_format == "json":
         raise UsageError("stream=True reads TREC runs; JSON results are read whole")
 
