@@ -117,17 +117,39 @@ def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_
 @pytest.mark.parametrize("order", ["sorted", "partial", "shuffled"])
 def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     """The work spread over threads gives the bytes of one thread: an interleaved run sorted in
-    parts of whole queries (``SORT_PART_ROWS``: ~4,000 rows here, ~15 parts), the (query, doc)
-    keys hashed chunk by chunk and the read in Arrow chunks of 64 KB (~40 of them), on 3 threads."""
+    parts of whole queries (``SORT_PART_ROWS``: ~4,000 rows here, ~15 parts), a grouped one judged
+    in 3 parts of whole queries, the (query, doc) keys hashed chunk by chunk and the read in Arrow
+    chunks of 64 KB (~40 of them), on 3 threads."""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     monkeypatch.setattr(ranking, "SORT_PART_ROWS", 4096)
+    monkeypatch.setattr(ranking, "JUDGE_PART_MIN_ROWS", 4096)
     monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
     monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 1 << 16)
     assert read_run(pair[order][1]).data["doc_id"].num_chunks > 30
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
     assert got.exit_code == 0, got.stderr
     assert got.stdout == expected.stdout
+
+
+@pytest.mark.parametrize("where", [0.1, 0.5, 0.95])
+def test_a_duplicate_is_found_in_any_part(pair, where, monkeypatch, tmp_path):
+    """A grouped run is judged in one part per thread (each part whole queries, checked for a
+    document twice on its own): a duplicate near the start, the middle or the end is named."""
+    monkeypatch.setattr(ranking, "JUDGE_PART_MIN_ROWS", 4096)
+    monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
+    qrels, run = pair["sorted"]
+    lines = Path(run).read_text().splitlines(keepends=True)
+    at = int(len(lines) * where) // DEPTH * DEPTH + 7  # the 8th line of a query's block
+    query, _, doc = lines[at - 1].split()[:3]
+    fields = lines[at].split(" ")
+    fields[2] = doc  # the document of the line before, in the same query
+    lines[at] = " ".join(fields)
+    doubled = tmp_path / "doubled.run"
+    doubled.write_text("".join(lines))
+    assert read_run(str(doubled)).data["doc_id"].num_chunks >= 1  # the fast reader
+    got = invoke("-m", "map", qrels, str(doubled))
+    assert got.exit_code == 1 and f"'{doc}'" in got.stderr and f"'{query}'" in got.stderr, got.stderr
 
 
 def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
@@ -137,7 +159,8 @@ def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     real = ranking._pair_keys
-    monkeypatch.setattr(ranking, "_pair_keys", lambda queries, docs: real(queries, docs) % np.uint64(5))
+    monkeypatch.setattr(ranking, "_pair_keys",
+                        lambda queries, docs, threads=None: real(queries, docs, threads) % np.uint64(5))
     for order in ("sorted", "shuffled"):
         got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
         assert got.exit_code == 0, got.stderr

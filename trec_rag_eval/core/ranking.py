@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
+from trec_rag_eval.io.objects import string_buffers
 from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 from trec_rag_eval.memory import release_freed_memory
 
@@ -100,9 +101,9 @@ def rank(
     thread, while the judgments are matched); a run whose queries are interleaved is sorted in
     parts of whole queries on every core, each by its scores then by a radix sort of its query
     numbers (``_sorted_rows``). Doc ids are compared as strings only inside groups of tied scores.
-    Judgments and duplicates are found through 64-bit (query, document) hashes (computed chunk by
-    chunk on every core), every judgment match verified on the strings and any repeated hash on the
-    real pairs. The only array as long as the run that is kept is ``rel``, one small integer per
+    Judgments and duplicates are found through 64-bit (query, document) hashes (a grouped run in
+    parts of whole queries, one per core; an interleaved one chunk by chunk on every core), every
+    judgment match verified on the strings and any repeated hash on the real pairs. The only array as long as the run that is kept is ``rel``, one small integer per
     row; the run's doc ids are never copied whole.
     """
     if queries not in ("qrels", "intersection"):
@@ -155,11 +156,8 @@ def rank(
 
         with ThreadPoolExecutor(max_workers=1) as beside:
             ordering = None if starts is None else beside.submit(_ranking_order, row_query, scores, doc_ids, starts)
-            keys = _pair_keys(row_query, doc_ids)
-            rel = _relevance(qrels_data, qrels_qidx, row_query, doc_ids, keys)
-            keys.sort()  # in place: the keys are not needed in row order any more
-            _reject_duplicates(run, query_ids, row_query, doc_ids, keys)
-            del keys
+            rel = _judge_rows(run, query_ids, _Judgments(qrels_data, qrels_qidx, relevance), row_query, doc_ids,
+                              starts)
             reorder = None if ordering is None else ordering.result()
     if reorder is None:
         reorder = _ranking_order(row_query, scores, doc_ids, starts)
@@ -489,9 +487,24 @@ def _gather(values: Strings, rows: np.ndarray) -> Strings:
     chunk_of = np.searchsorted(starts, rows, side="right") - 1
     by_chunk = np.argsort(chunk_of, kind="stable")
     bounds = np.searchsorted(chunk_of[by_chunk], np.arange(len(starts)))
-    parts = [_series(chunk.take(_arrow_ints(rows[by_chunk[bounds[i]: bounds[i + 1]]] - starts[i])))
+    parts = [_series(_take(chunk, rows[by_chunk[bounds[i]: bounds[i + 1]]] - starts[i]))
              for i, chunk in enumerate(values.chunks) if bounds[i + 1] > bounds[i]]
     return pl.concat(parts).gather(np.argsort(by_chunk))  # back from chunk order to the order of rows
+
+
+def _take(array: Any, indices: np.ndarray) -> Any:
+    """``array.take(indices)`` of an Arrow array; a string array without nulls is gathered with numpy
+    from its buffers (Arrow's take is a pyarrow.compute function, whose import costs ~25 ms)."""
+    import pyarrow as pa
+
+    if array.type != pa.string() or array.null_count:
+        return array.take(_arrow_ints(indices))
+    offsets, data = string_buffers(array)
+    first, lengths = offsets[indices], offsets[indices + 1] - offsets[indices]
+    ends = np.cumsum(lengths, dtype=np.int64)
+    positions = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(first - (ends - lengths), lengths)
+    new_offsets = np.concatenate([[0], ends]).astype(np.int32)
+    return pa.StringArray.from_buffers(len(indices), pa.py_buffer(new_offsets), pa.py_buffer(data[positions]))
 
 
 def _keep(values: Strings, mask: np.ndarray) -> Strings:
@@ -531,9 +544,24 @@ def _arrow_numbers(array: Any, dtype: type[np.number]) -> np.ndarray:
 
 def _series(values: Strings) -> pl.Series:
     """A polars Series of a column held by polars or Arrow (for the few rows that need one)."""
+    if not is_arrow(values):
+        return values
     import polars as pl
 
-    return pl.Series(pl.from_arrow(values)) if is_arrow(values) else values
+    return pl.Series(_ArrowExport(values))
+
+
+class _ArrowExport:
+    """An Arrow array or chunked array seen through the Arrow PyCapsule interface alone, which
+    ``pl.Series`` imports directly: ``pl.from_arrow`` would first import pyarrow.compute (~25 ms
+    holding the GIL, in the middle of the ranking) for a cast our columns never need."""
+
+    def __init__(self, values: Any) -> None:
+        self.values = values
+        if hasattr(values, "chunks"):
+            self.__arrow_c_stream__ = values.__arrow_c_stream__
+        else:
+            self.__arrow_c_array__ = values.__arrow_c_array__
 
 
 def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], relevance: np.ndarray,
@@ -558,18 +586,22 @@ def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
     return np.int8 if len(relevance) == 0 or (relevance.min() >= -128 and relevance.max() <= 127) else np.int64
 
 
-def _pair_keys(row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
+def _pair_keys(row_query: np.ndarray, doc_ids: Strings, threads: int | None = None) -> np.ndarray:
     """A 64-bit hash per (query index, document); collisions are possible and always resolved exactly.
 
-    Doc ids held by Arrow are hashed a chunk at a time, so no polars copy of the column is made."""
-    import polars as pl
-
+    polars hashes the doc id; the query number, multiplied by an odd constant (a one-to-one map of
+    64-bit integers), is xor-ed in with numpy: one document in two queries never shares a key. Doc
+    ids held by Arrow are hashed a chunk at a time, on up to ``threads`` threads (None:
+    ``sort_threads()``; polars and numpy release the GIL), so no polars copy of the whole column is
+    made."""
     if not is_arrow(doc_ids):
-        return pl.DataFrame({"q": row_query, "d": doc_ids}).hash_rows(seed=20240607).to_numpy(writable=True)
+        keys = doc_ids.hash(seed=20240607).to_numpy(writable=True)
+        keys ^= (row_query.astype(np.uint64) + np.uint64(1)) * _QUERY_MIX
+        return keys
     keys = np.empty(len(row_query), dtype=np.uint64)
     chunks = doc_ids.chunks
     bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
-    step = min(sort_threads(), max(len(chunks), 1))  # polars hashes with the GIL released
+    step = min(threads or sort_threads(), max(len(chunks), 1))
 
     def hash_chunks(first: int) -> None:  # every step-th chunk, from the first
         for i in range(first, len(chunks), step):
@@ -577,6 +609,10 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
 
     _on_threads(hash_chunks, range(step))
     return keys
+
+
+_QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)
+"""An odd 64-bit constant (2**64 / golden ratio): multiplying by it spreads query numbers over all bits."""
 
 
 def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
@@ -600,57 +636,107 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
     return joined["qidx"].fill_null(-1).to_numpy()
 
 
-def _relevance(qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
-               keys: np.ndarray) -> np.ndarray:
-    """Judgment of every row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
+JUDGE_PART_MIN_ROWS = 1 << 18
+"""A run written one query at a time, of at least twice this many rows, has its judgments matched
+in parts of whole queries, one per thread (``sort_threads()``): each part's duplicates are among
+its own rows. More parts than threads cost more than they spread: polars builds its set of the
+judgments' keys once per part."""
 
-    A hash join on (query, document) keys; every match is verified on the real values, and a
-    collision sends the whole join to an exact join on the strings. The result is as narrow an integer
-    type as the judgments allow: it is the one array as long as the run that evaluation keeps.
-    """
-    import polars as pl
 
-    relevance = qrels_frame["relevance"].to_numpy()
-    rel = np.full(len(keys), NOT_IN_POOL, dtype=_rel_dtype(relevance))
-    if len(keys) == 0:
-        return rel
-    usable = np.flatnonzero(qrels_qidx >= 0)
-    qrels_queries = qrels_qidx[usable]
-    qrels_docs = qrels_frame["doc_id"].gather(usable)
-    qrels_rel = relevance[usable]
-    qrels_keys = _pair_keys(qrels_queries, qrels_docs)
-    # the rows whose key is a judgment's (a bitmap, not a join: no array of row numbers as long as
-    # the run), then which judgment, by a join of those few keys
-    hit = np.flatnonzero(pl.Series(keys).is_in(pl.Series(qrels_keys).implode()).to_numpy())
-    exact = pl.Series(qrels_keys).n_unique() == len(qrels_keys)  # else two judgments share a key
-    match = np.zeros(0, dtype=np.int64)
-    if exact and len(hit):
-        judgment = pl.DataFrame({"key": qrels_keys, "judgment": np.arange(len(qrels_keys), dtype=np.int64)})
-        match = pl.DataFrame({"key": keys[hit]}).join(judgment, on="key", how="left", maintain_order="left")[
-            "judgment"].to_numpy()
-        exact = bool((row_query[hit] == qrels_queries[match]).all()) and bool(
-            (_series(_gather(doc_ids, hit)) == qrels_docs.gather(match)).all())
-    if not exact:  # a hash collision: redo exactly
-        judgments = pl.DataFrame({"q": qrels_queries, "doc_id": qrels_docs, "relevance": qrels_rel})
-        values = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)}).join(
-            judgments, on=["q", "doc_id"], how="left", maintain_order="left")["relevance"]
-        judged = values.is_not_null().to_numpy()
-        hit, raw = np.flatnonzero(judged), values.to_numpy()[judged].astype(np.int64)
-    else:
-        raw = qrels_rel[match]
-    rel[hit] = np.where(raw < 0, UNJUDGED, raw)
+def _judge_rows(run: Run, query_ids: list[str], judgments: _Judgments, row_query: np.ndarray, doc_ids: Strings,
+                starts: np.ndarray | None) -> np.ndarray:
+    """Judgment of every row (``_Judgments.of``), and a document twice in one query refused.
+
+    Both go through the rows' 64-bit (query, document) keys (``_pair_keys``): a run written one
+    query at a time (``starts``: its blocks) is taken in parts of whole queries, each part on its
+    own thread (hashed, judged, its keys sorted in place for the duplicate check); an interleaved
+    run is one part, hashed chunk by chunk on every core."""
+    n = len(row_query)
+    rel = np.full(n, NOT_IN_POOL, dtype=judgments.dtype)
+    cuts = [0, n]
+    count = min(sort_threads(), n // JUDGE_PART_MIN_ROWS)
+    if starts is not None and count > 1:
+        # the first block start at or after each 1/count of the rows
+        at = np.searchsorted(starts, np.arange(1, count) * (n // count))
+        cuts = sorted({0, n, *starts[at[at < len(starts)]].tolist()})
+    parts = list(zip(cuts[:-1], cuts[1:], strict=True))
+
+    def judge(index: int) -> bool:
+        low, high = parts[index]
+        queries, docs = row_query[low:high], _slice(doc_ids, low, high)
+        keys = _pair_keys(queries, docs, threads=1 if len(parts) > 1 else None)
+        rel[low:high] = judgments.of(keys, queries, docs)
+        keys.sort()  # in place: the keys are not needed in row order any more
+        return bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
+
+    repeated = any(_on_threads(judge, range(len(parts))))
+    release_freed_memory()  # the parts' keys, freed on the threads
+    if repeated:
+        _reject_duplicates(run, query_ids, row_query, doc_ids)
     return rel
 
 
-def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings,
-                       sorted_keys: np.ndarray) -> None:
-    """A document twice in one query's ranking is an error (trec_eval: "duplicate docs").
+def _slice(values: Strings, start: int, stop: int) -> Strings:
+    """Rows start..stop - 1 of a column, in the same form (no copy of Arrow or polars data)."""
+    if isinstance(values, list):
+        return values[start:stop]
+    return values.slice(start, stop - start)
 
-    ``sorted_keys``: the ``_pair_keys`` of the rows, sorted (numpy's in-place sort: no copy)."""
+
+class _Judgments:
+    """The judgments of the evaluated queries, with their (query, document) keys (``_pair_keys``)."""
+
+    def __init__(self, qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, relevance: np.ndarray) -> None:
+        import polars as pl
+
+        self.dtype = _rel_dtype(relevance)
+        usable = np.flatnonzero(qrels_qidx >= 0)
+        self.queries, self.values = qrels_qidx[usable], relevance[usable]
+        self.docs = qrels_frame["doc_id"].gather(usable)
+        self.keys = _pair_keys(self.queries, self.docs)
+        self.key_set = pl.Series(self.keys).implode()
+        # two judgments sharing a key (a hash collision) send every match to the exact join
+        self.distinct = pl.Series(self.keys).n_unique() == len(self.keys)
+        self.index = pl.DataFrame({"key": self.keys, "judgment": np.arange(len(self.keys), dtype=np.int64)})
+
+    def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
+        """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
+
+        The rows whose key is a judgment's (a bitmap, not a join: no array of row numbers as long
+        as the rows), then which judgment, by a join of those few keys; every match is verified on
+        the real values, and a collision sends the rows to an exact join on the strings. The result
+        is as narrow an integer type as the judgments allow: it is the one array as long as the run
+        that evaluation keeps."""
+        import polars as pl
+
+        rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype)
+        if len(keys) == 0:
+            return rel
+        hit = np.flatnonzero(pl.Series(keys).is_in(self.key_set).to_numpy())
+        exact = self.distinct
+        match = np.zeros(0, dtype=np.int64)
+        if exact and len(hit):
+            match = pl.DataFrame({"key": keys[hit]}).join(self.index, on="key", how="left", maintain_order="left")[
+                "judgment"].to_numpy()
+            exact = bool((row_query[hit] == self.queries[match]).all()) and bool(
+                (_series(_gather(doc_ids, hit)) == self.docs.gather(match)).all())
+        if not exact:  # a hash collision: redo exactly
+            judgments = pl.DataFrame({"q": self.queries, "doc_id": self.docs, "relevance": self.values})
+            values = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)}).join(
+                judgments, on=["q", "doc_id"], how="left", maintain_order="left")["relevance"]
+            judged = values.is_not_null().to_numpy()
+            hit, raw = np.flatnonzero(judged), values.to_numpy()[judged].astype(np.int64)
+        else:
+            raw = self.values[match]
+        rel[hit] = np.where(raw < 0, UNJUDGED, raw)
+        return rel
+
+
+def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings) -> None:
+    """A document twice in one query's ranking is an error (trec_eval: "duplicate docs"). Called
+    when two rows share a key: a duplicate, or only a hash collision."""
     import polars as pl
 
-    if not np.any(sorted_keys[1:] == sorted_keys[:-1]):
-        return
     pairs = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)})
     duplicated = pairs.is_duplicated()
     if not duplicated.any():

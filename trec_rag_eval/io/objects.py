@@ -42,6 +42,14 @@ def is_arrow(data: Any) -> bool:
     return type(data).__module__.startswith("pyarrow")
 
 
+def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, bytes) of an Arrow string array (int32 offsets), as numpy views of its buffers."""
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
+    return offsets, data
+
+
 ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
                    "score": "double"}
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.objects import string_buffers
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
 from trec_rag_eval.memory import import_pyarrow, jemalloc_configured, release_freed_memory
@@ -367,7 +368,7 @@ def _arrow_clean(table: Any) -> bool:
     values, not the millions of rows. A doc id cannot be empty: that takes two spaces in a row,
     which ``polars_can_read`` refused."""
     for chunk in table["query_id"].chunks:
-        offsets, data = _string_buffers(chunk.dictionary)
+        offsets, data = string_buffers(chunk.dictionary)
         lengths = np.diff(offsets)
         if len(lengths) and int(lengths.min()) == 0:
             return False
@@ -376,14 +377,6 @@ def _arrow_clean(table: Any) -> bool:
     [scores] = table["score"].chunks
     return not bool(np.isnan(np.frombuffer(scores.buffers()[1], dtype=np.float64, count=len(scores),
                                            offset=scores.offset * 8)).any())
-
-
-def _string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, bytes) of an Arrow string array, as numpy views of its buffers."""
-    buffers = array.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
-    return offsets, data
 
 
 def _last_run_tag(source: _Source) -> str | None:
