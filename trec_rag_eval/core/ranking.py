@@ -103,8 +103,10 @@ def rank(
     numbers (``_sorted_rows``). Doc ids are compared as strings only inside groups of tied scores.
     Judgments and duplicates are found through 64-bit (query, document) hashes (a grouped run in
     parts of whole queries, one per core; an interleaved one chunk by chunk on every core), every
-    judgment match verified on the strings and any repeated hash on the real pairs. The only array as long as the run that is kept is ``rel``, one small integer per
-    row; the run's doc ids are never copied whole.
+    judgment match verified on the strings and any repeated hash on the real pairs; the qrels' side
+    (their keys, the ideal rankings) is made on a second thread while the run's queries are looked
+    up. The only array as long as the run that is kept is ``rel``, one small integer per row; the
+    run's doc ids are never copied whole.
     """
     if queries not in ("qrels", "intersection"):
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
@@ -117,50 +119,50 @@ def rank(
     else:
         run_data, qrels_data = run.data if is_arrow(run.data) else run.frame, qrels.frame
 
-    # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
-    #    One lookup per row, so the line order of the file does not matter.
-    qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
-    row_query = _index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
-    outside = row_query < 0
-    extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
-    query_ids = qrels_ids
-    if queries == "intersection":
-        present = _counts(row_query[~outside], len(qrels_ids)) > 0
-        if not present.all():
-            query_ids = [q for q, p in zip(qrels_ids, present.tolist(), strict=True) if p]
-            # the last entry renumbers -1 (not evaluated) to itself
-            renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
-            row_query = renumber[row_query]
-    scores = _numbers(run_data["score"], np.float64)
-    if float32_scores:
-        scores = scores.astype(np.float32).astype(np.float64)
-    doc_ids = run_data["doc_id"]
-    if outside.any():  # drop the rows of queries that are not evaluated
-        inside = ~outside
-        row_query, scores, doc_ids = row_query[inside], scores[inside], _keep(doc_ids, inside)
-    del outside
+    from concurrent.futures import ThreadPoolExecutor
 
-    # 2. relevance and duplicates, in file order
-    qrels_qidx = _index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
-    relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
-    # 3. order: query, score descending, then doc_id descending. A run written one query at a time
-    #    is put in order on a second thread while its judgments are matched (numpy and polars
-    #    release the GIL); an interleaved run is sorted after, once the judgment keys are freed
-    #    (its sort is the peak of memory)
-    starts = _block_starts(row_query)
-    reorder = None
-    if isinstance(doc_ids, list):
-        rel = _match_lists(run, query_ids, qrels_data, relevance, qrels_qidx, row_query, doc_ids)
-    else:
-        from concurrent.futures import ThreadPoolExecutor
+    keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not a dict of tuples
+    with ThreadPoolExecutor(max_workers=1) as beside:
+        # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
+        #    One lookup per row, so the line order of the file does not matter. Meanwhile the
+        #    judgments are prepared beside (once the evaluated queries are known).
+        qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
+        judging = beside.submit(_Judgments, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
+        row_query = _index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
+        outside = row_query < 0
+        extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
+        query_ids = qrels_ids
+        if queries == "intersection":
+            present = _counts(row_query[~outside], len(qrels_ids)) > 0
+            if not present.all():
+                query_ids = [q for q, p in zip(qrels_ids, present.tolist(), strict=True) if p]
+                # the last entry renumbers -1 (not evaluated) to itself
+                renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
+                row_query = renumber[row_query]
+        if judging is None:  # --intersection: the evaluated queries are known now
+            judging = beside.submit(_Judgments, qrels_data, query_ids, keyed)
+        scores = _numbers(run_data["score"], np.float64)
+        if float32_scores:
+            scores = scores.astype(np.float32).astype(np.float64)
+        doc_ids = run_data["doc_id"]
+        if outside.any():  # drop the rows of queries that are not evaluated
+            inside = ~outside
+            row_query, scores, doc_ids = row_query[inside], scores[inside], _keep(doc_ids, inside)
+        del outside
 
-        with ThreadPoolExecutor(max_workers=1) as beside:
-            ordering = None if starts is None else beside.submit(_ranking_order, row_query, scores, doc_ids, starts)
-            rel = _judge_rows(run, query_ids, _Judgments(qrels_data, qrels_qidx, relevance), row_query, doc_ids,
-                              starts)
-            reorder = None if ordering is None else ordering.result()
-    if reorder is None:
-        reorder = _ranking_order(row_query, scores, doc_ids, starts)
+        # 2. relevance and duplicates, in file order; 3. order: query, score descending, then doc_id
+        #    descending. A run written one query at a time is put in order on the second thread while
+        #    its judgments are matched (numpy and polars release the GIL); an interleaved run is
+        #    sorted after, once the judgment keys are freed (its sort is the peak of memory)
+        starts = _block_starts(row_query)
+        ordering = beside.submit(_ranking_order, row_query, scores, doc_ids, starts) if keyed and starts is not None \
+            else None
+        if keyed:
+            rel = _judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
+        else:
+            rel = _match_lists(run, query_ids, qrels_data, judging.result(), row_query, doc_ids)
+        judgments = judging.result()
+        reorder = _ranking_order(row_query, scores, doc_ids, starts) if ordering is None else ordering.result()
     rel = reorder.apply(rel)
     counts = _counts(row_query, len(query_ids))
     del row_query, scores, doc_ids
@@ -179,16 +181,12 @@ def rank(
     if judged_only:
         rel, counts = _judged_rows(rel, counts)
 
-    # judged documents of each query (retrieved or not), best first: the ideal rankings
-    judged_mask = (qrels_qidx >= 0) & (relevance >= 0)
-    judged_q, judged_rel = qrels_qidx[judged_mask], relevance[judged_mask].astype(np.int64)
-    judged_order = np.lexsort((-judged_rel, judged_q))
     return RankedQueries(
         query_ids=query_ids,
         offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
         rel=rel,
-        judged_offsets=_offsets(judged_q, len(query_ids)),
-        judged=judged_rel[judged_order],
+        judged_offsets=judgments.judged_offsets,
+        judged=judgments.judged,
         missing=missing,
         run_tag=run.run_tag,
         extra_queries=extra,
@@ -564,21 +562,21 @@ class _ArrowExport:
             self.__arrow_c_array__ = values.__arrow_c_array__
 
 
-def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], relevance: np.ndarray,
-                 qrels_qidx: np.ndarray, row_query: np.ndarray, doc_ids: list[str]) -> np.ndarray:
-    """Judgment of every row (as ``_relevance``) and the duplicate check (as ``_reject_duplicates``),
-    for tables held as lists: one dictionary lookup per row."""
-    judgments = {(i, d): int(r) for d, r, i in zip(qrels_data["doc_id"], relevance.tolist(), qrels_qidx.tolist(),
-                                                  strict=True) if i >= 0}
+def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], judged: _Judgments,
+                 row_query: np.ndarray, doc_ids: list[str]) -> np.ndarray:
+    """Judgment of every row (as ``_Judgments.of``) and the duplicate check (as ``_judge_rows``), for
+    tables held as lists: one dictionary lookup per row."""
+    judgments = {(i, d): int(r) for d, r, i in zip(qrels_data["doc_id"], judged.relevance.tolist(),
+                                                  judged.qidx.tolist(), strict=True) if i >= 0}
     values: list[int] = []
     seen: set[tuple[int, str]] = set()
     for pair in zip(row_query.tolist(), doc_ids, strict=True):
         if pair in seen:
             raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
         seen.add(pair)
-        judged = judgments.get(pair)
-        values.append(NOT_IN_POOL if judged is None else judged if judged >= 0 else UNJUDGED)
-    return np.array(values, dtype=_rel_dtype(relevance))
+        value = judgments.get(pair)
+        values.append(NOT_IN_POOL if value is None else value if value >= 0 else UNJUDGED)
+    return np.array(values, dtype=judged.dtype)
 
 
 def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
@@ -643,16 +641,16 @@ its own rows. More parts than threads cost more than they spread: polars builds 
 judgments' keys once per part."""
 
 
-def _judge_rows(run: Run, query_ids: list[str], judgments: _Judgments, row_query: np.ndarray, doc_ids: Strings,
-                starts: np.ndarray | None) -> np.ndarray:
+def _judge_rows(run: Run, query_ids: list[str], judgments: Callable[[], _Judgments], row_query: np.ndarray,
+                doc_ids: Strings, starts: np.ndarray | None) -> np.ndarray:
     """Judgment of every row (``_Judgments.of``), and a document twice in one query refused.
 
     Both go through the rows' 64-bit (query, document) keys (``_pair_keys``): a run written one
     query at a time (``starts``: its blocks) is taken in parts of whole queries, each part on its
     own thread (hashed, judged, its keys sorted in place for the duplicate check); an interleaved
-    run is one part, hashed chunk by chunk on every core."""
+    run is one part, hashed chunk by chunk on every core. ``judgments()`` is asked for once a part
+    is hashed: they may still be in the making on another thread."""
     n = len(row_query)
-    rel = np.full(n, NOT_IN_POOL, dtype=judgments.dtype)
     cuts = [0, n]
     count = min(sort_threads(), n // JUDGE_PART_MIN_ROWS)
     if starts is not None and count > 1:
@@ -661,19 +659,19 @@ def _judge_rows(run: Run, query_ids: list[str], judgments: _Judgments, row_query
         cuts = sorted({0, n, *starts[at[at < len(starts)]].tolist()})
     parts = list(zip(cuts[:-1], cuts[1:], strict=True))
 
-    def judge(index: int) -> bool:
+    def judge(index: int) -> tuple[np.ndarray, bool]:
         low, high = parts[index]
         queries, docs = row_query[low:high], _slice(doc_ids, low, high)
         keys = _pair_keys(queries, docs, threads=1 if len(parts) > 1 else None)
-        rel[low:high] = judgments.of(keys, queries, docs)
+        rel = judgments().of(keys, queries, docs)
         keys.sort()  # in place: the keys are not needed in row order any more
-        return bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
+        return rel, bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
 
-    repeated = any(_on_threads(judge, range(len(parts))))
+    judged = _on_threads(judge, range(len(parts)))
     release_freed_memory()  # the parts' keys, freed on the threads
-    if repeated:
+    if any(repeated for _, repeated in judged):
         _reject_duplicates(run, query_ids, row_query, doc_ids)
-    return rel
+    return judged[0][0] if len(judged) == 1 else np.concatenate([rel for rel, _ in judged])
 
 
 def _slice(values: Strings, start: int, stop: int) -> Strings:
@@ -684,20 +682,30 @@ def _slice(values: Strings, start: int, stop: int) -> Strings:
 
 
 class _Judgments:
-    """The judgments of the evaluated queries, with their (query, document) keys (``_pair_keys``)."""
+    """The judgments of the evaluated queries: each qrels row's query (index in ``query_ids``, -1 for
+    another query) and value, the ideal ranking of each query (its judged documents, retrieved or
+    not, best first) and, ``keyed``, the (query, document) keys (``_pair_keys``) that ``of``
+    matches run rows with."""
 
-    def __init__(self, qrels_frame: pl.DataFrame, qrels_qidx: np.ndarray, relevance: np.ndarray) -> None:
-        import polars as pl
+    def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
+        self.qidx = _index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
+        self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
+        self.dtype = _rel_dtype(self.relevance)
+        judged = (self.qidx >= 0) & (self.relevance >= 0)
+        judged_q, judged_rel = self.qidx[judged], self.relevance[judged]
+        self.judged_offsets = _offsets(judged_q, len(query_ids))
+        self.judged = judged_rel[np.lexsort((-judged_rel, judged_q))]
+        if keyed:
+            import polars as pl
 
-        self.dtype = _rel_dtype(relevance)
-        usable = np.flatnonzero(qrels_qidx >= 0)
-        self.queries, self.values = qrels_qidx[usable], relevance[usable]
-        self.docs = qrels_frame["doc_id"].gather(usable)
-        self.keys = _pair_keys(self.queries, self.docs)
-        self.key_set = pl.Series(self.keys).implode()
-        # two judgments sharing a key (a hash collision) send every match to the exact join
-        self.distinct = pl.Series(self.keys).n_unique() == len(self.keys)
-        self.index = pl.DataFrame({"key": self.keys, "judgment": np.arange(len(self.keys), dtype=np.int64)})
+            self.queries, self.values, self.docs = self.qidx, self.relevance, qrels_data["doc_id"]
+            if np.any(self.qidx < 0):  # judgments of queries that are not evaluated
+                usable = np.flatnonzero(self.qidx >= 0)
+                self.queries, self.values = self.qidx[usable], self.relevance[usable]
+                self.docs = self.docs.gather(usable)
+            self.keys = _pair_keys(self.queries, self.docs)
+            self.key_set = pl.Series(self.keys).implode()
+            self.index = pl.DataFrame({"key": self.keys, "judgment": np.arange(len(self.keys), dtype=np.int64)})
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
         """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
@@ -713,12 +721,13 @@ class _Judgments:
         if len(keys) == 0:
             return rel
         hit = np.flatnonzero(pl.Series(keys).is_in(self.key_set).to_numpy())
-        exact = self.distinct
         match = np.zeros(0, dtype=np.int64)
-        if exact and len(hit):
+        exact = True
+        if len(hit):
             match = pl.DataFrame({"key": keys[hit]}).join(self.index, on="key", how="left", maintain_order="left")[
                 "judgment"].to_numpy()
-            exact = bool((row_query[hit] == self.queries[match]).all()) and bool(
+            # more matches than rows: two judgments share a key (a hash collision)
+            exact = len(match) == len(hit) and bool((row_query[hit] == self.queries[match]).all()) and bool(
                 (_series(_gather(doc_ids, hit)) == self.docs.gather(match)).all())
         if not exact:  # a hash collision: redo exactly
             judgments = pl.DataFrame({"q": self.queries, "doc_id": self.docs, "relevance": self.values})
