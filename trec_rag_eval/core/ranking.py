@@ -124,10 +124,8 @@ def rank(
     keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not a dict of tuples
     with ThreadPoolExecutor(max_workers=1) as beside:
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
-        #    One lookup per row, so the line order of the file does not matter. Meanwhile the
-        #    judgments are prepared beside (once the evaluated queries are known).
+        #    One lookup per row, so the line order of the file does not matter.
         qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
-        judging = beside.submit(_Judgments, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
         row_query = _index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
         outside = row_query < 0
         extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
@@ -139,8 +137,9 @@ def rank(
                 # the last entry renumbers -1 (not evaluated) to itself
                 renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
                 row_query = renumber[row_query]
-        if judging is None:  # --intersection: the evaluated queries are known now
-            judging = beside.submit(_Judgments, qrels_data, query_ids, keyed)
+        # the judgments are prepared beside while the rows are hashed (not while the queries are looked
+        # up: two threads running Python code in turns slow that loop of small numpy steps down)
+        judging = beside.submit(_Judgments, qrels_data, query_ids, keyed)
         scores = _numbers(run_data["score"], np.float64)
         if float32_scores:
             scores = scores.astype(np.float32).astype(np.float64)
@@ -164,7 +163,7 @@ def rank(
         judgments = judging.result()
         reorder = _ranking_order(row_query, scores, doc_ids, starts) if ordering is None else ordering.result()
     rel = reorder.apply(rel)
-    counts = _counts(row_query, len(query_ids))
+    counts = _counts(row_query, len(query_ids), starts)
     del row_query, scores, doc_ids
 
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
@@ -255,9 +254,16 @@ def _block_starts(row_query: np.ndarray) -> np.ndarray | None:
     return None if np.any(block_query[1:] == block_query[:-1]) else starts
 
 
-def _counts(values: np.ndarray, minlength: int = 0, step: int = 1 << 20) -> np.ndarray:
+def _counts(values: np.ndarray, minlength: int = 0, starts: np.ndarray | None = None,
+            step: int = 1 << 20) -> np.ndarray:
     """``np.bincount`` (int64) of a column as long as the run, a piece at a time: bincount converts
-    its input to 64-bit integers, a copy twice the size of an int32 column otherwise made at once."""
+    its input to 64-bit integers, a copy twice the size of an int32 column otherwise made at once.
+    ``starts``: the blocks of a column where each value makes one block (``_block_starts``), whose
+    lengths are the counts."""
+    if starts is not None and len(starts):
+        out = np.zeros(max(minlength, int(values[starts].max()) + 1), dtype=np.int64)
+        out[values[starts]] = np.diff(np.append(starts, len(values)))
+        return out
     if len(values) <= step:
         return np.bincount(values, minlength=minlength).astype(np.int64)
     out = np.zeros(max(minlength, int(values.max()) + 1), dtype=np.int64)
