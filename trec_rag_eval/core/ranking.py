@@ -122,7 +122,7 @@ def rank(
     from concurrent.futures import ThreadPoolExecutor
 
     keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not a dict of tuples
-    with ThreadPoolExecutor(max_workers=1) as beside:
+    with ThreadPoolExecutor(max_workers=2) as beside:  # the judgments, the order of a grouped run
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
         #    One lookup per row, so the line order of the file does not matter.
         qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
@@ -489,11 +489,13 @@ def _gather(values: Strings, rows: np.ndarray) -> Strings:
         return _series(values.slice(0, 0))
     starts = np.cumsum([0] + [len(chunk) for chunk in values.chunks])
     chunk_of = np.searchsorted(starts, rows, side="right") - 1
-    by_chunk = np.argsort(chunk_of, kind="stable")
+    ascending = bool(np.all(chunk_of[1:] >= chunk_of[:-1]))  # already in chunk order (rows found by flatnonzero)
+    by_chunk = np.arange(len(rows)) if ascending else np.argsort(chunk_of, kind="stable")
     bounds = np.searchsorted(chunk_of[by_chunk], np.arange(len(starts)))
     parts = [_series(_take(chunk, rows[by_chunk[bounds[i]: bounds[i + 1]]] - starts[i]))
              for i, chunk in enumerate(values.chunks) if bounds[i + 1] > bounds[i]]
-    return pl.concat(parts).gather(np.argsort(by_chunk))  # back from chunk order to the order of rows
+    joined = pl.concat(parts)
+    return joined if ascending else joined.gather(np.argsort(by_chunk))  # back to the order of rows
 
 
 def _take(array: Any, indices: np.ndarray) -> Any:
