@@ -165,15 +165,18 @@ def test_llm_judgment_grades_take_the_qrels_syntax(tmp_path, grade):
 
 
 def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path):
-    # a plain run larger than one 8 MB scanning window stays on the fast path (a space at a window's
-    # end once sent every large run the slow way); a pair of spaces cut by the window is still seen
-    from trec_rag_eval.io.trec import _layout_of_file, _Source
+    # a plain run larger than many scanning windows stays on the fast path (a space at a window's
+    # end once sent every large run the slow way); two spaces are seen wherever the windows cut
+    # them: every position around the end of the 8th window
+    from trec_rag_eval.io.trec import LAYOUT_WINDOW_BYTES, _layout_of_file, _Source
 
     line = b"1 Q0 d1 1 2.5 tag\n"
     plain = line * ((9 << 20) // len(line))
     path = tmp_path / "run.txt"
-    cut = plain[: (8 << 20) - 1] + b"x  " + plain[(8 << 20) + 2:]  # the two spaces at bytes 8 MB and 8 MB + 1
-    for data, readable in ((plain, True), (cut, False),
+    cut_at = 8 * LAYOUT_WINDOW_BYTES
+    # letters around the two spaces, so no other byte pair gives them away
+    doubled = [plain[:at - 2] + b"ab  cd" + plain[at + 4:] for at in range(cut_at - 2, cut_at + 10)]
+    for data, readable in ((plain, True), *((data, False) for data in doubled),
                            (plain + b"1 Q0 d2 1 2.5 tag ", False), (plain + "\u00e9".encode() + b"\n", True),
                            (plain + b"\xff\n", False)):
         path.write_bytes(data)

@@ -117,7 +117,7 @@ class _Source:
             if self.first_line > 1 and self.data.startswith(BOM):
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash, non_ascii = False, False, False
-            step = 8 << 20
+            step = LAYOUT_WINDOW_BYTES
             scratch = _Scratch()
             for start in range(0, len(self.data), step):  # in windows: no array as large as the file
                 irregular, hash_here, ascii_here = _layout(
@@ -167,7 +167,13 @@ def _open_source(path: str) -> _Source:
 
 # -- fast path ----------------------------------------------------------------------------------
 
-def _layout_of_file(path: str, window: int = 8 << 20) -> tuple[bool, bool]:
+LAYOUT_WINDOW_BYTES = 512 << 10
+"""The separator check looks at the bytes a window of this size at a time, in reused buffers that
+stay in the CPU's cache (the 293 MB benchmark run: 0.055 s, against 0.09-0.10 s in 8 MB windows,
+whose three buffers also cost 3,000 page faults)."""
+
+
+def _layout_of_file(path: str, window: int = LAYOUT_WINDOW_BYTES) -> tuple[bool, bool]:
     """``_layout`` of a file read in windows into one reused buffer, and whether it is UTF-8:
     mapping a large file whole would add all of its pages to the process's peak memory."""
     buffer = bytearray(window + 1)
@@ -230,7 +236,7 @@ def _layout(data: bytes | bytearray, start: int, end: int, scratch: _Scratch) ->
 
 
 class _Scratch:
-    """Two boolean buffers reused from window to window of one scan (a fresh 8 MB array per window
+    """Two boolean buffers reused from window to window of one scan (a fresh array per window
     would cost its page faults every time); freed with the scan, so they add nothing to the memory
     the evaluation holds afterwards."""
 
