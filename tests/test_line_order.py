@@ -152,6 +152,26 @@ def test_a_duplicate_is_found_in_any_part(pair, where, monkeypatch, tmp_path):
     assert got.exit_code == 1 and f"'{doc}'" in got.stderr and f"'{query}'" in got.stderr, got.stderr
 
 
+def test_queries_only_in_the_run_count_for_nothing_in_every_order(pair, tmp_path):
+    """Lines of queries the qrels do not judge are left out (trec_eval's rule) on the fast path too:
+    the same bytes as the run without those lines, whatever their order."""
+    qrels, _ = pair["sorted"]
+    judged = Path(qrels).read_text().splitlines(keepends=True)
+    dropped = set(sorted({line.split()[0] for line in judged})[::3])
+    fewer = tmp_path / "fewer.qrels"
+    fewer.write_text("".join(line for line in judged if line.split()[0] not in dropped))
+    lines = Path(pair["sorted"][1]).read_text().splitlines(keepends=True)
+    trimmed = tmp_path / "trimmed.run"
+    trimmed.write_text("".join(line for line in lines if line.split()[0] not in dropped))
+    assert trimmed.stat().st_size > SMALL_FILE_BYTES  # the fast reader on both sides
+    expected = invoke("--format", "trec", "-q", "-m", "all_trec", str(fewer), str(trimmed))
+    assert expected.exit_code == 0, expected.stderr
+    for order in ("sorted", "partial", "shuffled"):
+        got = invoke("--format", "trec", "-q", "-m", "all_trec", str(fewer), pair[order][1])
+        assert got.exit_code == 0, got.stderr
+        assert got.stdout == expected.stdout
+
+
 def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
     """Judgments and duplicates are found through 64-bit (query, doc) hashes; when hashes collide
     (forced here: five values for 60,000 rows), the exact joins on the strings give the same bytes,

@@ -127,11 +127,13 @@ def rank(
         #    One lookup per row, so the line order of the file does not matter.
         qrels_ids = _byte_sorted(qrels_query_ids(qrels, _distinct(qrels_data["query_id"])))
         row_query = _index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
-        outside = row_query < 0
-        extra = _byte_sorted(_distinct(_gather(run_data["query_id"], np.flatnonzero(outside)))) if outside.any() else []
+        # rows of queries that are not evaluated (none, usually: one pass to find out)
+        outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
+        extra = [] if outside is None else _byte_sorted(_distinct(_gather(run_data["query_id"],
+                                                                          np.flatnonzero(outside))))
         query_ids = qrels_ids
         if queries == "intersection":
-            present = _counts(row_query[~outside], len(qrels_ids)) > 0
+            present = _counts(row_query if outside is None else row_query[~outside], len(qrels_ids)) > 0
             if not present.all():
                 query_ids = [q for q, p in zip(qrels_ids, present.tolist(), strict=True) if p]
                 # the last entry renumbers -1 (not evaluated) to itself
@@ -144,7 +146,7 @@ def rank(
         if float32_scores:
             scores = scores.astype(np.float32).astype(np.float64)
         doc_ids = run_data["doc_id"]
-        if outside.any():  # drop the rows of queries that are not evaluated
+        if outside is not None:  # drop the rows of queries that are not evaluated
             inside = ~outside
             row_query, scores, doc_ids = row_query[inside], scores[inside], _keep(doc_ids, inside)
         del outside
@@ -230,7 +232,7 @@ class _Reorder:
 
     def apply(self, values: np.ndarray) -> np.ndarray:
         if self.permutation is not None:
-            return values[self.permutation]
+            return np.take(values, self.permutation)  # values[permutation] would copy it as 64-bit first
         out = values
         if self.places is not None:
             out = values.copy()
@@ -631,7 +633,8 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
         start = 0
         for chunk in ids.chunks:
             lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
-            out[start: start + len(chunk)] = lookup[_arrow_numbers(chunk.indices, np.int32)]
+            # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result
+            np.take(lookup, _arrow_numbers(chunk.indices, np.int32), out=out[start: start + len(chunk)])
             start += len(chunk)
         return out
     import polars as pl
