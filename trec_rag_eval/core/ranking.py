@@ -232,7 +232,7 @@ class _Reorder:
 
     def apply(self, values: np.ndarray) -> np.ndarray:
         if self.permutation is not None:
-            return np.take(values, self.permutation)  # values[permutation] would copy it as 64-bit first
+            return values[self.permutation]  # not np.take: it would copy the int32 permutation as 64-bit first
         out = values
         if self.places is not None:
             out = values.copy()
