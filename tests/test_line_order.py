@@ -147,7 +147,7 @@ def test_a_duplicate_is_found_in_any_part(pair, where, monkeypatch, tmp_path):
     lines[at] = " ".join(fields)
     doubled = tmp_path / "doubled.run"
     doubled.write_text("".join(lines))
-    assert read_run(str(doubled)).data["doc_id"].num_chunks >= 1  # the fast reader
+    assert is_arrow(read_run(str(doubled)).data)  # the fast reader, so the parts
     got = invoke("-m", "map", qrels, str(doubled))
     assert got.exit_code == 1 and f"'{doc}'" in got.stderr and f"'{query}'" in got.stderr, got.stderr
 
