@@ -323,7 +323,7 @@ def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
 def _row_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The rows start[i] .. start[i] + length[i] - 1 of every range, one range after the other."""
     ends = np.cumsum(lengths)
-    return np.arange(ends[-1]) + np.repeat(starts - (ends - lengths), lengths)
+    return np.arange(ends[-1] if len(ends) else 0) + np.repeat(starts - (ends - lengths), lengths)
 
 
 def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
@@ -509,10 +509,9 @@ def _take(array: Any, indices: np.ndarray) -> Any:
         return array.take(_arrow_ints(indices))
     offsets, data = string_buffers(array)
     first, lengths = offsets[indices], offsets[indices + 1] - offsets[indices]
-    ends = np.cumsum(lengths, dtype=np.int64)
-    positions = np.arange(int(ends[-1]) if len(ends) else 0) + np.repeat(first - (ends - lengths), lengths)
-    new_offsets = np.concatenate([[0], ends]).astype(np.int32)
-    return pa.StringArray.from_buffers(len(indices), pa.py_buffer(new_offsets), pa.py_buffer(data[positions]))
+    new_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.StringArray.from_buffers(len(indices), pa.py_buffer(new_offsets),
+                                       pa.py_buffer(data[_row_ranges(first, lengths)]))
 
 
 def _keep(values: Strings, mask: np.ndarray) -> Strings:
