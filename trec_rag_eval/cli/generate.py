@@ -69,7 +69,7 @@ def generate_queries_command(
     )
     say(f"Requests: {report.requests} ({report.retries} retries)")
     say(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
-               f"= {report.total_tokens}")
+        f"= {report.total_tokens}")
     say(f"Questions: {len(report.dataset)} ({report.duplicates_removed} duplicates removed)")
     if report.mean_overlap is not None:
         click.echo(overlap_warning(report.mean_overlap), err=True)

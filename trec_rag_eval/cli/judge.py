@@ -114,12 +114,12 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         for progress_bar in bars:
             progress_bar.close()
     say(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
-               f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
+        f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
     say(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
-               f"{len(report.failures)} failed)")
+        f"{len(report.failures)} failed)")
     say(f"Requests: {report.requests} ({report.retries} retries)")
     say(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
-               f"= {report.total_tokens}")
+        f"= {report.total_tokens}")
     counts = report.grade_counts("hole")
     say("Grades of the holes: " + ", ".join(f"{grade}: {n}" for grade, n in counts.items()))
     if report.missing_text:
