@@ -112,18 +112,25 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
 
 
 @pytest.mark.parametrize("preset_by_user", [False, True])
-def test_the_command_runs_numpy_without_huge_pages_unless_told(preset_by_user):
+def test_the_command_runs_numpy_without_huge_pages_or_blas_threads_unless_told(preset_by_user):
+    """numpy's huge pages cost compaction inside page faults, and OpenBLAS's idle threads spin ~0.1 s
+    as the run's parse starts (``trec_rag_eval.memory``); a user's own settings win."""
     import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMPY_MADVISE_HUGEPAGE", "OPENBLAS_NUM_THREADS")}
     if preset_by_user:
         env["NUMPY_MADVISE_HUGEPAGE"] = "1"
-    code = ("import sys; from trec_rag_eval.cli import main\ntry: main(['measures'])\nexcept SystemExit: pass\n"
-            "import numpy; print(numpy._core.multiarray._get_madvise_hugepage(), file=sys.stderr)")
-    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stderr
-    assert got.strip() == ("True" if preset_by_user else "False")
+        env["OPENBLAS_NUM_THREADS"] = "2"
+    code = ("import os, sys; from trec_rag_eval.cli import main\ntry: main(['measures'])\nexcept SystemExit: pass\n"
+            "import numpy; print(numpy._core.multiarray._get_madvise_hugepage(), os.environ['OPENBLAS_NUM_THREADS'],"
+            " len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else 1, file=sys.stderr)")
+    huge_pages, blas, threads = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                               check=True).stderr.split()
+    assert (huge_pages, blas) == (("True", "2") if preset_by_user else ("False", "1"))
+    if not preset_by_user:
+        assert threads == "1"  # no BLAS thread started with numpy
 
 
 def test_freed_memory_of_threads_is_handed_back():
