@@ -49,14 +49,18 @@ def test_a_small_trec_evaluation_does_not_load_polars(tmp_path):
 def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
     # the other side of the threshold: above SMALL_FILE_BYTES the columnar readers are worth their import
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
-    qrels.write_text("1 0 d1 1\n")
-    run.write_text("".join(f"1 Q0 d{i} {i} {1.0 / (i + 1)!r} t\n" for i in range(60_000)))  # ~1.6 MB
+    qrels.write_text("1 0 d1 1\n2 0 d7 2\n")
+    # ~1.6 MB, two queries, every score tied with one other (its doc ids decide)
+    run.write_text("".join(f"{1 + i % 2} Q0 d{i} {i} {1.0 / (i // 2 + 1)!r} t\n" for i in range(60_000)))
     code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(qrels)!r}, {str(run)!r}])\n"
             "except SystemExit:\n    pass")
     loaded = _modules_after(code)
     assert "polars" in loaded and "pyarrow" in loaded
     # pyarrow imports pandas (0.4 s) from pa.array() and to_numpy() when it is installed: never used here
     assert "pandas" not in loaded
+    # nor the modules whose import would hold the GIL mid-ranking: pyarrow.compute (Arrow's take,
+    # pl.from_arrow), numpy.ma (polars' conversion of numpy arrays)
+    assert "pyarrow.compute" not in loaded and "numpy.ma" not in loaded
 
 
 def test_a_small_json_evaluation_does_not_load_polars():

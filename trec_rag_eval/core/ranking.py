@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
-from trec_rag_eval.io.objects import string_buffers
+from trec_rag_eval.io.objects import ArrowExport, polars_numbers, string_buffers
 from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 from trec_rag_eval.memory import release_freed_memory
 
@@ -467,7 +467,8 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
 
     tied = pl.DataFrame({
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
-        "g": group[pair], "s": tied_scores + 0.0, "doc_id": _series(_gather(doc_ids, picked)), "row": picked,
+        "g": polars_numbers(group[pair]), "s": polars_numbers(tied_scores + 0.0),
+        "doc_id": _series(_gather(doc_ids, picked)), "row": polars_numbers(picked),
     }).sort(["g", "s", "doc_id"], descending=[False, True, True])
     return places, tied["row"].to_numpy()
 
@@ -484,7 +485,7 @@ def _gather(values: Strings, rows: np.ndarray) -> Strings:
     if isinstance(values, list):
         return [values[i] for i in rows.tolist()]
     if not is_arrow(values):
-        return values.gather(rows)
+        return values.gather(polars_numbers(rows))
     import polars as pl
 
     if len(rows) == 0:
@@ -497,7 +498,7 @@ def _gather(values: Strings, rows: np.ndarray) -> Strings:
     parts = [_series(_take(chunk, rows[by_chunk[bounds[i]: bounds[i + 1]]] - starts[i]))
              for i, chunk in enumerate(values.chunks) if bounds[i + 1] > bounds[i]]
     joined = pl.concat(parts)
-    return joined if ascending else joined.gather(np.argsort(by_chunk))  # back to the order of rows
+    return joined if ascending else joined.gather(polars_numbers(np.argsort(by_chunk)))  # back to the order of rows
 
 
 def _take(array: Any, indices: np.ndarray) -> Any:
@@ -555,20 +556,7 @@ def _series(values: Strings) -> pl.Series:
         return values
     import polars as pl
 
-    return pl.Series(_ArrowExport(values))
-
-
-class _ArrowExport:
-    """An Arrow array or chunked array seen through the Arrow PyCapsule interface alone, which
-    ``pl.Series`` imports directly: ``pl.from_arrow`` would first import pyarrow.compute (~25 ms
-    holding the GIL, in the middle of the ranking) for a cast our columns never need."""
-
-    def __init__(self, values: Any) -> None:
-        self.values = values
-        if hasattr(values, "chunks"):
-            self.__arrow_c_stream__ = values.__arrow_c_stream__
-        else:
-            self.__arrow_c_array__ = values.__arrow_c_array__
+    return pl.Series(ArrowExport(values))
 
 
 def _match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], judged: _Judgments,
@@ -712,10 +700,11 @@ class _Judgments:
             if np.any(self.qidx < 0):  # judgments of queries that are not evaluated
                 usable = np.flatnonzero(self.qidx >= 0)
                 self.queries, self.values = self.qidx[usable], self.relevance[usable]
-                self.docs = self.docs.gather(usable)
+                self.docs = self.docs.gather(polars_numbers(usable))
             self.keys = _pair_keys(self.queries, self.docs)
-            self.key_set = pl.Series(self.keys).implode()
-            self.index = pl.DataFrame({"key": self.keys, "judgment": np.arange(len(self.keys), dtype=np.int64)})
+            self.key_set = polars_numbers(self.keys).implode()
+            self.index = pl.DataFrame({"key": polars_numbers(self.keys),
+                                       "judgment": polars_numbers(np.arange(len(self.keys), dtype=np.int64))})
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
         """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
@@ -730,15 +719,15 @@ class _Judgments:
         rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype)
         if len(keys) == 0:
             return rel
-        hit = np.flatnonzero(pl.Series(keys).is_in(self.key_set).to_numpy())
+        hit = np.flatnonzero(polars_numbers(keys).is_in(self.key_set).to_numpy())
         match = np.zeros(0, dtype=np.int64)
         exact = True
         if len(hit):
-            match = pl.DataFrame({"key": keys[hit]}).join(self.index, on="key", how="left", maintain_order="left")[
-                "judgment"].to_numpy()
+            match = pl.DataFrame({"key": polars_numbers(keys[hit])}).join(
+                self.index, on="key", how="left", maintain_order="left")["judgment"].to_numpy()
             # more matches than rows: two judgments share a key (a hash collision)
             exact = len(match) == len(hit) and bool((row_query[hit] == self.queries[match]).all()) and bool(
-                (_series(_gather(doc_ids, hit)) == self.docs.gather(match)).all())
+                (_series(_gather(doc_ids, hit)) == self.docs.gather(polars_numbers(match))).all())
         if not exact:  # a hash collision: redo exactly
             judgments = pl.DataFrame({"q": self.queries, "doc_id": self.docs, "relevance": self.values})
             values = pl.DataFrame({"q": row_query, "doc_id": _series(doc_ids)}).join(

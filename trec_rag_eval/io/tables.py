@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.io.objects import is_arrow, is_table_data, qrels_data, run_data
+from trec_rag_eval.io.objects import is_arrow, is_table_data, polars_numbers, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
@@ -52,7 +52,8 @@ def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
 
         schema = __getattr__(schema_name)
         if isinstance(data, dict):
-            data = pl.DataFrame(data, schema=schema)
+            data = pl.DataFrame({name: polars_numbers(column) if isinstance(column, np.ndarray) else column
+                                 for name, column in data.items()}, schema=schema)
         else:
             data = pl.from_arrow(data).cast(schema)  # type: ignore[union-attr]
         object.__setattr__(owner, "data", data)  # a cache: the same rows, in the same order
