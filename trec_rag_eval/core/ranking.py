@@ -251,7 +251,7 @@ def _block_starts(row_query: np.ndarray) -> np.ndarray | None:
     changes = row_query[1:] != row_query[:-1]
     if np.count_nonzero(changes) + 1 > int(row_query.max()) + 1:
         return None  # more blocks than query numbers
-    starts = np.flatnonzero(np.concatenate([[True], changes]))
+    starts = np.concatenate([[0], np.flatnonzero(changes) + 1])  # no copy of ``changes`` with a first True
     block_query = np.sort(row_query[starts])
     return None if np.any(block_query[1:] == block_query[:-1]) else starts
 
@@ -294,11 +294,13 @@ def _ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
         return reorder
     block_query = row_query[starts]
     lengths = np.diff(np.append(starts, n))
-    rises = np.flatnonzero(scores[1:] > scores[:-1]) + 1  # a higher score after a lower one
+    compared = np.empty(n - 1, dtype=bool)  # one array for both comparisons of neighbours
+    rises = np.flatnonzero(np.greater(scores[1:], scores[:-1], out=compared)) + 1  # a higher score after a lower
     unsorted = np.zeros(len(starts), dtype=bool)
     unsorted[np.searchsorted(starts, rises[~_members(rises, starts)], side="right") - 1] = True
     places, sources = [], []
-    ties = np.flatnonzero(scores[1:] == scores[:-1])
+    ties = np.flatnonzero(np.equal(scores[1:], scores[:-1], out=compared))
+    del compared
     ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
     tie_block = np.searchsorted(starts, ties, side="right") - 1
     keep = ~unsorted[tie_block]  # ties inside an unsorted block are found once it is sorted
@@ -590,9 +592,7 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings, threads: int | None = No
     ``sort_threads()``; polars and numpy release the GIL), so no polars copy of the whole column is
     made."""
     if not is_arrow(doc_ids):
-        keys = doc_ids.hash(seed=20240607).to_numpy(writable=True)
-        keys ^= (row_query.astype(np.uint64) + np.uint64(1)) * _QUERY_MIX
-        return keys
+        return _mixed(row_query, doc_ids, np.empty(len(row_query), dtype=np.uint64))
     keys = np.empty(len(row_query), dtype=np.uint64)
     chunks = doc_ids.chunks
     bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
@@ -600,10 +600,19 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings, threads: int | None = No
 
     def hash_chunks(first: int) -> None:  # every step-th chunk, from the first
         for i in range(first, len(chunks), step):
-            keys[bounds[i]: bounds[i + 1]] = _pair_keys(row_query[bounds[i]: bounds[i + 1]], _series(chunks[i]))
+            _mixed(row_query[bounds[i]: bounds[i + 1]], _series(chunks[i]), keys[bounds[i]: bounds[i + 1]])
 
     _on_threads(hash_chunks, range(step))
     return keys
+
+
+def _mixed(row_query: np.ndarray, doc_ids: pl.Series, out: np.ndarray) -> np.ndarray:
+    """The keys of ``_pair_keys`` for a polars Series of doc ids, written to ``out``: polars' hash
+    (read in place) xor the query mix, computed in one array of its own."""
+    mix = row_query.astype(np.uint64)
+    mix += np.uint64(1)
+    mix *= _QUERY_MIX
+    return np.bitwise_xor(doc_ids.hash(seed=20240607).to_numpy(), mix, out=out)
 
 
 _QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -620,8 +629,9 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
         start = 0
         for chunk in ids.chunks:
             lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
-            # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result
-            np.take(lookup, _arrow_numbers(chunk.indices, np.int32), out=out[start: start + len(chunk)])
+            # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result; "clip": with
+            # the default "raise", numpy writes to a temporary first (Arrow's codes are always in range)
+            np.take(lookup, _arrow_numbers(chunk.indices, np.int32), out=out[start: start + len(chunk)], mode="clip")
             start += len(chunk)
         return out
     import polars as pl
