@@ -112,25 +112,50 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
 
 
 @pytest.mark.parametrize("preset_by_user", [False, True])
-def test_the_command_runs_numpy_without_huge_pages_or_blas_threads_unless_told(preset_by_user):
-    """numpy's huge pages cost compaction inside page faults, and OpenBLAS's idle threads spin ~0.1 s
-    as the run's parse starts (``trec_rag_eval.memory``); a user's own settings win."""
+def test_the_command_sets_numpy_and_polars_allocators_unless_told(preset_by_user):
+    """numpy's huge pages cost compaction inside page faults, OpenBLAS's idle threads spin ~0.1 s
+    as the run's parse starts, polars' jemalloc keeps freed pages 10 s (``trec_rag_eval.memory``);
+    a user's own settings win."""
     import os
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMPY_MADVISE_HUGEPAGE", "OPENBLAS_NUM_THREADS")}
+    names = ("NUMPY_MADVISE_HUGEPAGE", "OPENBLAS_NUM_THREADS", "_RJEM_MALLOC_CONF")
+    env = {k: v for k, v in os.environ.items() if k not in names}
     if preset_by_user:
-        env["NUMPY_MADVISE_HUGEPAGE"] = "1"
-        env["OPENBLAS_NUM_THREADS"] = "2"
+        env.update({"NUMPY_MADVISE_HUGEPAGE": "1", "OPENBLAS_NUM_THREADS": "2", "_RJEM_MALLOC_CONF": "narenas:2"})
     code = ("import os, sys; from trec_rag_eval.cli import main\ntry: main(['measures'])\nexcept SystemExit: pass\n"
             "import numpy; print(numpy._core.multiarray._get_madvise_hugepage(), os.environ['OPENBLAS_NUM_THREADS'],"
+            " os.environ['_RJEM_MALLOC_CONF'],"
             " len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else 1, file=sys.stderr)")
-    huge_pages, blas, threads = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                                               check=True).stderr.split()
-    assert (huge_pages, blas) == (("True", "2") if preset_by_user else ("False", "1"))
-    if not preset_by_user:
+    huge_pages, blas, polars_conf, threads = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stderr.split()
+    if preset_by_user:
+        assert (huge_pages, blas, polars_conf) == ("True", "2", "narenas:2")
+    else:
+        assert (huge_pages, blas, polars_conf) == ("False", "1", "dirty_decay_ms:100,muzzy_decay_ms:0")
         assert threads == "1"  # no BLAS thread started with numpy
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident set from /proc")
+def test_polars_reads_its_allocator_settings_from_the_commands_variable():
+    """The variable is the one polars' jemalloc reads: with freed pages kept 0 ms, the 160 MB polars
+    frees leave the resident set at once; by default they stay (until jemalloc's decay)."""
+    import os
+    import subprocess
+    import sys
+
+    from trec_rag_eval.memory import POLARS_JEMALLOC_CONF
+
+    code = ("import numpy as np, polars as pl\n"
+            "def anon(): return int([l for l in open('/proc/self/status') if l.startswith('RssAnon')][0].split()[1])\n"
+            "s = pl.Series(np.arange(20_000_000, dtype=np.uint64)); h = s.hash(1); before = anon(); del h\n"
+            "print((before - anon()) // 1024)")
+    env = {k: v for k, v in os.environ.items() if k != POLARS_JEMALLOC_CONF}
+    freed_mb = [int(subprocess.run([sys.executable, "-c", code], env=run_env, capture_output=True, text=True,
+                                   check=True).stdout)
+                for run_env in (env, {**env, POLARS_JEMALLOC_CONF: "dirty_decay_ms:0,muzzy_decay_ms:0"})]
+    assert freed_mb[0] < 50 and freed_mb[1] > 100, freed_mb
 
 
 def test_freed_memory_of_threads_is_handed_back():
