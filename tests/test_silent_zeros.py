@@ -47,6 +47,26 @@ def test_evaluate_warns_when_no_retrieved_id_is_known_to_the_qrels(tmp_path):
         evaluate(qrels, run, ["P@1"])
 
 
+def test_the_dummy_ranking_of_a_missing_query_is_not_counted_as_retrieved(tmp_path):
+    # query 3 is judged but not in the run: it is ranked as one document in no qrels, not a retrieved id
+    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n3 0 d3 1\n"))
+    run = read_run(_write(tmp_path, "r.txt", "1 Q0 c1 1 2.0 t\n1 Q0 c2 2 1.0 t\n2 Q0 c9 1 2.0 t\n"))
+    with pytest.warns(TrecRagEvalWarning, match=r"none of the 3 retrieved ids appears"):
+        evaluate(qrels, run, ["P@1"])
+
+
+def test_one_judged_document_anywhere_in_a_large_run_means_no_warning(tmp_path):
+    # the rows are looked at a piece at a time: the only judged one is in the last piece (70,000 rows,
+    # seven queries of 10,000; the judgments of queries 1-6 are documents none of them retrieved)
+    qrels = read_qrels(_write(tmp_path, "q.txt", "".join(f"{q} 0 other 1\n" for q in range(1, 7)) + "7 0 d69999 1\n"))
+    run = read_run(_write(tmp_path, "r.txt", "".join(f"{1 + i // 10_000} Q0 d{i} 1 {1.0 / (i + 1)!r} t\n"
+                                                     for i in range(70_000))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = evaluate(qrels, run, ["RR"])
+    assert result.summary_by_name["RR"] == pytest.approx(1 / 10_000 / 7)  # the last of query 7's 10,000 rows
+
+
 def test_an_ordinary_run_gives_no_warning(tmp_path):
     qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
     run = read_run(_write(tmp_path, "r.txt", "1 Q0 d1 1 2.0 t\n2 Q0 x 1 2.0 t\n"))

@@ -253,9 +253,10 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
             stacklevel=3,
         )
         return
-    rows = np.repeat(present, np.diff(ranked.offsets))
-    retrieved = int(rows.sum())
-    if retrieved and not (ranked.rel[rows] >= 0).any():
+    retrieved = int(np.diff(ranked.offsets)[present].sum())
+    # the rows of the other queries are the dummy rankings of missing queries (NOT_IN_POOL): any judged
+    # row is a retrieved one
+    if retrieved and not _any_judged(ranked.rel):
         warnings.warn(
             f"{source}: none of the {retrieved} retrieved ids appears in the qrels for its query, so "
             "every measure is 0: do the run and the qrels use the same document ids "
@@ -263,6 +264,12 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
             TrecRagEvalWarning,
             stacklevel=3,
         )
+
+
+def _any_judged(rel: np.ndarray, step: int = 1 << 16) -> bool:
+    """Whether some row has a judgment >= 0, a piece at a time: nearly always found in the first,
+    without a pass over every row of a large run."""
+    return any(bool((rel[start: start + step] >= 0).any()) for start in range(0, len(rel), step))
 
 
 def warn_no_common_query(qrels_queries: list[str], run_queries: list[str], source: str, stacklevel: int = 3) -> None:
