@@ -729,7 +729,7 @@ class _Judgments:
         rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype)
         if len(keys) == 0:
             return rel
-        hit = np.flatnonzero(polars_numbers(keys).is_in(self.key_set).to_numpy())
+        hit = polars_numbers(keys).is_in(self.key_set).arg_true().to_numpy()  # row numbers (32-bit)
         match = np.zeros(0, dtype=np.int64)
         exact = True
         if len(hit):
