@@ -118,8 +118,8 @@ def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_
 def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     """The work spread over threads gives the bytes of one thread: an interleaved run sorted in
     parts of whole queries (``SORT_PART_ROWS``: ~4,000 rows here, ~15 parts), a grouped one judged
-    in 3 parts of whole queries, the (query, doc) keys hashed chunk by chunk and the read in Arrow
-    chunks of 64 KB (~40 of them), on 3 threads."""
+    in 3 parts of whole queries, the queries looked up and the (query, doc) keys hashed chunk by
+    chunk, and the read in Arrow chunks of 64 KB (~40 of them), on 3 threads."""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     monkeypatch.setattr(ranking, "SORT_PART_ROWS", 4096)

@@ -626,13 +626,19 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
         return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
     if is_arrow(ids):  # each chunk has its own dictionary: one lookup per distinct id of a chunk
         out = np.empty(len(ids), dtype=np.int32)
-        start = 0
-        for chunk in ids.chunks:
-            lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
-            # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result; "clip": with
-            # the default "raise", numpy writes to a temporary first (Arrow's codes are always in range)
-            np.take(lookup, _arrow_numbers(chunk.indices, np.int32), out=out[start: start + len(chunk)], mode="clip")
-            start += len(chunk)
+        chunks = ids.chunks
+        bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
+        step = min(sort_threads(), max(len(chunks), 1))
+
+        def look_up(first: int) -> None:  # every step-th chunk, from the first; np.take releases the GIL
+            for i in range(first, len(chunks), step):
+                lookup = np.array([index_of.get(q, -1) for q in chunks[i].dictionary.to_pylist()], dtype=np.int32)
+                # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result; "clip":
+                # with the default "raise", numpy writes to a temporary first (Arrow's codes are in range)
+                np.take(lookup, _arrow_numbers(chunks[i].indices, np.int32), out=out[bounds[i]: bounds[i + 1]],
+                        mode="clip")
+
+        _on_threads(look_up, range(step))
         return out
     import polars as pl
 
