@@ -231,12 +231,12 @@ class _Reorder:
     permutation: np.ndarray | None = None
 
     def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` in that order; the array given is reordered in place where it can be."""
         if self.permutation is not None:
             return values[self.permutation]  # not np.take: it would copy the int32 permutation as 64-bit first
         out = values
         if self.places is not None:
-            out = values.copy()
-            out[self.places] = values[self.sources]
+            out[self.places] = values[self.sources]  # the right side is gathered first, then written
         if self.blocks is not None:
             starts, lengths = self.blocks
             out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist(), strict=False)])
@@ -673,19 +673,31 @@ def _judge_rows(run: Run, query_ids: list[str], judgments: Callable[[], _Judgmen
         cuts = sorted({0, n, *starts[at[at < len(starts)]].tolist()})
     parts = list(zip(cuts[:-1], cuts[1:], strict=True))
 
-    def judge(index: int) -> tuple[np.ndarray, bool]:
+    import threading
+
+    made: list[np.ndarray] = []
+    making = threading.Lock()
+
+    def rel_for(judged: _Judgments) -> np.ndarray:  # one array for all parts, each writing its rows
+        with making:
+            if not made:
+                made.append(np.full(n, NOT_IN_POOL, dtype=judged.dtype))
+        return made[0]
+
+    def judge(index: int) -> bool:
         low, high = parts[index]
         queries, docs = row_query[low:high], _slice(doc_ids, low, high)
         keys = _pair_keys(queries, docs, threads=1 if len(parts) > 1 else None)
-        rel = judgments().of(keys, queries, docs)
+        judged = judgments()
+        judged.of(keys, queries, docs, out=rel_for(judged)[low:high])
         keys.sort()  # in place: the keys are not needed in row order any more
-        return rel, bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
+        return bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
 
-    judged = _on_threads(judge, range(len(parts)))
+    repeated = _on_threads(judge, range(len(parts)))
     release_freed_memory()  # the parts' keys, freed on the threads
-    if any(repeated for _, repeated in judged):
+    if any(repeated):
         _reject_duplicates(run, query_ids, row_query, doc_ids)
-    return judged[0][0] if len(judged) == 1 else np.concatenate([rel for rel, _ in judged])
+    return made[0]
 
 
 def _slice(values: Strings, start: int, stop: int) -> Strings:
@@ -722,8 +734,10 @@ class _Judgments:
             self.index = pl.DataFrame({"key": polars_numbers(self.keys),
                                        "judgment": polars_numbers(np.arange(len(self.keys), dtype=np.int64))})
 
-    def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings) -> np.ndarray:
-        """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1).
+    def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
+           out: np.ndarray | None = None) -> np.ndarray:
+        """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1);
+        written to ``out`` when given (of type ``dtype``, filled with NOT_IN_POOL).
 
         The rows whose key is a judgment's (a bitmap, not a join: no array of row numbers as long
         as the rows), then which judgment, by a join of those few keys; every match is verified on
@@ -732,7 +746,7 @@ class _Judgments:
         that evaluation keeps."""
         import polars as pl
 
-        rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype)
+        rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype) if out is None else out
         if len(keys) == 0:
             return rel
         hit = polars_numbers(keys).is_in(self.key_set).arg_true().to_numpy()  # row numbers (32-bit)
