@@ -522,3 +522,22 @@ def test_rprec_mult_with_a_negative_multiplier_is_plain_zero(tmp_path):
     result = invoke("-f", "trec", "-q", "-m", "Rprec_mult.-1", str(qrels), str(run))
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [f"Rprec_mult_-1.00      \t{q}\t0.0000" for q in ("1", "2", "all")]
+
+
+def test_ndcg_variants_evaluated_together_keep_their_own_gains_and_ideals():
+    """nDCG at several cutoffs share the scan of the rows for gains and the ideal rankings (cached
+    per ranking); variants with other gains, dcg or ideal each keep their own. Main example, k = 5:
+    DCG@5 = 2/log2(2) + 1/log2(5) (ranks 1 and 4)."""
+    specs = ["nDCG@5", "nDCG@3", "nDCG(gains={1:3,2:9})@5", "nDCG(dcg='exp-log2')@5", "nDCG(ideal='retrieved')@5"]
+    result = run_eval(QRELS, RUN, specs)
+    got = {str(m): result.values[m][0] for m in result.measures}
+    assert got["nDCG@5"] == approx(DCG_Q_AT4 / IDCG_Q)  # all 4 ideal docs fit in 5
+    assert got["nDCG@3"] == approx((2 / log2(2)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)))
+    # gains 1 -> 3, 2 -> 9: run [9, ., ., 3, .], ideal [9, 3, 3, 3]
+    assert got["nDCG(gains={1:3,2:9})@5"] == approx(
+        (9 / log2(2) + 3 / log2(5)) / (9 / log2(2) + 3 / log2(3) + 3 / log2(4) + 3 / log2(5)))
+    # 2^g - 1: run [3, ., ., 1, .], ideal [3, 1, 1, 1]
+    assert got["nDCG(dcg='exp-log2')@5"] == approx(
+        (3 / log2(2) + 1 / log2(5)) / (3 / log2(2) + 1 / log2(3) + 1 / log2(4) + 1 / log2(5)))
+    # the ideal of the retrieved documents only: [2, 1, 1] (d7 was never retrieved)
+    assert got["nDCG(ideal='retrieved')@5"] == approx(DCG_Q_AT4 / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)))

@@ -7,10 +7,15 @@ gain, retrieved or not; it is not cut to the number retrieved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numpy as np
 
 from trec_rag_eval.core.context import Context, ratio, segment_cumsum_float
 from trec_rag_eval.measures.model import Measure
+
+T = TypeVar("T")
 
 
 def _gains(m: Measure) -> dict[int, float]:
@@ -31,12 +36,24 @@ def gain_of(relevance: np.ndarray, m: Measure) -> np.ndarray:
     return _exponential(gains, m)
 
 
+def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+    """``make()``, once per ranking: nDCG at several cutoffs (the RAG set has four) share the scan of
+    every row for its gains and the ideal rankings. The callers never write to what it returns."""
+    cache = ctx.ranked.cache
+    if key not in cache:
+        cache[key] = make()
+    return cast(T, cache[key])
+
+
 def gain_rows(ctx: Context, m: Measure) -> np.ndarray:
     """Rows whose gain may be non-zero: positive judgments and levels with a custom gain."""
-    mask = ctx.rel > 0
-    for level in _gains(m):
-        mask |= ctx.rel == level
-    return np.flatnonzero(mask)
+    def make() -> np.ndarray:
+        mask = ctx.rel > 0
+        for level in _gains(m):
+            mask |= ctx.rel == level
+        return np.flatnonzero(mask)
+
+    return _shared(ctx, ("gain_rows", tuple(sorted(_gains(m)))), make)
 
 
 def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
@@ -54,6 +71,12 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
     IDCG (the seed article's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
     relevant documents the system never returned, so a run that misses them can still score 1.
     """
+    key = ("ideal", m.param("ideal", "judged"), tuple(sorted(_gains(m).items())), m.param("dcg", "log2"),
+           positive_only)
+    return _shared(ctx, key, lambda: _ideal(ctx, m, positive_only))
+
+
+def _ideal(ctx: Context, m: Measure, positive_only: bool) -> tuple[np.ndarray, np.ndarray]:
     if m.param("ideal", "judged") == "retrieved":
         gains, qidx = row_gains(ctx, m), ctx.qidx
         order = np.lexsort((-gains, qidx))
@@ -85,9 +108,12 @@ def _ideal_positions(offsets: np.ndarray) -> np.ndarray:
 
 def dcg(ctx: Context, m: Measure) -> np.ndarray:
     """DCG = sum over retrieved ranks k of gain_k / log2(k + 1); with a cutoff, ranks <= k."""
-    rows = gain_rows(ctx, m)
-    queries = ctx.query_of(rows)
-    positions = rows - ctx.offsets[queries] + 1
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        rows = gain_rows(ctx, m)
+        queries = ctx.query_of(rows)
+        return rows, queries, rows - ctx.offsets[queries] + 1
+
+    rows, queries, positions = _shared(ctx, ("gain_positions", tuple(sorted(_gains(m)))), make)
     if m.cutoff is not None:
         keep = positions <= int(m.cutoff)
         rows, queries, positions = rows[keep], queries[keep], positions[keep]
