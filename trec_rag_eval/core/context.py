@@ -24,6 +24,7 @@ class Context:
         self.Q = ranked.num_queries
         self.rel = ranked.rel
         self.offsets = ranked.offsets
+        self._cnt_at: dict[object, np.ndarray] = {}
 
     def reset_missing(self, parameterised: bool) -> np.ndarray:
         """Queries missing from the run whose value is reset to 0 (or ''): all of them, except, with
@@ -124,8 +125,13 @@ class Context:
         return np.bincount(qidx, weights=values, minlength=self.Q)
 
     def cnt_at(self, k: int | np.ndarray) -> np.ndarray:
-        """Relevant documents in the top k (k may differ per query); cnt(N) when k > N."""
-        limit = k if np.isscalar(k) else np.asarray(k)[self.rel_q]
+        """Relevant documents in the top k (k may differ per query); cnt(N) when k > N. For one k
+        for all queries, kept: P, R, F1 and HitRate at the same k ask for the same counts."""
+        if np.isscalar(k):
+            if k not in self._cnt_at:
+                self._cnt_at[k] = np.bincount(self.rel_q[self.rel_pos <= k], minlength=self.Q).astype(np.int64)
+            return self._cnt_at[k]
+        limit = np.asarray(k)[self.rel_q]
         return np.bincount(self.rel_q[self.rel_pos <= limit], minlength=self.Q).astype(np.int64)
 
 
