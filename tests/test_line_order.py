@@ -172,6 +172,41 @@ def test_queries_only_in_the_run_count_for_nothing_in_every_order(pair, tmp_path
         assert got.stdout == expected.stdout
 
 
+def test_a_retrieved_document_whose_key_is_a_judgments_is_verified_on_the_strings(pair, monkeypatch):
+    """One unjudged document of a query is given the (query, doc) key of a judged document of the same
+    query (a hash collision between a run row and one judgment, the judgments' keys all distinct):
+    the check of every match on the strings sends it to the exact join, and the bytes are those of
+    the run without the collision."""
+    import polars as pl
+
+    from trec_rag_eval.io.objects import ArrowExport
+
+    qrels, run = pair["sorted"]
+    expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    judged = {}
+    for line in Path(qrels).read_text().splitlines():
+        query, _, doc, relevance = line.split()
+        judged.setdefault(query, {})[doc] = int(relevance)
+    query = Path(run).read_text().split(" ", 1)[0]  # the first query of the run
+    target = next(doc for doc, relevance in judged[query].items() if relevance > 0)
+    ranked_docs = [line.split()[2] for line in Path(run).read_text().splitlines() if line.split()[0] == query]
+    impostor = next(doc for doc in ranked_docs if doc not in judged[query])
+    real = ranking._pair_keys
+
+    def colliding(queries, docs, threads=None):
+        keys = real(queries, docs, threads)
+        series = docs if isinstance(docs, pl.Series) else pl.Series(ArrowExport(docs))
+        rows = np.flatnonzero((series == impostor).to_numpy())
+        if len(rows):
+            keys[rows] = real(queries[rows], pl.Series([target] * len(rows)))
+        return keys
+
+    monkeypatch.setattr(ranking, "_pair_keys", colliding)
+    got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout == expected.stdout
+
+
 def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
     """Judgments and duplicates are found through 64-bit (query, doc) hashes; when hashes collide
     (forced here: five values for 60,000 rows), the exact joins on the strings give the same bytes,
