@@ -27,6 +27,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # trec_rag_eval from this checkout
 
+from trec_rag_eval.memory import settings_for_the_command  # noqa: E402
+
+settings_for_the_command()  # the command's allocator and BLAS settings, before numpy and polars load
+
 import generate  # noqa: E402
 
 STANDARD = ["P.10", "recall.100", "map", "recip_rank", "ndcg_cut.10"]
