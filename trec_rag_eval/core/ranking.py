@@ -104,9 +104,9 @@ def rank(
     Judgments and duplicates are found through 64-bit (query, document) hashes (a grouped run in
     parts of whole queries, one per core; an interleaved one chunk by chunk on every core), every
     judgment match verified on the strings and any repeated hash on the real pairs; the qrels' side
-    (their keys, the ideal rankings) is made on a second thread while the run's queries are looked
-    up. The only array as long as the run that is kept is ``rel``, one small integer per row; the
-    run's doc ids are never copied whole.
+    (their keys, the ideal rankings) is made on a second thread while the run's rows are hashed.
+    The only array as long as the run that is kept is ``rel``, one small integer per row; the run's
+    doc ids are never copied whole.
     """
     if queries not in ("qrels", "intersection"):
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
