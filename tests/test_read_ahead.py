@@ -114,8 +114,8 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
 @pytest.mark.parametrize("preset_by_user", [False, True])
 def test_the_command_sets_numpy_and_polars_allocators_unless_told(preset_by_user):
     """numpy's huge pages cost compaction inside page faults, OpenBLAS's idle threads spin ~0.1 s
-    as the run's parse starts, polars' jemalloc keeps freed pages 10 s (``trec_rag_eval.memory``);
-    a user's own settings win."""
+    as the run's parse starts, polars' jemalloc keeps freed pages most of a second
+    (``trec_rag_eval.memory``); a user's own settings win."""
     import os
     import subprocess
     import sys

@@ -740,10 +740,10 @@ class _Judgments:
         written to ``out`` when given (of type ``dtype``, filled with NOT_IN_POOL).
 
         The rows whose key is a judgment's (polars' is_in, then the numbers of those rows only:
-        nothing as long as the rows), then which judgment, by a join of those few keys; every match is verified on
-        the real values, and a collision sends the rows to an exact join on the strings. The result
-        is as narrow an integer type as the judgments allow: it is the one array as long as the run
-        that evaluation keeps."""
+        nothing as long as the rows), then which judgment, by a join of those few keys; every match
+        is verified on the real values, and a collision sends the rows to an exact join on the
+        strings. The result is as narrow an integer type as the judgments allow: it is the one array
+        as long as the run that evaluation keeps."""
         import polars as pl
 
         rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype) if out is None else out
