@@ -594,16 +594,24 @@ def _pair_keys(row_query: np.ndarray, doc_ids: Strings, threads: int | None = No
     if not is_arrow(doc_ids):
         return _mixed(row_query, doc_ids, np.empty(len(row_query), dtype=np.uint64))
     keys = np.empty(len(row_query), dtype=np.uint64)
-    chunks = doc_ids.chunks
+    _over_chunks(doc_ids, lambda chunk, low, high: _mixed(row_query[low:high], _series(chunk), keys[low:high]),
+                 threads)
+    return keys
+
+
+def _over_chunks(column: Any, work: Callable[[Any, int, int], object], threads: int | None = None) -> None:
+    """``work(chunk, low, high)`` for every chunk of an Arrow column (its rows low..high - 1 of the
+    column), the chunks dealt out in turn to up to ``threads`` threads (None: ``sort_threads()``):
+    for work whose numpy and polars steps release the GIL."""
+    chunks = column.chunks
     bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
     step = min(threads or sort_threads(), max(len(chunks), 1))
 
-    def hash_chunks(first: int) -> None:  # every step-th chunk, from the first
+    def every_step_th(first: int) -> None:
         for i in range(first, len(chunks), step):
-            _mixed(row_query[bounds[i]: bounds[i + 1]], _series(chunks[i]), keys[bounds[i]: bounds[i + 1]])
+            work(chunks[i], bounds[i], bounds[i + 1])
 
-    _on_threads(hash_chunks, range(step))
-    return keys
+    _on_threads(every_step_th, range(step))
 
 
 def _mixed(row_query: np.ndarray, doc_ids: pl.Series, out: np.ndarray) -> np.ndarray:
@@ -626,19 +634,14 @@ def _index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
         return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
     if is_arrow(ids):  # each chunk has its own dictionary: one lookup per distinct id of a chunk
         out = np.empty(len(ids), dtype=np.int32)
-        chunks = ids.chunks
-        bounds = np.cumsum([0] + [len(chunk) for chunk in chunks]).tolist()
-        step = min(sort_threads(), max(len(chunks), 1))
 
-        def look_up(first: int) -> None:  # every step-th chunk, from the first; np.take releases the GIL
-            for i in range(first, len(chunks), step):
-                lookup = np.array([index_of.get(q, -1) for q in chunks[i].dictionary.to_pylist()], dtype=np.int32)
-                # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result; "clip":
-                # with the default "raise", numpy writes to a temporary first (Arrow's codes are in range)
-                np.take(lookup, _arrow_numbers(chunks[i].indices, np.int32), out=out[bounds[i]: bounds[i + 1]],
-                        mode="clip")
+        def look_up(chunk: Any, low: int, high: int) -> None:  # np.take releases the GIL
+            lookup = np.array([index_of.get(q, -1) for q in chunk.dictionary.to_pylist()], dtype=np.int32)
+            # np.take, not lookup[codes]: no 64-bit copy of the codes, no temporary result; "clip": with
+            # the default "raise", numpy writes to a temporary first (Arrow's codes are always in range)
+            np.take(lookup, _arrow_numbers(chunk.indices, np.int32), out=out[low:high], mode="clip")
 
-        _on_threads(look_up, range(step))
+        _over_chunks(ids, look_up)
         return out
     import polars as pl
 
@@ -730,9 +733,9 @@ class _Judgments:
                 self.queries, self.values = self.qidx[usable], self.relevance[usable]
                 self.docs = self.docs.gather(polars_numbers(usable))
             self.keys = _pair_keys(self.queries, self.docs)
-            self.key_set = polars_numbers(self.keys).implode()
-            self.index = pl.DataFrame({"key": polars_numbers(self.keys),
-                                       "judgment": polars_numbers(np.arange(len(self.keys), dtype=np.int64))})
+            keys = polars_numbers(self.keys)
+            self.key_set = keys.implode()
+            self.index = pl.DataFrame({"key": keys, "judgment": polars_numbers(np.arange(len(keys), dtype=np.int64))})
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
            out: np.ndarray | None = None) -> np.ndarray:
