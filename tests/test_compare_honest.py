@@ -1,5 +1,5 @@
 """compare says what it tested (issue 13, finding 5): independent intervals, measures in the order
-given, verdicts naming the correction and the uncorrected p, a short primary set by default, and
+given, verdicts naming the correction and the uncorrected p, a short primary set when no measure is asked, and
 no detectable delta beyond what the measure can take."""
 
 from __future__ import annotations
@@ -47,31 +47,41 @@ def test_the_cli_interval_is_the_same_with_other_measures_before_it(seed):
 
 
 def test_measures_keep_the_order_given(seed):
-    # -m adds to the primary set (the issue: "nDCG@10, R@5, MRR, and any -m given"): the primary three
-    # first, then the ones given in their order, each once (RR is MRR, recall.5 is R@5)
+    # issue 24, finding 2: the measures asked, exactly those, in the order given, each once (RR is MRR,
+    # recall.5 is R@5): `-m R@5 -m MRR -m nDCG@10` used to come back in the primary set's order
     qrels, runs, paths = seed
-    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5"], n_resamples=200)
-    assert comparison.measures == ["nDCG@10", "R@5", "MRR", "MAP", "P@5"]
+    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5", "MRR"], n_resamples=200)
+    assert comparison.measures == ["R@5", "MAP", "nDCG@10", "RR", "P@5"]
     out = invoke("compare", "-f", "csv", "-m", "P@5", "-m", "MRR", "-m", "recall.5", "-m", "MAP",
                  str(paths["qrels"]), str(paths["A"]), str(paths["B"])).stdout
-    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == [
-        "nDCG@10", "R@5", "MRR", "P@5", "MAP"]
+    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == ["P@5", "MRR", "R@5", "MAP"]
+    out = invoke("compare", "-f", "csv", "-m", "R@5", "-m", "MRR", "-m", "nDCG@10",
+                 str(paths["qrels"]), str(paths["A"]), str(paths["B"])).stdout
+    assert [line.split(",")[1] for line in out.splitlines()[1:] if ",B," in line] == ["R@5", "MRR", "nDCG@10"]
 
 
-def test_m_adds_to_the_primary_set_and_holm_covers_what_is_compared(seed):
+def test_m_compares_exactly_the_measures_asked_and_holm_covers_them_alone(seed):
+    # issue 24, finding 2: `compare -m P@5` compared nDCG@10, R@5, MRR and P@5 and corrected over all four
     qrels, runs, paths = seed
     files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"]), str(paths["C"])]
     result = invoke("compare", "-m", "P@5", *files)
     assert result.exit_code == 0, result.stderr
-    # 4 measures x 2 runs against the baseline: Holm covers 8 comparisons, and each verdict says so
-    assert "Holm correction over 8 comparisons" in result.stdout
+    # 1 measure x 2 runs against the baseline: Holm covers 2 comparisons, and each verdict says so
+    assert "Holm correction over 2 comparisons" in result.stdout
     verdicts = [line for line in result.stdout.splitlines() if " vs A: " in line or "better:" in line
                 or "worse:" in line]
-    assert len(verdicts) == 8 and all("over 8 comparisons" in line for line in verdicts)
-    assert [line.split()[0] for line in verdicts] == ["nDCG@10"] * 2 + ["R@5"] * 2 + ["MRR"] * 2 + ["P@5"] * 2
+    assert len(verdicts) == 2 and all("over 2 comparisons" in line for line in verdicts)
+    assert [line.split()[0] for line in verdicts] == ["P@5"] * 2
     # the Python call compares the same family, with the same numbers
     comparison = compare(qrels, runs, measures="P@5")
-    assert comparison.measures == ["nDCG@10", "R@5", "MRR", "P@5"] and len(comparison.pairs) == 8
+    assert comparison.measures == ["P@5"] and len(comparison.pairs) == 2
+    # one pre-registered measure and two runs: one comparison, so its p-value is not inflated at all
+    pair = compare(qrels, runs[:2], measures=["P@5"]).pair("P@5", "B")
+    assert pair.p_adjusted == pair.p_value
+    # --primary (primary=True) asks for the primary set before the -m measures
+    result = invoke("compare", "--primary", "-m", "P@5", *files)
+    assert "Holm correction over 8 comparisons" in result.stdout
+    assert compare(qrels, runs, measures="P@5", primary=True).measures == ["nDCG@10", "R@5", "MRR", "P@5"]
     # --all-measures: the whole RAG table in its order, and a -m beyond it is added at the end
     full = invoke("compare", "--all-measures", "-m", "MAP", "-m", "ERR@10", "-f", "csv", *files[:3]).stdout
     rows = [line.split(",")[1] for line in full.splitlines() if ",B," in line]

@@ -101,10 +101,8 @@ def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | 
     if isinstance(run, (str, os.PathLike)) and "doc_map" not in options:
         # a run file goes the command line's way: read in pieces when it is too large for the memory,
         # and what the command prints as warnings (queries missing, RAG checks) warned here
-        import warnings
-
         from trec_rag_eval.core.settings import settings_of
-        from trec_rag_eval.errors import TrecRagEvalWarning
+        from trec_rag_eval.errors import TrecRagEvalWarning, warn
         from trec_rag_eval.runs import evaluate_run_files
 
         [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], _asked(measures),
@@ -112,9 +110,14 @@ def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | 
         for note in notes:
             kind, _, text = note.partition(": ")
             if kind == "Warning":
-                warnings.warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning, stacklevel=3)  # the caller of evaluate
+                warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning)
         return evaluation
-    return evaluate_tables(judgments, as_run(run, judgments), _asked(measures), settings, **options)
+    table = as_run(run, judgments)
+    evaluation = evaluate_tables(judgments, table, _asked(measures), settings, **options)
+    from trec_rag_eval.evaluation.notes import warn_query_set
+
+    warn_query_set(evaluation, table.source)  # as a run file's: queries missing from the run, or only in it
+    return evaluation
 
 
 def _asked(measures: MeasuresArg) -> list[Measure]:
@@ -156,9 +159,11 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
 
     ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
-    name), or a mapping name -> run. The primary set (nDCG@10, R@5, MRR) is always compared, then
-    ``measures`` not already in it, in the order given (``all_measures=True``: the whole RAG table,
-    then ``measures``; ``primary=False``: only ``measures``). ``judgments``: as in ``evaluate``. Other
+    name), or a mapping name -> run. ``measures`` are compared, exactly those, in the order given, and
+    the correction covers them alone; none given, the primary set (nDCG@10, R@5, MRR)
+    (``primary=True``: the primary set, then ``measures``; ``all_measures=True``: the whole RAG table,
+    then ``measures``). A qrels query missing from a run scores 0, with the warning ``evaluate``
+    gives. ``judgments``: as in ``evaluate``. Other
     options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
     ``trec_rag_eval.compare.compare``.
     """

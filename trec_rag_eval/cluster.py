@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError, warn
 
 if TYPE_CHECKING:
     import polars as pl
@@ -138,7 +138,7 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
             raise outcome.error
         for note in outcome.notes:
             if note.startswith("Warning: "):
-                warnings.warn(note[len("Warning: "):], TrecRagEvalWarning, stacklevel=2)
+                warn(note[len("Warning: "):], TrecRagEvalWarning)
         assert outcome.evaluation is not None
         return outcome.evaluation
     collapse = None

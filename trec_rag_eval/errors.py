@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from collections.abc import Mapping
 
 from trec_rag_eval.syntax import QUOTE_LIMIT, quote
@@ -166,3 +169,27 @@ class MissingDependencyError(TrecRagEvalError):
 
     def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
         return type(self), (self.package, self.extra, self.feature)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning point at the first line outside this package: the
+    caller's line, whichever public function (and how many of the library's own calls) led there.
+    1 is the frame that calls ``warnings.warn``: the function calling this one."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def warn(message: str | Warning, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` pointing at the caller's line (see ``caller_stacklevel``); ``message`` a text
+    (of ``category``, by default a ``TrecRagEvalWarning``) or a warning instance."""
+    if category is UserWarning and not isinstance(message, Warning):
+        category = TrecRagEvalWarning
+    # caller_stacklevel counts from this function's frame; warnings.warn's level 1 is this frame too
+    warnings.warn(message, category, stacklevel=caller_stacklevel())

@@ -15,6 +15,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
+# worded where every path finds them (compare, the evaluate of a run in memory); said here too
+from trec_rag_eval.evaluation.notes import missing_queries_warning as missing_queries_warning
+from trec_rag_eval.evaluation.notes import query_set_warnings as query_set_warnings
+
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -59,23 +63,6 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[str]]:
 
     collapsed, report = collapse_run(run, doc_map, qrels)
     return collapsed, [f"Note: {report.summary()}"] + [f"Warning: {w}" for w in report.warnings()]
-
-
-def query_set_warnings(evaluation: Evaluation) -> list[str]:
-    """Queries missing from the run (scored 0, named) and queries only in the run (counted)."""
-    out = []
-    missing, extra = evaluation.missing_queries, evaluation.extra_queries
-    if missing:
-        out.append(missing_queries_warning(missing))
-    if extra:
-        out.append(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, ignored")
-    return out
-
-
-def missing_queries_warning(missing: list[str]) -> str:
-    """The warning for qrels queries a run does not answer (they score 0 on every measure)."""
-    shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-    return f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, scored 0: {shown}"
 
 
 STREAM_MEMORY_SHARE = 4

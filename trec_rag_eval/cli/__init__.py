@@ -49,6 +49,7 @@ FLAGS = {
     "n": "-n",
     "max_retrieved": "-M",
     "judged_only": "-J",
+    "doc_map_pattern": "--doc-id-pattern '",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

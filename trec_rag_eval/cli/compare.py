@@ -46,16 +46,16 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "measures",
             multiple=True,
             metavar="NAME",
-            help="Measure to compare besides the primary set nDCG@10, R@5, MRR (repeatable; either "
-            "notation: P@5, ndcg_cut.20): the primary set first, then these in the order given, each "
-            "measure once.",
+            help="Measure to compare (repeatable; either notation: P@5, ndcg_cut.20): exactly these, in the "
+            "order given, each measure once, the correction over them alone. None given: the primary set "
+            "nDCG@10, R@5, MRR.",
         ),
         click.option(
             "--primary/--no-primary",
-            default=True,
-            show_default=True,
-            help="Compare the primary set nDCG@10, R@5, MRR before the -m measures; --no-primary compares "
-            "only the -m measures (a pre-registered measure keeps the correction to one per run).",
+            default=None,
+            help="--primary compares the primary set nDCG@10, R@5, MRR before the -m measures; --no-primary "
+            "refuses to fall back on it when no -m is given. Default: the -m measures, or the primary set "
+            "when there is none.",
         ),
         click.option(
             "--all-measures",
@@ -124,7 +124,6 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
     from trec_rag_eval.compare import compare, run_names
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.runs import missing_queries_warning
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
@@ -136,12 +135,6 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         click.echo(note, err=True)
     mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
     runs = [collapse_and_echo(load_run(path, qrels, options["run_format"]), mapping, qrels, path) for path in run_paths]
-    judged_queries = set(qrels.frame["query_id"].unique().to_list())
-    for path, run in zip(run_paths, runs, strict=True):
-        # scored 0 on every measure, as in evaluate: say so, since it drags the mean down
-        missing = sorted(judged_queries - set(run.frame["query_id"].unique().to_list()))
-        if missing:
-            click.echo(f"Warning: {path}: {missing_queries_warning(missing)}", err=True)
     names = run_names(runs)
     baseline = _baseline_name(options["baseline"], names, run_paths)
     return compare(
@@ -194,13 +187,14 @@ def compare_command(
 
     \b
     trec-rag-eval compare QRELS RUN_A RUN_B [RUN_C ...]
-    trec-rag-eval compare --test randomization -m P@5 -m MAP QRELS A B
-    trec-rag-eval compare --no-primary -m R@5 QRELS A B     (R@5 alone)
+    trec-rag-eval compare --test randomization -m P@5 -m MAP QRELS A B   (P@5, MAP)
+    trec-rag-eval compare -m R@5 QRELS A B                (R@5 alone)
     trec-rag-eval compare -f latex QRELS A B C > table.tex
     trec-rag-eval compare --plot deltas.png QRELS A B
 
-    The measures are the primary set nDCG@10, R@5, MRR, then each -m not already in it (or the
-    whole RAG table with --all-measures). The baseline is the first run unless --baseline says
+    The measures are the -m measures, in the order given; without -m, the primary set nDCG@10,
+    R@5, MRR (--primary: that set, then the -m measures; --all-measures: the whole RAG table, then
+    the -m measures). The baseline is the first run unless --baseline says
     otherwise. Each other run is compared with it on every measure; p-values are corrected over all
     those comparisons (Holm by default), and each verdict says over how many.
     """

@@ -20,6 +20,7 @@ from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.evaluation.notes import warn_query_set
 from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
 from trec_rag_eval.syntax import is_number
 
@@ -32,10 +33,10 @@ __all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "comp
            "comparison_measures", "run_names"]
 
 PRIMARY_MEASURES = ("nDCG@10", "R@5", "MRR")
-"""What ``compare`` always tests: one graded, one recall and one first-hit measure; the measures
-asked for are added after them. Testing the 22 measures of the RAG table at once makes the
-correction so strict that clear differences vanish; the full table stays available
-(``compare(all_measures=True)``)."""
+"""What ``compare`` tests when no measure is asked: one graded, one recall and one first-hit measure.
+Testing the 22 measures of the RAG table at once makes the correction so strict that clear
+differences vanish; the full table stays available (``compare(all_measures=True)``). Measures
+asked are compared alone, in the order asked (``primary=True`` puts this set before them)."""
 RAG_MEASURES = DEFAULT_RAG
 """The evaluator's default RAG table, for a comparison of every measure in it."""
 
@@ -217,16 +218,18 @@ def run_names(runs: Sequence[Run]) -> list[str]:
 
 
 def comparison_measures(measures: MeasuresArg = None, all_measures: bool = False,
-                        primary: bool = True) -> list[Measure]:
-    """What ``compare`` tests: the primary set (or the RAG table; nothing if not ``primary``), then
-    ``measures`` not already in it, in the order given, each once (the evaluator's trec_eval family
-    order is not the comparison's)."""
+                        primary: bool | None = None) -> list[Measure]:
+    """What ``compare`` tests: the measures asked, in the order asked, each once (the evaluator's
+    trec_eval family order is not the comparison's); the primary set when none is asked, as
+    ``evaluate`` and trec_eval fall back on their default set only then. ``primary=True`` puts the
+    primary set before the measures asked, ``all_measures=True`` the whole RAG table; ``primary=False``
+    refuses to fall back on the primary set."""
     asked = [] if measures is None else resolve_measures(measures)
     for measure in asked:
         _check_comparable(measure)
     if all_measures:
         base = resolve_measures(RAG_MEASURES)
-    elif primary:
+    elif primary or (primary is None and not asked):
         base = resolve_measures(PRIMARY_MEASURES)
     elif asked:
         base = []
@@ -257,7 +260,7 @@ def compare(
     measures: MeasuresArg = None,
     baseline: str | None = None,
     all_measures: bool = False,
-    primary: bool = True,
+    primary: bool | None = None,
     test: str = "t",
     correction: str = "holm",
     alpha: float = 0.05,
@@ -273,12 +276,13 @@ def compare(
 
     ``runs`` is a list (named by run tag, or file name when tags collide) or a mapping
     name -> Run. Every run is evaluated on the qrels' queries (a query missing from a run
-    scores 0), so the per-query values are paired query by query. What is compared is the
+    scores 0, with the warning ``evaluate`` gives), so the per-query values are paired query by
+    query. What is compared is exactly ``measures`` (the evaluator's names), in the order given, each
+    measure once whatever its name (RR is MRR, ndcg_cut.10 is nDCG@10); when none is given, the
     primary set (``PRIMARY_MEASURES``: nDCG@10, R@5, MRR; a short family, so the correction for
-    multiple comparisons stays meaningful), or the whole RAG table with ``all_measures=True``,
-    followed by ``measures`` (the evaluator's names) not already in it, in the order given; each
-    measure once, whatever its name (RR is MRR, ndcg_cut.10 is nDCG@10). ``primary=False``
-    compares only ``measures`` (one pre-registered measure keeps the family at one comparison per
+    multiple comparisons stays meaningful). ``primary=True`` compares the primary set, then the
+    measures given not already in it; ``all_measures=True`` the whole RAG table, then the others. A
+    pre-registered measure asked alone keeps the family at one comparison per
     run). The correction covers exactly the family compared. ``settings`` as for ``evaluate``, except the
     query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
     run (see ``evaluate``). See ``compare_values`` for the statistics.
@@ -301,6 +305,7 @@ def compare(
     names: list[str] | None = None
     for name, run in named.items():
         result = evaluate(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
+        warn_query_set(result, run.source)  # queries missing from the run score 0: said as evaluate says it
         if query_ids is None:
             query_ids = list(result.query_ids)
             evaluated = set(result.names)

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import time
-import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
@@ -41,7 +40,7 @@ from trec_rag_eval.engine.llm import (
 )
 from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
-from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
@@ -292,7 +291,7 @@ def generate_dataset(
     )
     report.shortfalls = _shortfalls(report.dataset, [d["id"] for d in documents if d["id"] in done], settings)
     if report.shortfalls:
-        warnings.warn(shortfall_warning(report, settings.n), TrecRagEvalWarning, stacklevel=2)
+        warn(shortfall_warning(report, settings.n), TrecRagEvalWarning)
     if report.failures:
         return report
     write_atomic(output, json.dumps(report.dataset, ensure_ascii=False, indent=2) + "\n", force=force)

@@ -32,7 +32,7 @@ import numpy as np
 from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.progress import progress_bar
-from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:
@@ -448,11 +448,10 @@ def run_queries(
         rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
     if topics and len(failures) == len(topics):
         first = failures[0]
-        warnings.warn(
+        warn(
             f"every engine call failed ({len(failures)} of {len(topics)} queries), so every score is 0; "
             f"first error, on {first.query_id!r}: {first.error}",
             TrecRagEvalWarning,
-            stacklevel=3,
         )
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
     return SearchOutcome(run, latencies, failures, rescored)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -14,7 +13,7 @@ from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.frames import html_table, results_frame, short_repr
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
 from trec_rag_eval.io.tables import Qrels, Run, query_id_set
@@ -215,7 +214,7 @@ def evaluate(
         raise cite_duplicate(err) from None
     if ranked.num_queries == 0:
         raise no_query_error(qrels, run)
-    warn_if_nothing_matches(ranked, run.source)
+    warn_if_nothing_matches(ranked, run.source, lambda: chunk_hint(run, qrels))
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
     plain = [m for m in resolved if m not in judged]
@@ -229,41 +228,53 @@ def evaluate(
     return result
 
 
-def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
+def chunk_hint(run: Run, qrels: Qrels) -> TrecRagEvalWarning | None:
+    """When the run's ids look like chunks of judged documents: the sentence saying so, with the
+    ``doc_map=`` pattern that maps them (a ``Worded`` text: the command line says ``--doc-id-pattern``)."""
+    from trec_rag_eval.io.chunks import guess_doc_id_pattern
+
+    guess = guess_doc_id_pattern(run, qrels)
+    if guess is None:
+        return None
+    pattern, chunk_id, doc_id = guess
+    return TrecRagEvalWarning(f"they look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): score them "
+                              f"as their documents with doc_map='{pattern}'", {"doc_map='": "doc_map_pattern"})
+
+
+def warn_if_nothing_matches(ranked: RankedQueries, source: str,
+                            hint: Callable[[], TrecRagEvalWarning | None] | None = None) -> None:
     """Warn (``TrecRagEvalWarning``) when every score is 0 because the inputs do not meet: the run
     and the qrels share no query id, the run is empty, or no retrieved document is judged for its
     query.
 
     Both can be right (a run that finds nothing), so they are warnings, not errors; but they are
     far more often a mistake (other query ids, document ids against chunk ids), and a table of
-    zeros says nothing about which.
+    zeros says nothing about which. ``hint``: what to add when no retrieved id is judged (the
+    ``doc_map=`` pattern of a run of chunk ids, ``chunk_hint``).
     """
     present = ~ranked.missing
     if ranked.extra_queries and not present.any():
-        warn_no_common_query(ranked.query_ids, ranked.extra_queries, source, stacklevel=4)
+        warn_no_common_query(ranked.query_ids, ranked.extra_queries, source)
         return
     # a query of the run whose every document judged_only (or max_retrieved) removed has no row left
     present &= np.diff(ranked.offsets) > 0
     if not present.any():
-        warnings.warn(
+        warn(
             EmptyRunWarning(
                 f"{source}: the run holds no result for any query (none left after judged_only or max_retrieved, "
                 "if given), so every query scores 0: did the search run at all?",
-                {"judged_only": "judged_only", "max_retrieved": "max_retrieved"}),
-            stacklevel=3,
-        )
+                {"judged_only": "judged_only", "max_retrieved": "max_retrieved"}))
         return
     retrieved = int(np.diff(ranked.offsets)[present].sum())
     # the rows of the other queries are the dummy rankings of missing queries (NOT_IN_POOL): any judged
     # row is a retrieved one
     if retrieved and not _any_judged(ranked.rel):
-        warnings.warn(
-            f"{source}: none of the {retrieved} retrieved ids appears in the qrels for its query, so "
-            "every measure is 0: do the run and the qrels use the same document ids "
-            "(same chunking; document ids or chunk ids)?",
-            TrecRagEvalWarning,
-            stacklevel=3,
-        )
+        text = (f"{source}: none of the {retrieved} retrieved ids appears in the qrels for its query, so "
+                "every measure is 0: do the run and the qrels use the same document ids "
+                "(same chunking; document ids or chunk ids)?")
+        said = hint() if hint is not None else None
+        warn(TrecRagEvalWarning(text) if said is None else
+             TrecRagEvalWarning(f"{text} {str(said)[0].upper()}{str(said)[1:]}", said.parameters))
 
 
 def _any_judged(rel: np.ndarray, step: int = 1 << 16) -> bool:
@@ -272,13 +283,12 @@ def _any_judged(rel: np.ndarray, step: int = 1 << 16) -> bool:
     return any(bool((rel[start: start + step] >= 0).any()) for start in range(0, len(rel), step))
 
 
-def warn_no_common_query(qrels_queries: list[str], run_queries: list[str], source: str, stacklevel: int = 3) -> None:
+def warn_no_common_query(qrels_queries: list[str], run_queries: list[str], source: str) -> None:
     """The warning for a run none of whose queries is in the qrels (every query scores 0)."""
-    warnings.warn(
+    warn(
         f"{source}: the qrels and the run share no query id, so every query scores 0 "
         f"(qrels: {_sample(qrels_queries)}; run: {_sample(run_queries)}): do both name the queries the same way?",
         TrecRagEvalWarning,
-        stacklevel=stacklevel,
     )
 
 
