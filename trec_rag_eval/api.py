@@ -219,3 +219,18 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     from trec_rag_eval.io.load import load_run
 
     return load_run(path, format, qrels)
+
+
+def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
+                  inputs: Sequence[str | os.PathLike[str] | None] = (),
+                  progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+    """Before any work: refuse every output (and ``progress`` file) that would replace or join what
+    is read: an input, a file inside an input folder, or a file an input brings along (its
+    ``.llm.tsv`` judgments, a BEIR TSV's ``queries.jsonl``), whatever the spelling (links
+    included); outputs that exist unless ``force``; two outputs naming one file
+    (``io.atomic.check_outputs``)."""
+    from trec_rag_eval.io.atomic import check_outputs as check
+    from trec_rag_eval.io.load import files_read
+
+    read = [name for path in inputs if path is not None for name in files_read(path)]
+    check(outputs, force, read, progress)

@@ -9,12 +9,13 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.atomic import check_outputs, write_atomic, write_stream
+from trec_rag_eval.io.atomic import write_atomic, write_stream
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
 
@@ -203,7 +204,7 @@ def compare_command(
 
         plot_format(plot_path)  # a bad suffix, or no matplotlib, fails before any work or output
         require_matplotlib("--plot")
-    check_outputs([output, plot_path], options["force"], [qrels, *runs])  # before any work
+    check_outputs([output, plot_path], options["force"], [qrels, *runs, options["doc_map"]])  # before any work
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.comparison import render
 
@@ -240,7 +241,7 @@ def report_command(
         from trec_rag_eval.render.plot import require_matplotlib
 
         require_matplotlib("report (or give --no-plots)")
-    check_outputs([output], options["force"], [qrels, *runs])
+    check_outputs([output], options["force"], [qrels, *runs, options["doc_map"]])
     comparison = _run_comparison(qrels, runs, options)
     from trec_rag_eval.render.html import render_html
 

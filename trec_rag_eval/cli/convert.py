@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from trec_rag_eval.api import check_outputs
 from trec_rag_eval.checks.rag import check_rag
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.errors import UsageError
@@ -135,7 +136,8 @@ def convert_command(
         raise UsageError("nothing to write: give --qrels (and --topics), --run, or --json")
     messages: list[tuple[str, bool]] = []  # (line, to stderr), printed once every file is in place
     if json_out is not None:
-        with all_or_none([json_out], force, [input_path, dataset_path]):
+        check_outputs([json_out], force, [input_path, dataset_path, topics_path])  # --topics is read here
+        with all_or_none(force=force):
             messages.append((_to_json(input_path, json_out, topics_path, dataset_path, kind, qrels_format,
                                       run_format, keys, no_scores, force), False))
     else:
@@ -146,7 +148,8 @@ def convert_command(
             # qrels (no texts) must not trip over the topics file an earlier conversion left beside them
             dataset = load_qrels(input_path, qrels_format)
             topics_path = _default_topics_path(qrels_out) if dataset.topics else None  # type: ignore[arg-type]
-        with all_or_none([qrels_out, topics_path, run_out], force, [input_path, dataset_path]):
+        check_outputs([qrels_out, topics_path, run_out], force, [input_path, dataset_path])
+        with all_or_none(force=force):
             _to_trec(input_path, qrels_out, (topics_path, topics_is_default), run_out, dataset_path, qrels_format,
                      run_format, run_tag, force, messages, dataset)
     for line, to_stderr in messages:

@@ -114,12 +114,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval --judgments human judged.qrels run.txt
                                                          without the holes an LLM filled
     """
-    from trec_rag_eval.io.atomic import check_outputs
+    from trec_rag_eval.api import check_outputs
     from trec_rag_eval.runs import evaluate_run_files, read_ahead
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
-    check_outputs([output], force, [qrels, *runs])  # a missing folder or an existing file fails first
+    # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
+    check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
     # one large TREC run is parsed (pyarrow, without the GIL) while the rest is imported and the qrels read
     ahead = read_ahead(list(runs), run_format, stream) if cluster is None and not shards else None
     if ahead is not None:

@@ -39,6 +39,7 @@ def generate_queries_command(
     command again only asks for what is missing. OUTPUT is written once every document is done,
     and the progress file is then removed. Documents left with fewer than N questions are named.
     """
+    from trec_rag_eval.api import check_outputs
     from trec_rag_eval.engine.generate import (
         GenerationSettings,
         generate_dataset,
@@ -46,16 +47,15 @@ def generate_queries_command(
         overlap_warning,
         progress_path_for,
     )
-    from trec_rag_eval.io.atomic import check_outputs
     from trec_rag_eval.io.corpus import read_corpus
 
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
                                   timeout=timeout, max_retries=max_retries, temperature=temperature)
     settings.check()
-    check_outputs([output], force, [corpus])
+    progress = progress_file or progress_path_for(output)
+    check_outputs([output], force, [corpus], [progress])  # before any LLM call
     documents = read_corpus(corpus)
     client = make_client(base_url)
-    progress = progress_file or progress_path_for(output)
 
     try:
         report = generate_dataset(documents, output, settings, client, force=force, progress_path=progress)

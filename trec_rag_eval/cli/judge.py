@@ -63,11 +63,11 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
       trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
       trec-rag-eval evaluate judged.qrels run.txt --judgments human|llm|both
     """
+    from trec_rag_eval.api import check_outputs
     from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
     from trec_rag_eval.engine.llm import make_client, progress_path_for
     from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate
-    from trec_rag_eval.io.atomic import check_outputs
     from trec_rag_eval.io.corpus import read_corpus
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import load_qrels, load_run
@@ -77,7 +77,10 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                              concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
     settings.check()
-    check_outputs([output, sidecar_path_for(output)], force, [dataset, *runs, corpus])
+    progress = progress_file or progress_path_for(output)
+    # before any LLM call: the judgments, their sidecar and the progress file are three distinct
+    # files, none of them an input (the dataset's own sidecar included)
+    check_outputs([output, sidecar_path_for(output)], force, [dataset, *runs, corpus, topics, doc_map], [progress])
     qrels = load_qrels(dataset, topics=topics)
     earlier = sidecar_path_for(dataset)
     previous = read_llm_judgments(earlier) if earlier.is_file() else []
@@ -88,7 +91,6 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     run_tables = [collapse_and_echo(load_run(path, qrels=qrels), mapping, qrels, path) for path in runs]
     documents = {d["id"]: d["text"] for d in read_corpus(corpus)}
     client = make_client(base_url)
-    progress = progress_file or progress_path_for(output)
 
     bars: list[Any] = []  # the bar starts once the number of documents to ask is known
 

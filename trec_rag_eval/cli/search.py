@@ -91,9 +91,9 @@ def search_command(
     if (engine_spec is None) == (corpus is None):
         raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
     if output is not None:
-        from trec_rag_eval.io.atomic import check_outputs
+        from trec_rag_eval.api import check_outputs
 
-        check_outputs([output], force, [dataset, corpus])
+        check_outputs([output], force, [dataset, corpus, doc_map])
     if engine_spec is not None:
         from trec_rag_eval.engine.load import load_engine
 

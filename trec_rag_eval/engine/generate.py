@@ -41,7 +41,7 @@ from trec_rag_eval.engine.llm import (
 from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
 from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
+from trec_rag_eval.io.atomic import check_outputs, write_atomic
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
            "generate_dataset", "lexical_overlap", "make_client", "normalise_question", "overlap_warning",
@@ -260,7 +260,7 @@ def generate_dataset(
     settings.check()
     output = Path(output)
     progress = Path(progress_path) if progress_path is not None else progress_path_for(output)
-    refuse_overwrite(output, force)
+    check_outputs([output], force, progress=[progress])  # before any call: the progress file is not the output
     report = GenerationReport(output=output, progress_path=progress, documents=len(documents))
     texts = {d["id"]: d["text"] for d in documents}
     tasks = [Task(d["id"], build_prompt(d["text"], settings.n, settings.language), {"doc_id": d["id"]})

@@ -36,8 +36,9 @@ from typing import Any
 
 from trec_rag_eval.engine.llm import ChatCaller, LLMSettings, MalformedReply, Task, progress_path_for, run_tasks
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.atomic import all_or_none, refuse_overwrite
+from trec_rag_eval.io.atomic import all_or_none, check_outputs
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
+from trec_rag_eval.io.load import files_read
 from trec_rag_eval.io.tables import Qrels, Run, column_list, qrels_columns
 
 GRADES = (0, 1, 2, 3)
@@ -284,8 +285,10 @@ def judge_holes(
     output = Path(output)
     sidecar = sidecar_path_for(output)
     progress = Path(progress_path) if progress_path is not None else progress_path_for(output)
-    refuse_overwrite(output, force)
-    refuse_overwrite(sidecar, force)
+    # before any call: the outputs and the progress file are distinct, and none is a file read
+    inputs = [name for source in (qrels.source, *(run.source for run in runs))
+              if isinstance(source, str) and source and os.path.exists(source) for name in files_read(source)]
+    check_outputs([output, sidecar], force, inputs, [progress])
     topics = qrels.topics or {}
     if not topics:
         raise UsageError(f"{qrels.source}: the judgments have no query texts to show the model "

@@ -2,7 +2,9 @@
 ``-o``) and the results it prints go through here, so none is ever lost or half-written.
 
 * ``check_outputs`` runs before any work: each folder exists and is a folder, no output is an
-  existing folder, none exists unless ``force``, and no two outputs name the same file.
+  existing folder, none exists unless ``force``, no two outputs name the same file, and no output
+  or progress file is an input or lies inside an input folder (the same file by device and
+  inode: links and other spellings included).
 * ``write_atomic`` writes through a temporary file in the destination's folder, then moves it
   into place in one step. Without ``force`` the move is a hard link, which fails if the destination
   appeared meanwhile. A target that exists and is not a regular file (``/dev/stdout``, a pipe, a
@@ -69,28 +71,76 @@ def check_output(path: PathLike, force: bool) -> None:
     refuse_overwrite(name, force)
 
 
-def check_outputs(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = ()) -> None:
-    """``check_output`` for each path given (None is skipped), no two naming the same file, and none
-    naming one of the command's ``inputs``: ``force`` allows replacing a file, never the data being read."""
-    read = {_identity(os.fspath(path)): os.fspath(path) for path in inputs if path is not None}
-    seen: dict[str, str] = {}
+def check_outputs(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = (),
+                  progress: Iterable[PathLike | None] = ()) -> None:
+    """The one rule that no command loses a user's file, checked before any work (None is skipped):
+
+    * each output passes ``check_output`` (its folder exists, it is not a folder, it does not exist
+      unless ``force``), and no two outputs name the same file;
+    * no output is one of the ``inputs``, nor inside an input folder (a run among the runs of a
+      folder, a partition of a Parquet folder): ``force`` allows replacing a file, never the data
+      being read;
+    * each ``progress`` file (read back, appended to, then removed: ``--progress-file``) may exist,
+      but is neither an input, nor inside an input folder, nor an output.
+
+    "The same file" is decided on the file itself, not on its spelling: symbolic links, ``..``,
+    hard links and bind mounts all name one file (its device and inode); a file not written yet is
+    named by its real path."""
+    read: list[tuple[str, tuple[object, ...], str | None]] = []  # (as given, identity, real folder if a folder)
+    for path in inputs:
+        if path is None or os.fspath(path) == "-":
+            continue
+        name = os.fspath(path)
+        read.append((name, _identity(name), os.path.realpath(name) if os.path.isdir(name) else None))
+    seen: dict[tuple[object, ...], tuple[str, str]] = {}  # identity -> (name, what it is)
     for path in paths:
         if path is None:
             continue
         name = os.fspath(path)
-        key = _identity(name)
-        if key in read and not _is_special(name):
-            raise UsageError(f"the output {name} is also an input ({read[key]}): writing it would destroy what is "
-                             "being read; choose another output")
+        if not _is_special(name):  # /dev/stdout or a pipe: written in place, never replaced
+            _refuse_inputs(name, "output", read, "writing it would destroy what is being read; "
+                                                "choose another output")
         check_output(name, force)
+        key = _identity(name)
         if key in seen:
-            raise UsageError(f"two outputs name the same file: {seen[key]} and {name}")
-        seen[key] = name
+            raise UsageError(f"two outputs name the same file: {seen[key][0]} and {name}")
+        seen[key] = (name, "output")
+    for path in progress:
+        if path is None:
+            continue
+        name = os.fspath(path)
+        if os.path.isdir(name):
+            raise OutputError(name, "is a folder, expected the name of a progress file")
+        _refuse_inputs(name, "progress file", read, "it is read back, appended to and removed when the work is "
+                                                     "done; choose another progress file")
+        key = _identity(name)
+        if key in seen:
+            other, what = seen[key]
+            raise UsageError(f"the progress file {name} is also the {what} {other}: it is removed when the work "
+                             "is done; choose another progress file")
+        seen[key] = (name, "progress file")
 
 
-def _identity(name: str) -> str:
-    """One spelling per file: the real path (symbolic links and '..' resolved)."""
-    return os.path.realpath(name)
+def _refuse_inputs(name: str, what: str, read: list[tuple[str, tuple[object, ...], str | None]],
+                   consequence: str) -> None:
+    key = _identity(name)
+    real = os.path.realpath(name)
+    for given, identity, folder in read:
+        if identity == key:
+            raise UsageError(f"the {what} {name} is also an input ({given}): {consequence}")
+        if folder is not None and real.startswith(folder.rstrip(os.sep) + os.sep):
+            raise UsageError(f"the {what} {name} is inside the input folder {given}: it would replace or join "
+                             f"the files being read; {consequence.rpartition('; ')[2]}")
+
+
+def _identity(name: str) -> tuple[object, ...]:
+    """One key per file: its device and inode when it exists (so a symbolic link, a hard link or
+    another spelling is the same file), else its real path (symbolic links and '..' resolved)."""
+    try:
+        info = os.stat(name)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(name))
+    return ("file", info.st_dev, info.st_ino)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.objects import (
     QRELS_KINDS,
@@ -216,6 +216,25 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
         topics[query_id] = query_text
         first_line[query_id] = line_no
     return topics
+
+
+def files_read(path: str | os.PathLike[str]) -> list[str]:
+    """Every file reading ``path`` as qrels or a run may open: the path itself (a folder stands for
+    every file inside it), the LLM-judgment sidecar beside it (``PATH.llm.tsv``, read by
+    ``--judgments`` and ``judge``), and for a BEIR qrels TSV the ``queries.jsonl`` it takes the query
+    texts from. What the command line checks its outputs against, so none replaces an input."""
+    name = os.fspath(path)
+    found = [name, f"{name}.llm.tsv"]
+    if os.path.isfile(name):
+        try:
+            beir = detect_format(name) == "beir"
+        except TrecRagEvalError:
+            beir = False  # the reader reports it, with the line
+        if beir:
+            here = Path(name)
+            found += [os.fspath(p) for p in (here.parent / "queries.jsonl", here.parent.parent / "queries.jsonl")
+                      if p.exists()]
+    return found
 
 
 def read_beir(path: str | os.PathLike[str]) -> Qrels:
