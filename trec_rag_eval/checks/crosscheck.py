@@ -158,6 +158,13 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
               "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
               "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
               "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+    if family == "rbp":
+        if params.get("gains") or judged_only:
+            return None, "ir-measures' RBP has no custom gains and no judged_only"
+        # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
+        # binary RBP(rel=r) is cwl_eval's
+        args = [f"p={float(params.get('p', 0.9))!r}"] + ([f"rel={measure.rel}"] if measure.rel is not None else [])
+        return f"RBP({','.join(args)})" + at, ""
     if family == "P" and params.get("denominator", "k") != "k":
         return None, "ir-measures' P always divides by k"
     if family in ("ndcg", "ndcg_cut"):
@@ -291,7 +298,7 @@ def crosscheck(
         provider = next((p for p in ir_measures.DefaultPipeline.providers
                          if p.is_available() and p.supports(theirs)), None)
         if provider is None:
-            verdicts[m] = Verdict(str(m), name, None, "unsupported", "no installed ir-measures provider")
+            verdicts[m] = Verdict(str(m), name, None, "unsupported", _no_provider(ir_measures, theirs))
             continue
         if provider.NAME == "gdeval" and not all(q.isdigit() for q in ours.query_ids):
             verdicts[m] = Verdict(str(m), name, "gdeval", "unsupported", "gdeval.pl needs numeric query ids")
@@ -300,8 +307,11 @@ def crosscheck(
 
     ir_qrels = [ir_measures.Qrel(q, d, int(r)) for q, d, r in
                 qrels.frame.select("query_id", "doc_id", "relevance").iter_rows()]
-    ir_run = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in
-              run.frame.select("query_id", "doc_id", "score").iter_rows()]
+    # handed over in trec_eval's ranking order, query by query: cwl_eval keeps tied documents in the order
+    # they come (and reads a query's rows as one block); the others sort for themselves
+    ranked_rows = run.frame.select("query_id", "doc_id", "score").sort(
+        ["query_id", "score", "doc_id"], descending=[False, True, True])
+    ir_run = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in ranked_rows.iter_rows()]
     all_negative = _judged_only_negative(qrels)
     by_provider: dict[str, list[Measure]] = {}
     for m, (_, provider) in targets.items():
@@ -379,6 +389,35 @@ def crosscheck(
                   "tolerance": tolerance},
         ir_measures_version=getattr(ir_measures, "__version__", "?"),
     )
+
+
+def _no_provider(ir_measures: Any, theirs: Any) -> str:
+    """Why no provider computes ``theirs`` here: the providers that would, and how to install them."""
+    would = [p for p in ir_measures.providers.registry.values() if _supports(p, theirs)]
+    if not would:
+        return "no ir-measures provider computes it"
+    in_pipeline = {p.NAME for p in ir_measures.DefaultPipeline.providers}
+    parts = []
+    for p in would:
+        if p.NAME not in in_pipeline:
+            parts.append(f"{p.NAME}, which ir-measures leaves out of its default pipeline")
+        else:
+            parts.append(f"{p.NAME}, not installed here ({_install_hint(p)})")
+    return "needs the ir-measures provider " + " or ".join(parts)
+
+
+def _supports(provider: Any, measure: Any) -> bool:
+    try:
+        return bool(provider.supports(measure))
+    except Exception:  # a provider that cannot even answer (its package half-installed)
+        return False
+
+
+def _install_hint(provider: Any) -> str:
+    try:
+        return str(provider.install_instructions())
+    except Exception:
+        return f"pip install ir-measures[{provider.NAME}]"
 
 
 def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list[str]:

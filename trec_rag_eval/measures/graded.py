@@ -258,10 +258,16 @@ def _powers(ctx: Context, p: float) -> np.ndarray:
 
 def rbp(ctx: Context, m: Measure) -> np.ndarray:
     """Rank-biased precision (Moffat & Zobel 2008): (1-p) * sum of gain_k * p^(k-1), summed in rank
-    order then multiplied once, as trec_eval does."""
+    order then multiplied once, as trec_eval does.
+
+    ``RBP(rel=r)`` (ir_measures' binary RBP): gain 1 for a judgment >= r, 0 otherwise. ``RBP@k``: only
+    the ranks <= k add (the sum is truncated; the weights are not renormalised)."""
     p = float(m.param("p", 0.9))
-    gains = _rbp_gains(ctx, m)
-    rows = np.flatnonzero(gains != 0)
+    gains = (ctx.rel >= ctx.level).astype(np.float64) if m.rel is not None else _rbp_gains(ctx, m)
+    keep = gains != 0
+    if m.cutoff is not None:
+        keep &= ctx.pos <= int(m.cutoff)
+    rows = np.flatnonzero(keep)
     return (1.0 - p) * ctx.sum(gains[rows] * _powers(ctx, p)[ctx.pos[rows] - 1], rows)
 
 

@@ -103,10 +103,11 @@ class Family:
         return text
 
     def trec_label(self, m: Measure) -> str:
-        if m.rel is not None or (m.params and m.text is None):
-            # parameters trec_eval's syntax cannot carry (P(rel=2)@5, nDCG(dcg='exp-log2')@10):
-            # the canonical notation itself, so two different measures never print under one name
-            # and one measure always prints under the same one
+        cut_elsewhere = m.cutoff is not None and self.kind not in ("int_cutoffs", "real_cutoffs")
+        if m.rel is not None or (m.params and m.text is None) or cut_elsewhere:
+            # parameters trec_eval's syntax cannot carry (P(rel=2)@5, nDCG(dcg='exp-log2')@10, RR@10,
+            # RBP@10): the canonical notation itself, so two different measures never print under one
+            # name and one measure always prints under the same one
             return self.label(m, alias=False)
         name = self.trec_eval or self.name
         if self.kind == "int_cutoffs" and m.cutoff is not None:

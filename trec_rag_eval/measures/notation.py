@@ -63,10 +63,14 @@ _NDCG = {
     "judged_only": JUDGED_ONLY,
 }
 
+_P = {**_BINARY, "denominator": Param(
+    "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}
+
 NAMES: dict[str, Name] = {
-    "P": Name(None, "P", {**_BINARY, "denominator": Param(
-        "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}),
+    "P": Name(None, "P", _P),
+    "Precision": Name(None, "P", _P, alias=True),
     "R": Name(None, "recall", _BINARY),
+    "Recall": Name(None, "recall", _BINARY, alias=True),
     "F1": Name(None, "F1", _BINARY),
     "HitRate": Name(None, "success", _BINARY, alias=True),
     "Success": Name(None, "success", _BINARY),
@@ -77,7 +81,9 @@ NAMES: dict[str, Name] = {
     "nDCG": Name("ndcg", "ndcg_cut", _NDCG),
     "NDCG": Name("ndcg", "ndcg_cut", _NDCG),
     "Rprec": Name("Rprec", None, _BINARY),
+    "RPrec": Name("Rprec", None, _BINARY, alias=True),
     "Bpref": Name("bpref", None, {"rel": REL}),
+    "BPref": Name("bpref", None, {"rel": REL}, alias=True),
     "infAP": Name("infAP", None, {"rel": REL}),
     "SetP": Name("set_P", None, {**_BINARY, "relative": Param("bool", False, help="divide by min(N, R)")}),
     "SetRelP": Name("set_relative_P", None, _BINARY),
@@ -94,7 +100,10 @@ NAMES: dict[str, Name] = {
     "ERR": Name("ERR", "ERR"),
     "RelP": Name(None, "relative_P", _BINARY),
     "GMAP": Name("gm_map", None, {"rel": REL}),
-    "RBP": Name("rbp", None, {"p": Param("float", 0.9, help="persistence")}),
+    "RBP": Name("rbp", "rbp", {"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' "
+                                          "RBP defaults to 0.8: write RBP(p=0.8) for its value)"),
+                               "rel": Param("int", help="binary gains: 1 for a judgment >= rel, 0 otherwise "
+                                            "(without it, graded gains scaled to [0, 1])")}),
     "DCG": Name("dcg", "dcg", {k: v for k, v in _NDCG.items() if k != "ideal"}),
     "IDCG": Name("ideal_dcg", "ideal_dcg", {k: v for k, v in _NDCG.items()}),
 }

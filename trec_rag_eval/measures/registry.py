@@ -15,8 +15,8 @@ _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
            aggregate="none", per_query=False, value_range=None),
-    Family("num_q", binary.num_q, "Number of evaluated queries.", value_type="int", aggregate="sum",
-           per_query=False, notation="NumQ", ir_measures="NumQ", value_range=None),
+    Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
+           aggregate="sum", notation="NumQ", ir_measures="NumQ", value_range=None),
     Family("num_ret", binary.num_ret, "Documents retrieved (after -M and -J).", value_type="int", aggregate="sum",
            notation="NumRet", ir_measures="NumRet", value_range=None),
     Family("num_rel", binary.num_rel, "Relevant documents in the qrels (judgment >= level).", value_type="int",

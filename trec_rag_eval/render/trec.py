@@ -30,7 +30,8 @@ def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = 
     if per_query:
         for index, query_id in enumerate(evaluation.query_ids):
             for measure in evaluation.measures:
-                if measure.spec.per_query and measure in evaluation.values:
+                # trec_eval prints num_q in the summary only (its per-query value is 1)
+                if measure.spec.per_query and measure in evaluation.values and measure.family != "num_q":
                     yield _line(measure, query_id, evaluation.values[measure][index])
     if summary:
         for measure in evaluation.measures:
