@@ -8,7 +8,7 @@ import string
 
 import polars as pl
 import pytest
-from conftest import invoke, reference_path
+from conftest import golden_path, invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,7 +37,7 @@ def _qrels_frame(path: str) -> pl.DataFrame:
 
 
 def test_parquet_file_and_partitions_print_the_bytes_of_the_trec_text(tmp_path):
-    qrels_txt, run_txt = reference_path("qrels.test"), reference_path("results.test")
+    qrels_txt, run_txt = golden_path("qrels.binary"), golden_path("run.ties")
     expected = invoke("-q", "-m", "all_trec", "--format", "trec", qrels_txt, run_txt)
     assert expected.exit_code == 0
     _qrels_frame(qrels_txt).write_parquet(tmp_path / "qrels.parquet")
@@ -82,7 +82,7 @@ def _error(tmp_path, frame: pl.DataFrame, kind: str = "run", name: str = "bad.pa
     frame.write_parquet(path)
     with pytest.raises(InputFormatError) as info:
         if kind == "run":
-            evaluate(load_qrels(reference_path("qrels.test")), load_run(path), ["P@5"])
+            evaluate(load_qrels(golden_path("qrels.binary")), load_run(path), ["P@5"])
         else:
             load_qrels(path)
     return str(info.value).replace(str(tmp_path) + os.sep, "")
@@ -137,20 +137,20 @@ def test_a_duplicate_across_partitions_names_both_files(tmp_path):
     pl.DataFrame({"query_id": ["302", "301"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}).write_parquet(
         parts / "1.parquet")
     with pytest.raises(InputFormatError) as info:
-        evaluate(load_qrels(reference_path("qrels.test")), load_run(parts), ["P@5"])
+        evaluate(load_qrels(golden_path("qrels.binary")), load_run(parts), ["P@5"])
     assert str(info.value) == (f"{parts / '1.parquet'}: row 2: document 'b' listed twice for query '301' "
                                f"(first at {parts / '0.parquet'}: row 2)")
 
 
 def test_unreadable_files_and_empty_folders_through_the_cli(tmp_path):
     (tmp_path / "broken.parquet").write_bytes(b"PAR1 and then nothing")
-    result = invoke(reference_path("qrels.test"), str(tmp_path / "broken.parquet"))
+    result = invoke(golden_path("qrels.binary"), str(tmp_path / "broken.parquet"))
     assert result.exit_code == 1
     assert result.stderr.startswith(f"Error: {tmp_path / 'broken.parquet'}: not a readable Parquet file (")
     assert "Traceback" not in result.stderr
     empty = tmp_path / "empty.parquet"
     pl.DataFrame(schema={"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64}).write_parquet(empty)
-    result = invoke(reference_path("qrels.test"), str(empty), "--run-format", "parquet")
+    result = invoke(golden_path("qrels.binary"), str(empty), "--run-format", "parquet")
     assert result.stderr == f"Error: {empty}: no results found: the Parquet data has no rows\n"
 
 
@@ -195,12 +195,12 @@ def test_a_partition_of_another_type_is_named_not_joined_in_silence(tmp_path):
     folder.mkdir()
     pl.DataFrame({"query_id": [1], "doc_id": ["a"], "score": [1.0]}).write_parquet(folder / "part-0.parquet")
     pl.DataFrame({"query_id": [2], "doc_id": ["a"], "score": [True]}).write_parquet(folder / "part-1.parquet")
-    result = invoke(reference_path("qrels.test"), str(folder))
+    result = invoke(golden_path("qrels.binary"), str(folder))
     assert (result.exit_code, result.stderr) == (1, f"Error: {folder}/part-1.parquet: row 1: score must be a number, "
                                                     "the column holds Boolean: {'query_id': 2, 'doc_id': 'a', "
                                                     "'score': True}\n")
     pl.DataFrame({"query_id": [2.0], "doc_id": ["a"], "score": [2.0]}).write_parquet(folder / "part-1.parquet")
-    result = invoke(reference_path("qrels.test"), str(folder))
+    result = invoke(golden_path("qrels.binary"), str(folder))
     assert (result.exit_code, result.stderr) == (1, f"Error: {folder}/part-1.parquet: row 1: query_id must be text "
                                                     "or an integer, the column holds Float64: {'query_id': 2.0, "
                                                     "'doc_id': 'a', 'score': 2.0}\n")

@@ -396,15 +396,15 @@ def test_a_run_as_a_search_function_returns_it():
 
 
 def test_crosscheck_and_validate_take_the_same_shapes():
-    from conftest import reference_path
+    from conftest import golden_path
 
     pytest.importorskip("ir_measures")
     qrels = {"1": {"a": 1, "b": 1}}
     report = tre.crosscheck(qrels, {"1": {"a": 2.0, "x": 1.0}}, ["AP", "nDCG@10", "MRR"])
     assert report.ok and [v.status for v in report.verdicts] == ["agree"] * 3
-    # trec_eval v10's own -q output of its test pair validates, the run given as a Run and the qrels as a path
-    validation = tre.validate(reference_path("qrels.test"), tre.read_run(reference_path("results.test")),
-                              reference_path("out.test.aq"))
+    # trec_eval v10's own -q output of a golden pair validates, the run given as a Run and the qrels as a path
+    validation = tre.validate(golden_path("qrels.binary"), tre.read_run(golden_path("run.ties")),
+                              golden_path("expected/out.binary.aq"))
     assert validation.ok
 
 

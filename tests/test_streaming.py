@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import invoke, reference_path
+from conftest import golden_path, invoke
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate
@@ -68,12 +68,27 @@ def test_small_memory_budget_gives_the_same_numbers(tmp_path, options):
     assert streamed.missing_queries  # the generator made some
 
 
-def test_cli_stream_flag_prints_identical_output():
-    qrels, run = reference_path("qrels.comment.test"), reference_path("results.comment.test")
+def test_cli_stream_flag_prints_identical_output(tmp_path):
+    # the golden MS MARCO pair, each topic's block followed by one of a topic the qrels lack (ignored),
+    # so that the 2.3 MB run arrives in three pieces of 1 MB with judged topics in each
+    qrels, run = golden_path("qrels.msmarco"), str(tmp_path / "run.txt")
+    blocks: dict[str, list[str]] = {}
+    with open(golden_path("run.msmarco"), encoding="utf-8") as handle:
+        for line in handle:
+            blocks.setdefault(line.split()[0], []).append(line)
+    with open(run, "w", encoding="utf-8") as handle:
+        for number, lines in enumerate(blocks.values()):
+            handle.writelines(lines)
+            handle.writelines(f"pad-{number} Q0 p{number}-{i} {i + 1} {1 / (i + 1)} pad\n" for i in range(400))
+    assert 2_000_000 < os.path.getsize(run) < 3_000_000
     whole = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     streamed = invoke("--format", "trec", "-q", "-m", "all_trec", "--stream", "--chunk-size", "1", qrels, run)
     assert streamed.exit_code == 0, streamed.stderr
     assert streamed.stdout == whole.stdout
+    # and both are trec_eval 10's bytes for the golden pair, but the run's name (the padding's tag comes last)
+    with open(golden_path("expected/out.msmarco.aq"), encoding="utf-8") as handle:
+        expected = handle.read().replace("\tall\tmsmarco_run\n", "\tall\tpad\n")
+    assert streamed.stdout == expected
 
 
 def test_progress_bar_on_stderr(tmp_path):
@@ -98,8 +113,8 @@ def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_gro
     import trec_rag_eval.runs as streaming
 
     monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: True)
-    qrels = reference_path("qrels.test")
-    interleaved = reference_path("results.trunc")  # topics 301 and 303 interleaved
+    qrels = golden_path("qrels.binary")
+    interleaved = golden_path("run.trunc")  # topics 2, 301, 303, 400 interleaved
     automatic = invoke("--format", "trec", "-m", "map", qrels, interleaved)
     assert automatic.exit_code == 0, automatic.stderr
     assert "not grouped by query, so read whole" in automatic.stderr

@@ -1,7 +1,9 @@
 """Byte-for-byte agreement with trec_eval v10 on its own test data (../shared/reference/trec_eval).
 
-Each case is a row of the table in that folder's README: the same flags and files must print
-exactly the expected file. The prefs, qrels_jg and -Z cases are out of scope (issue 2).
+An extra beside test_trec_eval_golden.py (our own golden files, which run everywhere): this module is
+collected only where ../shared/reference sits beside the checkout (see conftest.py). Each case is a row
+of the table in that folder's README: the same flags and files must print exactly the expected file.
+The prefs, qrels_jg and -Z cases are out of scope (issue 2).
 """
 
 from __future__ import annotations
