@@ -26,6 +26,7 @@ _EXPORTS = {
     "evaluate": "trec_rag_eval.api",
     "iter_evaluate": "trec_rag_eval.api",
     "compare": "trec_rag_eval.api",
+    "fuse": "trec_rag_eval.api",
     "crosscheck": "trec_rag_eval.api",
     "validate": "trec_rag_eval.api",
     "read_qrels": "trec_rag_eval.api",
@@ -38,6 +39,7 @@ _EXPORTS = {
     "Evaluation": "trec_rag_eval.evaluation.evaluate",
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
     "Comparison": "trec_rag_eval.compare.result",
+    "Fusion": "trec_rag_eval.fusion.result",
     "Evaluator": "trec_rag_eval.engine.harness",
     "EngineEvaluation": "trec_rag_eval.engine.harness",
     "TrecRagEvalError": "trec_rag_eval.errors",
@@ -50,8 +52,8 @@ _EXPORTS = {
 _ATTRIBUTE = {"parse_measure": "parse_one"}  # the exported name differs from the defining one
 
 __all__ = [
-    "evaluate", "iter_evaluate", "compare", "crosscheck", "validate", "read_qrels", "read_run", "parse_measure",
-    "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Evaluator",
+    "evaluate", "iter_evaluate", "compare", "fuse", "crosscheck", "validate", "read_qrels", "read_run", "parse_measure",
+    "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning",
 ]
@@ -85,7 +87,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from trec_rag_eval.api import compare, crosscheck, evaluate, iter_evaluate, read_qrels, read_run, validate
+    from trec_rag_eval.api import compare, crosscheck, evaluate, fuse, iter_evaluate, read_qrels, read_run, validate
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         UsageError,
     )
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
+    from trec_rag_eval.fusion.result import Fusion
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import parse_one as parse_measure

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
+    from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.runs import RunReader
@@ -183,6 +184,41 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     return compare_tables(judgments, tables, measures, baseline, settings=settings, **options)
 
 
+def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
+         weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
+         optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
+         ks: Sequence[float] | None = None, settings: Settings | None = None, **options: Any) -> Fusion:
+    """Fuse runs into one (hybrid search): ``rrf`` (default), ``combsum``, ``combmnz``, ``combmax``,
+    ``combmin``, ``combanz``, ``wsum``, ``borda`` or ``isr`` (ranx's names too: ``sum``, ``mnz``, ...).
+
+    ``runs``: two or more, in any shape ``evaluate`` takes (a list, named by run tag or file name, or a
+    mapping name -> run). ``norm``: ``minmax`` (the default for score methods), ``zscore``, ``sum``,
+    ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant. ``weights``: one
+    per run (wsum, rrf). ``depth``: documents kept per query. ``optimize``: qrels (any shape) on which
+    wsum's weights or rrf's k are chosen by ``folds``-fold cross-validation over queries on ``measure``;
+    the result reports the held-out score beside the training one. Returns a ``Fusion``: ``.run`` (a
+    ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``; definitions in ``trec_rag_eval.fusion.methods``.
+    """
+    from trec_rag_eval.core.settings import settings_of
+    from trec_rag_eval.fusion import fuse as fuse_tables
+
+    judgments = None if optimize is None else _judged_qrels(optimize, options.pop("judgments", None))
+    chosen = settings_of(settings, **options) if (settings is not None or options) else None
+    if isinstance(runs, Iterator):
+        runs = list(runs)
+    tables: Sequence[Run] | Mapping[str, Run]
+    if isinstance(runs, Mapping):
+        tables = {str(name): as_run(run, judgments, name=f"run {name!r}", run_tag=str(name))
+                  for name, run in runs.items()}
+    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+        raise TypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
+                        f"got {type(runs).__name__}")
+    else:
+        tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+    return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
+                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen)
+
+
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                **options: Any) -> CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
@@ -205,12 +241,18 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
-               topics: str | os.PathLike[str] | None = None) -> Qrels:
+               topics: str | os.PathLike[str] | None = None, judgments: str | None = None) -> Qrels:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
-    the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...)."""
+    the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...). ``judgments``
+    (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``."""
     from trec_rag_eval.io.load import load_qrels
 
-    return load_qrels(path, format, topics=topics)
+    table = load_qrels(path, format, topics=topics)
+    if judgments is None:
+        return table
+    from trec_rag_eval.io.judgments import choose_judgments
+
+    return choose_judgments(path, table, judgments)[0]
 
 
 def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:

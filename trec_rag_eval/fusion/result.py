@@ -1,0 +1,158 @@
+"""The result of a fusion: the fused run, how it was made and, when tuned, the cross-validation."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.core.frames import check_shape, format_number, frame, html_table
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.tables import Run, num_rows, query_id_set
+
+if TYPE_CHECKING:
+    from trec_rag_eval.fusion.optimize import Tuning
+
+RUN_WRITE_FORMATS = ("trec", "json", "parquet")
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """``run`` is the fused ``Run`` (its rows in ranking order); ``runs`` the names of the runs fused;
+    ``k`` rrf's constant (None for the other methods); ``weights`` one per run (None: unweighted);
+    ``tuning`` the cross-validation when the parameters were optimised (``fusion.optimize.Tuning``)."""
+
+    run: Run
+    runs: list[str]
+    method: str
+    norm: str
+    k: float | None
+    weights: list[float] | None
+    depth: int | None
+    tuning: Tuning | None = None
+
+    @property
+    def n_queries(self) -> int:
+        return len(query_id_set(self.run))
+
+    @property
+    def n_documents(self) -> int:
+        """Rows of the fused run: (query, document) pairs."""
+        return num_rows(self.run)
+
+    @property
+    def settings_text(self) -> str:
+        parts = [self.method]
+        if self.k is not None:
+            parts.append(f"k={self.k:g}")
+        if self.norm != "none":
+            parts.append(f"norm={self.norm}")
+        if self.weights is not None:
+            parts.append("weights=" + ",".join(f"{w:g}" for w in self.weights))
+        if self.depth is not None:
+            parts.append(f"depth={self.depth}")
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        lines = [f"Fused {len(self.runs)} runs ({', '.join(self.runs)}) with {self.settings_text}: "
+                 f"{len(query_id_set(self.run))} queries, {num_rows(self.run)} documents"]
+        tuning = self.tuning
+        if tuning is not None:
+            lines.append("")
+            lines.append(f"{tuning.parameter} chosen on {tuning.measure} by {len(tuning.folds)}-fold cross-validation "
+                         f"over {tuning.n_queries} queries (seed {tuning.seed}), {tuning.n_settings} settings tried:")
+            header = ["fold", "queries", "chosen", "training", "held-out"]
+            rows = [[str(f.fold), str(f.n_queries), f.chosen.label(self.method), format_number(f.training),
+                     format_number(f.held_out)] for f in tuning.folds]
+            widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+            for row in [header, *rows]:
+                lines.append("  " + "  ".join(cell.ljust(widths[i]) if i == 2 else cell.rjust(widths[i])
+                                              for i, cell in enumerate(row)).rstrip())
+            lines.append(f"{tuning.measure}: {format_number(tuning.held_out)} held out (each query scored with the "
+                         f"setting chosen without it), {format_number(tuning.training)} on the training folds")
+            lines.append(f"written with {tuning.chosen.label(self.method)}, chosen on all {tuning.n_queries} queries "
+                         f"({tuning.measure} {format_number(tuning.chosen_score)} on those same queries: optimistic)")
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        return (f"Fusion(method={self.method!r}, runs={self.runs!r}, settings={self.settings_text!r}, "
+                f"queries={len(query_id_set(self.run))}, documents={num_rows(self.run)})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """How the run was made, the cross-validation (None unless tuned) and the run itself as
+        ``{query_id: {doc_id: score}}`` (pytrec_eval's and ranx's shape) under ``"run"``."""
+        tuning = self.tuning
+        return {
+            "runs": list(self.runs), "method": self.method, "norm": self.norm, "k": self.k,
+            "weights": self.weights, "depth": self.depth,
+            "tuning": None if tuning is None else {
+                "measure": tuning.measure, "parameter": tuning.parameter, "settings_tried": tuning.n_settings,
+                "seed": tuning.seed, "queries": tuning.n_queries, "held_out": tuning.held_out,
+                "training": tuning.training,
+                "chosen": {"k": tuning.chosen.k, "weights": tuning.chosen.weights, "score": tuning.chosen_score},
+                "folds": [{"fold": f.fold, "queries": f.n_queries, "k": f.chosen.k, "weights": f.chosen.weights,
+                           "training": f.training, "held_out": f.held_out} for f in tuning.folds],
+            },
+            "run": self.run.to_dict(),
+        }
+
+    def to_pandas(self, shape: str = "run") -> Any:
+        """``run``: the fused run (query_id, doc_id, rank, score), or ``folds``: one row per fold."""
+        return self._frame(shape, "pandas")
+
+    def to_polars(self, shape: str = "run") -> Any:
+        return self._frame(shape, "polars")
+
+    def _frame(self, shape: str, library: str) -> Any:
+        check_shape(shape, ("run", "folds"))
+        if shape == "folds":
+            folds = [] if self.tuning is None else self.tuning.folds
+            return frame({"fold": [f.fold for f in folds], "queries": [f.n_queries for f in folds],
+                          "k": [f.chosen.k for f in folds],
+                          "weights": [f.chosen.weights for f in folds],
+                          "training": [f.training for f in folds], "held_out": [f.held_out for f in folds]}, library)
+        table = self.run.frame
+        ranks = [0] * table.height
+        previous, position = None, 0
+        for i, query_id in enumerate(table["query_id"].to_list()):
+            position = position + 1 if query_id == previous else 1
+            ranks[i], previous = position, query_id
+        return frame({"query_id": table["query_id"].to_list(), "doc_id": table["doc_id"].to_list(),
+                      "rank": ranks, "score": table["score"].to_list()}, library)
+
+    def _repr_html_(self) -> str:
+        caption = f"{self.settings_text} of {', '.join(self.runs)}"
+        if self.tuning is None:
+            table = self.to_polars()
+            rows = [list(row) for row in table.head(20).iter_rows()]
+            return html_table(list(table.columns), rows, caption + f" (first 20 of {table.height} rows)")
+        tuning = self.tuning
+        rows = [[f.fold, f.n_queries, f.chosen.label(self.method), f.training, f.held_out] for f in tuning.folds]
+        rows.append(["all", tuning.n_queries, tuning.chosen.label(self.method), tuning.training, tuning.held_out])
+        return html_table(["fold", "queries", "chosen", f"training {tuning.measure}", f"held-out {tuning.measure}"],
+                          rows, caption)
+
+    def write(self, path: str | os.PathLike[str], format: str | None = None, *, force: bool = False) -> int:
+        """Write the fused run: ``trec`` (the default), ``json`` results or ``parquet`` (chosen by
+        the file's suffix when ``format`` is None: .json/.jsonl, .parquet); return the rows or queries written."""
+        from trec_rag_eval.io.parquet import write_parquet_run
+        from trec_rag_eval.io.writers import write_results_json, write_run
+
+        chosen = format or output_format(path)
+        if chosen not in RUN_WRITE_FORMATS:
+            raise UsageError(f"unknown run format {chosen!r}; expected one of {', '.join(RUN_WRITE_FORMATS)}")
+        if chosen == "json":
+            return write_results_json(self.run, path, force=force)
+        if chosen == "parquet":
+            return write_parquet_run(self.run, path, force=force)
+        return write_run(self.run, path, force=force)
+
+
+def output_format(path: str | os.PathLike[str]) -> str:
+    """The run format a file name asks for: .parquet, .json/.jsonl, else TREC."""
+    name = os.fspath(path).lower()
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith((".json", ".jsonl")):
+        return "json"
+    return "trec"
