@@ -213,10 +213,19 @@ def evaluate_run_files(qrels: Qrels, paths: list[str], measures: list[Measure], 
 
     workers = min(len(paths), jobs or os.cpu_count() or 1)
     if workers > 1 and not any(streamed):
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import ThreadPoolExecutor, wait
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, range(len(paths))))
+        pool = ThreadPoolExecutor(max_workers=workers)
+        futures = [pool.submit(one, index) for index in range(len(paths))]
+        try:
+            # waited for in short steps: a thread blocked on a lock does not see Ctrl-C, a loop does
+            while wait(futures, timeout=0.1).not_done:
+                pass
+        except KeyboardInterrupt:  # leave at once: children matching a pattern are stopped as Python exits
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        return [future.result() for future in futures]
     return [one(i) for i in range(len(paths))]
 
 

@@ -46,16 +46,27 @@ mapping most likely produces ids the qrels do not use. Either alone is normal wi
 class DocIdMap:
     """chunk_id -> doc_id, or None when the mapping does not cover the id; ``str()`` describes it."""
 
-    def __init__(self, function: Callable[[str], Any], description: str, *, pattern: str | None = None,
+    def __init__(self, function: Callable[[str], Any], description: str, *, pattern: re.Pattern[str] | None = None,
                  table: dict[str, str] | None = None) -> None:
         self._function = function
         self.description = description
-        self._pattern = pattern      # a regular expression polars may apply itself (see ``series``)
+        self._pattern = pattern      # applied by ``io.patterns`` (Python's semantics, bounded time)
         self._table = table
 
     def __call__(self, chunk_id: str) -> str | None:
+        if self._pattern is not None:
+            return self.map_ids([chunk_id])[0]
         doc_id = self._function(chunk_id)
         return None if doc_id is None or doc_id == "" else str(doc_id)
+
+    def map_ids(self, ids: list[str]) -> list[str | None]:
+        """The document of each id, None where the mapping does not cover it; a pattern is applied
+        to all of them at once (``io.patterns``: Python's ``re`` semantics, bounded time)."""
+        if self._pattern is not None:
+            from trec_rag_eval.io.patterns import first_groups
+
+            return [group or None for group in first_groups(self._pattern, ids)]
+        return [self(chunk_id) for chunk_id in ids]
 
     def __str__(self) -> str:
         return self.description
@@ -63,25 +74,18 @@ class DocIdMap:
     def series(self, ids: pl.Series) -> pl.Series:
         """The document of each id of a polars Series, null where the mapping does not cover it.
 
-        A pattern runs in polars (Rust regex) when polars accepts it and gives the same documents as
-        Python's ``re`` on the first 1,000 distinct ids (checked, not assumed); otherwise, as for a
-        callable, the mapping runs once per distinct id in Python."""
+        A pattern means what Python's ``re`` makes of it, whatever the ids (``io.patterns`` runs it
+        in polars' engine only where that is provably the same, and bounds Python's time); a
+        callable runs once per distinct id."""
         import polars as pl
 
         if self._table is not None:
             return ids.replace_strict(self._table, default=None, return_dtype=pl.Utf8)
         if self._pattern is not None:
-            try:
-                extracted = ids.str.extract(self._pattern, 1)
-            except Exception:  # noqa: BLE001 - a pattern polars' regex engine does not support
-                extracted = None
-            if extracted is not None:
-                extracted = pl.select(pl.when(extracted == "").then(None).otherwise(extracted)).to_series()
-                sample = ids.unique(maintain_order=True).head(1000)
-                expected = [self(chunk_id) for chunk_id in sample.to_list()]
-                got = sample.str.extract(self._pattern, 1).to_list()
-                if [value or None for value in got] == expected:
-                    return extracted.alias(ids.name)
+            from trec_rag_eval.io.patterns import extract_first_group
+
+            extracted = extract_first_group(self._pattern, ids)
+            return pl.select(pl.when(extracted == "").then(None).otherwise(extracted)).to_series().alias(ids.name)
         distinct = ids.unique().to_list()
         table = {chunk_id: self(chunk_id) for chunk_id in distinct}
         return ids.replace_strict(table, default=None, return_dtype=pl.Utf8)
@@ -105,12 +109,14 @@ class DocIdMap:
                 r"parentheses, e.g. '^(.*)#\d+$'"
             )
 
+        if not isinstance(compiled.pattern, str):
+            raise UsageError(f"the document id pattern {compiled.pattern!r} must be a text (str) pattern, not bytes")
+
         def document(chunk_id: str) -> str | None:
             match = compiled.search(chunk_id)
             return None if match is None else match.group(1)
 
-        return cls(document, f"pattern '{compiled.pattern}'",
-                   pattern=compiled.pattern if not compiled.flags & ~re.UNICODE else None)
+        return cls(document, f"pattern '{compiled.pattern}'", pattern=compiled)
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str], source: str = "<mapping>") -> DocIdMap:
@@ -343,8 +349,7 @@ def _map_distinct(mapping: DocIdMap, distinct: list[str]) -> tuple[dict[str, str
     covered. The mapping runs once per distinct id: a run repeats ids across queries."""
     doc_of: dict[str, str] = {}
     unmapped: set[str] = set()
-    for doc_id in distinct:
-        target = mapping(doc_id)
+    for doc_id, target in zip(distinct, mapping.map_ids(distinct), strict=True):
         if target is None:
             unmapped.add(doc_id)
             target = doc_id
@@ -354,10 +359,9 @@ def _map_distinct(mapping: DocIdMap, distinct: list[str]) -> tuple[dict[str, str
 
 def judges_chunks(qrels: Qrels, mapping: DocIdMap) -> tuple[int, int]:
     """(judged ids that the mapping turns into another id, distinct judged ids) of the qrels."""
-    judged = set(column_list(qrels, "doc_id"))
+    judged = list(dict.fromkeys(column_list(qrels, "doc_id")))
     chunks = 0
-    for doc_id in judged:
-        target = mapping(doc_id)
+    for doc_id, target in zip(judged, mapping.map_ids(judged), strict=True):
         if target is not None and target != doc_id:
             chunks += 1
     return chunks, len(judged)
