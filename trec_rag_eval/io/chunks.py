@@ -19,7 +19,6 @@ Decided here once:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -120,8 +119,23 @@ class DocIdMap:
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, str], source: str = "<mapping>") -> DocIdMap:
-        """A table ``{chunk_id: doc_id}``; ids not in it are not covered."""
-        table = {str(chunk): str(doc) for chunk, doc in mapping.items()}
+        """A table ``{chunk_id: doc_id}``; ids not in it are not covered. Ids are strings or integers
+        (None, a list, a boolean or a float is refused: it is no id), and ``1`` and ``"1"`` mapped to
+        different documents are refused as two places mapping one chunk."""
+        table: dict[str, str] = {}
+        key_of: dict[str, Any] = {}
+        for chunk, doc in mapping.items():
+            for value, what in ((chunk, "chunk id"), (doc, f"document id of chunk {chunk!r}")):
+                if isinstance(value, bool) or not isinstance(value, (str, int)):
+                    raise UsageError(f"doc_map {source}: the {what} must be a string or an integer, got {value!r}")
+                if value == "":
+                    raise UsageError(f"doc_map {source}: the {what} is empty")
+            text, target = str(chunk), str(doc)
+            if text in table and table[text] != target:
+                raise UsageError(f"doc_map {source}: chunk {key_of[text]!r} and chunk {chunk!r} are one id "
+                                 f"{text!r} mapped to {table[text]!r} and to {target!r}")
+            table[text] = target
+            key_of.setdefault(text, chunk)
         return cls(table.get, f"map {source} ({len(table)} chunks)", table=table)
 
     @classmethod
@@ -178,7 +192,7 @@ def read_doc_map(path: str | os.PathLike[str]) -> dict[str, str]:
         return _read_parquet_map(name)
     text = read_text(name)
     if text.lstrip()[:1] in ("{", "["):
-        return _read_json_map(name, text)
+        return _read_json_map(name)
     return _read_tsv_map(name, text)
 
 
@@ -219,28 +233,29 @@ def _read_tsv_map(path: str, text: str) -> dict[str, str]:
     return table
 
 
-def _read_json_map(path: str, text: str) -> dict[str, str]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputFormatError(path, err.lineno, f"invalid JSON ({err.msg})") from None
+def _read_json_map(path: str) -> dict[str, str]:
+    """An object ``{"chunk_id": "doc_id"}``, or an array (or JSONL) of ``{"chunk_id", "doc_id"}``
+    objects. Ids are strings or integers, as in datasets: null, a list, a boolean or a fraction is
+    refused with its line; so is a key given twice in one object."""
+    from trec_rag_eval.io.json_rows import check_id, entry_error, short
+    from trec_rag_eval.io.json_scanner import parse_document
+
+    document = parse_document(path)   # refuses a repeated key, NaN and the like, with the line
     table: dict[str, str] = {}
     where: dict[str, str] = {}
-    if isinstance(data, dict):
-        for chunk, doc in data.items():
-            if not isinstance(doc, (str, int)) or isinstance(doc, bool):
-                raise InputFormatError(path, None, f"chunk {chunk!r}: expected a document id, got {doc!r}")
-            _add(table, where, str(chunk), str(doc), path, f"chunk {chunk!r}", None, None)
-    elif isinstance(data, list):
-        for position, item in enumerate(data):
+    for entry in document.entries:
+        if document.kind == "object":
+            chunk, doc = check_id(path, entry, "the chunk id", entry.key), entry.value
+        else:
+            item = entry.value
             chunk_key = next((k for k in _CHUNK_KEYS if isinstance(item, dict) and k in item), None)
             doc_key = next((k for k in _DOC_KEYS if isinstance(item, dict) and k in item), None)
             if chunk_key is None or doc_key is None:
-                reason = f'item {position}: expected {{"chunk_id": ..., "doc_id": ...}}, got {item!r}'[:200]
-                raise InputFormatError(path, None, reason)
-            _add(table, where, str(item[chunk_key]), str(item[doc_key]), path, f"item {position}", None, None)
-    else:
-        raise InputFormatError(path, None, 'expected {"chunk_id": "doc_id"} or [{"chunk_id", "doc_id"}]')
+                raise entry_error(path, entry, f'expected {{"chunk_id": ..., "doc_id": ...}}, got {short(item)}')
+            chunk, doc = check_id(path, entry, f"the chunk id ({chunk_key})", item[chunk_key]), item[doc_key]
+        doc = check_id(path, entry, f"the document id of chunk {chunk!r}", doc)
+        place = f"line {entry.line}" if entry.line is not None else entry.where()
+        _add(table, where, chunk, doc, path, place, entry.line, None)
     if not table:
         raise InputFormatError(path, None, "the map file maps no chunk")
     return table
