@@ -209,11 +209,11 @@ def test_bad_rows_of_parquet_and_json_map_files_are_named(tmp_path):
     listed.write_text(json.dumps([{"chunk_id": "c1", "doc_id": "d1"}, {"chunk_id": "c2", "doc_id": ""}]))
     with pytest.raises(InputFormatError) as err:
         read_doc_map(listed)
-    assert str(err.value) == f"{listed}: item 1: empty chunk id or document id"
+    assert str(err.value) == f"{listed}:1: item 2: the document id '' is empty"  # items count from 1
     listed.write_text(json.dumps({"c1": "d1", "c2": ""}))
     with pytest.raises(InputFormatError) as err:
         read_doc_map(listed)
-    assert str(err.value) == f"{listed}: chunk 'c2': empty chunk id or document id"
+    assert str(err.value) == f"{listed}:1: key 'c2': the document id '' is empty"
 
 
 def test_compare_and_the_harness_collapse_too():

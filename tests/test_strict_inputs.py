@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import trec_rag_eval
-from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.chunks import DocIdMap, read_doc_map
 
 # --- JSON chunk maps --------------------------------------------------------------------------------
@@ -53,3 +53,89 @@ def test_doc_map_dict_with_one_id_twice_as_int_and_str_is_refused():
     with pytest.raises(UsageError, match="chunk 1 and chunk '1' are one id '1' mapped to 'a' and to 'b'"):
         DocIdMap.from_mapping({1: "a", "1": "b"})
     assert DocIdMap.from_mapping({1: "a", "1": "a"}).map_ids(["1"]) == ["a"]
+
+
+# --- ids and numbers from Python ---------------------------------------------------------------------
+
+def _shapes(rows, value_column):
+    """The same rows (query_id, doc_id, value) in every Python shape the API takes."""
+    import pandas as pd
+    from ir_measures import Qrel, ScoredDoc
+
+    nested: dict = {}
+    for q, d, v in rows:
+        nested.setdefault(q, {})[d] = v
+    records = [{"query_id": q, "doc_id": d, value_column: v} for q, d, v in rows]
+    named = [Qrel(q, d, v) if value_column == "relevance" else ScoredDoc(q, d, v) for q, d, v in rows]
+    frame = pd.DataFrame(records)
+    return {"dict": nested, "records": records, "named tuples": named, "pandas": frame}
+
+
+@pytest.mark.parametrize("side", ["qrels", "run"])
+def test_query_ids_one_and_quoted_one_are_refused_in_every_shape(side):
+    # before: {1: {...}, "1": {...}} was read as one query "1" holding both (P@2 0.5 instead of an error)
+    value_column = "relevance" if side == "qrels" else "score"
+    rows = [(1, "a", 1), ("1", "b", 2)]
+    good_qrels, good_run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    for shape, value in _shapes(rows, value_column).items():
+        args = (value, good_run) if side == "qrels" else (good_qrels, value)
+        with pytest.raises(InputFormatError, match=r"the query id '1' and the query id 1 .* are one id '1'"):
+            trec_rag_eval.evaluate(*args, ["P@2"])
+        assert shape
+
+
+def test_query_ids_all_integers_are_fine():
+    result = trec_rag_eval.evaluate({1: {"a": 1}, 2: {"b": 1}}, {1: {"a": 1.0}, "2": {"b": 1.0}}, ["P@1"])
+    assert result.value("P@1", "1") == 1.0 and result.value("P@1", "2") == 1.0  # each side spells its ids once
+
+
+def test_doc_ids_one_and_quoted_one_in_one_query_name_both_spellings():
+    with pytest.raises(InputFormatError, match=r"given twice \(as '1' and as 1\)"):
+        trec_rag_eval.evaluate({"q": {"1": 1}}, {"q": {1: 1.0, "1": 2.0}}, ["P@1"])
+
+
+@pytest.mark.parametrize("score", [10**400, -(10**400)])
+def test_score_beyond_a_double_is_a_clear_error(score):
+    # before: OverflowError: int too large to convert to float (a traceback)
+    for shape, value in _shapes([("q1", "d1", 1.0), ("q1", "d7", score)], "score").items():
+        if shape == "pandas":
+            continue  # pandas itself keeps 10**400 as an object: the row path below covers it too
+        with pytest.raises(InputFormatError, match=r"document 'd7'.*beyond the range of a floating-point number"):
+            trec_rag_eval.evaluate({"q1": {"d1": 1}}, value, ["P@1"])
+
+
+def test_score_beyond_a_double_in_pandas_object_column():
+    import pandas as pd
+
+    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d7"], "score": [1.0, 10**400]})
+    with pytest.raises(InputFormatError, match=r"query 'q1', document 'd7'.*beyond the range"):
+        trec_rag_eval.evaluate({"q1": {"d1": 1}}, frame, ["P@1"])
+
+
+def test_infinite_scores_rank_first_and_last_as_in_trec_eval():
+    # a TREC file's "inf" is read by trec_eval's atof as infinity: the same from Python
+    result = trec_rag_eval.evaluate({"q": {"b": 1}}, {"q": {"a": float("-inf"), "b": float("inf")}}, ["P@1"])
+    assert result.value("P@1", "q") == 1.0
+
+
+@pytest.mark.parametrize("relevance", [10**400, 2**63, -(2**63) - 1])
+def test_huge_integer_relevance_is_a_clear_error(relevance):
+    for value in _shapes([("q1", "d1", 1), ("q1", "d2", relevance)], "relevance").values():
+        with pytest.raises(InputFormatError, match=r"document 'd2'.*relevance"):
+            trec_rag_eval.evaluate(value, {"q1": {"d1": 1.0}}, ["P@1"])
+
+
+@pytest.mark.parametrize(("side", "column"), [("run", "doc_id"), ("run", "query_id"), ("run", "score"),
+                                              ("qrels", "doc_id"), ("qrels", "relevance"), ("qrels", "iteration")])
+def test_pandas_frame_with_a_column_twice_is_a_clear_error(side, column):
+    # before: AttributeError: 'DataFrame' object has no attribute 'tolist'
+    import pandas as pd
+
+    value_column = "relevance" if side == "qrels" else "score"
+    frame = pd.DataFrame({"query_id": ["q1"], "iteration": ["0"], "doc_id": ["d1"], value_column: [1]})
+    if side == "run":
+        frame = frame.drop(columns="iteration")
+    frame = pd.concat([frame, frame[[column]]], axis=1)
+    args = (frame, {"q1": {"d1": 1.0}}) if side == "qrels" else ({"q1": {"d1": 1}}, frame)
+    with pytest.raises(InputFormatError, match=rf"the column '{column}' appears 2 times"):
+        trec_rag_eval.evaluate(*args, ["P@1"])

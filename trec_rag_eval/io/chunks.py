@@ -253,7 +253,7 @@ def _read_json_map(path: str) -> dict[str, str]:
             if chunk_key is None or doc_key is None:
                 raise entry_error(path, entry, f'expected {{"chunk_id": ..., "doc_id": ...}}, got {short(item)}')
             chunk, doc = check_id(path, entry, f"the chunk id ({chunk_key})", item[chunk_key]), item[doc_key]
-        doc = check_id(path, entry, f"the document id of chunk {chunk!r}", doc)
+        doc = check_id(path, entry, "the document id", doc)
         place = f"line {entry.line}" if entry.line is not None else entry.where()
         _add(table, where, chunk, doc, path, place, entry.line, None)
     if not table:

@@ -155,6 +155,10 @@ def _check_columns(columns: Iterable[Any], source: str, value_column: str) -> No
     if not {"query_id", "doc_id", value_column} <= set(columns):
         raise InputFormatError(source, None, f"needs the columns query_id, doc_id, {value_column}; it has "
                                f"{', '.join(map(str, columns))}")
+    twice = [name for name in ("query_id", "iteration", "doc_id", value_column) if columns.count(name) > 1]
+    if twice:  # pandas allows it; which of the two is meant cannot be told
+        raise InputFormatError(source, None, f"the column {twice[0]!r} appears {columns.count(twice[0])} times "
+                               f"(columns: {', '.join(map(str, columns))}); keep one")
 
 
 def _polars_table(frame: Any, source: str, value_column: str) -> Any:
@@ -287,6 +291,7 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
     doc_ids: list[str] = []
     numbers: list[Any] = []
     first: dict[tuple[str, str], int] = {}
+    spelled: dict[str, tuple[Any, str]] = {}   # query id -> how it was first given, and where
     is_qrels = value_column == "relevance"
     for row, (query_id, doc_id, number) in enumerate(rows, start=1):
         q, d = _id(query_id, "query id"), _id(doc_id, "doc id")
@@ -296,13 +301,19 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
                 raise InputFormatError(source, None, f"{where}: the {what} must be a string or an integer")
             if not text:
                 raise InputFormatError(source, None, f"{where}: the {what} is empty")
+        earlier = spelled.setdefault(q, (query_id, f"row {row}" if by_row else f"with document {d!r}"))  # type: ignore[arg-type]
+        if isinstance(earlier[0], str) != isinstance(query_id, str):
+            # 1 and "1" are one query in a TREC file: merging two Python keys in silence would be wrong
+            raise InputFormatError(source, None, f"{where}: the query id {query_id!r} and the query id "
+                                   f"{earlier[0]!r} ({earlier[1]}) are one id {q!r}: give each query once, "
+                                   "as a string or as an integer")
         key = (q, d)  # type: ignore[assignment]
         if key in first:
             if by_row:
                 reason = f"row {row}: document {d!r} {'judged' if is_qrels else 'listed'} twice for query {q!r} " \
                          f"(first at row {first[key]})"
-            else:  # pragma: no cover - a dict cannot hold a key twice
-                reason = f"{where}: given twice"
+            else:  # a dict holds 1 and "1" as two keys
+                reason = f"{where}: given twice (as {doc_id!r} and as {d if isinstance(doc_id, int) else int(d)!r})"
             raise InputFormatError(source, None, reason)
         first[key] = row  # type: ignore[index]
         query_ids.append(q)  # type: ignore[arg-type]
@@ -335,14 +346,23 @@ def _relevance(value: Any, source: str, where: str) -> int:
 
 def _relevance_problem(value: Any) -> str:
     """What is wrong with a relevance: not a whole number, or outside the readers' ``RELEVANCE_RANGE``."""
-    fractional = isinstance(value, Real) and math.isfinite(value) and not float(value).is_integer()
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."   # 10**400 has 401 digits
+    fractional = (isinstance(value, Real) and not isinstance(value, Integral)
+                  and math.isfinite(value) and not float(value).is_integer())
     if fractional or not isinstance(value, Real) or isinstance(value, bool):
-        return f"the relevance {value!r} is not an integer"
+        return f"the relevance {shown} is not an integer"
     low, high = RELEVANCE_RANGE
-    return f"the relevance {value!r} is not an integer from {low} to {high}"
+    return f"the relevance {shown} is not an integer from {low} to {high}"
 
 
 def _score(value: Any, source: str, where: str) -> float:
-    if isinstance(value, Real) and not isinstance(value, bool) and not math.isnan(value):
-        return float(value)
+    if isinstance(value, Real) and not isinstance(value, bool):
+        try:
+            score = float(value)
+        except OverflowError:  # 10**400: beyond a double, which every score is
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            raise InputFormatError(source, None, f"{where}: the score {shown} is beyond the range of a "
+                                   "floating-point number (about 1.8e308)") from None
+        if not math.isnan(score):
+            return score
     raise InputFormatError(source, None, f"{where}: the score {value!r} is not a number")
