@@ -313,7 +313,8 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
                 reason = f"row {row}: document {d!r} {'judged' if is_qrels else 'listed'} twice for query {q!r} " \
                          f"(first at row {first[key]})"
             else:  # a dict holds 1 and "1" as two keys
-                reason = f"{where}: given twice (as {doc_id!r} and as {d if isinstance(doc_id, int) else int(d)!r})"
+                other = d if not isinstance(doc_id, str) else int(doc_id)
+                reason = f"{where}: given twice (as {doc_id!r} and as {other!r})"
             raise InputFormatError(source, None, reason)
         first[key] = row  # type: ignore[index]
         query_ids.append(q)  # type: ignore[arg-type]
