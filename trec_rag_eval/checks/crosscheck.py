@@ -116,6 +116,15 @@ class CrosscheckReport:
                      f"up to known conventions, {counts['differ']} differ, {counts['unsupported']} not supported")
         return "\n".join(lines) + "\n"
 
+    def __str__(self) -> str:
+        """The ``crosscheck`` command's lines."""
+        return self.render()
+
+    def _repr_html_(self) -> str:
+        from trec_rag_eval.display import show
+
+        return str(show(self, "html"))
+
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "num_queries": self.num_queries, "settings": self.settings,
                 "ir_measures_version": self.ir_measures_version, "verdicts": [v.to_dict() for v in self.verdicts]}

@@ -16,12 +16,6 @@ from trec_rag_eval.io.atomic import write_stream
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
 
-def latency_line(evaluation: Any) -> str:
-    outcome = evaluation.outcome
-    return (f"latency per query: p50 {outcome.latency_p50 * 1000:.2f} ms, "
-            f"p95 {outcome.latency_p95 * 1000:.2f} ms ({len(outcome.latencies)} queries)")
-
-
 def echo_failures(evaluation: Any) -> None:
     for failure in evaluation.failures:
         click.echo(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}", err=True)
@@ -86,7 +80,7 @@ def search_command(
     """
     from trec_rag_eval.engine.harness import Evaluator
     from trec_rag_eval.errors import UsageError
-    from trec_rag_eval.render.table import summary_table
+    from trec_rag_eval.render.engine import engine_report
 
     if (engine_spec is None) == (corpus is None):
         raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
@@ -115,8 +109,7 @@ def search_command(
         click.echo(f"Note: {collapse.summary()}", err=True)
         for warning in collapse.warnings():
             click.echo(f"Warning: {warning}", err=True)
-    common.say(summary_table(evaluation.result, title=f"{tag} on {dataset.name}"))
-    common.say(latency_line(evaluation))
+    common.say(engine_report(evaluation, title=f"{tag} on {dataset.name}"), nl=False)
     echo_failures(evaluation)
     if output is not None:
         common.say(f"Wrote {output}")
@@ -143,6 +136,7 @@ def demo_command() -> None:
     """
     from trec_rag_eval.engine.bm25 import BM25Engine
     from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval.render.engine import latency_line
     from trec_rag_eval.render.table import summary_table
 
     corpus, dataset = demo_files()

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.frames import SHAPES, check_shape, frame, html_table, long_columns, short_repr, wide_columns
+from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
+from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.measures.keyed import ByMeasure
 
 
@@ -148,12 +149,21 @@ class Comparison:
         deltas = {f"{p.run}:{p.measure}": f"{p.delta:+.3f}{'*' if p.significant else ''}" for p in self.pairs}
         return short_repr("Comparison", head, deltas, limit=4)
 
+    def __str__(self) -> str:
+        """``trec-rag-eval compare``'s text: the table (mean, delta, interval, p, d, W/T/L, MDD), the
+        verdict sentences and the footer naming the test."""
+        return self.render()
+
+    def render(self, format: str = "table", per_query: bool = False) -> str:
+        """The command's report as ``table`` (its default), ``markdown``, ``latex``, ``csv`` or ``json``;
+        ``per_query`` adds each query's values and deltas."""
+        return str(show(self, "text", format, per_query))
+
     def _repr_html_(self) -> str:
-        """The numbers of every pair as a notebook table; the sentences are ``render.comparison``'s."""
-        rows = [[p.measure, p.run, p.baseline_mean, p.run_mean, p.delta, p.p_adjusted, p.ci_low, p.ci_high,
-                 p.direction] for p in self.pairs]
-        header = ["measure", "run", f"{self.baseline} (baseline)", "run mean", "delta", "p (adjusted)",
-                  "CI low", "CI high", "verdict"]
-        caption = (f"test {self.test}, correction {self.correction}, alpha {self.alpha:g}, "
-                   f"confidence {self.confidence:g}, seed {self.seed}, {self.n_queries} queries")
-        return html_table(header, rows, caption)
+        """The command's table, verdicts and footer, in HTML."""
+        return str(show(self, "html"))
+
+    def plot(self) -> Any:
+        """A matplotlib ``Figure``: each measure's mean delta with its interval, and the sorted per-query
+        deltas (the ``compare --plot`` picture). Needs the ``plot`` extra (matplotlib), imported here."""
+        return show(self, "plot")

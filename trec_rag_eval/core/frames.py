@@ -1,4 +1,4 @@
-"""Results as tables: long and wide rows, pandas or polars DataFrames, and an HTML table for notebooks.
+"""Results as tables: long and wide rows, pandas or polars DataFrames.
 
 Shared by ``Evaluation``, ``EngineEvaluation`` and ``Comparison`` so the three give the same shapes:
 
@@ -7,13 +7,11 @@ Shared by ``Evaluation``, ``EngineEvaluation`` and ``Comparison`` so the three g
 * wide: one row per query, one column per measure: ``query_id, <measure>, ...``.
 
 pandas is optional: only ``frame(..., "pandas")`` imports it, and says how to install it when it is
-missing. The HTML is a plain ``<table>`` (numbers to 4 decimals), what Jupyter shows for ``_repr_html_``.
+missing. How results look (their text, notebook tables and reprs) is ``render``'s: see ``trec_rag_eval.display``.
 """
 
 from __future__ import annotations
 
-import html
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -63,33 +61,3 @@ def frame(columns: dict[str, list[Any]], library: str) -> Any:
     import polars as pl
 
     return pl.DataFrame(columns, strict=False)
-
-
-def format_number(value: Any) -> str:
-    """4 decimals for floats (trec_eval's), integers and text as they are, NaN as ``nan``."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
-    return str(value)
-
-
-def html_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> str:
-    """A plain HTML table; cells are escaped, numbers formatted by ``format_number``."""
-    parts = ["<table>"]
-    if caption:
-        parts.append(f"<caption>{html.escape(caption)}</caption>")
-    parts.append("<thead><tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in header) + "</tr></thead>")
-    parts.append("<tbody>")
-    for row in rows:
-        parts.append("<tr>" + "".join(f"<td>{html.escape(format_number(cell))}</td>" for cell in row) + "</tr>")
-    parts.append("</tbody></table>")
-    return "".join(parts)
-
-
-def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit: int = 6) -> str:
-    """``Kind(head..., m1=0.1234, m2=..., +n more)``: a repr that stays short whatever the size."""
-    shown = [f"{name}={format_number(value)}" for name, value in list(values.items())[:limit]]
-    if len(values) > limit:
-        shown.append(f"+{len(values) - limit} more")
-    return f"{kind}({', '.join([*head, *shown])})"

@@ -29,8 +29,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from trec_rag_eval.core.frames import html_table, results_frame, short_repr
+from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
+from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.engine.progress import progress_bar
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
@@ -123,10 +124,12 @@ class EngineEvaluation:
                 f"failed={len(self.failures)}", f"latency_p95={self.latency_p95 * 1000:.1f}ms"]
         return short_repr("EngineEvaluation", head, self.result.shown_summary())
 
+    def __str__(self) -> str:
+        """``trec-rag-eval search``'s text: the measures table titled ``tag on dataset``, then the latencies."""
+        return str(show(self, "text"))
+
     def _repr_html_(self) -> str:
-        caption = (f"engine {self.run.run_tag}, {len(self.result.query_ids)} queries, {len(self.failures)} failed; "
-                   f"latency p50 {self.latency_p50 * 1000:.1f} ms, p95 {self.latency_p95 * 1000:.1f} ms")
-        return html_table(["measure", "value"], list(self.result.shown_summary().items()), caption)
+        return str(show(self, "html"))
 
     @property
     def latency_p50(self) -> float:

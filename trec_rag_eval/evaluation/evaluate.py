@@ -10,9 +10,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from trec_rag_eval.core.context import Context
-from trec_rag_eval.core.frames import html_table, results_frame, short_repr
+from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
+from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
@@ -125,11 +126,18 @@ class Evaluation:
         return short_repr("Evaluation", [f"run={self.run_tag!r}", f"queries={len(self.query_ids)}"],
                           self.shown_summary())
 
+    def __str__(self) -> str:
+        """The command line's table (``trec-rag-eval QRELS RUN``): measures x cutoffs, then the footer."""
+        return self.render()
+
+    def render(self, format: str = "table", per_query: bool = False) -> str:
+        """The text the command line prints: ``format`` ``table`` (its default), ``trec`` (trec_eval's
+        lines, byte for byte), ``json`` or ``csv``; ``per_query`` as ``-q``."""
+        return str(show(self, "text", format, per_query))
+
     def _repr_html_(self) -> str:
-        caption = f"run {self.run_tag}, {len(self.query_ids)} queries"
-        if self.missing_queries:
-            caption += f" ({len(self.missing_queries)} missing from the run, scored 0)"
-        return html_table(["measure", "value"], list(self.shown_summary().items()), caption)
+        """The command line's table in HTML, its footer as the caption."""
+        return str(show(self, "html"))
 
 
 def _by_measure(measures: list[Measure], values: Mapping[Any, Any]) -> ByMeasure[Any]:

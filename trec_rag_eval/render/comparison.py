@@ -185,7 +185,7 @@ def _aligned(header: list[str], rows: list[list[str]], numeric_from: int) -> lis
     return lines
 
 
-def _title(comparison: Comparison) -> str:
+def comparison_title(comparison: Comparison) -> str:
     n_runs = len(comparison.runs)
     return (
         f"Comparison of {n_runs} runs over {comparison.n_queries} queries (baseline: {comparison.baseline})"
@@ -194,7 +194,7 @@ def _title(comparison: Comparison) -> str:
 
 def render_table(comparison: Comparison, per_query: bool = False) -> str:
     """Aligned plain-text table, verdict lines and footer, for a terminal."""
-    lines = [_title(comparison), ""]
+    lines = [comparison_title(comparison), ""]
     lines += _aligned(summary_header(comparison), summary_rows(comparison), numeric_from=2)
     lines += ["", f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction", ""]
     lines.append("Verdicts:")
@@ -222,7 +222,7 @@ def _markdown_table(header: list[str], rows: list[list[str]], numeric_from: int)
 
 def render_markdown(comparison: Comparison, per_query: bool = False) -> str:
     """GitHub-flavoured Markdown: summary table, verdict list, footer."""
-    lines = [f"**{_title(comparison)}**", ""]
+    lines = [f"**{comparison_title(comparison)}**", ""]
     lines += _markdown_table(summary_header(comparison), summary_rows(comparison), numeric_from=2)
     lines += ["", f"`{SIGNIFICANT_MARK}` significant at alpha {comparison.alpha:g} after correction.", ""]
     for measure, verdict in verdicts(comparison):

@@ -24,8 +24,9 @@ def _num(value: Any) -> str:
     return f"{value:.4f}"
 
 
-def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
-    """One row per measure, one column per cutoff; measures without a cutoff below."""
+def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any, Any]], list[tuple[str, Any]]]:
+    """The summary as the table lays it out: (cutoffs, {measure family: {cutoff: mean}}, [(measure, mean)]
+    of the measures without a cutoff)."""
     with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and m in evaluation.summary]
     plain = [m for m in evaluation.measures if m.cutoff is None and evaluation.summary.get(m) is not None
              and m.family != "runid"]
@@ -33,12 +34,18 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
     rows: dict[str, dict[Any, Any]] = {}
     for m in with_cutoff:
         rows.setdefault(_base(m), {})[m.cutoff] = evaluation.summary[m]
-    width = max([len(name) for name in list(rows) + [str(m) for m in plain]] + [7])
+    return cutoffs, rows, [(str(m), evaluation.summary[m]) for m in plain]
+
+
+def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
+    """One row per measure, one column per cutoff; measures without a cutoff below."""
+    cutoffs, rows, plain = summary_grid(evaluation)
+    width = max([len(name) for name in list(rows) + [name for name, _ in plain]] + [7])
     lines = []
     if title:
         lines.append(title)
     if rows:
-        header = "measure".ljust(width) + "".join(f"{'@' + _fmt_cutoff(k):>9}" for k in cutoffs)
+        header = "measure".ljust(width) + "".join(f"{'@' + format_cutoff(k):>9}" for k in cutoffs)
         lines.append(header)
         lines.append("-" * len(header))
         for name, by_k in rows.items():
@@ -47,18 +54,18 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
     if plain:
         if rows:
             lines.append("")
-        for m in plain:
-            lines.append(str(m).ljust(width) + f"{_num(evaluation.summary[m]):>9}")
+        for name, value in plain:
+            lines.append(name.ljust(width) + f"{_num(value):>9}")
     lines.append("")
-    lines.append(_footer(evaluation))
+    lines.append(footer(evaluation))
     return "\n".join(lines) + "\n"
 
 
-def _fmt_cutoff(k: Any) -> str:
+def format_cutoff(k: Any) -> str:
     return str(int(k)) if float(k).is_integer() else str(k)
 
 
-def _footer(evaluation: Evaluation) -> str:
+def footer(evaluation: Evaluation) -> str:
     n = len(evaluation.query_ids)
     text = f"queries: {n}"
     if evaluation.missing_queries:

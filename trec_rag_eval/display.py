@@ -1,0 +1,73 @@
+"""How a result shows itself (``str()``, a notebook table, a figure) without knowing the renderers.
+
+The result types (``Evaluation``, ``Comparison``, ``EngineEvaluation``, ``CrosscheckReport``) live
+below ``render/`` (layers import one way), yet ``str()`` of each must be the command line's own text and
+its notebook table must be rendered by the same functions, so there is one wording. The result types
+ask this registry; ``render.results`` fills it, one entry per type (its qualified name) and way
+(``"text"``, ``"html"``, ``"plot"``, ...). The registry loads that module by name the first time a
+result is shown, as a plugin is loaded (the static imports still go one way: nothing here imports
+``render``). A way nobody registered falls back to the short repr (text) or raises (anything else).
+
+Also here, since every result type's ``repr`` uses them: ``short_repr`` and its number format.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
+from typing import Any
+
+RENDERERS_MODULE = "trec_rag_eval.render.results"
+
+_REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
+_loaded = False
+
+
+def register(type_name: str, way: str, renderer: Callable[..., Any]) -> None:
+    """Show instances of the type named ``type_name`` (``module.QualName``) this ``way`` with ``renderer``."""
+    _REGISTRY[(type_name, way)] = renderer
+
+
+def _type_names(value: Any) -> list[str]:
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls in type(value).__mro__]
+
+
+def renderer(value: Any, way: str) -> Callable[..., Any] | None:
+    """The renderer registered for ``value``'s type (or a base of it) and ``way``, else None."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        import_module(RENDERERS_MODULE)  # registers every result type's renderers
+    for name in _type_names(value):
+        found = _REGISTRY.get((name, way))
+        if found is not None:
+            return found
+    return None
+
+
+def show(value: Any, way: str, *args: Any, **kwargs: Any) -> Any:
+    """``value`` rendered this ``way``: its ``"text"`` falls back to ``repr``; other ways must be registered."""
+    found = renderer(value, way)
+    if found is None:
+        if way == "text":
+            return repr(value)
+        raise TypeError(f"{type(value).__name__} cannot be shown as {way!r}")
+    return found(value, *args, **kwargs)
+
+
+def format_number(value: Any) -> str:
+    """4 decimals for floats (trec_eval's), integers and text as they are, NaN as ``nan``."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4f}"
+    return str(value)
+
+
+def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit: int = 6) -> str:
+    """``Kind(head..., m1=0.1234, m2=..., +n more)``: a repr that stays short whatever the size."""
+    shown = [f"{name}={format_number(value)}" for name, value in list(values.items())[:limit]]
+    if len(values) > limit:
+        shown.append(f"+{len(values) - limit} more")
+    return f"{kind}({', '.join([*head, *shown])})"

@@ -1,0 +1,144 @@
+"""How each result type shows itself: its ``str()`` is the command line's text, its notebook table
+(``_repr_html_``) the same information in HTML, its ``plot()`` render.plot's figure.
+
+Registered in ``trec_rag_eval.display`` (which loads this module the first time a result is shown),
+so the result types below ``render`` reach these functions without importing them. Each function
+reuses the one the command line prints with: one wording.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.display import register
+from trec_rag_eval.render.notebook import html_list, html_table
+
+if TYPE_CHECKING:
+    from trec_rag_eval.checks.crosscheck import CrosscheckReport
+    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.engine.harness import EngineEvaluation
+    from trec_rag_eval.evaluation.evaluate import Evaluation
+
+EVALUATION = "trec_rag_eval.evaluation.evaluate.Evaluation"
+COMPARISON = "trec_rag_eval.compare.result.Comparison"
+ENGINE_EVALUATION = "trec_rag_eval.engine.harness.EngineEvaluation"
+CROSSCHECK_REPORT = "trec_rag_eval.checks.crosscheck.CrosscheckReport"
+
+
+# --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
+def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bool = False) -> str:
+    """``format``: ``table`` (the default output: measures x cutoffs, or one row per query with
+    ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json`` or ``csv``: the command's formats."""
+    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
+    from trec_rag_eval.render.trec import trec_lines
+
+    if format == "table":
+        return per_query_table(evaluation) if per_query else summary_table(evaluation)
+    if format == "trec":
+        return "".join(trec_lines(evaluation, per_query))
+    if format == "json":
+        return to_json([evaluation], per_query)
+    if format == "csv":
+        return to_csv([evaluation], per_query)
+    raise ValueError(f"unknown format {format!r}: expected 'table', 'trec', 'json' or 'csv'")
+
+
+def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:
+    """The table of ``evaluation_text``: one row per measure, one column per cutoff, the footer as caption."""
+    from trec_rag_eval.render.table import footer, format_cutoff, summary_grid
+
+    cutoffs, grid, plain = summary_grid(evaluation)
+    caption: str | None = footer(evaluation) if title is None else f"{title}; {footer(evaluation)}"
+    parts = []
+    if grid:
+        header = ["measure", *(f"@{format_cutoff(k)}" for k in cutoffs)]
+        rows = [[name, *(by_k.get(k, "") for k in cutoffs)] for name, by_k in grid.items()]
+        parts.append(html_table(header, rows, caption))
+        caption = None
+    if plain or not grid:
+        parts.append(html_table(["measure", "value"], plain, caption))
+    return "".join(parts)
+
+
+# --- Comparison: ``trec-rag-eval compare``'s table, verdicts and footer -----------------------------------
+def comparison_text(comparison: Comparison, format: str = "table", per_query: bool = False) -> str:
+    from trec_rag_eval.render.comparison import render
+
+    return render(comparison, format, per_query=per_query)
+
+
+def comparison_html(comparison: Comparison) -> str:
+    """The command's table (mean, delta, interval, p, d, W/T/L, MDD per run and measure), its verdict
+    sentences and its footer."""
+    from trec_rag_eval.render.comparison import (
+        SIGNIFICANT_MARK,
+        comparison_title,
+        footer,
+        summary_header,
+        summary_rows,
+        verdicts,
+    )
+
+    table = html_table(summary_header(comparison), summary_rows(comparison), comparison_title(comparison),
+                       notes=[f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction"])
+    return table + html_list(verdicts(comparison)) + f"<p>{_escape(footer(comparison))}</p>"
+
+
+def comparison_plot(comparison: Comparison) -> Any:
+    from trec_rag_eval.render.plot import comparison_figure
+
+    return comparison_figure(comparison)
+
+
+# --- EngineEvaluation: ``trec-rag-eval search``'s table and latency line ----------------------------------
+def engine_text(evaluation: EngineEvaluation, title: str | None = None) -> str:
+    from trec_rag_eval.render.engine import engine_report
+
+    return engine_report(evaluation, title)
+
+
+def engine_html(evaluation: EngineEvaluation) -> str:
+    from trec_rag_eval.render.engine import default_title, latency_line
+
+    table = evaluation_html(evaluation.result, title=default_title(evaluation))
+    failed = len(evaluation.failures)
+    notes = [latency_line(evaluation)] + ([f"{failed} failed (scored 0)"] if failed else [])
+    return table + "".join(f"<p>{_escape(note)}</p>" for note in notes)
+
+
+# --- CrosscheckReport: ``trec-rag-eval crosscheck``'s lines -----------------------------------------------
+def crosscheck_html(report: CrosscheckReport) -> str:
+    """One row per measure (status, the ir-measures name and provider, both means, the largest
+    difference, what explains it); the command's first and last lines as caption and note."""
+    lines = report.render().splitlines()
+    rows = []
+    for v in report.verdicts:
+        explained = v.reason or "; ".join(f"{key}: {len(queries)} queries" for key, queries in v.conventions.items())
+        status = {"convention": "agree up to known conventions", "differ": "DIFFER",
+                  "unsupported": "not supported by ir-measures"}.get(v.status, v.status)
+        supported = v.status != "unsupported"
+        rows.append([v.measure, status, f"{v.ir_measures} via {v.provider}" if supported else "",
+                     _six(v.ours), _six(v.theirs), f"{v.max_difference:.3g}" if supported else "", explained])
+    header = ["measure", "verdict", "ir-measures", "ours", "ir-measures mean", "max |diff|", "note"]
+    return html_table(header, rows, lines[0], notes=[lines[-1]])
+
+
+def _six(value: float | None) -> str:
+    """The command's 6 decimals: a cross-check is about small differences."""
+    return "n/a" if value is None else f"{value:.6f}"
+
+
+def _escape(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
+register(EVALUATION, "text", evaluation_text)
+register(EVALUATION, "html", evaluation_html)
+register(COMPARISON, "text", comparison_text)
+register(COMPARISON, "html", comparison_html)
+register(COMPARISON, "plot", comparison_plot)
+register(ENGINE_EVALUATION, "text", engine_text)
+register(ENGINE_EVALUATION, "html", engine_html)
+register(CROSSCHECK_REPORT, "html", crosscheck_html)
