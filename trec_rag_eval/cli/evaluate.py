@@ -131,7 +131,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     from trec_rag_eval.io.load import load_qrels
     from trec_rag_eval.measures.parse import default_measures, parse_measures
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
-    from trec_rag_eval.render.trec import trec_lines
+    from trec_rag_eval.render.trec import several_runs_text
 
     fmt = output_format or ("trec" if measures else "table")
     if measures:
@@ -175,7 +175,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
             kind, _, text = line.partition(": ")
             click.echo(f"{kind}: {path}: {flag_words(text)}", err=True)
     if fmt == "trec":
-        text = "".join(line for e in evaluations for line in trec_lines(e, per_query, not no_summary))
+        text = several_runs_text(evaluations, labels, per_query, not no_summary)  # each run's block names it
     elif fmt == "table":
         parts = []
         for path, e in zip(labels, evaluations, strict=True):

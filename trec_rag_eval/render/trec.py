@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -38,3 +38,26 @@ def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = 
             value = evaluation.summary.get(measure)
             if value is not None:
                 yield _line(measure, "all", value)
+
+
+def several_runs_text(evaluations: Sequence[Evaluation], paths: Sequence[str], per_query: bool = False,
+                      summary: bool = True) -> str:
+    """trec_eval's lines for several runs, one block per run in the order given; one run alone is
+    trec_eval's output, byte for byte.
+
+    trec_eval reads one run, so its lines never say which run they belong to: here each block opens
+    with trec_eval's own ``runid  all  TAG`` line (the line ``-m runid`` and ``-m official`` print),
+    which every reader of trec_eval's output already parses. The value is the run's tag; when two of
+    the runs share a tag, it is the run's path instead, so that no two blocks read alike. A ``runid``
+    asked with ``-m`` is not printed twice.
+    """
+    if len(evaluations) == 1:
+        return "".join(trec_lines(evaluations[0], per_query, summary))
+    tags = [e.run_tag for e in evaluations]
+    unique = len(set(tags)) == len(tags)
+    out = []
+    for evaluation, path in zip(evaluations, paths, strict=True):
+        label = evaluation.run_tag if unique else path
+        out.append("%-22s\t%s\t%s\n" % ("runid", "all", label))
+        out.extend(line for line in trec_lines(evaluation, per_query, summary) if not line.startswith("runid "))
+    return "".join(out)

@@ -1,0 +1,64 @@
+"""Several runs in trec_eval's format: each run's lines say which run they belong to (issue 24, item 7),
+and one run alone stays trec_eval's output byte for byte."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from tests.conftest import invoke
+
+REPO = Path(__file__).resolve().parent.parent
+QRELS = str(REPO / "fixtures" / "qrels.txt")
+BM25 = str(REPO / "fixtures" / "run_bm25.txt")
+HYBRID = str(REPO / "fixtures" / "run_hybrid.txt")
+
+
+def _line(name: str, query: str, value: str) -> str:
+    return f"{name:<22}\t{query}\t{value}\n"  # trec_eval's "%-22s\t%s\t%s\n"
+
+
+def test_one_run_is_trec_evals_output_unchanged():
+    # trec_eval 10 -m map qrels.txt run_bm25.txt prints this one line, and no runid
+    result = invoke("-m", "AP", QRELS, BM25)
+    assert result.stdout == _line("map", "all", "0.3389")
+
+
+def test_a_folder_of_runs_opens_each_block_with_its_runid(tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(BM25, folder / "bm25.txt")
+    shutil.copy(HYBRID, folder / "hybrid.txt")
+    result = invoke("-m", "AP", QRELS, str(folder))
+    assert result.exit_code == 0, result.output
+    # trec_eval 10 -m map: run_bm25.txt (tag bm25) 0.3389, run_hybrid.txt (tag hybrid) 0.6254
+    assert result.stdout == (_line("runid", "all", "bm25") + _line("map", "all", "0.3389")
+                             + _line("runid", "all", "hybrid") + _line("map", "all", "0.6254"))
+
+
+def test_per_query_lines_follow_their_runs_runid():
+    result = invoke("-q", "-m", "P.5", QRELS, BM25, HYBRID)
+    blocks = result.stdout.split(_line("runid", "all", "hybrid"))
+    assert len(blocks) == 2 and blocks[0].startswith(_line("runid", "all", "bm25"))
+    # trec_eval 10 -q -m P.5 qrels.txt run_hybrid.txt: q1 0.6000, q2 0.4000, q3 0.6000
+    assert blocks[1].startswith(_line("P_5", "q1", "0.6000") + _line("P_5", "q2", "0.4000"))
+    assert blocks[1].endswith(_line("P_5", "all", invoke("-m", "P.5", QRELS, HYBRID).stdout.split("\t")[2].strip()))
+
+
+def test_a_runid_asked_for_is_printed_once_per_run():
+    result = invoke("-m", "official", QRELS, BM25, HYBRID)
+    assert result.stdout.count("runid") == 2
+    assert result.stdout.startswith(_line("runid", "all", "bm25") + _line("num_q", "all", "8"))
+
+
+def test_runs_that_share_a_tag_are_named_by_their_path(tmp_path):
+    copy = tmp_path / "bm25_again.txt"
+    shutil.copy(BM25, copy)  # the same tag, bm25, in both files
+    result = invoke("-m", "AP", QRELS, BM25, str(copy))
+    assert result.stdout == (_line("runid", "all", BM25) + _line("map", "all", "0.3389")
+                             + _line("runid", "all", str(copy)) + _line("map", "all", "0.3389"))
+
+
+def test_no_summary_still_names_the_runs():
+    result = invoke("-q", "-n", "-m", "P.5", QRELS, BM25, HYBRID)
+    assert result.stdout.count("\tall\t") == 2 and result.stdout.startswith(_line("runid", "all", "bm25"))
