@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.core.frames import check_shape, format_number, frame, html_table
+from trec_rag_eval.core.frames import check_shape, frame
+from trec_rag_eval.display import format_number, show
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.tables import Run, num_rows, query_id_set
 
@@ -121,16 +122,8 @@ class Fusion:
                       "rank": ranks, "score": table["score"].to_list()}, library)
 
     def _repr_html_(self) -> str:
-        caption = f"{self.settings_text} of {', '.join(self.runs)}"
-        if self.tuning is None:
-            table = self.to_polars()
-            rows = [list(row) for row in table.head(20).iter_rows()]
-            return html_table(list(table.columns), rows, caption + f" (first 20 of {table.height} rows)")
-        tuning = self.tuning
-        rows = [[f.fold, f.n_queries, f.chosen.label(self.method), f.training, f.held_out] for f in tuning.folds]
-        rows.append(["all", tuning.n_queries, tuning.chosen.label(self.method), tuning.training, tuning.held_out])
-        return html_table(["fold", "queries", "chosen", f"training {tuning.measure}", f"held-out {tuning.measure}"],
-                          rows, caption)
+        """The first 20 rows of the fused run, or the cross-validation's folds (``render.results``)."""
+        return str(show(self, "html"))
 
     def write(self, path: str | os.PathLike[str], format: str | None = None, *, force: bool = False) -> int:
         """Write the fused run: ``trec`` (the default), ``json`` results or ``parquet`` (chosen by

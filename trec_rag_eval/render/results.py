@@ -18,11 +18,13 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.fusion.result import Fusion
 
 EVALUATION = "trec_rag_eval.evaluation.evaluate.Evaluation"
 COMPARISON = "trec_rag_eval.compare.result.Comparison"
 ENGINE_EVALUATION = "trec_rag_eval.engine.harness.EngineEvaluation"
 CROSSCHECK_REPORT = "trec_rag_eval.checks.crosscheck.CrosscheckReport"
+FUSION = "trec_rag_eval.fusion.result.Fusion"
 
 
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
@@ -123,6 +125,20 @@ def crosscheck_html(report: CrosscheckReport) -> str:
     return html_table(header, rows, lines[0], notes=[lines[-1]])
 
 
+# --- Fusion: the fused run's first rows, or the cross-validation's folds ----------------------------------
+def fusion_html(fusion: Fusion) -> str:
+    caption = f"{fusion.settings_text} of {', '.join(fusion.runs)}"
+    if fusion.tuning is None:
+        table = fusion.to_polars()
+        rows = [list(row) for row in table.head(20).iter_rows()]
+        return html_table(list(table.columns), rows, caption + f" (first 20 of {table.height} rows)")
+    tuning = fusion.tuning
+    rows = [[f.fold, f.n_queries, f.chosen.label(fusion.method), f.training, f.held_out] for f in tuning.folds]
+    rows.append(["all", tuning.n_queries, tuning.chosen.label(fusion.method), tuning.training, tuning.held_out])
+    return html_table(["fold", "queries", "chosen", f"training {tuning.measure}", f"held-out {tuning.measure}"],
+                      rows, caption)
+
+
 def _six(value: float | None) -> str:
     """The command's 6 decimals: a cross-check is about small differences."""
     return "n/a" if value is None else f"{value:.6f}"
@@ -142,3 +158,4 @@ register(COMPARISON, "plot", comparison_plot)
 register(ENGINE_EVALUATION, "text", engine_text)
 register(ENGINE_EVALUATION, "html", engine_html)
 register(CROSSCHECK_REPORT, "html", crosscheck_html)
+register(FUSION, "html", fusion_html)
