@@ -15,7 +15,14 @@ number exactly:
   read doubles;
 * ``all_negative``: a query whose judgments are all negative is kept from pytrec_eval, whose
   trec_eval 9 code crashes the process on it (or reuses another query's data); trec_eval 10
-  refuses such qrels. We score it with R = 0 (TREC_EVAL_SEMANTICS 3.1); it is not compared.
+  refuses such qrels. We score it with R = 0 (TREC_EVAL_SEMANTICS 3.1); it is not compared;
+* ``all_relevant``: ir-measures' Accuracy divides by zero on a query whose top k is all relevant, so the
+  query is not asked of it (ours is 1);
+* ``unretrieved_first``: compat's ideal ranking orders equal judgments by run score, unretrieved documents
+  at 0, so above retrieved ones scored 0 or less (ours puts unretrieved documents last).
+
+cwl_eval reads tied documents in the order they come, so every provider is handed the run in trec_eval's
+ranking order; compat's ties are checked on its side (it is asked again with the ties broken our way).
 
 ir-measures is imported lazily; without it ``MissingDependencyError`` names the extra.
 """
@@ -40,11 +47,16 @@ CONVENTIONS: dict[str, str] = {
                "precision tie and doc_id decides; trec_eval 9 mode matches it",
     "iprec9": "trec_eval 9 (pytrec_eval) cuts iprec_at_recall at floor(p*R + 0.9), v10 at lround(p*R); "
               "trec_eval 9 mode matches it",
-    "tie_order": "the {provider} provider breaks score ties by doc_id ascending; trec_eval by doc_id descending",
+    "tie_order": "the {provider} provider breaks score ties by doc_id ascending (compat: and its ideal ranking's "
+                 "equal judgments by score, then qrels order); trec_eval by doc_id descending",
     "missing_zero": "ir-measures scores a query missing from the run 0 for every measure "
                     "(trec_eval -c keeps num_rel and num_q)",
     "negative_judged": "ir-measures' Judged counts a negative judgment (-1, unjudged in the pool) as judged",
     "float64": "trec_eval 9 mode rounds our scores to float32; the {provider} provider reads doubles",
+    "all_relevant": "every document of the query's top k is relevant: ir-measures' Accuracy divides by zero there "
+                    "(no non-relevant document), so it is not asked; here no pair is misordered and the value is 1",
+    "unretrieved_first": "compat orders its ideal ranking's equal judgments by run score, unretrieved documents "
+                         "scoring 0: above retrieved ones scored 0 or less; here unretrieved documents come last",
     "all_negative": "the query's judgments are all negative: pytrec_eval crashes on such a query (trec_eval 10 "
                     "refuses it), so it is not compared",
 }
@@ -167,6 +179,14 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
               "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
               "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
               "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+    if family in ("Compat", "Accuracy"):
+        if judged_only:
+            return None, f"ir-measures' {family} has no judged_only"
+        if family == "Compat":
+            extra = [f"{k}={v!r}" for k, v in measure.params]
+        else:
+            extra = [f"rel={rel}"] if rel != 1 else []
+        return family + (f"({','.join(extra)})" if extra else "") + at, ""
     if family == "rbp":
         if params.get("gains") or judged_only:
             return None, "ir-measures' RBP has no custom gains and no judged_only"
@@ -235,7 +255,7 @@ DEFAULT_MEASURES = (
     "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
     "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "Rprec", "Bpref", "infAP", "Success@5", "SetP", "SetR",
     "SetF", "SetF(beta=2.0)", "SetAP", "IPrec@0.5", "NumQ", "NumRel", "NumRet", "NumRelRet", "Judged@10",
-    "ERR@20", "F1@5", "HitRate@5",
+    "ERR@20", "F1@5", "HitRate@5", "RBP(rel=1)", "Compat", "Accuracy",
 )
 """What ``crosscheck`` compares when no measure is asked for: every measure ir-measures can compute
 in its several providers, with parameters (rel, judged_only, gains), plus the RAG names."""
@@ -322,20 +342,42 @@ def crosscheck(
         ["query_id", "score", "doc_id"], descending=[False, True, True])
     ir_run = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in ranked_rows.iter_rows()]
     all_negative = _judged_only_negative(qrels)
+    # compat scores the unretrieved documents of its ideal ranking 0, above retrieved ones scored below 0
+    low_scores = set(ranked_rows.filter(pl.col("score") <= 0)["query_id"].unique().to_list())
     by_provider: dict[str, list[Measure]] = {}
     for m, (_, provider) in targets.items():
         by_provider.setdefault(provider.NAME, []).append(m)
     results: dict[Any, dict[str, float]] = {}
+    retied: dict[Any, dict[str, float]] = {}
+    # queries a provider cannot score, left out of its input and compared by a named convention
+    withheld: dict[Measure, tuple[str, set[str]]] = {}
+    calls: list[tuple[str, list[Measure]]] = []
     for provider_name, group in by_provider.items():
+        # accuracy divides by zero on some queries, which depend on each measure's cutoff and level
+        calls += [(provider_name, [m]) for m in group] if provider_name == "accuracy" else [(provider_name, group)]
+    for provider_name, group in calls:
         provider = targets[group[0]][1]
         wanted = list(dict.fromkeys(targets[m][0] for m in group))
         given_qrels, given_run = ir_qrels, ir_run
         if provider_name == "pytrec_eval" and all_negative:
             given_qrels = [q for q in ir_qrels if q.query_id not in all_negative]
             given_run = [d for d in ir_run if d.query_id not in all_negative]
+        if provider_name == "accuracy":
+            level = group[0].rel if group[0].rel is not None else chosen.relevance_level
+            cutoff = int(group[0].cutoff) if group[0].cutoff is not None else None
+            undefined = _only_relevant(ir_qrels, ir_run, cutoff, level)
+            withheld[group[0]] = ("all_relevant", undefined)
+            given_run = [d for d in ir_run if d.query_id not in undefined]
         try:
             for metric in provider.iter_calc(wanted, given_qrels, given_run):
                 results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+            if provider_name in _RETIED:
+                # the same ranking without ties (positive scores falling with trec_eval's rank): what it gives
+                # where its tie-breaking does not decide
+                untied = [ir_measures.ScoredDoc(d.query_id, d.doc_id, float(len(given_run) - i))
+                          for i, d in enumerate(given_run)]
+                for metric in provider.iter_calc(wanted, given_qrels, untied):
+                    retied.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
         except Exception as err:  # a provider failing on this data is reported, not raised
             for m in group:
                 verdicts[m] = Verdict(str(m), str(targets[m][0]), provider_name, "unsupported",
@@ -359,7 +401,13 @@ def crosscheck(
             if not (math.isnan(ours_value) or math.isnan(theirs_value)):
                 max_diff = max(max_diff, abs(ours_value - theirs_value))
             reason = None
-            if provider.NAME == "pytrec_eval" and qid in all_negative:
+            convention, skipped = withheld.get(m, ("", set()))
+            if qid in skipped:
+                reason = convention
+            elif provider.NAME in _RETIED and _same(ours_value, retied.get(theirs_measure, {}).get(
+                    qid, float(theirs_measure.DEFAULT)), tol):
+                reason = "unretrieved_first" if qid in low_scores else "tie_order"
+            elif provider.NAME == "pytrec_eval" and qid in all_negative:
                 reason = "all_negative"
             elif qid in missing and theirs_value == 0.0 and not math.isnan(ours_value):
                 reason = "missing_zero"
@@ -398,6 +446,28 @@ def crosscheck(
                   "tolerance": tolerance},
         ir_measures_version=getattr(ir_measures, "__version__", "?"),
     )
+
+
+_RETIED = ("compat",)
+"""Providers whose ties are checked on their side: compat breaks run ties by doc_id ascending and ideal-ranking
+ties by run score then qrels order, which no reordering of our run reproduces; given the ranking without ties,
+it must agree."""
+
+
+def _only_relevant(qrels: list[Any], run: list[Any], cutoff: int | None, level: int) -> set[str]:
+    """The queries whose top ``cutoff`` documents (all without one) are every one relevant: ir-measures'
+    Accuracy divides by their zero non-relevant documents. ``run`` is in ranking order."""
+    judged: dict[tuple[str, str], int] = {(q.query_id, q.doc_id): q.relevance for q in qrels}
+    queries = {q.query_id for q in qrels}
+    seen: dict[str, int] = {}
+    verdict: dict[str, bool] = {}
+    for doc in run:
+        rank = seen[doc.query_id] = seen.get(doc.query_id, 0) + 1
+        if doc.query_id not in queries or (cutoff is not None and rank > cutoff):
+            continue
+        relevant = judged.get((doc.query_id, doc.doc_id), 0) >= level
+        verdict[doc.query_id] = verdict.get(doc.query_id, True) and relevant
+    return {q for q, every in verdict.items() if every}
 
 
 def _no_provider(ir_measures: Any, theirs: Any) -> str:

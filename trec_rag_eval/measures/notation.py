@@ -98,6 +98,10 @@ NAMES: dict[str, Name] = {
     "NumRelRet": Name("num_rel_ret", None, {"rel": REL}),
     "Judged": Name("Judged", "Judged"),
     "ERR": Name("ERR", "ERR"),
+    "Compat": Name("Compat", None, {"p": Param("float", 0.95, help="persistence of the rank-biased overlap"),
+                                    "normalize": Param("bool", True, help="divide by the ideal ranking's own "
+                                                       "overlap (a perfect run scores 1)")}),
+    "Accuracy": Name("Accuracy", "Accuracy", {"rel": REL}),
     "RelP": Name(None, "relative_P", _BINARY),
     "GMAP": Name("gm_map", None, {"rel": REL}),
     "RBP": Name("rbp", "rbp", {"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' "

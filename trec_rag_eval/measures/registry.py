@@ -6,7 +6,7 @@ command and the README's measure table are generated from this registry.
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import binary, graded, sets
+from trec_rag_eval.measures import agreement, binary, graded, sets
 from trec_rag_eval.measures.model import REGISTERED, Family, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -117,6 +117,17 @@ _FAMILIES = [
            "maximum judgment 4).",
            kind="int_cutoffs", notation="ERR", ir_measures="ERR",
            reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
+    Family("Compat", agreement.compat,
+           "Compatibility: rank-biased overlap (persistence p, default 0.95) of the run with the ideal ranking "
+           "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
+           "last), to depth max(N, n); normalised by the ideal ranking's own overlap unless normalize=False.",
+           notation="Compat", ir_measures="Compat", reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
+    Family("Accuracy", agreement.accuracy,
+           "Pairwise accuracy: of the (relevant, non-relevant) pairs in the top k (all retrieved without k; "
+           "unjudged = non-relevant), the share ranked relevant first. 1 with no non-relevant one, 0 with no "
+           "relevant one (ir-measures leaves such queries out of its mean).",
+           kind="int_cutoffs", notation="Accuracy", ir_measures="Accuracy",
+           reference="ir_measures (accuracy provider)"),
 ]
 
 for _family in _FAMILIES:
