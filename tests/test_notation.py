@@ -106,7 +106,9 @@ def test_error_exit_code_is_usage() -> None:
 
 
 # -- property: parse(str(m)) == m over generated measures ---------------------------------------
-def _literal(kind: str, choices: tuple) -> st.SearchStrategy:
+def _literal(kind: str, choices: tuple, key: str = "") -> st.SearchStrategy:
+    if kind == "level":  # min_rel below max_rel
+        return st.integers(3, 6) if key == "max_rel" else st.integers(-1, 2)
     if kind == "int":
         return st.integers(0, 5)
     if kind == "float":
@@ -129,7 +131,8 @@ def notation_texts(draw: st.DrawFn) -> str:
     name = draw(st.sampled_from(sorted(NAMES)))
     spec = NAMES[name]
     keys = draw(st.lists(st.sampled_from(sorted(spec.params)), unique=True, max_size=3)) if spec.params else []
-    args = [f"{k}={_render(draw(_literal(spec.params[k].kind, spec.params[k].choices)))}" for k in keys]
+    keys += [k for k, param in spec.params.items() if param.required and k not in keys]  # max_rel of C/W/L
+    args = [f"{k}={_render(draw(_literal(spec.params[k].kind, spec.params[k].choices, k)))}" for k in keys]
     text = name + (f"({','.join(args)})" if args else "")
     needs_at = spec.family is None
     if spec.family_at is not None and (needs_at or draw(st.booleans())):

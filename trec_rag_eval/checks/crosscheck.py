@@ -179,6 +179,11 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
               "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
               "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
               "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+    if family in _CWL_FAMILIES:
+        if judged_only:
+            return None, f"ir-measures' {family} has no judged_only"
+        extra = [f"{k}={v!r}" for k, v in measure.params]
+        return family + f"({','.join(extra)})" + at, ""
     if family in ("Compat", "Accuracy"):
         if judged_only:
             return None, f"ir-measures' {family} has no judged_only"
@@ -255,7 +260,9 @@ DEFAULT_MEASURES = (
     "P@5", "P@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
     "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "Rprec", "Bpref", "infAP", "Success@5", "SetP", "SetR",
     "SetF", "SetF(beta=2.0)", "SetAP", "IPrec@0.5", "NumQ", "NumRel", "NumRet", "NumRelRet", "Judged@10",
-    "ERR@20", "F1@5", "HitRate@5", "RBP(rel=1)", "Compat", "Accuracy",
+    "ERR@20", "F1@5", "HitRate@5", "RBP(rel=1)", "Compat", "Accuracy", "SDCG(max_rel=3)@10", "NERR8(max_rel=3)@10",
+    "NERR9(max_rel=3)@10", "NERR10(max_rel=3)", "NERR11(max_rel=3)", "INST(max_rel=3)", "INSQ(max_rel=3)",
+    "BPM(max_rel=3)@10",
 )
 """What ``crosscheck`` compares when no measure is asked for: every measure ir-measures can compute
 in its several providers, with parameters (rel, judged_only, gains), plus the RAG names."""
@@ -447,6 +454,8 @@ def crosscheck(
         ir_measures_version=getattr(ir_measures, "__version__", "?"),
     )
 
+
+_CWL_FAMILIES = ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM")
 
 _RETIED = ("compat",)
 """Providers whose ties are checked on their side: compat breaks run ties by doc_id ascending and ideal-ranking

@@ -35,6 +35,7 @@ class Param:
     default: Any = None
     choices: tuple[Any, ...] = ()
     help: str = ""
+    required: bool = False
 
 
 REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
@@ -65,6 +66,12 @@ _NDCG = {
 
 _P = {**_BINARY, "denominator": Param(
     "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}
+
+_MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)")
+_MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are clipped to it); required",
+                 required=True)
+_T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
+_CWL = {"min_rel": _MIN_REL, "max_rel": _MAX_REL}
 
 NAMES: dict[str, Name] = {
     "P": Name(None, "P", _P),
@@ -102,6 +109,14 @@ NAMES: dict[str, Name] = {
                                     "normalize": Param("bool", True, help="divide by the ideal ranking's own "
                                                        "overlap (a perfect run scores 1)")}),
     "Accuracy": Name("Accuracy", "Accuracy", {"rel": REL}),
+    "SDCG": Name(None, "SDCG", {"dcg": Param("str", "log2", ("log2",), "DCG formulation (only 'log2')"), **_CWL}),
+    "NERR8": Name(None, "NERR8", _CWL),
+    "NERR9": Name(None, "NERR9", _CWL),
+    "NERR10": Name("NERR10", None, {"p": Param("float", 0.9, help="persistence"), **_CWL}),
+    "NERR11": Name("NERR11", None, {"T": _T, **_CWL}),
+    "INST": Name("INST", None, {"T": _T, **_CWL}),
+    "INSQ": Name("INSQ", None, {"T": _T, **_CWL}),
+    "BPM": Name(None, "BPM", {"T": _T, **_CWL}),
     "RelP": Name(None, "relative_P", _BINARY),
     "GMAP": Name("gm_map", None, {"rel": REL}),
     "RBP": Name("rbp", "rbp", {"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' "
@@ -191,6 +206,11 @@ def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise scanner.error(start, end, f"{key} must be an integer from {low} to {high}")
         return value
+    if kind == "level":  # a judgment, negative ones too
+        low, high = RELEVANCE_RANGE
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise scanner.error(start, end, f"{key} must be an integer judgment from {low} to {high}")
+        return value
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise scanner.error(start, end, f"{key} must be a finite number")
@@ -273,6 +293,12 @@ def parse_measure(text: str) -> Measure:
     if at is None and spec.family is None:
         what = "a recall level, e.g. IPrec@0.5" if spec.at == "recall" else f"a cutoff, e.g. {name}@10"
         raise scanner.error(name_start, len(text), f"{name} needs {what}")
+    missing = [key for key, param in spec.params.items() if param.required and key not in params]
+    if missing:
+        example = f"{name}({missing[0]}=3)" + (f"@{at}" if at is not None else "@10" if spec.family is None else "")
+        raise scanner.error(name_start, len(text), f"{name} needs {' and '.join(missing)}, e.g. {example}")
+    if "min_rel" in spec.params and params.get("min_rel", 0) >= params["max_rel"]:
+        raise scanner.error(name_start, len(text), "min_rel must be below max_rel")
     family = spec.family_at if at is not None else spec.family
     assert family is not None
     # ir-measures spellings that name another family

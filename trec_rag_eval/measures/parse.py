@@ -61,6 +61,10 @@ def is_trec_syntax(text: str) -> bool:
         return False
     if name in NICKNAMES:
         return True
+    from trec_rag_eval.measures.notation import NAMES
+
+    if name in NAMES and any(param.required for param in NAMES[name].params.values()):
+        return False  # INST, SDCG, ...: parameters only the notation can give
     # a cutoff family without default cutoffs (Judged, ERR) means its notation form
     return name in FAMILIES and not (FAMILIES[name].kind == "int_cutoffs" and not FAMILIES[name].defaults)
 

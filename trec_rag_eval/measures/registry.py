@@ -6,11 +6,14 @@ command and the README's measure table are generated from this registry.
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import agreement, binary, graded, sets
+from trec_rag_eval.measures import agreement, binary, cwl, graded, sets
 from trec_rag_eval.measures.model import REGISTERED, Family, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+_CWL_REFERENCE = "Azzopardi, Thomas & Moffat, SIGIR 2019 (C/W/L); cwl_eval, depth 1000"
+_NERR_REFERENCE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021; cwl_eval, depth 1000"
 
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
@@ -128,6 +131,34 @@ _FAMILIES = [
            "relevant one (ir-measures leaves such queries out of its mean).",
            kind="int_cutoffs", notation="Accuracy", ir_measures="Accuracy",
            reference="ir_measures (accuracy provider)"),
+    # -- the C/W/L family: expected gain per document under a user model (see measures/cwl.py) ---------
+    Family("SDCG", cwl.expected_utility,
+           "Scaled DCG at k (C/W/L): sum over ranks <= k of g_i/log2(i+1), divided by sum of 1/log2(i+1): "
+           "as if k documents of gain 1 existed. Gains (j - min_rel)/(max_rel - min_rel), clipped to [0, 1].",
+           kind="int_cutoffs", notation="SDCG", ir_measures="SDCG", reference=_CWL_REFERENCE),
+    Family("NERR8", cwl.expected_utility,
+           "Not-but-nearly ERR, eq. 8 (C/W/L): continue with probability 1 - g_i up to rank k.",
+           kind="int_cutoffs", notation="NERR8", ir_measures="NERR8", reference=_NERR_REFERENCE),
+    Family("NERR9", cwl.expected_utility,
+           "Not-but-nearly ERR, eq. 9 (C/W/L): continue with probability (i/(i+1)) (1 - g_i) up to rank k.",
+           kind="int_cutoffs", notation="NERR9", ir_measures="NERR9", reference=_NERR_REFERENCE),
+    Family("NERR10", cwl.expected_utility,
+           "Not-but-nearly ERR, eq. 10 (C/W/L): continue with probability p (1 - g_i), p default 0.9.",
+           notation="NERR10", ir_measures="NERR10", reference=_NERR_REFERENCE),
+    Family("NERR11", cwl.expected_utility,
+           "Not-but-nearly ERR, eq. 11 (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2 (1 - g_i), "
+           "T default 1.", notation="NERR11", ir_measures="NERR11", reference=_NERR_REFERENCE),
+    Family("INST", cwl.expected_utility,
+           "INST (C/W/L): continue with probability ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T minus the gain so far "
+           "(T default 1).", notation="INST", ir_measures="INST",
+           reference="Moffat, Bailey, Scholer & Thomas, ADCS 2015; cwl_eval"),
+    Family("INSQ", cwl.expected_utility,
+           "INSQ (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2, T default 1.",
+           notation="INSQ", ir_measures="INSQ", reference="Moffat, Scholer & Thomas, ADCS 2012; cwl_eval"),
+    Family("BPM", cwl.expected_utility,
+           "Static Bejeweled Player Model at k (C/W/L): continue while the gain so far is below T (default 1) "
+           "and fewer than k documents are seen.", kind="int_cutoffs", notation="BPM", ir_measures="BPM",
+           reference="Zhang et al., SIGIR 2017; cwl_eval"),
 ]
 
 for _family in _FAMILIES:
