@@ -232,7 +232,7 @@ def test_compare_and_the_harness_collapse_too():
     # asked for 6 chunks: docA, docC, docB, docX after the collapse
     report = evaluator.evaluate(dataset, k_values=(3,), depth=6)
     assert report.summary["P@3"] == pytest.approx(2 / 3)
-    assert report.run.to_dict()["q1"]["docA::2"] == pytest.approx(1 / 3)   # the run keeps the chunk ids
+    assert report.run.to_dict()["q1"]["docA::2"] == 4.0   # the run keeps the chunk ids (third of 6: 6 - 2)
     assert report.result.collapse.merged == 2
 
 

@@ -110,22 +110,25 @@ def test_results_keep_engine_order_when_scores_tie_or_are_missing():
     assert normalise_results(scored, 10) == (["a", "b"], [3.0, 1.0])
     assert normalise_results([{"id": "a", "score": 1}, {"id": "b", "score": 1}], 10) == (["a", "b"], None)
     assert normalise_results(["a", "b", "c"], depth=2) == (["a", "b"], None)
+    outcome = Evaluator(lambda q, k: [{"id": "a", "score": 1.0}, {"id": "b", "score": 1.0}]).run(DATASET[:1])
+    # A tie would let trec_eval's doc_id rule put "b" before "a"; scores n, n-1, ..., 1 keep the engine's order.
+    assert outcome.run.to_dict() == {"q1": {"a": 2.0, "b": 1.0}}
+    assert outcome.rescored_queries == ["q1"] and outcome.disordered_queries == []
+    # tied scores already in trec_eval's tie order (doc id descending) are kept as they are
     outcome = Evaluator(lambda q, k: [{"id": "b", "score": 1.0}, {"id": "a", "score": 1.0}]).run(DATASET[:1])
-    # A tie would let trec_eval's doc_id rule put "b" after "a"; 1/rank scores keep the engine's order.
-    assert outcome.run.to_dict() == {"q1": {"b": 1.0, "a": 0.5}}
-    assert outcome.rescored_queries == ["q1"]
+    assert outcome.run.to_dict() == {"q1": {"b": 1.0, "a": 1.0}} and outcome.rescored_queries == []
 
 
 def test_the_run_is_written_as_trec_and_json(tmp_path):
     report = Evaluator(engine, run_tag="demo").evaluate(DATASET, measures=["P@1"])
     report.write_run(tmp_path / "run.txt")
     assert (tmp_path / "run.txt").read_text().splitlines() == [
-        "q1 Q0 b 1 1 demo", "q1 Q0 a 2 0.5 demo", f"q1 Q0 z 3 {1 / 3!r} demo",
-        "q3 Q0 x 1 1 demo", "q3 Q0 d 2 0.5 demo",
+        "q1 Q0 b 1 3 demo", "q1 Q0 a 2 2 demo", "q1 Q0 z 3 1 demo",
+        "q3 Q0 x 1 2 demo", "q3 Q0 d 2 1 demo",
     ]
     assert read_run(tmp_path / "run.txt").to_dict() == report.run.to_dict()
     report.write_run(tmp_path / "run.json", format="json")
-    assert '"q1": [{"id": "b", "score": 1.0}' in (tmp_path / "run.json").read_text()
+    assert '"q1": [{"id": "b", "score": 3.0}' in (tmp_path / "run.json").read_text()
 
 
 def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
@@ -164,7 +167,7 @@ def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypa
                                                  "-m", "RR", "-o", "run.txt"])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "run.txt").read_text().splitlines() == [
-        "q1 Q0 b 1 1 search", "q1 Q0 a 2 0.5 search", "q2 Q0 d 1 1 search"
+        "q1 Q0 b 1 2 search", "q1 Q0 a 2 1 search", "q2 Q0 d 1 1 search"
     ]
     assert "latency per query: p50" in result.stdout
     again = CliRunner().invoke(search_command, [str(dataset), "--engine", "my_engine:nothing"])

@@ -249,13 +249,17 @@ def test_scores_are_kept_and_dicts_read(tmp_path):
             "r.json",
             json.dumps(
                 {
-                    "q1": [{"id": "d1", "score": 0.25}, {"id": "d2", "score": 0.5}],
+                    "q1": [{"id": "d1", "score": 0.5}, {"id": "d2", "score": 0.25}],
                     "q2": {"d3": 1, "d4": 7.5},
+                    "q3": [{"id": "d1", "score": 0.25}, {"id": "d2", "score": 0.5}],
                 }
             ),
         )
     )
-    assert ranking(run) == {"q1": [("d1", 0.25), ("d2", 0.5)], "q2": [("d3", 1.0), ("d4", 7.5)]}
+    # a list's scores are kept when they fall along it; a list whose scores rise (a distance) is ranked
+    # in its order all the same, with n, n-1, ..., 1; an object {doc_id: score} is scored as it is
+    assert ranking(run) == {"q1": [("d1", 0.5), ("d2", 0.25)], "q2": [("d3", 1.0), ("d4", 7.5)],
+                            "q3": [("d1", 2.0), ("d2", 1.0)]}
 
 
 def test_trec_rag_request_jsonl(tmp_path):

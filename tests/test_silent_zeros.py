@@ -275,8 +275,8 @@ def test_langchain_pairs_with_a_score_and_integer_ids_are_read():
 
 
 def test_json_results_whose_scores_contradict_their_order_say_so(tmp_path):
-    # the same results, two numbers: the search harness keeps the list order, a results file is
-    # ranked by score (trec_eval's rule). Distances stored as "score" reverse the list in silence.
+    # a list of results is ranked in its order, from a file as in memory (issue 24, finding 1): distances
+    # stored as "score" (rising along the list) are said, and no longer reverse the list
     dataset = tmp_path / "d.json"
     dataset.write_text(json.dumps([{"id": "q1", "query": "a", "relevant": ["d1"]},
                                    {"id": "q2", "query": "b", "relevant": ["d3"]}]))
@@ -286,16 +286,17 @@ def test_json_results_whose_scores_contradict_their_order_say_so(tmp_path):
         "q2": [{"id": "d3", "score": 0.7}, {"id": "d2", "score": 0.5}, {"id": "d1", "score": 0.2}]}))
     result = invoke("-m", "recip_rank", str(dataset), str(results))
     assert result.exit_code == 0
-    assert ("1 result lists are not in the order of their scores: each is ranked by score (ties by doc id, "
-            "as trec_eval does), not in list order") in result.stderr
+    assert ("1 result list has scores that rise along the list (distances, lower is better?): ranked in the "
+            "list's order, as given, best first, not by score") in result.stderr
     assert "(e.g. q1)" in result.stderr
-    # ties put in trec_eval's order already (doc id descending) change nothing: no warning
-    results.write_text(json.dumps({"q1": [{"id": "d2", "score": 1.0}, {"id": "d1", "score": 1.0}],
-                                   "q2": [{"id": "d3", "score": 1.0}]}))
-    assert "order of their scores" not in invoke("-m", "recip_rank", str(dataset), str(results)).stderr
-    results.write_text(json.dumps({"q1": [{"id": "d1", "score": 1.0}, {"id": "d2", "score": 1.0}],
-                                   "q2": [{"id": "d3", "score": 1.0}]}))
-    assert "1 result lists are not in the order" in invoke("-m", "recip_rank", str(dataset), str(results)).stderr
+    assert "recip_rank            \tall\t1.0000\n" in result.stdout      # d1 first in both lists: RR 1
+    # ties do not contradict the order: the list decides between them, in any doc id order, in silence
+    for first, second in (("d2", "d1"), ("d1", "d2")):
+        results.write_text(json.dumps({"q1": [{"id": first, "score": 1.0}, {"id": second, "score": 1.0}],
+                                       "q2": [{"id": "d3", "score": 1.0}]}))
+        tied = invoke("-m", "recip_rank", str(dataset), str(results))
+        assert "rise along" not in tied.stderr
+        assert f"recip_rank            \tall\t{(1 / (1 if first == 'd1' else 2) + 1) / 2:.4f}\n" in tied.stdout
 
 
 def test_an_engine_taking_k_by_keyword_is_called_so():

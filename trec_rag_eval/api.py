@@ -31,17 +31,26 @@ if TYPE_CHECKING:
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
     """``io.load.as_run``, plus what a search function returns, per query: ``{query_id: results}``
     where results are ``{"id", "score"}`` dicts, ``(id, score)`` pairs or LangChain / LlamaIndex
-    objects, best first (read as the engine harness reads them: ``engine.harness.normalise_results``)."""
+    objects, best first (read as the engine harness reads them: ``engine.harness.ranked_results``).
+    A list is ranked in its order, whatever its scores (``io.ranked_lists``); scores that rise along
+    it are warned about, as from a file."""
     if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
-        from trec_rag_eval.engine.harness import normalise_results
+        from trec_rag_eval.engine.harness import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}
+        disordered: list[str] = []
         for query_id, results in value.items():
-            doc_ids, scores = normalise_results(results, depth=max(len(results), 1))
-            # scores kept when they strictly decrease; otherwise the list order is the ranking
-            scored[query_id] = dict(zip(doc_ids, scores or [float(len(doc_ids) - i) for i in range(len(doc_ids))],
-                                        strict=True))
-        value = scored
+            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1))
+            scored[query_id] = dict(zip(doc_ids, scores, strict=True))
+            if rising:
+                disordered.append(str(query_id))
+        table = load.as_run(scored, qrels, name, run_tag)
+        if disordered:
+            from trec_rag_eval.errors import warn
+            from trec_rag_eval.io.ranked_lists import order_warning
+
+            warn(f"{table.source}: {order_warning(disordered)}")
+        return table
     return load.as_run(value, qrels, name, run_tag)
 
 

@@ -13,15 +13,16 @@ Each warning has a stable ``code``, a ``count`` and a few ``examples``, in file 
 * ``empty_results``: empty result lists (the query scores 0).
 * ``no_relevant``: dataset queries without any relevant document (they can only score 0, or are
   left out, depending on the measure: either way the mean says less than it seems).
-* ``score_order``: result lists whose scores put them in another order than the list's (a rising
-  score, often a distance, or ties not in doc id order): they are ranked by score as trec_eval does,
-  where the search harness keeps the engine's list order, so the same results give other numbers.
+* ``score_order``: result lists whose scores rise along the list (a distance, lower is better): they
+  are ranked in the list's order all the same, as every ordered list is (``io.ranked_lists``), and
+  the sentence is the one every other path says (``io.ranked_lists.order_warning``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trec_rag_eval.io.ranked_lists import order_warning as order_warning  # the sentence, for the CLI too
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, column_list
 
 
@@ -110,27 +111,9 @@ def check_rag(
         f"{{n}} dataset queries have no relevant document (relevance >= {relevance_level}); "
         "they cannot score above 0",
     )
-    add(
-        "score_order",
-        _reordered_queries(run_query_ids, run_doc_ids, column_list(run, "score")),
-        "{n} result lists are not in the order of their scores: each is ranked by score (ties by doc id, "
-        "as trec_eval does), not in list order as the search harness ranks an engine's results; "
-        "give scores that fall along each list (similarities, not distances), or none",
-    )
+    if report.disordered:
+        warnings.append(RagWarning("score_order", len(report.disordered), order_warning(report.disordered)))
     return warnings
-
-
-def _reordered_queries(query_ids: list[str], doc_ids: list[str], scores: list[float]) -> list[str]:
-    """Queries whose rows, in list order, are not in trec_eval's ranking order (score descending,
-    then doc id descending: Python's string order is UTF-8's byte order)."""
-    out: list[str] = []
-    previous: tuple[str, float, str] | None = None
-    for query_id, doc_id, score in zip(query_ids, doc_ids, scores, strict=True):
-        if previous is not None and previous[0] == query_id and (out[-1:] != [query_id]) and (
-                score > previous[1] or (score == previous[1] and doc_id > previous[2])):
-            out.append(query_id)
-        previous = (query_id, score, doc_id)
-    return out
 
 
 def _dataset_queries(qrels: Qrels, judged_query_ids: list[str]) -> list[str]:

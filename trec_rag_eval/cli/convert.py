@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from trec_rag_eval.api import check_outputs
-from trec_rag_eval.checks.rag import check_rag
+from trec_rag_eval.checks.rag import check_rag, order_warning
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import all_or_none
@@ -199,6 +199,8 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
         messages.append((f"wrote {run_out}: {count} {unit} for {queries} queries", False))
         if dataset is not None:
             messages.extend((f"Warning: {warning}", True) for warning in check_rag(dataset, run, report))
+        elif report.disordered:  # said with a dataset by check_rag, in the same words
+            messages.append((f"Warning: {order_warning(report.disordered)}", True))
 
 
 def _to_json(

@@ -5,9 +5,12 @@ French seed lesson, ``rechercher``) method taking ``(query, k)``. Results are do
 with an ``id`` (``{"id": "d3", "score": 12.1}``), or ``(doc_id, score)`` pairs, best first.
 
 Conventions, decided here once:
-- The engine's list order is its ranking. Scores are kept when they strictly decrease along the
-  list; otherwise (no scores, ties, or out of order) every score of that query is replaced by
-  ``1/rank``, so trec_eval's doc_id tie-break can never reorder what the engine returned.
+- The engine's list order is its ranking (an ordered list, ``io.ranked_lists``: the rule of every
+  list of results, in memory or in a file). Scores are kept when they decrease along the list (tied
+  ones when their doc ids stand in trec_eval's tie order); otherwise (no scores, other ties, or out
+  of order) every score of that query is replaced by ``n, n-1, ..., 1``, so trec_eval's doc_id
+  tie-break can never reorder what the engine returned; scores that rise along the list
+  (distances) are warned about, in the words of every other path.
 - A doc id returned twice keeps its first (best) position.
 - A query whose engine call raises is recorded as failed, gets no results, and therefore scores 0
   (the core evaluator scores every dataset query, ones missing from the run included).
@@ -34,6 +37,7 @@ from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.engine.progress import progress_bar
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:
@@ -63,7 +67,8 @@ class SearchOutcome:
     run: Run
     latencies: dict[str, float]          # query_id -> seconds, failed queries included
     failures: list[QueryFailure]
-    rescored_queries: list[str]          # queries whose engine scores were replaced by 1/rank
+    rescored_queries: list[str]          # queries whose engine scores were replaced by n, n-1, ..., 1
+    disordered_queries: list[str] = field(default_factory=list)  # ... of which scores rose along the list
 
     def latency_percentile(self, percent: float) -> float:
         """Latency percentile in seconds (numpy's linear interpolation); NaN when nothing ran."""
@@ -296,14 +301,34 @@ def _by_keyword(search: Any, keyword: str, query: str, k: int) -> Any:
     return search(query, **{keyword: k})
 
 
+def ranked_results(results: Any, depth: int) -> tuple[list[str], list[float], bool]:
+    """Doc ids in the engine's order (as ``normalise_results``), the scores that rank them in that
+    order (``io.ranked_lists.list_scores``), and whether the given scores rose along the list."""
+    doc_ids, given = _read_results(results, depth)
+    scores, rising = list_scores(given, doc_ids)
+    return doc_ids, scores, rising
+
+
 def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:
     """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores, if given.
 
     Scores come back only when every item has one and they strictly decrease along the list.
     Raises ``EngineError`` when the results are not a list or an item has no usable id.
     """
+    doc_ids, scores = _read_results(results, depth)
+    if any(s is None or not np.isfinite(s) for s in scores):
+        return doc_ids, None
+    given = [float(s) for s in scores if s is not None]
+    if all(a > b for a, b in zip(given, given[1:], strict=False)):
+        return doc_ids, given
+    return doc_ids, None
+
+
+def _read_results(results: Any, depth: int) -> tuple[list[str], list[float | None]]:
+    """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores (None
+    where an item has none)."""
     if results is None:
-        return [], None
+        return [], []
     if isinstance(results, (str, bytes, dict)) or not isinstance(results, Iterable):
         raise EngineError(f"the engine must return a list of results, got {type(results).__name__}")
     doc_ids: list[str] = []
@@ -318,12 +343,7 @@ def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] 
         scores.append(score)
         if len(doc_ids) == depth:
             break
-    if any(s is None or not np.isfinite(s) for s in scores):
-        return doc_ids, None
-    given = [float(s) for s in scores if s is not None]
-    if all(a > b for a, b in zip(given, given[1:], strict=False)):
-        return doc_ids, given
-    return doc_ids, None
+    return doc_ids, scores
 
 
 # Where engines keep a result's id, in the order tried: the item itself, then its metadata (LangChain
@@ -430,6 +450,7 @@ def run_queries(
     latencies: dict[str, float] = {}
     failures: list[QueryFailure] = []
     rescored: list[str] = []
+    disordered: list[str] = []
     for query_id, query in progress_bar(topics.items(), total=len(topics), label="Searching", unit="query",
                                         enabled=progress, file=progress_file):
         start = time.perf_counter()
@@ -441,13 +462,14 @@ def run_queries(
             continue
         latencies[query_id] = time.perf_counter() - start
         try:
-            doc_ids, scores = normalise_results(results, depth)
+            doc_ids, given = _read_results(results, depth)
         except EngineError as err:
             raise EngineError(f"query {query_id!r} ({query!r}): {err}") from None
-        if scores is None:
-            if doc_ids:
-                rescored.append(query_id)
-            scores = [1.0 / rank for rank in range(1, len(doc_ids) + 1)]
+        scores, rising = list_scores(given, doc_ids)
+        if doc_ids and scores != given:
+            rescored.append(query_id)
+        if rising:
+            disordered.append(query_id)
         rows.extend((query_id, doc_id, score) for doc_id, score in zip(doc_ids, scores, strict=True))
     if topics and len(failures) == len(topics):
         first = failures[0]
@@ -457,7 +479,9 @@ def run_queries(
             TrecRagEvalWarning,
         )
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
-    return SearchOutcome(run, latencies, failures, rescored)
+    if disordered:
+        warn(f"{run.source}: {order_warning(disordered)}")
+    return SearchOutcome(run, latencies, failures, rescored, disordered)
 
 
 # --- datasets -------------------------------------------------------------------------------------

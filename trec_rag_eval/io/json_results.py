@@ -26,6 +26,7 @@ from trec_rag_eval.io.json_rows import (
     short,
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
+from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 
 
@@ -45,6 +46,7 @@ def read_results_report(
     rows: list[tuple[str, str, float]] = []
     duplicates: list[tuple[str, str, int]] = []
     empty: list[str] = []
+    disordered: list[str] = []
     seen: dict[str, Entry] = {}
     for entry, query_id, ranking in _result_entries(document, resolver):
         if query_id in seen:
@@ -55,14 +57,16 @@ def read_results_report(
                 f" (line {seen[query_id].line})",
             )
         seen[query_id] = entry
-        docs, dups = ranking
+        docs, dups, rising = ranking
+        if rising:
+            disordered.append(query_id)
         duplicates.extend((query_id, doc_id, count) for doc_id, count in dups)
         if not docs:
             empty.append(query_id)
         rows.extend((query_id, doc_id, score) for doc_id, score in docs)
     columns = run_columns(rows)
     tag = run_tag or _default_run_tag(name)
-    return Run(columns, tag, name), ResultsReport(tuple(duplicates), tuple(empty))
+    return Run(columns, tag, name), ResultsReport(tuple(duplicates), tuple(empty), tuple(disordered))
 
 
 class _QueryResolver:
@@ -99,7 +103,7 @@ class _QueryResolver:
 
 def _result_entries(
     document: Document, resolver: _QueryResolver | None
-) -> Iterator[tuple[Entry, str, tuple[list[tuple[str, float]], list[tuple[str, int]]]]]:
+) -> Iterator[tuple[Entry, str, tuple[list[tuple[str, float]], list[tuple[str, int]], bool]]]:
     path = document.path
     if not is_rows(document):  # an object keyed by query id or query text
         for entry in document.entries:
@@ -135,8 +139,11 @@ def _result_entries(
 
 def _ranking(
     path: str, entry: Entry, key: str | None, value: Any
-) -> tuple[list[tuple[str, float]], list[tuple[str, int]]]:
-    """(doc_id, score) in list order without repeats, and the repeats (doc_id, times listed)."""
+) -> tuple[list[tuple[str, float]], list[tuple[str, int]], bool]:
+    """(doc_id, score) without repeats, the repeats (doc_id, times listed), and whether the scores
+    rise along the list. A list is ranked in its order (``io.ranked_lists``: its scores kept when
+    they fall strictly along it, else n, n-1, ..., 1); an object ``{doc_id: score}`` is scored, as
+    the same dict in memory is."""
     where = f"key {key!r}: " if key is not None else ""
     pairs: list[tuple[str, float | None]] = id_values(path, entry, where, value, SCORE_KEYS, _score, None,
                                                        "a result", "score")
@@ -155,12 +162,10 @@ def _ranking(
         if counts[doc_id] == 1:
             kept.append((doc_id, score))
     repeats = [(doc_id, n) for doc_id, n in counts.items() if n > 1]
-    n = len(kept)
-    # An ordered list: rank r gets score n - r + 1, strictly decreasing, so ties cannot arise.
-    docs = [
-        (doc_id, float(n - rank) if score is None else score) for rank, (doc_id, score) in enumerate(kept)
-    ]
-    return docs, repeats
+    if isinstance(value, dict):  # scored: trec_eval's rule ranks it
+        return [(doc_id, float(score)) for doc_id, score in kept], repeats, False  # type: ignore[arg-type]
+    scores, rising = list_scores([score for _, score in kept], [doc_id for doc_id, _ in kept])
+    return [(doc_id, score) for (doc_id, _), score in zip(kept, scores, strict=True)], repeats, rising
 
 
 def _score(path: str, entry: Entry, where: str, doc_id: Any, score: Any) -> float:

@@ -152,8 +152,16 @@ def load_qrels(
 
 
 def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
-    """Read a TREC run, JSON/JSONL results or Parquet; ``qrels`` (with topics) matches results keyed by query text."""
-    return load_run_report(path, format, qrels)[0]
+    """Read a TREC run, JSON/JSONL results or Parquet; ``qrels`` (with topics) matches results keyed by query text.
+    Result lists whose scores rise along them are ranked in their order all the same, and warned about
+    (``io.ranked_lists``; ``load_run_report`` leaves that to its caller, in its report)."""
+    run, report = load_run_report(path, format, qrels)
+    if report.disordered:
+        from trec_rag_eval.errors import warn
+        from trec_rag_eval.io.ranked_lists import order_warning
+
+        warn(f"{os.fspath(path)}: {order_warning(report.disordered)}")
+    return run
 
 
 def load_run_shards(paths: list[str], format: str | None = None) -> Run:

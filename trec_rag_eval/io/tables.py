@@ -137,10 +137,13 @@ class ResultsReport:
 
     ``duplicates``: (query_id, doc_id, times listed) for every id listed more than once in one list.
     ``empty``: query ids whose result list is empty (they have no row in the Run at all).
+    ``disordered``: query ids whose list's scores rise along it: ranked in the list's order all the
+    same (``io.ranked_lists``).
     """
 
     duplicates: tuple[tuple[str, str, int], ...] = ()
     empty: tuple[str, ...] = ()
+    disordered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

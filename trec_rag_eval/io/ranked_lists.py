@@ -1,0 +1,58 @@
+"""One ranking rule per shape: which inputs are ordered lists and which are scored.
+
+* **Ordered lists** are ranked as given, best first: a list per query (of doc ids, of hits
+  ``{"id", "score"}``, of ``(id, score)`` pairs, of LangChain / LlamaIndex objects) in memory, in a
+  JSON/JSONL results file, or returned by a search engine. Their scores are kept when trec_eval's
+  rule ranks the list in its order with them (they fall along it; tied ones stand in doc id order,
+  descending); otherwise (no scores, ties in another order, distances that rise) the list's order
+  gives the scores ``n, n-1, ..., 1``, so no tie-breaking
+  rule can reorder it, and a run written to a TREC file (``convert``, ``write_run``) ranks in the
+  list's order in trec_eval too. Scores that rise somewhere along a list contradict its order (a
+  distance, lower is better): that is said, in the same words on every path (``order_warning``).
+* **Scored** inputs are ranked by trec_eval's rule (score descending, then doc id descending): TREC
+  run files, Parquet, ``{query_id: {doc_id: score}}`` in memory or in a JSON file (pytrec_eval's and
+  ranx's shape), DataFrames and ``ScoredDoc`` rows. Their order carries no meaning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+def list_scores(scores: Sequence[float | None], doc_ids: Sequence[str] | None = None) -> tuple[list[float], bool]:
+    """The scores that rank a list in its order, and whether the given ones contradict the order.
+
+    Given scores are kept when every one is a finite number and trec_eval's rule ranks the list in
+    its order with them: they fall along the list, and where two are equal the doc ids (``doc_ids``,
+    when given) already stand in trec_eval's tie order, descending (so a run written in trec_eval's
+    order, as JSON, reads back with every score). Otherwise the list gets ``n, n-1, ..., 1``. The
+    scores contradict the order when one rises above the one before it (ties do not: the list
+    decides between them)."""
+    n = len(scores)
+    given = [s for s in scores if s is not None and math.isfinite(s)]
+    if len(given) == n and all(_before(given, doc_ids, i) for i in range(n - 1)):
+        return [float(s) for s in given], False
+    rising = len(given) == n and any(b > a for a, b in zip(given, given[1:], strict=False))
+    return [float(n - position) for position in range(n)], rising
+
+
+def _before(scores: list[float], doc_ids: Sequence[str] | None, i: int) -> bool:
+    """Whether trec_eval's rule ranks item i before item i + 1 (score, then doc id descending in byte order)."""
+    if scores[i] != scores[i + 1]:
+        return scores[i] > scores[i + 1]
+    return doc_ids is not None and _bytes(doc_ids[i]) > _bytes(doc_ids[i + 1])
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def order_warning(queries: Sequence[str], limit: int = 3) -> str:
+    """The one sentence for result lists whose scores rise along the list (the ``queries``)."""
+    count = len(queries)
+    shown = ", ".join(queries[:limit]) + (", ..." if count > limit else "")
+    lists = "result list has" if count == 1 else "result lists have"
+    return (f"{count} {lists} scores that rise along the list (distances, lower is better?): ranked in the "
+            f"list's order, as given, best first, not by score; give scores that fall along each list "
+            f"(similarities), or none (e.g. {shown})")
