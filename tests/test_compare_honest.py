@@ -28,8 +28,15 @@ def seed(tmp_path):
 
 def test_an_interval_does_not_depend_on_the_other_measures_runs_or_test(seed):
     qrels, runs, _ = seed
-    alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000)
-    crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test="randomization")
+    for test in ("t", "randomization"):
+        alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, test=test)
+        crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test=test)
+        a, b = alone.pair("nDCG@10", "B"), crowded.pair("nDCG@10", "B")
+        assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
+    # the bootstrap, asked for, does not depend on the test either
+    alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, interval="bootstrap")
+    crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test="randomization",
+                      interval="bootstrap")
     a, b = alone.pair("nDCG@10", "B"), crowded.pair("nDCG@10", "B")
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
 

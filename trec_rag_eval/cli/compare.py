@@ -86,6 +86,14 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             help="Paired test: t-test or randomization (sign-flip) test.",
         ),
         click.option(
+            "--interval",
+            type=click.Choice(["t", "randomization", "bootstrap"]),
+            default=None,
+            help="Interval of each delta. Default: the test's own (the t-interval with the t-test, the deltas the "
+            "randomization test keeps with it), which excludes 0 exactly when the uncorrected test rejects at "
+            "1 - confidence; bootstrap (BCa) on request.",
+        ),
+        click.option(
             "--correction",
             type=click.Choice(["holm", "bonferroni", "none"]),
             default="holm",
@@ -98,14 +106,14 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
             type=PROBABILITY,
             default=0.95,
             show_default=True,
-            help="Confidence level of the bootstrap interval.",
+            help="Confidence level of the intervals (1 - alpha keeps them in step with the test).",
         ),
         click.option(
             "--n-resamples",
             type=Integer(1, 10_000_000),
             default=10_000,
             show_default=True,
-            help="Resamples for the bootstrap and the randomization test.",
+            help="Resamples for the randomization test and interval, and for the bootstrap.",
         ),
         click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of every random draw."),
         click.option("-q", "--per-query", is_flag=True, help="Add per-query values and deltas."),
@@ -151,6 +159,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         confidence=options["confidence"],
         n_resamples=options["n_resamples"],
         seed=options["seed"],
+        interval=options["interval"],
         settings=Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
                           max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
     )
@@ -184,7 +193,7 @@ def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ..
 def compare_command(
     qrels: str, runs: tuple[str, ...], fmt: str, output: str | None, plot_path: str | None, **options: Any
 ) -> None:
-    """Compare runs with a baseline: deltas, paired tests, bootstrap intervals, verdicts.
+    """Compare runs with a baseline: deltas, paired tests, their intervals, verdicts.
 
     \b
     trec-rag-eval compare QRELS RUN_A RUN_B [RUN_C ...]
@@ -197,7 +206,9 @@ def compare_command(
     R@5, MRR (--primary: that set, then the -m measures; --all-measures: the whole RAG table, then
     the -m measures). The baseline is the first run unless --baseline says
     otherwise. Each other run is compared with it on every measure; p-values are corrected over all
-    those comparisons (Holm by default), and each verdict says over how many.
+    those comparisons (Holm by default), and each verdict says over how many. Each interval is the
+    test's own (--interval says otherwise), so the two cannot disagree; where the corrected verdict and
+    the uncorrected interval could, the verdict says that the test rules, and why.
     """
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib

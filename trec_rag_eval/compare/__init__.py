@@ -8,6 +8,7 @@ have. Both return a ``Comparison`` that renders itself (table, Markdown, LaTeX, 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import zlib
 from collections.abc import Mapping, Sequence
@@ -56,6 +57,7 @@ def compare_values(
     power: float = 0.8,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
+    interval: str | None = None,
 ) -> Comparison:
     """Compare runs from per-query values: ``values[run][measure]`` aligned with ``query_ids``.
 
@@ -64,6 +66,9 @@ def compare_values(
     generators seeded by (seed, measure name, run name, baseline name, purpose), one for the
     randomization test and one for the bootstrap: a pair's interval and p-value do not depend on
     which other measures or runs are compared, in what order, nor on which test was chosen.
+    ``interval``: ``None`` (the test's own, so they agree by construction: the t-interval with the
+    t-test, the randomization interval, the deltas the sign-flip test keeps, with the randomization
+    test, from the same flips), or ``"t"``, ``"randomization"``, ``"bootstrap"`` (BCa) on request.
     A detectable delta wider than the measure's range (``Family.value_range``) is not reported:
     the pair keeps the delta that would have been needed (``mdd_beyond_span``) and the measure's
     ``value_span``, and the verdict says why.
@@ -77,6 +82,10 @@ def compare_values(
         raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
     if test not in stats.TESTS:
         raise UsageError(f"unknown test {test!r}; expected one of {', '.join(stats.TESTS)}")
+    if interval is None:
+        interval = test
+    if interval not in stats.INTERVALS:
+        raise UsageError(f"unknown interval {interval!r}; expected one of {', '.join(stats.INTERVALS)}")
     if correction not in stats.CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(stats.CORRECTIONS)}")
     for name, value in (("alpha", alpha), ("confidence", confidence), ("power", power)):
@@ -115,14 +124,8 @@ def compare_values(
         a = arrays[baseline][measure]
         for run in others:
             b = arrays[run][measure]
-            if test == "t":
-                p_value = stats.paired_t_test(a, b)
-            else:
-                rng = _stream(seed, measure, run, baseline, purpose=0)
-                p_value = stats.randomization_test(a, b, n_resamples=n_resamples, rng=rng)
-            low, high = stats.bootstrap_interval(
-                a, b, confidence=confidence, n_resamples=n_resamples, rng=_stream(seed, measure, run, baseline, 1)
-            )
+            p_value, (low, high) = _test_and_interval(a, b, test, interval, confidence, n_resamples,
+                                                      functools.partial(_stream, seed, measure, run, baseline))
             mdd = stats.minimum_detectable_delta(a, b, alpha=alpha, power=power)
             mdd_beyond_span = math.nan
             width = _range_width(measure)
@@ -169,11 +172,38 @@ def compare_values(
         power=power,
         n_resamples=n_resamples,
         seed=seed,
+        interval=interval,
     )
 
 
+def _test_and_interval(a: np.ndarray, b: np.ndarray, test: str, interval: str, confidence: float,
+                       n_resamples: int, stream: Any) -> tuple[float, tuple[float, float]]:
+    """The pair's p-value and interval. The randomization test and its interval share one set of
+    sign flips (drawn once), so the interval excludes 0 exactly when the test rejects at 1 - confidence."""
+    flips: stats.SignFlips | None = None
+
+    def sign_flips() -> stats.SignFlips | None:
+        nonlocal flips
+        if flips is None and np.any(np.abs(b - a) > stats.TIE_TOLERANCE) and a.size > 1:
+            flips = stats.SignFlips(b - a, n_resamples, stream(0))
+        return flips
+
+    if test == "t":
+        p_value = stats.paired_t_test(a, b)
+    else:
+        p_value = sign_flips().p_value() if sign_flips() is not None else 1.0  # type: ignore[union-attr]
+    if interval == "t":
+        return p_value, stats.t_interval(a, b, confidence)
+    if interval == "bootstrap":
+        return p_value, stats.bootstrap_interval(a, b, confidence=confidence, n_resamples=n_resamples, rng=stream(1))
+    if sign_flips() is None or stats._is_constant(b - a):
+        return p_value, stats.randomization_interval(a, b, confidence, n_resamples, stream(0))
+    return p_value, sign_flips().interval(confidence)  # type: ignore[union-attr]
+
+
 def _stream(seed: int | None, measure: str, run: str, baseline: str, purpose: int) -> np.random.Generator:
-    """The random stream of one (measure, run, baseline) pair and one purpose (0 test, 1 bootstrap),
+    """The random stream of one (measure, run, baseline) pair and one purpose (0 the sign flips of the
+    randomization test and interval, 1 the bootstrap),
     keyed by names (CRC-32, stable across processes), never by position."""
     if seed is None:
         return np.random.default_rng()
@@ -268,6 +298,7 @@ def compare(
     power: float = 0.8,
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
+    interval: str | None = None,
     settings: Settings | None = None,
     doc_map: Any = None,
     **overrides: Any,
@@ -332,6 +363,7 @@ def compare(
         power=power,
         n_resamples=n_resamples,
         seed=seed,
+        interval=interval,
     )
     described = {
         "relevance level": str(chosen.relevance_level),

@@ -20,6 +20,12 @@ from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, 
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.measures.keyed import ByMeasure
 
+INTERVAL_METHODS = {
+    "t": "paired t-interval",
+    "randomization": "randomization interval (the deltas the sign-flip test keeps, {n_resamples} resamples)",
+    "bootstrap": "bootstrap BCa, {n_resamples} resamples",
+}
+
 
 @dataclass(frozen=True)
 class PairResult:
@@ -82,6 +88,19 @@ class Comparison:
     # evaluation settings that change them ({"relevance level": "1", ...}); empty from compare_values
     sources: dict[str, str] = field(default_factory=dict)
     evaluation_settings: dict[str, str] = field(default_factory=dict)
+    # the interval's method: "t", "randomization" (each agrees with its test by construction) or "bootstrap"
+    interval: str = "bootstrap"
+
+    @property
+    def interval_method(self) -> str:
+        """How the intervals were made, in words (for footers, captions and axis labels)."""
+        return INTERVAL_METHODS[self.interval].format(n_resamples=self.n_resamples)
+
+    @property
+    def interval_matches_test(self) -> bool:
+        """Whether each interval excludes 0 exactly when the uncorrected test rejects at alpha: the
+        test's own interval, at the confidence 1 - alpha."""
+        return self.interval == self.test and math.isclose(self.confidence, 1 - self.alpha)
 
     # --- lookups ------------------------------------------------------------------------
     @property

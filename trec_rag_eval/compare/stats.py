@@ -2,21 +2,26 @@
 
 Every function takes per-query arrays aligned on the same query list (``baseline[i]`` and
 ``run[i]`` are the same query) and knows nothing about measures, files or rendering.
-Distributions and resampling come from scipy: ``ttest_rel``, ``permutation_test`` (paired
-sign flips) and ``bootstrap`` (BCa); nothing here is a hand-written distribution.
+Distributions come from scipy (``ttest_rel``, ``t``, ``nct``, ``norm``); the resampling is numpy,
+vectorised over resamples: the sign flips of the randomization test and of its interval
+(``SignFlips``), and the bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its
+per-call overhead). Each test has the interval that agrees with it by construction: the
+t-interval with the t-test, the randomization interval (the deltas the sign-flip test keeps) with
+the randomization test; the bootstrap is on request.
 """
 
 from __future__ import annotations
 
-import inspect
 import math
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 from scipy import optimize, stats
 
 TESTS = ("t", "randomization")
+INTERVALS = ("t", "randomization", "bootstrap")
+"""Interval methods; by default the test's own (``t`` with the t-test, ``randomization`` with the
+randomization test), so the interval and the test cannot disagree."""
 CORRECTIONS = ("holm", "bonferroni", "none")
 
 # Two per-query values closer than this are a tie: measures are ratios of small integers, so a
@@ -26,13 +31,6 @@ TIE_TOLERANCE = 1e-12
 # Resampling works on (batch x queries) arrays; this bounds one batch to ~16 MB of float64 so
 # that tens of thousands of queries do not need gigabytes (unbatched, 2,000 queries took 1.5 GB).
 BATCH_ELEMENTS = 2_000_000
-
-
-def _rng_argument(function: Callable[..., Any], rng: np.random.Generator) -> dict[str, Any]:
-    """scipy >= 1.15 takes ``rng=``; older releases only ``random_state=``."""
-    if "rng" in inspect.signature(function).parameters:
-        return {"rng": rng}
-    return {"random_state": rng}
 
 
 def _as_pair(
@@ -66,38 +64,142 @@ def paired_t_test(baseline: np.ndarray, run: np.ndarray) -> float:
     return float(stats.ttest_rel(b, a).pvalue)
 
 
-def _mean_difference(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    return np.mean(x - y, axis=axis)
+class SignFlips:
+    """The paired randomization (sign-flip) test of one pair's differences, for any hypothesised mean.
+
+    Each resample flips the sign of every query's difference at random (swaps the two runs'
+    values), as ``scipy.stats.permutation_test(permutation_type='samples')`` does: when 2**n <=
+    n_resamples every flip is enumerated (an exact test, p = hits / 2**n), otherwise n_resamples
+    flips are drawn and p = (hits + 1) / (n_resamples + 1). Vectorised: the flips are drawn once, in
+    batches of at most ``BATCH_ELEMENTS`` signs, and kept as two numbers each (the flipped sum of the
+    differences and the sum of the signs), so the p-value of the hypothesis "the mean difference is
+    delta" costs one pass over n_resamples numbers: ``p_value(delta)``. The interval
+    (``interval``) is the set of deltas the test does not reject, found with the same flips: it
+    excludes 0 exactly when ``p_value(0)`` is at most 1 - confidence, by construction.
+    """
+
+    def __init__(self, diff: np.ndarray, n_resamples: int = 10_000, rng: np.random.Generator | None = None) -> None:
+        self.diff = np.asarray(diff, dtype=np.float64)
+        n = self.diff.size
+        self.mean = float(np.mean(self.diff)) if n else math.nan
+        rng = rng if rng is not None else np.random.default_rng()
+        self.exact = n < 63 and 2 ** n <= n_resamples
+        sums: list[np.ndarray] = []
+        signs: list[np.ndarray] = []
+        if self.exact:
+            # every sign vector: bit j of the flip number says whether query j is flipped
+            flips = np.arange(2 ** n, dtype=np.int64)
+            matrix = 1.0 - 2.0 * ((flips[:, None] >> np.arange(n)) & 1)
+            sums.append(matrix @ self.diff)
+            signs.append(matrix.sum(axis=1))
+        else:
+            batch = _batch(n)
+            for start in range(0, n_resamples, batch):
+                count = min(batch, n_resamples - start)
+                matrix = rng.integers(0, 2, size=(count, n), dtype=np.int8).astype(np.float64) * 2.0 - 1.0
+                sums.append(matrix @ self.diff)
+                signs.append(matrix.sum(axis=1))
+        self.flipped_sums = np.concatenate(sums) if sums else np.zeros(0)
+        self.sign_sums = np.concatenate(signs) if signs else np.zeros(0)
+
+    def p_value(self, delta: float = 0.0) -> float:
+        """Two-sided p-value of "the mean difference is ``delta``" (the test proper: delta = 0)."""
+        n = self.diff.size
+        observed = abs(self.mean - delta)
+        null = np.abs(self.flipped_sums - delta * self.sign_sums) / n
+        # a flip as extreme as the data, up to float noise in the sums (scipy's own allowance)
+        hits = int(np.count_nonzero(null >= observed * (1 - 1e-14) - TIE_TOLERANCE))
+        if self.exact:
+            return min(1.0, hits / self.flipped_sums.size)
+        return min(1.0, (hits + 1) / (self.flipped_sums.size + 1))
+
+    def interval(self, confidence: float = 0.95) -> tuple[float, float]:
+        """The deltas the test does not reject at level 1 - ``confidence``: each bound is found by
+        bisection between a delta the test keeps and one it rejects. On the side of the mean where
+        0 lies, 0 itself is one end of the bracket, so the interval holds 0 exactly when the test
+        keeps it (``p_value(0) > 1 - confidence``). A bound no delta reaches (too few queries for any
+        flip count to go below the level) is infinite."""
+        alpha = 1 - confidence
+        if self.diff.size == 0:
+            return (math.nan, math.nan)
+        keeps_zero = self.p_value(0.0) > alpha
+        spread = float(np.max(np.abs(self.diff - self.mean))) or abs(self.mean) or 1.0
+        bounds = []
+        for side in (-1.0, 1.0):
+            zero_on_this_side = (0.0 - self.mean) * side > 0
+            if zero_on_this_side and not keeps_zero:
+                kept, rejected = self.mean, 0.0
+            else:
+                kept = 0.0 if zero_on_this_side else self.mean
+                beyond = self._rejected_beyond(kept, side, spread, alpha)
+                if beyond is None:
+                    bounds.append(side * math.inf)
+                    continue
+                rejected = beyond
+            for _ in range(100):
+                middle = (kept + rejected) / 2
+                if middle in (kept, rejected):
+                    break
+                if self.p_value(middle) > alpha:
+                    kept = middle
+                else:
+                    rejected = middle
+            bounds.append(kept)
+        return (bounds[0], bounds[1])
+
+    def _rejected_beyond(self, start: float, side: float, spread: float, alpha: float) -> float | None:
+        """A delta beyond ``start`` on ``side`` that the test rejects, or None if none is."""
+        step = spread
+        for _ in range(64):
+            candidate = start + side * step
+            if self.p_value(candidate) <= alpha:
+                return candidate
+            step *= 2
+        return None
 
 
 def randomization_test(
     baseline: np.ndarray, run: np.ndarray, n_resamples: int = 10_000, rng: np.random.Generator | None = None
 ) -> float:
-    """Two-sided p-value of the paired randomization (sign-flip) test on the mean difference.
-
-    ``scipy.stats.permutation_test(permutation_type='samples')`` swaps the two values of each
-    query at random. When 2**n <= n_resamples scipy enumerates every flip (an exact test);
-    otherwise it draws n_resamples flips and reports (hits + 1) / (n_resamples + 1).
-    Cost: scipy draws each flip as a permutation, about 0.2-0.5 microseconds per query and
-    resample (2,000 queries x 10,000 resamples: ~4 s per measure and run); the t-test is instant.
-    """
+    """Two-sided p-value of the paired randomization (sign-flip) test on the mean difference
+    (``SignFlips``: exact when 2**n <= n_resamples)."""
     a, b = _as_pair(baseline, run)
     diff = b - a
     if diff.size < 2 or np.all(np.abs(diff) <= TIE_TOLERANCE):
         # one query: its two sign flips (d and -d) are equally extreme, so the exact p-value is 1
         return 1.0
-    rng = rng if rng is not None else np.random.default_rng()
-    result = stats.permutation_test(
-        (b, a),
-        _mean_difference,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=n_resamples,
-        batch=_batch(diff.size),
-        alternative="two-sided",
-        **_rng_argument(stats.permutation_test, rng),
-    )
-    return float(min(1.0, result.pvalue))
+    return SignFlips(diff, n_resamples, rng).p_value()
+
+
+def randomization_interval(
+    baseline: np.ndarray, run: np.ndarray, confidence: float = 0.95, n_resamples: int = 10_000,
+    rng: np.random.Generator | None = None,
+) -> tuple[float, float]:
+    """The interval of mean differences the randomization test does not reject (``SignFlips.interval``).
+    Every difference the same: that value (no flip can say otherwise about it)."""
+    a, b = _as_pair(baseline, run)
+    diff = b - a
+    if diff.size == 0:
+        return (math.nan, math.nan)
+    if _is_constant(diff):
+        value = float(np.mean(diff))
+        return (value, value)
+    return SignFlips(diff, n_resamples, rng).interval(confidence)
+
+
+def t_interval(baseline: np.ndarray, run: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The paired t-interval of the mean difference: mean +- t(n - 1) x sd / sqrt(n). It excludes 0
+    exactly when the paired t-test's p-value is below 1 - ``confidence`` (the same statistic).
+    Every difference the same: that value (the test's p is then 0 or 1, see ``paired_t_test``)."""
+    a, b = _as_pair(baseline, run)
+    diff = b - a
+    if diff.size == 0:
+        return (math.nan, math.nan)
+    mean = float(np.mean(diff))
+    if diff.size < 2 or _is_constant(diff):
+        return (mean, mean)
+    half = float(stats.t.ppf((1 + confidence) / 2, diff.size - 1)) * float(np.std(diff, ddof=1)) / math.sqrt(diff.size)
+    return (mean - half, mean + half)
 
 
 def bootstrap_interval(
@@ -107,38 +209,41 @@ def bootstrap_interval(
     n_resamples: int = 10_000,
     rng: np.random.Generator | None = None,
 ) -> tuple[float, float]:
-    """Bootstrap confidence interval of the mean per-query difference (run - baseline).
+    """Bootstrap confidence interval of the mean per-query difference (run - baseline), BCa.
 
-    ``scipy.stats.bootstrap`` with the BCa method, resampling queries. When every difference is
-    the same the interval is that single value (BCa is undefined there).
+    Resamples queries with replacement, vectorised: the means of ``n_resamples`` resamples come from
+    index arrays drawn in batches of at most ``BATCH_ELEMENTS``, with no Python loop over resamples.
+    The bias correction z0 and the acceleration (from the jackknife of the mean) are Efron's, as
+    ``scipy.stats.bootstrap(method='BCa')`` computes them; when they are undefined (every resample on
+    one side of the mean) the percentile interval is given. Every difference the same: that value.
     """
     a, b = _as_pair(baseline, run)
     diff = b - a
-    if diff.size == 0:
+    n = diff.size
+    if n == 0:
         return (math.nan, math.nan)
     if _is_constant(diff):
         value = float(np.mean(diff))
         return (value, value)
     rng = rng if rng is not None else np.random.default_rng()
-
-    def interval(method: str) -> tuple[float, float]:
-        result = stats.bootstrap(
-            (diff,),
-            np.mean,
-            confidence_level=confidence,
-            n_resamples=n_resamples,
-            method=method,
-            vectorized=True,
-            batch=_batch(diff.size),
-            **_rng_argument(stats.bootstrap, rng),
-        )
-        return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-    low, high = interval("BCa")
-    if not (math.isfinite(low) and math.isfinite(high)):
-        # BCa can fail on very lumpy data (e.g. one non-zero difference); percentile never does.
-        low, high = interval("percentile")
-    return (low, high)
+    means = np.empty(n_resamples)
+    batch = _batch(n)
+    for start in range(0, n_resamples, batch):
+        count = min(batch, n_resamples - start)
+        means[start:start + count] = diff[rng.integers(0, n, size=(count, n))].mean(axis=1)
+    estimate = float(np.mean(diff))
+    levels = np.array([(1 - confidence) / 2, (1 + confidence) / 2])
+    below = float(np.mean(means < estimate))
+    jackknife = (diff.sum() - diff) / (n - 1)
+    spread = jackknife.mean() - jackknife
+    denominator = 6.0 * float(np.sum(spread ** 2)) ** 1.5
+    if 0 < below < 1 and denominator > 0:
+        bias = float(stats.norm.ppf(below))
+        acceleration = float(np.sum(spread ** 3)) / denominator
+        z = stats.norm.ppf(levels)
+        levels = stats.norm.cdf(bias + (bias + z) / (1 - acceleration * (bias + z)))
+    low, high = np.percentile(means, 100 * levels)
+    return (float(low), float(high))
 
 
 def effect_size(baseline: np.ndarray, run: np.ndarray) -> float:

@@ -52,14 +52,17 @@ def verdict(comparison: Comparison, pair: PairResult) -> str:
         p_text = f"{p_phrase(pair.p_adjusted)} after {method}" if corrected else p_phrase(pair.p_value)
         if raw:
             p_text += f" ({raw})"
-        return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}"
+        ruling = _ruling(comparison, pair, family, corrected)
+        return f"{pair.run} {pair.direction}: {format_delta(pair.delta)}, {p_text}, {ci_text}" + (
+            f" ({ruling})" if ruling else "")
     if corrected:
         tested = f"not significant after {method} ({raw})"
     else:
         tested = f"not significant ({p_phrase(pair.p_value)})"
     text = f"{pair.run} vs {pair.baseline}: {tested}, {format_delta(pair.delta)}, {ci_text}"
-    if corrected and (pair.ci_low > 0 or pair.ci_high < 0):
-        text += f" (the interval is not adjusted for the {family} comparisons)"
+    ruling = _ruling(comparison, pair, family, corrected)
+    if ruling:
+        text += f" ({ruling})"
     if not math.isnan(pair.mdd_beyond_span):
         return (f"{text}; too few queries ({comparison.n_queries}) to detect any difference {pair.measure} can take "
                 f"(its values span {format_plain(pair.value_span)}; a paired t-test at power "
@@ -67,6 +70,31 @@ def verdict(comparison: Comparison, pair: PairResult) -> str:
     if not math.isnan(pair.min_detectable_delta):
         text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
     return text
+
+def _ruling(comparison: Comparison, pair: PairResult, family: int, corrected: bool) -> str:
+    """When the interval and the verdict could be read two ways, which one rules and why: the test,
+    after the correction, is what decides (it is the figure the family of comparisons was corrected
+    for); the interval can only disagree when it is not adjusted for that family, is another method
+    than the test's, or has another level than 1 - alpha. Empty when they agree."""
+    excludes_zero = pair.ci_low > 0 or pair.ci_high < 0
+    if excludes_zero == pair.significant:
+        return ""
+    reasons = []
+    if corrected and excludes_zero:
+        reasons.append(f"the interval is not adjusted for the {family} comparisons")
+    if comparison.interval != comparison.test:
+        reasons.append(f"the interval is {INTERVAL_ARTICLES[comparison.interval]}, not the "
+                       f"{TEST_NAMES[comparison.test]}'s own, and can disagree with it")
+    elif not math.isclose(comparison.confidence, 1 - comparison.alpha):
+        reasons.append(f"its level, {format_percent(comparison.confidence)}, is not 1 - alpha")
+    if not reasons:
+        return ""
+    return f"the test rules: {'; '.join(reasons)}"
+
+
+INTERVAL_ARTICLES = {"t": "a t-interval", "randomization": "a randomization interval",
+                     "bootstrap": "a bootstrap interval"}
+
 
 def verdicts(comparison: Comparison) -> list[tuple[str, str]]:
     """(measure, verdict line) for every pair, in table order."""
@@ -87,8 +115,7 @@ def footer(comparison: Comparison) -> str:
     seed = "none (not reproducible)" if comparison.seed is None else str(comparison.seed)
     return (
         f"{test}, {correction}, alpha {format_plain(comparison.alpha)}; "
-        f"{format_percent(comparison.confidence)} CI: bootstrap BCa, {comparison.n_resamples} resamples, "
-        "not adjusted; "
+        f"{format_percent(comparison.confidence)} CI: {comparison.interval_method}, not adjusted; "
         f"seed {seed}; {comparison.n_queries} queries; baseline {comparison.baseline}. "
         f"d = mean delta / sd of deltas. MDD = smallest delta a paired t-test detects here "
         f"(alpha {format_plain(comparison.alpha)}, power {format_plain(comparison.power)}, observed sd)."

@@ -39,7 +39,7 @@ def _figure_class() -> Any:
 
 
 def draw_intervals(figure: Any, comparison: Comparison) -> None:
-    """Each measure's mean delta (run - baseline) with its bootstrap interval.
+    """Each measure's mean delta (run - baseline) with its interval (the comparison's: ``Comparison.interval``).
 
     Filled markers are significant after the correction; the grey band around zero spans
     +/- the smallest delta this query set can detect (MDD), so a short query set shows as a
@@ -75,7 +75,7 @@ def draw_intervals(figure: Any, comparison: Comparison) -> None:
     axes.axvline(0.0, color="black", linewidth=0.8)
     axes.set_yticks(range(len(measures)))
     axes.set_yticklabels(list(reversed(measures)))
-    axes.set_xlabel(f"mean delta vs {comparison.baseline} ({comparison.confidence * 100:g}% bootstrap CI)")
+    axes.set_xlabel(f"mean delta vs {comparison.baseline} ({comparison.confidence * 100:g}% CI: {comparison.interval})")
     axes.set_title("Mean delta per measure (filled: significant; grey: below detectable delta)", fontsize=10)
     axes.legend(loc="best", fontsize=8)
     axes.grid(axis="x", alpha=0.3)
