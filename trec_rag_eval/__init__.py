@@ -29,6 +29,8 @@ _EXPORTS = {
     "fuse": "trec_rag_eval.api",
     "crosscheck": "trec_rag_eval.api",
     "validate": "trec_rag_eval.api",
+    "generate_queries": "trec_rag_eval.api",
+    "judge": "trec_rag_eval.api",
     "read_qrels": "trec_rag_eval.api",
     "read_run": "trec_rag_eval.api",
     "parse_measure": "trec_rag_eval.measures.parse",
@@ -55,7 +57,7 @@ __all__ = [
     "evaluate", "iter_evaluate", "compare", "fuse", "crosscheck", "validate", "read_qrels", "read_run", "parse_measure",
     "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
-    "UsageError", "TrecRagEvalWarning",
+    "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
 ]
 
 
@@ -87,7 +89,18 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from trec_rag_eval.api import compare, crosscheck, evaluate, fuse, iter_evaluate, read_qrels, read_run, validate
+    from trec_rag_eval.api import (
+        compare,
+        crosscheck,
+        evaluate,
+        fuse,
+        generate_queries,
+        iter_evaluate,
+        judge,
+        read_qrels,
+        read_run,
+        validate,
+    )
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.engine.generate import GenerationReport
+    from trec_rag_eval.engine.judge import JudgeReport
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.tables import Qrels, Run
@@ -285,3 +287,169 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
 
     read = [name for path in inputs if path is not None for name in files_read(path)]
     check(outputs, force, read, progress)
+
+
+# --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------
+
+
+def _corpus_documents(corpus: Any) -> list[dict[str, str]]:
+    """``[{"id", "text"}]`` from a JSONL corpus path, such a list, or a mapping doc id -> text."""
+    if isinstance(corpus, (str, os.PathLike)):
+        from trec_rag_eval.io.corpus import read_corpus
+
+        return read_corpus(corpus)
+    if isinstance(corpus, Mapping):
+        return [{"id": str(doc_id), "text": str(text)} for doc_id, text in corpus.items()]
+    if isinstance(corpus, Sequence) and all(isinstance(d, Mapping) and "id" in d and "text" in d for d in corpus):
+        return [{"id": str(d["id"]), "text": str(d["text"])} for d in corpus]
+    raise TypeError("corpus must be a JSONL path ({\"id\", \"text\"} a line), a list of {\"id\", \"text\"} dicts or a "
+                    f"mapping doc id -> text; got {type(corpus).__name__}")
+
+
+def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:
+    if client is not None:
+        return client
+    from trec_rag_eval.engine.llm import make_client
+
+    return make_client(base_url, api_key)
+
+
+def _warn_note(line: str) -> None:
+    """A note line (``Warning: ...`` / ``Note: ...``) as a ``TrecRagEvalWarning`` at the caller's line."""
+    from trec_rag_eval.errors import TrecRagEvalWarning, warn
+
+    warn(line.partition(": ")[2], TrecRagEvalWarning)
+
+
+def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str, n: int = 3,
+                     language: str = "fr", base_url: str | None = None, api_key: str | None = None,
+                     client: Any = None, concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5,
+                     temperature: float | None = None, progress_path: str | os.PathLike[str] | None = None,
+                     force: bool = False, progress: bool = True) -> GenerationReport:
+    """Ask an OpenAI-compatible LLM for ``n`` questions per document of ``corpus`` and write the
+    dataset (the seed lesson's shape: id, requête/query, pertinents/relevant, lexical_overlap) to
+    ``output``, as ``trec-rag-eval generate-queries`` does (it calls this function).
+
+    ``corpus``: a JSONL path (``{"id", "text"}`` a line), a list of such dicts or ``{doc_id: text}``.
+    The model: ``model`` at ``base_url`` (a local vLLM / Ollama / llama.cpp server, or OpenAI with
+    ``OPENAI_API_KEY`` / ``api_key``), or an ``openai.OpenAI`` ``client`` of your own. Finished documents
+    go to a progress file beside ``output`` (``progress_path``), so calling again after a failure or an
+    interrupt asks only for the rest; ``output`` is written once every document is done (an existing
+    one only with ``force``). Returns the ``GenerationReport``: ``report.dataset`` is the dataset
+    itself (give it to ``Evaluator.evaluate``), ``report.written``, ``report.failures``, the requests
+    and tokens spent, ``report.mean_overlap`` (a ``TrecRagEvalWarning`` says when the questions copy
+    their documents' words). Needs the ``llm`` extra (openai).
+
+    >>> report = generate_queries("corpus.jsonl", "dataset.json", model="llama3", base_url="http://localhost:8000/v1")
+    """
+    from trec_rag_eval.engine.generate import GenerationSettings, generate_dataset, overlap_warning
+    from trec_rag_eval.engine.llm import progress_path_for
+
+    settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency, timeout=timeout,
+                                  max_retries=max_retries, temperature=temperature)
+    settings.check()
+    check_outputs([output], force, [corpus] if isinstance(corpus, (str, os.PathLike)) else [])
+    documents = _corpus_documents(corpus)
+    chosen = _llm_client(client, base_url, api_key)
+    report = generate_dataset(documents, output, settings, chosen, force=force,
+                              progress_path=progress_path or progress_path_for(output), show_progress=progress)
+    if report.mean_overlap is not None and overlap_warning(report.mean_overlap).startswith("Warning: "):
+        _warn_note(overlap_warning(report.mean_overlap))
+    return report
+
+
+def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], *, model: str,
+          topics: str | os.PathLike[str] | None = None, depth: int = 10, language: str = "fr",
+          calibrate: int = 0, seed: int = 42, max_chars: int = 8000, relevance_level: int = 1,
+          base_url: str | None = None, api_key: str | None = None, client: Any = None, concurrency: int = 4,
+          timeout: float = 60.0, max_retries: int = 5, temperature: float | None = None,
+          progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None, allow_failures: bool = False,
+          force: bool = False, progress: bool = True, on_note: Any = None) -> JudgeReport:
+    """Grade with an LLM, on a 0-3 scale, the unjudged documents in the top ``depth`` of ``runs``, and
+    write the judgments with those holes filled to ``output`` (TREC qrels, or a JSON dataset when it
+    ends in ``.json``) and the LLM's to its ``.llm.tsv`` sidecar, as ``trec-rag-eval judge`` does (it
+    calls this function). Human judgments are kept as they are.
+
+    ``dataset``: the human judgments with their query texts (a JSON dataset path or list of rows, a
+    ``Qrels`` with topics, or a TREC qrels path with ``topics``; an earlier ``judge`` output too: its
+    LLM judgments are recognised by their sidecar, not asked again and never taken for human ones).
+    ``runs``: one run or a list (or mapping name -> run) in any shape ``evaluate`` takes; chunk ids
+    pooled as their documents with ``doc_map``. ``corpus``: the passages shown to the model, as in
+    ``generate_queries``. ``calibrate=N`` also asks about N human-judged documents per query and
+    reports the agreement (``report.agreement``: Cohen's kappa; needs scikit-learn). The model,
+    ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(line)`` receives the notes
+    (chunk mapping, earlier LLM judgments), by default each a ``TrecRagEvalWarning``.
+
+    Returns the ``JudgeReport``: ``report.qrels`` (the filled judgments, to ``evaluate`` with),
+    ``report.coverage`` (per run: Judged@depth before and after), grades, failures, tokens.
+    Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
+    """
+    from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
+    from trec_rag_eval.engine.llm import progress_path_for
+    from trec_rag_eval.engine.progress import bar
+    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
+    from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
+    from trec_rag_eval.io.load import load_qrels
+    from trec_rag_eval.runs import map_chunks
+
+    note = on_note or _warn_note
+    settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
+                             max_chars=max_chars, concurrency=concurrency, timeout=timeout, max_retries=max_retries,
+                             temperature=temperature)
+    settings.check()
+    progress_file = progress_path or progress_path_for(output)
+    named = list(runs.items()) if isinstance(runs, Mapping) else [
+        (os.fspath(run) if isinstance(run, (str, os.PathLike)) else f"run {i + 1}", run)
+        for i, run in enumerate(runs if isinstance(runs, (list, tuple)) else [runs])]
+    paths = [value for value in (dataset, corpus, topics, *(run for _, run in named))
+             if isinstance(value, (str, os.PathLike))]
+    if isinstance(doc_map, os.PathLike):  # a map file (a str is a pattern)
+        paths.append(doc_map)
+    # before any LLM call: the judgments, their sidecar and the progress file are three distinct
+    # files, none of them an input (the dataset's own sidecar included)
+    check_outputs([output, sidecar_path_for(output)], force, paths, [progress_file])
+    if isinstance(dataset, (str, os.PathLike)):
+        qrels = load_qrels(dataset, topics=topics)
+        earlier = sidecar_path_for(dataset)
+        previous = read_llm_judgments(earlier) if earlier.is_file() else []
+    else:
+        qrels, previous = as_qrels(dataset), []
+    if previous:
+        note(f"Note: {os.fspath(dataset)} was written by judge: its {len(previous)} LLM judgments ({earlier}) are "
+             "not asked again, never taken for human ones, and carried into the new sidecar")
+    from trec_rag_eval.io.chunks import as_doc_map
+
+    mapping = as_doc_map(doc_map)
+    tables = []
+    for label, run in named:
+        table = load.load_run(run, qrels=qrels) if isinstance(run, (str, os.PathLike)) else as_run(run, qrels)
+        table, lines = map_chunks(table, mapping, qrels)
+        for line in lines:
+            kind, _, text = line.partition(": ")
+            note(f"{kind}: {label}: {text}")
+        tables.append(table)
+    documents = {d["id"]: d["text"] for d in _corpus_documents(corpus)}
+    chosen = _llm_client(client, base_url, api_key)
+    bars: list[Any] = []  # the bar starts once the number of documents to ask is known
+
+    def on_start(total: int) -> None:
+        if progress:
+            bars.append(bar(total, "Judging", unit="doc"))
+
+    def on_task(key: str, error: str | None) -> None:
+        for shown in bars:
+            shown.update(1)
+
+    try:
+        report = judge_holes(qrels, tables, documents, output, settings, chosen, relevance_level=relevance_level,
+                             force=force, allow_failures=allow_failures, progress_path=progress_file,
+                             on_start=on_start, on_task=on_task, previous=previous)
+    finally:
+        for shown in bars:
+            shown.close()
+    if report.qrels is not None:
+        measure = f"Judged@{depth}"
+        report.coverage = [(label, float(evaluate_tables(qrels, table, [measure]).value(measure)),
+                            float(evaluate_tables(report.qrels, table, [measure]).value(measure)))
+                           for (label, _), table in zip(named, tables, strict=True)]
+    return report

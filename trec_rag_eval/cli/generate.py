@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ import click
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import Integer
+from trec_rag_eval.errors import TrecRagEvalWarning
 
 
 @click.command("generate-queries")
@@ -39,26 +41,17 @@ def generate_queries_command(
     command again only asks for what is missing. OUTPUT is written once every document is done,
     and the progress file is then removed. Documents left with fewer than N questions are named.
     """
-    from trec_rag_eval.api import check_outputs
-    from trec_rag_eval.engine.generate import (
-        GenerationSettings,
-        generate_dataset,
-        make_client,
-        overlap_warning,
-        progress_path_for,
-    )
-    from trec_rag_eval.io.corpus import read_corpus
+    from trec_rag_eval.api import generate_queries
+    from trec_rag_eval.engine.generate import overlap_warning
+    from trec_rag_eval.engine.llm import progress_path_for
 
-    settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency,
-                                  timeout=timeout, max_retries=max_retries, temperature=temperature)
-    settings.check()
     progress = progress_file or progress_path_for(output)
-    check_outputs([output], force, [corpus], [progress])  # before any LLM call
-    documents = read_corpus(corpus)
-    client = make_client(base_url)
-
     try:
-        report = generate_dataset(documents, output, settings, client, force=force, progress_path=progress)
+        with warnings.catch_warnings():  # the overlap is said below, as the command always said it
+            warnings.filterwarnings("ignore", message="generated questions reuse", category=TrecRagEvalWarning)
+            report = generate_queries(corpus, output, model=model, n=n, language=language, base_url=base_url,
+                                      concurrency=concurrency, timeout=timeout, max_retries=max_retries,
+                                      temperature=temperature, progress_path=progress, force=force)
     except KeyboardInterrupt:
         click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
                    "run the same command again to resume.", err=True)

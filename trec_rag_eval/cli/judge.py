@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
-from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.chunks import doc_map_options, flag_words, resolve_doc_map
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
@@ -63,58 +62,28 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
       trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
       trec-rag-eval evaluate judged.qrels run.txt --judgments human|llm|both
     """
-    from trec_rag_eval.api import check_outputs
-    from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
-    from trec_rag_eval.engine.llm import make_client, progress_path_for
-    from trec_rag_eval.engine.progress import bar
-    from trec_rag_eval.evaluation.evaluate import evaluate
-    from trec_rag_eval.io.corpus import read_corpus
-    from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
-    from trec_rag_eval.io.load import load_qrels, load_run
+    from trec_rag_eval.api import judge
+    from trec_rag_eval.engine.llm import progress_path_for
 
-    settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
-                             max_chars=max_chars,
-                             concurrency=concurrency, timeout=timeout, max_retries=max_retries,
-                             temperature=temperature)
-    settings.check()
+    if doc_id_pattern is not None and doc_map is not None:
+        resolve_doc_map(doc_id_pattern, doc_map)  # the one wording of "give one, not both"
     progress = progress_file or progress_path_for(output)
-    # before any LLM call: the judgments, their sidecar and the progress file are three distinct
-    # files, none of them an input (the dataset's own sidecar included)
-    check_outputs([output, sidecar_path_for(output)], force, [dataset, *runs, corpus, topics, doc_map], [progress])
-    qrels = load_qrels(dataset, topics=topics)
-    earlier = sidecar_path_for(dataset)
-    previous = read_llm_judgments(earlier) if earlier.is_file() else []
-    if previous:
-        click.echo(f"Note: {dataset} was written by judge: its {len(previous)} LLM judgments ({earlier}) are "
-                   "not asked again, never taken for human ones, and carried into the new sidecar", err=True)
-    mapping = resolve_doc_map(doc_id_pattern, doc_map)
-    run_tables = [collapse_and_echo(load_run(path, qrels=qrels), mapping, qrels, path) for path in runs]
-    documents = {d["id"]: d["text"] for d in read_corpus(corpus)}
-    client = make_client(base_url)
 
-    bars: list[Any] = []  # the bar starts once the number of documents to ask is known
-
-    def on_start(total: int) -> None:
-        bars.append(bar(total, "Judging", unit="doc"))
-
-    def on_task(key: str, error: str | None) -> None:
-        for progress_bar in bars:
-            progress_bar.update(1)
+    def note(line: str) -> None:
+        kind, _, text = line.partition(": ")
+        click.echo(f"{kind}: {flag_words(text)}", err=True)
 
     try:
-        report = judge_holes(qrels, run_tables, documents, output, settings, client,
-                             relevance_level=relevance_level, force=force, allow_failures=allow_failures,
-                             progress_path=progress, on_start=on_start, on_task=on_task,
-                             previous=previous)
+        report = judge(dataset, list(runs), corpus, output, model=model, topics=topics, depth=depth,
+                       language=language, calibrate=calibrate, seed=seed, max_chars=max_chars,
+                       relevance_level=relevance_level, base_url=base_url, concurrency=concurrency,
+                       timeout=timeout, max_retries=max_retries, temperature=temperature, progress_path=progress,
+                       doc_map=Path(doc_map) if doc_map is not None else doc_id_pattern,
+                       allow_failures=allow_failures, force=force, on_note=note)
     except KeyboardInterrupt:
-        for progress_bar in bars:
-            progress_bar.close()
         click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
                    "run the same command again to resume.", err=True)
         raise
-    finally:
-        for progress_bar in bars:
-            progress_bar.close()
     say(f"Queries: {report.queries}; pooled documents (top {depth} of {len(runs)} run"
         f"{'s' if len(runs) > 1 else ''}): {report.pooled}, of which {report.holes} unjudged")
     say(f"Asked: {report.asked} ({report.resumed} from an earlier run, {report.graded_now} graded now, "
@@ -136,12 +105,8 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                    f"judged: {', '.join(report.skipped_queries[:5])}", err=True)
     if report.agreement is not None:
         say(report.agreement.render(), nl=False)
-    if report.qrels is not None:
-        measure = f"Judged@{depth}"
-        for path, run in zip(runs, run_tables, strict=True):
-            before = evaluate(qrels, run, [measure]).value(measure)
-            after = evaluate(report.qrels, run, [measure]).value(measure)
-            say(f"{measure} of {path}: {before:.4f} before, {after:.4f} after")
+    for path, before, after in report.coverage:
+        say(f"Judged@{depth} of {path}: {before:.4f} before, {after:.4f} after")
     if report.failures:
         for query_id, doc_id, reason in report.failures:
             click.echo(f"  failed: {query_id} {doc_id}: {reason}", err=True)

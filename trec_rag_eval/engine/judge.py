@@ -220,6 +220,8 @@ class JudgeReport:
     qrels: Qrels | None = None
     agreement: Agreement | None = None
     written: bool = False
+    # per run pooled: (its name, Judged@depth with the human judgments, with the holes filled); set by api.judge
+    coverage: list[tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def total_tokens(self) -> int:
