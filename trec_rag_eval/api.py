@@ -348,11 +348,13 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency, timeout=timeout,
                                   max_retries=max_retries, temperature=temperature)
     settings.check()
-    check_outputs([output], force, [corpus] if isinstance(corpus, (str, os.PathLike)) else [])
+    progress_file = progress_path or progress_path_for(output)
+    # before any call: the dataset and the progress file are distinct, and neither is the corpus
+    check_outputs([output], force, [corpus] if isinstance(corpus, (str, os.PathLike)) else [], [progress_file])
     documents = _corpus_documents(corpus)
     chosen = _llm_client(client, base_url, api_key)
-    report = generate_dataset(documents, output, settings, chosen, force=force,
-                              progress_path=progress_path or progress_path_for(output), show_progress=progress)
+    report = generate_dataset(documents, output, settings, chosen, force=force, progress_path=progress_file,
+                              show_progress=progress)
     if report.mean_overlap is not None and overlap_warning(report.mean_overlap).startswith("Warning: "):
         _warn_note(overlap_warning(report.mean_overlap))
     return report
