@@ -25,24 +25,32 @@ if TYPE_CHECKING:
     from trec_rag_eval.engine.judge import JudgeReport
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
+    from trec_rag_eval.io.id_paths import IdLocator
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.runs import RunReader
 
 
-def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
+           id: IdLocator | None = None) -> Run:
     """``io.load.as_run``, plus what a search function returns, per query: ``{query_id: results}``
     where results are ``{"id", "score"}`` dicts, ``(id, score)`` pairs or LangChain / LlamaIndex
     objects, best first (read as the engine harness reads them: ``engine.harness.ranked_results``).
     A list is ranked in its order, whatever its scores (``io.ranked_lists``); scores that rise along
-    it are warned about, as from a file."""
+    it are warned about, as from a file. ``id``: where each result keeps its document id (a key path
+    such as ``"metadata.source"`` or a callable, ``io.id_paths``), in memory and in a JSON results file."""
+    from trec_rag_eval.io.id_paths import check_locator
+
+    id = check_locator(id)
+    if id is not None and isinstance(value, (str, os.PathLike)):
+        return load.as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
         from trec_rag_eval.engine.harness import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}
         disordered: list[str] = []
         for query_id, results in value.items():
-            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1))
+            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
             if rising:
                 disordered.append(str(query_id))
@@ -73,7 +81,9 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
     ids to document ids; ``judgments`` (``"human"``, ``"llm"`` or ``"both"``, the default) chooses which
-    judgments of a qrels file written by ``judge`` count, as ``--judgments`` does.
+    judgments of a qrels file written by ``judge`` count, as ``--judgments`` does. ``id``: where search
+    results (in memory, or in a JSON results file) keep their document id when none of the usual keys
+    does: a key path (``id="metadata.source"``, LangChain's) or a callable ``result -> id``.
     A run given as a path is read as the command line reads it: in pieces when it is larger than a
     quarter of the memory available, and the command's warnings (queries missing from the run or only
     in it, the RAG checks of JSON results) come as ``TrecRagEvalWarning``.
@@ -87,7 +97,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     from trec_rag_eval.runs import read_ahead
 
     # a large TREC run is parsed while the qrels are read
-    reads_file = cluster is None and isinstance(run, (str, os.PathLike)) and "doc_map" not in options
+    reads_file = (cluster is None and isinstance(run, (str, os.PathLike)) and "doc_map" not in options
+                  and options.get("id") is None)
     ahead = read_ahead([os.fspath(run)]) if reads_file else None
     try:
         return _evaluate(qrels, run, measures, settings, cluster, ahead, options)
@@ -101,6 +112,7 @@ def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | 
     from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
 
     judgments = _judged_qrels(qrels, options.pop("judgments", None))
+    id = options.pop("id", None)
     if cluster is not None:
         from trec_rag_eval.cluster import evaluate_on_cluster
         from trec_rag_eval.core.settings import settings_of
@@ -108,9 +120,10 @@ def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | 
         doc_map = options.pop("doc_map", None)
         paths = isinstance(run, (str, os.PathLike)) or (
             isinstance(run, (list, tuple)) and bool(run) and all(isinstance(p, (str, os.PathLike)) for p in run))
-        return evaluate_on_cluster(judgments, run if paths else as_run(run, judgments), _asked(measures),
+        return evaluate_on_cluster(judgments, run if paths and id is None else as_run(run, judgments, id=id),
+                                   _asked(measures),
                                    settings_of(settings, **options), cluster=cluster, doc_map=doc_map)
-    if isinstance(run, (str, os.PathLike)) and "doc_map" not in options:
+    if isinstance(run, (str, os.PathLike)) and "doc_map" not in options and id is None:
         # a run file goes the command line's way: read in pieces when it is too large for the memory,
         # and what the command prints as warnings (queries missing, RAG checks) warned here
         from trec_rag_eval.core.settings import settings_of
@@ -124,7 +137,7 @@ def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | 
             if kind == "Warning":
                 warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning)
         return evaluation
-    table = as_run(run, judgments)
+    table = as_run(run, judgments, id=id)
     evaluation = evaluate_tables(judgments, table, _asked(measures), settings, **options)
     from trec_rag_eval.evaluation.notes import warn_query_set
 
@@ -175,23 +188,25 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     the correction covers them alone; none given, the primary set (nDCG@10, R@5, MRR)
     (``primary=True``: the primary set, then ``measures``; ``all_measures=True``: the whole RAG table,
     then ``measures``). A qrels query missing from a run scores 0, with the warning ``evaluate``
-    gives. ``judgments``: as in ``evaluate``. Other
+    gives. ``judgments`` and ``id``: as in ``evaluate``. Other
     options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
     ``trec_rag_eval.compare.compare``.
     """
     from trec_rag_eval.compare import compare as compare_tables
 
     judgments = _judged_qrels(qrels, options.pop("judgments", None))
+    id = options.pop("id", None)
     if isinstance(runs, Iterator):  # a generator of runs: a list of them
         runs = list(runs)
     if isinstance(runs, Mapping):
         tables: Sequence[Run] | Mapping[str, Run] = {
-            name: as_run(run, judgments, name=f"run {name!r}", run_tag=str(name)) for name, run in runs.items()}
+            name: as_run(run, judgments, name=f"run {name!r}", run_tag=str(name), id=id)
+            for name, run in runs.items()}
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
         raise TypeError("runs must be a list of runs or a mapping name -> run (a comparison needs two or more); "
                         f"got {type(runs).__name__}")
     else:
-        tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+        tables = [as_run(run, judgments, name=f"run {i + 1}", id=id) for i, run in enumerate(runs)]
     return compare_tables(judgments, tables, measures, baseline, settings=settings, **options)
 
 
@@ -239,7 +254,8 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
 
     judgments = as_qrels(qrels)
     chosen = None if measures is None else resolve_measures(measures)
-    return crosscheck_tables(judgments, as_run(run, judgments), chosen, settings, **options)
+    return crosscheck_tables(judgments, as_run(run, judgments, id=options.pop("id", None)), chosen, settings,
+                             **options)
 
 
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
@@ -248,7 +264,8 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
     from trec_rag_eval.checks.validate import validate as validate_tables
 
     judgments = as_qrels(qrels)
-    return validate_tables(judgments, as_run(run, judgments), os.fspath(reference), settings, **options)
+    return validate_tables(judgments, as_run(run, judgments, id=options.pop("id", None)), os.fspath(reference),
+                           settings, **options)
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
@@ -266,12 +283,14 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
     return choose_judgments(path, table, judgments)[0]
 
 
-def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
+def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None, *,
+             id: IdLocator | None = None) -> Run:
     """A run from a TREC run file or JSON/JSONL results (``qrels`` with topics matches results keyed
-    by query text)."""
+    by query text; ``id``: where each JSON result keeps its document id, as in ``evaluate``)."""
+    from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.io.load import load_run
 
-    return load_run(path, format, qrels)
+    return load_run(path, format, qrels, check_locator(id))
 
 
 def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,

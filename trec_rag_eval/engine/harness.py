@@ -37,6 +37,7 @@ from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.engine.progress import progress_bar
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
@@ -178,12 +179,16 @@ class Evaluator:
         progress: bool | None = None,
         progress_file: IO[str] | None = None,
         doc_map: Any = None,
+        id: IdLocator | None = None,
     ) -> None:
         """``doc_map`` maps the chunk ids the engine returns to the dataset's document ids when
         scoring: a callable ``chunk_id -> doc_id`` (or None when it does not apply), a regular
         expression whose first group is the document id, or a dict (see ``io.chunks``). The run
-        keeps the engine's ids; the scores count each document once, at its best chunk."""
+        keeps the engine's ids; the scores count each document once, at its best chunk.
+        ``id``: where each result keeps its document id when none of the usual keys holds it, a key
+        path (``"metadata.source"``, LangChain's) or a callable ``result -> id`` (``io.id_paths``)."""
         self.search = resolve_engine(engine)
+        self.id = check_locator(id)
         self.doc_map = doc_map
         self.run_tag = run_tag
         self.progress = progress
@@ -201,6 +206,7 @@ class Evaluator:
             run_tag=self.run_tag,
             progress=self.progress if self.progress is not None else len(topics) >= PROGRESS_THRESHOLD,
             progress_file=self.progress_file if self.progress_file is not None else sys.stderr,
+            id=self.id,
         )
 
     def evaluate(
@@ -301,10 +307,10 @@ def _by_keyword(search: Any, keyword: str, query: str, k: int) -> Any:
     return search(query, **{keyword: k})
 
 
-def ranked_results(results: Any, depth: int) -> tuple[list[str], list[float], bool]:
+def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float], bool]:
     """Doc ids in the engine's order (as ``normalise_results``), the scores that rank them in that
     order (``io.ranked_lists.list_scores``), and whether the given scores rose along the list."""
-    doc_ids, given = _read_results(results, depth)
+    doc_ids, given = _read_results(results, depth, id)
     scores, rising = list_scores(given, doc_ids)
     return doc_ids, scores, rising
 
@@ -324,7 +330,7 @@ def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] 
     return doc_ids, None
 
 
-def _read_results(results: Any, depth: int) -> tuple[list[str], list[float | None]]:
+def _read_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float | None]]:
     """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores (None
     where an item has none)."""
     if results is None:
@@ -335,7 +341,7 @@ def _read_results(results: Any, depth: int) -> tuple[list[str], list[float | Non
     scores: list[float | None] = []
     seen: set[str] = set()
     for item in results:
-        doc_id, score = result_item(item)
+        doc_id, score = result_item(item, id)
         if doc_id in seen:
             continue
         seen.add(doc_id)
@@ -352,10 +358,12 @@ ID_KEYS = ("id", "doc_id", "docid", "_id", "node_id", "id_")
 NESTED_KEYS = ("metadata", "node")
 
 
-def result_item(item: Any) -> tuple[str, float | None]:
+def result_item(item: Any, id: IdLocator | None = None) -> tuple[str, float | None]:
     """(doc_id, score or None) of one result: an id (a string or an integer), an ``(id, score)``
     pair, a ``(document, score)`` pair (LangChain's ``similarity_search_with_score``), a dict or an
     object (``id``, ``doc_id``, ``metadata["id"]`` / ``["doc_id"]``, ``node.node_id``, ...).
+    ``id``: where the id is instead (``io.id_paths``: a key path such as ``"metadata.source"`` or a
+    callable), read from the dict or object (the document of a pair).
 
     An id that reads as None or blank is an error, never the document "None", nor an object's repr."""
     if isinstance(item, str) or _is_integer(item):
@@ -365,13 +373,25 @@ def result_item(item: Any) -> tuple[str, float | None]:
             raise EngineError(f"a result pair must be (id, score), got {_short(item)}")
         if item[0] is None or isinstance(item[0], str) or _is_integer(item[0]):
             return _usable_id(item[0], item), _score(item[1], item)
-        return result_item(item[0])[0], _score(item[1], item)
+        return result_item(item[0], id)[0], _score(item[1], item)
+    if id is not None:
+        found = locate_id(item, id)
+        if found is MISSING:
+            raise EngineError(f"no {describe(id)} in the result {_short(item)} (id={describe(id)})")
+        if not (isinstance(found, str) or _is_integer(found)):
+            raise EngineError(f"id={describe(id)} gives {_short(found)} for the result {_short(item)}, not a string "
+                              "or an integer")
+        return _usable_id(found, item), _score(_field(item, "score"), item)
     found = _find_id(item, depth=0)
     if found is _NOT_FOUND:
         raise EngineError(
             f"cannot find a document id in the result {_short(item)}: expected a string, an (id, score) pair, "
-            f"or an item with one of {', '.join(ID_KEYS)} (itself, in its metadata or in its node)"
+            f"or an item with one of {', '.join(ID_KEYS)} (itself, in its metadata or in its node); "
+            "say where it is with id= (a key path such as 'metadata.source', or a callable)"
         )
+    if found is None or not str(found).strip():
+        raise EngineError(f"no usable document id in the result {_short(item)} (the id reads as {found!r}); say "
+                          "where it is with id= (a key path such as 'metadata.source', or a callable)")
     return _usable_id(found, item), _score(_field(item, "score"), item)
 
 
@@ -440,6 +460,7 @@ def run_queries(
     run_tag: str = "engine",
     progress: bool = False,
     progress_file: IO[str] | None = None,
+    id: IdLocator | None = None,
 ) -> SearchOutcome:
     """Call ``search(query, depth)`` for each topic, in the given order, timing each call.
 
@@ -462,7 +483,7 @@ def run_queries(
             continue
         latencies[query_id] = time.perf_counter() - start
         try:
-            doc_ids, given = _read_results(results, depth)
+            doc_ids, given = _read_results(results, depth, id)
         except EngineError as err:
             raise EngineError(f"query {query_id!r} ({query!r}): {err}") from None
         scores, rising = list_scores(given, doc_ids)

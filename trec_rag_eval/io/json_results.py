@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import has_whitespace
 from trec_rag_eval.io.json_rows import (
     RESULT_KEYS,
@@ -30,13 +31,17 @@ from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 
 
-def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None) -> Run:
-    """Read search results into a Run; ``qrels`` (with topics) lets rows keyed by query text match."""
-    return read_results_report(path, qrels, run_tag)[0]
+def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None,
+                 id: IdLocator | None = None) -> Run:
+    """Read search results into a Run; ``qrels`` (with topics) lets rows keyed by query text match;
+    ``id``: where each result object keeps its document id, when none of the usual keys does
+    (``io.id_paths``: ``"metadata.source"`` or a callable)."""
+    return read_results_report(path, qrels, run_tag, id)[0]
 
 
 def read_results_report(
-    path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None
+    path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None,
+    id: IdLocator | None = None,
 ) -> tuple[Run, ResultsReport]:
     """Like ``read_results``, also returning the duplicates and empty lists it saw."""
     name = os.fspath(path)
@@ -48,7 +53,7 @@ def read_results_report(
     empty: list[str] = []
     disordered: list[str] = []
     seen: dict[str, Entry] = {}
-    for entry, query_id, ranking in _result_entries(document, resolver):
+    for entry, query_id, ranking in _result_entries(document, resolver, id):
         if query_id in seen:
             raise entry_error(
                 name,
@@ -102,7 +107,7 @@ class _QueryResolver:
 
 
 def _result_entries(
-    document: Document, resolver: _QueryResolver | None
+    document: Document, resolver: _QueryResolver | None, id: IdLocator | None = None
 ) -> Iterator[tuple[Entry, str, tuple[list[tuple[str, float]], list[tuple[str, int]], bool]]]:
     path = document.path
     if not is_rows(document):  # an object keyed by query id or query text
@@ -123,7 +128,7 @@ def _result_entries(
             else:
                 query_id = check_id(path, entry, "query id", entry.key)
             entry.label = query_id
-            yield entry, query_id, _ranking(path, entry, None, value)
+            yield entry, query_id, _ranking(path, entry, None, value, id)
         return
     for entry in row_entries(document):
         row = require_object(path, entry, "an object with the query and its results")
@@ -134,11 +139,11 @@ def _result_entries(
         if resolver is not None and not explicit and text is not None:
             query_id = resolver.by_text(entry, text) or text
             entry.label = query_id
-        yield entry, query_id, _ranking(path, entry, key, row[key])
+        yield entry, query_id, _ranking(path, entry, key, row[key], id)
 
 
 def _ranking(
-    path: str, entry: Entry, key: str | None, value: Any
+    path: str, entry: Entry, key: str | None, value: Any, id: IdLocator | None = None
 ) -> tuple[list[tuple[str, float]], list[tuple[str, int]], bool]:
     """(doc_id, score) without repeats, the repeats (doc_id, times listed), and whether the scores
     rise along the list. A list is ranked in its order (``io.ranked_lists``: its scores kept when
@@ -146,7 +151,7 @@ def _ranking(
     the same dict in memory is."""
     where = f"key {key!r}: " if key is not None else ""
     pairs: list[tuple[str, float | None]] = id_values(path, entry, where, value, SCORE_KEYS, _score, None,
-                                                       "a result", "score")
+                                                       "a result", "score", id)
     with_score = sum(score is not None for _, score in pairs)
     if 0 < with_score < len(pairs):
         raise entry_error(

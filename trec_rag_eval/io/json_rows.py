@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.json_scanner import Document, Entry
 
@@ -113,11 +114,12 @@ def query_text(path: str, entry: Entry, key: str | None, value: Any) -> str:
 
 def id_values(path: str, entry: Entry, where: str, value: Any, value_keys: tuple[str, ...],
                read_value: Callable[[str, Entry, str, Any, Any], Any], default: Any, element: str,
-               value_name: str) -> list[tuple[str, Any]]:
+               value_name: str, id: IdLocator | None = None) -> list[tuple[str, Any]]:
     """(doc_id, value) pairs, in order, from what a dataset row holds as judgments or a results row as
     its ranking: an object ``{doc_id: value}``, or a list of ids (each gets ``default``) or of
     ``{"id": ..., <one of value_keys>: ...}`` objects (``element`` names one in errors). ``read_value``
-    checks a value; ``value_name`` names it in the error for anything else."""
+    checks a value; ``value_name`` names it in the error for anything else. ``id``: where an object
+    element keeps its id when the usual keys do not say (``io.id_paths``)."""
     out: list[tuple[str, Any]] = []
     if isinstance(value, dict):
         for doc_id, item in value.items():
@@ -126,7 +128,7 @@ def id_values(path: str, entry: Entry, where: str, value: Any, value_keys: tuple
     elif isinstance(value, list):
         for item in value:
             if isinstance(item, dict):
-                doc_id = element_id(path, entry, where, item, element)
+                doc_id = element_id(path, entry, where, item, element, id)
                 value_key = find_key(item, value_keys)
                 found = default if value_key is None else read_value(path, entry, where, doc_id, item[value_key])
                 out.append((doc_id, found))
@@ -141,8 +143,15 @@ def id_values(path: str, entry: Entry, where: str, value: Any, value_keys: tuple
     return out
 
 
-def element_id(path: str, entry: Entry, where: str, element: dict[str, Any], what: str) -> str:
-    """The document id of a ``{"id": ..., ...}`` element of a list (judgment or result)."""
+def element_id(path: str, entry: Entry, where: str, element: dict[str, Any], what: str,
+               id: IdLocator | None = None) -> str:
+    """The document id of a ``{"id": ..., ...}`` element of a list (judgment or result), or where
+    ``id`` says it is (a key path such as ``"metadata.source"``, or a callable)."""
+    if id is not None:
+        found = locate_id(element, id)
+        if found is MISSING:
+            raise entry_error(path, entry, f"{where}{what} has nothing at id={describe(id)}: {short(element)}")
+        return check_id(path, entry, f"{where}document id", found)
     id_key = find_key(element, DOC_ID_KEYS)
     if id_key is None:
         raise entry_error(path, entry, f"{where}{what} has no id key "

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.objects import (
     QRELS_KINDS,
@@ -151,11 +152,13 @@ def load_qrels(
     return qrels
 
 
-def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None) -> Run:
+def load_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None,
+             id: IdLocator | None = None) -> Run:
     """Read a TREC run, JSON/JSONL results or Parquet; ``qrels`` (with topics) matches results keyed by query text.
     Result lists whose scores rise along them are ranked in their order all the same, and warned about
-    (``io.ranked_lists``; ``load_run_report`` leaves that to its caller, in its report)."""
-    run, report = load_run_report(path, format, qrels)
+    (``io.ranked_lists``; ``load_run_report`` leaves that to its caller, in its report). ``id``: where
+    each JSON result keeps its document id (``io.id_paths``)."""
+    run, report = load_run_report(path, format, qrels, id)
     if report.disordered:
         from trec_rag_eval.errors import warn
         from trec_rag_eval.io.ranked_lists import order_warning
@@ -176,12 +179,16 @@ def load_run_shards(paths: list[str], format: str | None = None) -> Run:
 
 
 def load_run_report(
-    path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None
+    path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None,
+    id: IdLocator | None = None,
 ) -> tuple[Run, ResultsReport]:
     """``load_run`` plus what JSON results showed and a Run cannot hold (repeated ids, empty lists),
     for ``checks.rag.check_rag``. A TREC run gives an empty report (its reader refuses repeats)."""
     name = os.fspath(path)
     fmt = _choose(name, format, RUN_FORMATS, "run_format", "load_run(format=...)")
+    if id is not None and fmt not in ("json", "auto"):
+        raise UsageError(f"{name}: id= says where JSON results keep their document ids; a {fmt} run has them in "
+                         "its doc_id column")
     if fmt == "trec":
         from trec_rag_eval.io.trec import read_run
 
@@ -194,7 +201,7 @@ def load_run_report(
         return read_parquet_run(name), ResultsReport()
     from trec_rag_eval.io import json_formats
 
-    return json_formats.read_results_report(name, qrels)
+    return json_formats.read_results_report(name, qrels, id=id)
 
 
 def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -433,13 +440,14 @@ def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> M
     return keyed
 
 
-def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run") -> Run:
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
+           id: IdLocator | None = None) -> Run:
     """A run from any object ``io.objects`` accepts, a path to any file ``load_run`` reads, or a
     ``Run`` as it is; ``qrels`` (with topics) lets JSON results keyed by query text find their query ids."""
     if isinstance(value, Run):
         return value
     if isinstance(value, (str, os.PathLike)):
-        return load_run(value, qrels=qrels)
+        return load_run(value, qrels=qrels, id=id)
     source = source_name(value, name)
     if isinstance(value, Mapping) and qrels is not None and qrels.topics:
         value = _keyed_by_query_id(value, qrels, source)

@@ -1,0 +1,72 @@
+"""``id=``: where search results keep their document id, wherever results are read (issue 24,
+finding 10). LangChain's retrievers return Documents whose id is ``None`` and whose source is
+``metadata["source"]``: refused before, with no way to say where the id is."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+import trec_rag_eval as tre
+from trec_rag_eval.errors import EngineError, InputFormatError, UsageError
+
+QRELS = {"q1": {"guide.pdf": 1, "faq.md": 0}, "q2": {"faq.md": 1}}
+DATASET = [{"id": "q1", "query": "how to start", "relevant": ["guide.pdf"], "non_relevant": ["faq.md"]},
+           {"id": "q2", "query": "questions", "relevant": ["faq.md"]}]
+# by hand: q1 lists faq.md then guide.pdf (RR 1/2), q2 lists faq.md first (RR 1): MRR 0.75
+RANKED = {"q1": ["faq.md", "guide.pdf"], "q2": ["faq.md"]}
+
+
+def _document(source: str) -> SimpleNamespace:
+    return SimpleNamespace(id=None, page_content="...", metadata={"source": source, "page": 3})
+
+
+def _langchain() -> dict:
+    return {q: [_document(source) for source in sources] for q, sources in RANKED.items()}
+
+
+def test_search_results_in_memory_take_a_key_path_or_a_callable():
+    with pytest.raises(EngineError, match="say where it is with id="):
+        tre.evaluate(QRELS, _langchain(), "MRR")
+    assert tre.evaluate(QRELS, _langchain(), "MRR", id="metadata.source").summary["MRR"] == 0.75
+    assert tre.evaluate(QRELS, _langchain(), "MRR", id=lambda d: d.metadata["source"]).summary["MRR"] == 0.75
+    # (Document, score) pairs: the path is read from the document, the score from the pair
+    pairs = {q: [(_document(s), 1.0 - i / 10) for i, s in enumerate(sources)] for q, sources in RANKED.items()}
+    assert tre.evaluate(QRELS, pairs, "MRR", id="metadata.source").summary["MRR"] == 0.75
+
+
+def test_compare_crosscheck_and_the_harness_take_it_too():
+    comparison = tre.compare(QRELS, {"a": _langchain(), "b": _langchain()}, "MRR", id="metadata.source")
+    assert comparison.summary["a"]["MRR"] == comparison.summary["b"]["MRR"] == 0.75
+
+    def retriever(query: str, k: int):
+        return [_document(s) for s in RANKED["q1" if query == "how to start" else "q2"]][:k]
+
+    report = tre.Evaluator(retriever, id="metadata.source").evaluate(DATASET, measures=["MRR"])
+    assert report.summary["MRR"] == 0.75
+    assert report.run.to_dict() == {"q1": {"faq.md": 2.0, "guide.pdf": 1.0}, "q2": {"faq.md": 1.0}}
+    with pytest.raises(EngineError, match="no 'metadata.url' in the result"):
+        tre.Evaluator(retriever, id="metadata.url").evaluate(DATASET, measures=["MRR"])
+    with pytest.raises(UsageError, match="id must be a key path"):
+        tre.Evaluator(retriever, id="")
+
+
+def test_json_results_files_take_it(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({q: [{"page_content": "...", "metadata": {"source": s}} for s in sources]
+                                for q, sources in RANKED.items()}))
+    with pytest.raises(InputFormatError, match="has no id key"):
+        tre.evaluate(QRELS, str(path), "MRR")
+    assert tre.evaluate(QRELS, str(path), "MRR", id="metadata.source").summary["MRR"] == 0.75
+    assert tre.read_run(str(path), id="metadata.source").to_dict() == {
+        "q1": {"faq.md": 2.0, "guide.pdf": 1.0}, "q2": {"faq.md": 1.0}}
+    comparison = tre.compare(QRELS, {"a": str(path), "b": _langchain()}, "MRR", id="metadata.source")
+    assert comparison.per_query["a"] == comparison.per_query["b"]
+    with pytest.raises(InputFormatError, match="has nothing at id='metadata.url'"):
+        tre.read_run(str(path), id="metadata.url")
+    trec = tmp_path / "run.txt"
+    trec.write_text("q1 Q0 guide.pdf 1 1 r\n")
+    with pytest.raises(UsageError, match="id= says where JSON results keep their document ids"):
+        tre.evaluate(QRELS, str(trec), "MRR", id="metadata.source")
