@@ -29,6 +29,8 @@ ir-measures is imported lazily; without it ``MissingDependencyError`` names the 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +40,7 @@ import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.tables import Qrels, Run, per_document
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.syntax import is_number
 
@@ -47,8 +49,7 @@ CONVENTIONS: dict[str, str] = {
                "precision tie and doc_id decides; trec_eval 9 mode matches it",
     "iprec9": "trec_eval 9 (pytrec_eval) cuts iprec_at_recall at floor(p*R + 0.9), v10 at lround(p*R); "
               "trec_eval 9 mode matches it",
-    "tie_order": "the {provider} provider breaks score ties by doc_id ascending (compat: and its ideal ranking's "
-                 "equal judgments by score, then qrels order); trec_eval by doc_id descending",
+    "tie_order": "the {provider} provider breaks score ties by doc_id ascending{extra}; trec_eval by doc_id descending",
     "missing_zero": "ir-measures scores a query missing from the run 0 for every measure "
                     "(trec_eval -c keeps num_rel and num_q)",
     "negative_judged": "ir-measures' Judged counts a negative judgment (-1, unjudged in the pool) as judged",
@@ -57,6 +58,8 @@ CONVENTIONS: dict[str, str] = {
                     "(no non-relevant document), so it is not asked; here no pair is misordered and the value is 1",
     "unretrieved_first": "compat orders its ideal ranking's equal judgments by run score, unretrieved documents "
                          "scoring 0: above retrieved ones scored 0 or less; here unretrieved documents come last",
+    "no_subtopic": "no subtopic of the query has a relevant document: ndeval divides 0 by 0 (NaN) for nNRBP, "
+                   "here the value is 0 as for every other measure",
     "all_negative": "the query's judgments are all negative: pytrec_eval crashes on such a query (trec_eval 10 "
                     "refuses it), so it is not compared",
 }
@@ -114,7 +117,9 @@ class CrosscheckReport:
                 lines.append(head + f"agree     {where}, up to known conventions (max |diff| "
                              f"{v.max_difference:.3g}):")
                 for key, queries in v.conventions.items():
-                    text = CONVENTIONS[key].format(provider=v.provider)
+                    extra = " (and its ideal ranking's equal judgments by score, then qrels order)" if (
+                        v.provider == "compat") else ""
+                    text = CONVENTIONS[key].format(provider=v.provider, extra=extra)
                     lines.append(" " * (width + 4) + f"- {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}: "
                                  f"{text} ({_list(queries)})")
             else:
@@ -179,6 +184,13 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
               "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
               "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
               "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
+    if measure.spec.subtopics:
+        if judged_only:
+            return None, "the cross-check has no judged_only for the intent-aware measures"
+        if measure.spec.kind == "int_cutoffs" and (measure.cutoff is None or measure.cutoff > 20):
+            return None, "pyndeval (ndeval) computes these measures at cutoffs 1 to 20 only"
+        extra = ([f"rel={rel}"] if rel != 1 else []) + [f"{k}={v!r}" for k, v in measure.params]
+        return family + (f"({','.join(extra)})" if extra else "") + at, ""
     if family in _CWL_FAMILIES:
         if judged_only:
             return None, f"ir-measures' {family} has no judged_only"
@@ -341,8 +353,11 @@ def crosscheck(
             continue
         targets[m] = (theirs, provider)
 
+    # intent-aware qrels: pyndeval reads every subtopic (the iteration); the others one judgment per document
+    subtopic_qrels = [ir_measures.Qrel(q, d, int(r), str(i)) for q, i, d, r in
+                      qrels.frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows()]
     ir_qrels = [ir_measures.Qrel(q, d, int(r)) for q, d, r in
-                qrels.frame.select("query_id", "doc_id", "relevance").iter_rows()]
+                per_document(qrels).frame.select("query_id", "doc_id", "relevance").iter_rows()]
     # handed over in trec_eval's ranking order, query by query: cwl_eval keeps tied documents in the order
     # they come (and reads a query's rows as one block); the others sort for themselves
     ranked_rows = run.frame.select("query_id", "doc_id", "score").sort(
@@ -360,12 +375,14 @@ def crosscheck(
     withheld: dict[Measure, tuple[str, set[str]]] = {}
     calls: list[tuple[str, list[Measure]]] = []
     for provider_name, group in by_provider.items():
-        # accuracy divides by zero on some queries, which depend on each measure's cutoff and level
-        calls += [(provider_name, [m]) for m in group] if provider_name == "accuracy" else [(provider_name, group)]
+        # accuracy divides by zero on some queries, which depend on each measure's cutoff and level; pyndeval
+        # reads the run once for all its invocations (other rel, alpha or beta get nothing): one call each
+        alone = provider_name in ("accuracy", "pyndeval")
+        calls += [(provider_name, [m]) for m in group] if alone else [(provider_name, group)]
     for provider_name, group in calls:
         provider = targets[group[0]][1]
         wanted = list(dict.fromkeys(targets[m][0] for m in group))
-        given_qrels, given_run = ir_qrels, ir_run
+        given_qrels, given_run = (subtopic_qrels if provider_name == "pyndeval" else ir_qrels), ir_run
         if provider_name == "pytrec_eval" and all_negative:
             given_qrels = [q for q in ir_qrels if q.query_id not in all_negative]
             given_run = [d for d in ir_run if d.query_id not in all_negative]
@@ -376,8 +393,10 @@ def crosscheck(
             withheld[group[0]] = ("all_relevant", undefined)
             given_run = [d for d in ir_run if d.query_id not in undefined]
         try:
-            for metric in provider.iter_calc(wanted, given_qrels, given_run):
-                results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
+            # pyndeval warns on stderr when no query has two subtopics; the verdicts say what matters
+            with contextlib.redirect_stderr(io.StringIO()):
+                for metric in provider.iter_calc(wanted, given_qrels, given_run):
+                    results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
             if provider_name in _RETIED:
                 # the same ranking without ties (positive scores falling with trec_eval's rank): what it gives
                 # where its tie-breaking does not decide
@@ -414,6 +433,8 @@ def crosscheck(
             elif provider.NAME in _RETIED and _same(ours_value, retied.get(theirs_measure, {}).get(
                     qid, float(theirs_measure.DEFAULT)), tol):
                 reason = "unretrieved_first" if qid in low_scores else "tie_order"
+            elif provider.NAME == "pyndeval" and math.isnan(theirs_value) and ours_value == 0.0:
+                reason = "no_subtopic"
             elif provider.NAME == "pytrec_eval" and qid in all_negative:
                 reason = "all_negative"
             elif qid in missing and theirs_value == 0.0 and not math.isnan(ours_value):
@@ -515,7 +536,7 @@ def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list
             out.append("iprec9")
         return out
     out = ["float64"] if trec_eval_9 else []
-    if provider in ("msmarco", "judged"):
+    if provider in ("msmarco", "judged", "pyndeval"):
         out.append("tie_order")
     if measure.family == "Judged":
         out += ["negative_judged", "tie_order+negative_judged"]

@@ -17,7 +17,7 @@ from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
-from trec_rag_eval.io.tables import Qrels, Run, query_id_set
+from trec_rag_eval.io.tables import Qrels, Run, per_document, query_id_set
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
@@ -215,6 +215,7 @@ def evaluate(
     collapse = None
     if doc_map is not None:
         run, collapse = collapse_run(run, doc_map, qrels)
+    given_qrels, qrels = qrels, per_document(qrels)  # intent-aware qrels: one judgment per document
     try:
         ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
                       queries=chosen.queries, float32_scores=chosen.trec_eval_9)
@@ -226,7 +227,12 @@ def evaluate(
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
     plain = [m for m in resolved if m not in judged]
-    result = evaluate_ranked(ranked, plain, chosen, qrels=qrels)
+    subtopics = None
+    if any(m.spec.subtopics for m in plain):
+        from trec_rag_eval.evaluation.subtopics import subtopic_view
+
+        subtopics = subtopic_view(given_qrels, run, ranked, chosen)
+    result = evaluate_ranked(ranked, plain, chosen, qrels=qrels, subtopics=subtopics)
     if judged:
         extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
         result = replace(result, measures=resolved,
@@ -315,12 +321,15 @@ def evaluate_ranked(
     settings: Settings | None = None,
     *,
     qrels: Qrels | None = None,
+    subtopics: Any = None,
 ) -> Evaluation:
     """Run the kernels on already aligned queries (the streaming path calls this per chunk); of the
-    settings, the ranking ones were applied by ``rank``."""
+    settings, the ranking ones were applied by ``rank``. ``subtopics``: the intent-aware judgments
+    aligned with ``ranked`` (``evaluation.subtopics``), for the diversity measures."""
     settings = settings or Settings()
     relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
-    options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers}
+    options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers,
+               "subtopics": subtopics}
     contexts: dict[int, Context] = {}
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}

@@ -140,10 +140,12 @@ def check_frame(frame: Any, source: str, value_column: str) -> None:
         raise InputFormatError(source, None, f"row {row['row']}: expected a query_id, a doc_id and a {value_column} "
                                f"(a number other than NaN), got {row['query_id']!r}, {row['doc_id']!r}, "
                                f"{row[value_column]!r}")
-    repeated = indexed.filter(pl.struct("query_id", "doc_id").is_duplicated())
+    # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat
+    key = ["query_id", "iteration", "doc_id"] if "iteration" in frame.columns else ["query_id", "doc_id"]
+    repeated = indexed.filter(pl.struct(*key).is_duplicated())
     if len(repeated):
         first = repeated.row(0, named=True)
-        again = repeated.filter((pl.col("query_id") == first["query_id"]) & (pl.col("doc_id") == first["doc_id"]))
+        again = repeated.filter(pl.all_horizontal(pl.col(name) == first[name] for name in key))
         what = "judged" if value_column == "relevance" else "listed"
         raise InputFormatError(source, None, f"row {again['row'][1]}: document {first['doc_id']!r} {what} twice for "
                                f"query {first['query_id']!r} (first at row {first['row']})")

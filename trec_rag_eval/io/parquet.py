@@ -95,7 +95,8 @@ def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
         rows.frame = rows.frame.with_columns(pl.col("iteration").fill_null("0"))
     else:
         rows.frame = rows.frame.with_columns(pl.lit("0").alias("iteration"))
-    duplicated = rows.frame.select(pl.struct("query_id", "doc_id").is_duplicated().arg_true())
+    # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat
+    duplicated = rows.frame.select(pl.struct("query_id", "iteration", "doc_id").is_duplicated().arg_true())
     if duplicated.height:
         first, second = duplicated.to_series()[:2].to_list()
         query_id, doc_id = rows.frame["query_id"][second], rows.frame["doc_id"][second]

@@ -195,6 +195,37 @@ class Qrels:
         return sorted(set(column_list(self, "query_id")), key=_byte_key)
 
 
+def has_subtopics(qrels: Qrels) -> bool:
+    """Whether some document is judged under several iterations of one query: ndeval's intent-aware qrels
+    (``query_id subtopic doc_id relevance``), where the iteration column names the subtopic."""
+    cached = qrels.__dict__.get("_has_subtopics")
+    if cached is None:
+        data = qrels.data
+        if isinstance(data, dict):
+            pairs = list(zip(data["query_id"], data["doc_id"], strict=True))
+            cached = len(set(pairs)) < len(pairs)
+        else:
+            keys = qrels.frame.select("query_id", "doc_id")
+            hashes = np.sort(keys.hash_rows(seed=20240607).to_numpy())
+            cached = bool(np.any(hashes[1:] == hashes[:-1])) and bool(keys.is_duplicated().any())
+        object.__setattr__(qrels, "_has_subtopics", cached)  # a cache of what the rows say
+    return bool(cached)
+
+
+def per_document(qrels: Qrels) -> Qrels:
+    """The judgments one per (query_id, doc_id), as every measure but the intent-aware ones reads them:
+    of a document judged under several subtopics, its highest judgment (ndeval's rule: a document
+    relevant to any subtopic is relevant to the query). The qrels themselves when nothing repeats."""
+    if not has_subtopics(qrels):
+        return qrels
+    import polars as pl
+
+    frame = (qrels.frame.group_by("query_id", "doc_id", maintain_order=True)
+             .agg(pl.col("relevance").max())
+             .select("query_id", pl.lit("0").alias("iteration"), "doc_id", "relevance"))
+    return Qrels(frame, qrels.source, qrels.topics, qrels.unjudged)
+
+
 @dataclass(frozen=True)
 class Run:
     """A ranked result list: one row per (query_id, doc_id) with its score.

@@ -50,8 +50,10 @@ SMALL_FILE_BYTES = 1 << 20
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file: ``query_id iteration doc_id relevance`` per line.
 
-    The iteration column is kept but plays no part in evaluation. Relevance must be an integer;
-    negative means "in the pool, not judged" (trec_eval). A (query_id, doc_id) judged twice is an error.
+    The iteration column is kept; only the intent-aware measures read it, as the subtopic (ndeval's
+    ``query_id subtopic doc_id relevance``: one document judged under several subtopics; every other
+    measure reads its highest judgment). Relevance must be an integer; negative means "in the pool, not
+    judged" (trec_eval). A (query_id, iteration, doc_id) judged twice is an error.
     """
     name = os.fspath(path)
     return _read_qrels_source(name, _open_source(name))
@@ -473,15 +475,17 @@ def _slow_run(path: str, source: _Source) -> tuple[Columns, str]:
 
 # -- duplicates ---------------------------------------------------------------------------------
 
-def _duplicate_pair(frame: pl.DataFrame | Columns) -> tuple[str, str] | None:
+def _duplicate_pair(frame: pl.DataFrame | Columns) -> tuple[str, str, str] | None:
+    """A (query_id, iteration, doc_id) judged twice. The same document judged under two iterations is
+    not one: that is ndeval's intent-aware qrels (``query_id subtopic doc_id relevance``)."""
     if isinstance(frame, dict):
-        seen: set[tuple[str, str]] = set()
-        for pair in zip(frame["query_id"], frame["doc_id"], strict=True):
-            if pair in seen:
-                return pair
-            seen.add(pair)
+        seen: set[tuple[str, str, str]] = set()
+        for key in zip(frame["query_id"], frame["iteration"], frame["doc_id"], strict=True):
+            if key in seen:
+                return key
+            seen.add(key)
         return None
-    keys = frame.select("query_id", "doc_id")
+    keys = frame.select("query_id", "iteration", "doc_id")
     hashes = np.sort(keys.hash_rows(seed=20240607).to_numpy())  # a tenth of is_duplicated's memory
     if not np.any(hashes[1:] == hashes[:-1]):
         return None
@@ -489,20 +493,23 @@ def _duplicate_pair(frame: pl.DataFrame | Columns) -> tuple[str, str] | None:
     if not duplicated.any():
         return None
     first = keys.filter(duplicated).row(0)
-    return first[0], first[1]
+    return first[0], first[1], first[2]
 
 
-def _lines_of(source: _Source, query_id: str, doc_id: str) -> list[int]:
+def _lines_of(source: _Source, query_id: str, doc_id: str, iteration: str | None = None) -> list[int]:
     return [line_no for line_no, _, fields in _data_fields(source)
-            if len(fields) >= 3 and fields[0] == query_id and fields[2] == doc_id]
+            if len(fields) >= 3 and fields[0] == query_id and fields[2] == doc_id
+            and (iteration is None or fields[1] == iteration)]
 
 
 def _reject_duplicate_judgments(path: str, source: _Source, frame: pl.DataFrame | Columns) -> None:
-    pair = _duplicate_pair(frame)
-    if pair is not None:
-        first, second = _lines_of(source, *pair)[:2]
+    key = _duplicate_pair(frame)
+    if key is not None:
+        first, second = _lines_of(source, key[0], key[2], key[1])[:2]
+        subtopic = f" in iteration (subtopic) {quote(key[1])}" if key[1] != "0" else ""
         raise InputFormatError(
-            path, second, f"document {quote(pair[1])} judged twice for query {quote(pair[0])} (first at line {first})")
+            path, second, f"document {quote(key[2])} judged twice for query {quote(key[0])}{subtopic} "
+            f"(first at line {first})")
 
 
 class NoResultsError(InputFormatError):

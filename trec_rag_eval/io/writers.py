@@ -22,7 +22,7 @@ import polars as pl
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.tables import Qrels, Run, has_subtopics
 from trec_rag_eval.syntax import quote
 
 DATASET_KEYS = {
@@ -98,6 +98,10 @@ def write_dataset_json(
     """
     if keys not in DATASET_KEYS:
         raise UsageError(f"unknown key set {keys!r}; expected one of {', '.join(DATASET_KEYS)}")
+    if has_subtopics(qrels):  # one judgment per document in a dataset item: the subtopics would be lost
+        raise UsageError(f"{qrels.source} holds intent-aware judgments (a document judged under several "
+                         "subtopics, ndeval's qrels): a JSON dataset keeps one judgment per document, so they "
+                         "convert to TREC qrels or Parquet only")
     id_key, text_key, relevant_key, other_key = DATASET_KEYS[keys]
     topics = qrels.topics or {}
     judgments: dict[str, list[tuple[str, int]]] = {query_id: [] for query_id in topics}

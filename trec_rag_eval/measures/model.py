@@ -88,6 +88,8 @@ class Family:
     edge_cases: str = ""
     extra_params: tuple[str, ...] = field(default=())
     value_range: tuple[float, float] | None = (0.0, 1.0)
+    subtopics: bool = False
+    """An intent-aware measure: it reads the qrels' iteration column as the subtopic (ndeval's format)."""
 
     def label(self, m: Measure, alias: bool = True) -> str:
         """The notation of ``m``: under the name it was asked by, or (``alias=False``) the canonical one."""

@@ -73,6 +73,10 @@ _MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are c
 _T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
 _CWL = {"min_rel": _MIN_REL, "max_rel": _MAX_REL}
 
+_ALPHA = {"rel": REL, "alpha": Param("float", 0.5, help="redundancy intolerance: a subtopic's gain falls by "
+                                    "(1 - alpha) with each document already seen for it")}
+_NRBP = {**_ALPHA, "beta": Param("float", 0.5, help="patience: the weight of rank i is beta^(i-1)")}
+
 NAMES: dict[str, Name] = {
     "P": Name(None, "P", _P),
     "Precision": Name(None, "P", _P, alias=True),
@@ -109,6 +113,18 @@ NAMES: dict[str, Name] = {
                                     "normalize": Param("bool", True, help="divide by the ideal ranking's own "
                                                        "overlap (a perfect run scores 1)")}),
     "Accuracy": Name("Accuracy", "Accuracy", {"rel": REL}),
+    "alpha_nDCG": Name("alpha_nDCG", "alpha_nDCG", _ALPHA),
+    "α_nDCG": Name("alpha_nDCG", "alpha_nDCG", _ALPHA, alias=True),
+    "alpha_DCG": Name("alpha_DCG", "alpha_DCG", _ALPHA),
+    "α_DCG": Name("alpha_DCG", "alpha_DCG", _ALPHA, alias=True),
+    "ERR_IA": Name("ERR_IA", "ERR_IA", {"rel": REL}),
+    "nERR_IA": Name("nERR_IA", "nERR_IA", {"rel": REL}),
+    "NRBP": Name("NRBP", None, _NRBP),
+    "nNRBP": Name("nNRBP", None, _NRBP),
+    "P_IA": Name("P_IA", "P_IA", {"rel": REL}),
+    "AP_IA": Name("AP_IA", None, {"rel": REL}),
+    "MAP_IA": Name("AP_IA", None, {"rel": REL}, alias=True),
+    "StRecall": Name("StRecall", "StRecall", {"rel": REL}),
     "SDCG": Name(None, "SDCG", {"dcg": Param("str", "log2", ("log2",), "DCG formulation (only 'log2')"), **_CWL}),
     "NERR8": Name(None, "NERR8", _CWL),
     "NERR9": Name(None, "NERR9", _CWL),
@@ -127,7 +143,7 @@ NAMES: dict[str, Name] = {
     "IDCG": Name("ideal_dcg", "ideal_dcg", {k: v for k, v in _NDCG.items()}),
 }
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT = re.compile(r"(?:[A-Za-z_]|α)[A-Za-z0-9_]*")  # α: ir_measures' α_nDCG and α_DCG
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII, as in C
 _STRING = re.compile(r"'([^'\\]*)'|\"([^\"\\]*)\"")
 

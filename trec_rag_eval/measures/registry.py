@@ -6,12 +6,13 @@ command and the README's measure table are generated from this registry.
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import agreement, binary, cwl, graded, sets
+from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, sets
 from trec_rag_eval.measures.model import REGISTERED, Family, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
 
+_NDEVAL_REFERENCE = "ndeval (TREC Web track)"
 _CWL_REFERENCE = "Azzopardi, Thomas & Moffat, SIGIR 2019 (C/W/L); cwl_eval, depth 1000"
 _NERR_REFERENCE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021; cwl_eval, depth 1000"
 
@@ -131,6 +132,43 @@ _FAMILIES = [
            "relevant one (ir-measures leaves such queries out of its mean).",
            kind="int_cutoffs", notation="Accuracy", ir_measures="Accuracy",
            reference="ir_measures (accuracy provider)"),
+    # -- intent-aware / diversity measures over subtopic qrels (ndeval; see measures/diversity.py) -----
+    Family("alpha_nDCG", diversity.alpha_ndcg,
+           "alpha-nDCG@k (subtopic qrels): sum of novelty-discounted gains score_i/log2(i+1), score_i = sum over "
+           "the subtopics the document covers of (1-alpha)^(documents above covering it), divided by the "
+           "greedy ideal ranking's.", kind="int_cutoffs", notation="alpha_nDCG", ir_measures="alpha_nDCG",
+           reference=_NDEVAL_REFERENCE + "; Clarke et al., SIGIR 2008", subtopics=True),
+    Family("alpha_DCG", diversity.alpha_dcg,
+           "alpha-DCG@k (subtopic qrels): as alpha-nDCG, divided by the 'ideal ideal' sum of S(1-alpha)^(i-1)/"
+           "log2(i+1), S = subtopics with a relevant document (not divided at k = 1, as ndeval).",
+           kind="int_cutoffs", notation="alpha_DCG", ir_measures="alpha_DCG", reference=_NDEVAL_REFERENCE,
+           subtopics=True),
+    Family("ERR_IA", diversity.err_ia,
+           "ERR-IA@k (subtopic qrels, ndeval): sum of score_i/i, divided by the 'ideal ideal' sum of "
+           "S(1-alpha)^(i-1)/i (not divided at k = 1); alpha = 0.5.", kind="int_cutoffs", notation="ERR_IA",
+           ir_measures="ERR_IA", reference=_NDEVAL_REFERENCE + "; Chapelle et al., CIKM 2009", subtopics=True),
+    Family("nERR_IA", diversity.nerr_ia,
+           "nERR-IA@k (subtopic qrels, ndeval): sum of score_i/i divided by the greedy ideal ranking's.",
+           kind="int_cutoffs", notation="nERR_IA", ir_measures="nERR_IA", reference=_NDEVAL_REFERENCE,
+           subtopics=True),
+    Family("NRBP", diversity.nrbp,
+           "Novelty- and rank-biased precision (subtopic qrels): (1-(1-alpha)beta)/S * sum of score_i "
+           "beta^(i-1) over the whole ranking.", notation="NRBP", ir_measures="NRBP",
+           reference=_NDEVAL_REFERENCE + "; Clarke et al., ICTIR 2009", subtopics=True),
+    Family("nNRBP", diversity.nnrbp,
+           "NRBP divided by the greedy ideal ranking's NRBP (subtopic qrels).", notation="nNRBP",
+           ir_measures="nNRBP", reference=_NDEVAL_REFERENCE, subtopics=True),
+    Family("P_IA", diversity.precision_ia,
+           "Intent-aware precision@k (subtopic qrels): relevant (document, subtopic) pairs in the top k, "
+           "divided by k S.", kind="int_cutoffs", notation="P_IA", ir_measures="P_IA",
+           reference=_NDEVAL_REFERENCE + "; Agrawal et al., WSDM 2009", subtopics=True),
+    Family("AP_IA", diversity.ap_ia,
+           "Intent-aware AP (subtopic qrels): the mean over the S subtopics of each subtopic's AP.",
+           notation="AP_IA", ir_measures="AP_IA", reference=_NDEVAL_REFERENCE, subtopics=True),
+    Family("StRecall", diversity.subtopic_recall,
+           "Subtopic recall@k (subtopic qrels): subtopics with a relevant document in the top k, divided "
+           "by S.", kind="int_cutoffs", notation="StRecall", ir_measures="StRecall",
+           reference=_NDEVAL_REFERENCE + "; Zhai et al., SIGIR 2003", subtopics=True),
     # -- the C/W/L family: expected gain per document under a user model (see measures/cwl.py) ---------
     Family("SDCG", cwl.expected_utility,
            "Scaled DCG at k (C/W/L): sum over ranks <= k of g_i/log2(i+1), divided by sum of 1/log2(i+1): "
