@@ -13,7 +13,7 @@ from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer
+from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 
@@ -39,7 +39,7 @@ def load_run(path: str, qrels: Any, format: str = "auto") -> Any:
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
     options: list[Callable[[Any], Any]] = [
-        click.argument("qrels", type=click.Path(exists=True)),
+        click.argument("qrels", type=QrelsPath(exists=True)),
         click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
         click.option(
             "-m",

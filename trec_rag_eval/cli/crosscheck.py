@@ -9,7 +9,7 @@ import click
 
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
-from trec_rag_eval.cli.params import Real
+from trec_rag_eval.cli.params import QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
 
 
@@ -31,7 +31,7 @@ def _options(func):  # the evaluation settings both commands share
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path(exists=True))
+@click.argument("qrels", type=QrelsPath(exists=True))
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @_options
 @click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
@@ -79,7 +79,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path(exists=True))
+@click.argument("qrels", type=QrelsPath(exists=True))
 @click.argument("run", type=click.Path(exists=True, dir_okay=False))
 @click.argument("reference", type=click.Path(exists=True, dir_okay=False))
 @_options

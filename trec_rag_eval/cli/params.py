@@ -63,3 +63,13 @@ SEED = Integer(0, 2**64 - 1)
 """A seed of numpy's generators, which take non-negative integers."""
 PROBABILITY = Real(0.0, 1.0, open=True)
 """alpha, confidence: strictly between 0 and 1."""
+
+
+class QrelsPath(click.Path):
+    """An existing qrels file or folder, or an ir_datasets name (``irds:msmarco-passage/trec-dl-2019``),
+    which is not a path: it is handed on as it is, and read through the ``irds`` extra."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value.startswith("irds:"):
+            return value
+        return super().convert(value, param, ctx)

@@ -126,12 +126,20 @@ def _first_data_line_of(text: str) -> str:
 def load_qrels(
     path: str | os.PathLike[str], format: str | None = None, *, topics: str | os.PathLike[str] | None = None
 ) -> Qrels:
-    """Read judgments from a TREC qrels file, a JSON/JSONL dataset, BEIR data or Parquet.
+    """Read judgments from a TREC qrels file, a JSON/JSONL dataset, BEIR data, Parquet, or an ir_datasets
+    dataset named ``irds:<dataset id>`` (``irds:msmarco-passage/trec-dl-2019``; the ``irds`` extra).
 
     ``format`` is one of ``QRELS_FORMATS`` (None or "auto": detect). ``topics`` names a
     ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
     """
     name = os.fspath(path)
+    from trec_rag_eval.io.irds import is_irds_name
+
+    if is_irds_name(name):  # irds:<dataset id>: qrels and topics from ir_datasets (the irds extra)
+        from trec_rag_eval.io.irds import read_irds_qrels
+
+        irds = read_irds_qrels(name)
+        return dataclasses.replace(irds, topics=load_topics(topics)) if topics is not None else irds
     fmt = _choose(name, format, QRELS_FORMATS, "qrels_format", "load_qrels(format=...)")
     if fmt == "trec":
         from trec_rag_eval.io.trec import read_qrels
@@ -205,8 +213,15 @@ def load_run_report(
 
 
 def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
-    """Read a topics file: ``query_id<TAB>query text`` per line, the text kept verbatim."""
+    """Read a topics file: ``query_id<TAB>query text`` per line, the text kept verbatim; or the queries of
+    an ir_datasets dataset (``irds:<dataset id>``)."""
     name = os.fspath(path)
+    from trec_rag_eval.io.irds import is_irds_name
+
+    if is_irds_name(name):
+        from trec_rag_eval.io.irds import read_irds_topics
+
+        return read_irds_topics(name)
     topics: dict[str, str] = {}
     first_line: dict[str, int] = {}
     text = read_text(name)
