@@ -202,8 +202,14 @@ def has_subtopics(qrels: Qrels) -> bool:
     if cached is None:
         data = qrels.data
         if isinstance(data, dict):
-            pairs = list(zip(data["query_id"], data["doc_id"], strict=True))
-            cached = len(set(pairs)) < len(pairs)
+            iterations = data["iteration"]
+            if len(set(iterations)) <= 1:  # one iteration ("0"): nothing repeats, the readers saw to that
+                cached = False
+            else:
+                pairs = list(zip(data["query_id"], data["doc_id"], strict=True))
+                cached = len(set(pairs)) < len(pairs)
+        elif qrels.frame.height == 0 or bool((qrels.frame["iteration"] == qrels.frame["iteration"][0]).all()):
+            cached = False  # the common case, told in one vectorised pass
         else:
             keys = qrels.frame.select("query_id", "doc_id")
             hashes = np.sort(keys.hash_rows(seed=20240607).to_numpy())
