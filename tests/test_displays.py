@@ -64,7 +64,8 @@ def test_str_of_an_engine_evaluation_is_the_search_commands_text(tmp_path):
 
     result = invoke("search", str(DATASET), "--corpus", str(CORPUS), "--no-progress")
     assert result.exit_code == 0, result.output
-    report = tre.Evaluator(BM25Engine(CORPUS), run_tag="bm25", progress=False).evaluate(DATASET)
+    # the command's engine is BM25 over the corpus, whose texts give the context tokens
+    report = tre.Evaluator(BM25Engine(CORPUS), run_tag="bm25", progress=False, corpus=CORPUS).evaluate(DATASET)
     latency = re.compile(r"p50 [0-9.]+ ms, p95 [0-9.]+ ms")  # timings differ from run to run
     assert latency.sub("p50 _ ms, p95 _ ms", str(report)) == latency.sub("p50 _ ms, p95 _ ms", result.stdout)
     assert str(report).startswith("bm25 on eval_dataset_fr.json\n")

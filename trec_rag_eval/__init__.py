@@ -31,6 +31,7 @@ _EXPORTS = {
     "validate": "trec_rag_eval.api",
     "generate_queries": "trec_rag_eval.api",
     "judge": "trec_rag_eval.api",
+    "context_cost": "trec_rag_eval.api",
     "read_qrels": "trec_rag_eval.api",
     "read_run": "trec_rag_eval.api",
     "parse_measure": "trec_rag_eval.measures.parse",
@@ -58,6 +59,7 @@ __all__ = [
     "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
+    "context_cost",
 ]
 
 
@@ -91,6 +93,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     from trec_rag_eval.api import (
         compare,
+        context_cost,
         crosscheck,
         evaluate,
         fuse,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.generate import GenerationReport
     from trec_rag_eval.engine.judge import JudgeReport
+    from trec_rag_eval.evaluation.context import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.id_paths import IdLocator
@@ -70,7 +71,7 @@ def _holds_results(results: Any) -> bool:
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
-             cluster: Any = None, **options: Any) -> Evaluation:
+             cluster: Any = None, corpus: Any = None, tokenizer: Any = None, **options: Any) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` with trec_eval's conventions.
 
     ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
@@ -91,6 +92,11 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     to evaluate on Dask workers (the ``dask`` extra); a run given as a path (or a list of shard paths)
     is then read by the workers where it lies and split by query id: the same numbers (see
     ``trec_rag_eval.cluster``).
+    ``corpus``: the results' texts (a JSONL path, ``[{"id", "text"}]`` or ``{doc_id: text}``): the
+    evaluation then holds the context cost (``evaluation.context``: the tokens of the top k results
+    per query, mean and p95, at the measures' cutoffs), shown beside the measures and tabled against
+    k by ``context_table()``; ``tokenizer`` counts the tokens (any callable text -> count or tokens;
+    default whitespace words: see ``evaluation.context``).
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
@@ -101,10 +107,53 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
                   and options.get("id") is None)
     ahead = read_ahead([os.fspath(run)]) if reads_file else None
     try:
-        return _evaluate(qrels, run, measures, settings, cluster, ahead, options)
+        evaluation = _evaluate(qrels, run, measures, settings, cluster, ahead, options)
     finally:
         if ahead is not None:
             ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
+    if corpus is not None:
+        import warnings
+
+        with warnings.catch_warnings():  # the run was read once already, and its warnings given
+            warnings.simplefilter("ignore")
+            evaluation.context = context_cost(run, corpus, context_ks(evaluation), tokenizer=tokenizer,
+                                              query_ids=evaluation.query_ids, qrels=qrels)
+    elif tokenizer is not None:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("tokenizer= counts the tokens of the results' texts: give them with corpus=")
+    return evaluation
+
+
+def context_ks(evaluation: Evaluation) -> list[int]:
+    """The cutoffs at which to count context tokens: the measures' whole cutoffs, else 1, 3, 5, 10."""
+    from trec_rag_eval.evaluation.context import measure_ks
+
+    return measure_ks(evaluation.measures)
+
+
+def corpus_texts(corpus: Any) -> dict[str, str]:
+    """doc id -> text of a corpus: a JSONL path (``{"id", "text"}`` a line; ``_id`` and ``title``
+    accepted), a list of ``{"id", "text"}`` dicts, or a mapping doc id -> text."""
+    from trec_rag_eval.io.corpus import corpus_texts as texts
+
+    return texts(corpus)
+
+
+def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10), *, tokenizer: Any = None,
+                 query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None) -> ContextCost:
+    """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
+    ``ContextCost`` (``mean(k)``, ``p95(k)``, ``per_query()``). ``run`` in any shape ``evaluate`` takes
+    (ranked as the measures rank it), ``corpus`` as in ``corpus_texts`` (or already such a dict),
+    ``tokenizer`` any callable text -> count or tokens (default: whitespace words), ``query_ids`` the
+    queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
+    file when it is not to be detected."""
+    from trec_rag_eval.evaluation.context import context_cost as count
+
+    judgments = None if qrels is None else as_qrels(qrels)
+    table = (load.load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
+             else as_run(run, judgments))
+    return count(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
 
 
 def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | None, cluster: Any,
@@ -312,17 +361,9 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
 
 
 def _corpus_documents(corpus: Any) -> list[dict[str, str]]:
-    """``[{"id", "text"}]`` from a JSONL corpus path, such a list, or a mapping doc id -> text."""
-    if isinstance(corpus, (str, os.PathLike)):
-        from trec_rag_eval.io.corpus import read_corpus
+    from trec_rag_eval.io.corpus import corpus_documents
 
-        return read_corpus(corpus)
-    if isinstance(corpus, Mapping):
-        return [{"id": str(doc_id), "text": str(text)} for doc_id, text in corpus.items()]
-    if isinstance(corpus, Sequence) and all(isinstance(d, Mapping) and "id" in d and "text" in d for d in corpus):
-        return [{"id": str(d["id"]), "text": str(d["text"])} for d in corpus]
-    raise TypeError("corpus must be a JSONL path ({\"id\", \"text\"} a line), a list of {\"id\", \"text\"} dicts or a "
-                    f"mapping doc id -> text; got {type(corpus).__name__}")
+    return corpus_documents(corpus)
 
 
 def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:

@@ -77,6 +77,10 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("--crosscheck", is_flag=True,
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
+@click.option("--corpus", "corpus", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
+                   "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
+                   "each k (table, json and csv formats).")
 @doc_map_options
 @judgments_option
 @options.output()
@@ -87,7 +91,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
                      jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
-                     doc_id_pattern: str | None, doc_map: str | None, judgments: str | None,
+                     corpus: str | None, doc_id_pattern: str | None, doc_map: str | None, judgments: str | None,
                      output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
@@ -156,6 +160,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
+    if corpus is not None and (fmt == "trec" or shards):
+        raise UsageError("--corpus adds the context tokens to the table, json and csv formats: not with --format "
+                         "trec (trec_eval's lines have no place for them) nor --shards")
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
 
@@ -170,6 +177,17 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                                      doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
                                      jobs=jobs, progress=_progress_display(progress), ahead=ahead)
     evaluations = [evaluation for evaluation, _ in results]
+    if corpus is not None:  # the tokens of the top k of each run: the run's own ids (chunks), before any mapping
+        from warnings import catch_warnings, simplefilter
+
+        from trec_rag_eval.api import context_cost, context_ks, corpus_texts
+
+        texts = corpus_texts(corpus)
+        for path, e in zip(labels, evaluations, strict=True):
+            with catch_warnings():  # the run was read once already, and its warnings said
+                simplefilter("ignore")
+                e.context = context_cost(path, texts, context_ks(e), query_ids=e.query_ids, qrels=qrels_table,
+                                         format=run_format)
     for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
         for line in warnings:
             kind, _, text = line.partition(": ")

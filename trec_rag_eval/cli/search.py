@@ -98,7 +98,9 @@ def search_command(
 
         engine = BM25Engine(corpus, language=language)  # type: ignore[arg-type]
         tag = run_tag or "bm25"
-    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=resolve_doc_map(doc_id_pattern, doc_map))
+    # the built-in engine's corpus gives the texts: the table shows the context tokens of the top k
+    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=resolve_doc_map(doc_id_pattern, doc_map),
+                          corpus=corpus)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
                                     depth=depth, relevance_level=relevance_level)

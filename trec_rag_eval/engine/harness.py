@@ -42,6 +42,7 @@ from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:
+    from trec_rag_eval.evaluation.context import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.keyed import ByMeasure
     from trec_rag_eval.measures.parse import MeasuresArg
@@ -70,6 +71,7 @@ class SearchOutcome:
     failures: list[QueryFailure]
     rescored_queries: list[str]          # queries whose engine scores were replaced by n, n-1, ..., 1
     disordered_queries: list[str] = field(default_factory=list)  # ... of which scores rose along the list
+    texts: dict[str, str] = field(default_factory=dict)  # doc_id -> text, for results that carried one
 
     def latency_percentile(self, percent: float) -> float:
         """Latency percentile in seconds (numpy's linear interpolation); NaN when nothing ran."""
@@ -102,6 +104,20 @@ class EngineEvaluation:
     @property
     def failures(self) -> list[QueryFailure]:
         return self.outcome.failures
+
+    @property
+    def context(self) -> ContextCost | None:
+        """The tokens of the top k results per query (mean, p95 at each k), when the results' texts are
+        known: results carrying their text, or ``Evaluator(corpus=...)`` (see ``evaluation.context``)."""
+        return self.result.context
+
+    def context_table(self, library: str = "pandas") -> Any:
+        """Quality and context tokens against k (``Evaluation.context_table``)."""
+        return self.result.context_table(library)
+
+    def plot_context(self) -> Any:
+        """``context_table`` as a matplotlib ``Figure`` (``Evaluation.plot_context``)."""
+        return self.result.plot_context()
 
     @property
     def summary(self) -> ByMeasure[Any]:
@@ -180,16 +196,27 @@ class Evaluator:
         progress_file: IO[str] | None = None,
         doc_map: Any = None,
         id: IdLocator | None = None,
+        corpus: Any = None,
+        tokenizer: Any = None,
     ) -> None:
         """``doc_map`` maps the chunk ids the engine returns to the dataset's document ids when
         scoring: a callable ``chunk_id -> doc_id`` (or None when it does not apply), a regular
         expression whose first group is the document id, or a dict (see ``io.chunks``). The run
         keeps the engine's ids; the scores count each document once, at its best chunk.
         ``id``: where each result keeps its document id when none of the usual keys holds it, a key
-        path (``"metadata.source"``, LangChain's) or a callable ``result -> id`` (``io.id_paths``)."""
+        path (``"metadata.source"``, LangChain's) or a callable ``result -> id`` (``io.id_paths``).
+
+        Context cost: when the results carry their text (``{"id", "text"}`` dicts, LangChain
+        ``page_content``, LlamaIndex nodes) or ``corpus`` gives it (a JSONL path, ``[{"id", "text"}]``,
+        ``{id: text}``: the texts of the ids the engine returns, chunks included), the evaluation
+        reports the tokens of the top k results per query beside the measures at each k
+        (``EngineEvaluation.context``), counted by ``tokenizer`` (any callable text -> count or
+        tokens; default whitespace words: see ``evaluation.context``)."""
         self.search = resolve_engine(engine)
         self.id = check_locator(id)
         self.doc_map = doc_map
+        self.corpus = corpus
+        self.tokenizer = tokenizer
         self.run_tag = run_tag
         self.progress = progress
         self.progress_file = progress_file
@@ -229,6 +256,7 @@ class Evaluator:
             measures += ["MRR", "MAP"]
         qrels = dataset_qrels(dataset)
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
+        from trec_rag_eval.evaluation.context import context_cost, measure_ks
         from trec_rag_eval.evaluation.evaluate import evaluate
 
         with warnings.catch_warnings():
@@ -236,6 +264,17 @@ class Evaluator:
                 # "every engine call failed" was said, with the first error: "the run is empty" says less
                 warnings.simplefilter("ignore", EmptyRunWarning)
             result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
+        texts = dict(outcome.texts)
+        if self.corpus is not None:
+            from trec_rag_eval.io.corpus import corpus_texts
+
+            texts = {**corpus_texts(self.corpus), **texts}  # what the engine returned is what it sends
+        if texts:  # the engine's own ids (chunks), in its order: what would go into the prompt
+            result.context = context_cost(outcome.run, texts, measure_ks(result.measures, ks), result.query_ids,
+                                          self.tokenizer)
+        elif self.tokenizer is not None:
+            raise UsageError("tokenizer= counts the tokens of the results' texts: the results carry none; give "
+                             "them with corpus=")
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
 
 
@@ -397,6 +436,40 @@ def result_item(item: Any, id: IdLocator | None = None) -> tuple[str, float | No
 
 _NOT_FOUND = object()
 
+# Where engines keep a result's text: a dict's or an object's own field (LangChain's page_content,
+# LlamaIndex's text), or its node's (NodeWithScore.node.text).
+TEXT_KEYS = ("text", "page_content", "content", "contents", "chunk")
+
+
+def result_text(item: Any) -> str | None:
+    """The text a result carries, or None (an id alone, an ``(id, score)`` pair)."""
+    if isinstance(item, (str, bytes)) or _is_integer(item):
+        return None
+    if isinstance(item, (tuple, list)):
+        return result_text(item[0]) if len(item) == 2 else None
+    for holder in (item, _field(item, "node")):
+        if holder is _NOT_FOUND or holder is None:
+            continue
+        for key in TEXT_KEYS:
+            value = _field(holder, key)
+            if isinstance(value, str):
+                return value
+    return None
+
+
+def result_texts(results: Sequence[Any], doc_ids: set[str], id: IdLocator | None = None) -> dict[str, str]:
+    """doc_id -> text of the results that carry one (the ids kept by ``_read_results``; ``id`` as there)."""
+    found: dict[str, str] = {}
+    for item in results:
+        text = result_text(item)
+        if text is None:
+            continue
+        doc_id = result_item(item, id)[0]
+        if doc_id in doc_ids and doc_id not in found:
+            found[doc_id] = text
+    return found
+
+
 
 def _is_integer(value: Any) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
@@ -472,6 +545,7 @@ def run_queries(
     failures: list[QueryFailure] = []
     rescored: list[str] = []
     disordered: list[str] = []
+    texts: dict[str, str] = {}
     for query_id, query in progress_bar(topics.items(), total=len(topics), label="Searching", unit="query",
                                         enabled=progress, file=progress_file):
         start = time.perf_counter()
@@ -482,8 +556,12 @@ def run_queries(
             failures.append(QueryFailure(query_id, query, f"{type(err).__name__}: {err}"))
             continue
         latencies[query_id] = time.perf_counter() - start
+        if isinstance(results, Iterable) and not isinstance(results, (str, bytes, dict, list, tuple)):
+            results = list(results)  # a generator is read twice: its ids, then its texts
         try:
             doc_ids, given = _read_results(results, depth, id)
+            if isinstance(results, (list, tuple)):
+                texts.update(result_texts(results, set(doc_ids), id))
         except EngineError as err:
             raise EngineError(f"query {query_id!r} ({query!r}): {err}") from None
         scores, rising = list_scores(given, doc_ids)
@@ -502,7 +580,7 @@ def run_queries(
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
     if disordered:
         warn(f"{run.source}: {order_warning(disordered)}")
-    return SearchOutcome(run, latencies, failures, rescored, disordered)
+    return SearchOutcome(run, latencies, failures, rescored, disordered, texts)
 
 
 # --- datasets -------------------------------------------------------------------------------------

@@ -10,11 +10,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from trec_rag_eval.core.context import Context
-from trec_rag_eval.core.frames import results_frame
+from trec_rag_eval.core.frames import frame, results_frame
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
 from trec_rag_eval.io.tables import Qrels, Run, per_document, query_id_set
@@ -58,6 +59,9 @@ class Evaluation:
     settings: Settings = field(default_factory=Settings)
     collapse: CollapseReport | None = None
     """What mapping chunk ids to documents did (``doc_map``), or None when nothing was mapped."""
+    context: ContextCost | None = None
+    """The tokens of the top k results per query, when the results' texts were given (``corpus=``;
+    see ``evaluation.context``): shown beside the measures at the same k."""
 
     def __post_init__(self) -> None:
         # kernels fill dicts keyed by Measure; the public side reads them by name
@@ -138,6 +142,36 @@ class Evaluation:
     def _repr_html_(self) -> str:
         """The command line's table in HTML, its footer as the caption."""
         return str(show(self, "html"))
+
+    def context_table(self, library: str = "pandas") -> Any:
+        """Quality and context cost against k: one row per k of ``context`` (the tokens of the top k
+        results), with each measure computed at that k (``P``, ``nDCG``, ...: one column each) and the
+        tokens' mean and 95th percentile over queries. Needs the results' texts (``corpus=``)."""
+        return frame(context_columns(self), library)
+
+    def plot_context(self) -> Any:
+        """A matplotlib ``Figure`` of ``context_table``: each measure against k, and the tokens (mean,
+        p95) on a second axis; the ``plot`` extra."""
+        return show(self, "context_plot")
+
+
+def context_columns(evaluation: Evaluation) -> dict[str, list[Any]]:
+    """The columns of ``Evaluation.context_table``."""
+    context = evaluation.context
+    if context is None:
+        raise UsageError("no context cost: evaluate with the results' texts (corpus=..., or search results "
+                         "carrying text) to count the tokens of the top k")
+    families: dict[str, dict[int, float]] = {}
+    for m in evaluation.measures:
+        if m.cutoff is not None and m.cutoff in context.ks and evaluation.summary.get(m) is not None \
+                and m.spec.value_type != "str":
+            families.setdefault(str(m).rsplit("@", 1)[0], {})[int(m.cutoff)] = float(evaluation.summary[m])
+    columns: dict[str, list[Any]] = {"k": list(context.ks)}
+    for name, by_k in families.items():
+        columns[name] = [by_k.get(k, math.nan) for k in context.ks]
+    columns["tokens_mean"] = [context.mean(k) for k in context.ks]
+    columns["tokens_p95"] = [context.p95(k) for k in context.ks]
+    return columns
 
 
 def _by_measure(measures: list[Measure], values: Mapping[Any, Any]) -> ByMeasure[Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.text import iter_lines
@@ -41,3 +43,22 @@ def read_corpus(path: str | os.PathLike[str]) -> list[dict[str, str]]:
     if not documents:
         raise InputFormatError(source, None, "the corpus has no documents")
     return documents
+
+
+def corpus_documents(corpus: Any) -> list[dict[str, str]]:
+    """``[{"id", "text"}]`` from a JSONL path (``read_corpus``), such a list, or a mapping doc id -> text."""
+    if isinstance(corpus, (str, os.PathLike)):
+        return read_corpus(corpus)
+    if isinstance(corpus, Mapping):
+        return [{"id": str(doc_id), "text": str(text)} for doc_id, text in corpus.items()]
+    if isinstance(corpus, Sequence) and all(isinstance(d, Mapping) and "id" in d and "text" in d for d in corpus):
+        return [{"id": str(d["id"]), "text": str(d["text"])} for d in corpus]
+    raise TypeError("corpus must be a JSONL path ({\"id\", \"text\"} a line), a list of {\"id\", \"text\"} dicts or a "
+                    f"mapping doc id -> text; got {type(corpus).__name__}")
+
+
+def corpus_texts(corpus: Any) -> dict[str, str]:
+    """doc id -> text, from any shape ``corpus_documents`` takes."""
+    if isinstance(corpus, Mapping):
+        return {str(doc_id): str(text) for doc_id, text in corpus.items()}
+    return {d["id"]: d["text"] for d in corpus_documents(corpus)}

@@ -1,4 +1,5 @@
-"""Pictures of a comparison: mean deltas with their intervals, and sorted per-query deltas.
+"""Pictures of a comparison (mean deltas with their intervals, sorted per-query deltas) and of quality
+and context tokens against k.
 
 matplotlib is optional (``pip install 'trec-rag-eval[plot]'``) and imported only here, when a
 picture is drawn. We use the object API (``matplotlib.figure.Figure``) with the Agg canvas, never
@@ -17,6 +18,7 @@ from trec_rag_eval.errors import MissingDependencyError, UsageError
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.evaluation.evaluate import Evaluation
 
 PLOT_FORMATS = {".png": "png", ".svg": "svg"}
 BETTER, WORSE, NEUTRAL = "#1a9641", "#d7191c", "#7f7f7f"
@@ -168,3 +170,29 @@ def save_plot(comparison: Comparison, path: str | Path, *, force: bool = False) 
 
     fmt = plot_format(path)
     write_atomic(path, figure_bytes(comparison_figure(comparison), fmt), force=force)
+
+
+def context_figure(evaluation: Evaluation) -> Any:
+    """Quality and context cost against k (``Evaluation.context_table``): each measure at each k on the
+    left axis, the tokens of the top k (mean, solid; p95, dashed) on the right one."""
+    from trec_rag_eval.evaluation.evaluate import context_columns
+
+    columns = context_columns(evaluation)
+    ks = columns.pop("k")
+    mean, p95 = columns.pop("tokens_mean"), columns.pop("tokens_p95")
+    figure = _figure_class()(figsize=(7, 4.2), layout="constrained")
+    quality = figure.subplots()
+    for i, (name, values) in enumerate(columns.items()):
+        quality.plot(ks, values, marker="o", color=RUN_COLOURS[i % len(RUN_COLOURS)], label=name)
+    quality.set_xlabel("k (results sent as context)")
+    quality.set_ylabel("quality at k")
+    quality.set_xticks(ks)
+    tokens = quality.twinx()
+    tokens.plot(ks, mean, color=NEUTRAL, marker="s", label="tokens (mean)")
+    tokens.plot(ks, p95, color=NEUTRAL, linestyle="--", marker="s", label="tokens (p95)")
+    tokens.set_ylabel(f"context tokens ({evaluation.context.tokenizer if evaluation.context else ''})")
+    handles = quality.get_legend_handles_labels()[0] + tokens.get_legend_handles_labels()[0]
+    quality.legend(handles=handles, loc="center right", fontsize="small")
+    quality.set_title(f"Quality and context tokens against k: {evaluation.run_tag}, "
+                      f"{len(evaluation.query_ids)} queries")
+    return figure

@@ -59,7 +59,18 @@ def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:
         caption = None
     if plain or not grid:
         parts.append(html_table(["measure", "value"], plain, caption))
+    from trec_rag_eval.render.table import context_note
+
+    note = context_note(evaluation)
+    if note is not None:
+        parts.append(f"<p>{_escape(note)}</p>")
     return "".join(parts)
+
+
+def evaluation_context_plot(evaluation: Evaluation) -> Any:
+    from trec_rag_eval.render.plot import context_figure
+
+    return context_figure(evaluation)
 
 
 # --- Comparison: ``trec-rag-eval compare``'s table, verdicts and footer -----------------------------------
@@ -152,6 +163,7 @@ def _escape(text: str) -> str:
 
 register(EVALUATION, "text", evaluation_text)
 register(EVALUATION, "html", evaluation_html)
+register(EVALUATION, "context_plot", evaluation_context_plot)
 register(COMPARISON, "text", comparison_text)
 register(COMPARISON, "html", comparison_html)
 register(COMPARISON, "plot", comparison_plot)

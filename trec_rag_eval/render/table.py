@@ -26,19 +26,42 @@ def _num(value: Any) -> str:
 
 def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any, Any]], list[tuple[str, Any]]]:
     """The summary as the table lays it out: (cutoffs, {measure family: {cutoff: mean}}, [(measure, mean)]
-    of the measures without a cutoff)."""
+    of the measures without a cutoff). With a context cost, two more rows: the tokens of the top k
+    (mean, then p95 over queries), as text with one decimal, at its cutoffs."""
     with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and m in evaluation.summary]
     plain = [m for m in evaluation.measures if m.cutoff is None and evaluation.summary.get(m) is not None
              and m.family != "runid"]
-    cutoffs = sorted({m.cutoff for m in with_cutoff if m.cutoff is not None})  # always true: for mypy
+    cutoffs = {m.cutoff for m in with_cutoff if m.cutoff is not None}  # always true: for mypy
     rows: dict[str, dict[Any, Any]] = {}
     for m in with_cutoff:
         rows.setdefault(_base(m), {})[m.cutoff] = evaluation.summary[m]
-    return cutoffs, rows, [(str(m), evaluation.summary[m]) for m in plain]
+    context = evaluation.context
+    if context is not None:
+        cutoffs |= set(context.ks)
+        rows[TOKENS_MEAN] = {k: f"{context.mean(k):.1f}" for k in context.ks}
+        rows[TOKENS_P95] = {k: f"{context.p95(k):.1f}" for k in context.ks}
+    return sorted(cutoffs), rows, [(str(m), evaluation.summary[m]) for m in plain]
+
+
+TOKENS_MEAN, TOKENS_P95 = "tokens", "tokens p95"
+
+
+def context_note(evaluation: Evaluation) -> str | None:
+    """What the tokens rows count, or None without a context cost."""
+    context = evaluation.context
+    if context is None:
+        return None
+    text = (f"tokens: of the top k results sent as context, counted as {context.tokenizer}; "
+            f"mean and 95th percentile over {len(context.query_ids)} queries")
+    if context.missing_texts:
+        shown = ", ".join(context.missing_texts[:3]) + (", ..." if len(context.missing_texts) > 3 else "")
+        text += f"; {len(context.missing_texts)} retrieved documents have no text, counted 0 ({shown})"
+    return text
 
 
 def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
-    """One row per measure, one column per cutoff; measures without a cutoff below."""
+    """One row per measure, one column per cutoff; measures without a cutoff below; the context
+    tokens of the top k under the measures, when known."""
     cutoffs, rows, plain = summary_grid(evaluation)
     width = max([len(name) for name in list(rows) + [name for name, _ in plain]] + [7])
     lines = []
@@ -57,6 +80,9 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
         for name, value in plain:
             lines.append(name.ljust(width) + f"{_num(value):>9}")
     lines.append("")
+    note = context_note(evaluation)
+    if note is not None:
+        lines.append(note)
     lines.append(footer(evaluation))
     return "\n".join(lines) + "\n"
 
@@ -75,18 +101,21 @@ def footer(evaluation: Evaluation) -> str:
 
 
 def per_query_table(evaluation: Evaluation) -> str:
-    """One row per query (then 'all'), one column per measure."""
+    """One row per query (then 'all'), one column per measure; then the context tokens at each k, when known."""
     measures = [m for m in evaluation.measures if m in evaluation.values and m.spec.per_query]
     names = [str(m) for m in measures]
+    context = evaluation.context
+    tokens = [] if context is None else [f"tokens@{k}" for k in context.ks]
     qwidth = max([len(q) for q in evaluation.query_ids] + [8])
-    widths = [max(len(n), 7) for n in names]
-    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths, strict=False))]
+    widths = [max(len(n), 7) for n in [*names, *tokens]]
+    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip([*names, *tokens], widths, strict=False))]
+    spent = {} if context is None else context.per_query()
     for i, q in enumerate(evaluation.query_ids):
-        lines.append(q.ljust(qwidth) + "".join(
-            f" {_num(evaluation.values[m][i]):>{w}}" for m, w in zip(measures, widths, strict=False)))
-    lines.append("all".ljust(qwidth) + "".join(
-        f" {_num(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else '':>{w}}"
-        for m, w in zip(measures, widths, strict=False)))
+        cells = [_num(evaluation.values[m][i]) for m in measures] + [str(spent[q][k]) for k in spent.get(q, {})]
+        lines.append(q.ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(cells, widths, strict=False)))
+    totals = [_num(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else '' for m in measures]
+    totals += [] if context is None else [f"{context.mean(k):.1f}" for k in context.ks]
+    lines.append("all".ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(totals, widths, strict=False)))
     return "\n".join(lines) + "\n"
 
 
@@ -106,6 +135,9 @@ def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
         "missing_queries": evaluation.missing_queries,
         "extra_queries": evaluation.extra_queries,
     }
+    if evaluation.context is not None:
+        out["context_tokens"] = {"tokenizer": evaluation.context.tokenizer,
+                                 **{f"@{k}": v for k, v in evaluation.context.summary.items()}}
     if per_query:
         out["per_query"] = {
             q: {str(m): _plain(evaluation.values[m][i]) for m in evaluation.measures
@@ -132,8 +164,16 @@ def to_csv(evaluations: list[Evaluation], per_query: bool = False) -> str:
                 for m in e.measures:
                     if m in e.values and m.spec.per_query:
                         writer.writerow([e.run_tag, q, str(m), _plain(e.values[m][i])])
+        if per_query and e.context is not None:
+            for q, by_k in e.context.per_query().items():
+                for k, count in by_k.items():
+                    writer.writerow([e.run_tag, q, f"tokens@{k}", count])
         for m in e.measures:
             value = e.summary.get(m)
             if value is not None:
                 writer.writerow([e.run_tag, "all", str(m), _plain(value)])
+        if e.context is not None:  # the context cost at each k: mean, then p95 over queries
+            for k in e.context.ks:
+                writer.writerow([e.run_tag, "all", f"tokens@{k}", e.context.mean(k)])
+                writer.writerow([e.run_tag, "all", f"tokens_p95@{k}", e.context.p95(k)])
     return buffer.getvalue()
