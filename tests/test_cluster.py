@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_runs
+from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_run_tasks
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError
 from trec_rag_eval.evaluation.evaluate import evaluate
@@ -220,8 +220,8 @@ def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     folder, runs = data
     qrels = load_qrels(folder / "qrels.txt")
     measures = parse_measures(["all_trec"])
-    outcomes = evaluate_runs(qrels, runs[:2], measures, Settings(), cluster=client)
-    assert [o.path for o in outcomes] == runs[:2]
+    outcomes = evaluate_run_tasks(qrels, runs[:2], measures, Settings(), cluster=client)
+    assert [o.label for o in outcomes] == runs[:2]
     for outcome, path in zip(outcomes, runs[:2], strict=True):
         alone = evaluate(qrels, load_run(path), measures)
         assert _trec_bytes(outcome.evaluation) == _trec_bytes(alone)
@@ -258,7 +258,7 @@ def test_a_worker_killed_mid_evaluation_does_not_change_the_result(client, data,
     client.register_plugin(_kill_on_first(marker, prefix, state), name=name)
     try:
         if prefix == "trec-rag-eval-run-":
-            outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
+            outcomes = evaluate_run_tasks(qrels, runs, measures, Settings(), cluster=client)
             got = [_trec_bytes(o.evaluation) for o in outcomes]
             assert got == expected
         else:
@@ -324,7 +324,7 @@ def test_a_worker_lost_with_the_data_sent_to_it_does_not_change_the_result(clien
     _lose_the_first_data_sent(monkeypatch, client, marker)
     try:
         if shape == "runs":
-            outcomes = evaluate_runs(qrels, runs, measures, Settings(), cluster=client)
+            outcomes = evaluate_run_tasks(qrels, runs, measures, Settings(), cluster=client)
             assert [o.error for o in outcomes] == [None] * 5
             assert [_trec_bytes(o.evaluation) for o in outcomes] == expected
         else:

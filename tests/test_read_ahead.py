@@ -1,4 +1,4 @@
-"""A large TREC run is read on a background thread while the qrels are read (``runs.read_ahead``):
+"""A large TREC run is read on a background thread while the qrels are read (``service.read_ahead``):
 the same numbers and the same errors, in the same order, as reading one after the other."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from conftest import benchmark_generator, invoke
 
 import trec_rag_eval as tre
-from trec_rag_eval import runs
+from trec_rag_eval import service as runs
 from trec_rag_eval.io import load
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES
 

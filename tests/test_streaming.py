@@ -110,7 +110,7 @@ def test_ungrouped_run_is_refused_with_the_fix(tmp_path):
 def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
     # a large run is streamed without being asked; if it turns out not to be grouped by query, the
     # user gets the numbers anyway (read whole), not an error about an option they never gave
-    import trec_rag_eval.runs as streaming
+    import trec_rag_eval.service as streaming
 
     monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: True)
     qrels = golden_path("qrels.binary")
@@ -127,10 +127,9 @@ def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_gro
 def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatch):
     # the choice is the library's, so Python callers get it too: a run over a quarter of the memory
     # available (here 4 times its size, so just under) is read in pieces, with the same numbers
-    import trec_rag_eval.runs as streaming
+    import trec_rag_eval.service as streaming
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.parse import parse_measures
-    from trec_rag_eval.runs import evaluate_run_files
 
     qrels_path, run_path = _generate(tmp_path)
     size = os.path.getsize(run_path)
@@ -147,10 +146,10 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
         yield lambda done: None
 
     monkeypatch.setattr(streaming, "available_memory", lambda: size)
-    [(streamed, _)] = evaluate_run_files(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    [streamed] = _evaluations(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
     assert opened == [run_path]  # read in pieces: the progress context was entered
     monkeypatch.setattr(streaming, "available_memory", lambda: None)  # unknown: read whole
-    [(whole, _)] = evaluate_run_files(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    [whole] = _evaluations(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
     assert opened == [run_path]
     _same(whole, streamed)
 
@@ -158,24 +157,35 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
 def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.parse import parse_measures
-    from trec_rag_eval.runs import evaluate_run_files
 
     qrels_path, run_path = _generate(tmp_path)
     other = tmp_path / "other.txt"
     other.write_text("".join(line for i, line in enumerate(open(run_path)) if i % 3))
     measures, qrels = parse_measures(["all_trec"]), read_qrels(qrels_path)
     paths = [run_path, str(other), run_path]
-    together = evaluate_run_files(qrels, paths, measures, Settings(), jobs=3)
-    for path, (evaluation, _) in zip(paths, together, strict=True):
-        [(alone, _)] = evaluate_run_files(qrels, [path], measures, Settings(), jobs=1)
+    together = _evaluations(qrels, paths, measures, Settings(), jobs=3)
+    for path, evaluation in zip(paths, together, strict=True):
+        [alone] = _evaluations(qrels, [path], measures, Settings(), jobs=1)
         _same(alone, evaluation)
-    assert together[0][0].summary["map"] != together[1][0].summary["map"]
+    assert together[0].summary["map"] != together[1].summary["map"]
+
+
+def _evaluations(qrels, paths, measures, settings, **options):
+    """The evaluations the service gives for ``paths``, each run's error raised."""
+    from trec_rag_eval.service import evaluate_runs
+
+    out = []
+    for outcome in evaluate_runs(qrels, paths, measures, settings, **options):
+        if outcome.error is not None:
+            raise outcome.error
+        out.append(outcome.evaluation)
+    return out
 
 
 def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monkeypatch):
     # trec_rag_eval.evaluate on a run file takes the same decisions as the command line
     import trec_rag_eval as tre
-    import trec_rag_eval.runs as runs
+    import trec_rag_eval.service as runs
     from trec_rag_eval.errors import TrecRagEvalWarning
 
     qrels_path, run_path = _generate(tmp_path)

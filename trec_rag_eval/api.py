@@ -9,18 +9,18 @@ calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.io import load
-from trec_rag_eval.io.load import as_qrels
+from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.notes import Note
+from trec_rag_eval.service import as_run as as_run
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
     from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.result import Comparison
-    from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.generate import GenerationReport
     from trec_rag_eval.engine.judge import JudgeReport
     from trec_rag_eval.evaluation.context import ContextCost
@@ -29,45 +29,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.io.id_paths import IdLocator
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.runs import RunReader
-
-
-def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
-           id: IdLocator | None = None) -> Run:
-    """``io.load.as_run``, plus what a search function returns, per query: ``{query_id: results}``
-    where results are ``{"id", "score"}`` dicts, ``(id, score)`` pairs or LangChain / LlamaIndex
-    objects, best first (read as the engine harness reads them: ``engine.harness.ranked_results``).
-    A list is ranked in its order, whatever its scores (``io.ranked_lists``); scores that rise along
-    it are warned about, as from a file. ``id``: where each result keeps its document id (a key path
-    such as ``"metadata.source"`` or a callable, ``io.id_paths``), in memory and in a JSON results file."""
-    from trec_rag_eval.io.id_paths import check_locator
-
-    id = check_locator(id)
-    if id is not None and isinstance(value, (str, os.PathLike)):
-        return load.as_run(value, qrels, name, run_tag, id=id)
-    if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
-        from trec_rag_eval.engine.harness import ranked_results
-
-        scored: dict[Any, dict[str, float]] = {}
-        disordered: list[str] = []
-        for query_id, results in value.items():
-            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
-            scored[query_id] = dict(zip(doc_ids, scores, strict=True))
-            if rising:
-                disordered.append(str(query_id))
-        table = load.as_run(scored, qrels, name, run_tag)
-        if disordered:
-            from trec_rag_eval.errors import warn
-            from trec_rag_eval.io.ranked_lists import order_warning
-
-            warn(f"{table.source}: {order_warning(disordered)}")
-        return table
-    return load.as_run(value, qrels, name, run_tag)
-
-
-def _holds_results(results: Any) -> bool:
-    """A list of result items rather than of doc ids."""
-    return isinstance(results, (list, tuple)) and any(not isinstance(item, (str, int)) for item in results)
+    from trec_rag_eval.run_files import RunOutcome
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
@@ -86,8 +48,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     results (in memory, or in a JSON results file) keep their document id when none of the usual keys
     does: a key path (``id="metadata.source"``, LangChain's) or a callable ``result -> id``.
     A run given as a path is read as the command line reads it: in pieces when it is larger than a
-    quarter of the memory available, and the command's warnings (queries missing from the run or only
-    in it, the RAG checks of JSON results) come as ``TrecRagEvalWarning``.
+    quarter of the memory available. What the command prints as warnings and notes (queries missing
+    from the run or only in it, chunk ids, the RAG checks of JSON results) comes as ``TrecRagEvalWarning``.
     ``cluster``: a ``dask.distributed.Client`` (used as it is), a scheduler address or ``"local:N"``
     to evaluate on Dask workers (the ``dask`` extra); a run given as a path (or a list of shard paths)
     is then read by the workers where it lies and split by query id: the same numbers (see
@@ -100,29 +62,134 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
-    from trec_rag_eval.runs import read_ahead
+    shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
+        isinstance(p, (str, os.PathLike)) for p in run)
+    [outcome] = _outcomes(qrels, list(run) if shards else [run], measures, settings, cluster=cluster, shards=shards,
+                          options={**options, "corpus": corpus, "tokenizer": tokenizer})
+    for note in outcome.notes:
+        note.warn()
+    if outcome.error is not None:
+        raise outcome.error
+    assert outcome.evaluation is not None
+    return outcome.evaluation
 
-    # a large TREC run is parsed while the qrels are read
-    reads_file = (cluster is None and isinstance(run, (str, os.PathLike)) and "doc_map" not in options
-                  and options.get("id") is None)
-    ahead = read_ahead([os.fspath(run)]) if reads_file else None
-    try:
-        evaluation = _evaluate(qrels, run, measures, settings, cluster, ahead, options)
-    finally:
-        if ahead is not None:
-            ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
-    if corpus is not None:
-        import warnings
 
-        with warnings.catch_warnings():  # the run was read once already, and its warnings given
-            warnings.simplefilter("ignore")
-            evaluation.context = context_cost(run, corpus, context_ks(evaluation), tokenizer=tokenizer,
-                                              query_ids=evaluation.query_ids, qrels=qrels)
-    elif tokenizer is not None:
+def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
+                  settings: Settings | None = None, **options: Any) -> Iterator[RunOutcome]:
+    """Evaluate several runs against ``qrels`` read once: one ``RunOutcome`` per run (``label``,
+    ``evaluation``, ``notes``, ``error``), in the order given, each as soon as it is ready. A run with
+    bad input fails alone: its outcome holds the error and the others are evaluated.
+
+    ``runs``: paths (a folder stands for the run files in it), runs in any shape ``evaluate`` takes,
+    or a mapping label -> run. ``options``: those of ``evaluate`` and ``qrels_format``, ``run_format``,
+    ``topics`` (a TREC topics file), ``order`` (``"trec"``: the measures in trec_eval's order),
+    ``stream``, ``chunk_bytes``, ``jobs`` (runs at once), ``progress`` (given a run's path, a context
+    reporting the bytes read of a run read in pieces), ``task_progress`` (called with the tasks done
+    and in all on a cluster), ``cluster``, ``shards`` (the files are pieces of one run), ``corpus``
+    and ``tokenizer`` (the context cost of each run, as in ``evaluate``). The notes about each run are
+    in its outcome, not warned.
+    """
+    from trec_rag_eval.service import expand_run_paths
+
+    if isinstance(runs, Mapping):
+        labels: list[str] | None = [str(label) for label in runs]
+        values = list(runs.values())
+    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
+        raise TypeError(f"runs must be a list of runs or a mapping label -> run; got {type(runs).__name__}")
+    else:
+        labels, values = None, list(runs)
+        if values and all(isinstance(run, (str, os.PathLike)) for run in values):
+            values = expand_run_paths(values)
+    options.setdefault("labels", labels)
+    yield from _outcomes(qrels, values, measures, settings, cluster=options.pop("cluster", None),
+                         shards=options.pop("shards", False), options=options)
+
+
+def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: bool = False) -> list[Measure]:
+    """The measures ``evaluate`` computes for ``measures``, in the order an output shows them: trec_eval's
+    fixed order for its format (``order="trec"``), else the order asked. None: the RAG set (trec_eval's
+    official set in its order), with Judged@10 when ``llm_judgments`` count; an empty list is a mistake."""
+    from trec_rag_eval.measures.parse import default_measures, parse_measures
+
+    if measures is None:
+        chosen = default_measures(trec_output=order == "trec")
+        if llm_judgments and order != "trec":  # how much of the top 10 the LLM judged, beside the numbers
+            chosen += [m for m in parse_measures(["Judged@10"]) if m not in chosen]
+        return chosen
+    if isinstance(measures, (list, tuple)) and measures and all(isinstance(m, str) for m in measures):
+        return parse_measures(list(measures), order=order)
+    return _asked(measures)
+
+
+def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
+                   judgments: str | None = None) -> tuple[Qrels, list[Note]]:
+    """The judgments in any shape, read as every command reads them, and the notes about them (which
+    judgments of a ``judge`` file count): see ``service.read_judgments``."""
+    from trec_rag_eval.service import read_judgments as read
+
+    return read(qrels, format=format, topics=topics, judgments=judgments)
+
+
+def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Settings | None, *, cluster: Any,
+              shards: bool, options: dict[str, Any]) -> Iterator[RunOutcome]:
+    """The service's outcomes for ``runs``, the keywords of ``evaluate`` and ``evaluate_many`` sorted into
+    what reads the judgments, what reads and evaluates the runs, and the settings."""
+    from trec_rag_eval.core.settings import settings_of
+    from trec_rag_eval.service import evaluate_runs, has_llm_judgments, read_ahead, read_judgments
+
+    order = options.pop("order", "asked")
+    reading = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments") if key in options}
+    running: dict[str, Any] = {key: options.pop(key) for key in ("labels", "run_format", "doc_map", "id", "stream",
+                                                 "chunk_bytes", "jobs", "progress", "task_progress") if key in options}
+    corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
+    if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError
 
         raise UsageError("tokenizer= counts the tokens of the results' texts: give them with corpus=")
-    return evaluation
+    chosen: Settings = settings_of(settings, **options)
+    # a large TREC run is parsed while the qrels are read
+    first = runs[0] if runs else None
+    ahead = None
+    if (cluster is None and not shards and isinstance(first, (str, os.PathLike)) and running.get("doc_map") is None
+            and running.get("id") is None):
+        ahead = read_ahead([os.fspath(first)], running.get("run_format", "auto"), running.get("stream"))
+    try:
+        table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
+                                      judgments=reading.get("judgments"))
+        for note in notes:
+            note.warn()
+        asked = measures_for(measures, order=order, llm_judgments=has_llm_judgments(notes))
+        outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead, **running)
+        if corpus is None:
+            yield from outcomes
+            return
+        if shards:
+            from trec_rag_eval.errors import UsageError
+
+            raise UsageError("corpus= counts the tokens of each run's results: not with shards=True",
+                             {"shards=True": "shards"})
+        texts = corpus_texts(corpus)
+        for run, outcome in zip(runs, outcomes, strict=True):
+            if outcome.evaluation is not None:
+                _add_context(outcome.evaluation, run, texts, tokenizer, table, running)
+            yield outcome
+    finally:
+        if ahead is not None:
+            ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
+
+
+def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokenizer: Any, qrels: Qrels,
+                 running: dict[str, Any]) -> None:
+    """The context cost of ``run`` at the evaluation's cutoffs, on ``evaluation.context``: its own ids
+    (chunks), before any mapping, read again (its warnings were already given)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluation.context = context_cost(run, texts, context_ks(evaluation), tokenizer=tokenizer,
+                                          query_ids=evaluation.query_ids, qrels=qrels,
+                                          format=running.get("run_format") if isinstance(run, (str, os.PathLike))
+                                          else None)
 
 
 def context_ks(evaluation: Evaluation) -> list[int]:
@@ -149,49 +216,12 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
     file when it is not to be detected."""
     from trec_rag_eval.evaluation.context import context_cost as count
+    from trec_rag_eval.io.load import as_qrels, load_run
 
     judgments = None if qrels is None else as_qrels(qrels)
-    table = (load.load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
+    table = (load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
              else as_run(run, judgments))
     return count(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
-
-
-def _evaluate(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | None, cluster: Any,
-              ahead: RunReader | None, options: dict[str, Any]) -> Evaluation:
-    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
-
-    judgments = _judged_qrels(qrels, options.pop("judgments", None))
-    id = options.pop("id", None)
-    if cluster is not None:
-        from trec_rag_eval.cluster import evaluate_on_cluster
-        from trec_rag_eval.core.settings import settings_of
-
-        doc_map = options.pop("doc_map", None)
-        paths = isinstance(run, (str, os.PathLike)) or (
-            isinstance(run, (list, tuple)) and bool(run) and all(isinstance(p, (str, os.PathLike)) for p in run))
-        return evaluate_on_cluster(judgments, run if paths and id is None else as_run(run, judgments, id=id),
-                                   _asked(measures),
-                                   settings_of(settings, **options), cluster=cluster, doc_map=doc_map)
-    if isinstance(run, (str, os.PathLike)) and "doc_map" not in options and id is None:
-        # a run file goes the command line's way: read in pieces when it is too large for the memory,
-        # and what the command prints as warnings (queries missing, RAG checks) warned here
-        from trec_rag_eval.core.settings import settings_of
-        from trec_rag_eval.errors import TrecRagEvalWarning, warn
-        from trec_rag_eval.runs import evaluate_run_files
-
-        [(evaluation, notes)] = evaluate_run_files(judgments, [os.fspath(run)], _asked(measures),
-                                                   settings_of(settings, **options), jobs=1, ahead=ahead)
-        for note in notes:
-            kind, _, text = note.partition(": ")
-            if kind == "Warning":
-                warn(f"{os.fspath(run)}: {text}", TrecRagEvalWarning)
-        return evaluation
-    table = as_run(run, judgments, id=id)
-    evaluation = evaluate_tables(judgments, table, _asked(measures), settings, **options)
-    from trec_rag_eval.evaluation.notes import warn_query_set
-
-    warn_query_set(evaluation, table.source)  # as a run file's: queries missing from the run, or only in it
-    return evaluation
 
 
 def _asked(measures: MeasuresArg) -> list[Measure]:
@@ -203,22 +233,6 @@ def _asked(measures: MeasuresArg) -> list[Measure]:
         raise UsageError("measures is empty: name at least one measure, or leave it out (None) for the default "
                          "RAG set")
     return resolved
-
-
-def _judged_qrels(qrels: Any, which: str | None) -> Qrels:
-    """``as_qrels``, then, when ``which`` is given, that view of a qrels file ``judge`` wrote (human
-    judgments, the LLM's, or both: ``io.judgments.choose_judgments``, the command line's own rule)."""
-    table = as_qrels(qrels)
-    if which is None:
-        return table
-    if not isinstance(qrels, (str, os.PathLike)):
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError("judgments= chooses among the judgments of a qrels file written by judge: give the qrels "
-                         f"as that file's path (got {type(qrels).__name__})")
-    from trec_rag_eval.io.judgments import choose_judgments
-
-    return choose_judgments(qrels, table, which)[0]
 
 
 def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
@@ -233,30 +247,60 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
 
     ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
-    name), or a mapping name -> run. ``measures`` are compared, exactly those, in the order given, and
-    the correction covers them alone; none given, the primary set (nDCG@10, R@5, MRR)
-    (``primary=True``: the primary set, then ``measures``; ``all_measures=True``: the whole RAG table,
-    then ``measures``). A qrels query missing from a run scores 0, with the warning ``evaluate``
-    gives. ``judgments`` and ``id``: as in ``evaluate``. Other
-    options (``test``, ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
-    ``trec_rag_eval.compare.compare``.
+    name), or a mapping name -> run. ``baseline``: a run's name, or its file. ``measures`` are compared,
+    exactly those, in the order given, and the correction covers them alone; none given, the primary
+    set (nDCG@10, R@5, MRR) (``primary=True``: the primary set, then ``measures``;
+    ``all_measures=True``: the whole RAG table, then ``measures``). ``judgments``, ``topics``,
+    ``qrels_format``, ``run_format``, ``doc_map`` and ``id``: as in ``evaluate_many``. Other options (``test``,
+    ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
+    ``trec_rag_eval.compare.compare``. What ``evaluate`` warns of (a qrels query missing from a run,
+    scored 0; chunk ids) is warned here too.
     """
     from trec_rag_eval.compare import compare as compare_tables
+    from trec_rag_eval.compare import run_names
+    from trec_rag_eval.service import read_run
 
-    judgments = _judged_qrels(qrels, options.pop("judgments", None))
-    id = options.pop("id", None)
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    for note in notes:
+        note.warn()
+    run_format, doc_map, id = options.pop("run_format", "auto"), options.pop("doc_map", None), options.pop("id", None)
     if isinstance(runs, Iterator):  # a generator of runs: a list of them
         runs = list(runs)
     if isinstance(runs, Mapping):
-        tables: Sequence[Run] | Mapping[str, Run] = {
-            name: as_run(run, judgments, name=f"run {name!r}", run_tag=str(name), id=id)
-            for name, run in runs.items()}
+        given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
         raise TypeError("runs must be a list of runs or a mapping name -> run (a comparison needs two or more); "
                         f"got {type(runs).__name__}")
     else:
-        tables = [as_run(run, judgments, name=f"run {i + 1}", id=id) for i, run in enumerate(runs)]
-    return compare_tables(judgments, tables, measures, baseline, settings=settings, **options)
+        given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
+    tables = []
+    for name, value, label in given:
+        if isinstance(value, (str, os.PathLike)):
+            label = os.fspath(value)
+        table, notes = read_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
+                                doc_map=doc_map, id=id)
+        for note in notes:  # queries missing from the run are said by the comparison, as evaluate says them
+            note.about(label).warn()
+        tables.append(table)
+    chosen: Sequence[Run] | Mapping[str, Run] = (
+        dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
+    if baseline is not None and not isinstance(runs, Mapping):
+        baseline = _baseline_name(baseline, run_names(tables), [value for _, value, _ in given])
+    return compare_tables(judgments, chosen, measures, baseline, settings=settings, **options)
+
+
+def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
+    """The name of the baseline ``requested``: a run's name, or the file of one of the runs."""
+    if requested in names:
+        return requested
+    for name, run in zip(names, runs, strict=True):
+        if isinstance(run, (str, os.PathLike)) and os.path.exists(requested) and os.path.samefile(requested, run):
+            return name
+    from trec_rag_eval.errors import UsageError
+
+    raise UsageError(f"baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}",
+                     {"baseline ": "baseline"})
 
 
 def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
@@ -277,7 +321,11 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     from trec_rag_eval.core.settings import settings_of
     from trec_rag_eval.fusion import fuse as fuse_tables
 
-    judgments = None if optimize is None else _judged_qrels(optimize, options.pop("judgments", None))
+    judgments = None
+    if optimize is not None:
+        judgments, notes = read_judgments(optimize, judgments=options.pop("judgments", None))
+        for note in notes:
+            note.warn()
     chosen = settings_of(settings, **options) if (settings is not None or options) else None
     if isinstance(runs, Iterator):
         runs = list(runs)
@@ -297,24 +345,42 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                **options: Any) -> CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
-    they differ, which known convention explains it). ``options``: ``tolerance`` and the settings.
-    ``measures`` None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
+    they differ, which known convention explains it). ``options``: ``tolerance``, the settings, and
+    ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as in ``evaluate_many``. ``measures``
+    None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
     from trec_rag_eval.checks.crosscheck import crosscheck as crosscheck_tables
 
-    judgments = as_qrels(qrels)
+    judgments, table = _one_pair(qrels, run, options)
     chosen = None if measures is None else resolve_measures(measures)
-    return crosscheck_tables(judgments, as_run(run, judgments, id=options.pop("id", None)), chosen, settings,
-                             **options)
+    return crosscheck_tables(judgments, table, chosen, settings, **options)
 
 
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
              **options: Any) -> ValidationReport:
-    """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON)."""
+    """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON).
+    ``options``: those of ``checks.validate.validate``, and ``qrels_format``, ``topics``,
+    ``run_format`` and ``doc_map`` as in ``evaluate_many``."""
     from trec_rag_eval.checks.validate import validate as validate_tables
 
-    judgments = as_qrels(qrels)
-    return validate_tables(judgments, as_run(run, judgments, id=options.pop("id", None)), os.fspath(reference),
-                           settings, **options)
+    judgments, table = _one_pair(qrels, run, options)
+    return validate_tables(judgments, table, os.fspath(reference), settings, **options)
+
+
+def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
+    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
+    (their notes warned to the caller of the public function); their reading options taken out of
+    ``options``."""
+    from trec_rag_eval.service import read_run
+
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    table, more = read_run(run, judgments, run_format=options.pop("run_format", "auto"),
+                           doc_map=options.pop("doc_map", None), id=options.pop("id", None))
+    if isinstance(run, (str, os.PathLike)):
+        more = [note.about(os.fspath(run)) for note in more]
+    for note in notes + more:
+        note.warn()
+    return judgments, table
 
 
 def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
@@ -333,13 +399,26 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
 
 
 def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None, *,
-             id: IdLocator | None = None) -> Run:
-    """A run from a TREC run file or JSON/JSONL results (``qrels`` with topics matches results keyed
-    by query text; ``id``: where each JSON result keeps its document id, as in ``evaluate``)."""
+             doc_map: Any = None, id: IdLocator | None = None) -> Run:
+    """A run from any run file the command line reads: TREC, JSON/JSONL results, Parquet (``qrels``
+    with topics matches results keyed by query text; ``id``: where each JSON result keeps its document
+    id, as in ``evaluate``). ``doc_map`` maps its chunk ids to documents (with ``qrels``), as
+    ``evaluate`` does; what that did is warned."""
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.io.load import load_run
 
-    return load_run(path, format, qrels, check_locator(id))
+    if doc_map is None:
+        return load_run(path, format, qrels, check_locator(id))
+    if qrels is None:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("doc_map= needs the qrels (qrels=): which ids are judged decides how chunks are mapped")
+    from trec_rag_eval.service import read_run as read
+
+    run, notes = read(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
+    for note in notes:
+        note.about(os.fspath(path)).warn()
+    return run
 
 
 def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
@@ -374,18 +453,12 @@ def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:
     return make_client(base_url, api_key)
 
 
-def _warn_note(line: str) -> None:
-    """A note line (``Warning: ...`` / ``Note: ...``) as a ``TrecRagEvalWarning`` at the caller's line."""
-    from trec_rag_eval.errors import TrecRagEvalWarning, warn
-
-    warn(line.partition(": ")[2], TrecRagEvalWarning)
-
-
 def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str, n: int = 3,
                      language: str = "fr", base_url: str | None = None, api_key: str | None = None,
                      client: Any = None, concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5,
                      temperature: float | None = None, progress_path: str | os.PathLike[str] | None = None,
-                     force: bool = False, progress: bool = True) -> GenerationReport:
+                     force: bool = False, progress: bool = True,
+                     on_note: Callable[[Note], None] | None = None) -> GenerationReport:
     """Ask an OpenAI-compatible LLM for ``n`` questions per document of ``corpus`` and write the
     dataset (the seed lesson's shape: id, requête/query, pertinents/relevant, lexical_overlap) to
     ``output``, as ``trec-rag-eval generate-queries`` does (it calls this function).
@@ -397,8 +470,8 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
     interrupt asks only for the rest; ``output`` is written once every document is done (an existing
     one only with ``force``). Returns the ``GenerationReport``: ``report.dataset`` is the dataset
     itself (give it to ``Evaluator.evaluate``), ``report.written``, ``report.failures``, the requests
-    and tokens spent, ``report.mean_overlap`` (a ``TrecRagEvalWarning`` says when the questions copy
-    their documents' words). Needs the ``llm`` extra (openai).
+    and tokens spent, ``report.mean_overlap`` (a note says how much the questions copy their documents'
+    words: ``on_note(note)`` receives it, by default a ``TrecRagEvalWarning``). Needs the ``llm`` extra (openai).
 
     >>> report = generate_queries("corpus.jsonl", "dataset.json", model="llama3", base_url="http://localhost:8000/v1")
     """
@@ -415,8 +488,8 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
     chosen = _llm_client(client, base_url, api_key)
     report = generate_dataset(documents, output, settings, chosen, force=force, progress_path=progress_file,
                               show_progress=progress)
-    if report.mean_overlap is not None and overlap_warning(report.mean_overlap).startswith("Warning: "):
-        _warn_note(overlap_warning(report.mean_overlap))
+    if report.mean_overlap is not None:
+        (on_note or Note.warn)(overlap_warning(report.mean_overlap))
     return report
 
 
@@ -426,7 +499,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
           base_url: str | None = None, api_key: str | None = None, client: Any = None, concurrency: int = 4,
           timeout: float = 60.0, max_retries: int = 5, temperature: float | None = None,
           progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None, allow_failures: bool = False,
-          force: bool = False, progress: bool = True, on_note: Any = None) -> JudgeReport:
+          force: bool = False, progress: bool = True, on_note: Callable[[Note], None] | None = None) -> JudgeReport:
     """Grade with an LLM, on a 0-3 scale, the unjudged documents in the top ``depth`` of ``runs``, and
     write the judgments with those holes filled to ``output`` (TREC qrels, or a JSON dataset when it
     ends in ``.json``) and the LLM's to its ``.llm.tsv`` sidecar, as ``trec-rag-eval judge`` does (it
@@ -439,7 +512,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     pooled as their documents with ``doc_map``. ``corpus``: the passages shown to the model, as in
     ``generate_queries``. ``calibrate=N`` also asks about N human-judged documents per query and
     reports the agreement (``report.agreement``: Cohen's kappa; needs scikit-learn). The model,
-    ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(line)`` receives the notes
+    ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(note)`` receives the notes
     (chunk mapping, earlier LLM judgments), by default each a ``TrecRagEvalWarning``.
 
     Returns the ``JudgeReport``: ``report.qrels`` (the filled judgments, to ``evaluate`` with),
@@ -451,10 +524,11 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
-    from trec_rag_eval.io.load import load_qrels
-    from trec_rag_eval.runs import map_chunks
+    from trec_rag_eval.io.load import as_qrels, load_qrels
+    from trec_rag_eval.notes import note as make_note
+    from trec_rag_eval.service import read_run
 
-    note = on_note or _warn_note
+    note = on_note or Note.warn
     settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
                              max_chars=max_chars, concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
@@ -477,18 +551,13 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     else:
         qrels, previous = as_qrels(dataset), []
     if previous:
-        note(f"Note: {os.fspath(dataset)} was written by judge: its {len(previous)} LLM judgments ({earlier}) are "
-             "not asked again, never taken for human ones, and carried into the new sidecar")
-    from trec_rag_eval.io.chunks import as_doc_map
-
-    mapping = as_doc_map(doc_map)
+        note(make_note(f"{os.fspath(dataset)} was written by judge: its {len(previous)} LLM judgments ({earlier}) "
+                        "are not asked again, never taken for human ones, and carried into the new sidecar"))
     tables = []
     for label, run in named:
-        table = load.load_run(run, qrels=qrels) if isinstance(run, (str, os.PathLike)) else as_run(run, qrels)
-        table, lines = map_chunks(table, mapping, qrels)
-        for line in lines:
-            kind, _, text = line.partition(": ")
-            note(f"{kind}: {label}: {text}")
+        table, said = read_run(run, qrels, doc_map=doc_map)
+        for one in said:
+            note(one.about(label))
         tables.append(table)
     documents = {d["id"]: d["text"] for d in _corpus_documents(corpus)}
     chosen = _llm_client(client, base_url, api_key)

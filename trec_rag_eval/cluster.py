@@ -9,8 +9,8 @@ Workers read the runs themselves, where they lie: every run path must be readabl
 under the same name (a shared or network file system, object storage mounted alike, or one machine).
 The qrels are read once, here, and sent to every worker once.
 
-* ``evaluate_runs``: one task per run (read, evaluate, notes: ``runs.evaluate_run_file``, the step
-  the single-machine command takes), gathered in run order. A run with bad input fails alone, its
+* ``evaluate_run_tasks``: one task per run (read, evaluate, notes: ``run_files.evaluate_run_file``, the
+  step the single machine takes), gathered in run order. A run with bad input fails alone, its
   error naming the file and the line; the others still report. Dask re-runs the tasks of a worker
   lost mid-way on the workers left (up to its ``distributed.scheduler.allowed-failures``).
 * ``evaluate_partitioned``: one run given as Parquet partitions or TREC text shards (or an
@@ -30,10 +30,12 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError
+from trec_rag_eval.notes import Note, warning
+from trec_rag_eval.run_files import RunOutcome
 
 if TYPE_CHECKING:
     import polars as pl
@@ -64,17 +66,6 @@ Progress = Callable[[int, int], None]
 
 class ClusterError(TrecRagEvalError):
     """The cluster could not be reached, or could not finish a task."""
-
-
-@dataclass
-class RunOutcome:
-    """One run of ``evaluate_runs``: its evaluation and notes, or the error that stopped it."""
-
-    path: str
-    evaluation: Evaluation | None = None
-    notes: list[str] = field(default_factory=list)
-    """``"Warning: ..."`` / ``"Note: ..."`` lines, as the single-machine command prints them."""
-    error: TrecRagEvalError | None = None
 
 
 @contextmanager
@@ -132,13 +123,12 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
     from trec_rag_eval.io.tables import Run
 
     if isinstance(run, (str, os.PathLike)) and (doc_map is not None or _kind(os.fspath(run), run_format) == "json"):
-        [outcome] = evaluate_runs(qrels, [os.fspath(run)], measures, settings, cluster=cluster,
-                                  run_format=run_format, doc_map=doc_map)
+        [outcome] = evaluate_run_tasks(qrels, [os.fspath(run)], measures, settings, cluster=cluster,
+                                       run_format=run_format, doc_map=doc_map)
         if outcome.error is not None:
             raise outcome.error
-        for note in outcome.notes:
-            if note.startswith("Warning: "):
-                warn(note[len("Warning: "):], TrecRagEvalWarning)
+        for said in outcome.notes:
+            said.warn()
         assert outcome.evaluation is not None
         return outcome.evaluation
     collapse = None
@@ -170,9 +160,9 @@ def _kind(path: str, run_format: str) -> str:
 
 # -- many runs -----------------------------------------------------------------------------------
 
-def evaluate_runs(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None, settings: Settings | None = None,
-                  *, cluster: Any, run_format: str = "auto", doc_map: Any = None,
-                  progress: Progress | None = None) -> list[RunOutcome]:
+def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None,
+                       settings: Settings | None = None, *, cluster: Any, run_format: str = "auto",
+                       doc_map: Any = None, progress: Progress | None = None) -> list[RunOutcome]:
     """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``.
     ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks."""
     from trec_rag_eval.core.settings import Settings
@@ -226,9 +216,9 @@ def _follow(futures: list[Future], progress: Progress | None, done: int, total: 
 
 
 def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, run_format: str,
-              doc_map: Any) -> tuple[Evaluation | None, list[str], TrecRagEvalError | None]:
+              doc_map: Any) -> tuple[Evaluation | None, list[Note], TrecRagEvalError | None]:
     """On a worker: one run. Bad input is returned, not raised: it is an answer, not a task to retry."""
-    from trec_rag_eval.runs import evaluate_run_file
+    from trec_rag_eval.run_files import evaluate_run_file
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecRagEvalWarning)
@@ -236,7 +226,8 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
             evaluation, notes = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
         except TrecRagEvalError as err:
             return None, [], err
-    library = [f"Warning: {w.message}" for w in caught if issubclass(w.category, TrecRagEvalWarning)]
+    library = [warning(str(w.message), parameters=getattr(w.message, "parameters", None))
+               for w in caught if issubclass(w.category, TrecRagEvalWarning)]
     return evaluation, library + notes, None
 
 

@@ -145,10 +145,14 @@ class TrecRagEvalWarning(Worded, UserWarning):
     or ``warnings.warn(TrecRagEvalWarning(text, parameters))`` when the text names parameters
     (``Worded``); the CLI prints the same text, with its flags, as a ``Warning: ...`` line."""
 
-    def __init__(self, message: str = "", parameters: Mapping[str, str] | None = None) -> None:
+    kind = "warning"
+    """``"warning"``, or ``"note"`` for a ``notes.Note`` that says what was done (the CLI's ``Note:`` line)."""
+
+    def __init__(self, message: str = "", parameters: Mapping[str, str] | None = None, kind: str = "warning") -> None:
         super().__init__(message)
         if parameters:
             self.parameters = dict(parameters)
+        self.kind = kind
 
 
 class EmptyRunWarning(TrecRagEvalWarning):

@@ -50,7 +50,10 @@ FLAGS = {
     "n": "-n",
     "max_retrieved": "-M",
     "judged_only": "-J",
-    "doc_map_pattern": "--doc-id-pattern '",
+    "doc_id_pattern": "--doc-id-pattern '",
+    "doc_map": "--doc-id-pattern or --doc-map",
+    "stream": "--stream",
+    "baseline": "--baseline ",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 
@@ -94,11 +97,19 @@ def _route(args: list[str]) -> list[str]:
     return ["evaluate", *args]
 
 
+def tell(note: Worded | str, kind: str = "warning") -> None:
+    """One line on stderr for something the library tells (a ``notes.Note``, a ``TrecRagEvalWarning``):
+    ``Warning: ...`` or ``Note: ...``, its parameters said as this command line's flags."""
+    kind = getattr(note, "kind", kind)
+    # the library speaks of its parameters (judged_only); here the flags are the way to say them
+    text = note.worded(FLAGS) if isinstance(note, Worded) else str(note)
+    click.echo(f"{'Note' if kind == 'note' else 'Warning'}: {text}", err=True)
+
+
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: Any = None, line: str | None = None) -> None:
     if issubclass(category, TrecRagEvalWarning):
-        # the library speaks of its parameters (judged_only); here the flags are the way to say them
-        click.echo(f"Warning: {message.worded(FLAGS) if isinstance(message, Worded) else message}", err=True)
+        tell(message if isinstance(message, Worded) else str(message))
     else:
         _default_show_warning(message, category, filename, lineno, file, line)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -26,28 +27,9 @@ def doc_map_options(function: Callable[..., Any]) -> Callable[..., Any]:
     )(function)
 
 
-def resolve_doc_map(pattern: str | None, map_file: str | None) -> Any:
-    """The ``io.chunks.DocIdMap`` the options ask for, or None."""
+def doc_map_value(pattern: str | None, map_file: str | None) -> str | Path | None:
+    """What the library's ``doc_map=`` takes for the options: the pattern, the map file's path (a
+    ``Path``, so it is not taken for a pattern), or None."""
     if pattern is not None and map_file is not None:
         raise UsageError("give --doc-id-pattern or --doc-map, not both")
-    if pattern is None and map_file is None:
-        return None
-    from trec_rag_eval.io.chunks import DocIdMap
-
-    return DocIdMap.from_pattern(pattern) if pattern is not None else DocIdMap.from_file(map_file)  # type: ignore[arg-type]
-
-
-def flag_words(text: str) -> str:
-    """A note of the library as the command line says it: ``doc_map='...'`` is ``--doc-id-pattern '...'``."""
-    return text.replace("doc_map='", "--doc-id-pattern '")
-
-
-def collapse_and_echo(run: Any, doc_map: Any, qrels: Any, label: str) -> Any:
-    """``runs.map_chunks``, its lines echoed on stderr prefixed by ``label``."""
-    from trec_rag_eval.runs import map_chunks
-
-    collapsed, lines = map_chunks(run, doc_map, qrels)
-    for line in lines:
-        kind, _, text = line.partition(": ")
-        click.echo(f"{kind}: {label}: {flag_words(text)}", err=True)
-    return collapsed
+    return Path(map_file) if map_file is not None else pattern

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -11,29 +10,13 @@ import click
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
-
-
-# --- inputs: the one place that decides how qrels and run files are read ----------------------
-def load_qrels(path: str, topics: str | None = None, format: str = "auto") -> Any:
-    """Read judgments: TREC qrels (with their topics file, if given), JSON/JSONL dataset, BEIR or
-    Parquet, detected by ``io.load`` unless ``format`` says."""
-    from trec_rag_eval.io.load import load_qrels as read
-
-    return read(path, format, topics=topics)
-
-
-def load_run(path: str, qrels: Any, format: str = "auto") -> Any:
-    """Read a run: TREC, JSON/JSONL results or Parquet (``qrels`` lets results keyed by query text match)."""
-    from trec_rag_eval.io.load import load_run as read
-
-    return read(path, format, qrels=qrels)
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -131,28 +114,17 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
-    from trec_rag_eval.compare import compare, run_names
-    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval import api
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
-    qrels = load_qrels(qrels_path, options["topics_path"], options["qrels_format"])
-    from trec_rag_eval.io.judgments import choose_judgments
-
-    qrels, note = choose_judgments(qrels_path, qrels, options["judgments"])
-    if note is not None:
-        click.echo(note, err=True)
-    mapping = resolve_doc_map(options["doc_id_pattern"], options["doc_map"])
-    runs = [collapse_and_echo(load_run(path, qrels, options["run_format"]), mapping, qrels, path) for path in run_paths]
-    names = run_names(runs)
-    baseline = _baseline_name(options["baseline"], names, run_paths)
-    return compare(
-        qrels,
-        dict(zip(names, runs, strict=True)),
+    return api.compare(
+        qrels_path,
+        list(run_paths),
         measures=list(options["measures"]),
         all_measures=options["all_measures"],
         primary=options["primary"],
-        baseline=baseline,
+        baseline=options["baseline"],
         test=options["test"],
         correction=options["correction"],
         alpha=options["alpha"],
@@ -160,21 +132,13 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         n_resamples=options["n_resamples"],
         seed=options["seed"],
         interval=options["interval"],
-        settings=Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
-                          max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
-    )
-
-
-def _baseline_name(requested: str | None, names: list[str], paths: tuple[str, ...]) -> str:
-    if requested is None:
-        return names[0]
-    if requested in names:
-        return requested
-    for name, path in zip(names, paths, strict=True):
-        if os.path.exists(requested) and os.path.samefile(requested, path):
-            return name
-    raise UsageError(
-        f"--baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}"
+        settings=api.Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
+                              max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
+        qrels_format=options["qrels_format"],
+        topics=options["topics_path"],
+        judgments=options["judgments"],
+        run_format=options["run_format"],
+        doc_map=doc_map_value(options["doc_id_pattern"], options["doc_map"]),
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import collapse_and_echo, doc_map_options, resolve_doc_map
+from trec_rag_eval.cli import tell
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
 
@@ -54,19 +56,17 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
       trec-rag-eval crosscheck qrels.txt run.txt
       trec-rag-eval crosscheck --trec-eval-9 -m all_trec qrels.txt run.txt
     """
-    from trec_rag_eval.checks.crosscheck import crosscheck
-    from trec_rag_eval.io.load import load_qrels, load_run
+    from trec_rag_eval import api
 
-    qrels_table = load_qrels(qrels, qrels_format)
-    mapping = resolve_doc_map(doc_id_pattern, doc_map)
+    qrels_table = _judgments(qrels, qrels_format)
+    mapping = doc_map_value(doc_id_pattern, doc_map)
     failed = False
     payload = []
     for path in runs:
-        run = collapse_and_echo(load_run(path, run_format, qrels_table), mapping, qrels_table, path)
-        report = crosscheck(qrels_table, run, list(measures) or None,
-                            relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
-                            queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                            tolerance=tolerance)
+        report = api.crosscheck(qrels_table, path, list(measures) or None, run_format=run_format, doc_map=mapping,
+                                relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                                queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
+                                tolerance=tolerance)
         failed |= not report.ok
         if output_format == "json":
             payload.append({"run": path, **report.to_dict()})
@@ -97,16 +97,24 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     Example:
       trec-rag-eval validate qrels.txt run.txt published_scores.txt
     """
-    from trec_rag_eval.checks.validate import validate
-    from trec_rag_eval.io.load import load_qrels, load_run
+    from trec_rag_eval import api
 
-    qrels_table = load_qrels(qrels, qrels_format)
-    report = validate(qrels_table, load_run(run, run_format, qrels_table), reference, relevance_level=relevance_level,
-                      judged_only=judged_only, max_retrieved=max_retrieved,
-                      queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
+    report = api.validate(_judgments(qrels, qrels_format), run, reference, run_format=run_format,
+                          relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                          queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     if output_format == "json":
         common.say(json.dumps(report.to_dict(), indent=2))
     else:
         write_stream(report.render(), sys.stdout)
     if not report.ok:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
+
+
+def _judgments(qrels: str, qrels_format: str) -> Any:
+    """The judgments as every command reads them, their notes said once."""
+    from trec_rag_eval import api
+
+    table, notes = api.read_judgments(qrels, format=qrels_format)
+    for note in notes:
+        tell(note)
+    return table

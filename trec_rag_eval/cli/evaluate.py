@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from trec_rag_eval.cli import options
-from trec_rag_eval.cli.chunks import doc_map_options, flag_words, resolve_doc_map
+from trec_rag_eval.cli import options, tell
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, Integer
-from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.runs import Progress
+    from trec_rag_eval.service import Progress
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -118,46 +118,19 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval --judgments human judged.qrels run.txt
                                                          without the holes an LLM filled
     """
-    from trec_rag_eval.api import check_outputs
-    from trec_rag_eval.runs import evaluate_run_files, read_ahead
+    from trec_rag_eval import api
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
     # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
-    check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
-    # one large TREC run is parsed (pyarrow, without the GIL) while the rest is imported and the qrels read
-    ahead = read_ahead(list(runs), run_format, stream) if cluster is None and not shards else None
-    if ahead is not None:
-        click.get_current_context().call_on_close(ahead.wait)  # not leaving while it parses, even on an error
-
-    from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.io.judgments import choose_judgments
-    from trec_rag_eval.io.load import load_qrels
-    from trec_rag_eval.measures.parse import default_measures, parse_measures
-    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
-    from trec_rag_eval.render.trec import several_runs_text
-
+    api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
     fmt = output_format or ("trec" if measures else "table")
-    if measures:
-        resolved = parse_measures(list(measures), order="trec" if fmt == "trec" else "asked")
-    else:
-        resolved = default_measures(trec_output=fmt == "trec")
-    qrels_table = load_qrels(qrels, qrels_format, topics=topics_path)
-    qrels_table, llm_note = choose_judgments(qrels, qrels_table, judgments)
-    if llm_note is not None:
-        click.echo(llm_note, err=True)
-        if not measures and fmt != "trec":
-            resolved += [m for m in parse_measures(["Judged@10"]) if m not in resolved]
-    mapping = resolve_doc_map(doc_id_pattern, doc_map)
-    run_paths = _expand_runs(runs)
-    settings = Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
-                        queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                        num_docs=num_docs, complete=complete,
-                        leftovers=complete and fmt == "trec")  # trec_eval's exact bytes, where claimed
-    if stream and mapping is not None:
+    if stream and (doc_id_pattern is not None or doc_map is not None):
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
     if stream and (cluster is not None or shards):
         raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
+    if shards and (doc_id_pattern is not None or doc_map is not None):
+        raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     if corpus is not None and (fmt == "trec" or shards):
@@ -165,83 +138,59 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                          "trec (trec_eval's lines have no place for them) nor --shards")
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
-
-    labels = run_paths
+    settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+                            queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
+                            num_docs=num_docs, complete=complete,
+                            leftovers=complete and fmt == "trec")  # trec_eval's exact bytes, where claimed
+    mapping = doc_map_value(doc_id_pattern, doc_map)
+    labels: list[str] = []
+    evaluations: list[Evaluation] = []
     failures: list[TrecRagEvalError] = []
-    if cluster is not None or shards:
-        with _task_progress(progress) as report:
-            labels, results, failures = _evaluate_spread(qrels_table, run_paths, resolved, settings, run_format,
-                                                         mapping, cluster, shards, report)
-    else:
-        results = evaluate_run_files(qrels_table, run_paths, resolved, settings, run_format=run_format,
-                                     doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20,
-                                     jobs=jobs, progress=_progress_display(progress), ahead=ahead)
-    evaluations = [evaluation for evaluation, _ in results]
-    if corpus is not None:  # the tokens of the top k of each run: the run's own ids (chunks), before any mapping
-        from warnings import catch_warnings, simplefilter
-
-        from trec_rag_eval.api import context_cost, context_ks, corpus_texts
-
-        texts = corpus_texts(corpus)
-        for path, e in zip(labels, evaluations, strict=True):
-            with catch_warnings():  # the run was read once already, and its warnings said
-                simplefilter("ignore")
-                e.context = context_cost(path, texts, context_ks(e), query_ids=e.query_ids, qrels=qrels_table,
-                                         format=run_format)
-    for path, (_, warnings) in zip(labels, results, strict=True):  # in run order, whatever finished first
-        for line in warnings:
-            kind, _, text = line.partition(": ")
-            click.echo(f"{kind}: {path}: {flag_words(text)}", err=True)
-    if fmt == "trec":
-        text = several_runs_text(evaluations, labels, per_query, not no_summary)  # each run's block names it
-    elif fmt == "table":
-        parts = []
-        for path, e in zip(labels, evaluations, strict=True):
-            title = f"run: {path}" if len(evaluations) > 1 else None
-            parts.append(per_query_table(e) if per_query else summary_table(e, title))
-        text = "\n".join(parts)
-    elif fmt == "json":
-        text = to_json(evaluations, per_query)
-    else:
-        text = to_csv(evaluations, per_query)
-    _write_output(text, output, force)
+    with _task_progress(progress) as report:
+        outcomes = api.evaluate_many(
+            qrels, list(runs), list(measures) or None, settings, order="trec" if fmt == "trec" else "asked",
+            qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
+            doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
+            progress=_progress_display(progress), cluster=cluster, shards=shards, task_progress=report,
+            corpus=corpus)
+        for outcome in outcomes:  # in run order, whatever finished first
+            for note in outcome.notes:
+                tell(note.about(outcome.label))
+            if outcome.error is not None:
+                failures.append(outcome.error)
+            else:
+                assert outcome.evaluation is not None
+                labels.append(outcome.label)
+                evaluations.append(outcome.evaluation)
+    if failures and not evaluations and len(failures) == 1:
+        raise failures[0]  # the one run, or every run, failed: nothing to write
+    if evaluations:
+        _write_output(_render(evaluations, labels, fmt, per_query, no_summary), output, force)
     for error in failures:  # the runs that failed alone, after what the others gave
         click.echo(f"Error: {error}", err=True)
     if crosscheck:
-        _crosscheck(qrels_table, labels, run_format, resolved, settings, mapping)
+        _crosscheck(qrels, labels, evaluations[0].measures, settings, qrels_format, topics_path, judgments,
+                    run_format, mapping)
     if failures:
         raise click.exceptions.Exit(1)
 
 
-def _evaluate_spread(qrels, run_paths: list[str], measures, settings: Settings, run_format: str, mapping,
-                     cluster: str | None, shards: bool, progress: Callable[[int, int], None] | None = None
-                     ) -> tuple[list[str], list[tuple[Evaluation, list[str]]], list[TrecRagEvalError]]:
-    """--cluster and --shards: (labels, (evaluation, notes) of each run that succeeded, errors of the others)."""
-    from trec_rag_eval.io.parquet import is_parquet
-    from trec_rag_eval.runs import query_set_warnings
+def _render(evaluations: list[Evaluation], labels: list[str], fmt: str, per_query: bool, no_summary: bool) -> str:
+    """The evaluations in the output format ``fmt``."""
+    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
+    from trec_rag_eval.render.trec import several_runs_text
 
-    # a Parquet run is split by query id over the workers, unless chunk ids are mapped: that needs the whole run
-    if shards or (cluster is not None and mapping is None and len(run_paths) == 1 and is_parquet(run_paths[0])):
-        if mapping is not None:
-            raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
-        if cluster is None:
-            from trec_rag_eval.evaluation.evaluate import evaluate
-            from trec_rag_eval.io.load import load_run_shards
-
-            evaluation = evaluate(qrels, load_run_shards(run_paths, run_format), measures, settings)
-        else:
-            from trec_rag_eval.cluster import evaluate_partitioned
-
-            evaluation = evaluate_partitioned(qrels, run_paths if shards else run_paths[0], measures, settings,
-                                              cluster=cluster, run_format=run_format, progress=progress)
-        return [run_paths[0]], [(evaluation, [f"Warning: {w}" for w in query_set_warnings(evaluation)])], []
-    from trec_rag_eval.cluster import evaluate_runs
-
-    outcomes = evaluate_runs(qrels, run_paths, measures, settings, cluster=cluster, run_format=run_format,
-                             doc_map=mapping, progress=progress)
-    done = [o for o in outcomes if o.error is None and o.evaluation is not None]
-    return ([o.path for o in done], [(o.evaluation, o.notes) for o in done],  # type: ignore[misc]
-            [o.error for o in outcomes if o.error is not None])
+    if fmt == "trec":
+        return several_runs_text(evaluations, labels, per_query, not no_summary)  # each run's block names it
+    if fmt == "table":
+        parts = []
+        for label, e in zip(labels, evaluations, strict=True):
+            title = f"run: {label}" if len(evaluations) > 1 else None
+            parts.append(per_query_table(e) if per_query else summary_table(e, title))
+        return "\n".join(parts)
+    if fmt == "json":
+        return to_json(evaluations, per_query)
+    return to_csv(evaluations, per_query)
 
 
 @contextlib.contextmanager
@@ -292,39 +241,16 @@ def _progress_display(progress: bool | None) -> Progress | None:
     return display
 
 
-def _crosscheck(qrels, run_paths: list[str], run_format: str, measures, settings: Settings, mapping=None) -> None:
-    from trec_rag_eval.checks.crosscheck import crosscheck
-    from trec_rag_eval.io.load import load_run
-    from trec_rag_eval.runs import map_chunks
+def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,
+                topics: str | None, judgments: str | None, run_format: str, mapping: Any) -> None:
+    from trec_rag_eval import api
 
     failed = False
     for path in run_paths:
-        run, _ = map_chunks(load_run(path, run_format, qrels), mapping, qrels)
-        report = crosscheck(qrels, run, measures, settings)
+        report = api.crosscheck(qrels, path, measures, settings, qrels_format=qrels_format, topics=topics,
+                                judgments=judgments, run_format=run_format, doc_map=mapping)
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
         click.echo(report.render(), err=True)
         failed |= not report.ok
     if failed:
         raise click.exceptions.Exit(1)
-
-
-def _expand_runs(runs: tuple[str, ...]) -> list[str]:
-    """Run files as given; a directory stands for the files in it, in name order, except a directory
-    of Parquet files, which is one run in partitions."""
-    from trec_rag_eval.io.parquet import is_parquet
-
-    out: list[str] = []
-    for path in runs:
-        if os.path.isdir(path) and not is_parquet(path):
-            try:
-                names = os.listdir(path)
-            except OSError as err:
-                raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
-            found = sorted(os.path.join(path, name) for name in names
-                           if not name.startswith(".") and os.path.isfile(os.path.join(path, name)))
-            if not found:
-                raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
-            out.extend(found)
-        else:
-            out.append(path)
-    return out

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
+from typing import Any
 
 import click
 
+from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import Integer
-from trec_rag_eval.errors import TrecRagEvalWarning
 
 
 @click.command("generate-queries")
@@ -42,16 +42,14 @@ def generate_queries_command(
     and the progress file is then removed. Documents left with fewer than N questions are named.
     """
     from trec_rag_eval.api import generate_queries
-    from trec_rag_eval.engine.generate import overlap_warning
     from trec_rag_eval.engine.llm import progress_path_for
 
     progress = progress_file or progress_path_for(output)
+    said: list[Any] = []  # the overlap is said after the counts, as the command always said it
     try:
-        with warnings.catch_warnings():  # the overlap is said below, as the command always said it
-            warnings.filterwarnings("ignore", message="generated questions reuse", category=TrecRagEvalWarning)
-            report = generate_queries(corpus, output, model=model, n=n, language=language, base_url=base_url,
-                                      concurrency=concurrency, timeout=timeout, max_retries=max_retries,
-                                      temperature=temperature, progress_path=progress, force=force)
+        report = generate_queries(corpus, output, model=model, n=n, language=language, base_url=base_url,
+                                  concurrency=concurrency, timeout=timeout, max_retries=max_retries,
+                                  temperature=temperature, progress_path=progress, force=force, on_note=said.append)
     except KeyboardInterrupt:
         click.echo(f"\nInterrupted: finished documents are kept in {progress}; "
                    "run the same command again to resume.", err=True)
@@ -64,8 +62,8 @@ def generate_queries_command(
     say(f"Tokens this run: {report.prompt_tokens} prompt + {report.completion_tokens} completion "
         f"= {report.total_tokens}")
     say(f"Questions: {len(report.dataset)} ({report.duplicates_removed} duplicates removed)")
-    if report.mean_overlap is not None:
-        click.echo(overlap_warning(report.mean_overlap), err=True)
+    for note in said:
+        tell(note)
     if report.failures:
         for doc_id, reason in report.failures:
             click.echo(f"  failed: {doc_id}: {reason}", err=True)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from trec_rag_eval.cli.chunks import doc_map_options, flag_words, resolve_doc_map
+from trec_rag_eval.cli import tell
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
@@ -65,21 +66,15 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     from trec_rag_eval.api import judge
     from trec_rag_eval.engine.llm import progress_path_for
 
-    if doc_id_pattern is not None and doc_map is not None:
-        resolve_doc_map(doc_id_pattern, doc_map)  # the one wording of "give one, not both"
+    mapping = doc_map_value(doc_id_pattern, doc_map)
     progress = progress_file or progress_path_for(output)
-
-    def note(line: str) -> None:
-        kind, _, text = line.partition(": ")
-        click.echo(f"{kind}: {flag_words(text)}", err=True)
 
     try:
         report = judge(dataset, list(runs), corpus, output, model=model, topics=topics, depth=depth,
                        language=language, calibrate=calibrate, seed=seed, max_chars=max_chars,
                        relevance_level=relevance_level, base_url=base_url, concurrency=concurrency,
                        timeout=timeout, max_retries=max_retries, temperature=temperature, progress_path=progress,
-                       doc_map=Path(doc_map) if doc_map is not None else doc_id_pattern,
-                       allow_failures=allow_failures, force=force, on_note=note)
+                       doc_map=mapping, allow_failures=allow_failures, force=force, on_note=tell)
     except KeyboardInterrupt:
         click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
                    "run the same command again to resume.", err=True)

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import doc_map_options, resolve_doc_map
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import Integer
 from trec_rag_eval.io.atomic import write_stream
 
@@ -99,7 +99,7 @@ def search_command(
         engine = BM25Engine(corpus, language=language)  # type: ignore[arg-type]
         tag = run_tag or "bm25"
     # the built-in engine's corpus gives the texts: the table shows the context tokens of the top k
-    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=resolve_doc_map(doc_id_pattern, doc_map),
+    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=doc_map_value(doc_id_pattern, doc_map),
                           corpus=corpus)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,

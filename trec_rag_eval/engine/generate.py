@@ -42,6 +42,7 @@ from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
 from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.io.atomic import check_outputs, write_atomic
+from trec_rag_eval.notes import Note, warning
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
            "generate_dataset", "lexical_overlap", "make_client", "normalise_question", "overlap_warning",
@@ -348,10 +349,10 @@ def build_dataset(
     return items, duplicates
 
 
-def overlap_warning(mean_overlap: float) -> str:
-    """The seed lesson's warning, with this dataset's figure."""
-    return (
-        f"Warning: generated questions reuse on average {mean_overlap:.0%} of their content words from "
+def overlap_warning(mean_overlap: float) -> Note:
+    """The warning that generated questions are easier than real ones, with this dataset's figure."""
+    return warning(
+        f"generated questions reuse on average {mean_overlap:.0%} of their content words from "
         "their source document. Such questions are easier than real user queries and inflate scores: "
         "use them to compare configurations with each other, never to claim an absolute quality level."
     )

@@ -286,7 +286,7 @@ def chunk_hint(run: Run, qrels: Qrels) -> TrecRagEvalWarning | None:
         return None
     pattern, chunk_id, doc_id = guess
     return TrecRagEvalWarning(f"they look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): score them "
-                              f"as their documents with doc_map='{pattern}'", {"doc_map='": "doc_map_pattern"})
+                              f"as their documents with doc_map='{pattern}'", {"doc_map='": "doc_id_pattern"})
 
 
 def warn_if_nothing_matches(ranked: RankedQueries, source: str,

@@ -1,35 +1,37 @@
 """What an evaluation tells the user about its query set, worded once for every path (the command
-line, ``evaluate`` and ``compare`` from Python, a run in memory or in a file)."""
+line, ``evaluate`` and ``compare`` from Python, a run in memory or in a file), as ``notes.Note`` values."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trec_rag_eval.notes import Note, warning
+
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
 
 
-def query_set_warnings(evaluation: Evaluation) -> list[str]:
+def query_set_warnings(evaluation: Evaluation) -> list[Note]:
     """Queries missing from the run (scored 0, named) and queries only in the run (counted)."""
     out = []
     missing, extra = evaluation.missing_queries, evaluation.extra_queries
     if missing:
         out.append(missing_queries_warning(missing))
     if extra:
-        out.append(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, ignored")
+        out.append(warning(f"{len(extra)} quer{'y' if len(extra) == 1 else 'ies'} in the run but not in the qrels, "
+                           "ignored"))
     return out
 
 
-def missing_queries_warning(missing: list[str]) -> str:
+def missing_queries_warning(missing: list[str]) -> Note:
     """The warning for qrels queries a run does not answer (they score 0 on every measure)."""
     shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
-    return f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, scored 0: {shown}"
+    return warning(f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the run, "
+                   f"scored 0: {shown}")
 
 
 def warn_query_set(evaluation: Evaluation, source: str) -> None:
     """``query_set_warnings`` as ``TrecRagEvalWarning``s, each led by the run's ``source``, pointing at
     the caller's line."""
-    from trec_rag_eval.errors import warn
-
-    for text in query_set_warnings(evaluation):
-        warn(f"{source}: {text}")
+    for note in query_set_warnings(evaluation):
+        note.about(source).warn()

@@ -150,4 +150,4 @@ def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | No
     described = {"human": "human judgments only (the LLM's left out)",
                  "llm": f"the LLM's {len(llm)} judgments only",
                  "both": f"human judgments and {holes} holes filled by the LLM"}.get(which, which)
-    return select_judgments(qrels, llm, which), f"Note: judgments: {which}: {described} ({sidecar})"
+    return select_judgments(qrels, llm, which), f"judgments: {which}: {described} ({sidecar})"

@@ -1,0 +1,79 @@
+"""One run evaluated against judgments already read, with what the user should be told about it.
+
+``evaluate_run_file`` is the one step both the single machine (``service``) and a Dask worker (a task
+per run, ``cluster``) take: read the run where it lies (any format), map chunk ids to documents when
+asked, evaluate, and list the notes (``notes.Note``): queries missing from the run or only in it, and
+for JSON results the RAG checks. ``RunOutcome`` is what every path hands back for one run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.evaluation.notes import query_set_warnings
+from trec_rag_eval.notes import Note, note, warning
+
+if TYPE_CHECKING:
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.errors import TrecRagEvalError
+    from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.measures.model import Measure
+
+
+@dataclass
+class RunOutcome:
+    """One run of an evaluation of several: its evaluation and notes, or the error that stopped it
+    (a run with bad input fails alone, on every path). ``label``: the run as the user named it (its
+    path, or its name in a mapping)."""
+
+    label: str
+    evaluation: Evaluation | None = None
+    notes: list[Note] = field(default_factory=list)
+    error: TrecRagEvalError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings: Settings,
+                      run_format: str = "auto", doc_map: Any = None,
+                      read: tuple[Run, Any] | None = None, id: Any = None) -> tuple[Evaluation, list[Note]]:
+    """The evaluation of the run at ``path`` and its notes (see the module's docstring); ``read``: the
+    run and its reading report, already read (the service's read-ahead); ``id``: where each JSON
+    result keeps its document id (``io.id_paths``)."""
+    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.io.load import detect_format, load_run_report
+
+    run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
+    run, notes = map_chunks(run, doc_map, qrels)
+    evaluation = evaluate(qrels, run, measures, settings)
+    if run_format == "json" or (run_format == "auto" and detect_format(path) == "json"):
+        # JSON results get the RAG checks, which also cover missing and extra queries
+        from trec_rag_eval.checks.rag import check_rag
+
+        checks = check_rag(qrels, run, report, evaluated=True, relevance_level=settings.relevance_level)
+        return evaluation, notes + [warning(str(check)) for check in checks]
+    return evaluation, notes + query_set_warnings(evaluation)
+
+
+def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note]]:
+    """``io.chunks.collapse_run`` and its notes (what it did, then its warnings). Without a mapping,
+    the run unchanged, and a note when its ids look like chunks of judged documents (with the
+    pattern that would map them, ``io.chunks.guess_doc_id_pattern``)."""
+    if doc_map is None:
+        from trec_rag_eval.io.chunks import guess_doc_id_pattern
+
+        guess = guess_doc_id_pattern(run, qrels)
+        if guess is None:
+            return run, []
+        pattern, chunk_id, doc_id = guess
+        return run, [note(f"the retrieved ids look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): "
+                          f"score them as their documents with doc_map='{pattern}'",
+                          parameters={"doc_map='": "doc_id_pattern"})]
+    from trec_rag_eval.io.chunks import collapse_run
+
+    collapsed, report = collapse_run(run, doc_map, qrels)
+    return collapsed, [note(report.summary())] + [warning(text) for text in report.warnings()]
