@@ -86,7 +86,8 @@ def test_a_run_of_chunk_ids_is_told_about_doc_map():
     qrels = {"q1": {"docA": 1, "docB": 0}, "q2": {"docC": 1}}
     chunks = {"q1": {"docA::1": 2.0, "docB::2": 1.0}, "q2": {"docC::1": 1.0}}
     said = _recorded(lambda: tre.evaluate(qrels, chunks, "P@1"))
-    [message] = [str(w.message) for w in said]
-    assert "none of the 3 retrieved ids appears in the qrels" in message
-    assert "with doc_map='^(.*)::\\d+$'" in message
+    # the command line's two lines, as two warnings: nothing matches, and the note naming the keyword
+    nothing, hint = [str(w.message) for w in said]
+    assert "none of the 3 retrieved ids appears in the qrels" in nothing
+    assert "look like chunks of judged documents" in hint and "with doc_map='^(.*)::\\d+$'" in hint
     assert tre.evaluate(qrels, chunks, "P@1", doc_map="^(.*)::\\d+$").summary["P@1"] == 1.0

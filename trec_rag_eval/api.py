@@ -67,7 +67,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     [outcome] = _outcomes(qrels, list(run) if shards else [run], measures, settings, cluster=cluster, shards=shards,
                           options={**options, "corpus": corpus, "tokenizer": tokenizer})
     for note in outcome.notes:
-        note.warn()
+        note.about(outcome.label).warn()
     if outcome.error is not None:
         raise outcome.error
     assert outcome.evaluation is not None

@@ -230,8 +230,8 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
         yield from _evaluate_spread(qrels, runs, labels, in_memory, measures, settings, run_format, mapping, cluster,
                                     shards, task_progress)
         return
-    yield from _evaluate_here(qrels, runs, labels, in_memory, measures, settings, run_format, mapping, stream,
-                              chunk_bytes, jobs, progress, ahead, id)
+    yield from _evaluate_here(qrels, runs, labels, [tag is not None for tag in tags], in_memory, measures, settings,
+                              run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, id)
 
 
 def _in_memory(run: Any, qrels: Qrels, tag: str | None, id: IdLocator | None, read_files: bool = False
@@ -246,7 +246,8 @@ def _in_memory(run: Any, qrels: Qrels, tag: str | None, id: IdLocator | None, re
     return lambda: as_run(run, qrels, name=f"run {tag!r}", run_tag=tag, id=id)
 
 
-def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_memory: list[Callable[[], Run] | None],
+def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: list[bool],
+                   in_memory: list[Callable[[], Run] | None],
                    measures: list[Measure],
                    settings: Settings, run_format: str, mapping: DocIdMap | None, stream: bool | None,
                    chunk_bytes: int, jobs: int | None, progress: Progress | None,
@@ -270,7 +271,9 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_memo
                 from trec_rag_eval.evaluation.evaluate import evaluate
 
                 evaluation = evaluate(qrels, run, measures, settings)
-                return RunOutcome(label, evaluation, notes + query_set_warnings(evaluation))
+                # a run in memory that its caller did not name is said by its source ("run (dict)")
+                return RunOutcome(label if named[index] else run.source, evaluation,
+                                  notes + query_set_warnings(evaluation))
             notes = []
             if streamed[index]:
                 from trec_rag_eval.io.trec import RunNotGroupedError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -257,7 +257,7 @@ def evaluate(
         raise cite_duplicate(err) from None
     if ranked.num_queries == 0:
         raise no_query_error(qrels, run)
-    warn_if_nothing_matches(ranked, run.source, lambda: chunk_hint(run, qrels))
+    warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
     plain = [m for m in resolved if m not in judged]
@@ -276,29 +276,15 @@ def evaluate(
     return result
 
 
-def chunk_hint(run: Run, qrels: Qrels) -> TrecRagEvalWarning | None:
-    """When the run's ids look like chunks of judged documents: the sentence saying so, with the
-    ``doc_map=`` pattern that maps them (a ``Worded`` text: the command line says ``--doc-id-pattern``)."""
-    from trec_rag_eval.io.chunks import guess_doc_id_pattern
-
-    guess = guess_doc_id_pattern(run, qrels)
-    if guess is None:
-        return None
-    pattern, chunk_id, doc_id = guess
-    return TrecRagEvalWarning(f"they look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): score them "
-                              f"as their documents with doc_map='{pattern}'", {"doc_map='": "doc_id_pattern"})
-
-
-def warn_if_nothing_matches(ranked: RankedQueries, source: str,
-                            hint: Callable[[], TrecRagEvalWarning | None] | None = None) -> None:
+def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     """Warn (``TrecRagEvalWarning``) when every score is 0 because the inputs do not meet: the run
     and the qrels share no query id, the run is empty, or no retrieved document is judged for its
     query.
 
     Both can be right (a run that finds nothing), so they are warnings, not errors; but they are
     far more often a mistake (other query ids, document ids against chunk ids), and a table of
-    zeros says nothing about which. ``hint``: what to add when no retrieved id is judged (the
-    ``doc_map=`` pattern of a run of chunk ids, ``chunk_hint``).
+    zeros says nothing about which. (A run of chunk ids of judged documents also gets the ``doc_map=``
+    pattern that maps them, from the service: ``run_files.map_chunks``.)
     """
     present = ~ranked.missing
     if ranked.extra_queries and not present.any():
@@ -320,9 +306,7 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str,
         text = (f"{source}: none of the {retrieved} retrieved ids appears in the qrels for its query, so "
                 "every measure is 0: do the run and the qrels use the same document ids "
                 "(same chunking; document ids or chunk ids)?")
-        said = hint() if hint is not None else None
-        warn(TrecRagEvalWarning(text) if said is None else
-             TrecRagEvalWarning(f"{text} {str(said)[0].upper()}{str(said)[1:]}", said.parameters))
+        warn(TrecRagEvalWarning(text))
 
 
 def _any_judged(rel: np.ndarray, step: int = 1 << 16) -> bool:
