@@ -106,20 +106,40 @@ def test_the_same_subtopic_judged_twice_is_an_error(tmp_path) -> None:
                                  "(first at line 2)")
 
 
-def test_parquet_round_trip_keeps_the_subtopics_and_json_refuses_them(run_cli, qrels_file, tmp_path) -> None:
-    parquet, back, json_file = tmp_path / "q.parquet", tmp_path / "back.qrels", tmp_path / "q.json"
+def test_parquet_and_json_round_trips_keep_the_subtopics(run_cli, qrels_file, tmp_path) -> None:
+    parquet, back, json_file, json_back = (tmp_path / "q.parquet", tmp_path / "back.qrels", tmp_path / "q.json",
+                                           tmp_path / "json_back.qrels")
     assert run_cli("convert", str(qrels_file), "--qrels", str(parquet)).exit_code == 0
     assert run_cli("convert", str(parquet), "--qrels", str(back)).exit_code == 0
     assert back.read_text() == QRELS_TEXT
-    run = Run.from_dict(RUN)
-    from trec_rag_eval.io.parquet import read_parquet_qrels
+    assert run_cli("convert", str(qrels_file), "--json", str(json_file)).exit_code == 0
+    assert run_cli("convert", str(json_file), "--qrels", str(json_back)).exit_code == 0
+    assert sorted(json_back.read_text().splitlines()) == sorted(QRELS_TEXT.splitlines())  # grouped by subtopic
+    import json
 
-    by_text = evaluate(read_qrels(qrels_file), run, ["alpha_nDCG@5", "AP_IA"])
-    by_parquet = evaluate(read_parquet_qrels(parquet), run, ["alpha_nDCG@5", "AP_IA"])
-    assert by_text.to_dict() == by_parquet.to_dict()
-    refused = run_cli("convert", str(qrels_file), "--json", str(json_file))
-    assert refused.exit_code == 2 and not json_file.exists()
-    assert "intent-aware judgments" in refused.stderr and "TREC qrels or Parquet" in refused.stderr
+    item = json.loads(json_file.read_text())[0]
+    # relevant / non_relevant: each document's highest grade, for readers that know no subtopic
+    assert item["relevant"] == {"a": 1, "b": 2, "c": 1, "d": 1} and item["non_relevant"] == {"e": 0}
+    assert item["subtopics"] == {"1": {"a": 1, "d": 1}, "2": {"a": 0, "b": 2}, "3": {"c": 1}, "4": {"e": 0}}
+    run = Run.from_dict(RUN)
+    from trec_rag_eval.io.load import load_qrels
+
+    measures = ["alpha_nDCG@5", "AP_IA", "nNRBP", "P@5"]
+    expected = evaluate(read_qrels(qrels_file), run, measures).to_dict()
+    for path in (parquet, json_file, json_back):
+        assert evaluate(load_qrels(path), run, measures).to_dict() == expected
+
+
+def test_a_json_item_judging_a_document_twice_for_a_subtopic_is_refused(tmp_path) -> None:
+    from trec_rag_eval.io.load import load_qrels
+
+    path = tmp_path / "bad.json"
+    path.write_text('[{"id": "1", "relevant": ["a"], "subtopics": {"1": {"a": 1}, "2": "a"}}]')
+    with pytest.raises(InputFormatError, match="expected a list of document ids"):
+        load_qrels(path)
+    path.write_text('[{"id": "1", "relevant": ["a"], "subtopics": ["a"]}]')
+    with pytest.raises(InputFormatError, match="expected an object"):
+        load_qrels(path)
 
 
 def test_a_dataframe_with_an_iteration_column_is_read_the_same(qrels_file) -> None:

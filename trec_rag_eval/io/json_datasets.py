@@ -8,7 +8,7 @@ LlamaIndex eval results), LlamaIndex's EmbeddingQAFinetuneDataset, and ranx / py
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
@@ -71,6 +71,25 @@ class _Query:
     text: str | None
     judgments: list[tuple[str, int]]
     entry: Entry
+    subtopics: list[tuple[str, str, int]] = field(default_factory=list)
+    """(subtopic, doc_id, grade) of an intent-aware item (``"subtopics": {subtopic: judgments}``)."""
+
+
+SUBTOPICS_KEY = "subtopics"
+"""An item's intent-aware judgments, ``{subtopic: {doc_id: grade}}`` (ndeval's qrels as JSON): when present,
+they are the item's judgments, its ``relevant`` being each document's highest grade for other readers."""
+
+
+def _subtopics(path: str, entry: Entry, value: Any) -> list[tuple[str, str, int]]:
+    if not isinstance(value, dict):
+        raise entry_error(path, entry, f"key {SUBTOPICS_KEY!r}: expected an object {{subtopic: {{doc_id: grade}}}}, "
+                                       f"got {kind_of(value)}")
+    out: list[tuple[str, str, int]] = []
+    for subtopic, judgments in value.items():
+        name = check_id(path, entry, "subtopic", subtopic)
+        out += [(name, doc_id, grade)
+                for doc_id, grade in _judgments(path, entry, f"{SUBTOPICS_KEY}.{name}", judgments, default=1)]
+    return out
 
 
 def detect_dataset_shape(document: Document) -> str:
@@ -101,7 +120,8 @@ def _dataset_rows(document: Document, require_text: bool = False) -> list[_Query
         other = find_key(row, NON_RELEVANT_KEYS)
         if other is not None:
             judgments += _judgments(document.path, entry, other, row[other], default=0)
-        queries.append(_Query(query_id, text, judgments, entry))
+        subtopics = _subtopics(document.path, entry, row[SUBTOPICS_KEY]) if SUBTOPICS_KEY in row else []
+        queries.append(_Query(query_id, text, judgments, entry, subtopics))
     return queries
 
 
@@ -193,6 +213,15 @@ def _to_qrels(queries: list[_Query], path: str) -> Qrels:
         owner[query.query_id] = query
         if query.text is not None:
             topics[query.query_id] = query.text
+        if query.subtopics:
+            seen: dict[tuple[str, str], int] = {}
+            for subtopic, doc_id, grade in query.subtopics:
+                if (subtopic, doc_id) in seen:
+                    raise entry_error(path, query.entry, f"document {doc_id!r} is judged twice for subtopic "
+                                                         f"{subtopic!r}")
+                seen[(subtopic, doc_id)] = grade
+                rows.append((query.query_id, subtopic, doc_id, grade))
+            continue
         grades: dict[str, int] = {}
         for doc_id, grade in query.judgments:
             if doc_id in grades and grades[doc_id] != grade:

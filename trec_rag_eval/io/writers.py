@@ -22,7 +22,7 @@ import polars as pl
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace
-from trec_rag_eval.io.tables import Qrels, Run, has_subtopics
+from trec_rag_eval.io.tables import Qrels, Run, has_subtopics, per_document
 from trec_rag_eval.syntax import quote
 
 DATASET_KEYS = {
@@ -94,18 +94,23 @@ def write_dataset_json(
     Items follow the topics' order, then the order of first appearance in the table. Grades 0 and
     1 only: ``relevant`` / ``non_relevant`` are lists of ids. Other grades: ``relevant`` is an object
     ``{doc_id: grade}`` of the positive grades and ``non_relevant`` one of the others (0, and the
-    negative "unjudged" grades of trec_eval).
+    negative "unjudged" grades of trec_eval). Intent-aware qrels (ndeval's: a document judged under
+    several subtopics) add ``subtopics``: ``{subtopic: {doc_id: grade}}``, every judgment, which the
+    reader takes back; ``relevant`` / ``non_relevant`` then hold each document's highest grade.
     """
     if keys not in DATASET_KEYS:
         raise UsageError(f"unknown key set {keys!r}; expected one of {', '.join(DATASET_KEYS)}")
-    if has_subtopics(qrels):  # one judgment per document in a dataset item: the subtopics would be lost
-        raise UsageError(f"{qrels.source} holds intent-aware judgments (a document judged under several "
-                         "subtopics, ndeval's qrels): a JSON dataset keeps one judgment per document, so they "
-                         "convert to TREC qrels or Parquet only")
     id_key, text_key, relevant_key, other_key = DATASET_KEYS[keys]
     topics = qrels.topics or {}
     judgments: dict[str, list[tuple[str, int]]] = {query_id: [] for query_id in topics}
-    for q, d, r in qrels.frame.select("query_id", "doc_id", "relevance").iter_rows():
+    # intent-aware qrels (a document judged under several subtopics): every judgment goes under "subtopics",
+    # and relevant / non_relevant hold each document's highest grade, what other readers understand
+    subtopics: dict[str, dict[str, dict[str, int]]] | None = None
+    if has_subtopics(qrels):
+        subtopics = {}
+        for q, it, d, r in qrels.frame.select("query_id", "iteration", "doc_id", "relevance").iter_rows():
+            subtopics.setdefault(q, {}).setdefault(it, {})[d] = r
+    for q, d, r in per_document(qrels).frame.select("query_id", "doc_id", "relevance").iter_rows():
         judgments.setdefault(q, []).append((d, r))
     binary = all(r in (0, 1) for pairs in judgments.values() for _, r in pairs)
     items: list[dict[str, Any]] = []
@@ -119,6 +124,8 @@ def write_dataset_json(
         else:
             item[relevant_key] = {d: r for d, r in pairs if r > 0}
             item[other_key] = {d: r for d, r in pairs if r <= 0}
+        if subtopics is not None and query_id in subtopics:
+            item["subtopics"] = subtopics[query_id]
         items.append(item)
     write_atomic(path, json.dumps(items, ensure_ascii=False, indent=2) + "\n", force)
     return len(items)
