@@ -101,3 +101,16 @@ def test_crosscheck_binary_rbp_with_cwl_eval_and_says_why_graded_rbp_is_not() ->
     graded = by_name["RBP"]
     assert graded.status == "unsupported" and "trectools" in graded.reason
     assert report.ok
+
+
+def test_crosscheck_names_cwl_evals_depth_for_a_persistent_rbp() -> None:
+    pytest.importorskip("cwl")
+    from trec_rag_eval.checks.crosscheck import crosscheck
+
+    # p = 0.99: cwl_eval's weights over 1000 ranks sum to 1 - 0.99^1000, about 1 - 4.3e-5: its RBP is ours
+    # divided by that, which the verdict names; p = 0.9 leaves 1.7e-46, nothing a double holds
+    report = crosscheck(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["RBP(p=0.99,rel=1)", "RBP(rel=1)"])
+    persistent, usual = report.verdicts
+    assert persistent.status == "convention" and persistent.conventions == {"cwl_depth": ["q1"]}
+    assert persistent.max_difference == pytest.approx(0.01 * (1 + 0.99**2) * (1 / (1 - 0.99**1000) - 1), rel=1e-6)
+    assert usual.status == "agree" and report.ok

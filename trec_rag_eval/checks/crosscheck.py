@@ -41,6 +41,7 @@ import polars as pl
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, per_document
+from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.syntax import is_number
 
@@ -60,6 +61,8 @@ CONVENTIONS: dict[str, str] = {
                          "scoring 0: above retrieved ones scored 0 or less; here unretrieved documents come last",
     "no_subtopic": "no subtopic of the query has a relevant document: ndeval divides 0 by 0 (NaN) for nNRBP, "
                    "here the value is 0 as for every other measure",
+    "cwl_depth": "cwl_eval reads the ranking to rank 1000 and spreads RBP's weights over those ranks (rank 1 weighs "
+                 "(1-p)/(1-p^1000)); trec_eval's RBP weighs rank 1 (1-p), at any depth",
     "all_negative": "the query's judgments are all negative: pytrec_eval crashes on such a query (trec_eval 10 "
                     "refuses it), so it is not compared",
 }
@@ -332,6 +335,8 @@ def crosscheck(
                 variants[name] = evaluate(_judged_negative(qrels), run, resolved, base)
             elif name == "tie_order+negative_judged":
                 variants[name] = evaluate(_judged_negative(qrels), _tie_ascending(run), resolved, trec_eval_10)
+            elif name == "cwl_depth":
+                variants[name] = evaluate(qrels, _truncate(run, CWL_DEPTH), resolved, base)
         return variants[name]
 
     # which ir-measures measure and provider stands for each of ours
@@ -442,6 +447,8 @@ def crosscheck(
             else:
                 for key in candidates:
                     alternative = float(np.asarray(variant(key).values[m], dtype=np.float64)[i])
+                    if key == "cwl_depth":  # cwl_eval spreads RBP's weights over its 1000 ranks
+                        alternative /= 1.0 - float(m.param("p", 0.9)) ** CWL_DEPTH
                     if _same(alternative, theirs_value, tol):
                         reason = key
                         break
@@ -538,6 +545,8 @@ def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list
     out = ["float64"] if trec_eval_9 else []
     if provider in ("msmarco", "judged", "pyndeval"):
         out.append("tie_order")
+    if provider == "cwl_eval" and measure.family == "rbp":
+        out.append("cwl_depth")
     if measure.family == "Judged":
         out += ["negative_judged", "tie_order+negative_judged"]
     return out
