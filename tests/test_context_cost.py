@@ -111,6 +111,9 @@ def test_the_harness_counts_the_texts_its_results_carry():
     report = tre.Evaluator(search, progress=False).evaluate(dataset, k_values=[1, 2])
     assert report.context.per_query() == {"q1": {1: 2, 2: 5}, "q2": {1: 4, 2: 5}}
     assert re.search(r"\ntokens +3\.0 +5\.0\n", str(report))
+    plain = report.to_dict()["context_tokens"]
+    assert plain["2"] == {"mean": 5.0, "p95": 5.0, "per_query": {"q1": 5, "q2": 5}}
+    assert json.dumps(plain)  # plain data
     # ids only, the texts from a corpus; a tokenizer of one's own
     only_ids = tre.Evaluator(lambda q, k: ["a", "b"], progress=False, corpus=TEXTS, tokenizer=len)
     assert only_ids.evaluate(dataset, k_values=[2]).context.per_query()["q1"] == {2: len("one two") + len(

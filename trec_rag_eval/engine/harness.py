@@ -166,7 +166,8 @@ class EngineEvaluation:
         write_run(self.run, path, format=format, force=force)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data: summary, per-query values, latencies (seconds) and failures."""
+        """Plain data: summary, per-query values, latencies (seconds), failures and, when the results' texts
+        are known, the context tokens at each k."""
         return {
             "run_tag": self.run.run_tag,
             "queries": len(self.result.query_ids),
@@ -178,6 +179,12 @@ class EngineEvaluation:
                 "per_query": dict(self.outcome.latencies),
             },
             "failed_queries": [{"query_id": f.query_id, "error": f.error} for f in self.failures],
+            # with the results' texts: {"tokenizer", "k": {"mean", "p95", "per_query": {query_id: tokens}}}
+            **({} if self.context is None else {"context_tokens": {
+                "tokenizer": self.context.tokenizer,
+                **{str(k): {**self.context.summary[k],
+                            "per_query": {q: by_k[k] for q, by_k in self.context.per_query().items()}}
+                   for k in self.context.ks}}}),
         }
 
 
