@@ -150,3 +150,27 @@ def test_quality_and_tokens_plot_against_k():
     quality, tokens = figure.get_axes()
     assert [line.get_label() for line in quality.get_lines()] == ["P", "R"]
     assert list(tokens.get_lines()[0].get_ydata()) == pytest.approx([2.0, 11 / 3])
+
+
+def test_a_tokenizer_named_by_text_on_the_command_line_and_in_python(tmp_path, monkeypatch):
+    (tmp_path / "chartok.py").write_text("def count(text):\n    return len(text)\n")
+    monkeypatch.chdir(tmp_path)  # the current folder is importable, as for --engine
+    monkeypatch.syspath_prepend(str(tmp_path))
+    qrels, run, corpus = tmp_path / "qrels.txt", tmp_path / "run.txt", tmp_path / "corpus.jsonl"
+    qrels.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in QRELS.items() for d, r in docs.items()))
+    run.write_text("".join(f"{q} Q0 {d} {i + 1} {s} r\n" for q, docs in RUN.items()
+                           for i, (d, s) in enumerate(docs.items())))
+    corpus.write_text("".join(json.dumps({"id": d, "text": t}) + "\n" for d, t in TEXTS.items()))
+    # characters of the top 1: q1 "one two" 7, q2 "four five six seven" 19, q3 0: mean 26 / 3
+    result = invoke("--corpus", str(corpus), "--tokenizer", "chartok:count", "-m", "P@1", "--format", "table",
+                    str(qrels), str(run))
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\ntokens +8\.7\n", result.stdout) and "counted as count;" in result.stdout
+    assert tre.evaluate(QRELS, RUN, "P@1", corpus=TEXTS, tokenizer="chartok:count").context.mean(1) == \
+        pytest.approx(26 / 3)
+    missing = invoke("--tokenizer", "chartok:count", "-m", "P@1", "--format", "table", str(qrels), str(run))
+    assert missing.exit_code != 0 and missing.stderr == (
+        "Error: --tokenizer counts the tokens of the results' texts: give them with --corpus\n")
+    unknown = invoke("--corpus", str(corpus), "--tokenizer", "nope:count", "-m", "P@1", "--format", "table",
+                     str(qrels), str(run))
+    assert unknown.stderr.startswith("Error: --tokenizer 'nope:count': cannot import 'nope'")

@@ -145,7 +145,12 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError
 
-        raise UsageError("tokenizer= counts the tokens of the results' texts: give them with corpus=")
+        raise UsageError("tokenizer= counts the tokens of the results' texts: give them with corpus=",
+                         {"tokenizer= ": "tokenizer", "corpus=": "corpus"})
+    if tokenizer is not None:  # one named "module:callable" is imported once, before any work
+        from trec_rag_eval.engine.load import load_tokenizer
+
+        tokenizer = load_tokenizer(tokenizer)
     chosen: Settings = settings_of(settings, **options)
     # a large TREC run is parsed while the qrels are read
     first = runs[0] if runs else None
@@ -212,12 +217,15 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
     ``ContextCost`` (``mean(k)``, ``p95(k)``, ``per_query()``). ``run`` in any shape ``evaluate`` takes
     (ranked as the measures rank it), ``corpus`` as in ``corpus_texts`` (or already such a dict),
-    ``tokenizer`` any callable text -> count or tokens (default: whitespace words), ``query_ids`` the
+    ``tokenizer`` any callable text -> count or tokens, or one named ``"package.module:callable"``
+    (default: whitespace words), ``query_ids`` the
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
     file when it is not to be detected."""
+    from trec_rag_eval.engine.load import load_tokenizer
     from trec_rag_eval.evaluation.context import context_cost as count
     from trec_rag_eval.io.load import as_qrels, load_run
 
+    tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)
     table = (load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
              else as_run(run, judgments))

@@ -44,6 +44,8 @@ FLAGS = {
     "calibrate": "--calibrate",
     "cluster": "--cluster ",
     "engine": "--engine ",
+    "tokenizer": "--tokenizer ",
+    "corpus": "--corpus",
     "topics": "--topics",
     "primary": "--no-primary",
     "measures": "-m",

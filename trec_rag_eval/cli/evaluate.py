@@ -81,6 +81,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
                    "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
                    "each k (table, json and csv formats).")
+@click.option("--tokenizer", metavar="MODULE:CALLABLE", default=None,
+              help="With --corpus: count the tokens with this function (text -> number of tokens, or list of "
+                   "tokens; a class is built without arguments), e.g. a model's tokenizer. Default: words.")
 @doc_map_options
 @judgments_option
 @options.output()
@@ -91,7 +94,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
                      jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
-                     corpus: str | None, doc_id_pattern: str | None, doc_map: str | None, judgments: str | None,
+                     corpus: str | None, tokenizer: str | None, doc_id_pattern: str | None, doc_map: str | None,
+                     judgments: str | None,
                      output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
@@ -152,7 +156,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
             qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
             doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
             progress=_progress_display(progress), cluster=cluster, shards=shards, task_progress=report,
-            corpus=corpus)
+            corpus=corpus, tokenizer=tokenizer)
         for outcome in outcomes:  # in run order, whatever finished first
             for note in outcome.notes:
                 tell(note.about(outcome.label))

@@ -47,6 +47,9 @@ def echo_failures(evaluation: Any) -> None:
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr [default: from 50 queries].")
+@click.option("--tokenizer", metavar="MODULE:CALLABLE", default=None,
+              help="Count the context tokens of the top k with this function (text -> number of tokens, or list "
+                   "of tokens), when the texts are known (--corpus, or results carrying text). Default: words.")
 @doc_map_options
 @click.option("--allow-failures", is_flag=True,
               help="Exit 0 even if some queries failed. By default the run and the metrics (failed queries "
@@ -64,6 +67,7 @@ def search_command(
     run_tag: str | None,
     force: bool,
     progress: bool | None,
+    tokenizer: str | None,
     doc_id_pattern: str | None,
     doc_map: str | None,
     allow_failures: bool,
@@ -100,7 +104,7 @@ def search_command(
         tag = run_tag or "bm25"
     # the built-in engine's corpus gives the texts: the table shows the context tokens of the top k
     evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=doc_map_value(doc_id_pattern, doc_map),
-                          corpus=corpus)
+                          corpus=corpus, tokenizer=tokenizer)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
                                     depth=depth, relevance_level=relevance_level)

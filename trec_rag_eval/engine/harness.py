@@ -218,12 +218,15 @@ class Evaluator:
         ``{id: text}``: the texts of the ids the engine returns, chunks included), the evaluation
         reports the tokens of the top k results per query beside the measures at each k
         (``EngineEvaluation.context``), counted by ``tokenizer`` (any callable text -> count or
-        tokens; default whitespace words: see ``evaluation.context``)."""
+        tokens, or one named ``"package.module:callable"``; default whitespace words: see
+        ``evaluation.context``)."""
         self.search = resolve_engine(engine)
         self.id = check_locator(id)
         self.doc_map = doc_map
         self.corpus = corpus
-        self.tokenizer = tokenizer
+        from trec_rag_eval.engine.load import load_tokenizer
+
+        self.tokenizer = load_tokenizer(tokenizer)
         self.run_tag = run_tag
         self.progress = progress
         self.progress_file = progress_file
@@ -281,7 +284,7 @@ class Evaluator:
                                           self.tokenizer)
         elif self.tokenizer is not None:
             raise UsageError("tokenizer= counts the tokens of the results' texts: the results carry none; give "
-                             "them with corpus=")
+                             "them with corpus=", {"tokenizer= ": "tokenizer", "corpus=": "corpus"})
         return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
 
 
