@@ -107,3 +107,13 @@ def test_crosscheck_and_compare_take_the_name(local_dataset, run_cli) -> None:
     (folder / "run2").write_text(RUN.replace("1 Q0 c 1 3.0", "1 Q0 c 1 0.5"))
     out = run_cli("compare", "-m", "P@3", "-f", "csv", name, str(folder / "run"), str(folder / "run2"))
     assert out.exit_code == 0, out.stderr
+
+
+def test_topics_by_name(local_dataset, run_cli, tmp_path) -> None:
+    # a TREC qrels file judging query 1 only, the dataset's topics naming 1 and 2: query 2 is evaluated (0)
+    name, folder = local_dataset
+    (tmp_path / "one.qrels").write_text("1 0 a 2\n1 0 c 1\n")
+    out = run_cli("--format", "trec", "-q", "-m", "P.3", "--topics", name, str(tmp_path / "one.qrels"),
+                  str(folder / "run"))
+    assert out.exit_code == 0, out.stderr
+    assert [line.split("\t")[1] for line in out.stdout.splitlines()] == ["1", "2", "all"]

@@ -50,7 +50,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--topics",
             "topics_path",
-            type=click.Path(exists=True, dir_okay=False),
+            type=QrelsPath(exists=True, dir_okay=False),
             default=None,
             help="Topics file (query_id<TAB>text) of TREC qrels: its queries with no judgment are "
             "compared too (scored 0).",

@@ -13,7 +13,7 @@ import click
 from trec_rag_eval.cli import options, tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import COUNT, Integer
+from trec_rag_eval.cli.params import COUNT, Integer, QrelsPath
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
@@ -53,8 +53,9 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
                        "Output format. Default: table for the RAG set, trec when -m is given.")
 @options.qrels_format()
 @options.run_format()
-@click.option("--topics", "topics_path", type=click.Path(dir_okay=False, exists=True), default=None,
-              help="Topics file (query_id<TAB>text) of TREC qrels: its queries with no judgment at all "
+@click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
+              help="Topics file (query_id<TAB>text) of TREC qrels, or irds:<dataset id>: its queries with no "
+                   "judgment at all "
                    "are evaluated too (scored 0), as in the JSON dataset they came from.")
 @click.option("--stream", is_flag=True,
               help="Read each run in pieces, in bounded memory (needs the run grouped by query). "
@@ -120,6 +121,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval --doc-id-pattern '^(.*)#\\d+$' qrels.txt chunk_run.txt
                                                          chunks scored as their documents
       trec-rag-eval --judgments human judged.qrels run.txt
+      trec-rag-eval irds:msmarco-passage/trec-dl-2019 run.txt   qrels by ir_datasets name (the irds extra)
                                                          without the holes an LLM filled
     """
     from trec_rag_eval import api

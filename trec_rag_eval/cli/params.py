@@ -66,7 +66,7 @@ PROBABILITY = Real(0.0, 1.0, open=True)
 
 
 class QrelsPath(click.Path):
-    """An existing qrels file or folder, or an ir_datasets name (``irds:msmarco-passage/trec-dl-2019``),
+    """An existing qrels (or topics) file or folder, or an ir_datasets name (``irds:msmarco-passage/trec-dl-2019``),
     which is not a path: it is handed on as it is, and read through the ``irds`` extra."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
