@@ -209,17 +209,39 @@ def test_a_retrieved_document_whose_key_is_a_judgments_is_verified_on_the_string
 
 def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
     """Judgments and duplicates are found through 64-bit (query, doc) hashes; when hashes collide
-    (forced here: five values for 60,000 rows), the exact joins on the strings give the same bytes,
-    and a real duplicate is still named."""
+    (forced here: 4,096 values for 60,000 rows and their ~12,000 judgments, so that about three judgments
+    share each key and every key is shared by ~15 rows), the exact joins on the strings give the same
+    bytes, and a real duplicate is still named. (Five values took 45 s: every row then matched a fifth
+    of the judgments in the join that finds the collision; 4,096 force the same paths in 3 s.)"""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     real = ranking._pair_keys
     monkeypatch.setattr(ranking, "_pair_keys",
-                        lambda queries, docs, threads=None: real(queries, docs, threads) % np.uint64(5))
+                        lambda queries, docs, threads=None: real(queries, docs, threads) % np.uint64(4096))
+    # the paths taken: rows whose key two judgments share (the exact join on the strings), and rows
+    # sharing a key without being duplicates (the duplicate check on the strings, which finds none)
+    shared_hits: list[bool] = []
+    real_of, real_reject = ranking._Judgments.of, ranking._reject_duplicates
+    rejects: list[int] = []
+
+    def of(self, keys, *args, **kwargs):
+        values, counts = np.unique(self.keys, return_counts=True)
+        shared_hits.append(bool(np.isin(keys, values[counts > 1]).any()))
+        return real_of(self, keys, *args, **kwargs)
+
+    def reject(*args, **kwargs):
+        rejects.append(1)
+        return real_reject(*args, **kwargs)
+
+    monkeypatch.setattr(ranking._Judgments, "of", of)
+    monkeypatch.setattr(ranking, "_reject_duplicates", reject)
     for order in ("sorted", "shuffled"):
         got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
         assert got.exit_code == 0, got.stderr
         assert got.stdout == expected.stdout
+        assert any(shared_hits) and rejects, order
+        shared_hits.clear()
+        rejects.clear()
     lines = Path(run).read_text().splitlines(keepends=True)
     doubled = Path(run).with_name("doubled.run")
     doubled.write_text("".join(lines) + lines[5])  # the sixth line again at the end
