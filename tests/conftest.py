@@ -37,6 +37,17 @@ def benchmark_generator():
     return module
 
 
+def pytest_collection_modifyitems(config, items):
+    """Without -m, the tests marked slow are left out (``-m slow`` runs them, as CI does), unless the
+    command names them (``tests/test_cluster.py::test_x``)."""
+    if config.option.markexpr or any("::" in arg for arg in config.args):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
 def golden_path(name: str) -> str:
     """A golden input (tests/golden/inputs) or, with a slash, a file under tests/golden (``expected/out.binary``)."""
     path = os.path.join(GOLDEN, name if "/" in name else os.path.join("inputs", name))
