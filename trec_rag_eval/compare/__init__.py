@@ -23,6 +23,7 @@ from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.evaluation.notes import warn_query_set
 from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
+from trec_rag_eval.progress import progress_bar
 from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
@@ -42,6 +43,8 @@ RAG_MEASURES = DEFAULT_RAG
 """The evaluator's default RAG table, for a comparison of every measure in it."""
 
 DEFAULT_SEED = 42
+PROGRESS_RUNS = 10
+"""``compare`` shows its progress (the runs evaluated, then the pairs tested) from this many runs on."""
 DEFAULT_RESAMPLES = 10_000
 
 
@@ -58,6 +61,7 @@ def compare_values(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
     interval: str | None = None,
+    progress: bool | None = None,
 ) -> Comparison:
     """Compare runs from per-query values: ``values[run][measure]`` aligned with ``query_ids``.
 
@@ -69,6 +73,8 @@ def compare_values(
     ``interval``: ``None`` (the test's own, so they agree by construction: the t-interval with the
     t-test, the randomization interval, the deltas the sign-flip test keeps, with the randomization
     test, from the same flips), or ``"t"``, ``"randomization"``, ``"bootstrap"`` (BCa) on request.
+    ``progress``: a progress bar on stderr (a widget in a notebook) over the pairs tested; None shows
+    it from ``PROGRESS_RUNS`` runs on.
     A detectable delta wider than the measure's range (``Family.value_range``) is not reported:
     the pair keeps the delta that would have been needed (``mdd_beyond_span``) and the measure's
     ``value_span``, and the verdict says why.
@@ -120,38 +126,39 @@ def compare_values(
     means = {run: {m: float(np.mean(arrays[run][m])) for m in measures} for run in runs}
     others = [run for run in runs if run != baseline]
     raw: list[dict[str, object]] = []
-    for measure in measures:
+    shown = progress if progress is not None else len(runs) >= PROGRESS_RUNS
+    tested = [(measure, run) for measure in measures for run in others]
+    for measure, run in progress_bar(tested, len(tested), "Testing", unit="pair", enabled=shown):
         a = arrays[baseline][measure]
-        for run in others:
-            b = arrays[run][measure]
-            p_value, (low, high) = _test_and_interval(a, b, test, interval, confidence, n_resamples,
-                                                      functools.partial(_stream, seed, measure, run, baseline))
-            mdd = stats.minimum_detectable_delta(a, b, alpha=alpha, power=power)
-            mdd_beyond_span = math.nan
-            width = _range_width(measure)
-            if width is not None and math.isfinite(mdd) and mdd > width:
-                mdd, mdd_beyond_span = math.nan, mdd
-            wins, ties, losses = stats.wins_ties_losses(a, b)
-            raw.append(
-                dict(
-                    measure=measure,
-                    run=run,
-                    baseline=baseline,
-                    baseline_mean=means[baseline][measure],
-                    run_mean=means[run][measure],
-                    delta=float(np.mean(b - a)),
-                    p_value=p_value,
-                    ci_low=low,
-                    ci_high=high,
-                    effect_size=stats.effect_size(a, b),
-                    wins=wins,
-                    ties=ties,
-                    losses=losses,
-                    min_detectable_delta=mdd,
-                    mdd_beyond_span=mdd_beyond_span,
-                    value_span=math.nan if width is None else width,
-                )
+        b = arrays[run][measure]
+        p_value, (low, high) = _test_and_interval(a, b, test, interval, confidence, n_resamples,
+                                                  functools.partial(_stream, seed, measure, run, baseline))
+        mdd = stats.minimum_detectable_delta(a, b, alpha=alpha, power=power)
+        mdd_beyond_span = math.nan
+        width = _range_width(measure)
+        if width is not None and math.isfinite(mdd) and mdd > width:
+            mdd, mdd_beyond_span = math.nan, mdd
+        wins, ties, losses = stats.wins_ties_losses(a, b)
+        raw.append(
+            dict(
+                measure=measure,
+                run=run,
+                baseline=baseline,
+                baseline_mean=means[baseline][measure],
+                run_mean=means[run][measure],
+                delta=float(np.mean(b - a)),
+                p_value=p_value,
+                ci_low=low,
+                ci_high=high,
+                effect_size=stats.effect_size(a, b),
+                wins=wins,
+                ties=ties,
+                losses=losses,
+                min_detectable_delta=mdd,
+                mdd_beyond_span=mdd_beyond_span,
+                value_span=math.nan if width is None else width,
             )
+        )
     adjusted = stats.adjust_p_values([float(r["p_value"]) for r in raw], correction)  # type: ignore[arg-type]
     pairs = [
         PairResult(**r, p_adjusted=p, significant=bool(not math.isnan(p) and p < alpha))  # type: ignore[arg-type]
@@ -299,6 +306,7 @@ def compare(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int | None = DEFAULT_SEED,
     interval: str | None = None,
+    progress: bool | None = None,
     settings: Settings | None = None,
     doc_map: Any = None,
     **overrides: Any,
@@ -314,7 +322,8 @@ def compare(
     multiple comparisons stays meaningful). ``primary=True`` compares the primary set, then the
     measures given not already in it; ``all_measures=True`` the whole RAG table, then the others. A
     pre-registered measure asked alone keeps the family at one comparison per
-    run). The correction covers exactly the family compared. ``settings`` as for ``evaluate``, except the
+    run). The correction covers exactly the family compared. ``progress``: bars on stderr (widgets in a
+    notebook) over the runs evaluated and the pairs tested; None shows them from ``PROGRESS_RUNS`` runs on. ``settings`` as for ``evaluate``, except the
     query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
     run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
@@ -334,7 +343,8 @@ def compare(
     values: dict[str, dict[str, np.ndarray]] = {}
     query_ids: list[str] | None = None
     names: list[str] | None = None
-    for name, run in named.items():
+    shown = progress if progress is not None else len(named) >= PROGRESS_RUNS
+    for name, run in progress_bar(named.items(), len(named), "Evaluating", unit="run", enabled=shown):
         result = evaluate(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
         warn_query_set(result, run.source)  # queries missing from the run score 0: said as evaluate says it
         if query_ids is None:
@@ -364,6 +374,7 @@ def compare(
         n_resamples=n_resamples,
         seed=seed,
         interval=interval,
+        progress=shown,
     )
     described = {
         "relevance level": str(chosen.relevance_level),

@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.measures.keyed import ByMeasure
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
 
 INTERVAL_METHODS = {
     "t": "paired t-interval",
@@ -140,13 +144,13 @@ class Comparison:
         return {run: {query_id: dict(values) for query_id, values in by_query.items()}
                 for run, by_query in self.per_query.items()}
 
-    def to_pandas(self, shape: str = "long") -> Any:
+    def to_pandas(self, shape: str = "long") -> pd.DataFrame:
         """A pandas DataFrame: ``long`` (run, query_id, measure, value, every run one after the other),
         ``wide`` (run, query_id, one column per measure) or ``pairs`` (one row per measure and compared
         run: means, delta, p-values, interval, effect size, wins/ties/losses, MDD, significant)."""
         return self._frame(shape, "pandas")
 
-    def to_polars(self, shape: str = "long") -> Any:
+    def to_polars(self, shape: str = "long") -> pl.DataFrame:
         """As ``to_pandas``, a polars DataFrame."""
         return self._frame(shape, "polars")
 

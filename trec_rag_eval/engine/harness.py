@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.io.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
+
     from trec_rag_eval.evaluation.context import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.keyed import ByMeasure
@@ -120,10 +123,10 @@ class EngineEvaluation:
         return self.result.plot_context()
 
     @property
-    def summary(self) -> ByMeasure[Any]:
+    def summary(self) -> ByMeasure[float]:
         """Measure name -> mean over the dataset's queries (failed ones count 0); any name of a measure
         finds it (``summary["MRR"]``, ``summary["RR"]``)."""
-        return cast("ByMeasure[Any]", self.result.summary)
+        return self.result.summary
 
     @property
     def per_query(self) -> dict[str, ByMeasure[Any]]:
@@ -133,11 +136,11 @@ class EngineEvaluation:
         seen = set(order)
         return {query_id: by_query[query_id] for query_id in order + [q for q in by_query if q not in seen]}
 
-    def to_pandas(self, shape: str = "long") -> Any:
+    def to_pandas(self, shape: str = "long") -> pd.DataFrame:
         """Per-query values as a pandas DataFrame, ``long`` or ``wide`` (see ``Evaluation.to_pandas``)."""
         return results_frame(self.run.run_tag, self.per_query, self.result.numeric_names, shape, "pandas")
 
-    def to_polars(self, shape: str = "long") -> Any:
+    def to_polars(self, shape: str = "long") -> pl.DataFrame:
         """As ``to_pandas``, a polars DataFrame."""
         return results_frame(self.run.run_tag, self.per_query, self.result.numeric_names, shape, "polars")
 

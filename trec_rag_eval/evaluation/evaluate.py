@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -22,6 +22,10 @@ from trec_rag_eval.io.tables import Qrels, Run, per_document, query_id_set
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import polars as pl
 
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
 
@@ -51,8 +55,12 @@ class Evaluation:
 
     query_ids: list[str]
     measures: list[Measure]
-    values: Mapping[Any, Any]
-    summary: Mapping[Any, Any]
+    values: ByMeasure[np.ndarray]
+    """``{measure name: per-query array}``: a ``Mapping[str, np.ndarray]`` in which any name of a
+    measure (or the ``Measure``) finds it."""
+    summary: ByMeasure[float]
+    """``{measure name: value over the queries}``: a ``Mapping[str, float]`` found by any name too
+    (runid's value is the run tag)."""
     run_tag: str
     missing_queries: list[str] = field(default_factory=list)
     extra_queries: list[str] = field(default_factory=list)
@@ -101,12 +109,12 @@ class Evaluation:
         """``{query_id: {measure name: value}}``, plain Python numbers: pytrec_eval's ``evaluate()`` shape."""
         return {query_id: dict(values) for query_id, values in self.per_query.items()}
 
-    def to_pandas(self, shape: str = "long") -> Any:
+    def to_pandas(self, shape: str = "long") -> pd.DataFrame:
         """A pandas DataFrame: ``long`` (run, query_id, measure, value) or ``wide`` (query_id, one column per
         measure). Numeric per-query measures only; the aggregates are ``summary``."""
         return self._frame(shape, "pandas")
 
-    def to_polars(self, shape: str = "long") -> Any:
+    def to_polars(self, shape: str = "long") -> pl.DataFrame:
         """As ``to_pandas``, a polars DataFrame."""
         return self._frame(shape, "polars")
 
@@ -270,8 +278,8 @@ def evaluate(
     if judged:
         extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
         result = replace(result, measures=resolved,
-                         values={**_keyed(result.values), **_keyed(extra.values)},
-                         summary={**_keyed(result.summary), **_keyed(extra.summary)})
+                         values=_by_measure(resolved, {**_keyed(result.values), **_keyed(extra.values)}),
+                         summary=_by_measure(resolved, {**_keyed(result.summary), **_keyed(extra.summary)}))
     result.collapse = collapse
     return result
 
@@ -367,8 +375,8 @@ def evaluate_ranked(
     return Evaluation(
         query_ids=ranked.query_ids,
         measures=measures,
-        values=values,
-        summary=summary,
+        values=_by_measure(measures, values),
+        summary=_by_measure(measures, summary),
         run_tag=ranked.run_tag,
         missing_queries=ranked.missing_queries,
         extra_queries=ranked.extra_queries,

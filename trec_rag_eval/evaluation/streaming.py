@@ -18,7 +18,14 @@ import polars as pl
 from trec_rag_eval.core.ranking import _byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning
-from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate, no_query_error, warn_no_common_query
+from trec_rag_eval.evaluation.evaluate import (
+    Evaluation,
+    _by_measure,
+    aggregate,
+    evaluate,
+    no_query_error,
+    warn_no_common_query,
+)
 from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
@@ -105,8 +112,8 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     return Evaluation(
         query_ids=query_ids,
         measures=list(measures),
-        values=values,
-        summary=summary,
+        values=_by_measure(list(measures), values),
+        summary=_by_measure(list(measures), summary),
         run_tag=run_tag,
         missing_queries=[q for q in query_ids if q in missing_ids],
         extra_queries=_byte_sorted(list(extra_queries)),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from trec_rag_eval.errors import TrecRagEvalError
 from trec_rag_eval.measures.model import Measure
 
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class ByMeasure(Mapping[str, V]):
@@ -40,8 +41,20 @@ class ByMeasure(Mapping[str, V]):
             return self._by_measure[measure]
         raise KeyError(key)
 
-    def __getitem__(self, key: object) -> V:
+    def __getitem__(self, key: str | Measure) -> V:  # any name of the measure, or the Measure itself
         return self._values[self._name(key)]
+
+    @overload
+    def get(self, key: str | Measure, /) -> V | None: ...
+
+    @overload
+    def get(self, key: str | Measure, default: V | T, /) -> V | T: ...
+
+    def get(self, key: str | Measure, default: Any = None, /) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
     def __contains__(self, key: object) -> bool:
         try:

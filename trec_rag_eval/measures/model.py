@@ -30,6 +30,10 @@ class Measure:
     text: str | None = None
     rel: int | None = None
     alias: str | None = field(default=None, compare=False)
+    asked: str | None = field(default=None, compare=False)
+    """The whole name as a caller typed it (``map@100``, ``hit_rate@5``): results are keyed by it, and
+    every other name still finds them. Like ``alias``, it changes how the measure is shown, never what
+    it is."""
 
     def param(self, name: str, default: Any = None) -> Any:
         for key, value in self.params:
@@ -48,7 +52,7 @@ class Measure:
         return self.spec.trec_label(self)
 
     def __str__(self) -> str:
-        return self.spec.label(self)
+        return self.asked if self.asked is not None else self.spec.label(self)
 
 
 # an array of one value per query; relstring's kernel returns strings, and runid's (never called:

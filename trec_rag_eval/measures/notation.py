@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -246,6 +247,18 @@ def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end
     return tuple(sorted((k, v) for k, v in value.items() if k != v))
 
 
+def closest(name: str, known: Iterable[str]) -> list[str]:
+    """The known name closest to a misspelt one (``ndgc`` -> ``nDCG``), compared without case
+    (``difflib``'s ratio, at least 0.6); empty when none is close."""
+    import difflib
+
+    by_lower: dict[str, str] = {}
+    for candidate in known:
+        by_lower.setdefault(candidate.lower(), candidate)
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
+    return [by_lower[found[0]]] if found else []
+
+
 def parse_measure(text: str) -> Measure:
     """Parse one measure in ir-measures notation into a ``Measure`` value."""
     scanner = _Scanner(text)
@@ -255,7 +268,7 @@ def parse_measure(text: str) -> Measure:
     name = found.group()
     name_start, name_end = found.span()
     if name not in NAMES:
-        close = [n for n in NAMES if n.lower() == name.lower()]
+        close = [n for n in NAMES if n.lower() == name.lower()] or closest(name, NAMES)
         hint = f" (did you mean {close[0]}?)" if close else " (see: trec-rag-eval measures)"
         raise scanner.error(name_start, name_end, "unknown measure" + hint)
     spec = NAMES[name]

@@ -12,10 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.model import Family, Measure
-from trec_rag_eval.measures.notation import CUTOFF_MAX
+from trec_rag_eval.measures.notation import CUTOFF_MAX, NAMES, closest
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES, ORDER
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
@@ -134,7 +135,9 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
                 chosen.setdefault(member, None)
             continue
         if name not in FAMILIES:
-            raise MeasureSyntaxError(spec, 0, len(name), "unknown measure (see: trec-rag-eval measures)")
+            close = closest(name, [*FAMILIES, *NICKNAMES])
+            hint = f"did you mean {close[0] + dot + params!r}?" if close else "see: trec-rag-eval measures"
+            raise MeasureSyntaxError(spec, 0, len(name), f"unknown measure ({hint})")
         family = FAMILIES[name]
         if dot and not params:
             raise MeasureSyntaxError(spec, len(spec) - 1, len(spec), "a '.' must be followed by parameters")
@@ -211,9 +214,18 @@ def _parse_notation(spec: str) -> Measure:
     try:
         return parse_notation(_from_ranx(spec))
     except MeasureSyntaxError as err:
-        printed = _PRINTED.fullmatch(spec.strip())
-        if printed is None or printed[1] not in FAMILIES or "unknown measure" not in err.reason:
+        if "unknown measure" not in err.reason:
             raise
+        printed = _PRINTED.fullmatch(spec.strip())
+        if printed is None or printed[1] not in FAMILIES:
+            # a misspelt name: the closest of every name (ours, trec_eval's, ranx's), the rest as typed
+            typed = spec.strip()
+            name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", typed)
+            close = closest(name.group(), [*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES]) if name else []
+            if not close or name is None:
+                raise
+            raise MeasureSyntaxError(err.text, err.start, err.end, f"unknown measure (did you mean "
+                                     f"{close[0] + typed[name.end():]!r}?)") from None
         asked = f"{printed[1]}.{printed[2]}"
         raise MeasureSyntaxError(err.text, err.start, err.end,
                                  f"unknown measure: did you mean {asked!r}? ({spec.strip()} is how trec_eval "
@@ -265,13 +277,25 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         if isinstance(item, Measure):
             out.append(item)
         elif isinstance(item, str):
-            out.extend(parse_measures(_split_names(item), order="asked"))
+            out.extend(_as_asked(_split_names(item)))
         elif is_ir_measures_measure(item):
             out.append(parse_one(str(item)))
         else:
             raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
                             f"{type(item).__name__}: {item!r}")
     return list(dict.fromkeys(out))
+
+
+def _as_asked(specs: list[str]) -> list[Measure]:
+    """``parse_measures(specs, order="asked")``, each measure named as it was typed when one name asked
+    for it alone in our notation or ranx's (``map@100`` stays ``map@100``, not ``MAP@100``); trec_eval's
+    requests (``P.5,10``, ``map``) keep the canonical names, as they may ask for several measures."""
+    measures = parse_measures(specs, order="asked")
+    typed: dict[Measure, str] = {}
+    for spec in specs:
+        if not is_trec_syntax(spec):
+            typed.setdefault(_parse_notation(spec), spec.strip())
+    return [replace(m, asked=typed[m]) if m in typed and m.asked is None else m for m in measures]
 
 
 def is_ir_measures_measure(value: object) -> bool:

@@ -1,0 +1,83 @@
+"""Results keyed as the user asked, suggestions for misspelt names, typed results, progress on long
+comparisons (issue 24, finding 11)."""
+
+from __future__ import annotations
+
+import typing
+
+import numpy as np
+import pytest
+from conftest import invoke
+
+import trec_rag_eval as tre
+from trec_rag_eval.errors import MeasureSyntaxError
+
+QRELS = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+RUN = {"q1": {"a": 1.0, "b": 2.0}, "q2": {"c": 1.0}}
+# by hand: q1 ranks b, a (a relevant at 2): AP 1/2, hit in top 5 1; q2: c at 1: AP 1, hit 1
+
+
+def test_keys_are_the_names_asked_and_every_alias_still_finds_them():
+    result = tre.evaluate(QRELS, RUN, ["map@100", "hit_rate@5", "ndcg@10", "RR"])
+    assert list(result.summary) == ["map@100", "hit_rate@5", "ndcg@10", "RR"]
+    assert result.summary["map@100"] == result.summary["MAP@100"] == result.summary["AP@100"] == 0.75
+    assert result.summary["hit_rate@5"] == result.summary["HitRate@5"] == result.summary["Success@5"] == 1.0
+    assert result.summary["nDCG@10"] == result.summary["ndcg_cut.10"] == result.summary["ndcg@10"]
+    assert result.summary["MRR"] == result.summary["recip_rank"] == 0.75
+    assert list(result.per_query["q1"]) == ["map@100", "hit_rate@5", "ndcg@10", "RR"]
+    assert set(result.to_pandas()["measure"]) == {"map@100", "hit_rate@5", "ndcg@10", "RR"}
+    np.testing.assert_array_equal(result.values["MAP@100"], [0.5, 1.0])
+    # the same in a comparison and in the harness
+    comparison = tre.compare(QRELS, {"A": RUN, "B": {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}}, ["map@100"])
+    assert comparison.measures == ["map@100"] and comparison.summary["B"]["AP@100"] == 1.0
+    report = tre.Evaluator(lambda q, k: ["b", "a"] if q == "x" else ["c"]).evaluate(
+        [{"id": "q1", "query": "x", "relevant": ["a"]}, {"id": "q2", "query": "y", "relevant": ["c"]}],
+        measures=["hit_rate@5", "map@100"])
+    assert list(report.summary) == ["hit_rate@5", "map@100"] and report.summary["MAP@100"] == 0.75
+
+
+def test_trec_eval_requests_keep_trec_eval_s_measures():
+    # "P.5,10" asks for two measures: they keep their names (and the trec_eval output is unchanged)
+    assert list(tre.evaluate(QRELS, RUN, ["P.5,10"]).summary) == ["P@5", "P@10"]
+
+
+@pytest.mark.parametrize(("typed", "suggested"), [
+    ("ndgc@10", "'nDCG@10'"), ("mapp", "'MAP'"), ("Recal@5", "'Recall@5'"), ("ndcg_cutt.10", "'ndcg_cut.10'"),
+    ("recip_rnk", "'recip_rank'"), ("Sucess@3", "'Success@3'"), ("mrrr", "'MRR'")])
+def test_a_misspelt_name_gets_the_closest_one(typed, suggested):
+    with pytest.raises(MeasureSyntaxError) as info:
+        tre.evaluate(QRELS, RUN, typed)
+    assert f"unknown measure (did you mean {suggested}?)" in str(info.value)
+    result = invoke("-m", typed, "qrels.txt", "run.txt")
+    assert result.exit_code == 2 and f"did you mean {suggested}?" in result.stderr
+
+
+def test_nothing_close_says_where_the_names_are():
+    with pytest.raises(MeasureSyntaxError, match=r"unknown measure \(see: trec-rag-eval measures\)"):
+        tre.evaluate(QRELS, RUN, "zzzz@3")
+
+
+def test_results_are_typed():
+    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.engine.harness import EngineEvaluation
+    from trec_rag_eval.evaluation.evaluate import Evaluation
+
+    hints = typing.get_type_hints(Evaluation)
+    assert "ByMeasure[float]" in str(hints["summary"]) and "ndarray" in str(hints["values"])
+    for owner in (Evaluation, EngineEvaluation, Comparison):
+        assert owner.to_pandas.__annotations__["return"] == "pd.DataFrame"
+        assert owner.to_polars.__annotations__["return"] == "pl.DataFrame"
+    assert EngineEvaluation.summary.fget.__annotations__["return"] == "ByMeasure[float]"
+    from trec_rag_eval.measures.keyed import ByMeasure
+    assert issubclass(ByMeasure, typing.Mapping)
+
+
+def test_long_comparisons_show_their_progress(capsys):
+    runs = {f"r{i}": {"q1": {"a": float(i % 3), "b": 1.0}, "q2": {"c": 1.0}} for i in range(10)}
+    tre.compare(QRELS, runs, "P@1")
+    err = capsys.readouterr().err
+    assert "Evaluating" in err and "10/10" in err and "Testing" in err and "9/9" in err
+    tre.compare(QRELS, dict(list(runs.items())[:3]), "P@1")
+    assert "Testing" not in capsys.readouterr().err        # a short one stays quiet
+    tre.compare(QRELS, dict(list(runs.items())[:3]), "P@1", progress=True)
+    assert "2/2" in capsys.readouterr().err
