@@ -321,11 +321,11 @@ def compare(
     primary set (``PRIMARY_MEASURES``: nDCG@10, R@5, MRR; a short family, so the correction for
     multiple comparisons stays meaningful). ``primary=True`` compares the primary set, then the
     measures given not already in it; ``all_measures=True`` the whole RAG table, then the others. A
-    pre-registered measure asked alone keeps the family at one comparison per
-    run). The correction covers exactly the family compared. ``progress``: bars on stderr (widgets in a
-    notebook) over the runs evaluated and the pairs tested; None shows them from ``PROGRESS_RUNS`` runs on. ``settings`` as for ``evaluate``, except the
-    query set, always the qrels'. ``doc_map`` maps chunk ids to documents in every
-    run (see ``evaluate``). See ``compare_values`` for the statistics.
+    pre-registered measure asked alone keeps the family at one comparison per run. The correction
+    covers exactly the family compared. ``progress``: bars on stderr (widgets in a notebook) over the
+    runs evaluated and the pairs tested; None shows them from ``PROGRESS_RUNS`` runs on. ``settings``
+    as for ``evaluate``, except the query set, always the qrels'. ``doc_map`` maps chunk ids to
+    documents in every run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
     from trec_rag_eval.evaluation.evaluate import evaluate
 
