@@ -17,6 +17,17 @@ RUN = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}          # q3 missing: it s
 OTHER = {"q1": {"b": 2.0, "a": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 1.0}}
 
 
+DISTANCES = {"q1": [{"id": "a", "score": 0.1}, {"id": "b", "score": 0.7}], "q2": [("c", 0.2)], "q3": [("d", 0.3)]}
+
+
+def _distances_file(paths):
+    import json
+
+    path = paths[0].parent / "distances.json"
+    path.write_text(json.dumps(DISTANCES))
+    return path
+
+
 def _recorded(call):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -70,6 +81,14 @@ CALLS = {
     "empty run": lambda paths: tre.evaluate(QRELS, tre.Run({"query_id": [], "doc_id": [], "score": []}), "P@1"),
     "every engine call failed": lambda paths: tre.Evaluator(lambda q, k: 1 / 0).evaluate(
         [{"id": "q1", "query": "x", "relevant": ["a"]}], k_values=[1]),
+    # scores rising along a list (distances), on each path that reads lists
+    "distances in memory": lambda paths: tre.evaluate(QRELS, DISTANCES, "P@1"),
+    "distances to compare": lambda paths: tre.compare(QRELS, {"A": DISTANCES, "B": OTHER}, "P@1"),
+    "distances from an engine": lambda paths: tre.Evaluator(lambda q, k: DISTANCES["q1"]).evaluate(
+        [{"id": "q1", "query": "x", "relevant": ["a"]}], k_values=[1], depth=2),
+    "distances in a file": lambda paths: tre.evaluate(QRELS, str(_distances_file(paths)), "P@1"),
+    "distances read": lambda paths: tre.read_run(str(_distances_file(paths))),
+    "crosscheck": lambda paths: tre.crosscheck(QRELS, DISTANCES, ["P@1"]),
 }
 
 

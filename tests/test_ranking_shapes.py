@@ -146,7 +146,9 @@ def test_json_and_jsonl_files_are_ranked_as_listed(tmp_path):
     rows = tmp_path / "hits.jsonl"
     rows.write_text("".join(json.dumps({"query_id": q, "results": [{"doc_id": d, "score": s} for d, s in hits]}) + "\n"
                             for q, hits in HITS.items()))
-    for path in (objects, rows):
+    pairs = tmp_path / "pairs.json"                       # json.dumps of the (id, score) pairs in memory
+    pairs.write_text(json.dumps(_pairs()))
+    for path in (objects, rows, pairs):
         evaluation, said = _said(lambda path=path: tre.evaluate(QRELS, str(path), MEASURES))
         assert _values(evaluation) == _approx(AS_LISTED), path
         assert _order_warnings(said) == [f"{path}: {WARNING}"]

@@ -150,6 +150,9 @@ def _ranking(
     they fall strictly along it, else n, n-1, ..., 1); an object ``{doc_id: score}`` is scored, as
     the same dict in memory is."""
     where = f"key {key!r}: " if key is not None else ""
+    if isinstance(value, list) and value and all(_is_pair(item) for item in value):
+        # [[id, score], ...]: (id, score) pairs as json.dumps writes them, read as they are in memory
+        value = [{"id": item[0], "score": item[1]} for item in value]
     pairs: list[tuple[str, float | None]] = id_values(path, entry, where, value, SCORE_KEYS, _score, None,
                                                        "a result", "score", id)
     with_score = sum(score is not None for _, score in pairs)
@@ -171,6 +174,12 @@ def _ranking(
         return [(doc_id, float(score)) for doc_id, score in kept], repeats, False  # type: ignore[arg-type]
     scores, rising = list_scores([score for _, score in kept], [doc_id for doc_id, _ in kept])
     return [(doc_id, score) for (doc_id, _), score in zip(kept, scores, strict=True)], repeats, rising
+
+
+def _is_pair(item: Any) -> bool:
+    """An ``[id, score]`` pair: a string or integer id, then a number."""
+    return (isinstance(item, list) and len(item) == 2 and isinstance(item[0], (str, int))
+            and not isinstance(item[0], bool) and isinstance(item[1], (int, float)) and not isinstance(item[1], bool))
 
 
 def _score(path: str, entry: Entry, where: str, doc_id: Any, score: Any) -> float:
