@@ -45,7 +45,7 @@ def test_compat_by_hand() -> None:
     ideal95 = 1 + 0.95 + 0.95**2 + 0.95**3 * 3 / 4
     values = _values("Compat(p=0.5)", "Compat(p=0.5,normalize=False)", "Compat")
     assert values["Compat(p=0.5)"] == pytest.approx(run / ideal, abs=1e-12)
-    assert values["Compat(normalize=False,p=0.5)"] == pytest.approx(run / weights, abs=1e-12)
+    assert values["Compat(p=0.5,normalize=False)"] == pytest.approx(run / weights, abs=1e-12)  # the name as asked
     assert values["Compat"] == pytest.approx(run95 / ideal95, abs=1e-12)
 
 

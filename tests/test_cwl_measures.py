@@ -45,7 +45,7 @@ def test_truncated_measures_by_hand() -> None:
     values = _values("SDCG(max_rel=3)@3", "SDCG(min_rel=1,max_rel=3)@3", "NERR8(max_rel=3)@3",
                      "NERR9(max_rel=3)@3", "BPM(max_rel=3)@3", "BPM(T=2.0,max_rel=3)@3")
     assert values == pytest.approx({
-        "SDCG(max_rel=3)@3": sdcg, "SDCG(max_rel=3,min_rel=1)@3": sdcg_min, "NERR8(max_rel=3)@3": 0.5,
+        "SDCG(max_rel=3)@3": sdcg, "SDCG(min_rel=1,max_rel=3)@3": sdcg_min, "NERR8(max_rel=3)@3": 0.5,
         "NERR9(max_rel=3)@3": 1 / 3, "BPM(max_rel=3)@3": 0.5, "BPM(T=2.0,max_rel=3)@3": 4 / 9}, abs=1e-12)
 
 
@@ -61,7 +61,7 @@ def test_full_depth_measures_by_hand() -> None:
     inst_weights = 1 + 4 / 9 + sum(1024 / (81 * (3 * i - 1) ** 2) for i in range(3, 1001))
     inst = (4 / 9 * 1 + 1024 / (81 * 64) * (1 / 3)) / inst_weights
     values = _values("NERR10(p=0.5,max_rel=3)", "NERR11(max_rel=3)", "INSQ(max_rel=3)", "INST(max_rel=3)")
-    assert values == pytest.approx({"NERR10(max_rel=3,p=0.5)": 1 / 3, "NERR11(max_rel=3)": 4 / 13,
+    assert values == pytest.approx({"NERR10(p=0.5,max_rel=3)": 1 / 3, "NERR11(max_rel=3)": 4 / 13,
                                     "INSQ(max_rel=3)": insq, "INST(max_rel=3)": inst}, abs=1e-12)
 
 
