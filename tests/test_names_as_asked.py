@@ -44,11 +44,13 @@ def test_trec_eval_requests_keep_trec_eval_s_measures():
 @pytest.mark.parametrize(("typed", "suggested"), [
     ("ndgc@10", "'nDCG@10'"), ("mapp", "'MAP'"), ("Recal@5", "'Recall@5'"), ("ndcg_cutt.10", "'ndcg_cut.10'"),
     ("recip_rnk", "'recip_rank'"), ("Sucess@3", "'Success@3'"), ("mrrr", "'MRR'")])
-def test_a_misspelt_name_gets_the_closest_one(typed, suggested):
+def test_a_misspelt_name_gets_the_closest_one(typed, suggested, tmp_path):
     with pytest.raises(MeasureSyntaxError) as info:
         tre.evaluate(QRELS, RUN, typed)
     assert f"unknown measure (did you mean {suggested}?)" in str(info.value)
-    result = invoke("-m", typed, "qrels.txt", "run.txt")
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 1.0 r\n")
+    result = invoke("-m", typed, str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
     assert result.exit_code == 2 and f"did you mean {suggested}?" in result.stderr
 
 

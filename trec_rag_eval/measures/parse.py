@@ -287,10 +287,14 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
 
 
 def _as_asked(specs: list[str]) -> list[Measure]:
-    """``parse_measures(specs, order="asked")``, each measure named as it was typed when one name asked
-    for it alone in our notation or ranx's (``map@100`` stays ``map@100``, not ``MAP@100``); trec_eval's
-    requests (``P.5,10``, ``map``) keep the canonical names, as they may ask for several measures."""
-    measures = parse_measures(specs, order="asked")
+    """``parse_measures(specs, order="asked")``, named as asked (``named_as_asked``)."""
+    return named_as_asked(parse_measures(specs, order="asked"), specs)
+
+
+def named_as_asked(measures: list[Measure], specs: list[str]) -> list[Measure]:
+    """``measures`` (parsed from ``specs``), each named as it was typed when one name asked for it alone
+    in our notation or ranx's (``map@100`` stays ``map@100``, not ``MAP@100``); trec_eval's requests
+    (``P.5,10``, ``map``) keep the canonical names, as they may ask for several measures."""
     typed: dict[Measure, str] = {}
     for spec in specs:
         if not is_trec_syntax(spec):
