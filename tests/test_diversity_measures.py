@@ -85,7 +85,7 @@ def test_alpha_and_beta_parameters(qrels_file) -> None:
     values = _values(qrels_file, "alpha_nDCG(alpha=0.0)@3", "NRBP(alpha=0.5,beta=0.9)")
     ideal = 1 + 1 / log2(3) + 1 / log2(4)  # d, a, then b/c: every relevant document gains 1
     assert values["alpha_nDCG(alpha=0.0)@3"] == pytest.approx((1 / log2(3) + 1 / 2) / ideal, abs=1e-12)
-    assert values["NRBP(beta=0.9)"] == pytest.approx(
+    assert values["NRBP(alpha=0.5,beta=0.9)"] == pytest.approx(  # the name as asked (alpha=0.5 is the default)
         (1 * 0.9 + 0.5 * 0.81 + 0.9**3 + 0.9**4) * (1 - 0.5 * 0.9) / 3, abs=1e-12)
 
 
