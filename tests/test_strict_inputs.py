@@ -139,3 +139,42 @@ def test_pandas_frame_with_a_column_twice_is_a_clear_error(side, column):
     args = (frame, {"q1": {"d1": 1.0}}) if side == "qrels" else ({"q1": {"d1": 1}}, frame)
     with pytest.raises(InputFormatError, match=rf"the column '{column}' appears 2 times"):
         trec_rag_eval.evaluate(*args, ["P@1"])
+
+
+# --- datasets with keys in two languages -------------------------------------------------------------
+
+@pytest.mark.parametrize(("row", "keys"), [
+    # before: the French key was kept and the English one dropped without a word
+    ({"id": "q1", "requête": "vélo", "query": "bike", "pertinents": ["d1"]}, ("requête", "query")),
+    ({"id": "q1", "requête": "vélo", "pertinents": ["d1"], "relevant": ["d2"]}, ("pertinents", "relevant")),
+    ({"id": "q1", "pertinents": ["d1"], "non_pertinents": ["d2"], "non_relevant": ["d3"]},
+     ("non_pertinents", "non_relevant")),
+    ({"id": "q1", "requete": "velo", "requête": "vélo", "pertinents": ["d1"]}, ("requête", "requete")),
+    ({"id": "q1", "pertinents": [{"id": "d1", "pertinence": 2, "relevance": 1}]}, ("relevance", "pertinence")),
+])
+def test_dataset_item_with_one_key_in_two_languages_and_two_values_is_refused(tmp_path, row, keys):
+    path = tmp_path / "ds.json"
+    path.write_text('[{"id": "q0", "query": "x", "relevant": ["d0"]},\n' + __import__("json").dumps(row) + "]")
+    with pytest.raises(InputFormatError) as caught:
+        trec_rag_eval.read_qrels(path)
+    message = str(caught.value)
+    assert caught.value.line_no == 2 and "item 2" in message and "(query q1)" in message
+    assert all(f"{key!r}" in message for key in keys) and "different values" in message
+    with pytest.raises(InputFormatError, match="different values"):  # the same rows from Python
+        trec_rag_eval.evaluate([row], {"q1": {"d1": 1.0}}, ["P@1"])
+
+
+def test_dataset_item_with_one_key_in_two_languages_and_one_value_is_read(tmp_path):
+    path = tmp_path / "ds.json"
+    path.write_text('[{"id": "q1", "requête": "vélo", "query": "vélo", "pertinents": ["d1"], "relevant": ["d1"]}]')
+    qrels = trec_rag_eval.read_qrels(path)
+    assert qrels.to_dict() == {"q1": {"d1": 1}}
+
+
+def test_results_item_with_one_key_in_two_languages_and_two_values_is_refused(tmp_path):
+    qrels = tmp_path / "ds.json"
+    qrels.write_text('[{"id": "q1", "query": "x", "relevant": ["d1"]}]')
+    results = tmp_path / "results.json"
+    results.write_text('[{"id": "q1", "résultats": ["d1"], "results": ["d2"]}]')
+    with pytest.raises(InputFormatError, match=r"'résultats' and 'results' say the same thing with different values"):
+        trec_rag_eval.evaluate(str(qrels), str(results), ["P@1"])

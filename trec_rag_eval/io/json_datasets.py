@@ -17,6 +17,7 @@ from trec_rag_eval.io.json_rows import (
     QUERY_TEXT_KEYS,
     RELEVANCE_KEYS,
     RELEVANT_KEYS,
+    agreed_key,
     check_id,
     entry_error,
     find_key,
@@ -111,13 +112,13 @@ def _dataset_rows(document: Document, require_text: bool = False) -> list[_Query
                 raise entry_error(document.path, entry, missing_key_reason(row, ("requête", "query")))
             if not text.strip():
                 raise entry_error(document.path, entry, "the query text is empty: there is nothing to search with")
-        key = find_key(row, RELEVANT_KEYS)
+        key = agreed_key(document.path, entry, row, RELEVANT_KEYS)
         if key is None:
             raise entry_error(
                 document.path, entry, missing_key_reason(row, RELEVANT_KEYS[:2] + RELEVANT_KEYS[4:5])
             )
         judgments = _judgments(document.path, entry, key, row[key], default=1)
-        other = find_key(row, NON_RELEVANT_KEYS)
+        other = agreed_key(document.path, entry, row, NON_RELEVANT_KEYS)
         if other is not None:
             judgments += _judgments(document.path, entry, other, row[other], default=0)
         subtopics = _subtopics(document.path, entry, row[SUBTOPICS_KEY]) if SUBTOPICS_KEY in row else []
@@ -134,11 +135,12 @@ def _dataset_keyed(document: Document) -> list[_Query]:
         query_id = check_id(document.path, entry, "query id", entry.key)
         value, text = entry.value, None
         if isinstance(value, dict) and find_key(value, RELEVANT_KEYS) is not None:
-            text_key = find_key(value, QUERY_TEXT_KEYS)
+            text_key = agreed_key(document.path, entry, value, QUERY_TEXT_KEYS)
             text = query_text(document.path, entry, text_key, value[text_key]) if text_key else None
-            key = find_key(value, RELEVANT_KEYS)
+            key = agreed_key(document.path, entry, value, RELEVANT_KEYS)
+            assert key is not None
             judgments = _judgments(document.path, entry, key, value[key], default=1)
-            other = find_key(value, NON_RELEVANT_KEYS)
+            other = agreed_key(document.path, entry, value, NON_RELEVANT_KEYS)
             if other is not None:
                 judgments += _judgments(document.path, entry, other, value[other], default=0)
         else:

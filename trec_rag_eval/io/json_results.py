@@ -14,6 +14,7 @@ from trec_rag_eval.io.ids import has_whitespace
 from trec_rag_eval.io.json_rows import (
     RESULT_KEYS,
     SCORE_KEYS,
+    agreed_key,
     check_id,
     entry_error,
     find_key,
@@ -115,7 +116,7 @@ def _result_entries(
             assert entry.key is not None
             value = entry.value
             if isinstance(value, dict) and find_key(value, RESULT_KEYS) is not None:
-                value = value[find_key(value, RESULT_KEYS)]
+                value = value[agreed_key(path, entry, value, RESULT_KEYS)]
             if resolver is not None:  # an unmatched key stays as it is: an extra query
                 query_id = resolver.by_key(entry, entry.key)
             elif has_whitespace(entry.key):
@@ -133,7 +134,7 @@ def _result_entries(
     for entry in row_entries(document):
         row = require_object(path, entry, "an object with the query and its results")
         query_id, text, explicit = row_identity(path, entry, row)
-        key = find_key(row, RESULT_KEYS)
+        key = agreed_key(path, entry, row, RESULT_KEYS)
         if key is None:
             raise entry_error(path, entry, missing_key_reason(row, RESULT_KEYS[:3] + RESULT_KEYS[5:6]))
         if resolver is not None and not explicit and text is not None:

@@ -88,7 +88,10 @@ def row_entries(document: Document) -> list[Entry]:
 def row_identity(path: str, entry: Entry, row: dict[str, Any]) -> tuple[str, str | None, bool]:
     """The row's query id (its id, else q<position>), its query text (or None), and whether the id
     was given. Sets ``entry.label`` so later errors name the query."""
-    text_key = find_key(row, QUERY_TEXT_KEYS)
+    given = row.get(find_key(row, ID_KEYS) or "")
+    if isinstance(given, (str, int)) and not isinstance(given, bool):
+        entry.label = str(given)  # so an error about the text names the query already
+    text_key = agreed_key(path, entry, row, QUERY_TEXT_KEYS)
     text_value = row[text_key] if text_key is not None else None
     explicit_id = None
     if isinstance(text_value, dict):  # TREC RAG requests: "query": {"qid": ..., "text": ...}
@@ -129,7 +132,7 @@ def id_values(path: str, entry: Entry, where: str, value: Any, value_keys: tuple
         for item in value:
             if isinstance(item, dict):
                 doc_id = element_id(path, entry, where, item, element, id)
-                value_key = find_key(item, value_keys)
+                value_key = agreed_key(path, entry, item, value_keys, where)
                 found = default if value_key is None else read_value(path, entry, where, doc_id, item[value_key])
                 out.append((doc_id, found))
             else:
@@ -172,6 +175,33 @@ def find_key(obj: dict[str, Any], aliases: tuple[str, ...]) -> str | None:
         if rank is not None and (best is None or rank < best[0]):
             best = (rank, key)
     return best[1] if best else None
+
+
+ONE_MEANING = {
+    QUERY_TEXT_KEYS: QUERY_TEXT_KEYS,
+    RELEVANT_KEYS: RELEVANT_KEYS,
+    NON_RELEVANT_KEYS: NON_RELEVANT_KEYS,
+    RESULT_KEYS: RESULT_KEYS,
+    RELEVANCE_KEYS: ("relevance", "pertinence"),  # a judgment may also carry a retrieval score
+}
+"""For each alias list, the aliases that say one thing (in French or English, or another tool's
+word): a row giving two of them with different values is ambiguous and refused; with the same value,
+one is kept."""
+
+
+def agreed_key(path: str, entry: Entry, obj: dict[str, Any], aliases: tuple[str, ...], where: str = "") -> str | None:
+    """``find_key``, refusing an object where two aliases of one meaning (``ONE_MEANING``: ``requête``
+    and ``query``, ``pertinents`` and ``relevant``, ...) hold different values: which one is meant
+    cannot be told, and keeping either would drop the other in silence."""
+    key = find_key(obj, aliases)
+    same = ONE_MEANING.get(aliases, ())
+    if key is None or nfc(key).lower() not in same:
+        return key
+    for other in obj:
+        if other != key and isinstance(other, str) and nfc(other).lower() in same and obj[other] != obj[key]:
+            raise entry_error(path, entry, f"{where}the keys {key!r} and {other!r} say the same thing with different "
+                              f"values ({short(obj[key], 40)} and {short(obj[other], 40)}): keep one")
+    return key
 
 
 def missing_key_reason(row: dict[str, Any], aliases: tuple[str, ...]) -> str:
