@@ -178,3 +178,87 @@ def test_results_item_with_one_key_in_two_languages_and_two_values_is_refused(tm
     results.write_text('[{"id": "q1", "résultats": ["d1"], "results": ["d2"]}]')
     with pytest.raises(InputFormatError, match=r"'résultats' and 'results' say the same thing with different values"):
         trec_rag_eval.evaluate(str(qrels), str(results), ["P@1"])
+
+
+# --- ids a TREC file cannot hold ---------------------------------------------------------------------
+
+TREC_EVAL = "/work/tools/trec_eval/trec_eval"
+
+
+def _convert(capsys, *args) -> tuple[int, str]:
+    """``trec-rag-eval convert ARGS`` through the console entry point: (exit code, stderr)."""
+    from trec_rag_eval.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["convert", *args])
+    return exit_info.value.code, capsys.readouterr().err
+
+
+def _nul_inputs(tmp_path):
+    """Each input kind convert reads, with a NUL inside a document id on its first data line/row."""
+    import json
+
+    import polars as pl
+
+    made = {}
+    made["dataset"] = tmp_path / "ds.json"
+    made["dataset"].write_text('[{"id": "q1", "query": "x",\n  "relevant": ["d\\u00001", "d2"]}]')
+    made["results"] = tmp_path / "res.json"
+    made["results"].write_text(json.dumps([{"id": "q1", "results": ["d2", "d\x001"]}]))
+    made["qrels parquet"] = tmp_path / "q.parquet"
+    pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d2", "d\x001"], "relevance": [1, 1]}).write_parquet(
+        made["qrels parquet"])
+    made["run parquet"] = tmp_path / "r.parquet"
+    pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d2", "d\x001"], "score": [1.0, 0.5]}).write_parquet(
+        made["run parquet"])
+    made["trec run"] = tmp_path / "run.txt"
+    made["trec run"].write_bytes(b"q1 Q0 d2 1 2 t\nq1 Q0 d\x001 2 1 t\n")
+    made["trec qrels"] = tmp_path / "qrels.txt"
+    made["trec qrels"].write_bytes(b"q1 0 d2 1\nq1 0 d\x001 1\n")
+    return made
+
+
+@pytest.mark.parametrize(("kind", "output", "where"), [
+    ("dataset", "--qrels", ":1:"), ("dataset", "--json", ":1:"), ("results", "--run", ":1:"),
+    ("qrels parquet", "--qrels", "row 2"), ("run parquet", "--run", "row 2"), ("trec run", "--run", ":2:"),
+    ("trec run", "--json", ":2:"), ("trec qrels", "--qrels", ":2:"), ("trec qrels", "--json", ":2:"),
+])
+def test_convert_refuses_a_nul_in_an_id_instead_of_writing_a_file_trec_eval_crashes_on(tmp_path, capsys, kind,
+                                                                                          output, where):
+    # before: the NUL was copied into the TREC file, and trec_eval then crashed (malloc(): invalid size)
+    source = _nul_inputs(tmp_path)[kind]
+    suffix = ".parquet" if output == "--qrels" and kind == "trec qrels" else (".json" if output == "--json"
+                                                                              else ".txt")
+    target = tmp_path / f"out{suffix}"
+    args = [str(source), output, str(target)]
+    if kind == "results":
+        (tmp_path / "ds_ok.json").write_text('[{"id": "q1", "query": "x", "relevant": ["d2"]}]')
+        args += ["--dataset", str(tmp_path / "ds_ok.json")]
+    code, err = _convert(capsys, *args)
+    assert code != 0 and "NUL" in err and "Traceback" not in err, err
+    assert (f"{source}{where}" if where.startswith(":") else f"{source}: {where}") in err
+    assert not target.exists()
+
+
+def test_evaluating_a_run_with_a_nul_names_the_line(tmp_path):
+    import os
+    import subprocess
+
+    inputs = _nul_inputs(tmp_path)
+    qrels = tmp_path / "ok.qrels"
+    qrels.write_text("q1 0 d2 1\n")
+    with pytest.raises(InputFormatError, match="NUL") as caught:
+        trec_rag_eval.evaluate(str(qrels), str(inputs["trec run"]), ["P@1"])
+    assert caught.value.line_no == 2
+    if os.access(TREC_EVAL, os.X_OK):  # the oracle: trec_eval cannot read such a file
+        done = subprocess.run([TREC_EVAL, str(qrels), str(inputs["trec run"])], capture_output=True)
+        assert done.returncode != 0
+
+
+def test_other_control_characters_trec_eval_reads_are_kept(tmp_path):
+    # \x01 is no separator for trec_eval (it reads "d\x011" as one id): kept, as trec_eval keeps it
+    qrels = tmp_path / "q.txt"
+    qrels.write_bytes(b"q1 0 d\x011 1\n")
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"q1 Q0 d\x011 1 2 t\nq1 Q0 d2 2 1 t\n")
+    assert trec_rag_eval.evaluate(str(qrels), str(run), ["P@1"]).value("P@1", "q1") == 1.0

@@ -1,6 +1,7 @@
 """What a query or document id may be: the rule every reader and writer applies, said once.
 
-An id is what a TREC file can hold in one whitespace-separated column: not empty, no whitespace;
+An id is what a TREC file can hold in one whitespace-separated column: not empty, no whitespace, no
+NUL character (trec_eval stops reading a C string there, or crashes);
 a query id must not start with ``#``, which TREC readers (ours, trec_eval's) take for a comment.
 """
 
@@ -19,6 +20,8 @@ def id_problem(text: str, query_id: bool) -> str | None:
         return "is empty"
     if any(ch.isspace() for ch in text):
         return "contains whitespace, which a TREC file cannot hold"
+    if "\x00" in text:
+        return "contains a NUL character, which trec_eval cannot read (C strings end there)"
     if query_id and text.startswith("#"):
         return "starts with '#', which a TREC file reads as a comment"
     return None

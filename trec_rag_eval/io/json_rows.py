@@ -89,7 +89,7 @@ def row_identity(path: str, entry: Entry, row: dict[str, Any]) -> tuple[str, str
     """The row's query id (its id, else q<position>), its query text (or None), and whether the id
     was given. Sets ``entry.label`` so later errors name the query."""
     given = row.get(find_key(row, ID_KEYS) or "")
-    if isinstance(given, (str, int)) and not isinstance(given, bool):
+    if isinstance(given, (str, int)) and not isinstance(given, bool) and id_problem(str(given), True) is None:
         entry.label = str(given)  # so an error about the text names the query already
     text_key = agreed_key(path, entry, row, QUERY_TEXT_KEYS)
     text_value = row[text_key] if text_key is not None else None

@@ -294,8 +294,8 @@ def _ids(rows: _Rows) -> None:
         _as_text(rows, column)
         values = pl.col(column)
         rows.refuse(values.is_null(), f"{column} is missing (null)", column)
-        # Python's str.isspace, which io.ids applies: Unicode White_Space plus the separators \x1c-\x1f
-        bad = (values.str.len_bytes() == 0) | values.str.contains(r"[\s\x1c-\x1f]")
+        # Python's str.isspace, which io.ids applies: Unicode White_Space plus the separators \x1c-\x1f; NUL
+        bad = (values.str.len_bytes() == 0) | values.str.contains(r"[\s\x00\x1c-\x1f]")
         if column == "query_id":
             bad = bad | values.str.starts_with("#")
         index = rows.frame.select(bad.arg_true().first()).item()

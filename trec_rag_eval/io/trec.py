@@ -219,7 +219,7 @@ def _layout(data: bytes | bytearray, start: int, end: int, scratch: _Scratch) ->
     row, or a space ending a line. A space at the start of a line shows as an empty query id,
     checked on the frame instead. Single bytes are looked for at ``memchr`` speed, pairs in reused
     numpy buffers; the last byte is left to the next window (``_layout_of_file`` keeps it)."""
-    for separator in (b"\t", b"\x0b", b"\x0c"):
+    for separator in (b"\t", b"\x0b", b"\x0c", b"\x00"):  # a NUL: refused by the careful way, with its line
         if data.find(separator, start, end) >= 0:
             return True, False, False
     if data.find(b"\r", start, end) >= 0 and (
@@ -410,6 +410,9 @@ def _last_run_tag(source: _Source) -> str | None:
 
 def _data_fields(source: _Source) -> Iterator[tuple[int, str, list[str]]]:
     for line_no, text in source.lines():
+        if "\x00" in text:  # C strings end there: trec_eval misreads the line or crashes
+            raise InputFormatError(source.path, line_no, "the line holds a NUL character (byte 0), which trec_eval "
+                                   "cannot read", text)
         fields = split_fields(text)
         if not fields or fields[0].startswith("#"):
             continue
