@@ -262,3 +262,49 @@ def test_other_control_characters_trec_eval_reads_are_kept(tmp_path):
     run = tmp_path / "r.txt"
     run.write_bytes(b"q1 Q0 d\x011 1 2 t\nq1 Q0 d2 2 1 t\n")
     assert trec_rag_eval.evaluate(str(qrels), str(run), ["P@1"]).value("P@1", "q1") == 1.0
+
+
+# --- a run cut by a download -------------------------------------------------------------------------
+
+def _big_run(lines: int) -> bytes:
+    return b"".join(b"q%d Q0 d%d %d %d bm25\n" % (i // 100, i, i % 100 + 1, 1000 - i % 100) for i in range(lines))
+
+
+@pytest.mark.parametrize("size", ["small", "large"])   # the line-by-line reader and the fast one
+def test_run_whose_last_line_lost_its_end_inside_the_tag_looks_truncated(tmp_path, size):
+    body = _big_run(3 if size == "small" else 40_000)
+    path = tmp_path / "run.txt"
+    path.write_bytes(body + b"q9 Q0 dx 1 0.5 bm2")   # cut inside "bm25\n"
+    lines = body.count(b"\n") + 1
+    with pytest.warns(UserWarning, match=rf"run.txt:{lines}: the file looks truncated .* run tag 'bm2' differs "
+                                         r"from 'bm25'"):
+        run = trec_rag_eval.read_run(path)
+    assert run.run_tag == "bm2"   # what trec_eval prints as runid: the last line's
+
+
+@pytest.mark.parametrize("content", [
+    b"q1 Q0 d1 1 2 bm25\nq1 Q0 d2 2 1 bm25",          # no line end, same tag: complete as far as one can tell
+    b"q1 Q0 d1 1 2 bm25\nq1 Q0 d2 2 1 other\n",      # two tags, but the file ends with its line end
+    b"q1 Q0 d1 1 2 bm2",                               # one line: nothing to compare with
+])
+def test_complete_looking_runs_give_no_truncation_warning(tmp_path, content):
+    import warnings
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(content)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trec_rag_eval.read_run(path)
+
+
+@pytest.mark.parametrize(("content", "line"), [
+    (b"1 0 d1 1\n1 0 d2", 2),                  # qrels cut inside the doc id: 3 columns
+    (b"q1 Q0 d1 1 2 bm25\nq1 Q0 d2 2 0.", 2),  # run cut inside the score: 5 columns
+])
+def test_files_cut_elsewhere_are_errors_with_the_line(tmp_path, content, line):
+    path = tmp_path / "cut.txt"
+    path.write_bytes(content)
+    reader = trec_rag_eval.read_qrels if content.startswith(b"1 0") else trec_rag_eval.read_run
+    with pytest.raises(InputFormatError) as caught:
+        reader(path)
+    assert caught.value.line_no == line

@@ -85,9 +85,45 @@ def _read_run_source(name: str, source: _Source) -> Run:
     # a document listed twice is caught by the ranking step and cited by line there
     read = None if source.small else _fast_run(source)
     if read is not None:
-        return Run(read[0], read[1], name)
-    columns, run_tag = _slow_run(name, source)
-    return Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name)
+        run = Run(read[0], read[1], name)
+    else:
+        columns, run_tag = _slow_run(name, source)
+        run = Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name)
+    truncated = _looks_truncated(source)
+    if truncated is not None:
+        from trec_rag_eval.errors import warn
+
+        line_no, tag, other = truncated
+        warn(f"{name}:{line_no}: the file looks truncated (a download or a copy cut short?): its last line has no "
+             f"line end and its run tag {tag!r} differs from {other!r} on the line before; the run tag kept is "
+             f"{tag!r}, and lines after it may be missing")
+    return run
+
+
+def _looks_truncated(source: _Source) -> tuple[int, str, str] | None:
+    """(line number, run tag, the previous line's run tag) when the file ends without a line end in
+    a data line whose run tag differs from the data line before it: a file cut inside its last tag
+    (a cut anywhere else leaves too few columns, an error). None otherwise, or when it cannot tell."""
+    tail = source.last_bytes(4096)
+    if not tail or tail.endswith(b"\n"):
+        return None
+    tags = []
+    for raw in reversed(tail.split(b"\n")[1 if len(tail) == 4096 else 0:]):
+        fields = raw.rstrip(b"\r").split()
+        if fields and not fields[0].startswith(b"#"):
+            tags.append(fields[5].decode("utf-8", "replace") if len(fields) >= 6 else None)
+            if len(tags) == 2:
+                break
+    if len(tags) < 2 or tags[0] is None or tags[1] is None or tags[0] == tags[1]:
+        return None
+    if source.data is not None:
+        lines = source.data.count(b"\n") + source.first_line
+    else:
+        lines = source.first_line
+        with open(source.path, "rb") as handle:
+            for piece in iter(lambda: handle.read(1 << 20), b""):
+                lines += piece.count(b"\n")
+    return lines, tags[0], tags[1]
 
 
 def _to_frame(columns: Columns, schema_name: str) -> pl.DataFrame:
