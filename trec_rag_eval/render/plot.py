@@ -40,7 +40,24 @@ def _figure_class() -> Any:
     return Figure
 
 
+def plain_text() -> Any:
+    """A context in which matplotlib draws every text as it is written: run tags and file names are
+    the user's, and ``$x^^y$`` or ``$\\foo{$`` must show as typed, not be parsed as TeX math (a
+    syntax error) nor passed to LaTeX. Text artists read the setting when they are made, so the
+    drawing and the saving (which may make tick labels) both run inside it."""
+    require_matplotlib()
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False, "text.usetex": False})
+
+
 def draw_intervals(figure: Any, comparison: Comparison) -> None:
+    """See ``_draw_intervals``; every text is drawn as written (``plain_text``)."""
+    with plain_text():
+        _draw_intervals(figure, comparison)
+
+
+def _draw_intervals(figure: Any, comparison: Comparison) -> None:
     """Each measure's mean delta (run - baseline) with its interval (the comparison's: ``Comparison.interval``).
 
     Filled markers are significant after the correction; the grey band around zero spans
@@ -84,6 +101,12 @@ def draw_intervals(figure: Any, comparison: Comparison) -> None:
 
 
 def draw_per_query(figure: Any, comparison: Comparison) -> None:
+    """See ``_draw_per_query``; every text is drawn as written (``plain_text``)."""
+    with plain_text():
+        _draw_per_query(figure, comparison)
+
+
+def _draw_per_query(figure: Any, comparison: Comparison) -> None:
     """Per-query deltas sorted from largest win to largest loss, one small panel per measure.
 
     With one compared run the bars are green (query won) and red (query lost); with several,
@@ -125,7 +148,8 @@ def intervals_figure(comparison: Comparison) -> Any:
         figsize=(8, 1.2 + 0.45 * len(comparison.measures) * max(1, len(comparison.others)))
     )
     draw_intervals(figure, comparison)
-    figure.tight_layout()
+    with plain_text():
+        figure.tight_layout()
     return figure
 
 
@@ -133,7 +157,8 @@ def per_query_figure(comparison: Comparison) -> Any:
     rows = (len(comparison.measures) + 3) // 4
     figure = _figure_class()(figsize=(10, 1.0 + 2.0 * rows))
     draw_per_query(figure, comparison)
-    figure.tight_layout()
+    with plain_text():
+        figure.tight_layout()
     return figure
 
 
@@ -152,7 +177,8 @@ def figure_bytes(figure: Any, fmt: str) -> bytes:
     """The figure encoded as ``png`` or ``svg``; SVG output has no timestamp, so it is reproducible."""
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-    figure.savefig(buffer, format=fmt, dpi=100, metadata=metadata)
+    with plain_text():
+        figure.savefig(buffer, format=fmt, dpi=100, metadata=metadata)
     return buffer.getvalue()
 
 
