@@ -92,7 +92,8 @@ def rank(
     """Align a run with its qrels into ``RankedQueries`` (see the module docstring for the rules).
 
     ``float32_scores`` rounds scores to 32-bit floats before ranking, as trec_eval 9 and
-    pytrec_eval do, so scores equal at float precision tie and doc_id decides.
+    pytrec_eval do, so scores equal at float precision tie and doc_id decides; a score beyond the
+    float range (3.4e38) becomes +-infinity, as C's conversion makes it.
 
     How it stays fast whatever the line order: every row's query is looked up once (for Arrow's
     dictionary-encoded ids, once per distinct id of each chunk). A run written one query at a time
@@ -144,7 +145,10 @@ def rank(
         judging = beside.submit(_Judgments, qrels_data, query_ids, keyed)
         scores = _numbers(run_data["score"], np.float64)
         if float32_scores:
-            scores = scores.astype(np.float32).astype(np.float64)
+            # C's double -> float conversion, as trec_eval 9 makes it: beyond 3.4e38 a score becomes
+            # +-infinity (and ties with the others there), which numpy would also announce with a warning
+            with np.errstate(over="ignore"):
+                scores = scores.astype(np.float32).astype(np.float64)
         doc_ids = run_data["doc_id"]
         if outside is not None:  # drop the rows of queries that are not evaluated
             inside = ~outside
