@@ -95,13 +95,17 @@ def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
         rows.frame = rows.frame.with_columns(pl.col("iteration").fill_null("0"))
     else:
         rows.frame = rows.frame.with_columns(pl.lit("0").alias("iteration"))
-    # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat
-    duplicated = rows.frame.select(pl.struct("query_id", "iteration", "doc_id").is_duplicated().arg_true())
-    if duplicated.height:
-        first, second = duplicated.to_series()[:2].to_list()
-        query_id, doc_id = rows.frame["query_id"][second], rows.frame["doc_id"][second]
-        raise rows.error(second, f"document {doc_id!r} judged twice for query {query_id!r} "
-                         f"(first at {rows.where(first, second)})")
+    # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat.
+    # The first row that repeats an earlier (query, iteration, document), and that earlier row: the two
+    # rows of one pair, in whichever partitions they lie (shown with their file's own columns)
+    key = ("query_id", "iteration", "doc_id")
+    again = rows.frame.select((~pl.struct(*key).is_first_distinct()).arg_true().first()).item()
+    if again is not None:
+        query_id, iteration, doc_id = (rows.frame[column][again] for column in key)
+        first = rows.frame.select(((pl.col("query_id") == query_id) & (pl.col("iteration") == iteration)
+                                   & (pl.col("doc_id") == doc_id)).arg_true().first()).item()
+        raise rows.error(again, f"document {doc_id!r} judged twice for query {query_id!r} "
+                         f"(first at {rows.where(first, again)})")
     return Qrels(rows.frame.select("query_id", "iteration", "doc_id", "relevance"), name)
 
 
@@ -185,10 +189,12 @@ def _write(frame: pl.DataFrame, path: str | os.PathLike[str], force: bool) -> No
 class _Rows:
     """The rows of several files in one frame, and where each file's rows start (for error messages)."""
 
-    def __init__(self, frame: pl.DataFrame, files: list[str], starts: list[int]) -> None:
+    def __init__(self, frame: pl.DataFrame, files: list[str], starts: list[int],
+                 columns: list[list[str]] | None = None) -> None:
         self.frame = frame
         self.files = files
         self.starts = starts
+        self.columns = columns   # each file's own columns: a row is shown with those alone
 
     def place(self, index: int) -> tuple[str, int]:
         """(file, 1-based row in that file) of the frame's row ``index``."""
@@ -204,7 +210,11 @@ class _Rows:
 
     def error(self, index: int, reason: str) -> InputFormatError:
         file, row = self.place(index)
-        return InputFormatError(file, None, f"row {row}: {reason}: {self.frame.row(index, named=True)}")
+        shown = self.frame.row(index, named=True)
+        if self.columns is not None:  # not a column another partition has (null here) or one added since
+            own = self.columns[self.files.index(file)]
+            shown = {column: value for column, value in shown.items() if column in own}
+        return InputFormatError(file, None, f"row {row}: {reason}: {shown}")
 
     def refuse(self, bad: pl.Expr, reason: str, column: str) -> None:
         """Raise for the first row where ``bad`` holds; ``{value!r}`` in the reason is that row's value."""
@@ -229,6 +239,7 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
 
     parts = []
     starts = []
+    own: list[list[str]] = []
     total = 0
     for file in files:
         try:
@@ -251,13 +262,14 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
         if len(files) > 1 and part.height:
             _check_types(file, part, window[0] if window else 0)
         parts.append(part)
+        own.append(part.columns)
         starts.append(total - (window[0] if window else 0))
         total += part.height
     frame = pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
     if check and frame.is_empty():
         raise InputFormatError(files[0] if len(files) == 1 else os.path.dirname(files[0]), None,
                                f"no {what} found: the Parquet data has no rows")
-    return _Rows(frame, files, starts)
+    return _Rows(frame, files, starts, own)
 
 
 def _check_types(file: str, part: pl.DataFrame, offset: int) -> None:
