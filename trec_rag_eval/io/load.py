@@ -202,7 +202,19 @@ def load_run_report(
 
         return read_run(name), ResultsReport()
     if fmt == "beir":
-        raise InputFormatError(name, None, "this looks like BEIR qrels (three columns), not a run")
+        if os.path.isdir(name):
+            raise InputFormatError(name, None, "this looks like a BEIR dataset folder (qrels), not a run")
+        # three fields on the first line: a run cut short, bytes before it, or BEIR qrels given as the
+        # run. The TREC reader names the line (BEIR has no run format to read it with instead)
+        from trec_rag_eval.io.trec import read_run
+
+        try:
+            return read_run(name), ResultsReport()
+        except InputFormatError as err:
+            if "got 3" not in err.reason:
+                raise
+            raise InputFormatError(err.path, err.line_no, f"{err.reason} (three columns, as in BEIR qrels: "
+                                   "the judgments come first, then the runs)", err.line) from None
     if fmt == "parquet":
         from trec_rag_eval.io.parquet import read_parquet_run
 
