@@ -147,6 +147,20 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
             [w for w in expected.stderr.splitlines() if w.startswith("Warning:")]
 
 
+def test_library_warnings_of_a_run_on_a_cluster_name_it_once_as_on_one_machine(client, data, tmp_path):
+    # before: "Warning: x.txt: x.txt: none of the ... retrieved ids appears in the qrels": the path twice
+    folder, runs = data
+    unjudged = tmp_path / "unjudged.txt"
+    unjudged.write_text("q01 Q0 nowhere 1 1.0 t\n")
+    expected = invoke(str(folder / "qrels.txt"), runs[0], str(unjudged))
+    got = invoke("--cluster", client.scheduler.address, str(folder / "qrels.txt"), runs[0], str(unjudged))
+    warned = [line for line in got.stderr.splitlines() if line.startswith("Warning:")]
+    # the same lines (one machine says the library's warnings as they come, a cluster run by run)
+    assert sorted(warned) == sorted(line for line in expected.stderr.splitlines() if line.startswith("Warning:"))
+    assert any(line.startswith(f"Warning: {unjudged}: none of the 1 retrieved ids") for line in warned), warned
+    assert not any(f"{unjudged}: {unjudged}" in line for line in warned)
+
+
 def _trec_bytes(evaluation) -> str:
     """The `-q` trec output of one evaluation, the summary included."""
     return "".join(trec_lines(evaluation, True, True))
