@@ -62,6 +62,8 @@ def _reference_lines(data: bytes) -> list[list[str]] | None:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return None
+        if "\x00" in text:
+            return None  # C strings end at a NUL: trec_eval 10 misreads the line or crashes (malloc abort)
         fields = [f for f in C_SPACE.split(text) if f]
         if fields and not fields[0].startswith("#"):
             out.append(fields)
