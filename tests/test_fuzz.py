@@ -282,3 +282,251 @@ def test_fuzz_measure_parser(tmp_path, salt):
             assert [m.cutoff for m in measures] == [_libc.atol(params.encode("utf-8"))], spec
         _evaluate_or_clean_error(str(qrels), str(run), measures)
     assert parsed > 20  # the generator reaches valid requests too
+
+
+# --- issue 27: the surfaces added since (patterns, chunk maps, Parquet, Python inputs) -----------------
+# Each has its own oracle: Python's re for patterns, trec_eval 10 for numbers, the expectation written
+# here from the rules for the rest.
+
+ID_ALPHABET = ["a", "b", "#", "1", "9", "\u00b2", "\u2460", "\u00e9", "e\u0301", "\u0915", "\u093f", "_", " ", "\n",
+               "-", "\u0663", "\u017f", "K", "\u00a0", ".", ":", "p"]
+PATTERN_ATOMS = ["a", "b", "#", "1", r"\d", r"\w", r"\s", r"\W", r"\D", r"\S", ".", "[a-z]", "[^#]", r"[\w#]",
+                 r"[^\d]", "\u00e9", "\u0301", r"\-", "[\u00b2\u2460]", r"\.", r"\b", "::", "p"]
+
+
+def _random_pattern(rng: random.Random, depth: int = 0) -> str:
+    roll = rng.random()
+    if depth > 2 or roll < 0.35:
+        return rng.choice(PATTERN_ATOMS)
+    if roll < 0.55:
+        return "".join(_random_pattern(rng, depth + 1) for _ in range(rng.randint(1, 3)))
+    if roll < 0.7:
+        return "(" + _random_pattern(rng, depth + 1) + ")"
+    if roll < 0.8:
+        return "(?:" + _random_pattern(rng, depth + 1) + "|" + _random_pattern(rng, depth + 1) + ")"
+    quantifier = rng.choice(["*", "+", "?", "{1,3}", "{2}", "*?", "+?", "??", "{0,2}?"])
+    return "(?:" + _random_pattern(rng, depth + 1) + ")" + quantifier
+
+
+def test_fuzz_doc_id_patterns_give_re_answers_in_any_order():
+    """Random patterns (\\w, \\d, \\b, classes, nested repeats, anchors) over ids with combining marks,
+    Devanagari signs, superscripts, newlines: the mapping gives exactly ``re.search(p, id).group(1)``
+    (or None) for every id, as a polars Series and as a list, in the ids' order and reversed."""
+    import polars as pl
+
+    from trec_rag_eval.io.chunks import DocIdMap
+
+    rng = random.Random(SEED * 1000 + 5)
+    checked = 0
+    for _ in range(120):
+        pattern = rng.choice(["", "^"]) + "(" + _random_pattern(rng) + ")" + rng.choice(["", "$", r"\Z", "#", ".*"])
+        try:
+            compiled = re.compile(pattern)
+        except re.error:
+            continue
+        ids = ["".join(rng.choice(ID_ALPHABET) for _ in range(rng.randint(1, 9))) for _ in range(30)]
+        expected = []
+        for chunk_id in ids:
+            match = compiled.search(chunk_id)
+            expected.append((match.group(1) or None) if match else None)
+        mapping = DocIdMap.from_pattern(pattern)
+        for order in (1, -1):
+            got = mapping.series(pl.Series("doc_id", ids[::order], dtype=pl.Utf8)).to_list()
+            assert got == expected[::order], (pattern, ids)
+        assert mapping.map_ids(ids) == expected, (pattern, ids)
+        checked += 1
+    assert checked > 80
+
+
+def _map_entry_value(rng: random.Random) -> object:
+    """A map's document id: mostly a valid one, sometimes null, a list, a boolean, a fraction, an
+    empty or whitespace id or a NUL."""
+    if rng.random() < 0.75:
+        return rng.choice(["d1", "d2", "doc3", 7])
+    return rng.choice([None, ["d1"], 1.5, True, {"x": 1}, "", "doc 3", "d\x00", "d\u00a0"])
+
+
+def _is_id(value: object) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return False
+    text = str(value)
+    return bool(text) and not any(ch.isspace() for ch in text) and "\x00" not in text
+
+
+def test_fuzz_chunk_maps_read_the_written_table_or_refuse_it(tmp_path):
+    """JSON object, JSON list, TSV and Parquet maps of random entries (null, lists, booleans, empty and
+    whitespace ids, NUL, integers, keys given twice): each is read as the table the rules give, or
+    refused with our error; never another exception, never 'None' or "['d1']" as a document."""
+    import polars as pl
+
+    from trec_rag_eval.io.chunks import read_doc_map
+
+    rng = random.Random(SEED * 1000 + 6)
+    outcomes = {"read": 0, "refused": 0}
+    for case in range(120):
+        entries = []
+        for index in range(rng.randint(1, 5)):
+            chunk: object = rng.choice([f"c{index}"] * 6 + [f"c{rng.randint(0, 2)}", "", "c 9", 11])
+            doc = _map_entry_value(rng)
+            entries.append((chunk, doc))
+        form = rng.choice(["object", "list", "tsv", "parquet"])
+        path = tmp_path / f"map{case}"
+        if form == "object":
+            # written by hand so a key may appear twice
+            keys = [json.dumps(str(chunk)) for chunk, _ in entries]
+            path.write_text("{" + ",\n".join(f"{k}: {json.dumps(d)}" for k, (_, d) in zip(keys, entries, strict=True))
+                            + "}")
+            pairs = [(str(c), d) for c, d in entries]
+            twice = len({k for k, _ in pairs}) < len(pairs)
+        elif form == "list":
+            path.write_text(json.dumps([{"chunk_id": c, "doc_id": d} for c, d in entries]))
+            pairs, twice = list(entries), False
+        elif form == "tsv":
+            if any(not isinstance(d, (str, int)) or isinstance(d, bool) for _, d in entries):
+                continue  # a TSV holds text only
+            path.write_text("".join(f"{c}\t{d}\n" for c, d in entries))
+            pairs, twice = [(str(c), str(d)) for c, d in entries], False
+        else:
+            if any(not isinstance(d, str) for _, d in entries):
+                continue  # a Parquet column of strings
+            pl.DataFrame({"chunk_id": [str(c) for c, _ in entries], "doc_id": [d for _, d in entries]}).write_parquet(
+                path)
+            pairs, twice = [(str(c), d) for c, d in entries], False
+        try:
+            table = read_doc_map(path)
+        except TrecRagEvalError:
+            outcomes["refused"] += 1
+            continue
+        outcomes["read"] += 1
+        # read: every entry was an id pair, no chunk mapped to two documents, no JSON key twice
+        assert not twice, (form, entries)
+        expected: dict[str, str] = {}
+        for chunk, doc in pairs:
+            assert isinstance(doc, (str, int)) and not isinstance(doc, bool), (form, entries)
+            if form in ("object", "list"):
+                assert _is_id(chunk) and _is_id(doc), (form, entries)
+            # a TSV line is cut at tabs and its fields trimmed of C's whitespace only (a no-break space
+            # is part of an id, as in a TREC file)
+            key, target = (str(chunk).strip(" \t\r\x0b\x0c"), str(doc).strip(" \t\r\x0b\x0c")) \
+                if form == "tsv" else (str(chunk), str(doc))
+            assert expected.setdefault(key, target) == target, (form, entries)
+        assert table == expected, (form, entries)
+    assert min(outcomes.values()) > 10, outcomes
+
+
+def _trec_eval_values(qrels: str, run: str) -> dict[str, float] | None:
+    import os
+    import subprocess
+
+    binary = "/work/tools/trec_eval/trec_eval"
+    if not os.access(binary, os.X_OK):
+        return None
+    out = subprocess.run([binary, "-m", "map", "-m", "P.5", "-m", "recip_rank", "-m", "ndcg_cut.10", qrels, run],
+                         capture_output=True, text=True, check=True).stdout
+    return {line.split()[0]: float(line.split()[2]) for line in out.splitlines()}
+
+
+def test_fuzz_parquet_and_python_runs_give_trec_eval_numbers(tmp_path):
+    """Random runs (ties, integer-looking ids, infinite scores) given as a TREC file, a Parquet file, a
+    dict and a pandas DataFrame: the four give the same numbers, and those are trec_eval 10's on the
+    TREC file."""
+    import pandas as pd
+    import polars as pl
+
+    import trec_rag_eval
+
+    rng = random.Random(SEED * 1000 + 7)
+    qrels_path = tmp_path / "qrels.txt"
+    runs_checked = 0
+    for case in range(12):
+        queries = [str(q) for q in range(1, rng.randint(2, 6))]
+        judged = {q: {f"d{d}": rng.choice([0, 1, 1, 2]) for d in rng.sample(range(12), 4)} for q in queries}
+        qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q in queries for d, r in judged[q].items()))
+        rows = []
+        for q in queries:
+            for d in rng.sample(range(12), rng.randint(1, 9)):
+                score = rng.choice([rng.randint(0, 4) / 2, float("inf"), float("-inf"), 1e300, -0.0])
+                rows.append((q, f"d{d}", score))
+        trec_path = tmp_path / f"run{case}.txt"
+        trec_path.write_text("".join(f"{q} Q0 {d} {i + 1} {s!r} t\n" for i, (q, d, s) in enumerate(rows)))
+        parquet_path = tmp_path / f"run{case}.parquet"
+        pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(parquet_path)
+        nested: dict = {}
+        for q, d, s in rows:
+            nested.setdefault(int(q), {})[d] = s   # integer query ids from Python: the same queries
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        measures = ["map", "P.5", "recip_rank", "ndcg_cut.10"]
+        printed = ["map", "P_5", "recip_rank", "ndcg_cut_10"]   # as trec_eval prints them
+        qrels = trec_rag_eval.read_qrels(qrels_path)
+        results = [trec_rag_eval.evaluate(qrels, run, measures) for run in (str(trec_path), str(parquet_path),
+                                                                             nested, frame)]
+        means = [[result.value(m) for m in printed] for result in results]
+        assert all(m == means[0] for m in means), (case, means)
+        reference = _trec_eval_values(str(qrels_path), str(trec_path))
+        if reference is not None:
+            assert means[0] == pytest.approx([reference[m] for m in printed], abs=5e-5), (case, rows)
+            runs_checked += 1
+    assert runs_checked in (0, 12)
+
+
+PYTHON_VALUES = [1, 2, 0, -1, 1.0, 2.5, True, None, float("nan"), float("inf"), 10**400, 2**63, "1", "x", [1]]
+PYTHON_IDS = ["q1", "q2", 1, 2, "1", "", None, 1.5, True, "a b"]
+
+
+def _pick(rng: random.Random, values: list, valid: int) -> object:
+    """Mostly one of the first ``valid`` values (accepted by the rules), else any."""
+    return rng.choice(values[:valid] if rng.random() < 0.85 else values)
+
+
+def test_fuzz_python_qrels_and_runs_are_read_as_written_or_refused():
+    """Random rows as dicts, records and DataFrames, with values of every Python type: each is read with
+    the rows the rules give (ids as text, relevance an integer in range, score a number not NaN,
+    1 and "1" not both), or refused with our error: never OverflowError, AttributeError or a merge."""
+    import pandas as pd
+
+    from trec_rag_eval.io.tables import Qrels, Run
+
+    rng = random.Random(SEED * 1000 + 8)
+    outcomes = {"read": 0, "refused": 0}
+    for case in range(200):
+        side = rng.choice(["relevance", "score"])
+        rows = [(_pick(rng, PYTHON_IDS, 4), _pick(rng, ["d1", "d2", "d3", 3, "", None], 4),
+                 _pick(rng, PYTHON_VALUES, 5)) for _ in range(rng.randint(1, 4))]
+        shape = rng.choice(["records", "nested", "pandas"])
+        if shape == "nested":
+            value: object = {}
+            for q, d, v in rows:
+                value.setdefault(q, {})[d] = v   # type: ignore[union-attr]
+            rows = [(q, d, v) for q, docs in value.items() for d, v in docs.items()]  # type: ignore[union-attr]
+        elif shape == "records":
+            value = [{"query_id": q, "doc_id": d, side: v} for q, d, v in rows]
+        else:
+            value = pd.DataFrame(rows, columns=["query_id", "doc_id", side])
+        table_type = Qrels if side == "relevance" else Run
+        try:
+            table = table_type(value)
+        except (TrecRagEvalError, TypeError):
+            outcomes["refused"] += 1
+            continue
+        outcomes["read"] += 1
+        # read: the written expectation
+        def text(x: object, where: tuple = (case, rows)) -> str:
+            assert isinstance(x, (str, int)) and not isinstance(x, bool) and str(x) != "", where
+            return str(x)
+
+        spellings: dict[str, set] = {}
+        for q, _, _ in rows:
+            spellings.setdefault(text(q), set()).add(type(q) is str)
+        assert all(len(kinds) == 1 for kinds in spellings.values()), (case, rows)  # 1 and "1" are refused
+        expected = []
+        for q, d, v in rows:
+            assert not isinstance(v, (bool, str, list)) and v is not None, (case, rows)
+            number = float(v)
+            assert not math.isnan(number), (case, rows)
+            if side == "relevance":
+                assert number.is_integer() and -(2**31) <= number <= 2**31 - 1, (case, rows)
+                number = int(number)
+            expected.append((text(q), text(d), number))
+        assert len({(q, d) for q, d, _ in expected}) == len(expected), (case, rows)
+        assert _rows_of(table, side) == sorted(expected), (case, rows)
+    assert min(outcomes.values()) > 20, outcomes   # both sides of the rule are exercised
