@@ -308,3 +308,20 @@ def test_files_cut_elsewhere_are_errors_with_the_line(tmp_path, content, line):
     with pytest.raises(InputFormatError) as caught:
         reader(path)
     assert caught.value.line_no == line
+
+
+@pytest.mark.parametrize("bad", ["d\x00", "d 1"])
+def test_every_writer_refuses_an_id_its_reader_would_refuse(tmp_path, bad):
+    # ids from Python may hold anything; a file is written only when it reads back
+    from trec_rag_eval.io.parquet import write_parquet_qrels, write_parquet_run
+    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.io.writers import write_dataset_json, write_qrels, write_results_json, write_run
+
+    qrels = Qrels({"q1": {"d0": 1, bad: 1}})
+    run = Run({"q1": {"d0": 1.0, bad: 0.5}})
+    for writer, table, name in ((write_qrels, qrels, "q.txt"), (write_dataset_json, qrels, "q.json"),
+                                (write_parquet_qrels, qrels, "q.parquet"), (write_run, run, "r.txt"),
+                                (write_results_json, run, "r.json"), (write_parquet_run, run, "r.parquet")):
+        with pytest.raises(InputFormatError, match="NUL|whitespace"):
+            writer(table, tmp_path / name)
+        assert not (tmp_path / name).exists()

@@ -2,8 +2,9 @@
 
 Every writer is atomic: the text goes to a temporary file in the destination's folder, which then
 replaces the destination in one ``os.replace``, so a crash never leaves half a file. An existing
-file is never overwritten unless ``force=True``. Ids that a TREC file cannot hold (empty, or with
-whitespace) are refused with an ``InputFormatError`` naming the query and the document.
+file is never overwritten unless ``force=True``. Ids that a TREC file cannot hold (empty, with
+whitespace or a NUL) are refused with an ``InputFormatError`` naming the query and the document, by
+the JSON writers too: the readers refuse them, so such a file could not be read back.
 
 Runs are written in ranking order: score descending, then doc_id descending (byte order), the
 rule trec_eval applies; ranks are 1..n in that order. Scores are written with ``repr`` (shortest
@@ -101,6 +102,8 @@ def write_dataset_json(
     if keys not in DATASET_KEYS:
         raise UsageError(f"unknown key set {keys!r}; expected one of {', '.join(DATASET_KEYS)}")
     id_key, text_key, relevant_key, other_key = DATASET_KEYS[keys]
+    frame = qrels.frame
+    check_ids(qrels.source, frame["query_id"].to_list(), frame["doc_id"].to_list())  # what the reader refuses
     topics = qrels.topics or {}
     judgments: dict[str, list[tuple[str, int]]] = {query_id: [] for query_id in topics}
     # intent-aware qrels (a document judged under several subtopics): every judgment goes under "subtopics",
@@ -137,6 +140,7 @@ def write_results_json(
     """Write ``{query_id: [{"id": doc_id, "score": score}, ...]}`` in ranking order (or plain id lists
     with ``scores=False``, which read back as ranks). Return the number of queries."""
     out: dict[str, list[Any]] = {}
+    check_ids(run.source, run.frame["query_id"].to_list(), run.frame["doc_id"].to_list())  # what the reader refuses
     for q, d, s in ranked(run).select("query_id", "doc_id", "score").iter_rows():
         out.setdefault(q, []).append({"id": d, "score": s} if scores else d)
     write_atomic(path, _dump_results(out), force)
