@@ -325,3 +325,14 @@ def test_every_writer_refuses_an_id_its_reader_would_refuse(tmp_path, bad):
         with pytest.raises(InputFormatError, match="NUL|whitespace"):
             writer(table, tmp_path / name)
         assert not (tmp_path / name).exists()
+
+
+def test_run_read_in_pieces_that_looks_truncated_names_the_line_of_the_whole_file(tmp_path):
+    from trec_rag_eval.io.trec import iter_run_chunks
+
+    body = _big_run(300)
+    path = tmp_path / "run.txt"
+    path.write_bytes(body + b"q9 Q0 dx 1 0.5 bm2")
+    with pytest.warns(UserWarning, match=r"run.txt:301: the file looks truncated"):
+        pieces = list(iter_run_chunks(path, chunk_bytes=512))
+    assert len(pieces) > 2
