@@ -123,7 +123,7 @@ def test_run_errors_name_the_file_and_the_row(tmp_path, columns, expected):
      "{'query_id': '1', 'doc_id': 'b', 'relevance': 0.5}"),
     ({"query_id": ["1", "1", "1"], "doc_id": ["a", "b", "a"], "relevance": [1, 0, 2]},
      "bad.parquet: row 3: document 'a' judged twice for query '1' (first at row 1): "
-     "{'query_id': '1', 'doc_id': 'a', 'relevance': 2, 'iteration': '0'}"),
+     "{'query_id': '1', 'doc_id': 'a', 'relevance': 2}"),  # the file's own columns: it has no iteration
 ])
 def test_qrels_errors_name_the_file_and_the_row(tmp_path, columns, expected):
     assert _error(tmp_path, pl.DataFrame(columns), kind="qrels") == expected
