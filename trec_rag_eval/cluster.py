@@ -226,7 +226,9 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
             evaluation, notes = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
         except TrecRagEvalError as err:
             return None, [], err
-    library = [warning(str(w.message), parameters=getattr(w.message, "parameters", None))
+    # the library leads a warning with the run's path; the note is said of the run by whoever prints
+    # it (as on one machine), so the path is not said twice
+    library = [warning(str(w.message).removeprefix(f"{path}: "), parameters=getattr(w.message, "parameters", None))
                for w in caught if issubclass(w.category, TrecRagEvalWarning)]
     return evaluation, library + notes, None
 
