@@ -32,12 +32,12 @@ def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bo
     """``format``: ``table`` (the default output: measures x cutoffs, or one row per query with
     ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json`` or ``csv``: the command's formats."""
     from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
-    from trec_rag_eval.render.trec import trec_lines
+    from trec_rag_eval.render.trec import trec_text
 
     if format == "table":
         return per_query_table(evaluation) if per_query else summary_table(evaluation)
     if format == "trec":
-        return "".join(trec_lines(evaluation, per_query))
+        return trec_text(evaluation, per_query)
     if format == "json":
         return to_json([evaluation], per_query)
     if format == "csv":

@@ -1,0 +1,55 @@
+"""The column-wise number formatting behind every -q output gives Python's own bytes, value for value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from trec_rag_eval.render import columns
+
+# decimal ties (exact in binary: decided by round-half-even on the exact value), values next to them,
+# signed zeros, the edges of the fast path, non-finite values
+TRICKY = [0.0, -0.0, 0.03125, 0.09375, 0.15625, 0.96875, 0.00005, 0.00015, 0.99995, 0.999949999, 1.0, -1.0,
+          -0.00001, -0.03125, 1 / 3, 2 / 3, 0.1 + 0.2, 12345.67885, 99999.99995, 1e5, 1e9, 1e12, 1e20, -1e20,
+          5e-324, 1e-5, 1.5e-5, 9.99e-5, 1e-4, 1e15, 9999999999999998.0, 1e16, 2.5e16, math.inf, -math.inf,
+          math.nan]
+
+
+def _values() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    random = rng.random(20000) * 10.0 ** rng.integers(-7, 18, 20000) * rng.choice([-1, 1], 20000)
+    # the fractions trec_eval's measures give most often: k / n for small n (ties among them)
+    fractions = np.array([k / n for n in range(1, 65) for k in range(0, n + 1)])
+    return np.concatenate([np.array(TRICKY), random, fractions, np.round(rng.random(5000), 5)])
+
+
+def test_fixed_is_percent_f_for_every_value() -> None:
+    values = _values()
+    got = columns.fixed(values, 4, nan="-nan").to_list()
+    expected = ["-nan" if math.isnan(v) else format(v, ".4f") for v in values.tolist()]
+    assert got == expected
+
+
+@pytest.mark.parametrize("decimals", [0, 2, 6])
+def test_fixed_other_precisions(decimals: int) -> None:
+    values = _values()
+    expected = ["nan" if math.isnan(v) else format(v, f".{decimals}f") for v in values.tolist()]
+    assert columns.fixed(values, decimals).to_list() == expected
+
+
+def test_shortest_is_repr_for_every_value() -> None:
+    values = _values()
+    expected = [None if math.isnan(v) else repr(v) for v in values.tolist()]
+    assert columns.shortest(values).to_list() == expected
+
+
+def test_integers_and_layout_helpers() -> None:
+    assert columns.integers(np.array([0.0, 7.0, 1000.0, -3.0])).to_list() == ["0", "7", "1000", "-3"]
+    a, b = columns.strings(["a0", "a1"]), columns.strings(["b0", "b1"])
+    assert columns.interleave([a, b]).to_list() == ["a0", "b0", "a1", "b1"]
+    assert columns.repeat_each(["x", "y"], 2).to_list() == ["x", "x", "y", "y"]
+    assert columns.cycle(["x", "y"], 2).to_list() == ["x", "y", "x", "y"]
+    assert columns.joined([a, b]) == "a0b0\na1b1\n"
+    assert columns.joined([columns.strings([])]) == ""

@@ -1,0 +1,124 @@
+"""Every per-query output (-q in trec, table, json and csv) is built a column at a time; here each is checked,
+byte for byte, against the value-by-value rendering the formats define: C's ``%-22s\\t%s\\t%6.4f`` lines,
+``json.dumps(indent=2)`` of the documented dict, ``csv.writer`` rows, the table's f-strings."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pytest
+
+import trec_rag_eval as tre
+from trec_rag_eval.render import table, trec
+from trec_rag_eval.render.table import _num, per_query_table, to_csv, to_dict, to_json
+from trec_rag_eval.render.trec import format_value, trec_lines, trec_text
+
+
+@pytest.fixture(autouse=True, params=["column-wise", "value by value"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways each output is built (polars columns from COLUMN_WISE_FROM values, one call per value
+    below) must give the same bytes."""
+    threshold = 0 if request.param == "column-wise" else 10**9
+    monkeypatch.setattr(table, "COLUMN_WISE_FROM", threshold)
+    monkeypatch.setattr(trec, "COLUMN_WISE_FROM", threshold)
+    monkeypatch.setattr(trec, "BLOCK_LINES", 150)  # trec's lines in blocks of queries: one a block here
+    return str(request.param)
+
+# query ids a column path could mishandle: non-ASCII, a comma, a quote, a long one; a query whose
+# values are NaN (nothing left after judged_only and no relevant document: trec_eval's 0/0), one
+# with nothing relevant, one missing from the run
+QRELS = {"q,1": {"a": 2, "b": 0, "c": 1}, "q\"2": {"a": 1, "x": 3}, "é3": {"d": 0, "e": 0},
+         "q4-with-a-rather-long-query-id": {"a": 1}, "q5": {"z": 1}}
+RUN = {"q,1": {"a": 3.0, "b": 2.0, "u": 1.5, "c": 1.0}, "q\"2": {"u": 2.0, "x": 1.0, "a": 0.5},
+       "é3": {"u": 1.0, "v": 0.5}, "q4-with-a-rather-long-query-id": {"u": 1.0, "a": 0.9}}
+
+
+def _evaluations() -> list[tre.Evaluation]:
+    return [tre.evaluate(QRELS, RUN, "all_trec"),
+            tre.evaluate(QRELS, RUN, ["all_trec", "F1@2", "nDCG@3", "Judged@2"], judged_only=True)]
+
+
+def _reference_trec(e: tre.Evaluation, summary: bool) -> str:
+    lines = []
+    for i, q in enumerate(e.query_ids):
+        for m in e.measures:
+            if m.spec.per_query and m in e.values and m.family != "num_q":  # num_q: in the summary only
+                lines.append(f"{m.trec_name:<22}\t{q}\t{format_value(m, e.values[m][i])}\n")
+    if summary:
+        lines += [f"{m.trec_name:<22}\tall\t{format_value(m, e.summary[m])}\n"
+                  for m in e.measures if e.summary.get(m) is not None]
+    return "".join(lines)
+
+
+def _reference_table(e: tre.Evaluation) -> str:
+    measures = [m for m in e.measures if m in e.values and m.spec.per_query]
+    names = [str(m) for m in measures]
+    qwidth = max([len(q) for q in e.query_ids] + [8])
+    widths = [max(len(n), 7) for n in names]
+    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths, strict=True))]
+    for i, q in enumerate(e.query_ids):
+        lines.append(q.ljust(qwidth) + "".join(f" {_num(e.values[m][i]):>{w}}"
+                                               for m, w in zip(measures, widths, strict=True)))
+    lines.append("all".ljust(qwidth) + "".join(
+        f" {_num(e.summary.get(m)) if e.summary.get(m) is not None else '':>{w}}"
+        for m, w in zip(measures, widths, strict=True)))
+    return "\n".join(lines) + "\n"
+
+
+def _reference_csv(evaluations: list[tre.Evaluation]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["run", "query_id", "measure", "value"])
+    for e in evaluations:
+        for i, q in enumerate(e.query_ids):
+            for m in e.measures:
+                if m.spec.per_query and m in e.values:
+                    value = e.values[m][i]
+                    writer.writerow([e.run_tag, q, str(m), value if isinstance(value, str)
+                                     else None if math.isnan(value) else float(value)])
+        for m in e.measures:
+            if e.summary.get(m) is not None:
+                value = e.summary[m]
+                writer.writerow([e.run_tag, "all", str(m), None if isinstance(value, float) and math.isnan(value)
+                                 else value if isinstance(value, str) else float(value)])
+    return buffer.getvalue()
+
+
+def test_the_evaluations_hold_what_the_renderers_must_get_right() -> None:
+    plain, judged = _evaluations()
+    assert math.isnan(judged.value("IPrec@0.0", "é3"))  # trec_eval's -nan
+    assert plain.value("relstring", "q,1") == "20-1"  # a string column, '' for the missing query
+    assert "q,1" in plain.query_ids and "é3" in plain.query_ids
+
+
+@pytest.mark.parametrize("summary", [True, False])
+def test_trec_per_query_lines(summary: bool) -> None:
+    for e in _evaluations():
+        assert trec_text(e, True, summary) == _reference_trec(e, summary)
+        assert "".join(trec_lines(e, True, summary)) == _reference_trec(e, summary)
+    assert "  -nan\n" in trec_text(_evaluations()[1], True)
+
+
+def test_table_per_query() -> None:
+    for e in _evaluations():
+        assert per_query_table(e) == _reference_table(e)
+
+
+def test_json_per_query() -> None:
+    evaluations = _evaluations()
+    for e in evaluations:
+        assert to_json([e], True) == json.dumps(to_dict(e, True), indent=2, ensure_ascii=False) + "\n"
+        assert to_json([e], False) == json.dumps(to_dict(e, False), indent=2, ensure_ascii=False) + "\n"
+    both = [to_dict(e, True) for e in evaluations]
+    assert to_json(evaluations, True) == json.dumps(both, indent=2, ensure_ascii=False) + "\n"
+    assert json.loads(to_json(evaluations, True))[1]["per_query"]["é3"]["P@5"] == 0.0
+
+
+def test_csv_per_query() -> None:
+    evaluations = _evaluations()
+    assert to_csv(evaluations, True) == _reference_csv(evaluations)
+    rows = list(csv.reader(io.StringIO(to_csv(evaluations[:1], True))))
+    assert ["run", "q,1", "P@5", "0.4"] in rows
