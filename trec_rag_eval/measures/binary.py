@@ -13,6 +13,7 @@ from typing import cast
 import numpy as np
 
 from trec_rag_eval.core.context import Context, ratio, segment_cumsum_int, segment_suffix_max
+from trec_rag_eval.core.ranking import UNJUDGED
 from trec_rag_eval.measures.model import Measure, cutoff_of
 
 
@@ -29,7 +30,7 @@ def num_rel_ret(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def num_nonrel_judged_ret(ctx: Context, m: Measure) -> np.ndarray:
-    return ctx.count((ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.float64)
+    return np.bincount(ctx.pooled.q[ctx.nonrel_mask], minlength=ctx.Q).astype(np.float64)
 
 
 def num_q(ctx: Context, m: Measure) -> np.ndarray:
@@ -124,16 +125,14 @@ def bpref(ctx: Context, m: Measure) -> np.ndarray:
     """bpref: each relevant retrieved document scores 1 - min(n, R) / min(NonRel, R), where n is
     the number of judged non-relevant documents ranked above it; unjudged documents are skipped.
     Sum / R."""
-    nonrel = (ctx.rel >= 0) & (ctx.rel < ctx.level)
-    above = segment_cumsum_int(nonrel.astype(np.int64), ctx.offsets)
-    rows = ctx.rel_rows
-    n = above[rows]
-    q = ctx.qidx[rows]
+    pooled = ctx.pooled
+    n = segment_cumsum_int(ctx.nonrel_mask.astype(np.int64), pooled.offsets)[ctx.relevant_mask]
+    q = ctx.rel_q
     R = ctx.R[q]
     denominator = np.minimum(ctx.nonrel_judged[q], R)
     penalty = ratio(np.minimum(n, R), denominator)
     contribution = np.where(n > 0, 1.0 - penalty, 1.0)
-    return ratio(ctx.sum(contribution, rows), ctx.R)
+    return ratio(np.bincount(q, weights=contribution, minlength=ctx.Q), ctx.R)
 
 
 def geometric_bpref(ctx: Context, m: Measure) -> np.ndarray:
@@ -148,18 +147,16 @@ def inferred_ap(ctx: Context, m: Measure) -> np.ndarray:
     relevant documents up to and including it, n judged non-relevant and u unjudged ones above it.
     """
     eps = 1e-5
-    nonrel = ((ctx.rel >= 0) & (ctx.rel < ctx.level)).astype(np.int64)
-    unjudged = (ctx.rel == -2).astype(np.int64)
-    rows = ctx.rel_rows
+    pooled, relevant = ctx.pooled, ctx.relevant_mask
     j = (ctx.rel_pos - 1).astype(np.float64)
     r_before = (ctx.rel_cnt - 1).astype(np.float64)
-    n = segment_cumsum_int(nonrel, ctx.offsets)[rows].astype(np.float64)
-    u = segment_cumsum_int(unjudged, ctx.offsets)[rows].astype(np.float64)
+    n = segment_cumsum_int(ctx.nonrel_mask.astype(np.int64), pooled.offsets)[relevant].astype(np.float64)
+    u = segment_cumsum_int((pooled.rel == UNJUDGED).astype(np.int64), pooled.offsets)[relevant].astype(np.float64)
     safe_j = np.where(j > 0, j, 1.0)
     later = 1.0 / (j + 1) + (j / (j + 1)) * ((r_before + n + u) / safe_j) * (
         (r_before + eps) / (r_before + n + 2 * eps))
     contribution = np.where(j == 0, 1.0, later)
-    return ratio(ctx.sum(contribution, rows), ctx.R)
+    return ratio(np.bincount(ctx.rel_q, weights=contribution, minlength=ctx.Q), ctx.R)
 
 
 def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarray:

@@ -8,11 +8,12 @@ gain, retrieved or not; it is not cut to the number retrieved.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, ratio, segment_cumsum_float
+from trec_rag_eval.core.context import Context, Rows, ratio, segment_cumsum_float
+from trec_rag_eval.core.ranking import NOT_IN_POOL
 from trec_rag_eval.measures.model import Measure
 
 T = TypeVar("T")
@@ -45,15 +46,30 @@ def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T]) -> T:
     return cast(T, cache[key])
 
 
-def gain_rows(ctx: Context, m: Measure) -> np.ndarray:
-    """Rows whose gain may be non-zero: positive judgments and levels with a custom gain."""
-    def make() -> np.ndarray:
-        mask = ctx.rel > 0
-        for level in _gains(m):
-            mask |= ctx.rel == level
-        return np.flatnonzero(mask)
+class Gained(NamedTuple):
+    """The ranked rows with a non-zero gain (ascending), with their query, rank and gain; ``offsets``
+    as in ``core.context.Rows``. A row with no gain adds 0.0 to a running sum, which leaves it as it
+    is, so the running sums over these rows are bit for bit those over every row."""
 
-    return _shared(ctx, ("gain_rows", tuple(sorted(_gains(m)))), make)
+    rows: np.ndarray
+    q: np.ndarray
+    pos: np.ndarray
+    gains: np.ndarray
+    offsets: np.ndarray
+
+
+def gained(ctx: Context, m: Measure) -> Gained:
+    """The rows with a non-zero gain, once per gain setting: every graded measure reads these."""
+    def make() -> Gained:
+        # a custom gain for documents outside the pool (-1) is the only way one of them gains
+        candidates = ctx.candidates(every_row=NOT_IN_POOL in _gains(m))
+        gains = gain_of(candidates.rel, m)
+        keep = gains != 0
+        q = candidates.q[keep]
+        offsets = np.concatenate([[0], np.cumsum(np.bincount(q, minlength=ctx.Q))]).astype(np.int64)
+        return Gained(candidates.rows[keep], q, candidates.pos[keep], gains[keep], offsets)
+
+    return _shared(ctx, ("gained", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")), make)
 
 
 def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
@@ -108,16 +124,11 @@ def _ideal_positions(offsets: np.ndarray) -> np.ndarray:
 
 def dcg(ctx: Context, m: Measure) -> np.ndarray:
     """DCG = sum over retrieved ranks k of gain_k / log2(k + 1); with a cutoff, ranks <= k."""
-    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        rows = gain_rows(ctx, m)
-        queries = ctx.query_of(rows)
-        return rows, queries, rows - ctx.offsets[queries] + 1
-
-    rows, queries, positions = _shared(ctx, ("gain_positions", tuple(sorted(_gains(m)))), make)
+    rows = gained(ctx, m)
+    queries, positions, gains = rows.q, rows.pos, rows.gains
     if m.cutoff is not None:
         keep = positions <= int(m.cutoff)
-        rows, queries, positions = rows[keep], queries[keep], positions[keep]
-    gains = gain_of(ctx.rel[rows], m)
+        queries, positions, gains = queries[keep], positions[keep], gains[keep]
     # bincount adds each query's terms in rank order, as trec_eval's loop does
     return np.bincount(queries, weights=gains / np.log2(positions + 1.0), minlength=ctx.Q)
 
@@ -125,10 +136,18 @@ def dcg(ctx: Context, m: Measure) -> np.ndarray:
 def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
     """IDCG: DCG of the ideal ranking of all judged documents (cut at k with a cutoff)."""
     gains, offsets = ideal(ctx, m)
-    positions = _ideal_positions(offsets)
-    keep = np.ones(len(gains), dtype=bool) if m.cutoff is None else positions <= int(m.cutoff)
-    qidx = np.repeat(np.arange(ctx.Q), np.diff(offsets))
-    return np.bincount(qidx[keep], weights=gains[keep] / np.log2(positions[keep] + 1.0), minlength=ctx.Q)
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        positions = _ideal_positions(offsets)
+        return positions, np.repeat(np.arange(ctx.Q), np.diff(offsets)), gains / np.log2(positions + 1.0)
+
+    # every cutoff of the same gain setting (ndcg_cut's nine) reads the same ideal terms
+    key = ("ideal_terms", m.param("ideal", "judged"), tuple(sorted(_gains(m).items())), m.param("dcg", "log2"))
+    positions, qidx, terms = _shared(ctx, key, make)
+    if m.cutoff is None:
+        return np.bincount(qidx, weights=terms, minlength=ctx.Q)
+    keep = positions <= int(m.cutoff)
+    return np.bincount(qidx[keep], weights=terms[keep], minlength=ctx.Q)
 
 
 def ndcg(ctx: Context, m: Measure) -> np.ndarray:
@@ -143,36 +162,41 @@ def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
     return ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
 
 
-def _running(ctx: Context, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(row gains, running DCG per row, ideal gains, running IDCG per ideal position)."""
-    gains = row_gains(ctx, m)
-    running = segment_cumsum_float(gains / np.log2(ctx.pos + 1.0), ctx.offsets)
+def _running(ctx: Context, m: Measure) -> tuple[Gained, np.ndarray, np.ndarray, np.ndarray]:
+    """(the rows with a gain, running DCG at each of them, ideal gains, running IDCG per ideal position)."""
+    rows = gained(ctx, m)
+    running = _shared(ctx, ("running_dcg", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")),
+                      lambda: segment_cumsum_float(rows.gains / np.log2(rows.pos + 1.0), rows.offsets))
     best, best_offsets = ideal(ctx, m)
-    best_running = segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0), best_offsets)
-    return gains, running, best, best_running
+    best_running = _shared(ctx, ("running_idcg", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")),
+                           lambda: segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0),
+                                                        best_offsets))
+    return rows, running, best, best_running
 
 
-def _dcg_at(ctx: Context, running: np.ndarray, depth: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """Running DCG of each query at depth (0 where depth is 0)."""
+def _dcg_at(ctx: Context, rows: Gained, running: np.ndarray, depth: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Running DCG of each query at depth (0 where depth is 0): the running sum at its last row with a
+    gain at or above that rank (0 when there is none)."""
     depth = np.minimum(depth, ctx.N[query])
-    index = ctx.offsets[query] + depth - 1
-    return np.where(depth > 0, running[np.maximum(index, 0)] if len(running) else 0.0, 0.0)
+    last = np.searchsorted(rows.rows, ctx.offsets[query] + depth - 1, side="right") - 1
+    inside = (depth > 0) & (last >= rows.offsets[query])
+    return np.where(inside, running[np.maximum(last, 0)] if len(running) else 0.0, 0.0)
 
 
 def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
     """ndcg_rel: nDCG averaged over the ranks of the retrieved documents with positive gain,
     with the relevant documents never retrieved scored at the end of the ranking."""
-    gains, running, best, best_running = _running(ctx, m)
+    rows, running, best, best_running = _running(ctx, m)
     _, best_offsets = ideal(ctx, m)
     n = np.diff(best_offsets)
-    rows = np.flatnonzero(gains > 0)
-    q = ctx.qidx[rows]
-    depth = np.minimum(ctx.pos[rows], n[q])
+    positive = rows.gains > 0
+    q = rows.q[positive]
+    depth = np.minimum(rows.pos[positive], n[q])
     idcg = np.where(depth > 0, best_running[np.maximum(best_offsets[q] + depth - 1, 0)], 0.0)
-    terms = ratio(running[rows], idcg)
-    total = ctx.sum(terms, rows)
+    terms = ratio(running[positive], idcg)
+    total = np.bincount(q, weights=terms, minlength=ctx.Q)
     m_count = np.bincount(q, minlength=ctx.Q)
-    dcg_all = _dcg_at(ctx, running, ctx.N, np.arange(ctx.Q))
+    dcg_all = _dcg_at(ctx, rows, running, ctx.N, np.arange(ctx.Q))
     idcg_all = np.where(n > 0, best_running[np.maximum(best_offsets[1:] - 1, 0)] if len(best) else 0.0, 0.0)
     total = total + (n - m_count) * ratio(dcg_all, idcg_all)
     return np.where((n > 0) & (total > 0), ratio(total, n), 0.0)
@@ -180,7 +204,7 @@ def ndcg_rel(ctx: Context, m: Measure) -> np.ndarray:
 
 def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
     """Rndcg: mean nDCG at the points where the ideal gain changes, plus DCG@N/IDCG@n when N >= n+2."""
-    _, running, best, best_running = _running(ctx, m)
+    rows, running, best, best_running = _running(ctx, m)
     _, best_offsets = ideal(ctx, m)
     n = np.diff(best_offsets)
     bq = np.repeat(np.arange(ctx.Q), n)
@@ -189,13 +213,13 @@ def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
     following[best_offsets[1:][n > 0] - 1] = 0.0
     point = best != following
     point &= best_running > 0
-    values = ratio(_dcg_at(ctx, running, b[point], bq[point]), best_running[point])
+    values = ratio(_dcg_at(ctx, rows, running, b[point], bq[point]), best_running[point])
     total = np.bincount(bq[point], weights=values, minlength=ctx.Q)
     count = np.bincount(bq[point], minlength=ctx.Q).astype(np.float64)
     extra = (ctx.N >= n + 2) & (n > 0)
     last = best_offsets[1:] - 1
     idcg_n = np.where(n > 0, best_running[np.maximum(last, 0)] if len(best) else 0.0, 0.0)
-    extra_value = ratio(_dcg_at(ctx, running, ctx.N, np.arange(ctx.Q)), idcg_n)
+    extra_value = ratio(_dcg_at(ctx, rows, running, ctx.N, np.arange(ctx.Q)), idcg_n)
     total = total + np.where(extra & (idcg_n > 0), extra_value, 0.0)
     count = count + (extra & (idcg_n > 0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -205,36 +229,36 @@ def r_ndcg(ctx: Context, m: Measure) -> np.ndarray:
 
 def cumulative_gain_g(ctx: Context, m: Measure) -> np.ndarray:
     """G: gain over ranks discounted by log2(2 + ideal cumulative minus actual cumulative gain)."""
-    gains = row_gains(ctx, m)
-    running_gain = segment_cumsum_float(gains, ctx.offsets)
+    rows = gained(ctx, m)
+    running_gain = segment_cumsum_float(rows.gains, rows.offsets)
     best, best_offsets = ideal(ctx, m)
     n = np.diff(best_offsets)
     floor_one = segment_cumsum_float(np.maximum(best, 1.0), best_offsets)
-    rows = np.flatnonzero(gains != 0)
-    q = ctx.qidx[rows]
-    k = ctx.pos[rows]
+    q, k = rows.q, rows.pos
     within = np.minimum(k, n[q])
     ideal_part = np.where(within > 0, floor_one[np.maximum(best_offsets[q] + within - 1, 0)] if len(best) else 0.0, 0.0)
     c_k = ideal_part + np.maximum(k - n[q], 0)
-    terms = gains[rows] / np.log2(2.0 + c_k - running_gain[rows])
+    terms = rows.gains / np.log2(2.0 + c_k - running_gain)
     total_ideal = np.bincount(np.repeat(np.arange(ctx.Q), n), weights=best, minlength=ctx.Q)
-    return ratio(ctx.sum(terms, rows), total_ideal)
+    return ratio(np.bincount(q, weights=terms, minlength=ctx.Q), total_ideal)
 
 
-def _rbp_gains(ctx: Context, m: Measure) -> np.ndarray:
-    """RBP gains in [0, 1]: if any gain of the query's table is outside, rescale (g-min)/(max-min)
-    with min and max over the table and 0 (by default g / max judged level)."""
-    gains = row_gains(ctx, m)
+def _rbp_gains(ctx: Context, m: Measure) -> tuple[Rows, np.ndarray]:
+    """The rows an RBP gain may come from, and their gains in [0, 1]: if any gain of the query's table
+    is outside, rescale (g-min)/(max-min) with min and max over the table and 0 (by default g / max
+    judged level). Outside the pool the gain is 0, unless a custom gain is given to -1."""
     overrides = _gains(m)
+    rows = ctx.candidates(every_row=NOT_IN_POOL in overrides)
+    gains = gain_of(rows.rel, m)
     if overrides:
         table_max, table_min = _table_extremes(ctx, overrides)
     else:
         table_max, table_min = ctx.max_level.astype(np.float64), np.zeros(ctx.Q)
-    q = ctx.qidx
+    q = rows.q
     rescale = (table_max[q] > 1) | (table_min[q] < 0)
     span = table_max[q] - table_min[q]
     scaled = np.where(rescale & (span > 0), (gains - table_min[q]) / np.where(span > 0, span, 1.0), gains)
-    return np.where(ctx.rel >= 0, scaled, gains)
+    return rows, np.where(rows.rel >= 0, scaled, gains)
 
 
 def _table_extremes(ctx: Context, overrides: dict[int, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -263,12 +287,16 @@ def rbp(ctx: Context, m: Measure) -> np.ndarray:
     ``RBP(rel=r)`` (ir_measures' binary RBP): gain 1 for a judgment >= r, 0 otherwise. ``RBP@k``: only
     the ranks <= k add (the sum is truncated; the weights are not renormalised)."""
     p = float(m.param("p", 0.9))
-    gains = (ctx.rel >= ctx.level).astype(np.float64) if m.rel is not None else _rbp_gains(ctx, m)
+    if m.rel is not None:
+        rows = ctx.pooled
+        gains = (rows.rel >= ctx.level).astype(np.float64)
+    else:
+        rows, gains = _rbp_gains(ctx, m)
     keep = gains != 0
     if m.cutoff is not None:
-        keep &= ctx.pos <= int(m.cutoff)
-    rows = np.flatnonzero(keep)
-    return (1.0 - p) * ctx.sum(gains[rows] * _powers(ctx, p)[ctx.pos[rows] - 1], rows)
+        keep &= rows.pos <= int(m.cutoff)
+    terms = gains[keep] * _powers(ctx, p)[rows.pos[keep] - 1]
+    return (1.0 - p) * np.bincount(rows.q[keep], weights=terms, minlength=ctx.Q)
 
 
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
@@ -277,9 +305,8 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     A query missing from the run is 0, except for trec_eval's leftovers (``Settings.leftovers``)."""
     p = float(m.param("p", 0.9))
     powers = _powers(ctx, p)
-    rows = np.flatnonzero(ctx.rel < 0)
-    unknown = ctx.sum(powers[ctx.pos[rows] - 1], rows)
-    has_unknown = ctx.count(ctx.rel < 0) > 0
+    has_unknown = ctx.judged_count() < ctx.N
+    unknown = ctx.sum_by_rank(powers, lambda rel: rel < 0) if has_unknown.any() else np.zeros(ctx.Q)
     value = powers[ctx.N] + (1.0 - p) * unknown
     return np.where(has_unknown & ~ctx.reset_missing(m.text is not None), value, 0.0)
 

@@ -51,22 +51,23 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def unjudged_at(ctx: Context, m: Measure) -> np.ndarray:
-    """unj_k: share of the top k that is unjudged or not in the pool (divided by k)."""
+    """unj_k: share of the top k that is unjudged or not in the pool (divided by k): the top min(k, N)
+    less the judged documents among them."""
     k = int(cutoff_of(m))
-    value = ctx.count((ctx.rel < 0) & (ctx.pos <= k)) / k
+    value = (np.minimum(ctx.N, k) - ctx.judged_count(k)) / k
     return np.where(ctx.ranked.missing, 0.0, value)
 
 
 def judged_at(ctx: Context, m: Measure) -> np.ndarray:
     """Judged@k (ir-measures): share of the top min(k, N) with a judgment; 0 when nothing is retrieved."""
     k = int(m.cutoff) if m.cutoff is not None else None
-    within = np.ones(len(ctx.rel), dtype=bool) if k is None else ctx.pos <= k
-    judged = ctx.count((ctx.rel >= 0) & within)
+    judged = ctx.judged_count(k)
     depth = ctx.N if k is None else np.minimum(ctx.N, k)
     return np.where(ctx.ranked.missing, 0.0, ratio(judged, depth))
 
 
-_SYMBOLS = np.array(list("0123456789"))
+# the character of each judgment: the digit for 0-9, '>' above 9, '-' not in the pool, '.' unjudged
+_SYMBOLS = np.frombuffer(b".-0123456789>", dtype=np.uint8)
 
 
 def relstring(ctx: Context, m: Measure) -> list[str]:
@@ -74,17 +75,10 @@ def relstring(ctx: Context, m: Measure) -> list[str]:
     '>' above 9, '-' not in the pool, '.' in the pool but unjudged."""
     # the length is a real, as trec_eval reads it; beyond any ranking's length it changes nothing
     length = int(min(max((m.param("length") or (10,))[0], 0.0), 2.0**31))
-    rel = ctx.rel
-    chars = np.where(rel > 9, ">", np.where(rel == -1, "-", np.where(rel == -2, ".", "")))
-    digits = np.clip(rel, 0, 9)
-    chars = np.where(chars == "", _SYMBOLS[digits], chars)
-    out = []
     reset = ctx.reset_missing(m.text is not None)
-    for q in range(ctx.Q):
-        if reset[q]:
-            out.append("")
-            continue
-        start = ctx.offsets[q]
-        stop = min(ctx.offsets[q + 1], start + length)
-        out.append("".join(chars[start:stop]))
-    return out
+    shown = np.where(reset, 0, np.minimum(ctx.N, length))  # the top rows of each query, read alone
+    ends = np.cumsum(shown)
+    starts = ends - shown
+    rows = np.arange(int(ends[-1]) if len(ends) else 0, dtype=np.int64) + np.repeat(ctx.offsets[:-1] - starts, shown)
+    text = _SYMBOLS[np.clip(ctx.rel[rows].astype(np.int64), -2, 10) + 2].tobytes().decode("ascii")
+    return [text[start:end] for start, end in zip(starts.tolist(), ends.tolist(), strict=True)]
