@@ -3,10 +3,12 @@
     python benchmarks/phases.py                     # 7,000 x 1,000 (generated if missing)
     python benchmarks/phases.py --order shuffled    # the same pair, lines shuffled
     python benchmarks/phases.py --queries 500 --measures rag --cprofile 30
+    python benchmarks/phases.py --measures all_trec --per-query   # -q -m all_trec: the render phase too
 
 Phases are timed in one process with wall and CPU time (CPU > wall means several threads worked):
 import, read_qrels, read_run, rank (alignment: ranking order, ties, judgments, duplicates),
-measures (the kernels); the CLI's rendering is what the benchmark's wall time adds on top. Memory:
+measures (the kernels), and with ``--per-query`` render (the ``-q`` text in trec_eval's format); the CLI's
+summary rendering is what the benchmark's wall time adds on top. Memory:
 the peak resident set *during* each phase (Linux resets the high-water mark between phases through
 /proc/self/clear_refs; elsewhere the column shows the process's peak so far) and the resident set
 after it, which is what the next phase starts from. ``--cprofile N`` adds cProfile's N most expensive
@@ -83,13 +85,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=generate.DEFAULT_QUERIES)
     parser.add_argument("--depth", type=int, default=generate.DEFAULT_DEPTH)
     parser.add_argument("--seed", type=int, default=generate.DEFAULT_SEED)
-    parser.add_argument("--measures", choices=["standard", "rag"], default="standard")
+    parser.add_argument("--measures", choices=["standard", "rag", "official", "all_trec"], default="standard")
+    parser.add_argument("--per-query", action="store_true", help="also time the -q output (trec_eval's format)")
     parser.add_argument("--cprofile", type=int, default=0, metavar="N", help="also list the top N functions")
     parser.add_argument("--order", choices=generate.ORDERS, default="sorted", help="line order of the run")
     parser.add_argument("--data", type=Path, default=generate.DATA_DIR)
     args = parser.parse_args(argv)
     qrels_path, run_path = generate.ensure_pair(args.data, args.queries, args.depth, args.seed, order=args.order)
-    measures = STANDARD if args.measures == "standard" else None
+    measures = {"standard": STANDARD, "rag": None, "official": ["official"], "all_trec": ["all_trec"]}[args.measures]
 
     phases = Phases()
 
@@ -111,14 +114,20 @@ def main(argv: list[str] | None = None) -> int:
     qrels = phases("read_qrels", lambda: read_qrels(str(qrels_path)))
     run = phases("read_run", lambda: read_run(str(run_path)))
     ranked = phases("rank", lambda: rank(qrels, run))
-    result = phases("measures", lambda: evaluate_ranked(ranked, parse_measures(measures)))
+    result = phases("measures", lambda: evaluate_ranked(ranked, parse_measures(measures, order="trec")))
+    if args.per_query:
+        from trec_rag_eval.render.trec import trec_text
+
+        text = phases("render", lambda: trec_text(result, per_query=True))
+        print(f"-q output: {len(text):,} characters, {text.count(chr(10)):,} lines")
     if profiler is not None:
         profiler.disable()
 
     print(f"{args.queries:,} queries x {args.depth:,} ({run_path.stat().st_size / 1e6:.0f} MB, {args.order} lines), "
-          f"{args.measures} set")
+          f"{args.measures} set" + (", per query" if args.per_query else ""))
     print(phases.table())
-    print("means:", ", ".join(f"{name} {value:.4f}" for name, value in result.summary.items()))
+    print("means:", ", ".join(f"{name} {value:.4f}" for name, value in result.summary.items()
+                              if isinstance(value, float)))
     if profiler is not None:
         import pstats
 

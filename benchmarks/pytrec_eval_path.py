@@ -2,7 +2,8 @@
 
 Run as a subprocess by benchmarks/run.py so its wall time and peak memory are measured like any CLI:
 
-    python benchmarks/pytrec_eval_path.py QRELS RUN --measures standard|rag --reader polars|loop
+    python benchmarks/pytrec_eval_path.py QRELS RUN --measures five|rag|official|all_trec --reader polars|loop
+    python benchmarks/pytrec_eval_path.py QRELS RUN --measures all_trec --per-query   # trec_eval -q's values too
 
 pytrec_eval needs dict-of-dicts (``{query_id: {doc_id: score}}``), so the reader's job is to build those
 Python objects as fast as possible:
@@ -15,6 +16,9 @@ Python objects as fast as possible:
 Output: one ``name<TAB>mean`` line per measure, in our canonical names (``P@10``, ``R@100``, ``AP``, ...),
 means over the queries pytrec_eval evaluates (those in both files). F1@k is computed per query from P@k
 and R@k (2PR / (P + R), 0 when both are 0) and then averaged, like trec-rag-eval's F1@k.
+``official`` and ``all_trec`` ask pytrec_eval for trec_eval's nicknames (its all_trec is trec_eval 9's: no
+unj, rbp, rbp_resid) and print the mean of every numeric measure under trec_eval's name;
+``--per-query`` first writes every per-query value (``name<TAB>query<TAB>value``), as ``trec_eval -q``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from itertools import islice
 
 # pytrec_eval measure -> our canonical name, per measure set.
 MEASURE_SETS: dict[str, dict[str, str]] = {
-    "standard": {
+    "five": {
         "P_10": "P@10",
         "recall_100": "R@100",
         "map": "AP",
@@ -42,10 +46,13 @@ MEASURE_SETS: dict[str, dict[str, str]] = {
     },
 }
 PYTREC_MEASURES: dict[str, set[str]] = {
-    "standard": {"P.10", "recall.100", "map", "recip_rank", "ndcg_cut.10"},
+    "five": {"P.10", "recall.100", "map", "recip_rank", "ndcg_cut.10"},
+    "official": {"official"},
+    "all_trec": {"all_trec"},
     "rag": {"P.1,3,5,10", "recall.1,3,5,10", "success.1,3,5,10", "ndcg_cut.1,3,5,10", "recip_rank", "map"},
 }
-F1_CUTOFFS = {"standard": (), "rag": (1, 3, 5, 10)}
+F1_CUTOFFS = {"five": (), "rag": (1, 3, 5, 10), "official": (), "all_trec": ()}
+TEXT_MEASURES = {"runid", "relstring"}  # not numbers: no mean
 
 
 def read_qrels_loop(path: str) -> dict[str, dict[str, int]]:
@@ -133,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="pytrec_eval peer for the benchmark")
     parser.add_argument("qrels")
     parser.add_argument("run")
-    parser.add_argument("--measures", choices=sorted(MEASURE_SETS), default="standard")
+    parser.add_argument("--measures", choices=sorted(PYTREC_MEASURES), default="five")
+    parser.add_argument("--per-query", action="store_true", help="write every per-query value first")
     parser.add_argument("--reader", choices=sorted(READERS), default="polars")
     args = parser.parse_args(argv)
 
@@ -143,7 +151,16 @@ def main(argv: list[str] | None = None) -> int:
     qrels = read_qrels(args.qrels)
     run = read_run(args.run)
     per_query = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES[args.measures]).evaluate(run)
-    names = MEASURE_SETS[args.measures]
+    out = sys.stdout
+    if args.measures in MEASURE_SETS:
+        names = MEASURE_SETS[args.measures]
+    else:  # a nickname: every numeric measure it gave, under trec_eval's name
+        first = next(iter(per_query.values()), {})
+        names = {name: name for name in first if name not in TEXT_MEASURES}
+    if args.per_query:
+        for query_id, values in per_query.items():
+            out.writelines(f"{name}\t{query_id}\t{value:.4f}\n" if isinstance(value, float) else
+                           f"{name}\t{query_id}\t{value}\n" for name, value in values.items())
     count = len(per_query)
     sums = dict.fromkeys(names, 0.0)
     f1_sums = dict.fromkeys(F1_CUTOFFS[args.measures], 0.0)
@@ -154,7 +171,6 @@ def main(argv: list[str] | None = None) -> int:
             precision, recall = values[f"P_{k}"], values[f"recall_{k}"]
             if precision + recall > 0:
                 f1_sums[k] += 2 * precision * recall / (precision + recall)
-    out = sys.stdout
     for measure, name in names.items():
         out.write(f"{name}\t{sums[measure] / count if count else 0.0:.10f}\n")
     for k, total in f1_sums.items():
