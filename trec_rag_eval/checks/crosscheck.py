@@ -31,7 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -398,8 +400,9 @@ def crosscheck(
             withheld[group[0]] = ("all_relevant", undefined)
             given_run = [d for d in ir_run if d.query_id not in undefined]
         try:
-            # pyndeval warns on stderr when no query has two subtopics; the verdicts say what matters
-            with contextlib.redirect_stderr(io.StringIO()):
+            # pyndeval warns on stderr when no query has two subtopics, cwl_eval's provider logs each judgment
+            # clipped to [min_rel, max_rel] (the measures' definition here); the verdicts say what matters
+            with contextlib.redirect_stderr(io.StringIO()), _quiet("ir_measures", "ir_measures.cwl_eval"):
                 for metric in provider.iter_calc(wanted, given_qrels, given_run):
                     results.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
             if provider_name in _RETIED:
@@ -489,6 +492,20 @@ _RETIED = ("compat",)
 """Providers whose ties are checked on their side: compat breaks run ties by doc_id ascending and ideal-ranking
 ties by run score then qrels order, which no reordering of our run reproduces; given the ranking without ties,
 it must agree."""
+
+
+@contextlib.contextmanager
+def _quiet(*names: str) -> Iterator[None]:
+    """Loggers of a library held to errors for the duration."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def _only_relevant(qrels: list[Any], run: list[Any], cutoff: int | None, level: int) -> set[str]:
