@@ -70,3 +70,22 @@ def test_json_results_files_take_it(tmp_path):
     trec.write_text("q1 Q0 guide.pdf 1 1 r\n")
     with pytest.raises(UsageError, match="id= says where JSON results keep their document ids"):
         tre.evaluate(QRELS, str(trec), "MRR", id="metadata.source")
+
+
+def test_the_command_line_takes_it_as_id_key(tmp_path):
+    from conftest import invoke
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 guide.pdf 1\nq1 0 faq.md 0\nq2 0 faq.md 1\n")
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({q: [{"page_content": "...", "metadata": {"source": s}} for s in sources]
+                                for q, sources in RANKED.items()}))
+    refused = invoke("-m", "recip_rank", str(qrels), str(path))
+    assert refused.exit_code == 1 and "has no id key" in refused.stderr
+    result = invoke("-m", "recip_rank", "--id-key", "metadata.source", str(qrels), str(path))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "recip_rank            \tall\t0.7500\n"
+    compared = invoke("compare", "-m", "RR", "--id-key", "metadata.source", "-f", "csv", str(qrels), str(path),
+                      str(path))
+    assert compared.exit_code == 0, compared.stderr
+    assert compared.stdout.splitlines()[1].startswith("all,RR,1:results.json,1:results.json,0.75,0.75,")

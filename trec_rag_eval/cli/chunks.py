@@ -27,6 +27,15 @@ def doc_map_options(function: Callable[..., Any]) -> Callable[..., Any]:
     )(function)
 
 
+def id_key_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--id-key KEY.PATH`` (passed as ``id_key``): the library's ``id=``."""
+    return click.option(
+        "--id-key", "id_key", default=None, metavar="KEY.PATH",
+        help="Where each result of JSON results keeps its document id when none of the usual keys (id, "
+             "doc_id, docid, ...) does: a key path, e.g. metadata.source (LangChain documents saved as JSON).",
+    )(function)
+
+
 def doc_map_value(pattern: str | None, map_file: str | None) -> str | Path | None:
     """What the library's ``doc_map=`` takes for the options: the pattern, the map file's path (a
     ``Path``, so it is not taken for a pattern), or None."""

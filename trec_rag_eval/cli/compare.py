@@ -10,7 +10,7 @@ import click
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
@@ -110,7 +110,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     ]
     for option in reversed(options):
         function = option(function)
-    return judgments_option(doc_map_options(function))
+    return judgments_option(id_key_option(doc_map_options(function)))
 
 
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
@@ -139,6 +139,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         judgments=options["judgments"],
         run_format=options["run_format"],
         doc_map=doc_map_value(options["doc_id_pattern"], options["doc_map"]),
+        id=options["id_key"],
     )
 
 

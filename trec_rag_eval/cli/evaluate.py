@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trec_rag_eval.cli import options, tell
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
+from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, Integer, QrelsPath
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
@@ -86,6 +86,7 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
               help="With --corpus: count the tokens with this function (text -> number of tokens, or list of "
                    "tokens; a class is built without arguments), e.g. a model's tokenizer. Default: words.")
 @doc_map_options
+@id_key_option
 @judgments_option
 @options.output()
 @options.force()
@@ -96,7 +97,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      progress: bool | None,
                      jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
                      corpus: str | None, tokenizer: str | None, doc_id_pattern: str | None, doc_map: str | None,
-                     judgments: str | None,
+                     id_key: str | None, judgments: str | None,
                      output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
 
@@ -158,7 +159,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
             qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
             doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
             progress=_progress_display(progress), cluster=cluster, shards=shards, task_progress=report,
-            corpus=corpus, tokenizer=tokenizer)
+            corpus=corpus, tokenizer=tokenizer, **({"id": id_key} if id_key is not None else {}))
         for outcome in outcomes:  # in run order, whatever finished first
             for note in outcome.notes:
                 tell(note.about(outcome.label))
