@@ -37,6 +37,7 @@ from trec_rag_eval.engine.llm import (
     progress_path_for,
     retry_delay,
     run_tasks,
+    short,
 )
 from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
@@ -211,12 +212,61 @@ def _clean(text: str) -> str:
     return text
 
 
+MAX_QUESTION_CHARS = 1000
+"""A question is at most this many characters: a longer line is a paragraph, not a query."""
+MAX_REPLY_CHARS = 100_000
+"""A reply longer than this (tens of pages, for a few questions), or than 200 characters per question
+asked when that is more, is refused whole: a runaway model or a server sending something else, never
+questions to keep."""
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def question_problem(text: str) -> str | None:
+    """Why ``text`` is not a question to keep, or None: a question holds words (a letter at least: a
+    bare "2" or "?" is not one), no control character (a NUL is binary data, not text), and at
+    most ``MAX_QUESTION_CHARS`` characters."""
+    if not isinstance(text, str):
+        return f"{text!r} is not text"
+    control = _CONTROL.search(text)
+    if control is not None:
+        return f"it holds the control character {control.group(0)!r}"
+    if len(text) > MAX_QUESTION_CHARS:
+        return f"it is {len(text)} characters long (a question has at most {MAX_QUESTION_CHARS})"
+    if not any(ch.isalpha() for ch in text):
+        return f"{text!r} holds no words"
+    return None
+
+
+def checked_questions(content: str, n: int) -> list[str]:
+    """The questions of a reply (``parse_questions``), each checked with ``question_problem``:
+    ``MalformedReply`` when the reply is too long or holds a control character (binary data, not
+    text), or when no question is left."""
+    limit = max(MAX_REPLY_CHARS, 200 * n)
+    if len(content) > limit:
+        raise MalformedReply(f"the reply is {len(content)} characters long, more than the {limit} "
+                             f"that {n} questions can take")
+    control = _CONTROL.search(content)
+    if control is not None:
+        raise MalformedReply(f"the reply holds the control character {control.group(0)!r}: binary data, not text")
+    candidates = parse_questions(content, n + 50)  # room for the lines set aside below
+    questions = [text for text in candidates if question_problem(text) is None][:n]
+    if not questions:
+        reasons = "; ".join(problem for problem in map(question_problem, candidates[:3]) if problem)
+        raise MalformedReply("no question found in the message" + (f" ({reasons})" if reasons else ""))
+    return questions
+
+
+def _questions_problem(questions: Any) -> str | None:
+    """Why the questions read back from a progress file are not a list of questions, or None."""
+    if not isinstance(questions, list) or not questions:
+        return f"{short(repr(questions), 80)} is not a list of questions"
+    problems = (question_problem(question) for question in questions)
+    return next((f"not a question: {problem}" for problem in problems if problem is not None), None)
+
+
 def _question_parser(n: int) -> Callable[[str], list[str]]:
     def parse(content: str) -> list[str]:
-        questions = parse_questions(content, n)
-        if not questions:
-            raise MalformedReply("no question found in the message")
-        return questions
+        return checked_questions(content, n)
 
     return parse
 
@@ -277,7 +327,8 @@ def generate_dataset(
                     on_document(doc_id, error)
 
         outcome = run_tasks(tasks, ChatCaller(client, settings, sleep=sleep), _question_parser(settings.n),
-                            progress, settings.identity, lambda record: str(record["doc_id"]), "questions", on_task)
+                            progress, settings.identity, lambda record: str(record["doc_id"]), "questions", on_task,
+                            check=_questions_problem)
         if show_progress:
             progress_bar.update(outcome.resumed)
     done = {key: list(record["questions"]) for key, record in outcome.done.items()}

@@ -20,7 +20,8 @@ removed, as ``generate-queries`` does.
 Pooling follows the ranking rule (score descending, doc id descending; see ``io.writers.ranked``);
 documents are graded in pool order: by rank, then run order. A negative qrels value (trec_eval's
 "in the pool, not judged") is a hole too. A pooled document absent from the corpus cannot be shown
-to the model: it stays a hole and is counted.
+to the model: it stays a hole and is counted; so does one whose text is empty (or only spaces),
+which the model could only guess about.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trec_rag_eval.engine.llm import ChatCaller, LLMSettings, MalformedReply, Task, progress_path_for, run_tasks
+from trec_rag_eval.engine.llm import (
+    ChatCaller,
+    LLMSettings,
+    MalformedReply,
+    Task,
+    progress_path_for,
+    run_tasks,
+    short,
+)
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_outputs
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
@@ -75,21 +84,34 @@ def build_judge_prompt(query: str, passage: str, language: str = "fr") -> str:
 _INTEGER = re.compile(r"-?\d+(?:[.,]\d+)?")
 _NOT_THE_GRADE = re.compile(
     r"<think>.*?(?:</think>|$)"  # a reasoning model's trace (vLLM, Ollama), closed or cut off
-    r"|\b0\s*(?:-|–|—|to|à|a)\s*3\b",  # the scale quoted back: "0-3", "0 to 3", "de 0 à 3"
+    r"|\b0\s*(?:-|–|—|to|à|a)\s*3\b"  # the scale quoted back: "0-3", "0 to 3", "de 0 à 3"
+    r"|(?<=\d)\s*(?:/|out of|sur)\s*3\b",  # the scale's top after the grade: "1/3", "2 out of 3", "2 sur 3"
     re.DOTALL | re.IGNORECASE)
 
 
 def parse_grade(content: str) -> int:
-    """The grade of a reply: its first number, which must be 0, 1, 2 or 3 (``"2"``, ``"Grade: 2"``,
+    """The grade of a reply: its one number, which must be 0, 1, 2 or 3 (``"2"``, ``"Grade: 2"``,
     ``"**3**"``, ``"Note : 1/3"``), once a reasoning trace (``<think>...</think>``) and the scale
-    quoted back (``"On the 0-3 scale: 2"``) are set aside. Anything else raises ``MalformedReply``."""
-    match = _INTEGER.search(_NOT_THE_GRADE.sub(" ", content))
-    if match is None:
-        raise MalformedReply(f"no grade in {content.strip()[:80]!r}")
-    text = match.group(0)
+    quoted back (``"On the 0-3 scale: 2"``, ``"2 out of 3"``) are set aside. A reply giving two
+    different numbers (``"Grade 3, or maybe 1"``) is ambiguous: like a reply without a grade, it
+    raises ``MalformedReply`` (the document gets no grade this run, and a rerun asks again)."""
+    numbers = list(dict.fromkeys(match.group(0) for match in _INTEGER.finditer(_NOT_THE_GRADE.sub(" ", content))))
+    shown = short(content, 80)
+    if not numbers:
+        raise MalformedReply(f"no grade in {shown!r}")
+    if len(numbers) > 1:
+        raise MalformedReply(f"ambiguous grade: {' and '.join(numbers[:3])} in {shown!r}")
+    text = numbers[0]
     if text not in ("0", "1", "2", "3"):
-        raise MalformedReply(f"{text} is not a grade of the 0-3 scale in {content.strip()[:80]!r}")
+        raise MalformedReply(f"{text} is not a grade of the 0-3 scale in {shown!r}")
     return int(text)
+
+
+def grade_problem(grade: Any) -> str | None:
+    """Why a grade read back from a progress file is not one, or None."""
+    if type(grade) is int and grade in GRADES:
+        return None
+    return f"{grade!r} is not a grade of the 0-3 scale"
 
 
 @dataclass(frozen=True)
@@ -206,6 +228,7 @@ class JudgeReport:
     pooled: int = 0                       # distinct (query, document) pairs in the pooled top depth
     holes: int = 0                        # of which unjudged by humans
     missing_text: list[tuple[str, str]] = field(default_factory=list)   # holes absent from the corpus
+    empty_text: list[tuple[str, str]] = field(default_factory=list)     # holes whose text is empty or blank
     skipped_queries: list[str] = field(default_factory=list)            # in a run, no query text
     truncated: list[str] = field(default_factory=list)                  # documents cut at max_chars
     asked: int = 0                        # holes + calibration documents sent to the model
@@ -302,7 +325,7 @@ def judge_holes(
     earlier_holes = {(j.query_id, j.doc_id) for j in previous if j.kind == "hole"}
     for q, d, r in zip(*(column_list(qrels, c) for c in ("query_id", "doc_id", "relevance")), strict=True):
         human[(q, d)] = int(r)
-        if r >= 0 and d in corpus and (q, d) not in earlier_holes:
+        if r >= 0 and corpus.get(d, "").strip() and (q, d) not in earlier_holes:
             judged_by_query.setdefault(q, []).append(d)
     pooled = pool(runs, settings.depth)
     report.skipped_queries = sorted(q for q in pooled if q not in topics)
@@ -319,6 +342,9 @@ def judge_holes(
             if doc_id not in corpus:
                 report.missing_text.append((query_id, doc_id))
                 continue
+            if not corpus[doc_id].strip():  # nothing to show: a grade would be the model's guess
+                report.empty_text.append((query_id, doc_id))
+                continue
             tasks.append(_task(query_id, doc_id, "hole", topics[query_id], corpus[doc_id], settings))
         if settings.calibrate:
             judged = sorted(judged_by_query.get(query_id, []))
@@ -332,7 +358,7 @@ def judge_holes(
 
     outcome = run_tasks(tasks, ChatCaller(client, settings, sleep=sleep), parse_grade, progress,
                         settings.identity, lambda record: _key(record["query_id"], record["doc_id"]), "grade",
-                        on_task)
+                        on_task, check=grade_problem)
     report.resumed, report.graded_now = outcome.resumed, outcome.completed
     report.requests, report.retries = outcome.requests, outcome.retries
     report.prompt_tokens, report.completion_tokens = outcome.prompt_tokens, outcome.completion_tokens

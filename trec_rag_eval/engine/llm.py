@@ -267,11 +267,17 @@ class TaskRun:
 
 
 def read_progress(
-    path: Path, identity: Mapping[str, Any], key_of: Callable[[dict[str, Any]], str], value_field: str
+    path: Path, identity: Mapping[str, Any], key_of: Callable[[dict[str, Any]], str], value_field: str,
+    check: Callable[[Any], str | None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """key -> record of the tasks already done. Records must carry ``identity`` (model, language...)
-    unchanged; a torn last line (crash mid-write) is ignored."""
+    unchanged, and a value that ``check`` accepts (it returns what is wrong, or None): a grade off
+    the scale or a question that is not one is refused with the file and line, never used. Two
+    records for one task are one task done twice: the same value is kept once; different values
+    are refused, naming both lines (which one is right cannot be known). A torn last line (crash
+    mid-write) is ignored: that task is simply done again."""
     done: dict[str, dict[str, Any]] = {}
+    where: dict[str, int] = {}
     if not path.exists():
         return done
     lines = read_text(str(path)).splitlines()
@@ -281,17 +287,31 @@ def read_progress(
         try:
             record = json.loads(line)
             key = key_of(record)
-            record[value_field]  # noqa: B018 - present, or the record is not ours
-        except (json.JSONDecodeError, KeyError, TypeError):
+            value = record[value_field]
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
             if line_no == len(lines):
                 break  # torn by an interrupted write: that task is simply done again
-            reason = "not a progress record; delete the file to start over"
+            if not done:  # not one record: another file, not a progress file left by this command
+                reason = "not a progress record: this is not a progress file of this command; choose another one"
+            else:
+                reason = "not a progress record: the progress file is damaged"
             raise InputFormatError(str(path), line_no, reason, line) from None
         made_with = {name: record.get(name) for name in identity}
+        if all(value is None for value in made_with.values()):
+            reason = f"not a progress record (no {', '.join(identity)}): this is not a progress file of this command"
+            raise InputFormatError(str(path), line_no, reason + "; choose another one", line)
         if made_with != dict(identity):
             shown = ", ".join(f"{name}={value!r}" for name, value in made_with.items())
             raise UsageError(f"{path} was made with {shown}; use the same settings to resume, "
                              "or delete it to start over")
+        problem = check(value) if check is not None else None
+        if problem is not None:
+            raise InputFormatError(str(path), line_no, f"{value_field}: {problem}", line)
+        if key in done and done[key][value_field] != value:
+            raise InputFormatError(str(path), line_no, f"a second record for {short(key.replace(chr(9), ' '), 80)} "
+                                   f"with another {value_field} (line {where[key]}: {done[key][value_field]!r}, "
+                                   f"here: {value!r}): which one is right cannot be known", line)
+        where.setdefault(key, line_no)
         done[key] = record
     return done
 
@@ -305,12 +325,14 @@ def run_tasks(
     key_of: Callable[[dict[str, Any]], str],
     value_field: str,
     on_task: Callable[[str, str | None], None] | None = None,
+    check: Callable[[Any], str | None] | None = None,
 ) -> TaskRun:
     """Ask every task not already in ``progress``; append each success to it as it comes.
 
-    ``on_task(key, error_or_None)`` is called in the calling thread as each task ends. Raises
+    ``on_task(key, error_or_None)`` is called in the calling thread as each task ends; ``check``
+    validates the values read back from ``progress`` (``read_progress``). Raises
     ``LLMFailure`` at once when the endpoint is unreachable and nothing has succeeded yet."""
-    outcome = TaskRun(done=read_progress(progress, identity, key_of, value_field))
+    outcome = TaskRun(done=read_progress(progress, identity, key_of, value_field, check))
     todo = [task for task in tasks if task.key not in outcome.done]
     outcome.resumed = len(tasks) - len(todo)
     if todo:
