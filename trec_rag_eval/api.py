@@ -489,6 +489,10 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency, timeout=timeout,
                                   max_retries=max_retries, temperature=temperature)
     settings.check()
+    if client is None and base_url is not None:
+        from trec_rag_eval.engine.llm import check_base_url
+
+        check_base_url(base_url)  # a malformed URL is one line, before anything is read
     progress_file = progress_path or progress_path_for(output)
     # before any call: the dataset and the progress file are distinct, and neither is the corpus
     check_outputs([output], force, [corpus] if isinstance(corpus, (str, os.PathLike)) else [], [progress_file])
@@ -541,6 +545,10 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
                              max_chars=max_chars, concurrency=concurrency, timeout=timeout, max_retries=max_retries,
                              temperature=temperature)
     settings.check()
+    if client is None and base_url is not None:
+        from trec_rag_eval.engine.llm import check_base_url
+
+        check_base_url(base_url)  # a malformed URL is one line, before anything is read
     progress_file = progress_path or progress_path_for(output)
     named = list(runs.items()) if isinstance(runs, Mapping) else [
         (os.fspath(run) if isinstance(run, (str, os.PathLike)) else f"run {i + 1}", run)

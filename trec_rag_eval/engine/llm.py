@@ -27,6 +27,7 @@ import json
 import os
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -53,9 +54,30 @@ class LLMFailure(TrecRagEvalError):
     401, 403 or 404 (a wrong key, no access, an unknown model): every task would get the same."""
 
     def __init__(self, message: str, unreachable: bool = False, refused: bool = False) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))  # a server may echo the Authorization header back
         self.unreachable = unreachable
         self.refused = refused
+
+
+_SECRETS: set[str] = set()
+_secrets_lock = threading.Lock()
+REDACTED = "[API key redacted]"
+
+
+def remember_secret(key: str | None) -> None:
+    """Note an API key this process sends, so ``redact`` keeps it out of everything printed or written."""
+    if key and len(key) >= 4 and key != NO_KEY:
+        with _secrets_lock:
+            _SECRETS.add(key)
+
+
+def redact(text: str) -> str:
+    """``text`` without any API key this process sent (``remember_secret``): a 401 whose body echoes
+    the Authorization header, an error message, a reply, never print or write the key."""
+    for key in sorted(_SECRETS, key=len, reverse=True):
+        if key in text:
+            text = text.replace(key, REDACTED)
+    return text
 
 
 class MalformedReply(ValueError):
@@ -112,11 +134,39 @@ def _number(text: str) -> float | None:
         return None
 
 
+NO_KEY = "no-key"
+"""The placeholder key sent to a local server that needs none."""
+
+
+def check_base_url(base_url: str) -> None:
+    """A ``UsageError`` unless ``base_url`` is an ``http(s)://host[:port]/...`` URL: a malformed one
+    (``http://[::1``, a port out of range, a space) is said in one line, before any request."""
+    def refuse(reason: str) -> UsageError:
+        return UsageError(f"base_url {base_url!r} is not a URL the client can use: {reason} "
+                          "(expected e.g. http://localhost:8000/v1)", {"base_url": "base_url"})
+
+    bad = next((ch for ch in base_url if ord(ch) <= 32 or ord(ch) == 127), None)
+    if bad is not None:
+        raise refuse(f"it holds {'a space' if bad == ' ' else f'the control character {bad!r}'}")
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+        parts.port  # noqa: B018 - parsed here, so a bad port is said now
+    except ValueError as err:
+        raise refuse(str(err)) from None
+    if parts.scheme not in ("http", "https"):
+        raise refuse("it does not start with http:// or https://")
+    if not parts.hostname:
+        raise refuse("it names no host")
+
+
 def make_client(base_url: str | None, api_key: str | None = None) -> Any:
     """An ``openai.OpenAI`` client with its own retries off; key from OPENAI_API_KEY.
 
-    A local server (any ``base_url``) may need no key: a placeholder is sent then.
+    A local server (any ``base_url``) may need no key: a placeholder is sent then. The key is
+    remembered, so that no message or file of this process ever shows it (``redact``).
     """
+    if base_url is not None:
+        check_base_url(base_url)
     try:
         import openai
     except ImportError:
@@ -126,13 +176,19 @@ def make_client(base_url: str | None, api_key: str | None = None) -> Any:
         if base_url is None:
             raise UsageError("set OPENAI_API_KEY, or give base_url for a local server that needs no key",
                              {"base_url": "base_url"})
-        key = "no-key"
-    return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+        key = NO_KEY
+    remember_secret(key)
+    try:
+        return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
+    except Exception as err:  # the HTTP layer's InvalidURL, whichever package it ships in
+        raise UsageError(f"base_url {base_url!r} is not a URL the client can use: {redact(str(err))}",
+                         {"base_url": "base_url"}) from None
 
 
 def short(text: str, limit: int = 160) -> str:
-    """``text`` on one line, cut at ``limit`` characters."""
-    text = " ".join(text.split())
+    """``text`` on one line, without the API key (``redact``, before the cut: half a key is a key
+    too), cut at ``limit`` characters."""
+    text = redact(" ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -147,6 +203,7 @@ class ChatCaller:
     ) -> None:
         settings.check()
         self.client = client
+        remember_secret(getattr(client, "api_key", None))  # a client made by the caller: its key is kept out too
         self.settings = settings
         self.sleep = sleep
         self._lock = threading.Lock()
@@ -219,6 +276,7 @@ def _read_reply(response: Any, parse: Callable[[str], Any]) -> tuple[Any, int, i
         raise LLMFailure(reason) from None
     if not isinstance(content, str) or not content.strip():
         raise LLMFailure("malformed reply: empty message content")
+    content = redact(content)  # what is kept (questions) or quoted (a malformed reply) never holds the key
     try:
         parsed = parse(content)
     except MalformedReply as err:

@@ -1,0 +1,127 @@
+"""The LLM commands' endpoint: a malformed ``--base-url`` is one ``Error:`` line (it was 53 lines of
+``httpx.InvalidURL``), and the API key the tool sends never appears in anything it prints or writes, even
+when the server echoes the Authorization header back (in an error body, cut or not, or in a reply).
+
+The fake servers listen on 127.0.0.1 only. The oracle: the key's text is absent from stdout, stderr and
+every file left in the test's folder.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from chat_server import ChatServer, Reply, completion
+from conftest import invoke
+from test_judge import DATASET, FAKE_GRADES, RUN
+
+from trec_rag_eval.engine.llm import LLMFailure, check_base_url, redact, remember_secret, short
+from trec_rag_eval.errors import UsageError
+
+KEY = "sk-test-0123456789abcdefSECRET"
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    (tmp_path / "dataset.json").write_text(json.dumps(DATASET), encoding="utf-8")
+    (tmp_path / "run.txt").write_text(RUN, encoding="utf-8")
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(json.dumps({"id": d, "text": f"[{d}] passage {d}"}) + "\n" for d in FAKE_GRADES), encoding="utf-8")
+    return tmp_path
+
+
+def _judge(tmp, base_url, *extra):
+    return invoke("judge", str(tmp / "dataset.json"), str(tmp / "run.txt"), "--corpus", str(tmp / "corpus.jsonl"),
+                  "--depth", "3", "--model", "m", "--base-url", base_url, "-o", str(tmp / "judged.qrels"),
+                  "--max-retries", "0", *extra)
+
+
+def _generate(tmp, base_url, *extra):
+    return invoke("generate-queries", str(tmp / "corpus.jsonl"), "-n", "2", "--model", "m", "--base-url", base_url,
+                  "-o", str(tmp / "generated.json"), "--max-retries", "0", *extra)
+
+
+@pytest.mark.parametrize("url, reason", [
+    ("http://[::1", "Invalid IPv6 URL"),
+    ("http://127.0.0.1:99999/v1", "out of range"),
+    ("http://local host:8000/v1", "it holds a space"),
+    ("http://127.0.0.1:8000/v1\x00", "control character"),
+    ("localhost:8000/v1", "http:// or https://"),
+    ("ftp://127.0.0.1/v1", "http:// or https://"),
+    ("http:///v1", "it names no host"),
+    ("", "http:// or https://"),
+])
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_a_malformed_base_url_is_one_error_line(inputs, monkeypatch, url, reason, command):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = (_judge if command == "judge" else _generate)(inputs, url)
+    assert result.exit_code == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: --base-url "), result.stderr
+    assert reason in lines[0]
+
+
+def test_the_library_says_the_same():
+    with pytest.raises(UsageError, match=r"base_url 'http://\[::1' is not a URL the client can use"):
+        check_base_url("http://[::1")
+
+
+class Echoing(ChatServer):
+    """Answers every request with ``status`` and a body that quotes the Authorization header it got."""
+
+    def __init__(self, status: int, padding: int = 0) -> None:
+        super().__init__()
+        self.status = status
+        self.padding = padding
+        self.seen: list[str] = []
+
+    def answer(self, prompt: str, reply: Reply) -> None:
+        header = reply.handler.headers.get("Authorization", "")
+        with self.lock:
+            self.seen.append(header)
+        echo = "x" * self.padding + f" invalid credentials: {header!r}"
+        if self.status == 200:  # a model repeating what it was sent: in its questions, or instead of a grade
+            reply.json(200, completion(f"1. Is {header} a question?\n2. Why {header}?", 5, 5))
+        else:
+            reply.json(self.status, {"error": {"message": echo, "type": "invalid_request_error"}})
+
+
+def _leaks(tmp, result) -> list[str]:
+    places = {"stdout": result.stdout, "stderr": result.stderr}
+    places |= {str(p): p.read_text(errors="replace") for p in tmp.rglob("*") if p.is_file()}
+    return [name for name, text in places.items() if KEY in text or KEY[:12] in text]
+
+
+@pytest.mark.parametrize("status", [401, 400, 500])
+@pytest.mark.parametrize("padding", [0, 150])  # 150: the message is cut at 160 characters, inside the key
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_an_error_that_echoes_the_key_never_shows_it(inputs, monkeypatch, status, padding, command):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with Echoing(status, padding) as server:
+        result = (_judge if command == "judge" else _generate)(inputs, server.base_url, "--concurrency", "1")
+    assert server.seen and KEY in server.seen[0]  # the key was sent, and echoed
+    assert result.exit_code != 0
+    if status != 500 and not padding:  # a 5xx is said by its status only; a 4xx quotes the body (cut at 160)
+        assert "[API key redacted]" in result.stderr, result.stderr
+    assert _leaks(inputs, result) == []
+
+
+def test_a_reply_that_echoes_the_key_never_writes_it(inputs, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with Echoing(200) as server:
+        result = _generate(inputs, server.base_url)
+    assert result.exit_code == 0, result.stderr
+    questions = [item["query"] if "query" in item else item["requête"]
+                 for item in json.loads((inputs / "generated.json").read_text())]
+    assert questions and all("[API key redacted]" in q for q in questions)
+    assert _leaks(inputs, result) == []
+
+
+def test_redaction_comes_before_the_cut():
+    remember_secret(KEY)
+    text = "y" * 150 + " Bearer " + KEY
+    assert KEY[:8] not in short(text)  # cut inside "[API key redacted]", never inside the key
+    assert short("Bearer " + KEY) == "Bearer [API key redacted]"
+    assert KEY not in str(LLMFailure(f"HTTP 401: {text}"))
+    assert redact(f"a{KEY}b") == "a[API key redacted]b"
