@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from trec_rag_eval.measures.parse import MeasuresArg
 
 LOCAL = "local:"
+LOCAL_WORKERS_PER_CORE = 4
+"""``local:N`` starts at most this many worker processes per core: beyond, the processes only
+compete for the cores (and each holds its own memory); a larger cluster spans machines."""
 ROWS_PER_PIECE = 4_000_000
 """A Parquet file with more rows is read as several pieces (slices of rows), so one large file
 still spreads over the workers."""
@@ -68,6 +71,21 @@ class ClusterError(TrecRagEvalError):
     """The cluster could not be reached, or could not finish a task."""
 
 
+def local_workers(cluster: str) -> int:
+    """N of ``local:N``, checked at once (before anything is read): at least 1, at most
+    ``LOCAL_WORKERS_PER_CORE`` per core of this machine."""
+    count = cluster[len(LOCAL):]
+    if not count.isdigit() or int(count) < 1:
+        raise UsageError(f"cluster={cluster}: expected local:N with N, the number of worker processes, >= 1",
+                         {"cluster=": "cluster"})
+    cores = os.cpu_count() or 1
+    if int(count) > LOCAL_WORKERS_PER_CORE * cores:
+        raise UsageError(f"cluster={cluster}: at most {LOCAL_WORKERS_PER_CORE * cores} local worker processes on "
+                         f"this machine ({LOCAL_WORKERS_PER_CORE} per core, {cores} cores); for more, start a Dask "
+                         "cluster over several machines and give its scheduler address", {"cluster=": "cluster"})
+    return int(count)
+
+
 @contextmanager
 def connect(cluster: Any) -> Iterator[Client]:
     """A Client for ``cluster`` (see the module's docstring); what this opens, it closes."""
@@ -81,10 +99,7 @@ def connect(cluster: Any) -> Iterator[Client]:
     if not isinstance(cluster, str) or not cluster:
         raise UsageError(f"cluster must be a dask.distributed.Client, a scheduler address or local:N, got {cluster!r}")
     if cluster.startswith(LOCAL):
-        count = cluster[len(LOCAL):]
-        if not count.isdigit() or int(count) < 1:
-            raise UsageError(f"cluster={cluster}: expected local:N with N, the number of worker processes, >= 1",
-                             {"cluster=": "cluster"})
+        count = local_workers(cluster)
         import dask
 
         # Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its workers to give memory back sooner; it also
@@ -122,6 +137,8 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
     """
     from trec_rag_eval.io.tables import Run
 
+    if isinstance(run, (str, os.PathLike)):
+        _refuse_pipes([os.fspath(run)])
     if isinstance(run, (str, os.PathLike)) and (doc_map is not None or _kind(os.fspath(run), run_format) == "json"):
         [outcome] = evaluate_run_tasks(qrels, [os.fspath(run)], measures, settings, cluster=cluster,
                                        run_format=run_format, doc_map=doc_map)
@@ -144,6 +161,17 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
     evaluation = evaluate_partitioned(qrels, run, measures, settings, cluster=cluster, run_format=run_format)
     evaluation.collapse = collapse
     return evaluation
+
+
+def _refuse_pipes(paths: Sequence[str]) -> None:
+    """The workers read each run by its path, in their own processes: standard input or a pipe, which
+    this process alone can read (once), cannot be sent to them."""
+    from trec_rag_eval.io.text import read_once
+
+    for path in paths:
+        if read_once(path):
+            raise UsageError(f"{path} is standard input or a pipe: the workers of a cluster read each run from its "
+                             "file; save it to a file first (or evaluate without a cluster)")
 
 
 def _kind(path: str, run_format: str) -> str:
@@ -169,6 +197,7 @@ def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg
     from trec_rag_eval.measures.parse import resolve_measures
 
     measures, settings = resolve_measures(measures), settings or Settings()
+    _refuse_pipes(paths)
 
     def once(client: Client) -> list[RunOutcome]:
         [shared] = client.scatter([qrels], broadcast=True, hash=False)
@@ -346,6 +375,7 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
     if not paths:
         raise UsageError("no run to evaluate")
+    _refuse_pipes(paths)
     pieces: list[Piece] = []
     for path in paths:
         kind = _kind(path, run_format)

@@ -22,8 +22,8 @@ FORMATS = ("table", "markdown", "latex", "csv", "json")
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
     options: list[Callable[[Any], Any]] = [
-        click.argument("qrels", type=QrelsPath(exists=True)),
-        click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False)),
+        click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True)),
+        click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True)),
         click.option(
             "-m",
             "--measure",

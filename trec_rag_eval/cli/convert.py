@@ -31,7 +31,7 @@ from trec_rag_eval.io.writers import (
 
 
 @click.command("convert")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True))
+@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, allow_dash=True))
 @click.option(
     "--qrels",
     "qrels_out",

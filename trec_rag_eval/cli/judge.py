@@ -15,8 +15,8 @@ from trec_rag_eval.syntax import INT32
 
 
 @click.command("judge", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("dataset", type=click.Path(exists=True, dir_okay=False))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="JSONL corpus ({\"id\", \"text\"} a line): the passages shown to the model.")
 @click.option("--topics", type=click.Path(exists=True, dir_okay=False), default=None,

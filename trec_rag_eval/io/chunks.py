@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.tables import Qrels, Run, column_head, column_list, run_columns
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.text import read_text, spooled
 from trec_rag_eval.syntax import FIELD_SEPARATORS
 
 if TYPE_CHECKING:
@@ -183,9 +183,13 @@ def read_doc_map(path: str | os.PathLike[str]) -> dict[str, str]:
     A chunk mapped twice to different documents is an error naming both places.
     """
     name = os.fspath(path)
+    kept = spooled(name)  # a pipe (--doc-map <(...)) is read once
     try:
-        with open(name, "rb") as handle:
-            magic = handle.read(4)
+        if kept is not None:
+            magic = kept[:4]
+        else:
+            with open(name, "rb") as handle:
+                magic = handle.read(4)
     except OSError as err:
         raise InputFormatError(name, None, f"cannot read the map file: {err.strerror or err}") from None
     if magic == b"PAR1":

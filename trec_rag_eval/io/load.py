@@ -32,7 +32,7 @@ from trec_rag_eval.io.objects import (
     source_name,
 )
 from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, empty_keys
-from trec_rag_eval.io.text import read_head, read_text
+from trec_rag_eval.io.text import STANDARD_INPUT, read_head, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,
@@ -394,7 +394,7 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], parameter: 
     """The format to read ``path`` with; ``parameter`` (written ``written`` in the message) names the
     choice in errors."""
     if format is None or format == "auto":
-        if not os.path.exists(path):
+        if not os.path.exists(path) and path != STANDARD_INPUT:
             raise InputFormatError(path, None, "no such file")
         return detect_format(path)
     if format not in allowed:

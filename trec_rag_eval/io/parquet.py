@@ -26,6 +26,7 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.io.text import spooled
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 
 if TYPE_CHECKING:
@@ -42,6 +43,12 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
     name = os.fspath(path)
     if os.path.isdir(name):
         return bool(parquet_files(name))
+    data = spooled(name)
+    if data is not None:  # a pipe or standard input, read once
+        if data[:4] == MAGIC:
+            raise InputFormatError(name, None, "a Parquet file is read from a file, not from a pipe or standard "
+                                   "input: save it to a file first")
+        return False
     try:
         with open(name, "rb") as handle:
             return handle.read(4) == MAGIC

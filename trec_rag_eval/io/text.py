@@ -5,12 +5,21 @@ for bytes that are not UTF-8, the line.
 Every reader goes through here: the TREC readers (which keep bytes for their fast path and decode
 line by line with ``decode_line``), JSON datasets and results, topics, BEIR, reference scores for
 ``validate``, the BM25 corpus and the generator's progress file.
+
+A path that can be read only once (``-`` for standard input, ``/dev/stdin``, a named pipe, a
+process substitution ``<(...)``: anything that is neither a regular file nor a folder) is read
+whole on first use and kept in memory (``spooled``), so detecting its format and then parsing it
+read the same bytes, and every message still names it as the user did.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import os
+import stat
+import sys
+import threading
 import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, cast
@@ -22,8 +31,54 @@ GZIP_ERRORS = (OSError, EOFError, zlib.error)
 """What a truncated or corrupt gzip stream raises while it is read."""
 
 
+STANDARD_INPUT = "-"
+_SPOOLED: dict[str, bytes] = {}
+_spool_lock = threading.Lock()
+
+
+def read_once(path: str) -> bool:
+    """Whether ``path`` can be read only once: standard input ``-``, a pipe, a FIFO, a device."""
+    if path == STANDARD_INPUT or path in _SPOOLED:
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def spooled(path: str) -> bytes | None:
+    """The whole content of ``path`` when it can be read only once (standard input ``-``, a pipe, a
+    FIFO, a character device such as ``/dev/stdin``), read on first use and kept for every later
+    reader of the same name; None for a regular file, a folder or a missing path (read as usual)."""
+    if path in _SPOOLED:
+        return _SPOOLED[path]
+    if not read_once(path):
+        return None
+    with _spool_lock:
+        if path not in _SPOOLED:
+            try:
+                if path == STANDARD_INPUT:
+                    data = sys.stdin.buffer.read()
+                else:
+                    with open(path, "rb") as handle:
+                        data = handle.read()
+            except OSError as err:
+                raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+            _SPOOLED[path] = data
+        return _SPOOLED[path]
+
+
+def file_size(path: str) -> int:
+    """The size in bytes of ``path`` (before gzip is undone), a pipe's included (``spooled``)."""
+    data = spooled(path)
+    return len(data) if data is not None else os.path.getsize(path)
+
+
 def check_file(path: str) -> None:
     """The file exists and is a file; the errors every reader gives."""
+    if spooled(path) is not None:
+        return
     if not os.path.exists(path):
         raise InputFormatError(path, None, "no such file")
     if os.path.isdir(path):
@@ -31,6 +86,9 @@ def check_file(path: str) -> None:
 
 
 def is_gzip(path: str) -> bool:
+    data = spooled(path)
+    if data is not None:
+        return data[:2] == GZIP_MAGIC
     try:
         with open(path, "rb") as handle:
             return handle.read(2) == GZIP_MAGIC
@@ -45,11 +103,15 @@ def gzip_error(path: str, err: BaseException) -> InputFormatError:
 def read_bytes(path: str) -> bytes:
     """The whole content of ``path``, gzip undone."""
     check_file(path)
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as err:
-        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+    kept = spooled(path)
+    if kept is not None:
+        data = kept
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as err:
+            raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
@@ -62,6 +124,10 @@ def open_binary(path: str) -> BinaryIO:
     """``path`` opened for reading bytes in pieces, through gzip when it is compressed; read errors of
     a corrupt gzip stream are the caller's to turn into ``gzip_error``."""
     check_file(path)
+    data = spooled(path)
+    if data is not None:
+        memory = io.BytesIO(data)
+        return cast(BinaryIO, gzip.GzipFile(fileobj=memory, mode="rb")) if data[:2] == GZIP_MAGIC else memory
     try:
         return cast(BinaryIO, gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")
     except OSError as err:
@@ -115,11 +181,15 @@ def iter_lines(path: str) -> Iterator[tuple[int, str]]:
 def read_head(path: str, size: int = 65536) -> str:
     """About the first ``size`` bytes of the file as text (gzip undone), for format detection:
     undecodable bytes are replaced, the reader chosen afterwards reports them."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(size)
-    except OSError as err:
-        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+    whole = spooled(path)
+    if whole is not None:
+        data = whole[:size]
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(size)
+        except OSError as err:
+            raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
     if data[:2] == GZIP_MAGIC:
         try:
             data = zlib.decompressobj(31).decompress(data, size)

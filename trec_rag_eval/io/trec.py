@@ -25,7 +25,17 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.objects import string_buffers
 from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
-from trec_rag_eval.io.text import GZIP_ERRORS, check_file, decode_line, gzip_error, is_gzip, open_binary, read_bytes
+from trec_rag_eval.io.text import (
+    GZIP_ERRORS,
+    check_file,
+    decode_line,
+    file_size,
+    gzip_error,
+    is_gzip,
+    open_binary,
+    read_bytes,
+    spooled,
+)
 from trec_rag_eval.memory import import_pyarrow, jemalloc_configured, release_freed_memory
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
@@ -193,6 +203,11 @@ class _Source:
 
 def _open_source(path: str) -> _Source:
     check_file(path)
+    if spooled(path) is not None and not is_gzip(path):  # a pipe or standard input: its bytes, read once
+        data = read_bytes(path)
+        if not data:
+            raise InputFormatError(path, None, "empty file")
+        return _Source(path, data)
     if is_gzip(path):
         data = read_bytes(path)
         if not data.strip():
@@ -570,7 +585,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
     """
     name = os.fspath(path)
     check_file(name)
-    if os.path.getsize(name) == 0:
+    if file_size(name) == 0:
         raise InputFormatError(name, None, "empty file")
     seen: set[str] = set()
     carry = b""
