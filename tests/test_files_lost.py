@@ -229,3 +229,13 @@ def test_the_library_checks_the_progress_file_too(tmp_path):
                          progress_path=output, show_progress=False)
     assert server.requests == []
     assert output.read_text() == "[]\n"
+
+
+def test_a_hard_link_outside_an_input_folder_to_a_file_inside_it_is_that_file(runs_folder):
+    # found by the fuzz test: another name of sw/run_hybrid.txt, outside sw/, was written over
+    os.link(runs_folder / "sw" / "run_hybrid.txt", runs_folder / "alias.txt")
+    before = _snapshot(runs_folder)
+    line = _refused(invoke("-o", str(runs_folder / "alias.txt"), "--force", str(runs_folder / "qrels.txt"),
+                           str(runs_folder / "sw")))
+    assert f"is also an input ({runs_folder / 'sw' / 'run_hybrid.txt'}, in the input folder" in line, line
+    assert _snapshot(runs_folder) == before

@@ -530,3 +530,175 @@ def test_fuzz_python_qrels_and_runs_are_read_as_written_or_refused():
         assert len({(q, d) for q, d, _ in expected}) == len(expected), (case, rows)
         assert _rows_of(table, side) == sorted(expected), (case, rows)
     assert min(outcomes.values()) > 20, outcomes   # both sides of the rule are exercised
+
+
+# --- LLM replies and progress records; output and input paths (issue 27) --------------------------------
+# Each case is built from labelled parts, so the expectation is written by hand from the parts, not read
+# back from the code under test: which questions a reply holds, which grade, which progress line is refused,
+# which output would replace what is read.
+
+QUESTIONS = ["Quand repiquer les tomates ?", "What is BM25?", "Pourquoi le compost chauffe-t-il ?",
+             "Qu'est-ce que le Livret A ?", "How do I install Python 3.12?", "什么是向量检索？", "x?"]
+NOT_QUESTIONS = ["2", "42", "?", "**", "1.", "---", "(3)", "…", "0.5", "  "]
+BINARY = ["\x00", "\x01", "\x1b[31m", "\x7f", "\x08"]
+
+
+def test_fuzz_generated_replies():
+    from trec_rag_eval.engine.generate import MAX_QUESTION_CHARS, checked_questions
+    from trec_rag_eval.engine.llm import MalformedReply
+
+    rng = random.Random(SEED * 1000 + 27)
+    kept_some = refused = 0
+    for _ in range(CASES * 2):
+        n = rng.randint(1, 5)
+        items: list[tuple[str, str]] = []  # (kind, text)
+        for _ in range(rng.randint(1, 7)):
+            kind = rng.choices(["question", "noise", "long", "binary"], [6, 3, 0.4, 0.4])[0]
+            if kind == "question":
+                text = rng.choice(QUESTIONS)
+            elif kind == "noise":
+                text = rng.choice(NOT_QUESTIONS)
+            elif kind == "long":
+                text = "Quelle " + "très " * (MAX_QUESTION_CHARS // 5) + "longue question ?"
+            else:
+                question = rng.choice(QUESTIONS)
+                where = rng.randint(0, len(question))
+                text = question[:where] + rng.choice(BINARY) + question[where:]
+            items.append((kind, text))
+        reply = "\n".join(f"{i}. {text}" for i, (_, text) in enumerate(items, start=1))
+        # by hand: a control character anywhere refuses the reply; otherwise the questions, in order, at most n
+        wanted = [text for kind, text in items if kind == "question"][:n]
+        if any(kind == "binary" for kind, _ in items) or not wanted:
+            with pytest.raises(MalformedReply):
+                checked_questions(reply, n)
+            refused += 1
+        else:
+            assert checked_questions(reply, n) == wanted, reply
+            kept_some += 1
+    assert kept_some > 50 and refused > 50  # both ways are reached
+
+
+def test_fuzz_grades():
+    from trec_rag_eval.engine.judge import parse_grade
+    from trec_rag_eval.engine.llm import MalformedReply
+
+    forms = ["{g}", "Grade: {g}", "**{g}**", "Note : {g}/3", "{g} out of 3", "Relevance {g}.", "Grade: {g} ({g})"]
+    asides = ["", "On the 0-3 scale: ", "<think>maybe 1, maybe 3</think>\n", "Note (de 0 à 3) : ",
+              "<think>between 0 and 2\n</think>"]
+    rng = random.Random(SEED * 1000 + 28)
+    outcomes = {"grade": 0, "ambiguous": 0, "off the scale": 0, "none": 0}
+    for _ in range(CASES * 2):
+        grade = rng.choice([0, 1, 2, 3, 3, 2, 5, 7, -1, 77])
+        second = rng.choice([None, None, None, grade, (grade + 1) % 4, rng.randint(0, 9)])
+        reply = rng.choice(asides) + rng.choice(forms).format(g=grade)
+        if second is not None:
+            reply += rng.choice([", or maybe {h}", "\nGrade: {h}", " / then {h}"]).format(h=second)
+        if rng.random() < 0.1:
+            reply = rng.choice(asides) + "I cannot tell."
+            expected = "none"
+        elif second is not None and second != grade:
+            expected = "ambiguous"
+        elif grade not in (0, 1, 2, 3):
+            expected = "off the scale"
+        else:
+            expected = "grade"
+        outcomes[expected] += 1
+        if expected == "grade":
+            assert parse_grade(reply) == grade, reply
+        else:
+            with pytest.raises(MalformedReply):
+                parse_grade(reply)
+    assert min(outcomes.values()) > 10, outcomes
+
+
+def test_fuzz_judge_progress_records(tmp_path):
+    from trec_rag_eval.engine.judge import grade_problem
+    from trec_rag_eval.engine.llm import read_progress
+    from trec_rag_eval.errors import InputFormatError
+    from trec_rag_eval.io.judgments import LLMJudgment  # noqa: F401 - the records are the sidecar's, before it
+
+    identity = {"model": "m", "language": "en", "max_chars": 8000}
+    rng = random.Random(SEED * 1000 + 29)
+    path = tmp_path / "p.jsonl"
+    read = refused = 0
+    for _ in range(CASES):
+        lines: list[str] = []
+        grades: dict[str, int] = {}
+        bad_line = None  # the first line that must be refused, by hand
+        for line_no in range(1, rng.randint(1, 8) + 1):
+            doc = rng.choice(["d1", "d2", "d3", "d4"])
+            grade = rng.choice([0, 1, 2, 3, 0, 1, 2, 3, 77, -1, "2", 2.5, True, None])
+            lines.append(json.dumps({"query_id": "q1", "doc_id": doc, "kind": "hole", "grade": grade, **identity}))
+            if bad_line is not None:
+                continue
+            if type(grade) is not int or grade not in (0, 1, 2, 3):
+                bad_line = line_no
+            elif doc in grades and grades[doc] != grade:
+                bad_line = line_no
+            else:
+                grades[doc] = grade
+        torn = rng.random() < 0.2
+        text = "\n".join(lines) + "\n" + ('{"query_id": "q1", "doc_' if torn else "")
+        path.write_text(text, encoding="utf-8")
+        key_of = lambda record: f"{record['query_id']}\t{record['doc_id']}"  # noqa: E731
+        if bad_line is None:
+            done = read_progress(path, identity, key_of, "grade", grade_problem)
+            assert {key.split("\t")[1]: record["grade"] for key, record in done.items()} == grades
+            read += 1
+        else:
+            with pytest.raises(InputFormatError) as err:
+                read_progress(path, identity, key_of, "grade", grade_problem)
+            assert err.value.line_no == bad_line, text
+            refused += 1
+    assert read > 20 and refused > 20
+
+
+def test_fuzz_output_paths(tmp_path):
+    """Random layouts of inputs (files, a folder of runs, links to them) and a random output: refused exactly
+    when, by hand, writing it would replace or join what is read, whatever the spelling."""
+    import os
+    from pathlib import Path
+
+    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.io.atomic import check_outputs
+
+    rng = random.Random(SEED * 1000 + 30)
+    refused = allowed = 0
+    for case in range(CASES // 2):
+        root = tmp_path / f"c{case}"
+        (root / "runs").mkdir(parents=True)
+        (root / "other").mkdir()
+        qrels = root / "qrels.txt"
+        qrels.write_text("q 0 d 1\n")
+        for name in ("a.txt", "b.txt"):
+            (root / "runs" / name).write_text("q Q0 d 1 1 r\n")
+        (root / "old.txt").write_text("an earlier output\n")
+        os.symlink(root / "runs", root / "alias")          # a link to the input folder
+        os.symlink(qrels, root / "qlink.txt")               # a link to an input file
+        os.link(root / "runs" / "a.txt", root / "hard.txt")  # a second name of a run
+        inputs = [str(qrels), str(root / "runs")]
+        # (spelling of the output, whether by hand it names what is read)
+        choices = [
+            (qrels, True), (root / "qlink.txt", True), (root / "hard.txt", True), (root / "runs" / "a.txt", True),
+            (root / "runs" / "new.txt", True), (root / "alias" / "b.txt", True), (root / "alias" / "new.txt", True),
+            (root / "runs" / ".." / "qrels.txt", True), (root / "other" / ".." / "runs" / "c.txt", True),
+            (root / "old.txt", False), (root / "new.txt", False), (root / "other" / "out.txt", False),
+            (root / "runs2.txt", False), (root / "alias.txt", False), (root / "other" / ".." / "fresh.txt", False),
+        ]
+        output, replaces_input = rng.choice(choices)
+        as_progress = rng.random() < 0.3
+        spelled = str(output) if rng.random() < 0.5 else os.path.relpath(output)
+        try:
+            if as_progress:
+                check_outputs([str(root / "out.json")], True, inputs, [spelled])
+            else:
+                check_outputs([spelled], True, inputs)
+        except UsageError as err:
+            assert replaces_input, (spelled, str(err))
+            assert "also an input" in str(err) or "inside the input folder" in str(err)
+            refused += 1
+        else:
+            assert not replaces_input, spelled
+            allowed += 1
+        assert Path(qrels).read_text() == "q 0 d 1\n"
+    assert refused > 10 and allowed > 10

@@ -202,3 +202,8 @@ def test_generate_refuses_a_progress_record_whose_questions_are_not_questions(tm
         generate_dataset(CORPUS, output, GENERATION, make_client(server.base_url, "dummy"), show_progress=False)
     assert str(err.value).startswith(f"{progress_path_for(output)}:1: {reason}")
     assert server.requests == []
+
+
+def test_a_line_after_a_question_ending_in_a_full_width_mark_is_not_joined_to_it():
+    # found by the fuzz test: "1. 什么是向量检索？" then a bare "2." gave "什么是向量检索？ 2."
+    assert checked_questions("1. 什么是向量检索？\n2.\n3. What is BM25?", 3) == ["什么是向量检索？", "What is BM25?"]

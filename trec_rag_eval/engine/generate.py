@@ -177,7 +177,8 @@ def _marked_items(content: str) -> list[str]:
             open_item = True
         elif i in marked:  # a nested list: an answer, a note, not a question
             open_item = False
-        elif open_item and not _clean(items[-1]).endswith(("?", ".", "!", ":", "…")):  # cut mid-sentence
+        elif open_item and not _clean(items[-1]).endswith(("?", ".", "!", ":", "…", "？", "。", "！", "：")):
+            # cut mid-sentence (a full-width mark ends a Chinese or Japanese sentence)
             items[-1] += " " + line.strip()
         else:
             open_item = False

@@ -128,9 +128,17 @@ def _refuse_inputs(name: str, what: str, read: list[tuple[str, tuple[object, ...
     for given, identity, folder in read:
         if identity == key:
             raise UsageError(f"the {what} {name} is also an input ({given}): {consequence}")
-        if folder is not None and real.startswith(folder.rstrip(os.sep) + os.sep):
+        if folder is None:
+            continue
+        if real.startswith(folder.rstrip(os.sep) + os.sep):
             raise UsageError(f"the {what} {name} is inside the input folder {given}: it would replace or join "
                              f"the files being read; {consequence.rpartition('; ')[2]}")
+        if key[0] == "file":  # another name (a hard link) of a file inside the folder
+            same = next((os.path.join(top, file) for top, _, files in os.walk(folder) for file in files
+                         if _identity(os.path.join(top, file)) == key), None)
+            if same is not None:
+                raise UsageError(f"the {what} {name} is also an input ({same}, in the input folder {given}): "
+                                 f"{consequence}")
 
 
 def _identity(name: str) -> tuple[object, ...]:
