@@ -125,3 +125,17 @@ def test_redaction_comes_before_the_cut():
     assert short("Bearer " + KEY) == "Bearer [API key redacted]"
     assert KEY not in str(LLMFailure(f"HTTP 401: {text}"))
     assert redact(f"a{KEY}b") == "a[API key redacted]b"
+
+
+@pytest.mark.parametrize("key", ["sk-abc\nX-Injected: 1", "sk-é-key", "sk key"])
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_a_key_that_cannot_be_sent_is_one_error_line_without_the_key(inputs, monkeypatch, key, command):
+    # it was "connection failed" (a line break) or "malformed reply ('ascii' codec can't encode...)"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with Echoing(200) as server:
+        result = (_judge if command == "judge" else _generate)(inputs, server.base_url)
+    assert result.exit_code == 2
+    assert server.seen == []
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "Error: OPENAI_API_KEY holds a space, a line break or a non-ASCII character (character ")
+    assert key not in result.stderr and key[3:] not in result.stderr

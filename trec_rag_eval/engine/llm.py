@@ -177,6 +177,11 @@ def make_client(base_url: str | None, api_key: str | None = None) -> Any:
             raise UsageError("set OPENAI_API_KEY, or give base_url for a local server that needs no key",
                              {"base_url": "base_url"})
         key = NO_KEY
+    bad = next((position for position, ch in enumerate(key) if not 33 <= ord(ch) <= 126), None)
+    if bad is not None:  # said without the key itself: only where it goes wrong
+        where = "api_key" if api_key else "OPENAI_API_KEY"
+        raise UsageError(f"{where} holds a space, a line break or a non-ASCII character (character {bad + 1} of "
+                         f"{len(key)}), which cannot be sent in an HTTP header: check how it was set")
     remember_secret(key)
     try:
         return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
