@@ -207,3 +207,14 @@ def test_generate_refuses_a_progress_record_whose_questions_are_not_questions(tm
 def test_a_line_after_a_question_ending_in_a_full_width_mark_is_not_joined_to_it():
     # found by the fuzz test: "1. 什么是向量检索？" then a bare "2." gave "什么是向量检索？ 2."
     assert checked_questions("1. 什么是向量检索？\n2.\n3. What is BM25?", 3) == ["什么是向量检索？", "What is BM25?"]
+
+
+def test_generate_does_not_ask_about_a_document_with_an_empty_text(tmp_path):
+    corpus = [{"id": "good", "text": "DOC-good Les tomates se repiquent en mai."}, {"id": "blank", "text": " \n "}]
+    output = tmp_path / "g.json"
+    with Answering({"DOC-good": "1. Quand repiquer les tomates ?"}) as server, pytest.warns(
+            Warning, match=r"1 of 2 documents have an empty text and were not sent to the model .*: blank"):
+        report = generate_dataset(corpus, output, GENERATION, make_client(server.base_url, "dummy"),
+                                  show_progress=False)
+    assert server.requests == ["DOC-good"] and report.failures == [] and report.empty == ["blank"]
+    assert [item["pertinents"] for item in json.loads(output.read_text())] == [["good"]]

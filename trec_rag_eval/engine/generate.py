@@ -102,6 +102,7 @@ class GenerationReport:
     failures: list[tuple[str, str]] = field(default_factory=list)   # (doc_id, reason)
     duplicates_removed: int = 0
     shortfalls: list[tuple[str, int]] = field(default_factory=list)  # (doc_id, questions kept) below n
+    empty: list[str] = field(default_factory=list)  # documents with an empty text: nothing to ask about
     requests: int = 0
     retries: int = 0
     prompt_tokens: int = 0              # this run only
@@ -315,8 +316,14 @@ def generate_dataset(
     check_outputs([output], force, progress=[progress])  # before any call: the progress file is not the output
     report = GenerationReport(output=output, progress_path=progress, documents=len(documents))
     texts = {d["id"]: d["text"] for d in documents}
+    # a document with an empty text answers nothing: questions "about" it would be the model's invention
+    report.empty = [d["id"] for d in documents if not d["text"].strip()]
+    if report.empty:
+        shown = ", ".join(report.empty[:10]) + (", ..." if len(report.empty) > 10 else "")
+        warn(f"{len(report.empty)} of {len(documents)} documents have an empty text and were not sent to the "
+             f"model (no questions for them): {shown}", TrecRagEvalWarning)
     tasks = [Task(d["id"], build_prompt(d["text"], settings.n, settings.language), {"doc_id": d["id"]})
-             for d in documents]
+             for d in documents if d["text"].strip()]
     with ExitStack() as stack:
         on_task = on_document
         if show_progress:
@@ -342,7 +349,8 @@ def generate_dataset(
     report.dataset, report.duplicates_removed = build_dataset(
         [(d["id"], done[d["id"]]) for d in documents if d["id"] in done], texts, settings.language
     )
-    report.shortfalls = _shortfalls(report.dataset, [d["id"] for d in documents if d["id"] in done], settings)
+    report.shortfalls = _shortfalls(report.dataset, [d["id"] for d in documents if d["id"] in done
+                                                     and d["text"].strip()], settings)
     if report.shortfalls:
         warn(shortfall_warning(report, settings.n), TrecRagEvalWarning)
     if report.failures:
