@@ -239,3 +239,17 @@ def test_a_hard_link_outside_an_input_folder_to_a_file_inside_it_is_that_file(ru
                            str(runs_folder / "sw")))
     assert f"is also an input ({runs_folder / 'sw' / 'run_hybrid.txt'}, in the input folder" in line, line
     assert _snapshot(runs_folder) == before
+
+
+def test_fuse_refuses_the_judgments_its_optimize_qrels_brings_along(tmp_path):
+    # --optimize QRELS with --judgments reads QRELS.llm.tsv: writing the fused run there would replace it
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(QRELS)
+    sidecar = tmp_path / "qrels.txt.llm.tsv"
+    sidecar.write_text("query_id\tdoc_id\tgrade\tkind\tmodel\n")
+    run = tmp_path / "run.txt"
+    run.write_text(RUN)
+    before = _snapshot(tmp_path)
+    line = _refused(invoke("fuse", str(run), str(run), "--optimize", str(qrels), "-o", str(sidecar), "--force"))
+    assert f"is also an input ({sidecar})" in line
+    assert _snapshot(tmp_path) == before

@@ -7,10 +7,11 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import SEED, Integer, Real
-from trec_rag_eval.io.atomic import check_outputs, write_stream
+from trec_rag_eval.io.atomic import write_stream
 
 METHOD_CHOICES = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "borda", "isr",
                   "sum", "mnz", "max", "min", "anz", "bordafuse")
@@ -30,7 +31,7 @@ class NumberList(click.ParamType):
 
 
 @click.command("fuse")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @common.output("Where to write the fused run (refuses to overwrite without --force; never one of the inputs).",
                required=True, metavar="FUSED")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="rrf", show_default=True,

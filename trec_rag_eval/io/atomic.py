@@ -133,12 +133,19 @@ def _refuse_inputs(name: str, what: str, read: list[tuple[str, tuple[object, ...
         if real.startswith(folder.rstrip(os.sep) + os.sep):
             raise UsageError(f"the {what} {name} is inside the input folder {given}: it would replace or join "
                              f"the files being read; {consequence.rpartition('; ')[2]}")
-        if key[0] == "file":  # another name (a hard link) of a file inside the folder
+        if key[0] == "file" and _links(name) > 1:  # another name (a hard link) of a file inside the folder
             same = next((os.path.join(top, file) for top, _, files in os.walk(folder) for file in files
                          if _identity(os.path.join(top, file)) == key), None)
             if same is not None:
                 raise UsageError(f"the {what} {name} is also an input ({same}, in the input folder {given}): "
                                  f"{consequence}")
+
+
+def _links(name: str) -> int:
+    try:
+        return os.stat(name).st_nlink
+    except (OSError, ValueError):
+        return 1
 
 
 def _identity(name: str) -> tuple[object, ...]:
