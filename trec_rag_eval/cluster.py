@@ -178,8 +178,9 @@ def _kind(path: str, run_format: str) -> str:
     if run_format != "auto":
         return run_format
     from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.text import STANDARD_INPUT
 
-    if not os.path.exists(path):
+    if not os.path.exists(path) and path != STANDARD_INPUT:
         from trec_rag_eval.errors import InputFormatError
 
         raise InputFormatError(path, None, "no such file")

@@ -375,8 +375,9 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
 def _format_of(path: str) -> str:
     """The format of the run file at ``path`` (``io.load.detect_format``); a missing file is said here."""
     from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.text import STANDARD_INPUT
 
-    if not os.path.exists(path):
+    if not os.path.exists(path) and path != STANDARD_INPUT:
         raise InputFormatError(path, None, "no such file")
     return detect_format(path)
 
