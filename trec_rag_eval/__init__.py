@@ -27,6 +27,7 @@ _EXPORTS = {
     "iter_evaluate": "trec_rag_eval.api",
     "compare": "trec_rag_eval.api",
     "fuse": "trec_rag_eval.api",
+    "agree": "trec_rag_eval.api",
     "crosscheck": "trec_rag_eval.api",
     "validate": "trec_rag_eval.api",
     "generate_queries": "trec_rag_eval.api",
@@ -42,6 +43,8 @@ _EXPORTS = {
     "Evaluation": "trec_rag_eval.evaluation.evaluate",
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
     "Comparison": "trec_rag_eval.compare.result",
+    "AllPairs": "trec_rag_eval.compare.allpairs",
+    "Agreement": "trec_rag_eval.compare.agreement",
     "Fusion": "trec_rag_eval.fusion.result",
     "Evaluator": "trec_rag_eval.engine.harness",
     "EngineEvaluation": "trec_rag_eval.engine.harness",
@@ -55,8 +58,9 @@ _EXPORTS = {
 _ATTRIBUTE = {"parse_measure": "parse_one"}  # the exported name differs from the defining one
 
 __all__ = [
-    "evaluate", "iter_evaluate", "compare", "fuse", "crosscheck", "validate", "read_qrels", "read_run", "parse_measure",
-    "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "Fusion", "Evaluator",
+    "evaluate", "iter_evaluate", "compare", "fuse", "agree", "crosscheck", "validate", "read_qrels", "read_run",
+    "parse_measure", "Measure", "Qrels", "Run", "Settings", "Evaluation", "QueryResult", "Comparison", "AllPairs",
+    "Agreement", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
     "context_cost",
@@ -92,6 +96,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     from trec_rag_eval.api import (
+        agree,
         compare,
         context_cost,
         crosscheck,
@@ -104,6 +109,8 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         read_run,
         validate,
     )
+    from trec_rag_eval.compare.agreement import Agreement
+    from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
@@ -20,6 +20,8 @@ from trec_rag_eval.service import as_run as as_run
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
     from trec_rag_eval.checks.validate import ValidationReport
+    from trec_rag_eval.compare.agreement import Agreement
+    from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.generate import GenerationReport
     from trec_rag_eval.engine.judge import JudgeReport
@@ -250,9 +252,27 @@ def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: 
     yield from evaluate(qrels, run, measures, settings, **options).iter_queries()
 
 
+@overload
 def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
-            baseline: str | None = None, settings: Settings | None = None, **options: Any) -> Comparison:
+            baseline: str | None = None, settings: Settings | None = None, *, pairs: Literal["baseline"] = "baseline",
+            **options: Any) -> Comparison: ...
+
+
+@overload
+def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
+            baseline: str | None = None, settings: Settings | None = None, *, pairs: Literal["all"],
+            **options: Any) -> AllPairs: ...
+
+
+def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
+            baseline: str | None = None, settings: Settings | None = None, *, pairs: str = "baseline",
+            **options: Any) -> Comparison | AllPairs:
     """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
+
+    ``pairs="all"``: every pair of runs instead of each against a baseline, the randomised Tukey HSD
+    by default (``test="tukey-hsd"``; ``"tukey"``, ``"t"`` or ``"randomization"`` with ``correction``),
+    each measure's pairs one family; returns an ``AllPairs`` (letters table, pairs; see
+    ``trec_rag_eval.compare.allpairs``).
 
     ``runs``: a list (or generator) of runs in any shape ``evaluate`` takes (named by run tag, or file
     name), or a mapping name -> run. ``baseline``: a run's name, or its file. ``measures`` are compared,
@@ -265,6 +285,17 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     scored 0; chunk ids) is warned here too.
     """
     from trec_rag_eval.compare import compare as compare_tables
+    from trec_rag_eval.compare import compare_all
+
+    if pairs not in ("baseline", "all"):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError(f"pairs must be 'baseline' (each run against the baseline) or 'all' (every pair), "
+                         f"got {pairs!r}")
+    if pairs == "all" and baseline is not None:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
     from trec_rag_eval.compare import run_names
     from trec_rag_eval.service import read_run
 
@@ -293,6 +324,8 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
         tables.append(table)
     chosen: Sequence[Run] | Mapping[str, Run] = (
         dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
+    if pairs == "all":
+        return compare_all(judgments, chosen, measures, settings=settings, **options)
     if baseline is not None and not isinstance(runs, Mapping):
         baseline = _baseline_name(baseline, run_names(tables), [value for _, value, _ in given])
     return compare_tables(judgments, chosen, measures, baseline, settings=settings, **options)
@@ -348,6 +381,65 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
         tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
     return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
                        folds=folds, seed=seed, step=step, ks=ks, settings=chosen)
+
+
+def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None = None,
+          measures: MeasuresArg = None, *, judgments: Sequence[str] | None = None, relevance_level: int = 1,
+          confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
+          settings: Settings | None = None, **options: Any) -> Agreement:
+    """Do two sets of judgments agree? Label agreement on the (query, document) pairs both judge
+    (Cohen's kappa binary and linearly weighted, Krippendorff's alpha, confusion matrix, pairs only
+    one side judges) and, given ``runs``, per measure (default nDCG@10, R@5, MRR) the ranking of the
+    runs under each, Kendall's tau, tau_AP, the pairs that swap and a bootstrap interval of tau over
+    queries. A is the reference (tau_AP weighs B's errors near A's top).
+
+    ``a``, ``b``: qrels in any shape. ``judgments=("human", "llm")``: the views of files ``judge`` wrote
+    (``"human"``, ``"llm"`` or ``"both"``, as ``evaluate(judgments=...)``); ``b`` None is ``a`` again, and
+    with ``a`` a file ``judge`` wrote and no ``judgments``, the human judgments are compared with the
+    LLM's. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
+    """
+    from trec_rag_eval.compare.agreement import agree as agree_tables
+    from trec_rag_eval.errors import UsageError
+
+    if b is None:
+        b = a
+    if judgments is None and isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike)) and (
+            os.path.realpath(a) == os.path.realpath(b)):
+        from trec_rag_eval.io.judgments import sidecar_path_for
+
+        if not sidecar_path_for(a).is_file():
+            raise UsageError(f"A and B are the same file, {os.fspath(a)}, and it has no LLM judgments beside it "
+                             f"(expected {sidecar_path_for(a)}): give two sets of judgments")
+        judgments = ("human", "llm")
+    if judgments is not None and (isinstance(judgments, str) or len(judgments) != 2):
+        raise UsageError(f"judgments: two views expected, one for A and one for B (e.g. ('human', 'llm')), "
+                         f"got {judgments!r}")
+    # which judgments each side holds is in its source's name ("... (human judgments)"): no note needed
+    first = read_judgments(a, judgments=None if judgments is None else judgments[0])[0]
+    second = read_judgments(b, judgments=None if judgments is None else judgments[1])[0]
+    tables: Sequence[Run] | Mapping[str, Run] | None = None
+    if runs is not None:
+        if isinstance(runs, Iterator):
+            runs = list(runs)
+        if isinstance(runs, Mapping):
+            tables = {str(name): as_run(run, first, name=f"run {name!r}", run_tag=str(name))
+                      for name, run in runs.items()}
+        elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+            raise TypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
+        else:
+            tables = [as_run(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
+    chosen = settings_of_options(settings, options)
+    return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
+                        n_resamples=n_resamples, seed=seed, settings=chosen)
+
+
+def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> Settings | None:
+    """``settings`` with the keyword settings applied (None when neither is given)."""
+    if settings is None and not options:
+        return None
+    from trec_rag_eval.core.settings import settings_of
+
+    return settings_of(settings, **options)
 
 
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,

@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("trec_rag_eval.cli.convert:convert_command", "Convert JSON datasets/results to TREC files and back."),
     "compare": ("trec_rag_eval.cli.compare:compare_command", "Compare runs: deltas, significance tests, intervals."),
     "report": ("trec_rag_eval.cli.compare:report_command", "Write a self-contained HTML comparison report."),
+    "agree": ("trec_rag_eval.cli.agree:agree_command",
+              "Do two sets of judgments agree? Kappa, alpha, and the ranking of systems (tau, tau_AP)."),
     "fuse": ("trec_rag_eval.cli.fuse:fuse_command", "Fuse runs into one (RRF, CombSUM/MNZ, weighted sum, Borda, ...)."),
     "crosscheck": ("trec_rag_eval.cli.crosscheck:crosscheck_command", "Cross-check our numbers against ir-measures."),
     "validate": ("trec_rag_eval.cli.crosscheck:validate_command", "Compare our scores with a reference scores file."),

@@ -17,6 +17,7 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 
 FORMATS = ("table", "markdown", "latex", "csv", "json")
+ALL_PAIRS_FORMATS = (*FORMATS, "html")
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,10 +64,10 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--test",
-            type=click.Choice(["t", "randomization"]),
-            default="t",
-            show_default=True,
-            help="Paired test: t-test or randomization (sign-flip) test.",
+            type=click.Choice(["t", "randomization", "tukey-hsd", "tukey"]),
+            default=None,
+            help="Test: paired t-test (the default against a baseline), randomization (sign-flip) test; with "
+            "--all-pairs also tukey-hsd (the randomised Tukey HSD, its default) or tukey (parametric, ranx's).",
         ),
         click.option(
             "--interval",
@@ -118,20 +119,14 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
 
     if len(run_paths) < 2:
         raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
-    return api.compare(
-        qrels_path,
-        list(run_paths),
+    shared = dict(
         measures=list(options["measures"]),
         all_measures=options["all_measures"],
         primary=options["primary"],
-        baseline=options["baseline"],
-        test=options["test"],
         correction=options["correction"],
         alpha=options["alpha"],
-        confidence=options["confidence"],
         n_resamples=options["n_resamples"],
         seed=options["seed"],
-        interval=options["interval"],
         settings=api.Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
                               max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
         qrels_format=options["qrels_format"],
@@ -141,12 +136,33 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         doc_map=doc_map_value(options["doc_id_pattern"], options["doc_map"]),
         id=options["id_key"],
     )
+    if options.get("all_pairs"):
+        return api.compare(qrels_path, list(run_paths), pairs="all", test=options["test"] or "tukey-hsd", **shared)
+    if options["test"] in ("tukey-hsd", "tukey"):
+        raise UsageError(f"--test {options['test']} tests every pair of runs: use compare --all-pairs")
+    return api.compare(
+        qrels_path,
+        list(run_paths),
+        baseline=options["baseline"],
+        test=options["test"] or "t",
+        confidence=options["confidence"],
+        interval=options["interval"],
+        **shared,
+    )
 
 
 @click.command("compare")
 @_comparison_options
-@common.output_format(FORMATS, "table", name="fmt")
+@common.output_format(ALL_PAIRS_FORMATS, "table", name="fmt",
+                      help="Output format (html: the --all-pairs table as an HTML fragment).")
 @common.output()
+@click.option(
+    "--all-pairs",
+    is_flag=True,
+    help="Test every pair of runs instead of each against the baseline: randomised Tukey HSD by default "
+    "(--test tukey-hsd), each measure's pairs one family; a table of runs with superscript letters naming the "
+    "runs each one beats.",
+)
 @click.option(
     "--plot",
     "plot_path",
@@ -166,6 +182,8 @@ def compare_command(
     trec-rag-eval compare -m R@5 QRELS A B                (R@5 alone)
     trec-rag-eval compare -f latex QRELS A B C > table.tex
     trec-rag-eval compare --plot deltas.png QRELS A B
+    trec-rag-eval compare --all-pairs QRELS A B C D       (every pair: randomised Tukey HSD)
+    trec-rag-eval compare --all-pairs -f latex QRELS A B C > letters.tex
 
     The measures are the -m measures, in the order given; without -m, the primary set nDCG@10,
     R@5, MRR (--primary: that set, then the -m measures; --all-measures: the whole RAG table, then
@@ -174,7 +192,20 @@ def compare_command(
     those comparisons (Holm by default), and each verdict says over how many. Each interval is the
     test's own (--interval says otherwise), so the two cannot disagree; where the corrected verdict and
     the uncorrected interval could, the verdict says that the test rules, and why.
+
+    --all-pairs tests every pair of runs (no baseline) on each measure, the pairs of a measure
+    being one family: the randomised Tukey HSD (Carterette 2012) by default; --test tukey is the
+    parametric Tukey HSD (scipy's, as ranx), --test t or randomization a paired test per pair with
+    --correction over the measure's pairs.
     """
+    all_pairs = options["all_pairs"]
+    if all_pairs and options["baseline"] is not None:
+        raise UsageError("--baseline names the run the others are compared with; --all-pairs compares every pair")
+    if all_pairs and (plot_path is not None or options["per_query"]):
+        raise UsageError("--plot and --per-query show deltas to a baseline; --all-pairs has none")
+    if fmt == "html" and not all_pairs:
+        raise UsageError("-f html is the --all-pairs table; for a comparison with a baseline, the report command "
+                         "writes an HTML page")
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
 
@@ -182,9 +213,12 @@ def compare_command(
         require_matplotlib("--plot")
     check_outputs([output, plot_path], options["force"], [qrels, *runs, options["doc_map"]])  # before any work
     comparison = _run_comparison(qrels, runs, options)
-    from trec_rag_eval.render.comparison import render
+    if all_pairs:
+        text = comparison.render(fmt)
+    else:
+        from trec_rag_eval.render.comparison import render
 
-    text = render(comparison, fmt, per_query=options["per_query"])
+        text = render(comparison, fmt, per_query=options["per_query"])
     if output is None:
         write_stream(text, sys.stdout)
     else:

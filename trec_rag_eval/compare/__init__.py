@@ -27,11 +27,12 @@ from trec_rag_eval.progress import progress_bar
 from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
+    from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import MeasuresArg
 
-__all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_values",
+__all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_all", "compare_values",
            "comparison_measures", "run_names"]
 
 PRIMARY_MEASURES = ("nDCG@10", "R@5", "MRR")
@@ -327,6 +328,34 @@ def compare(
     as for ``evaluate``, except the query set, always the qrels'. ``doc_map`` maps chunk ids to
     documents in every run (see ``evaluate``). See ``compare_values`` for the statistics.
     """
+    shown = progress if progress is not None else len(runs) >= PROGRESS_RUNS
+    values, query_ids, names, sources, described = evaluated_values(qrels, runs, measures, all_measures, primary,
+                                                                    settings, doc_map, overrides, shown)
+    comparison = compare_values(
+        values,
+        query_ids or [],
+        baseline=baseline,
+        measures=names,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        confidence=confidence,
+        power=power,
+        n_resamples=n_resamples,
+        seed=seed,
+        interval=interval,
+        progress=shown,
+    )
+    return dataclasses.replace(comparison, sources=sources, evaluation_settings=described)
+
+
+def evaluated_values(
+    qrels: Qrels, runs: Sequence[Run] | Mapping[str, Run], measures: MeasuresArg, all_measures: bool,
+    primary: bool | None, settings: Settings | None, doc_map: Any, overrides: dict[str, Any],
+    progress: bool | None = None,
+) -> tuple[dict[str, dict[str, np.ndarray]], list[str], list[str], dict[str, str], dict[str, str]]:
+    """Every run evaluated on the qrels' queries: ``values[run][measure]`` paired query by query,
+    the query ids, the measure names compared, the sources and the settings described for reports."""
     from trec_rag_eval.evaluation.evaluate import evaluate
 
     chosen = settings_of(settings, **overrides)
@@ -361,21 +390,6 @@ def compare(
             raise UsageError(f"run {name!r} was evaluated on a different query set than the others")
         order = np.array([position[q] for q in query_ids], dtype=np.int64)
         values[name] = {m: np.asarray(result.values[m], dtype=np.float64)[order] for m in names or []}
-    comparison = compare_values(
-        values,
-        query_ids or [],
-        baseline=baseline,
-        measures=names,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        confidence=confidence,
-        power=power,
-        n_resamples=n_resamples,
-        seed=seed,
-        interval=interval,
-        progress=shown,
-    )
     described = {
         "relevance level": str(chosen.relevance_level),
         "judged only (-J)": "yes" if chosen.judged_only else "no",
@@ -383,8 +397,31 @@ def compare(
     }
     if doc_map is not None:
         described["chunk to document mapping"] = doc_map if isinstance(doc_map, str) else type(doc_map).__name__
-    return dataclasses.replace(
-        comparison,
-        sources={"qrels": qrels.source, **{name: run.source for name, run in named.items()}},
-        evaluation_settings=described,
-    )
+    sources = {"qrels": qrels.source, **{name: run.source for name, run in named.items()}}
+    return values, query_ids or [], names or [], sources, described
+
+
+def compare_all(
+    qrels: Qrels,
+    runs: Sequence[Run] | Mapping[str, Run],
+    measures: MeasuresArg = None,
+    all_measures: bool = False,
+    primary: bool | None = None,
+    test: str = "tukey-hsd",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int | None = DEFAULT_SEED,
+    settings: Settings | None = None,
+    doc_map: Any = None,
+    **overrides: Any,
+) -> AllPairs:
+    """Evaluate each run on ``qrels`` (as ``compare``) and test every pair of runs on every measure:
+    the randomised Tukey HSD by default, each measure's pairs one family (see ``compare.allpairs``)."""
+    from trec_rag_eval.compare.allpairs import compare_all_pairs
+
+    values, query_ids, names, sources, described = evaluated_values(qrels, runs, measures, all_measures, primary,
+                                                                    settings, doc_map, overrides)
+    every = compare_all_pairs(values, query_ids, measures=names, test=test, correction=correction, alpha=alpha,
+                              n_resamples=n_resamples, seed=seed)
+    return dataclasses.replace(every, sources=sources, evaluation_settings=described)

@@ -15,6 +15,8 @@ from trec_rag_eval.render.notebook import html_list, html_table
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
+    from trec_rag_eval.compare.agreement import Agreement
+    from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -25,6 +27,8 @@ COMPARISON = "trec_rag_eval.compare.result.Comparison"
 ENGINE_EVALUATION = "trec_rag_eval.engine.harness.EngineEvaluation"
 CROSSCHECK_REPORT = "trec_rag_eval.checks.crosscheck.CrosscheckReport"
 FUSION = "trec_rag_eval.fusion.result.Fusion"
+ALL_PAIRS = "trec_rag_eval.compare.allpairs.AllPairs"
+AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
 
 
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
@@ -171,3 +175,34 @@ register(ENGINE_EVALUATION, "text", engine_text)
 register(ENGINE_EVALUATION, "html", engine_html)
 register(CROSSCHECK_REPORT, "html", crosscheck_html)
 register(FUSION, "html", fusion_html)
+
+
+# --- AllPairs (compare --all-pairs) and Agreement (agree): their own modules ------------------------------
+def allpairs_text(result: AllPairs, format: str = "table") -> str:
+    from trec_rag_eval.render.allpairs import allpairs_text as render
+
+    return render(result, format)
+
+
+def allpairs_html(result: AllPairs) -> str:
+    from trec_rag_eval.render.allpairs import allpairs_html as render
+
+    return render(result)
+
+
+def agreement_text(result: Agreement) -> str:
+    from trec_rag_eval.render.agreement import agreement_text as render
+
+    return render(result)
+
+
+def agreement_html(result: Agreement) -> str:
+    from trec_rag_eval.render.agreement import agreement_html as render
+
+    return render(result)
+
+
+register(ALL_PAIRS, "text", allpairs_text)
+register(ALL_PAIRS, "html", allpairs_html)
+register(AGREEMENT, "text", agreement_text)
+register(AGREEMENT, "html", agreement_html)
