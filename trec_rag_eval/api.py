@@ -8,11 +8,15 @@ calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.core.settings import Settings as Settings
+from trec_rag_eval.engine.llm import progress_path_for as progress_path_for
+from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
+from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import as_run as as_run
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.conversion import ConversionReport
     from trec_rag_eval.engine.generate import GenerationReport
     from trec_rag_eval.engine.judge import JudgeReport
     from trec_rag_eval.evaluation.context import ContextCost
@@ -85,9 +90,10 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     ``runs``: paths (a folder stands for the run files in it), runs in any shape ``evaluate`` takes,
     or a mapping label -> run. ``options``: those of ``evaluate`` and ``qrels_format``, ``run_format``,
     ``topics`` (a TREC topics file), ``order`` (``"trec"``: the measures in trec_eval's order),
-    ``stream``, ``chunk_bytes``, ``jobs`` (runs at once), ``progress`` (given a run's path, a context
-    reporting the bytes read of a run read in pieces), ``task_progress`` (called with the tasks done
-    and in all on a cluster), ``cluster``, ``shards`` (the files are pieces of one run), ``corpus``
+    ``stream``, ``chunk_bytes``, ``jobs`` (runs at once), ``progress`` (True: progress bars on stderr for
+    runs read in pieces and tasks on a cluster; or, given a run's path, a context reporting the bytes
+    read of a run read in pieces), ``task_progress`` (called with the tasks done and in all on a
+    cluster), ``cluster``, ``shards`` (the files are pieces of one run), ``corpus``
     and ``tokenizer`` (the context cost of each run, as in ``evaluate``). The notes about each run are
     in its outcome, not warned.
     """
@@ -137,7 +143,14 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     """The service's outcomes for ``runs``, the keywords of ``evaluate`` and ``evaluate_many`` sorted into
     what reads the judgments, what reads and evaluates the runs, and the settings."""
     from trec_rag_eval.core.settings import settings_of
-    from trec_rag_eval.service import evaluate_runs, has_llm_judgments, read_ahead, read_judgments
+    from trec_rag_eval.service import (
+        byte_progress,
+        evaluate_runs,
+        has_llm_judgments,
+        read_ahead,
+        read_judgments,
+        task_progress,
+    )
 
     order = options.pop("order", "asked")
     reading = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments") if key in options}
@@ -160,6 +173,14 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     if (cluster is None and not shards and isinstance(first, (str, os.PathLike)) and running.get("doc_map") is None
             and running.get("id") is None):
         ahead = read_ahead([os.fspath(first)], running.get("run_format", "auto"), running.get("stream"))
+    bars = contextlib.ExitStack()
+    if running.get("progress") is True:  # the library's bars; a callable is the caller's own display
+        running["progress"] = byte_progress()
+        running.setdefault("task_progress", True)
+    if running.get("task_progress") is True:
+        running["task_progress"] = bars.enter_context(task_progress())
+    if running.get("progress") is False:
+        running["progress"] = None
     try:
         table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
                                       judgments=reading.get("judgments"))
@@ -181,6 +202,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
                 _add_context(outcome.evaluation, run, texts, tokenizer, table, running)
             yield outcome
     finally:
+        bars.close()
         if ahead is not None:
             ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
 
@@ -521,6 +543,48 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     return run
 
 
+def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionReport:
+    """Convert judgments and runs between JSON, TREC and Parquet files, losing nothing: see
+    ``conversion.convert`` for the options (``qrels=``, ``topics=``, ``run=``, ``json=``, ``dataset=``,
+    ...). Returns what was written and its notes (``ConversionReport``); Python callers are warned of
+    the notes too when ``warn=True`` (the default)."""
+    from trec_rag_eval.conversion import convert as convert_files
+
+    warn = options.pop("warn", True)
+    report = convert_files(input_path, **options)
+    if warn:
+        for note in report.notes:
+            note.warn()
+    return report
+
+
+def search_engine(spec: str | None = None, corpus: str | os.PathLike[str] | None = None, *, language: str = "fr",
+                  remove_stop_words: bool = True) -> Any:
+    """A search engine for the ``Evaluator``: ``spec`` ``"module:callable"`` (your own, imported), or the
+    built-in BM25 over a JSONL ``corpus`` (offline; ``language`` its stop words and accents)."""
+    if (spec is None) == (corpus is None):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("give either an engine spec (module:callable) or a corpus (built-in BM25)",
+                         {"an engine spec (module:callable)": "engine", "a corpus": "corpus"})
+    if spec is not None:
+        from trec_rag_eval.engine.load import load_engine
+
+        return load_engine(spec)
+    from trec_rag_eval.engine.bm25 import BM25Engine
+
+    return BM25Engine(corpus, language=language, remove_stop_words=remove_stop_words)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str) -> Any:
+    """The harness type ``Evaluator`` (``engine.harness``), imported when first asked for."""
+    if name == "Evaluator":
+        from trec_rag_eval.engine.harness import Evaluator
+
+        return Evaluator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
                   inputs: Sequence[str | os.PathLike[str] | None] = (),
                   progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
@@ -528,12 +592,10 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
     is read: an input, a file inside an input folder, or a file an input brings along (its
     ``.llm.tsv`` judgments, a BEIR TSV's ``queries.jsonl``), whatever the spelling (links
     included); outputs that exist unless ``force``; two outputs naming one file
-    (``io.atomic.check_outputs``)."""
-    from trec_rag_eval.io.atomic import check_outputs as check
-    from trec_rag_eval.io.load import files_read
+    (``io.load.check_outputs``)."""
+    from trec_rag_eval.io.load import check_outputs as check
 
-    read = [name for path in inputs if path is not None for name in files_read(path)]
-    check(outputs, force, read, progress)
+    check(outputs, force, inputs, progress)
 
 
 # --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
@@ -380,6 +380,52 @@ def _format_of(path: str) -> str:
     if not os.path.exists(path) and path != STANDARD_INPUT:
         raise InputFormatError(path, None, "no such file")
     return detect_format(path)
+
+
+# -- progress -------------------------------------------------------------------------------------------
+
+def byte_progress() -> Progress:
+    """How a run read in pieces shows its progress: the library's tqdm bar over the file's bytes (a
+    bar in a terminal, a widget in a notebook, an update every few seconds in a log file)."""
+    import sys
+
+    from trec_rag_eval.engine.progress import bar
+
+    @contextmanager
+    def display(path: str) -> Iterator[Callable[[int], None]]:
+        size = max(os.path.getsize(path), 1)
+        with bar(size, f"reading {os.path.basename(path)}", unit="B", file=sys.stderr, scale=True) as shown:
+
+            def advance(done: int) -> None:
+                shown.update(min(done, size) - shown.n)
+
+            yield advance
+
+    return display
+
+
+@contextmanager
+def task_progress() -> Iterator[TaskProgress]:
+    """How work on a cluster shows its progress: the library's tqdm bar over the tasks, closed when
+    the work ends, even on an error (whose line then starts a line of its own)."""
+    import sys
+
+    from trec_rag_eval.engine.progress import bar
+
+    shown: dict[str, Any] = {}
+
+    def report(done: int, total: int) -> None:
+        if "bar" not in shown or shown["bar"].total != total:  # a second stage counts its own tasks
+            if "bar" in shown:
+                shown["bar"].close()
+            shown["bar"] = bar(total, "cluster", unit="task", file=sys.stderr)
+        shown["bar"].update(done - shown["bar"].n)
+
+    try:
+        yield report
+    finally:
+        if "bar" in shown:
+            shown.pop("bar").close()
 
 
 # -- reading large runs ----------------------------------------------------------------------------------

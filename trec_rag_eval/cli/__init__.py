@@ -58,6 +58,12 @@ FLAGS = {
     "doc_map": "--doc-id-pattern or --doc-map",
     "stream": "--stream",
     "baseline": "--baseline ",
+    "json_out": "--json",
+    "qrels_out": "--qrels",
+    "run_out": "--run",
+    "topics_out": "--topics",
+    "topics_file": "--topics ",
+    "kind": "--kind",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -17,9 +14,7 @@ from trec_rag_eval.cli.params import COUNT, Integer, QrelsPath
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
-    from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.service import Progress
+    from trec_rag_eval.api import Evaluation, Settings
 
 
 def _write_output(text: str, output: str | None, force: bool) -> None:
@@ -157,22 +152,22 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     labels: list[str] = []
     evaluations: list[Evaluation] = []
     failures: list[TrecRagEvalError] = []
-    with _task_progress(progress) as report:
-        outcomes = api.evaluate_many(
-            qrels, list(runs), list(measures) or None, settings, order="trec" if fmt == "trec" else "asked",
-            qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
-            doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
-            progress=_progress_display(progress), cluster=cluster, shards=shards, task_progress=report,
-            corpus=corpus, tokenizer=tokenizer, **({"id": id_key} if id_key is not None else {}))
-        for outcome in outcomes:  # in run order, whatever finished first
-            for note in outcome.notes:
-                tell(note.about(outcome.label))
-            if outcome.error is not None:
-                failures.append(outcome.error)
-            else:
-                assert outcome.evaluation is not None
-                labels.append(outcome.label)
-                evaluations.append(outcome.evaluation)
+    shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
+    outcomes = api.evaluate_many(
+        qrels, list(runs), list(measures) or None, settings, order="trec" if fmt == "trec" else "asked",
+        qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
+        doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
+        progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
+        **({"id": id_key} if id_key is not None else {}))
+    for outcome in outcomes:  # in run order, whatever finished first
+        for note in outcome.notes:
+            tell(note.about(outcome.label))
+        if outcome.error is not None:
+            failures.append(outcome.error)
+        else:
+            assert outcome.evaluation is not None
+            labels.append(outcome.label)
+            evaluations.append(outcome.evaluation)
     if failures and not evaluations and len(failures) == 1:
         raise failures[0]  # the one run, or every run, failed: nothing to write
     if evaluations:
@@ -202,54 +197,6 @@ def _render(evaluations: list[Evaluation], labels: list[str], fmt: str, per_quer
     if fmt == "json":
         return to_json(evaluations, per_query)
     return to_csv(evaluations, per_query)
-
-
-@contextlib.contextmanager
-def _task_progress(progress: bool | None) -> Iterator[Callable[[int, int], None] | None]:
-    """How work on a cluster shows its progress on stderr: the tool's tqdm bar over the tasks (a bar in
-    a terminal, an update every few seconds in a log file), closed when the work ends, even on an
-    error (whose line then starts a line of its own); nothing unless asked (default: when stderr is a
-    terminal)."""
-    if not (sys.stderr.isatty() if progress is None else progress):
-        yield None
-        return
-    from trec_rag_eval.engine.progress import bar
-
-    shown: dict[str, Any] = {}
-
-    def report(done: int, total: int) -> None:
-        if "bar" not in shown or shown["bar"].total != total:  # a second stage counts its own tasks
-            if "bar" in shown:
-                shown["bar"].close()
-            shown["bar"] = bar(total, "cluster", unit="task", file=sys.stderr)
-        shown["bar"].update(done - shown["bar"].n)
-
-    try:
-        yield report
-    finally:
-        if "bar" in shown:
-            shown.pop("bar").close()
-
-
-def _progress_display(progress: bool | None) -> Progress | None:
-    """How a run read in pieces shows its progress on stderr: the tool's tqdm bar over the file's bytes
-    (a bar in a terminal, an update every few seconds in a log file); nothing unless asked (default:
-    when stderr is a terminal)."""
-    if not (sys.stderr.isatty() if progress is None else progress):
-        return None
-    from trec_rag_eval.engine.progress import bar
-
-    @contextlib.contextmanager
-    def display(path: str) -> Iterator[Callable[[int], None]]:
-        size = max(os.path.getsize(path), 1)
-        with bar(size, f"reading {os.path.basename(path)}", unit="B", file=sys.stderr, scale=True) as shown:
-
-            def advance(done: int) -> None:
-                shown.update(min(done, size) - shown.n)
-
-            yield advance
-
-    return display
 
 
 def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,

@@ -41,8 +41,7 @@ def generate_queries_command(
     command again only asks for what is missing. OUTPUT is written once every document is done,
     and the progress file is then removed. Documents left with fewer than N questions are named.
     """
-    from trec_rag_eval.api import generate_queries
-    from trec_rag_eval.engine.llm import progress_path_for
+    from trec_rag_eval.api import generate_queries, progress_path_for
 
     progress = progress_file or progress_path_for(output)
     said: list[Any] = []  # the overlap is said after the counts, as the command always said it

@@ -63,8 +63,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
       trec-rag-eval judge dataset.json run.txt --corpus corpus.jsonl --model M -o judged.qrels
       trec-rag-eval evaluate judged.qrels run.txt --judgments human|llm|both
     """
-    from trec_rag_eval.api import judge
-    from trec_rag_eval.engine.llm import progress_path_for
+    from trec_rag_eval.api import judge, progress_path_for
 
     mapping = doc_map_value(doc_id_pattern, doc_map)
     progress = progress_file or progress_path_for(output)

@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
 from trec_rag_eval.cli.params import COUNT, LEVEL
 from trec_rag_eval.io.atomic import write_stream
-from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 

@@ -82,29 +82,19 @@ def search_command(
     trec-rag-eval search dataset.json --engine my_search:search -k 10 -o run.txt
     trec-rag-eval search dataset.json --corpus corpus.jsonl -o bm25.txt
     """
-    from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval import api
     from trec_rag_eval.errors import UsageError
     from trec_rag_eval.render.engine import engine_report
 
     if (engine_spec is None) == (corpus is None):
         raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
     if output is not None:
-        from trec_rag_eval.api import check_outputs
-
-        check_outputs([output], force, [dataset, corpus, doc_map])
-    if engine_spec is not None:
-        from trec_rag_eval.engine.load import load_engine
-
-        engine = load_engine(engine_spec)
-        tag = run_tag or engine_spec.rpartition(":")[2].replace(".", "-")
-    else:
-        from trec_rag_eval.engine.bm25 import BM25Engine
-
-        engine = BM25Engine(corpus, language=language)  # type: ignore[arg-type]
-        tag = run_tag or "bm25"
+        api.check_outputs([output], force, [dataset, corpus, doc_map])
+    engine = api.search_engine(engine_spec, corpus, language=language)
+    tag = run_tag or (engine_spec.rpartition(":")[2].replace(".", "-") if engine_spec is not None else "bm25")
     # the built-in engine's corpus gives the texts: the table shows the context tokens of the top k
-    evaluator = Evaluator(engine, run_tag=tag, progress=progress, doc_map=doc_map_value(doc_id_pattern, doc_map),
-                          corpus=corpus, tokenizer=tokenizer)
+    evaluator = api.Evaluator(engine, run_tag=tag, progress=progress,
+                              doc_map=doc_map_value(doc_id_pattern, doc_map), corpus=corpus, tokenizer=tokenizer)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
                                     depth=depth, relevance_level=relevance_level)
@@ -140,24 +130,22 @@ def demo_command() -> None:
     BM25 with stop words removed is the baseline; the same BM25 keeping stop words is compared with
     it, with a paired test over the 30 queries.
     """
-    from trec_rag_eval.engine.bm25 import BM25Engine
-    from trec_rag_eval.engine.harness import Evaluator
+    from trec_rag_eval import api
     from trec_rag_eval.render.engine import latency_line
     from trec_rag_eval.render.table import summary_table
 
     corpus, dataset = demo_files()
     write_stream(f"Corpus: {corpus} (50 French passages); dataset: {dataset} (30 queries, grades 1-3)\n\n",
                  sys.stdout)
-    baseline = Evaluator(BM25Engine(corpus), run_tag="bm25", progress=False).evaluate(str(dataset))
+    baseline = api.Evaluator(api.search_engine(corpus=corpus), run_tag="bm25", progress=False).evaluate(str(dataset))
     title = "BM25 (k1=1.5, b=0.75, accents folded, French stop words removed)"
     common.say(summary_table(baseline.result, title=title))
     write_stream(latency_line(baseline) + "\n\n", sys.stdout)
-    variant = Evaluator(BM25Engine(corpus, remove_stop_words=False), run_tag="bm25-keep-stop-words",
-                        progress=False).evaluate(str(dataset))
-    from trec_rag_eval.compare import compare
+    variant = api.Evaluator(api.search_engine(corpus=corpus, remove_stop_words=False), run_tag="bm25-keep-stop-words",
+                            progress=False).evaluate(str(dataset))
     from trec_rag_eval.render.comparison import render_table
 
-    comparison = compare(baseline.qrels, {"bm25": baseline.run, "bm25-keep-stop-words": variant.run},
+    comparison = api.compare(baseline.qrels, {"bm25": baseline.run, "bm25-keep-stop-words": variant.run},
                          measures=DEMO_MEASURES)
     common.say(render_table(comparison))
     write_stream("\nNext: trec-rag-eval search DATASET --engine your_module:search -o run.txt\n", sys.stdout)

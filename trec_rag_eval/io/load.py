@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -258,6 +258,18 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
         topics[query_id] = query_text
         first_line[query_id] = line_no
     return topics
+
+
+def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
+                  inputs: Sequence[str | os.PathLike[str] | None] = (),
+                  progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+    """Before any work: refuse every output (and ``progress`` file) that would replace or join what
+    is read: an input, a file inside an input folder, or a file an input brings along (``files_read``),
+    whatever the spelling (links included); outputs that exist unless ``force``; two outputs naming
+    one file (``io.atomic.check_outputs``)."""
+    from trec_rag_eval.io.atomic import check_outputs as check
+
+    check(outputs, force, [name for path in inputs if path is not None for name in files_read(path)], progress)
 
 
 def files_read(path: str | os.PathLike[str]) -> list[str]:
