@@ -129,6 +129,15 @@ def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: 
     return _asked(measures)
 
 
+def check_cluster(cluster: Any) -> None:
+    """Refuse now a ``cluster`` that cannot be: ``local:N`` with N out of bounds (``cluster.local_workers``),
+    before any work or any process is started. A client or a scheduler address is tried when used."""
+    if isinstance(cluster, str) and cluster.startswith("local:"):
+        from trec_rag_eval.cluster import local_workers
+
+        local_workers(cluster)
+
+
 def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
                    judgments: str | None = None) -> tuple[Qrels, list[Note]]:
     """The judgments in any shape, read as every command reads them, and the notes about them (which
@@ -156,6 +165,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     reading = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments") if key in options}
     running: dict[str, Any] = {key: options.pop(key) for key in ("labels", "run_format", "doc_map", "id", "stream",
                                                  "chunk_bytes", "jobs", "progress", "task_progress") if key in options}
+    check_cluster(cluster)
     corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
     if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError

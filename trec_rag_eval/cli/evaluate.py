@@ -124,10 +124,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
 
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
-    if cluster is not None and cluster.startswith("local:"):
-        from trec_rag_eval.cluster import local_workers
-
-        local_workers(cluster)  # local:100000 is refused now, not after a minute of starting processes
+    if cluster is not None:
+        api.check_cluster(cluster)  # local:100000 is refused now, not after a minute of starting processes
     # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
     api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
     fmt = output_format or ("trec" if measures else "table")
