@@ -81,10 +81,11 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     order, qrels queries no piece held evaluated as missing, then aggregated with ``aggregate``,
     exactly as the in-memory path does (so both print the same bytes)."""
     qrels_ids = set(qrels_query_ids(qrels, qrels.frame["query_id"].unique().to_list()))
-    found: dict[str, dict[Measure, Any]] = {}
+    parts = list(parts)
+    found: dict[str, tuple[int, int]] = {}  # query id -> (its part, its row there)
     missing_ids: set[str] = set()
-    for part in parts:
-        _collect(part, found, missing_ids)
+    for number, part in enumerate(parts):
+        _collect(part, number, found, missing_ids)
     if extra_queries and not found:
         warn_no_common_query(_byte_sorted(list(qrels_ids)), _byte_sorted(list(extra_queries)), source)
     if settings.queries == "intersection":
@@ -97,17 +98,25 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
             with warnings.catch_warnings():  # the empty run is ours: "the run holds no result" is not the user's
                 warnings.simplefilter("ignore", TrecRagEvalWarning)
                 scored = evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False))
-            _collect(scored, found, missing_ids)
+            parts.append(scored)
+            _collect(scored, len(parts) - 1, found, missing_ids)
     if not query_ids:
         raise no_query_error(qrels, Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source))
+    # each query's row among the parts' rows put end to end: every column is then one gather
+    starts = np.cumsum([0] + [len(part.query_ids) for part in parts])
+    order = np.array([starts[found[q][0]] + found[q][1] for q in query_ids], dtype=np.int64)
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
     for measure in measures:
         if measure.family == "runid":
             summary[measure] = run_tag
             continue
-        column = [found[q][measure] for q in query_ids]
-        values[measure] = column if measure.spec.value_type == "str" else np.array(column, dtype=np.float64)
+        pieces = [part.values[str(measure)] for part in parts]
+        if measure.spec.value_type == "str":
+            joined = [value for piece in pieces for value in piece]
+            values[measure] = [joined[i] for i in order]
+        else:
+            values[measure] = np.concatenate([np.asarray(piece, dtype=np.float64) for piece in pieces])[order]
         summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, settings.complete, run_tag)
     return Evaluation(
         query_ids=query_ids,
@@ -127,8 +136,8 @@ def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
                  tuple(q for q in qrels.unjudged if q in ids))
 
 
-def _collect(part: Evaluation, found: dict[str, dict[Measure, Any]], missing_ids: set[str]) -> None:
-    """Keep each query's values, and which queries were missing from the run."""
+def _collect(part: Evaluation, number: int, found: dict[str, tuple[int, int]], missing_ids: set[str]) -> None:
+    """Where each query's values are (part ``number``, row), and which queries were missing from the run."""
     missing_ids.update(part.missing_queries)
     for index, query_id in enumerate(part.query_ids):
-        found[query_id] = {m: part.values[m][index] for m in part.measures if m in part.values}
+        found[query_id] = (number, index)
