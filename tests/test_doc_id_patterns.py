@@ -119,12 +119,13 @@ main(sys.argv[2:])
 """
 
 
-def test_ctrl_c_stops_a_pathological_pattern_over_several_runs(tmp_path):
+@pytest.mark.parametrize("count", [1, 2])
+def test_ctrl_c_stops_a_pathological_pattern(tmp_path, count):
     # before: with two runs the mapping ran on worker threads and Ctrl-C was ignored (SIGKILL needed)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 d1 1\n")
     runs = []
-    for name in ("a.txt", "b.txt"):
+    for name in ("a.txt", "b.txt")[:count]:
         path = tmp_path / name
         path.write_text(f"1 Q0 {'a' * 32}! 1 1.0 t\n1 Q0 d1 2 0.5 t\n")
         runs.append(str(path))
