@@ -336,3 +336,12 @@ def test_run_read_in_pieces_that_looks_truncated_names_the_line_of_the_whole_fil
     with pytest.warns(UserWarning, match=r"run.txt:301: the file looks truncated"):
         pieces = list(iter_run_chunks(path, chunk_bytes=512))
     assert len(pieces) > 2
+
+
+def test_other_tools_words_beside_the_query_or_results_keep_the_alias_order(tmp_path):
+    # only French/English twins are refused when they differ: "question" beside "query", or the
+    # passages' texts under "documents" beside "retrieved_ids", are ordinary rows
+    qrels = [{"id": "q1", "query": "bike", "question": "how to ride a bike?", "relevant": ["d1"]}]
+    results = tmp_path / "results.json"
+    results.write_text('[{"id": "q1", "retrieved_ids": ["d1", "d2"], "documents": ["text one", "text two"]}]')
+    assert trec_rag_eval.evaluate(qrels, str(results), ["P@1"]).value("P@1", "q1") == 1.0

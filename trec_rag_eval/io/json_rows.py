@@ -178,15 +178,16 @@ def find_key(obj: dict[str, Any], aliases: tuple[str, ...]) -> str | None:
 
 
 ONE_MEANING = {
-    QUERY_TEXT_KEYS: QUERY_TEXT_KEYS,
-    RELEVANT_KEYS: RELEVANT_KEYS,
-    NON_RELEVANT_KEYS: NON_RELEVANT_KEYS,
-    RESULT_KEYS: RESULT_KEYS,
-    RELEVANCE_KEYS: ("relevance", "pertinence"),  # a judgment may also carry a retrieval score
+    QUERY_TEXT_KEYS: ("requête", "requete", "query"),
+    RELEVANT_KEYS: ("pertinents", "relevant"),
+    NON_RELEVANT_KEYS: ("non_pertinents", "non_relevant"),
+    RESULT_KEYS: ("résultats", "resultats", "results"),
+    RELEVANCE_KEYS: ("pertinence", "relevance"),
 }
-"""For each alias list, the aliases that say one thing (in French or English, or another tool's
-word): a row giving two of them with different values is ambiguous and refused; with the same value,
-one is kept."""
+"""For each alias list, the keys that say one thing in French and in English: a row giving two of
+them with different values is ambiguous and refused; with the same value, one is kept. Other tools'
+words are left alone: a row may hold "question" beside "query", or "documents" (texts) beside
+"retrieved_ids", and the alias order decides, as documented."""
 
 
 def agreed_key(path: str, entry: Entry, obj: dict[str, Any], aliases: tuple[str, ...], where: str = "") -> str | None:
