@@ -218,3 +218,18 @@ def test_generate_does_not_ask_about_a_document_with_an_empty_text(tmp_path):
                                   show_progress=False)
     assert server.requests == ["DOC-good"] and report.failures == [] and report.empty == ["blank"]
     assert [item["pertinents"] for item in json.loads(output.read_text())] == [["good"]]
+
+
+def test_generate_refuses_two_records_for_one_document_with_other_questions(tmp_path):
+    from test_generate import CORPUS
+
+    output = tmp_path / "g.json"
+    record = {"doc_id": "d_ok", "questions": ["Quand ?"], "model": "test-model", "n": 3, "language": "fr"}
+    again = {**record, "questions": ["Pourquoi ?"]}
+    progress_path_for(output).write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n" + json.dumps(again)
+                                         + "\n", encoding="utf-8")
+    with Answering({}) as server, pytest.raises(InputFormatError) as err:
+        generate_dataset(CORPUS, output, GENERATION, make_client(server.base_url, "dummy"), show_progress=False)
+    assert str(err.value).startswith(f"{progress_path_for(output)}:3: a second record for d_ok with another "
+                                     "questions (line 1: ['Quand ?'], here: ['Pourquoi ?'])")
+    assert server.requests == []

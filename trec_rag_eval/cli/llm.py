@@ -32,7 +32,9 @@ def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[.
         click.option("--temperature", type=Real(0.0, 2.0), default=None,
                      help="Sampling temperature (the server's default if unset)."),
         click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Resumable progress file [default: OUTPUT.progress.jsonl]."),
+                     help="Resumable progress file [default: OUTPUT.progress.jsonl]: finished work is appended "
+                          "to it, a rerun resumes from it, and it is removed once OUTPUT is written, so it is "
+                          "never an input, OUTPUT or its sidecar (refused before any request)."),
     ]
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
