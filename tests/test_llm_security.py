@@ -139,3 +139,11 @@ def test_a_key_that_cannot_be_sent_is_one_error_line_without_the_key(inputs, mon
     assert result.stderr.strip().splitlines()[-1].startswith(
         "Error: OPENAI_API_KEY holds a space, a line break or a non-ASCII character (character ")
     assert key not in result.stderr and key[3:] not in result.stderr
+
+
+def test_the_command_line_redacts_every_error_it_prints():
+    # the last guard: whatever error a command raises, a key it sent is not printed
+    from trec_rag_eval.cli import _without_secrets
+
+    remember_secret(KEY)
+    assert _without_secrets(f"Error: HTTP 400: {KEY}") == "Error: HTTP 400: [API key redacted]"

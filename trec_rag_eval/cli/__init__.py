@@ -140,6 +140,13 @@ def _flush_stdout() -> None:
         raise OutputError(STANDARD_OUTPUT, err.strerror or str(err)) from None
 
 
+def _without_secrets(text: str) -> str:
+    """The last line of defence: no API key a command sent reaches the terminal (``engine.llm.redact``;
+    only the LLM commands load that module, and only they send a key)."""
+    llm = sys.modules.get("trec_rag_eval.engine.llm")
+    return llm.redact(text) if llm is not None else text
+
+
 def main(args: list[str] | None = None) -> None:
     """Console-script entry point: one clean error line, never a traceback, for known errors."""
     settings_for_the_command()  # the command owns its process (see trec_rag_eval.memory)
@@ -155,11 +162,12 @@ def main(args: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as err:
+        err.message = _without_secrets(err.message)
         err.show()
         sys.exit(err.exit_code)
     except TrecRagEvalError as err:
         # the library speaks of its parameters (force=True); here the flags are the way to say them
-        click.echo(f"Error: {err.worded(FLAGS)}", err=True)
+        click.echo(f"Error: {_without_secrets(err.worded(FLAGS))}", err=True)
         sys.exit(err.exit_code)
     except BrokenPipeError:  # a reader closed the pipe during a click.echo: said once, like any output error
         from trec_rag_eval.io.atomic import STANDARD_OUTPUT, discard
