@@ -17,6 +17,10 @@ whatever the size or the order of the ids. Two engines give those answers:
   after which the run stops with an error naming the pattern and the id (catastrophic backtracking
   such as ``(\\w+)+$`` on ``aaa...!``). The caller waits on a pipe, so Ctrl-C is handled at once even
   when the mapping runs in a worker thread, and the child is stopped with it.
+
+The ``regex`` package's ``timeout=`` was not used: its ``\\w``, ``\\b`` and case folding follow other
+Unicode rules than ``re``'s, which would be a second semantics. A callable mapping from Python is the
+caller's own code and runs as it is.
 """
 
 from __future__ import annotations
