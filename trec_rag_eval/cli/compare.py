@@ -190,8 +190,9 @@ def compare_command(
     the -m measures). The baseline is the first run unless --baseline says
     otherwise. Each other run is compared with it on every measure; p-values are corrected over all
     those comparisons (Holm by default), and each verdict says over how many. Each interval is the
-    test's own (--interval says otherwise), so the two cannot disagree; where the corrected verdict and
-    the uncorrected interval could, the verdict says that the test rules, and why.
+    test's own (--interval says otherwise): at --confidence 1 - alpha (the default) it excludes 0
+    exactly when the uncorrected test rejects; where the corrected verdict and the interval could be
+    read two ways, the verdict says that the test rules, and why.
 
     --all-pairs tests every pair of runs (no baseline) on each measure, the pairs of a measure
     being one family: the randomised Tukey HSD (Carterette 2012) by default; --test tukey is the
