@@ -163,6 +163,7 @@ def test_library_and_command_agree():
     (["--test", "tukey-hsd"], "use compare --all-pairs"),
     (["-f", "html"], "-f html is the --all-pairs table"),
     (["--all-pairs", "--per-query"], "--all-pairs has none"),
+    (["--all-pairs", "--interval", "bootstrap"], "--all-pairs has none"),
 ])
 def test_command_refuses_what_does_not_apply(args, message):
     result = invoke("compare", *args, f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt")

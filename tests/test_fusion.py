@@ -243,3 +243,10 @@ def test_command_never_overwrites_an_input(tmp_path):
     result = invoke("fuse", str(copy), RUNS[1], "-o", str(copy), "--force")
     assert result.exit_code == 2 and "is also an input" in result.output
     assert copy.read_text() == open(RUNS[0]).read()
+
+
+def test_tuning_shows_its_progress_when_asked(capsys):
+    tre.fuse(RUNS, "rrf", optimize=f"{FIXTURES}/qrels.txt", folds=2, ks=[1, 60], progress=True)
+    assert "Tuning" in capsys.readouterr().err
+    tre.fuse(RUNS, "rrf", optimize=f"{FIXTURES}/qrels.txt", folds=2, ks=[1, 60])  # 2 settings: no bar
+    assert "Tuning" not in capsys.readouterr().err

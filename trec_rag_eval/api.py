@@ -379,7 +379,8 @@ def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
 def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
          weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
          optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
-         ks: Sequence[float] | None = None, settings: Settings | None = None, **options: Any) -> Fusion:
+         ks: Sequence[float] | None = None, settings: Settings | None = None, progress: bool | None = None,
+         **options: Any) -> Fusion:
     """Fuse runs into one (hybrid search): ``rrf`` (default), ``combsum``, ``combmnz``, ``combmax``,
     ``combmin``, ``combanz``, ``wsum``, ``borda`` or ``isr`` (ranx's names too: ``sum``, ``mnz``, ...).
 
@@ -388,7 +389,8 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant. ``weights``: one
     per run (wsum, rrf). ``depth``: documents kept per query. ``optimize``: qrels (any shape) on which
     wsum's weights or rrf's k are chosen by ``folds``-fold cross-validation over queries on ``measure``;
-    the result reports the held-out score beside the training one. Returns a ``Fusion``: ``.run`` (a
+    the result reports the held-out score beside the training one (``progress``: a bar over the
+    settings tried; None shows it from 20 on). Returns a ``Fusion``: ``.run`` (a
     ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``; definitions in ``trec_rag_eval.fusion.methods``.
     """
     from trec_rag_eval.core.settings import settings_of
@@ -412,7 +414,7 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     else:
         tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
     return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
-                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen)
+                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
 
 
 def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None = None,

@@ -202,8 +202,8 @@ def compare_command(
     all_pairs = options["all_pairs"]
     if all_pairs and options["baseline"] is not None:
         raise UsageError("--baseline names the run the others are compared with; --all-pairs compares every pair")
-    if all_pairs and (plot_path is not None or options["per_query"]):
-        raise UsageError("--plot and --per-query show deltas to a baseline; --all-pairs has none")
+    if all_pairs and (plot_path is not None or options["per_query"] or options["interval"] is not None):
+        raise UsageError("--plot, --per-query and --interval show deltas to a baseline; --all-pairs has none")
     if fmt == "html" and not all_pairs:
         raise UsageError("-f html is the --all-pairs table; for a comparison with a baseline, the report command "
                          "writes an HTML page")

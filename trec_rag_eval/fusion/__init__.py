@@ -53,6 +53,7 @@ def fuse(
     step: float = 0.1,
     ks: Sequence[float] | None = None,
     settings: Settings | None = None,
+    progress: bool | None = None,
 ) -> Fusion:
     """Fuse ``runs`` (two or more; a list, named by run tag, or a mapping name -> Run) with ``method``.
 
@@ -61,7 +62,8 @@ def fuse(
     ``weights``: one per run, for wsum (default: equal weights summing to 1) and rrf (default 1 each).
     ``depth``: keep the top ``depth`` documents of each query (default all). ``optimize``: qrels on
     which to choose wsum's weights (a grid of ``step``) or rrf's k (``ks``) by ``folds``-fold
-    cross-validation over queries, scored with ``measure`` (see ``fusion.optimize``).
+    cross-validation over queries, scored with ``measure`` (see ``fusion.optimize``); ``progress``:
+    a bar on stderr over the settings evaluated (None: from ``optimize.PROGRESS_SETTINGS`` on).
     """
     names, tables = _named(runs)
     chosen_method = method_name(method)
@@ -77,7 +79,8 @@ def fuse(
         from trec_rag_eval.fusion.optimize import cross_validate
 
         tuning = cross_validate(aligned, optimize, chosen_method, k=float(k), weights=weights, measure=measure,
-                                folds=folds, seed=seed, step=step, ks=ks, settings=settings, depth=depth)
+                                folds=folds, seed=seed, step=step, ks=ks, settings=settings, depth=depth,
+                                progress=progress)
         k, weights = tuning.chosen.k, tuning.chosen.weights
     scores = combine(aligned, chosen_method, float(k), weights)
     run = fused_run(aligned, scores, tag, depth, source=f"<{chosen_method} of {', '.join(names)}>")

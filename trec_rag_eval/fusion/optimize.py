@@ -25,6 +25,7 @@ import numpy as np
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.methods import Aligned, combine, fused_run
+from trec_rag_eval.progress import progress_bar
 from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 DEFAULT_KS = (1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 MAX_SETTINGS = 5000
+PROGRESS_SETTINGS = 20
+"""From this many settings on, a progress bar shows the evaluations (``progress=None``)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,7 @@ def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
 
 def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, weights: list[float] | None,
                    measure: str, folds: int, seed: int, step: float, ks: Sequence[float] | None,
-                   settings: Settings | None, depth: int | None) -> Tuning:
+                   settings: Settings | None, depth: int | None, progress: bool | None = None) -> Tuning:
     """Score every setting on every query once, then choose per fold (see the module docstring)."""
     from trec_rag_eval.evaluation.evaluate import evaluate
     from trec_rag_eval.measures.parse import resolve_measures
@@ -133,7 +136,8 @@ def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, wei
     name = str(resolved[0])
     table: list[np.ndarray] = []
     query_ids: list[str] = []
-    for setting in tried:
+    shown = progress if progress is not None else len(tried) >= PROGRESS_SETTINGS
+    for setting in progress_bar(tried, len(tried), "Tuning", unit="setting", enabled=shown):
         run = fused_run(aligned, combine(aligned, method, setting.k, setting.weights), "tuning", depth)
         result = evaluate(qrels, run, resolved, settings)
         query_ids = list(result.query_ids)
