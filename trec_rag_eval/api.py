@@ -45,9 +45,10 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
     score}}``, a pandas or polars DataFrame (query_id, doc_id, relevance / score), ir_measures tuples,
-    or (qrels) the seed's list of dataset rows; a run dict keyed by query text finds its queries through
-    the qrels' texts. ``measures``: None (the RAG set), ``"nDCG@10"``, a list of names in any notation
-    (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``), ``Measure`` values or ir_measures' (``ir_measures.AP``).
+    or (qrels) a list of dataset rows (the French RAG tutorial's shape); a run dict keyed by query text
+    finds its queries through the qrels' texts. ``measures``: None (the RAG set), ``"nDCG@10"``, a list
+    of names in any notation (``"ndcg_cut.10"``, ranx's ``"ndcg@10"``), ``Measure`` values or
+    ir_measures' (``ir_measures.AP``).
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
     ids to document ids; ``judgments`` (``"human"``, ``"llm"`` or ``"both"``, the default) chooses which
@@ -634,7 +635,7 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
                      force: bool = False, progress: bool = True,
                      on_note: Callable[[Note], None] | None = None) -> GenerationReport:
     """Ask an OpenAI-compatible LLM for ``n`` questions per document of ``corpus`` and write the
-    dataset (the seed lesson's shape: id, requête/query, pertinents/relevant, lexical_overlap) to
+    dataset (the French RAG tutorial's shape: id, requête/query, pertinents/relevant, lexical_overlap) to
     ``output``, as ``trec-rag-eval generate-queries`` does (it calls this function).
 
     ``corpus``: a JSONL path (``{"id", "text"}`` a line), a list of such dicts or ``{doc_id: text}``.

@@ -73,7 +73,7 @@ class BM25Engine:
         top = [i for i in order[:k] if scores[i] > 0]
         return [{"id": self.doc_ids[i], "score": float(scores[i])} for i in top]
 
-    # The seed lesson's engines answer to ``rechercher``.
+    # French engines (as in the French RAG tutorial this tool follows) answer to ``rechercher``.
     rechercher = search
 
     def __call__(self, query: str, k: int = 10) -> list[dict[str, Any]]:

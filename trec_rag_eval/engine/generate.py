@@ -1,4 +1,4 @@
-"""Generate test queries from documents with an LLM, as the seed lesson does, resumably.
+"""Generate test queries from documents with an LLM, as the French RAG tutorial this tool follows does, resumably.
 
 For each document, one chat-completions request asks for ``n`` questions the document answers; the
 document becomes the relevant one for each of them. The client, concurrency, retries, token
@@ -10,8 +10,8 @@ Decided here:
 - Questions are deduplicated on their normalised text (case, accents, punctuation, spaces); the
   first in corpus order is kept.
 - Each question stores its lexical overlap with its document: the share of its content words
-  (``engine.tokens.Analyzer``: folded, stop words removed) that occur in the document. The seed
-  lesson warns that generated questions reuse the document's words and so inflate scores.
+  (``engine.tokens.Analyzer``: folded, stop words removed) that occur in the document. The French
+  RAG tutorial this tool follows warns that generated questions reuse the document's words and so inflate scores.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build
            "parse_questions", "progress_path_for", "retry_delay"]
 
 PROMPTS = {
-    # The seed lesson's prompt, word for word.
+    # The French RAG tutorial's prompt, word for word.
     "fr": (
         "Voici un document :\n\n{document}\n\n"
         "Génère {n} questions auxquelles ce document répond. "
@@ -119,7 +119,7 @@ class GenerationReport:
 
 
 def build_prompt(document: str, n: int, language: str = "fr") -> str:
-    """The seed lesson's prompt (French) or its English translation."""
+    """The French RAG tutorial's prompt (French) or its English translation."""
     return PROMPTS[language].format(document=document, n=n)
 
 

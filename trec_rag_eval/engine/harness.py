@@ -1,7 +1,7 @@
 """Run a dataset's queries through any search engine, record the run, and score it.
 
 The engine is any callable ``(query, k) -> results`` or an object with a ``search`` (or, as in the
-French seed lesson, ``rechercher``) method taking ``(query, k)``. Results are doc ids, or items
+French RAG tutorial this tool follows, ``rechercher``) method taking ``(query, k)``. Results are doc ids, or items
 with an ``id`` (``{"id": "d3", "score": 12.1}``), or ``(doc_id, score)`` pairs, best first.
 
 Conventions, decided here once:
@@ -192,7 +192,7 @@ class EngineEvaluation:
 
 
 class Evaluator:
-    """Evaluate a search engine on a dataset, as the seed lesson's ``EvaluateurRecherche`` does.
+    """Evaluate a search engine on a dataset, as the French RAG tutorial's ``EvaluateurRecherche`` does.
 
     >>> report = Evaluator(engine).evaluate(dataset, k_values=(1, 3, 5, 10))
     >>> report.summary["nDCG@10"], report.latency_p95
@@ -632,7 +632,7 @@ def _read_dataset_file(path: Path) -> Qrels:
 
 
 def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
-    """Read a dataset given as a list of dicts in the seed lesson's shape (or any row shape the JSON
+    """Read a dataset given as a list of dicts in the French RAG tutorial's shape (or any row shape the JSON
     reader takes): ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
 
     Relevant docs are a list (grade 1) or ``{doc_id: grade}``; non-relevant ones get grade 0 (judged).

@@ -241,7 +241,7 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ``run`` against ``qrels``.
 
-    measures: None (the seeds' RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP), one
+    measures: None (the RAG set: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, then MRR, MAP), one
     name or a list of names in either notation (``"P.5,10"``, ``"all_trec"``, ``"nDCG@10"``; ranx's
     ``"ndcg@10"`` too), or Measure values.
     ``settings`` (a ``Settings``, or its fields as keywords: ``relevance_level=2``) say how;

@@ -39,7 +39,7 @@ UNJUDGED_WARNING_SHARE = 0.5
 """A mapping warns when, after it, more than this share of the distinct retrieved documents are judged
 for no query AND fewer than this share of the queries retrieve a document judged for them: the
 mapping most likely produces ids the qrels do not use. Either alone is normal with sparse judgments
-(a few per query, as in the seed's dataset): most retrieved documents are then judged nowhere."""
+(a few per query, as in the French RAG tutorial's dataset): most retrieved documents are then judged nowhere."""
 
 
 class DocIdMap:

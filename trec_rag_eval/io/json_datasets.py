@@ -1,6 +1,6 @@
 """Evaluation datasets kept as JSON or JSONL, read into ``Qrels`` with ``.topics``.
 
-The shapes are listed in ``json_formats``' docstring: rows (the seed lesson's, English, ragas,
+The shapes are listed in ``json_formats``' docstring: rows (the French RAG tutorial's, English, ragas,
 LlamaIndex eval results), LlamaIndex's EmbeddingQAFinetuneDataset, and ranx / pytrec_eval's
 ``{query_id: {doc_id: relevance}}``.
 """
@@ -60,7 +60,7 @@ def read_dataset(path: str | os.PathLike[str], shape: str | None = None) -> Qrel
 
 def read_dataset_rows(rows: list[Any], source: str = "<dataset>", require_text: bool = False) -> Qrels:
     """A dataset already in memory, as a list of row dicts (every row shape ``read_dataset`` reads,
-    the seed's included); errors name the row by its position. ``require_text``: every row must
+    the French RAG tutorial's included); errors name the row by its position. ``require_text``: every row must
     hold its query text (a search harness needs it to ask the engine)."""
     document = Document(source, "array", [Entry(None, i, None, row) for i, row in enumerate(rows, start=1)])
     return _to_qrels(_dataset_rows(document, require_text), source)

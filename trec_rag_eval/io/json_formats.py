@@ -2,7 +2,7 @@
 
 Datasets (read into ``Qrels`` with ``.topics = {query_id: query text}``):
 
-* rows, as a JSON array or one object per line (JSONL): the seed lesson's
+* rows, as a JSON array or one object per line (JSONL): the French RAG tutorial's
   ``{"requête": ..., "pertinents": [...], "non_pertinents": [...]}``, the English
   ``{"query": ..., "relevant": [...], "non_relevant": [...]}``, ragas rows
   (``user_input``, ``reference_context_ids``) and LlamaIndex eval results (``expected_ids``);

@@ -454,7 +454,7 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
 
 
 def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
-    """``{query text: results}`` (the seed lesson's results) keyed by the qrels' query ids, as the
+    """``{query text: results}`` (the French RAG tutorial's results) keyed by the qrels' query ids, as the
     JSON results reader matches a file's keys: a key that is a query id stays, one that is exactly
     one query's text becomes its id, any other stays (an extra query, warned about)."""
     assert qrels.topics is not None

@@ -13,7 +13,7 @@ Accepted for judgments and for a run:
   ``relevance`` (``iteration`` optional) or ``score``;
 * iterables of ir_measures' ``Qrel`` / ``ScoredDoc`` (or ir_datasets') named tuples, recognised by
   their fields, and lists of dicts with the same keys (``DataFrame.to_dict("records")``);
-* for judgments, the seed lesson's list of dataset rows (``{"requête", "pertinents",
+* for judgments, the French RAG tutorial's list of dataset rows (``{"requête", "pertinents",
   "non_pertinents"}`` or the English keys), read by the JSON dataset reader.
 
 Ids may be strings or integers (``{1: {...}}`` reads as query ``"1"``, as a TREC file spells it); a
@@ -90,8 +90,8 @@ def is_arrow_run(data: Any) -> bool:
 
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
-               "a list of dataset rows (the seed's {'requête', 'pertinents', ...}), a pandas or polars DataFrame "
-               "(query_id, doc_id, relevance[, iteration]) or an iterable of ir_measures Qrel tuples")
+               "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
+               "DataFrame (query_id, doc_id, relevance[, iteration]) or an iterable of ir_measures Qrel tuples")
 RUN_KINDS = ("a path (TREC run, JSON results), a Run, a dict {query_id: {doc_id: score}} or "
              "{query_id: [doc_id, ...]} (best first), a pandas or polars DataFrame (query_id, doc_id, score) "
              "or an iterable of ir_measures ScoredDoc tuples")

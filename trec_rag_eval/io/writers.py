@@ -30,7 +30,7 @@ DATASET_KEYS = {
     "en": ("id", "query", "relevant", "non_relevant"),
     "fr": ("id", "requête", "pertinents", "non_pertinents"),
 }
-"""Key names written by ``write_dataset_json`` (``keys="en"`` or ``"fr"``, the seed lesson's)."""
+"""Key names written by ``write_dataset_json`` (``keys="en"`` or ``"fr"``, the French RAG tutorial's)."""
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:

@@ -20,7 +20,7 @@ from trec_rag_eval.measures.notation import CUTOFF_MAX, NAMES, closest
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES, ORDER
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
-# the seeds' RAG set: P, R, F1, HitRate and nDCG at 1, 3, 5, 10, then MRR and MAP
+# the RAG set: P, R, F1, HitRate and nDCG at 1, 3, 5, 10, then MRR and MAP
 RAG_CUTOFFS = (1, 3, 5, 10)
 DEFAULT_RAG = tuple(f"{name}@{k}" for name in ("P", "R", "F1", "HitRate", "nDCG") for k in RAG_CUTOFFS) + (
     "MRR", "MAP")
@@ -175,7 +175,7 @@ def _from_ranx(spec: str) -> str:
 
 
 def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Measure]:
-    """Resolve ``-m`` requests in either notation (ranx's names too); None gives the seeds' RAG set.
+    """Resolve ``-m`` requests in either notation (ranx's names too); None gives the RAG set.
 
     ``order="trec"``: trec_eval-syntax requests first, in trec_eval's fixed order (its output
     never follows the command line), then our notation, as asked. ``order="asked"``: the order of
@@ -183,7 +183,7 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     measures are the same either way: a trec_eval measure asked twice still takes the first
     request with parameters.
     """
-    if specs is None:  # the RAG set, in the seeds' order: P, R, F1, HitRate, nDCG, then MRR and MAP
+    if specs is None:  # the RAG set, in the RAG table's order: P, R, F1, HitRate, nDCG, then MRR and MAP
         return [parse_notation(spec) for spec in DEFAULT_RAG]
     if order not in ("trec", "asked"):
         raise ValueError(f"order must be 'trec' or 'asked', got {order!r}")
@@ -234,7 +234,7 @@ def _parse_notation(spec: str) -> Measure:
 
 def default_measures(trec_output: bool = False) -> list[Measure]:
     """The measures computed when none are asked for: trec_eval's ``official`` set when the output is
-    trec_eval's (as trec_eval itself does), the seeds' RAG set otherwise."""
+    trec_eval's (as trec_eval itself does), the RAG set otherwise."""
     return parse_measures(["official"] if trec_output else None)
 
 

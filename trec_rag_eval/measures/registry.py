@@ -113,7 +113,8 @@ _FAMILIES = [
            kind="int_cutoffs", defaults=(5, 10, 20), notation="Unj"),
     # -- not in trec_eval ----------------------------------------------------------------------
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
-           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="F1", reference="seed lesson part 1"),
+           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="F1",
+           reference="van Rijsbergen's F with beta = 1, at the same k"),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
            kind="int_cutoffs", notation="Judged", ir_measures="Judged"),
     Family("ERR", graded.expected_reciprocal_rank,
