@@ -113,6 +113,14 @@ def test_the_verdict_says_which_figure_rules_and_why():
     assert "(the test rules: the interval is not adjusted for the 6 comparisons)" in verdict(comparison, disagreeing[0])
     agreeing = [p for p in comparison.pairs if not p.significant and p.ci_low <= 0 <= p.ci_high]
     assert all("rules" not in verdict(comparison, p) for p in agreeing)
+    # a delta above the detectable delta, not significant after Holm over 22 measures: not a contradiction
+    ms = [f"m{i}" for i in range(22)]
+    drift = np.random.default_rng(0)
+    wide = compare_values({"A": {m: base for m in ms}, "B": {m: base + drift.normal(0.05, 0.09, 30) for m in ms}},
+                          queries, n_resamples=200)
+    [above, *_] = [p for p in wide.pairs if not p.significant and abs(p.delta) >= p.min_detectable_delta]
+    assert verdict(wide, above).endswith(f"this query set detects about {above.min_detectable_delta:.3f} (80% of "
+                                         "the time only: a planning figure, the test rules here)")
     # a bootstrap interval asked for beside a t-test, on the demo's shape (23 of 30 deltas at 0): p = 0.107,
     # the BCa interval [+0.002, +0.036] excludes 0; the verdict names the method as the cause
     a, b = _lumpy(10)

@@ -69,6 +69,10 @@ def verdict(comparison: Comparison, pair: PairResult) -> str:
                 f"{format_plain(comparison.power)} would need {pair.mdd_beyond_span:.2f})")
     if not math.isnan(pair.min_detectable_delta):
         text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
+        if abs(pair.delta) >= pair.min_detectable_delta:
+            # a delta above the MDD that is not significant reads as a contradiction: it is not one
+            text += (f" ({format_percent(comparison.power)} of the time only: a planning figure, the test rules "
+                     "here)")
     return text
 
 def _ruling(comparison: Comparison, pair: PairResult, family: int, corrected: bool) -> str:
