@@ -458,3 +458,33 @@ def test_local_workers_that_cannot_start_say_why_from_a_script_without_the_main_
                             env={**os.environ, "PYTHONPATH": root}, cwd=tmp_path)
     assert result.stdout.startswith("Error: cannot start the 1 local worker process(es) of local:1 ("), result.stderr
     assert 'call this under `if __name__ == "__main__":`' in result.stdout.splitlines()[0]
+
+
+@pytest.mark.slow  # a command line starting its own cluster
+def test_three_runs_one_bad_give_the_same_output_errors_and_status_with_and_without_a_cluster(data, tmp_path):
+    """One rule for a bad run among several, on every path: the others are evaluated and written, the
+    error follows, exit 1. Both commands run as processes, so a worker's log would show on stderr."""
+    import subprocess
+    import sys
+
+    folder, runs = data
+    bad = tmp_path / "bad.txt"
+    lines = open(runs[1]).read().splitlines()
+    lines[9] = lines[9].replace(" tag1", "")  # five fields on line 10
+    bad.write_text("\n".join(lines) + "\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    outputs = {}
+    for where in ([], ["--cluster", "local:1"]):
+        result = subprocess.run([sys.executable, "-m", "trec_rag_eval", *where, "-q", "-m", "all_trec",
+                                 str(folder / "qrels.txt"), runs[0], str(bad), runs[2]], capture_output=True,
+                                text=True, env={**os.environ, "PYTHONPATH": root}, timeout=SUBPROCESS_TIMEOUT)
+        outputs[bool(where)] = result
+    here, there = outputs[False], outputs[True]
+    assert (here.returncode, there.returncode) == (1, 1)
+    assert there.stdout == here.stdout
+    assert there.stderr.splitlines() == here.stderr.splitlines()
+    # the two good runs are written, in run order (each block opens with its run's tag), then the one error
+    assert [line.split("\t")[2] for line in here.stdout.splitlines() if line.startswith("runid ")] == ["tag0", "tag2"]
+    assert here.stderr.splitlines()[-1] == (f"Error: {bad}:10: expected 6 columns (query_id Q0 doc_id rank score "
+                                            f"run_tag), got 5: {lines[9]!r}")
+    assert not any(line.startswith("Traceback") for line in there.stderr.splitlines())
