@@ -168,3 +168,10 @@ def test_errors_are_named(tmp_path):
     copy.write_text(open(f"{FIXTURES}/qrels.txt").read())
     command = invoke("agree", f"{FIXTURES}/qrels.txt", str(copy), "-o", str(copy), "--force")
     assert command.exit_code == 2 and "is also an input" in command.output
+
+
+def test_notebook_table_carries_the_statistics():
+    result = tre.agree(f"{FIXTURES}/qrels.txt", tre.read_qrels(f"{FIXTURES}/qrels.txt"), runs=RUNS,
+                       measures=["nDCG@10"])
+    page = result._repr_html_()
+    assert "Cohen&#x27;s kappa (binary)" in page and "<td>1.0000</td>" in page and "hybrid &gt; bm25" in page

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, invoke
 
 import trec_rag_eval as tre
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import OutputExistsError, UsageError
 
 FIXTURES = f"{REPO}/fixtures"
 
@@ -250,3 +250,14 @@ def test_tuning_shows_its_progress_when_asked(capsys):
     assert "Tuning" in capsys.readouterr().err
     tre.fuse(RUNS, "rrf", optimize=f"{FIXTURES}/qrels.txt", folds=2, ks=[1, 60])  # 2 settings: no bar
     assert "Tuning" not in capsys.readouterr().err
+
+
+def test_the_fused_run_is_written_in_every_run_format(tmp_path):
+    fusion = tre.fuse(RUNS, "combsum")
+    expected = fusion.run.to_dict()
+    for name, fmt in (("f.txt", "trec"), ("f.json", "json"), ("f.parquet", "parquet"), ("f.out", "json")):
+        path = tmp_path / name
+        fusion.write(path, None if name != "f.out" else fmt)
+        assert tre.read_run(str(path)).to_dict() == expected, name
+    with pytest.raises(OutputExistsError):
+        fusion.write(tmp_path / "f.txt")  # never replaced without force
