@@ -253,3 +253,58 @@ def test_fuse_refuses_the_judgments_its_optimize_qrels_brings_along(tmp_path):
     line = _refused(invoke("fuse", str(run), str(run), "--optimize", str(qrels), "-o", str(sidecar), "--force"))
     assert f"is also an input ({sidecar})" in line
     assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("special", ["/dev/fd/1", "fifo"])
+def test_a_progress_file_that_is_a_device_or_a_pipe_is_refused(tmp_path, monkeypatch, special):
+    # the progress file is removed once the work is done: run as root, `--progress-file /dev/stdout` removed the
+    # machine's /dev/stdout, and /dev/null became a regular file; a pipe could not be read back (it hung).
+    # Only names a regression cannot destroy are used here: /dev/fd/1 (the same stream as /dev/stdout, under
+    # /proc, which refuses removal) and a pipe of the test's own.
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in CORPUS), encoding="utf-8")
+    if special == "fifo":
+        special = str(tmp_path / "fifo")
+        os.mkfifo(special)
+    with Generator({}) as server:
+        result = invoke("generate-queries", str(corpus), "--model", "m", "--base-url", server.base_url,
+                        "-o", str(tmp_path / "g.json"), "--progress-file", special)
+    assert result.exit_code == 1, result.stderr
+    assert f"Error: cannot write {special}: is not a regular file (a device or a pipe)" in result.stderr
+    assert server.requests == []
+    assert os.path.exists(special)
+
+
+def test_a_stream_redirected_to_a_file_is_written_in_place_never_replaced(tmp_path):
+    # `-o /dev/stdout --force > out.txt`: /dev/stdout then names a regular file, and was replaced (renamed
+    # over: the machine's /dev/stdout link became a file) or, as a progress file, removed. /dev/fd/1 is the
+    # same stream, and a regression there fails instead of touching /dev.
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    out = tmp_path / "out.txt"
+    with open(out, "wb") as handle:
+        result = subprocess.run([sys.executable, "-m", "trec_rag_eval", "-m", "P.1", "-o", "/dev/fd/1", "--force",
+                                 str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")], stdout=handle,
+                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": REPO}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    # q1: a (relevant) first -> 1; q2: c (relevant) first -> 1
+    assert out.read_text() == "P_1                   \tall\t1.0000\n"
+    assert os.path.islink("/dev/fd")
+
+
+def test_an_output_that_is_a_link_writes_its_file_and_keeps_the_link(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    (tmp_path / "results.txt").write_text("last week's table\n")
+    os.symlink("results.txt", tmp_path / "latest.txt")
+    result = invoke("-m", "P.1", "-o", str(tmp_path / "latest.txt"), "--force", str(tmp_path / "qrels.txt"),
+                    str(tmp_path / "run.txt"))
+    assert result.exit_code == 0, result.stderr
+    assert os.path.islink(tmp_path / "latest.txt")
+    assert (tmp_path / "results.txt").read_text() == "P_1                   \tall\t1.0000\n"

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -38,12 +39,21 @@ def _reason(err: OSError) -> str:
     return err.strerror or str(err)
 
 
+_STREAM = re.compile(r"/dev/(?:stdout|stderr|stdin|fd/\d+)|/proc/(?:self|thread-self|\d+)/fd/\d+")
+"""A process's own streams: whatever they point at (a terminal, a pipe, or a regular file when the
+shell redirected them), they are written in place, never replaced nor removed (replacing
+``/dev/stdout`` by a file, or removing it, would take it from every process on the machine)."""
+
+
 def _is_special(path: str) -> bool:
-    """An existing target that is not a regular file (a device, a pipe): written in place."""
+    """An existing target that is not a regular file (a device, a pipe) or is one of the process's
+    streams (``/dev/stdout``, ``/dev/fd/N``): written in place."""
     try:
         mode = os.stat(path).st_mode
-    except OSError:
+    except (OSError, ValueError):
         return False
+    if _STREAM.fullmatch(os.path.abspath(path)):
+        return True
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
@@ -111,6 +121,9 @@ def check_outputs(paths: Iterable[PathLike | None], force: bool, inputs: Iterabl
         name = os.fspath(path)
         if os.path.isdir(name):
             raise OutputError(name, "is a folder, expected the name of a progress file")
+        if _is_special(name):  # /dev/stdout, a pipe: it could not be read back, and removing it would be a loss
+            raise OutputError(name, "is not a regular file (a device or a pipe): a progress file is read back, "
+                                    "appended to and removed when the work is done; give a file name")
         _refuse_inputs(name, "progress file", read, "it is read back, appended to and removed when the work is "
                                                      "done; choose another progress file")
         key = _identity(name)
@@ -181,6 +194,8 @@ def write_atomic(path: PathLike, content: str | bytes, force: bool = False) -> N
     if _is_special(target):
         _write_in_place(target, data)
         return
+    if os.path.islink(target):  # a link's file is written (atomically), the link itself kept
+        target = os.path.realpath(target)
     check_output(target, force)
     temporary = _write_temporary(target, data)
     stage = _STAGE.get()
