@@ -96,16 +96,17 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     """Write the qrels, topics (path, whether it is the default one) and run asked for, said in
     ``report``. ``dataset``: INPUT's judgments, if already read."""
     from trec_rag_eval.checks.rag import check_rag, order_warning
+    from trec_rag_eval.io.formats import for_output
     from trec_rag_eval.io.load import detect_kind, load_qrels, load_run_report
-    from trec_rag_eval.io.parquet import write_parquet_qrels, write_parquet_run
     from trec_rag_eval.io.tables import query_id_set
-    from trec_rag_eval.io.writers import write_qrels, write_run, write_topics
+    from trec_rag_eval.io.writers import write_topics
 
     topics_path, topics_is_default = topics
     if qrels_out is not None or topics_path is not None:
         dataset = dataset or load_qrels(input_path, qrels_format)
         if qrels_out is not None:
-            write = write_parquet_qrels if _is_parquet_name(qrels_out) else write_qrels
+            write = for_output(qrels_out).write_qrels
+            assert write is not None
             count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
             report.written.append(f"wrote {qrels_out}: {count} judgments for {queries} queries")
@@ -130,11 +131,11 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
         elif dataset is None and detect_kind(input_path) == "both":
             dataset = load_qrels(input_path, qrels_format)
         run, read = load_run_report(input_path, run_format, dataset)
-        write_table = write_parquet_run if _is_parquet_name(run_out) else write_run
-        count = write_table(run, run_out, run_tag=run_tag, force=force)
+        written = for_output(run_out)
+        assert written.write_run is not None
+        count = written.write_run(run, run_out, run_tag=run_tag, force=force)
         queries = run.frame["query_id"].n_unique()
-        unit = "rows" if _is_parquet_name(run_out) else "lines"
-        report.written.append(f"wrote {run_out}: {count} {unit} for {queries} queries")
+        report.written.append(f"wrote {run_out}: {count} {written.unit} for {queries} queries")
         if dataset is not None:
             report.notes.extend(warning(str(found)) for found in check_rag(dataset, run, read))
         elif read.disordered:  # said with a dataset by check_rag, in the same words
@@ -159,10 +160,6 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
     run = load_run(input_path, run_format, dataset)
     count = write_results_json(run, json_out, scores=scores, force=force)
     return f"wrote {json_out}: results for {count} queries"
-
-
-def _is_parquet_name(path: str) -> bool:
-    return path.lower().endswith(".parquet")
 
 
 def _default_topics_path(qrels_out: str) -> str:

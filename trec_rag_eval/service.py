@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.evaluation.notes import query_set_warnings
+from trec_rag_eval.io.formats import FORMATS
 from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.run_files import RunOutcome, evaluate_run_file, map_chunks
 
@@ -216,7 +217,7 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
     if stream and (cluster is not None or shards):
         raise UsageError("stream=True reads one run in pieces on this machine: not with cluster= or shards=True",
                          {"stream=True": "stream", "cluster=": "cluster", "shards=True": "shards"})
-    if stream and run_format == "json":
+    if stream and run_format in FORMATS and FORMATS[run_format].whole:
         raise UsageError("stream=True reads TREC runs; JSON results are read whole", {"stream=True": "stream"})
     if shards and mapping is not None:
         raise UsageError("doc_map reads each run whole: not with shards=True",
@@ -346,7 +347,7 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
     # shards are one run; so is a lone run file on a cluster, split by query over the workers, unless its chunk
     # ids are mapped or it holds JSON results: those need the whole run (one task)
     if shards or (len(paths) == 1 and mapping is None and cluster is not None
-                  and (run_format if run_format != "auto" else _format_of(paths[0])) != "json"):
+                  and not _read_whole(paths[0], run_format)):
         try:
             if cluster is None:
                 from trec_rag_eval.evaluation.evaluate import evaluate
@@ -372,14 +373,15 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
         yield outcome
 
 
-def _format_of(path: str) -> str:
-    """The format of the run file at ``path`` (``io.load.detect_format``); a missing file is said here."""
-    from trec_rag_eval.io.load import detect_format
+def _read_whole(path: str, run_format: str) -> bool:
+    """Whether the run file at ``path`` is read whole (``io.formats.Format.whole``: JSON results); a
+    missing file is said here."""
+    from trec_rag_eval.io.formats import is_whole
     from trec_rag_eval.io.text import STANDARD_INPUT
 
     if not os.path.exists(path) and path != STANDARD_INPUT:
         raise InputFormatError(path, None, "no such file")
-    return detect_format(path)
+    return is_whole(run_format, path)
 
 
 # -- progress -------------------------------------------------------------------------------------------
@@ -435,7 +437,7 @@ def should_stream(path: str, run_format: str = "auto") -> bool:
     memory available now (a gzip file counted at eight times its size). JSON results are read whole."""
     from trec_rag_eval.io.text import is_gzip
 
-    if run_format == "json" or not os.path.isfile(path):
+    if (run_format in FORMATS and FORMATS[run_format].whole) or not os.path.isfile(path):
         return False
     available = available_memory()
     if available is None:

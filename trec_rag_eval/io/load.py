@@ -19,6 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.io.formats import (
+    FORMATS,
+    HEAD_BYTES,
+    detect,
+    first_data_line,
+    qrels_formats,
+    run_formats,
+)
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.objects import (
@@ -37,7 +45,6 @@ from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,
     parse_integer,
-    parse_real,
     quote,
     separator_hint,
     split_fields,
@@ -46,54 +53,18 @@ from trec_rag_eval.syntax import (
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
     import polars as pl
 
-QRELS_FORMATS = ("auto", "trec", "json", "beir", "parquet", "rag", "ragas", "llamaindex", "dict")
-"""Values of ``load_qrels(format=...)``. ``json`` detects the JSON
+QRELS_FORMATS = qrels_formats()
+"""Values of ``load_qrels(format=...)`` (``io.formats``). ``json`` detects the JSON
 shape; ``rag``/``ragas`` (rows), ``llamaindex`` and ``dict`` (ranx/pytrec_eval) force one."""
-RUN_FORMATS = ("auto", "trec", "json", "parquet")
-"""Values of ``load_run(format=...)``."""
-
-_JSON_SHAPES = {"json": None, "rag": "rows", "ragas": "rows", "llamaindex": "llamaindex", "dict": "dict"}
-HEAD_BYTES = 65536
-"""How much of a file (after gzip) format detection reads."""
+RUN_FORMATS = run_formats()
+"""Values of ``load_run(format=...)`` (``io.formats``)."""
 _BEIR_HEADER_WORDS = {"query-id", "query_id", "qid", "corpus-id", "corpus_id", "doc-id", "doc_id", "docid"}
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """``"trec"``, ``"json"``, ``"beir"`` or ``"parquet"``, from the content of ``path``."""
-    from trec_rag_eval.io.parquet import is_parquet
-
-    name = os.fspath(path)
-    if is_parquet(name):
-        return "parquet"
-    if os.path.isdir(name):
-        return "beir"
-    head = read_head(name, HEAD_BYTES)
-    stripped = head.lstrip()
-    first = _first_data_line_of(stripped)
-    if stripped[:1] in ("[", "{") and not _looks_like_trec_line(first):
-        return "json"
-    fields = first.split("\t") if "\t" in first else split_fields(first)
-    # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6. A first line longer
-    # than the head read is not counted: its fields are not all there.
-    if len(fields) == 3 and (f"{first}\n" in stripped or len(head) < HEAD_BYTES // 4):
-        return "beir"
-    return "trec"
-
-
-def _looks_like_trec_line(line: str) -> bool:
-    """A qrels line (4 fields, integer relevance) or a run line (6 fields, numeric score): a query id
-    may start with '[' or '{', so the first character alone does not make a file JSON."""
-    fields = split_fields(line)
-    try:
-        if len(fields) == 4:
-            parse_integer(fields[3])
-            return True
-        if len(fields) == 6:
-            parse_real(fields[4])
-            return True
-    except ValueError:
-        return False
-    return False
+    """The name of the format of ``path``, from its content (``io.formats.detect``): ``"trec"``,
+    ``"json"``, ``"beir"`` or ``"parquet"``."""
+    return detect(os.fspath(path))
 
 
 def detect_kind(path: str | os.PathLike[str]) -> str:
@@ -114,13 +85,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         return json_formats.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
-    return "results" if len(split_fields(_first_data_line_of(read_head(name, HEAD_BYTES)))) == 6 else "dataset"
-
-
-def _first_data_line_of(text: str) -> str:
-    """The first line holding a field and not starting with '#' (lines end at '\\n' only, as in the
-    TREC reader: U+2028 or \\x1c do not end a line)."""
-    return next((line for line in text.split("\n") if split_fields(line) and not line.startswith("#")), "")
+    return "results" if len(split_fields(first_data_line(read_head(name, HEAD_BYTES)))) == 6 else "dataset"
 
 
 def load_qrels(
@@ -141,20 +106,9 @@ def load_qrels(
         irds = read_irds_qrels(name)
         return dataclasses.replace(irds, topics=load_topics(topics)) if topics is not None else irds
     fmt = _choose(name, format, QRELS_FORMATS, "qrels_format", "load_qrels(format=...)")
-    if fmt == "trec":
-        from trec_rag_eval.io.trec import read_qrels
-
-        qrels = read_qrels(name)
-    elif fmt == "beir":
-        qrels = read_beir(name)
-    elif fmt == "parquet":
-        from trec_rag_eval.io.parquet import read_parquet_qrels
-
-        qrels = read_parquet_qrels(name)
-    else:
-        from trec_rag_eval.io import json_formats
-
-        qrels = json_formats.read_dataset(name, _JSON_SHAPES[fmt])
+    read = FORMATS[fmt].read_qrels
+    assert read is not None  # QRELS_FORMATS lists the formats that read judgments
+    qrels = read(name)
     if topics is not None:
         qrels = dataclasses.replace(qrels, topics=load_topics(topics))
     return qrels
@@ -197,31 +151,9 @@ def load_run_report(
     if id is not None and fmt not in ("json", "auto"):
         raise UsageError(f"{name}: id= says where JSON results keep their document ids; a {fmt} run has them in "
                          "its doc_id column")
-    if fmt == "trec":
-        from trec_rag_eval.io.trec import read_run
-
-        return read_run(name), ResultsReport()
-    if fmt == "beir":
-        if os.path.isdir(name):
-            raise InputFormatError(name, None, "this looks like a BEIR dataset folder (qrels), not a run")
-        # three fields on the first line: a run cut short, bytes before it, or BEIR qrels given as the
-        # run. The TREC reader names the line (BEIR has no run format to read it with instead)
-        from trec_rag_eval.io.trec import read_run
-
-        try:
-            return read_run(name), ResultsReport()
-        except InputFormatError as err:
-            if "got 3" not in err.reason:
-                raise
-            raise InputFormatError(err.path, err.line_no, f"{err.reason} (three columns, as in BEIR qrels: "
-                                   "the judgments come first, then the runs)", err.line) from None
-    if fmt == "parquet":
-        from trec_rag_eval.io.parquet import read_parquet_run
-
-        return read_parquet_run(name), ResultsReport()
-    from trec_rag_eval.io import json_formats
-
-    return json_formats.read_results_report(name, qrels, id=id)
+    read = FORMATS[fmt].read_run
+    assert read is not None  # RUN_FORMATS and detection give formats that read runs
+    return read(name, qrels, id)
 
 
 def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:

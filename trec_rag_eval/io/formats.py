@@ -1,0 +1,233 @@
+"""The formats judgments and runs come in: one record each (``Format``), in one registry.
+
+A format says how to recognise a file (``sniff``; the registry's order is the order of detection),
+how to read judgments and runs from it, how to write them, and whether a run in it is read whole
+(JSON results: never in pieces, one task on a cluster, checked by the RAG checks). Loading
+(``io.load``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
+``--run-format`` choices all take their formats from here. A new format is its reader module, one
+``register(Format(...))`` below and its tests (see CONTRIBUTING.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
+
+if TYPE_CHECKING:
+    from trec_rag_eval.io.id_paths import IdLocator
+    from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+
+HEAD_BYTES = 65536
+"""How much of a file (after gzip) detection reads."""
+
+Head = Callable[[], str]
+"""The start of the file (HEAD_BYTES, after gzip), read once when a sniffer first asks for it."""
+
+
+@dataclass(frozen=True)
+class Format:
+    """One format: its name, a line for the help, and what the library can do with it."""
+
+    name: str
+    summary: str
+    sniff: Callable[[str, Head], bool] | None = None
+    """Whether the file at a path is in this format (None: never detected, only asked for by name)."""
+    read_qrels: Callable[[str], Qrels] | None = None
+    read_run: Callable[[str, Qrels | None, IdLocator | None], tuple[Run, ResultsReport]] | None = None
+    write_qrels: Callable[..., int] | None = None
+    """``(qrels, path, *, force) -> judgments written``."""
+    write_run: Callable[..., int] | None = None
+    """``(run, path, *, run_tag, force) -> lines (rows) written``."""
+    suffix: str | None = None
+    """An output named with this ending is written in this format."""
+    unit: str = "lines"
+    """What ``write_run`` counts."""
+    whole: bool = False
+    """A run in this format is read whole: never in pieces, one task on a cluster, RAG-checked."""
+    run_by_name: bool = True
+    """Whether ``format=`` may name it for a run (BEIR's run reader only answers a file detected as BEIR)."""
+
+
+FORMATS: dict[str, Format] = {}
+"""Every format, by name, in the order of detection."""
+
+
+def register(fmt: Format) -> Format:
+    """Add ``fmt`` to the registry; a name is registered once."""
+    if fmt.name in FORMATS or fmt.name == "auto":
+        raise ValueError(f"the format {fmt.name!r} is registered already")
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+def qrels_formats() -> tuple[str, ...]:
+    """The values of ``format=`` for judgments: ``auto`` (detect), then every format that reads them."""
+    return ("auto", *(name for name, fmt in _by_help() if fmt.read_qrels is not None))
+
+
+def run_formats() -> tuple[str, ...]:
+    """The values of ``format=`` for runs: ``auto`` (detect), then every format that reads them."""
+    return ("auto", *(name for name, fmt in _by_help() if fmt.read_run is not None and fmt.run_by_name))
+
+
+def _by_help() -> list[tuple[str, Format]]:
+    """The formats in the order the help lists them: those detected first, then those asked by name."""
+    order = list(FORMATS)
+    return sorted(FORMATS.items(), key=lambda item: _HELP_ORDER.get(item[0], len(_HELP_ORDER) + order.index(item[0])))
+
+
+def detect(path: str) -> str:
+    """The name of the first format whose ``sniff`` recognises the file at ``path``."""
+    from trec_rag_eval.io.text import read_head
+
+    read: list[str] = []
+
+    def head() -> str:
+        if not read:
+            read.append(read_head(path, HEAD_BYTES))
+        return read[0]
+
+    for name, fmt in FORMATS.items():
+        if fmt.sniff is not None and fmt.sniff(path, head):
+            return name
+    return "trec"
+
+
+def for_output(path: str | os.PathLike[str]) -> Format:
+    """The format an output is written in: the one whose ``suffix`` ends its name, else TREC."""
+    name = os.fspath(path).lower()
+    return next((fmt for fmt in FORMATS.values() if fmt.suffix and name.endswith(fmt.suffix)), FORMATS["trec"])
+
+
+def is_whole(run_format: str, path: str) -> bool:
+    """Whether the run at ``path`` (``run_format``, or detected when ``"auto"``) is read whole."""
+    name = detect(path) if run_format == "auto" else run_format
+    return name in FORMATS and FORMATS[name].whole
+
+
+def first_data_line(text: str) -> str:
+    """The first line holding a field and not starting with '#' (lines end at '\\n' only, as in the
+    TREC reader: U+2028 or \\x1c do not end a line)."""
+    return next((line for line in text.split("\n") if split_fields(line) and not line.startswith("#")), "")
+
+
+def looks_like_trec_line(line: str) -> bool:
+    """A qrels line (4 fields, integer relevance) or a run line (6 fields, numeric score): a query id
+    may start with '[' or '{', so the first character alone does not make a file JSON."""
+    fields = split_fields(line)
+    try:
+        if len(fields) == 4:
+            parse_integer(fields[3])
+            return True
+        if len(fields) == 6:
+            parse_real(fields[4])
+            return True
+    except ValueError:
+        return False
+    return False
+
+
+# -- the formats ------------------------------------------------------------------------------------------
+
+def _is_parquet(path: str, head: Head) -> bool:
+    from trec_rag_eval.io.parquet import is_parquet
+
+    return is_parquet(path)
+
+
+def _is_json(path: str, head: Head) -> bool:
+    if os.path.isdir(path):
+        return False
+    stripped = head().lstrip()
+    return stripped[:1] in ("[", "{") and not looks_like_trec_line(first_data_line(stripped))
+
+
+def _is_beir(path: str, head: Head) -> bool:
+    if os.path.isdir(path):  # a folder that is not Parquet partitions: a BEIR dataset
+        return True
+    text = head()
+    stripped = text.lstrip()
+    first = first_data_line(stripped)
+    fields = first.split("\t") if "\t" in first else split_fields(first)
+    # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6. A first line longer
+    # than the head read is not counted: its fields are not all there.
+    return len(fields) == 3 and (f"{first}\n" in stripped or len(text) < HEAD_BYTES // 4)
+
+
+def _read(module: str, function: str) -> Callable[..., Any]:
+    """A reader or writer of ``module``, imported when first called (a TREC pair needs no polars)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        from importlib import import_module
+
+        return getattr(import_module(f"trec_rag_eval.io.{module}"), function)(*args, **kwargs)
+
+    call.__name__ = function
+    return call
+
+
+def _report(read: Callable[[str], Run]) -> Callable[[str, Qrels | None, IdLocator | None], tuple[Run, ResultsReport]]:
+    """A run reader whose format has nothing a Run cannot hold: its report is empty."""
+    def read_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
+        from trec_rag_eval.io.tables import ResultsReport
+
+        return read(path), ResultsReport()
+
+    return read_run
+
+
+def _dataset(shape: str | None) -> Callable[[str], Qrels]:
+    def read(path: str) -> Qrels:
+        from trec_rag_eval.io.json_formats import read_dataset
+
+        return read_dataset(path, shape)
+
+    return read
+
+
+def _results(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
+    from trec_rag_eval.io.json_formats import read_results_report
+
+    return read_results_report(path, qrels, id=id)
+
+
+def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
+    """A 'run' that looks like BEIR: a folder is refused; three fields on the first line (a run cut
+    short, bytes before it, BEIR qrels given as the run) are the TREC reader's error on that line."""
+    from trec_rag_eval.errors import InputFormatError
+    from trec_rag_eval.io.tables import ResultsReport
+    from trec_rag_eval.io.trec import read_run
+
+    if os.path.isdir(path):
+        raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")
+    try:
+        return read_run(path), ResultsReport()
+    except InputFormatError as err:
+        if "got 3" not in err.reason:
+            raise
+        raise InputFormatError(err.path, err.line_no, f"{err.reason} (three columns, as in BEIR qrels: the judgments "
+                               "come first, then the runs)", err.line) from None
+
+
+_HELP_ORDER = {"trec": 0, "json": 1, "beir": 2, "parquet": 3}
+
+register(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
+                sniff=_is_parquet, read_qrels=_read("parquet", "read_parquet_qrels"),
+                read_run=_report(_read("parquet", "read_parquet_run")),
+                write_qrels=_read("parquet", "write_parquet_qrels"), write_run=_read("parquet", "write_parquet_run"),
+                suffix=".parquet", unit="rows"))
+register(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict) or results", sniff=_is_json,
+                read_qrels=_dataset(None), read_run=_results, whole=True))
+register(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
+                read_qrels=_read("load", "read_beir"), read_run=_beir_run, run_by_name=False))
+register(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
+                read_qrels=_read("trec", "read_qrels"), read_run=_report(_read("trec", "read_run")),
+                write_qrels=_read("writers", "write_qrels"), write_run=_read("writers", "write_run")))
+for _shape, _name, _summary in (("rows", "rag", "JSON rows (id, query, relevant, ...)"),
+                                ("rows", "ragas", "ragas rows"),
+                                ("llamaindex", "llamaindex", "LlamaIndex's queries/corpus/relevant_docs"),
+                                ("dict", "dict", "a ranx / pytrec_eval dict {query_id: {doc_id: relevance}}")):
+    register(Format(_name, _summary, read_qrels=_dataset(_shape)))
