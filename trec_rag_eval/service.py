@@ -266,8 +266,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         label, path = labels[index], paths[index]
         try:
             make = in_memory[index]
-            if make is not None or path is None:
-                assert make is not None
+            if make is not None:
                 run, notes = map_chunks(make(), mapping, qrels)
                 from trec_rag_eval.evaluation.evaluate import evaluate
 
@@ -275,6 +274,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
                 return RunOutcome(label if named[index] else run.source, evaluation,
                                   notes + query_set_warnings(evaluation))
+            assert path is not None  # not in memory: a run file
             notes = []
             if streamed[index]:
                 from trec_rag_eval.io.trec import RunNotGroupedError
