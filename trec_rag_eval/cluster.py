@@ -59,6 +59,10 @@ ROWS_PER_BUCKET = 4_000_000
 must fit in a worker's memory with its ranking."""
 
 
+CONNECT_TIMEOUT = 30.0
+"""Seconds for the whole handshake with a scheduler given by its address (connect, say who it is, register)."""
+WORKERS_TIMEOUT = 60.0
+"""Seconds to wait for a scheduler given by its address to have at least one worker."""
 LOST_DATA_ATTEMPTS = 3
 """How many times work is submitted when workers die holding the data sent to them (see _again_if_lost)."""
 _T = TypeVar("_T")
@@ -119,12 +123,82 @@ def connect(cluster: Any) -> Iterator[Client]:
         with local, Client(local) as client:
             yield client
         return
+    _probe(cluster)
     try:
-        client = Client(cluster, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as err:
-        raise ClusterError(f"cannot reach the Dask scheduler at {cluster}: {err}") from None
+        client = Client(cluster, timeout=f"{CONNECT_TIMEOUT}s")
+    except Exception as err:  # noqa: BLE001 - whatever distributed raises, said in one line
+        raise ClusterError(f"cannot connect to the Dask scheduler at {cluster}: {_said(err)}") from None
     with client:
-        yield client
+        try:
+            client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+        except Exception as err:  # noqa: BLE001
+            if _lost(client):
+                raise ClusterError(f"lost the Dask scheduler at {cluster} ({_said(err)})") from None
+            raise ClusterError(f"the Dask scheduler at {cluster} has no worker (waited {WORKERS_TIMEOUT:g} s): start "
+                               "workers with `dask worker " + cluster + "`, or check that they can reach it") from None
+        try:
+            yield client
+        except TrecRagEvalError:
+            raise
+        except Exception as err:
+            if _lost(client) or isinstance(err, (OSError, TimeoutError)) or _is_comm_error(err):
+                raise ClusterError(f"lost the Dask scheduler at {cluster} mid-run ({_said(err)}); is it still "
+                                   "running?") from None
+            raise
+
+
+def _said(err: BaseException) -> str:
+    """An exception of distributed's, in one line (its message, or its kind when it has none)."""
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _lost(client: Client) -> bool:
+    """Whether ``client`` has lost its scheduler (it is reconnecting, or gave up and closed)."""
+    return client.status not in ("running", "newly-created")
+
+
+def _is_comm_error(err: BaseException) -> bool:
+    from distributed.comm.core import CommClosedError
+
+    return isinstance(err, CommClosedError)
+
+
+def _probe(address: str) -> None:
+    """Ask ``address`` who it is, within ``CONNECT_TIMEOUT`` seconds for the whole exchange, before a
+    Client connects: distributed bounds only parts of its handshake, so a silent listener or an HTTP
+    server at the address would hold the Client for ever (or, for a proxy's reply read as a message's
+    length, make it allocate exabytes). Anything but a Dask scheduler answering is one ClusterError."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect as comm_connect
+
+    async def identity() -> Any:
+        comm = await comm_connect(address, timeout=CONNECT_TIMEOUT)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        # on a thread of its own: the caller may be running an event loop already (a notebook)
+        with ThreadPoolExecutor(max_workers=1) as thread:
+            reply = thread.submit(asyncio.run, asyncio.wait_for(identity(), CONNECT_TIMEOUT)).result()
+    except ValueError as err:  # a malformed address
+        raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {_said(err)}") from None
+    except (Exception, MemoryError) as err:  # noqa: BLE001 - refused, timed out, garbage read as a message
+        if isinstance(err, (TimeoutError, asyncio.TimeoutError)):
+            raise ClusterError(f"no Dask scheduler answered at {address} within {CONNECT_TIMEOUT:g} s (is it a "
+                               "Dask scheduler's address, such as tcp://host:8786, and not its dashboard or another "
+                               "service?)") from None
+        raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {_said(err)} (is it a Dask "
+                           "scheduler's address, such as tcp://host:8786?)") from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise ClusterError(f"{address} is not a Dask scheduler (it answered as {kind!s}); give the scheduler's "
+                           "address, such as tcp://host:8786")
 
 
 def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], settings: Settings, *, cluster: Any,
@@ -225,6 +299,9 @@ def _again_if_lost(what: str, once: Callable[[Client], _T], client: Client) -> _
         try:
             return once(client)
         except CancelledError as err:
+            if _lost(client):  # the scheduler, not a worker: nothing to submit again to
+                raise ClusterError(f"{what}: lost the Dask scheduler at {client.scheduler.address} mid-run "
+                                   f"({_said(err)}); is it still running?") from None
             if attempt == LOST_DATA_ATTEMPTS:
                 raise ClusterError(f"{what}: workers died holding the data sent to them, {attempt} times in a "
                                    f"row ({err}); is a worker short of memory?") from None
@@ -273,6 +350,8 @@ def _outcome(path: str, future: Future) -> RunOutcome:
     except CancelledError:  # its input was lost with a worker: all is submitted again
         raise
     except Exception as err:  # the task itself failed, not the run's data: this run only
+        if _lost(future.client) or _is_comm_error(err):  # the scheduler is gone: every run, said once
+            raise
         return RunOutcome(path, error=_task_error(path, err))
     return RunOutcome(path, evaluation, notes, error)
 
@@ -409,6 +488,8 @@ def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
     except (TrecRagEvalError, CancelledError):
         raise
     except Exception as err:
+        if _lost(client) or _is_comm_error(err):
+            raise
         raise _task_error(source, err) from None
     for result in results:
         if isinstance(result, TrecRagEvalError):

@@ -1,0 +1,193 @@
+"""Failures of the cluster itself (issue 28): each is one ``Error:`` line within a bounded time, no
+traceback. Everything listens on 127.0.0.1 only; every wait is bounded; the bounds of the handshake
+are made short here (the defaults are tens of seconds) so that a test that hangs fails instead."""
+
+from __future__ import annotations
+
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import invoke
+
+pytest.importorskip("distributed")
+
+import trec_rag_eval.cluster as cluster_module  # noqa: E402
+from trec_rag_eval.cluster import ClusterError, evaluate_run_tasks  # noqa: E402
+from trec_rag_eval.core.settings import Settings  # noqa: E402
+from trec_rag_eval.io.load import load_qrels  # noqa: E402
+from trec_rag_eval.measures.parse import parse_measures  # noqa: E402
+
+PROCESS_TIMEOUT = 300.0
+"""Seconds a scheduler or worker process may take to start on a loaded machine (a bound, not a delay)."""
+
+
+@pytest.fixture
+def short(monkeypatch):
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 2.0)
+    monkeypatch.setattr(cluster_module, "WORKERS_TIMEOUT", 2.0)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("failures")
+    rng = random.Random(28)
+    with open(folder / "qrels.txt", "w") as out:
+        for q in range(10):
+            for d in range(10):
+                out.write(f"q{q} 0 d{d} {rng.choice([0, 1, 2])}\n")
+    runs = []
+    for r in range(3):
+        path = folder / f"run{r}.txt"
+        with open(path, "w") as out:
+            for q in range(10):
+                for d in range(20):
+                    out.write(f"q{q} Q0 d{d} {d + 1} {rng.random():.4f} tag{r}\n")
+        runs.append(str(path))
+    return str(folder / "qrels.txt"), runs
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+def test_a_silent_listener_is_one_error_line_not_a_hang(short, data):
+    qrels, runs = data
+    with socket.socket() as listener:  # accepts connections (the kernel's backlog), never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+    assert line == (f"Error: no Dask scheduler answered at {address} within 2 s (is it a Dask scheduler's address, "
+                    "such as tcp://host:8786, and not its dashboard or another service?)")
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # the server's log would share the command's stderr, in-process
+        pass
+
+
+def test_an_http_server_is_one_error_line_not_a_hang(short, data):
+    qrels, runs = data
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _QuietHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        address = f"tcp://127.0.0.1:{server.server_address[1]}"
+        line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=60)
+    assert line.startswith(f"Error: no Dask scheduler answered at {address} within 2 s")
+
+
+def test_a_service_that_answers_at_once_is_one_error_line_not_exabytes(short, data):
+    """What a proxy does: an HTTP reply as soon as the connection opens, which distributed reads as the
+    length of a message (the issue's "Unable to allocate 3.07 EiB")."""
+    qrels, runs = data
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        listener.settimeout(60)
+
+        def answer() -> None:
+            for _ in range(2):
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                with conn:
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" * 4)
+
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+    thread.join(timeout=60)
+    assert line.startswith(f"Error: cannot connect to the Dask scheduler at {address}: ") or \
+        line.startswith(f"Error: no Dask scheduler answered at {address}"), line
+    assert "is it a Dask scheduler's address" in line
+
+
+def _start(args: list[str], expect: str) -> tuple[subprocess.Popen, str]:
+    """A dask process on 127.0.0.1, and the line of its log that holds ``expect`` (read, bounded)."""
+    process = subprocess.Popen([sys.executable, "-m", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    found: list[str] = []
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if expect in line and not found:
+                found.append(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + PROCESS_TIMEOUT
+    while not found and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    if not found:
+        process.kill()
+        pytest.fail(f"{' '.join(args)} did not start within {PROCESS_TIMEOUT} s")
+    return process, found[0]
+
+
+def _scheduler() -> tuple[subprocess.Popen, str]:
+    process, line = _start(["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+                            "--no-dashboard"], "Scheduler at:")
+    return process, line.split("Scheduler at:")[1].strip()
+
+
+def _stop(*processes: subprocess.Popen) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=60)
+
+
+@pytest.mark.slow  # a scheduler process of its own
+def test_a_scheduler_with_no_worker_is_one_error_line(short, data):
+    qrels, runs = data
+    scheduler, address = _scheduler()
+    try:
+        line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+    finally:
+        _stop(scheduler)
+    assert line == (f"Error: the Dask scheduler at {address} has no worker (waited 2 s): start workers with "
+                    f"`dask worker {address}`, or check that they can reach it")
+
+
+@pytest.mark.slow  # a scheduler and a worker as processes of their own
+def test_a_scheduler_stopped_mid_run_is_one_cluster_error(short, data, monkeypatch):
+    qrels, runs = data
+    scheduler, address = _scheduler()
+    worker = None
+    try:
+        worker, _ = _start(["distributed.cli.dask_worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                            "--no-dashboard", "--no-nanny"], "Registered to:")
+        stopped = []
+
+        def progress(done: int, total: int) -> None:  # the first task done: the scheduler goes
+            if done >= 1 and not stopped:
+                stopped.append(done)
+                scheduler.kill()
+                scheduler.wait(timeout=60)
+
+        monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 5.0)
+        with pytest.raises(ClusterError) as info:
+            evaluate_run_tasks(load_qrels(qrels), runs * 4, parse_measures(["P.5"]), Settings(), cluster=address,
+                               progress=progress)
+    finally:
+        _stop(*[p for p in (scheduler, worker) if p is not None])
+    assert stopped
+    message = str(info.value)
+    assert f"lost the Dask scheduler at {address} mid-run" in message and "\n" not in message, message
