@@ -308,3 +308,22 @@ def test_an_output_that_is_a_link_writes_its_file_and_keeps_the_link(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert os.path.islink(tmp_path / "latest.txt")
     assert (tmp_path / "results.txt").read_text() == "P_1                   \tall\t1.0000\n"
+
+
+def test_a_stream_appended_to_by_the_shell_keeps_what_it_held(tmp_path):
+    # `-o /dev/stdout >> log.txt` reopened the stream for writing, which emptied the log
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    log = tmp_path / "log.txt"
+    log.write_text("yesterday's line\n")
+    with open(log, "ab") as handle:
+        result = subprocess.run([sys.executable, "-m", "trec_rag_eval", "-m", "P.1", "-o", "/dev/fd/1",
+                                 str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")], stdout=handle,
+                                stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": REPO}, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert log.read_text() == "yesterday's line\nP_1                   \tall\t1.0000\n"

@@ -320,8 +320,11 @@ def _place(item: _Staged) -> None:
 
 
 def _write_in_place(target: str, data: bytes) -> None:
+    # a stream is continued, not truncated: `>> log.txt` keeps what the log held (reopening
+    # /dev/stdout for writing would empty the file the shell appends to)
+    mode = "ab" if _STREAM.fullmatch(os.path.abspath(target)) else "wb"
     try:
-        with open(target, "wb") as out:
+        with open(target, mode) as out:
             out.write(data)
     except OSError as err:
         raise OutputError(target, _reason(err)) from None
