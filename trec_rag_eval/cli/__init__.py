@@ -8,6 +8,7 @@ imported only when they run, so a small evaluation starts fast. Library errors b
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import sys
 import warnings
@@ -162,8 +163,10 @@ def main(args: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as err:
-        err.message = _without_secrets(err.message)
-        err.show()
+        # click's own wording (usage, hint), the key redacted from it; its message is final in click 8.5
+        shown = io.StringIO()
+        err.show(file=shown)
+        sys.stderr.write(_without_secrets(shown.getvalue()))
         sys.exit(err.exit_code)
     except TrecRagEvalError as err:
         # the library speaks of its parameters (force=True); here the flags are the way to say them
