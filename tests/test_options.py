@@ -8,6 +8,7 @@ so a 20-digit -M is a usage error (exit 2), never an OverflowError.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from conftest import invoke
@@ -146,3 +147,19 @@ def test_library_settings_are_bounded(keywords):
 
     with pytest.raises(UsageError, match=f"{next(iter(keywords))} must be from"):
         Settings(**keywords)
+
+
+@pytest.mark.parametrize("command", [["fuse", "RUN_A", "RUN_B"], ["report", "QRELS", "RUN_A", "RUN_B", "--no-plots"]])
+def test_a_required_output_left_out_is_a_usage_error_not_a_traceback(command, tmp_path):
+    # click 8.4 took an explicit default=None for a given value: a required -o could be missing and the
+    # command ended in a TypeError traceback on None
+    from click.testing import CliRunner
+
+    from trec_rag_eval.cli import cli
+
+    fixtures = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures")
+    paths = {"QRELS": os.path.join(fixtures, "qrels.txt"), "RUN_A": os.path.join(fixtures, "run_bm25.txt"),
+             "RUN_B": os.path.join(fixtures, "run_hybrid.txt")}
+    result = CliRunner().invoke(cli, [paths.get(word, word) for word in command])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "Missing option '-o'" in result.output

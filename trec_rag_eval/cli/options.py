@@ -65,8 +65,9 @@ def run_format() -> Decorator:
 
 def output(help: str = "Write to FILE instead of stdout (refuses to overwrite without --force).",
            required: bool = False, metavar: str = "FILE") -> Decorator:
-    return click.option("-o", "--output", type=click.Path(dir_okay=False), default=None, required=required,
-                        metavar=metavar, help=help)
+    # no explicit default: click 8.4 takes default=None for a value given, and lets a required -o be missing
+    return click.option("-o", "--output", type=click.Path(dir_okay=False), required=required, metavar=metavar,
+                        help=help)
 
 
 def force(help: str = "Allow -o to replace an existing file.") -> Decorator:
