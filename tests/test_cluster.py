@@ -488,3 +488,53 @@ def test_three_runs_one_bad_give_the_same_output_errors_and_status_with_and_with
     assert here.stderr.splitlines()[-1] == (f"Error: {bad}:10: expected 6 columns (query_id Q0 doc_id rank score "
                                             f"run_tag), got 5: {lines[9]!r}")
     assert not any(line.startswith("Traceback") for line in there.stderr.splitlines())
+
+
+def test_qrels_given_by_path_are_read_by_a_task_not_sent(client, data, tmp_path, monkeypatch):
+    """A qrels file is read on a worker by a task (which Dask can compute again), never scattered; the
+    numbers are those of one machine. Qrels in memory are still sent."""
+    from trec_rag_eval import api
+    from trec_rag_eval.io.tables import Qrels
+
+    folder, runs = data
+    qrels_path = str(folder / "qrels.txt")
+    qrels, _, measures, expected, partitions = _all_trec_case(data, tmp_path)
+    real, sent = client.scatter, []
+
+    def scatter(data, **kwargs):
+        sent.extend(type(item).__name__ for item in (data if isinstance(data, list) else [data]))
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(client, "scatter", scatter)
+    outcomes = list(api.evaluate_many(qrels_path, runs[:3], ["all_trec"], order="trec", cluster=client))
+    assert [_trec_bytes(o.evaluation) for o in outcomes] == expected[:3]
+    spread = api.evaluate(qrels_path, partitions, ["all_trec"], order="trec", cluster=client)
+    assert _trec_bytes(spread) == expected[4]
+    assert Qrels.__name__ not in sent
+    [outcome] = api.evaluate_many(qrels, runs[:1], ["all_trec"], order="trec", cluster=client)  # in memory: sent
+    assert _trec_bytes(outcome.evaluation) == expected[0]
+    assert sent.count(Qrels.__name__) == 1
+
+
+@pytest.mark.slow  # a cluster of its own
+def test_a_worker_lost_holding_the_qrels_read_by_a_task_costs_no_resubmission(own_client, data, tmp_path,
+                                                                              monkeypatch):
+    """The worker that read the qrels dies as soon as they are in its memory: Dask reads them again on
+    the other worker (a task's result can be recomputed, scattered data cannot), so nothing is submitted
+    again: with a single attempt allowed, the sweep still gives one machine's bytes."""
+    import functools
+
+    import trec_rag_eval.cluster as cluster_module
+    from trec_rag_eval.service import _judgments_table
+
+    client = own_client
+    folder, runs = data
+    qrels, _, measures, expected, _ = _all_trec_case(data, tmp_path)
+    monkeypatch.setattr(cluster_module, "LOST_DATA_ATTEMPTS", 1)
+    marker = str(tmp_path / "killed")
+    client.register_plugin(_kill_on_first(marker, "trec-rag-eval-qrels-", "memory"), name="kill-qrels")
+    loader = functools.partial(_judgments_table, str(folder / "qrels.txt"), None, None, None)
+    outcomes = evaluate_run_tasks(qrels, runs, measures, Settings(), cluster=client, qrels_from=loader)
+    assert [o.error for o in outcomes] == [None] * 5
+    assert [_trec_bytes(o.evaluation) for o in outcomes] == expected
+    assert os.path.exists(marker)  # the worker did die holding the qrels

@@ -157,6 +157,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         byte_progress,
         evaluate_runs,
         has_llm_judgments,
+        qrels_loader,
         read_ahead,
         read_judgments,
         task_progress,
@@ -198,6 +199,9 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         for note in notes:
             note.warn()
         asked = measures_for(measures, order=order, llm_judgments=has_llm_judgments(notes))
+        if cluster is not None:  # the workers read the qrels file themselves, as they read the runs
+            running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
+                                                 topics=reading.get("topics"), judgments=reading.get("judgments"))
         outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead, **running)
         if corpus is None:
             yield from outcomes

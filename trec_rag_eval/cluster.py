@@ -7,7 +7,8 @@ here and only when asked.
 
 Workers read the runs themselves, where they lie: every run path must be readable by every worker
 under the same name (a shared or network file system, object storage mounted alike, or one machine).
-The qrels are read once, here, and sent to every worker once.
+The qrels given by their path are read by a task on a worker (which Dask can compute again, so a lost
+worker costs only its own work); qrels given in memory are sent to every worker once.
 
 * ``evaluate_run_tasks``: one task per run (read, evaluate, notes: ``run_files.evaluate_run_file``, the
   step the single machine takes), gathered in run order. A run with bad input fails alone, its
@@ -265,9 +266,11 @@ def _kind(path: str, run_format: str) -> str:
 
 def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None,
                        settings: Settings | None = None, *, cluster: Any, run_format: str = "auto",
-                       doc_map: Any = None, progress: Progress | None = None) -> list[RunOutcome]:
+                       doc_map: Any = None, progress: Progress | None = None,
+                       qrels_from: Callable[[], Qrels] | None = None) -> list[RunOutcome]:
     """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``.
-    ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks."""
+    ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks; ``qrels_from``:
+    how a worker reads ``qrels`` itself (see ``_share_qrels``)."""
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.parse import resolve_measures
 
@@ -275,8 +278,8 @@ def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg
     _refuse_pipes(paths)
 
     def once(client: Client) -> list[RunOutcome]:
-        [shared] = client.scatter([qrels], broadcast=True, hash=False)
         token = uuid.uuid4().hex[:8]
+        shared = _share_qrels(client, qrels, qrels_from, token)
         futures = [client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
                                  key=f"trec-rag-eval-run-{index}-{token}")
                    for index, path in enumerate(paths)]
@@ -285,6 +288,17 @@ def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg
 
     with connect(cluster) as client:
         return _again_if_lost(", ".join(paths), once, client)
+
+
+def _share_qrels(client: Client, qrels: Qrels, qrels_from: Callable[[], Qrels] | None, token: str) -> Any:
+    """The qrels for the tasks: with ``qrels_from`` (a picklable call reading them from their path, which
+    every worker sees as it sees the runs), a task that reads them on a worker, which Dask recomputes
+    elsewhere if that worker dies, so a lost worker costs only its own work; otherwise (qrels in
+    memory) the table itself, sent to every worker once."""
+    if qrels_from is not None:
+        return client.submit(qrels_from, key=f"trec-rag-eval-qrels-{token}", pure=False)
+    [shared] = client.scatter([qrels], broadcast=True, hash=False)
+    return shared
 
 
 def _again_if_lost(what: str, once: Callable[[Client], _T], client: Client) -> _T:
@@ -385,7 +399,8 @@ class Piece:
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
                          measures: MeasuresArg = None, settings: Settings | None = None, *, cluster: Any,
                          run_format: str = "auto", buckets: int | None = None,
-                         progress: Progress | None = None) -> Evaluation:
+                         progress: Progress | None = None, qrels_from: Callable[[], Qrels] | None = None
+                         ) -> Evaluation:
     """Evaluate one run split by query id over the cluster; see the module's docstring.
 
     ``run``: a Parquet file or directory of partitions, a list of TREC (or Parquet) shards of one
@@ -435,7 +450,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             tails = _gather(client, tail_futures, source)
             extras = [extra for extra, _ in tails]
             tags = _piece_tags(pieces, [tag for _, tag in tails], source)
-        [judged] = client.scatter([qrels], broadcast=True, hash=False)
+        judged = _share_qrels(client, qrels, qrels_from, token)
         evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
                                    source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
         _follow(evaluated, progress, done, len(pieces) + count)

@@ -79,6 +79,26 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     return table, [] if said is None else [note(said)]
 
 
+def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
+                 judgments: str | None = None) -> Callable[[], Qrels] | None:
+    """How a cluster's worker reads the same judgments as ``read_judgments`` from their file (a
+    picklable call), when ``qrels`` is the path of a file or folder, and ``topics`` one too; None
+    otherwise (qrels in memory, or named by an ir_datasets id: read here and sent)."""
+    import functools
+
+    paths = [qrels] + ([topics] if topics is not None else [])
+    if not all(isinstance(p, (str, os.PathLike)) and os.path.exists(p) for p in paths):
+        return None
+    return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
+                             judgments)
+
+
+def _judgments_table(path: str, format: str | None, topics: str | None, judgments: str | None) -> Qrels:
+    """On a worker: the judgments of ``qrels_loader``."""
+    table, _ = read_judgments(path, format=format, topics=topics, judgments=judgments)
+    return table
+
+
 def has_llm_judgments(notes: Sequence[Note]) -> bool:
     """Whether the judgments read by ``read_judgments`` include an LLM's (the judge sidecar was used)."""
     return any(n.message.startswith("judgments: ") and not n.message.startswith("judgments: human")
@@ -191,7 +211,8 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
                   id: IdLocator | None = None,
                   stream: bool | None = None, chunk_bytes: int = 64 << 20, jobs: int | None = None,
                   progress: Progress | None = None, ahead: RunReader | None = None, cluster: Any = None,
-                  shards: bool = False, task_progress: TaskProgress | None = None) -> Iterator[RunOutcome]:
+                  shards: bool = False, task_progress: TaskProgress | None = None,
+                  qrels_from: Callable[[], Qrels] | None = None) -> Iterator[RunOutcome]:
     """Each run of ``runs`` (paths or in-memory runs), in that order, as a ``RunOutcome``.
 
     ``stream``: True reads every run file in pieces of about ``chunk_bytes`` (the run must be grouped
@@ -201,7 +222,8 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
     cores) on threads sharing the judgments: polars and numpy release the GIL. ``ahead``: the first
     run, already being read (``read_ahead``). ``cluster``: evaluate on Dask workers (see
     ``trec_rag_eval.cluster``); ``shards``: the files are pieces of one run (one outcome). ``id``:
-    where each search result keeps its document id (``as_run``).
+    where each search result keeps its document id (``as_run``). ``qrels_from``: how a cluster's
+    workers read ``qrels`` themselves (``qrels_loader``); without it they are sent the table.
     Outcomes come as they are ready, in run order, so a caller can write each before the next is done.
     """
     mapping = doc_id_map(doc_map)
@@ -229,7 +251,7 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
                  for run, tag in zip(runs, tags, strict=True)]
     if cluster is not None or shards:
         yield from _evaluate_spread(qrels, runs, labels, in_memory, measures, settings, run_format, mapping, cluster,
-                                    shards, task_progress)
+                                    shards, task_progress, qrels_from)
         return
     yield from _evaluate_here(qrels, runs, labels, [tag is not None for tag in tags], in_memory, measures, settings,
                               run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, id)
@@ -327,7 +349,8 @@ def _evaluate_in_pieces(qrels: Qrels, path: str, measures: list[Measure], settin
 def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_memory: list[Callable[[], Run] | None],
                      measures: list[Measure],
                      settings: Settings, run_format: str, mapping: DocIdMap | None, cluster: Any, shards: bool,
-                     task_progress: TaskProgress | None) -> Iterator[RunOutcome]:
+                     task_progress: TaskProgress | None, qrels_from: Callable[[], Qrels] | None = None
+                     ) -> Iterator[RunOutcome]:
     """``evaluate_runs`` with ``cluster`` or ``shards``."""
     paths = [os.fspath(run) for run in runs if isinstance(run, (str, os.PathLike))]
     if any(make is not None for make in in_memory):  # each run in memory is split here, its buckets sent
@@ -358,7 +381,8 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
                 from trec_rag_eval.cluster import evaluate_partitioned
 
                 evaluation = evaluate_partitioned(qrels, paths if shards else paths[0], measures, settings,
-                                                  cluster=cluster, run_format=run_format, progress=task_progress)
+                                                  cluster=cluster, run_format=run_format, progress=task_progress,
+                                                  qrels_from=qrels_from)
         except TrecRagEvalError as err:
             yield RunOutcome(labels[0], error=err)
             return
@@ -367,7 +391,8 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
     from trec_rag_eval.cluster import evaluate_run_tasks
 
     for outcome, label in zip(evaluate_run_tasks(qrels, paths, measures, settings, cluster=cluster,
-                                                 run_format=run_format, doc_map=mapping, progress=task_progress),
+                                                 run_format=run_format, doc_map=mapping, progress=task_progress,
+                                                 qrels_from=qrels_from),
                               labels, strict=True):
         outcome.label = label
         yield outcome
