@@ -212,7 +212,8 @@ def ours_command() -> list[str]:
     return [str(beside)] if beside.exists() else [sys.executable, "-m", "trec_rag_eval"]
 
 
-def tools(qrels: Path, run: Path, small: bool, pytrec_readers: list[str], trec_eval: str | None = None) -> list[Tool]:
+def all_tools(qrels: Path, run: Path, small: bool, pytrec_readers: list[str], trec_eval: str | None = None
+              ) -> list[Tool]:
     files = [str(qrels), str(run)]
     five = [arg for name in STANDARD_TREC for arg in ("-m", name)]
     result = [
@@ -530,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"what to time, comma-separated ({','.join(INVOCATIONS)}; all by default)")
     parser.add_argument("--trec-eval", metavar="PATH", default=None,
                         help="a trec_eval binary to time as one more peer (not needed otherwise)")
+    parser.add_argument("--only-trec-eval", action="store_true",
+                        help="with --trec-eval: time trec-rag-eval against trec_eval alone (its targets; much shorter)")
     parser.add_argument("--data", type=Path, default=OUT_DIR, help="where pairs and outputs go (benchmarks/data)")
     args = parser.parse_args(argv)
     orders = [o.strip() for o in args.orders.split(",") if o.strip()]
@@ -538,12 +541,18 @@ def main(argv: list[str] | None = None) -> int:
     invocations = tuple(i.strip() for i in args.invocation.split(",") if i.strip())
     if not invocations or not set(invocations) <= set(INVOCATIONS):
         parser.error(f"--invocation: choose among {', '.join(INVOCATIONS)}")
+    if args.only_trec_eval and not args.trec_eval:
+        parser.error("--only-trec-eval needs --trec-eval PATH")
     if args.trec_eval and not os.access(args.trec_eval, os.X_OK):
         parser.error(f"--trec-eval: {args.trec_eval} is not an executable file")
     queries = args.queries or (500 if args.quick else generate.DEFAULT_QUERIES)
     repeats = args.repeats or 3
     small_repeats = args.small_repeats or (5 if args.quick else 10)
     readers = [r.strip() for r in args.pytrec_readers.split(",") if r.strip()]
+
+    def tools(*given, **named) -> list[Tool]:
+        every = all_tools(*given, **named)
+        return [t for t in every if t.name in (OURS, "trec_eval")] if args.only_trec_eval else every
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -621,6 +630,7 @@ def main(argv: list[str] | None = None) -> int:
         rerun += f" --invocation {','.join(invocations)}"
     if readers != ["polars", "loop"]:
         rerun += f" --pytrec-readers {','.join(readers)}"
+    rerun += " --only-trec-eval" * args.only_trec_eval
     rerun += " --skip-small" * args.skip_small + " --skip-big" * args.skip_big
     report += [
         f"Wall: median of {repeats} alternating runs (start-up case: {small_repeats}); peak RSS: the child's "
