@@ -113,6 +113,9 @@ def test_a_service_that_answers_at_once_is_one_error_line_not_exabytes(short, da
         thread.start()
         address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
         line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+        # the client may connect once, not twice: wake the thread's accept() now (closing the socket
+        # alone does not) instead of waiting out its 60 s
+        listener.shutdown(socket.SHUT_RDWR)
     thread.join(timeout=60)
     assert line.startswith(f"Error: cannot connect to the Dask scheduler at {address}: ") or \
         line.startswith(f"Error: no Dask scheduler answered at {address}"), line
