@@ -538,3 +538,53 @@ def test_a_worker_lost_holding_the_qrels_read_by_a_task_costs_no_resubmission(ow
     assert [o.error for o in outcomes] == [None] * 5
     assert [_trec_bytes(o.evaluation) for o in outcomes] == expected
     assert os.path.exists(marker)  # the worker did die holding the qrels
+
+
+class _HoldRun(distributed.WorkerPlugin):
+    """Holds the evaluation of the run file ``path`` on the worker's task thread (not its event loop,
+    which goes on reporting the other tasks) until ``marker`` exists, at most ``bound`` seconds (so that
+    a path that gathers everything fails the test instead of hanging it), then writes ``marker.left``."""
+
+    def __init__(self, path: str, marker: str, bound: float):
+        self.path, self.marker, self.bound = path, marker, bound
+
+    def setup(self, worker):
+        import trec_rag_eval.run_files as run_files
+
+        self.real = real = run_files.evaluate_run_file
+        path, marker, bound = self.path, self.marker, self.bound
+
+        def held(qrels, run_path, *args, **kwargs):
+            if run_path == path:
+                deadline = time.monotonic() + bound
+                while not os.path.exists(marker) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                open(marker + ".left", "w").close()  # what the test checks: the hold is over
+            return real(qrels, run_path, *args, **kwargs)
+
+        run_files.evaluate_run_file = held
+
+    def teardown(self, worker):
+        import trec_rag_eval.run_files as run_files
+
+        run_files.evaluate_run_file = self.real
+
+
+def test_outcomes_of_many_runs_are_given_as_they_are_done_not_all_at_once(client, data, tmp_path):
+    """The first run's outcome is given while the last run is still held on its worker: the cluster
+    path streams in run order, as the single machine does."""
+    from trec_rag_eval.cluster import iter_run_tasks
+
+    qrels, runs, measures, expected, _ = _all_trec_case(data, tmp_path)
+    marker = str(tmp_path / "release")
+    client.register_plugin(_HoldRun(runs[2], marker, LIVE_WORKERS_TIMEOUT), name="hold-run-2")
+    try:
+        outcomes = iter_run_tasks(qrels, runs[:3], measures, Settings(), cluster=client)
+        first = next(outcomes)
+        assert not os.path.exists(marker + ".left")  # run 2 is still held: the first came before all were done
+        assert _trec_bytes(first.evaluation) == expected[0]
+        open(marker, "w").close()
+        assert [_trec_bytes(o.evaluation) for o in outcomes] == expected[1:3]
+    finally:
+        open(marker, "w").close()
+        client.unregister_worker_plugin("hold-run-2")

@@ -10,10 +10,11 @@ under the same name (a shared or network file system, object storage mounted ali
 The qrels given by their path are read by a task on a worker (which Dask can compute again, so a lost
 worker costs only its own work); qrels given in memory are sent to every worker once.
 
-* ``evaluate_run_tasks``: one task per run (read, evaluate, notes: ``run_files.evaluate_run_file``, the
-  step the single machine takes), gathered in run order. A run with bad input fails alone, its
-  error naming the file and the line; the others still report. Dask re-runs the tasks of a worker
-  lost mid-way on the workers left (up to its ``distributed.scheduler.allowed-failures``).
+* ``iter_run_tasks``: one task per run (read, evaluate, notes: ``run_files.evaluate_run_file``, the
+  step the single machine takes), each outcome given in run order as soon as it is done. A run
+  with bad input fails alone, its error naming the file and the line; the others still report.
+  Dask re-runs the tasks of a worker lost mid-way on the workers left (up to its
+  ``distributed.scheduler.allowed-failures``).
 * ``evaluate_partitioned``: one run given as Parquet partitions or TREC text shards (or an
   in-memory ``Run``). Each piece (a file, or a slice of rows of a large Parquet file) is read by a
   task and split by query id into buckets; each bucket, holding whole queries, is evaluated by the
@@ -268,26 +269,72 @@ def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg
                        settings: Settings | None = None, *, cluster: Any, run_format: str = "auto",
                        doc_map: Any = None, progress: Progress | None = None,
                        qrels_from: Callable[[], Qrels] | None = None) -> list[RunOutcome]:
-    """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``.
-    ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks; ``qrels_from``:
-    how a worker reads ``qrels`` itself (see ``_share_qrels``)."""
+    """Evaluate every run file on the cluster, one task each; outcomes in the order of ``paths``
+    (``iter_run_tasks``, gathered)."""
+    return list(iter_run_tasks(qrels, paths, measures, settings, cluster=cluster, run_format=run_format,
+                               doc_map=doc_map, progress=progress, qrels_from=qrels_from))
+
+
+def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None,
+                   settings: Settings | None = None, *, cluster: Any, run_format: str = "auto",
+                   doc_map: Any = None, progress: Progress | None = None,
+                   qrels_from: Callable[[], Qrels] | None = None) -> Iterator[RunOutcome]:
+    """Each run file evaluated on the cluster, one task each, its outcome given in the order of
+    ``paths`` as soon as it and those before it are done (not once all are), its result then released
+    on the cluster. ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks;
+    ``qrels_from``: how a worker reads ``qrels`` itself (see ``_share_qrels``). When workers die
+    holding data sent to them, the runs not yet given are submitted again (``_again_if_lost``)."""
+    from concurrent.futures import CancelledError
+
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.parse import resolve_measures
 
     measures, settings = resolve_measures(measures), settings or Settings()
     _refuse_pipes(paths)
+    given = 0
 
-    def once(client: Client) -> list[RunOutcome]:
+    def once(client: Client) -> Iterator[RunOutcome]:
+        from distributed import as_completed
+
         token = uuid.uuid4().hex[:8]
         shared = _share_qrels(client, qrels, qrels_from, token)
-        futures = [client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
-                                 key=f"trec-rag-eval-run-{index}-{token}")
-                   for index, path in enumerate(paths)]
-        _follow(futures, progress, 0, len(futures))
-        return [_outcome(path, future) for path, future in zip(paths, futures, strict=True)]
+        left = list(paths[given:])
+        futures: list[Future | None] = [
+            client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
+                          key=f"trec-rag-eval-run-{given + index}-{token}") for index, path in enumerate(left)]
+        ready: set[int] = set()
+        index_of = {future.key: index for index, future in enumerate(futures) if future is not None}
+        done, following = given, 0
+        if progress is not None:
+            progress(done, len(paths))
+        for finished in as_completed([f for f in futures if f is not None]):
+            ready.add(index_of[finished.key])
+            done += 1
+            if progress is not None:
+                progress(done, len(paths))
+            while following in ready:  # in run order: each as soon as those before it are given
+                future = futures[following]
+                assert future is not None
+                outcome = _outcome(left[following], future)
+                futures[following] = None  # its result is released on the cluster
+                future.release()
+                following += 1
+                yield outcome
 
     with connect(cluster) as client:
-        return _again_if_lost(", ".join(paths), once, client)
+        for attempt in range(1, LOST_DATA_ATTEMPTS + 1):
+            try:
+                for outcome in once(client):
+                    given += 1
+                    yield outcome
+                return
+            except CancelledError as err:
+                if _lost(client):  # the scheduler, not a worker: nothing to submit again to
+                    raise ClusterError(f"{', '.join(paths)}: lost the Dask scheduler at {client.scheduler.address} "
+                                       f"mid-run ({_said(err)}); is it still running?") from None
+                if attempt == LOST_DATA_ATTEMPTS:
+                    raise ClusterError(f"{', '.join(paths[given:])}: workers died holding the data sent to them, "
+                                       f"{attempt} times in a row ({err}); is a worker short of memory?") from None
 
 
 def _share_qrels(client: Client, qrels: Qrels, qrels_from: Callable[[], Qrels] | None, token: str) -> Any:

@@ -388,9 +388,9 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
             return
         yield RunOutcome(labels[0], evaluation, query_set_warnings(evaluation))
         return
-    from trec_rag_eval.cluster import evaluate_run_tasks
+    from trec_rag_eval.cluster import iter_run_tasks
 
-    for outcome, label in zip(evaluate_run_tasks(qrels, paths, measures, settings, cluster=cluster,
+    for outcome, label in zip(iter_run_tasks(qrels, paths, measures, settings, cluster=cluster,
                                                  run_format=run_format, doc_map=mapping, progress=task_progress,
                                                  qrels_from=qrels_from),
                               labels, strict=True):
