@@ -329,12 +329,9 @@ def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = N
                     yield outcome
                 return
             except CancelledError as err:
-                if _lost(client):  # the scheduler, not a worker: nothing to submit again to
-                    raise ClusterError(f"{', '.join(paths)}: lost the Dask scheduler at {client.scheduler.address} "
-                                       f"mid-run ({_said(err)}); is it still running?") from None
-                if attempt == LOST_DATA_ATTEMPTS:
-                    raise ClusterError(f"{', '.join(paths[given:])}: workers died holding the data sent to them, "
-                                       f"{attempt} times in a row ({err}); is a worker short of memory?") from None
+                error = _stop_after(err, client, attempt, ", ".join(paths), ", ".join(paths[given:]))
+                if error is not None:
+                    raise error from None
 
 
 def _share_qrels(client: Client, qrels: Qrels, qrels_from: Callable[[], Qrels] | None, token: str) -> Any:
@@ -360,13 +357,23 @@ def _again_if_lost(what: str, once: Callable[[Client], _T], client: Client) -> _
         try:
             return once(client)
         except CancelledError as err:
-            if _lost(client):  # the scheduler, not a worker: nothing to submit again to
-                raise ClusterError(f"{what}: lost the Dask scheduler at {client.scheduler.address} mid-run "
-                                   f"({_said(err)}); is it still running?") from None
-            if attempt == LOST_DATA_ATTEMPTS:
-                raise ClusterError(f"{what}: workers died holding the data sent to them, {attempt} times in a "
-                                   f"row ({err}); is a worker short of memory?") from None
+            error = _stop_after(err, client, attempt, what, what)
+            if error is not None:
+                raise error from None
     raise AssertionError("unreachable")
+
+
+def _stop_after(err: BaseException, client: Client, attempt: int, what: str, left: str) -> ClusterError | None:
+    """After the work on ``what`` was cancelled (``err``): the error to stop with, or None to submit
+    ``left`` again. The scheduler lost: nothing to submit again to. Workers that died holding the data
+    sent to them ``LOST_DATA_ATTEMPTS`` times in a row: most likely short of memory."""
+    if _lost(client):
+        return ClusterError(f"{what}: lost the Dask scheduler at {client.scheduler.address} mid-run ({_said(err)}); "
+                            "is it still running?")
+    if attempt == LOST_DATA_ATTEMPTS:
+        return ClusterError(f"{left}: workers died holding the data sent to them, {attempt} times in a row ({err}); "
+                            "is a worker short of memory?")
+    return None
 
 
 def _follow(futures: list[Future], progress: Progress | None, done: int, total: int) -> int:
