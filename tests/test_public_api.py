@@ -590,3 +590,15 @@ def test_an_empty_measure_list_is_a_mistake_not_an_empty_result():
             call(QRELS, RUN, [])
         with pytest.raises(UsageError, match=r"measures is empty"):
             call(QRELS, {"1": {"d": 1.0}}, ())
+
+
+def test_evaluate_many_gives_one_outcome_per_run_in_order_and_a_bad_run_fails_alone(tmp_path):
+    # the facade's several-runs call is the command line's: the same numbers as evaluate, run by run
+    qrels, good = REPO / "fixtures" / "qrels.txt", REPO / "fixtures" / "run_bm25.txt"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 2.5\n", encoding="utf-8")  # five fields: an error on line 1
+    outcomes = list(tre.evaluate_many(str(qrels), [str(good), str(bad), {"q1": {"d1": 1.0}}], "MRR"))
+    assert [o.label for o in outcomes[:2]] == [str(good), str(bad)]
+    assert outcomes[0].evaluation.summary["MRR"] == tre.evaluate(str(qrels), str(good), "MRR").summary["MRR"]
+    assert outcomes[1].evaluation is None and f"{bad}:1:" in str(outcomes[1].error)
+    assert outcomes[2].error is None  # the run in memory after the bad file is evaluated all the same

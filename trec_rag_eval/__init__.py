@@ -33,6 +33,8 @@ _EXPORTS = {
     "generate_queries": "trec_rag_eval.api",
     "judge": "trec_rag_eval.api",
     "context_cost": "trec_rag_eval.api",
+    "evaluate_many": "trec_rag_eval.api",
+    "convert": "trec_rag_eval.api",
     "read_qrels": "trec_rag_eval.api",
     "read_run": "trec_rag_eval.api",
     "parse_measure": "trec_rag_eval.measures.parse",
@@ -63,7 +65,7 @@ __all__ = [
     "Agreement", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
-    "context_cost",
+    "context_cost", "evaluate_many", "convert",
 ]
 
 
@@ -99,8 +101,10 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         agree,
         compare,
         context_cost,
+        convert,
         crosscheck,
         evaluate,
+        evaluate_many,
         fuse,
         generate_queries,
         iter_evaluate,
