@@ -53,3 +53,19 @@ def test_integers_and_layout_helpers() -> None:
     assert columns.cycle(["x", "y"], 2).to_list() == ["x", "y", "x", "y"]
     assert columns.joined([a, b]) == "a0b0\na1b1\n"
     assert columns.joined([columns.strings([])]) == ""
+    # rows written as they are, whatever they hold: no quoting of quotes, commas, spaces or empty items
+    c = columns.strings(["'q\"1'", ""])
+    assert columns.separated([a, c, b]) == "a0\t'q\"1'\tb0\na1\t\tb1\n"
+    assert columns.separated([a, b], ",") == "a0,b0\na1,b1\n"
+    assert columns.separated([columns.strings([])]) == ""
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 4])
+def test_fixed_of_measures_in_zero_to_ten(decimals: int) -> None:
+    """Most measures lie in [0, 10): their text is looked up by their rounded digits; the edges of the
+    table (9.99995 rounds to 10.0000, past it; -0.0 keeps its sign) and ties are formatted elsewhere."""
+    rng = np.random.default_rng(11)
+    values = np.concatenate([rng.random(30000) * 10.0, np.array([0.0, -0.0, 9.99995, 9.99994, 0.03125, 1.0, 10.0]),
+                             np.array([k / n for n in range(1, 40) for k in range(0, n + 1)])])
+    expected = [format(v, f".{decimals}f") for v in values.tolist()]
+    assert columns.fixed(values, decimals).to_list() == expected
