@@ -32,7 +32,7 @@ FAMILIES = {
 
 
 def pair(queries: int, depth: int, subtopics: int, seed: int):  # type: ignore[no-untyped-def]
-    from trec_rag_eval.io.tables import Qrels, Run, qrels_columns, run_columns
+    from trec_rag_eval.tables import Qrels, Run, qrels_columns, run_columns
 
     rng = np.random.default_rng(seed)
     qrels_rows, run_rows = [], []
@@ -59,7 +59,7 @@ def main() -> int:
     import ir_measures
 
     from trec_rag_eval.evaluation.evaluate import evaluate
-    from trec_rag_eval.io.tables import per_document
+    from trec_rag_eval.tables import per_document
 
     qrels, run = pair(args.queries, args.depth, args.subtopics, args.seed)
     ranked = run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
@@ -69,7 +69,7 @@ def main() -> int:
     subtopic_qrels = [ir_measures.Qrel(q, d, int(r), i) for q, i, d, r in qrels.frame.iter_rows()]
     document_qrels = [ir_measures.Qrel(q, d, int(r)) for q, _, d, r in per_document(qrels).frame.iter_rows()]
     untied = run.frame.join(ranked.with_row_index("at").select("query_id", "doc_id", "at"), on=["query_id", "doc_id"])
-    from trec_rag_eval.io.tables import Run
+    from trec_rag_eval.tables import Run
 
     ours_run = Run(untied.select("query_id", "doc_id", (len(ranked) - untied["at"]).cast(float).alias("score")))
     print(f"{args.queries} queries x {args.depth} documents, {args.subtopics} subtopics; median of {args.repeats}")

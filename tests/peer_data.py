@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.tables import Qrels, Run
 
 DOCS = [f"d{i}" for i in range(25)]
 SCORES = [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 7.25]

@@ -22,7 +22,7 @@ import pytest
 from peer_data import random_pair
 
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q": {"a": 2, "b": 1, "c": 1, "d": 0}}
 RUN = {"q": {"b": 4.0, "x": 3.0, "a": 2.0, "y": 1.0}}

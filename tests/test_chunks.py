@@ -15,7 +15,7 @@ from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate
 from trec_rag_eval.io.chunks import DocIdMap, collapse_run, read_doc_map
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.tables import Qrels, Run
 
 # Judgments per document. q1: A=2, B=1, C=0. q2: a=1, a0=0.
 QRELS = Qrels.from_dict({"q1": {"docA": 2, "docB": 1, "docC": 0}, "q2": {"a": 1, "a0": 0}})

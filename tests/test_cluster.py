@@ -494,7 +494,7 @@ def test_qrels_given_by_path_are_read_by_a_task_not_sent(client, data, tmp_path,
     """A qrels file is read on a worker by a task (which Dask can compute again), never scattered; the
     numbers are those of one machine. Qrels in memory are still sent."""
     from trec_rag_eval import api
-    from trec_rag_eval.io.tables import Qrels
+    from trec_rag_eval.tables import Qrels
 
     folder, runs = data
     qrels_path = str(folder / "qrels.txt")

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from trec_rag_eval.cli import cli, main
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.load import load_qrels, load_run
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.writers import (
     write_dataset_json,
     write_qrels,
@@ -24,6 +23,7 @@ from trec_rag_eval.io.writers import (
     write_run,
     write_topics,
 )
+from trec_rag_eval.tables import Qrels, Run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED = FIXTURES / "eval_dataset_seed.json"

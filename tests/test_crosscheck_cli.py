@@ -70,7 +70,7 @@ def test_missing_ir_measures_gives_the_install_line(monkeypatch: pytest.MonkeyPa
 def test_a_real_difference_fails(tmp_path) -> None:
     import trec_rag_eval.checks.crosscheck as module
     from trec_rag_eval.checks.crosscheck import crosscheck
-    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.tables import Qrels, Run
 
     qrels = Qrels.from_dict({"1": {"a": 1, "b": 1}})
     run = Run.from_dict({"1": {"a": 2.0, "x": 1.0}})

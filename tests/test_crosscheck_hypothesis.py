@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 pytest.importorskip("ir_measures")
 
 from trec_rag_eval.checks.crosscheck import crosscheck  # noqa: E402
-from trec_rag_eval.io.tables import Qrels, Run  # noqa: E402
+from trec_rag_eval.tables import Qrels, Run  # noqa: E402
 
 # drawn qrels and runs often share no query or no judged document: the warnings saying so are tested in
 # test_silent_zeros.py; here only the numbers are compared

@@ -18,8 +18,8 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q": {"a": 3, "b": 1, "c": 0, "d": 2}, "gone": {"a": 1}}
 RUN = {"q": {"x": 6.0, "a": 5.0, "b": 3.0, "c": 2.0}}

@@ -24,9 +24,9 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.trec import read_qrels
 from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.tables import Qrels, Run
 
 QRELS_TEXT = "1 1 a 1\n1 2 a 0\n1 2 b 2\n1 3 c 1\n1 1 d 1\n1 4 e 0\n2 1 f 1\n"
 RUN = {"1": {"x": 3.0, "a": 2.0, "d": 2.0, "b": 1.0, "c": 0.5}}

@@ -141,7 +141,7 @@ def _cases(valid: bytes, salt: int) -> list[bytes]:
 
 
 def _rows_of(table, value_column: str):
-    from trec_rag_eval.io.tables import column_list
+    from trec_rag_eval.tables import column_list
 
     return sorted(zip(column_list(table, "query_id"), column_list(table, "doc_id"),
                       column_list(table, value_column), strict=True))
@@ -484,7 +484,7 @@ def test_fuzz_python_qrels_and_runs_are_read_as_written_or_refused():
     1 and "1" not both), or refused with our error: never OverflowError, AttributeError or a merge."""
     import pandas as pd
 
-    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.tables import Qrels, Run
 
     rng = random.Random(SEED * 1000 + 8)
     outcomes = {"read": 0, "refused": 0}

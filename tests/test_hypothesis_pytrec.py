@@ -42,7 +42,7 @@ from ir_measures import (
 )
 
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.tables import Qrels, Run
 
 pytestmark = [
     pytest.mark.usefixtures("table_form"),  # lists and polars frames alike

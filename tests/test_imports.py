@@ -98,3 +98,15 @@ def test_importing_the_package_does_not_even_load_typing():
     # typing alone costs more than the package's own module: the facade stays a few milliseconds
     added = _modules_after("import trec_rag_eval") - _modules_after("pass")  # site and .pth files aside
     assert "typing" not in added
+
+
+def test_the_tables_floor_loads_no_columnar_library():
+    # Qrels and Run sit below the readers and the core: building small ones from lists or dicts, and reading
+    # them back, must not pay polars' or pyarrow's import
+    code = ("from trec_rag_eval.tables import Qrels, Run, column_list\n"
+            "q = Qrels({'1': {'d1': 1}})\nr = Run({'1': {'d1': 2.0, 'd2': 1.0}})\n"
+            "assert column_list(r, 'doc_id') == ['d1', 'd2'] and q.to_dict() == {'1': {'d1': 1}}")
+    loaded = _modules_after(code)
+    assert "trec_rag_eval.tables.shapes" in loaded and "numpy" in loaded
+    assert "polars" not in loaded and "pyarrow" not in loaded
+    assert not {name for name in loaded if name.startswith(("trec_rag_eval.io", "trec_rag_eval.core"))}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
 RUN = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0, "d5": 0.5}}

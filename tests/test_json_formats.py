@@ -479,7 +479,7 @@ def test_rag_checks_no_overlap_and_clean_data():
     qrels = read_dataset(SEED)
     run = load_run(FIXTURES / "results_seed.json", qrels=qrels)
     assert check_rag(qrels, run) == []  # doc_venv, doc_apache are unjudged: normal, no warning
-    from trec_rag_eval.io.tables import Run
+    from trec_rag_eval.tables import Run
 
     other = Run.from_dict({"q1": {"chunk_1": 2.0, "chunk_2": 1.0}, "q2": {"chunk_3": 1.0}})
     (warning,) = check_rag(qrels, other)

@@ -11,8 +11,8 @@ from conftest import benchmark_generator, invoke
 
 from trec_rag_eval.core import ranking
 from trec_rag_eval.io import trec
-from trec_rag_eval.io.tables import is_arrow
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_run
+from trec_rag_eval.tables.arrow import is_arrow
 
 generate = benchmark_generator()
 QUERIES, DEPTH, SEED = 300, 200, 5  # 60,000 lines, ~2.5 MB: the fast (Arrow) reader, several stream pieces
@@ -179,7 +179,7 @@ def test_a_retrieved_document_whose_key_is_a_judgments_is_verified_on_the_string
     the run without the collision."""
     import polars as pl
 
-    from trec_rag_eval.io.objects import ArrowExport
+    from trec_rag_eval.tables.arrow import ArrowExport
 
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 pytest.importorskip("ir_measures")
 
 from trec_rag_eval.checks.crosscheck import crosscheck  # noqa: E402
-from trec_rag_eval.io.tables import Qrels, Run, qrels_columns  # noqa: E402
+from trec_rag_eval.tables import Qrels, Run, qrels_columns  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 

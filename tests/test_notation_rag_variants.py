@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Qrels, Run
+from trec_rag_eval.tables import Qrels, Run
 
 # the seed's retrieved list, best first: d1..d5 judged 3, 2, 3, 0, 1 ...
 RETRIEVED = {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1}

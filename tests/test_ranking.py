@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.core.ranking import rank
-from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, run_columns
+from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, run_columns
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 

@@ -12,8 +12,8 @@ from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate
-from trec_rag_eval.io.tables import Run
 from trec_rag_eval.io.trec import parse_qrels_text, read_qrels, read_run
+from trec_rag_eval.tables import Run
 
 QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 d 1\n"
 RUN = "1 Q0 a 1 3 t\n1 Q0 x 2 2 t\n1 Q0 b 3 1 t\n3 Q0 d 1 1 t\n"

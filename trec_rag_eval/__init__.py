@@ -39,8 +39,8 @@ _EXPORTS = {
     "read_run": "trec_rag_eval.api",
     "parse_measure": "trec_rag_eval.measures.parse",
     "Measure": "trec_rag_eval.measures.model",
-    "Qrels": "trec_rag_eval.io.tables",
-    "Run": "trec_rag_eval.io.tables",
+    "Qrels": "trec_rag_eval.tables",
+    "Run": "trec_rag_eval.tables",
     "Settings": "trec_rag_eval.core.settings",
     "Evaluation": "trec_rag_eval.evaluation.evaluate",
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
@@ -128,6 +128,6 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     )
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion.result import Fusion
-    from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import parse_one as parse_measure
+    from trec_rag_eval.tables import Qrels, Run

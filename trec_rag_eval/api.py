@@ -1,7 +1,7 @@
 """The one-call functions of the public API: every input shape in, the library's own types out.
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
-line reads, dicts, DataFrames, ir_measures tuples: see ``io.objects`` and ``io.load.as_qrels``) and its measures into
+line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.load.as_qrels``) and its measures into
 ``Measure`` values (any notation, ranx's names too: see ``measures.parse.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.id_paths import IdLocator
-    from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.run_files import RunOutcome
+    from trec_rag_eval.tables import Qrels, Run
 
 
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,

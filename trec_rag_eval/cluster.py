@@ -45,9 +45,9 @@ if TYPE_CHECKING:
 
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import MeasuresArg
+    from trec_rag_eval.tables import Qrels, Run
 
 LOCAL = "local:"
 LOCAL_WORKERS_PER_CORE = 4
@@ -211,7 +211,7 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
     workers; JSON results, or any run with ``doc_map``: one task), a list of paths (shards of one
     run) or a ``Run`` in memory (split here, each bucket sent once). Bad input raises its error.
     """
-    from trec_rag_eval.io.tables import Run
+    from trec_rag_eval.tables import Run
 
     if isinstance(run, (str, os.PathLike)):
         _refuse_pipes([os.fspath(run)])
@@ -464,8 +464,8 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     """
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.streaming import combine_pieces
-    from trec_rag_eval.io.tables import Run, qrels_query_ids
     from trec_rag_eval.measures.parse import resolve_measures
+    from trec_rag_eval.tables import Run, qrels_query_ids
 
     measures, settings = resolve_measures(measures), settings or Settings()
 
@@ -615,7 +615,7 @@ def _evaluate_bucket(qrels: Qrels, frames: list[pl.DataFrame], measures: list[Me
     import polars as pl
 
     from trec_rag_eval.evaluation.streaming import evaluate_piece
-    from trec_rag_eval.io.tables import Run
+    from trec_rag_eval.tables import Run
 
     frame = pl.concat(frames) if len(frames) > 1 else frames[0]
     if frame.is_empty():

@@ -17,7 +17,7 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
-    from trec_rag_eval.io.tables import Qrels
+    from trec_rag_eval.tables import Qrels
 
 PathArg = str | os.PathLike[str]
 
@@ -98,8 +98,8 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     from trec_rag_eval.checks.rag import check_rag, order_warning
     from trec_rag_eval.io.formats import for_output
     from trec_rag_eval.io.load import detect_kind, load_qrels, load_run_report
-    from trec_rag_eval.io.tables import query_id_set
     from trec_rag_eval.io.writers import write_topics
+    from trec_rag_eval.tables import query_id_set
 
     topics_path, topics_is_default = topics
     if qrels_out is not None or topics_path is not None:

@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.io.chunks import DocIdMap
     from trec_rag_eval.io.id_paths import IdLocator
-    from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
+    from trec_rag_eval.tables import Qrels, Run
 
 STREAM_MEMORY_SHARE = 4
 """A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""

@@ -42,10 +42,10 @@ import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run, per_document
 from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.syntax import is_number
+from trec_rag_eval.tables import Qrels, Run, per_document
 
 CONVENTIONS: dict[str, str] = {
     "float32": "pytrec_eval keeps run scores as 32-bit floats (trec_eval 9): scores equal at float "

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from trec_rag_eval.io.ranked_lists import order_warning as order_warning  # the sentence, for the CLI too
-from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, column_list
+from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
 
 
 @dataclass(frozen=True)

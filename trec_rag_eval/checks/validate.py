@@ -20,9 +20,9 @@ from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
 from trec_rag_eval.io import reference as io_reference
 from trec_rag_eval.io.reference import SUMMARY, ReferenceValue
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.syntax import quote
+from trec_rag_eval.tables import Qrels, Run
 
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     # name: (what it means, the Settings fields it changes)

@@ -28,9 +28,9 @@ from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
-    from trec_rag_eval.io.tables import Qrels, Run
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import MeasuresArg
+    from trec_rag_eval.tables import Qrels, Run
 
 __all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_all", "compare_values",
            "comparison_measures", "run_names"]

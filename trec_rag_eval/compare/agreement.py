@@ -35,7 +35,7 @@ from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.tables import Qrels, Run
 
 
 # --- label agreement ------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ def agree(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | None = N
 def _only_run(run: Run, queries: list[str]) -> Run:
     import polars as pl
 
-    from trec_rag_eval.io.tables import Run as RunTable
+    from trec_rag_eval.tables import Run as RunTable
 
     return RunTable(run.frame.filter(pl.col("query_id").is_in(queries)), run.run_tag, run.source)
 
@@ -355,7 +355,7 @@ def _only(qrels: Qrels, queries: list[str]) -> Qrels:
     """The judgments of ``queries`` alone (no topics: a query without judgments is in neither)."""
     import polars as pl
 
-    from trec_rag_eval.io.tables import Qrels as QrelsTable
+    from trec_rag_eval.tables import Qrels as QrelsTable
 
     kept = qrels.frame.filter(pl.col("query_id").is_in(queries))
     return QrelsTable(kept, qrels.source)

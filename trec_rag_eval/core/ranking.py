@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
-from trec_rag_eval.io.objects import ArrowExport, polars_numbers, string_buffers
-from trec_rag_eval.io.tables import Qrels, Run, is_arrow, qrels_query_ids
 from trec_rag_eval.memory import release_freed_memory
+from trec_rag_eval.tables import Qrels, Run, qrels_query_ids
+from trec_rag_eval.tables.arrow import ArrowExport, is_arrow, polars_numbers, string_buffers
 
 if TYPE_CHECKING:
     import polars as pl

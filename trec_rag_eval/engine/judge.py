@@ -48,7 +48,7 @@ from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_outputs
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
 from trec_rag_eval.io.load import files_read
-from trec_rag_eval.io.tables import Qrels, Run, column_list, qrels_columns
+from trec_rag_eval.tables import Qrels, Run, column_list, qrels_columns
 
 GRADES = (0, 1, 2, 3)
 

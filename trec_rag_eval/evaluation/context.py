@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.tables import Run, column_list
+from trec_rag_eval.tables import Run, column_list
 
 WORDS = re.compile(r"\S+")
 DEFAULT_KS = (1, 3, 5, 10)

@@ -18,10 +18,10 @@ from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRa
 from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.io.load import cite_duplicate
-from trec_rag_eval.io.tables import Qrels, Run, per_document, query_id_set
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.tables import Qrels, Run, per_document, query_id_set
 
 if TYPE_CHECKING:
     import pandas as pd

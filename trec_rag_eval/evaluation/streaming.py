@@ -26,9 +26,9 @@ from trec_rag_eval.evaluation.evaluate import (
     no_query_error,
     warn_no_common_query,
 )
-from trec_rag_eval.io.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 
 
 def evaluate_pieces(

@@ -11,8 +11,8 @@ import numpy as np
 
 from trec_rag_eval.core.ranking import RankedQueries, rank
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.measures.diversity import Subtopics
+from trec_rag_eval.tables import Qrels, Run
 
 
 def subtopic_view(qrels: Qrels, run: Run, ranked: RankedQueries, settings: Settings) -> Subtopics:

@@ -30,7 +30,7 @@ from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.io.tables import Qrels, Run
+    from trec_rag_eval.tables import Qrels, Run
 
 __all__ = ["METHODS", "NORMS", "Fusion", "fuse"]
 

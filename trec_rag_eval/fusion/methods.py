@@ -39,8 +39,8 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.tables import Run
 from trec_rag_eval.syntax import quote
+from trec_rag_eval.tables import Run
 
 METHODS = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "borda", "isr")
 NORMS = ("minmax", "zscore", "sum", "max", "rank", "none")

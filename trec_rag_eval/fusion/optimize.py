@@ -30,7 +30,7 @@ from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.io.tables import Qrels
+    from trec_rag_eval.tables import Qrels
 
 DEFAULT_KS = (1, 2, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 MAX_SETTINGS = 5000

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import format_number, show
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.tables import Run, num_rows, query_id_set
+from trec_rag_eval.tables import Run, num_rows, query_id_set
 
 if TYPE_CHECKING:
     from trec_rag_eval.fusion.optimize import Tuning

@@ -1,7 +1,2 @@
-"""Readers and writers. Every error names the file and the line."""
-
-from __future__ import annotations
-
-from trec_rag_eval.io.tables import Qrels, Run
-
-__all__ = ["Qrels", "Run"]
+"""Readers and writers. Every error names the file and the line. The tables they produce (``Qrels``,
+``Run``) are ``trec_rag_eval.tables``, the floor below the readers and the core."""

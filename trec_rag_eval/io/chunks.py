@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run, column_head, column_list, run_columns
 from trec_rag_eval.io.text import read_text, spooled
 from trec_rag_eval.syntax import FIELD_SEPARATORS
+from trec_rag_eval.tables import Qrels, Run, column_head, column_list, run_columns
 
 if TYPE_CHECKING:
     import polars as pl

@@ -19,7 +19,7 @@ from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.id_paths import IdLocator
-    from trec_rag_eval.io.tables import Qrels, ResultsReport, Run
+    from trec_rag_eval.tables import Qrels, ResultsReport, Run
 
 HEAD_BYTES = 65536
 """How much of a file (after gzip) detection reads."""
@@ -172,7 +172,7 @@ def _read(module: str, function: str) -> Callable[..., Any]:
 def _report(read: Callable[[str], Run]) -> Callable[[str, Qrels | None, IdLocator | None], tuple[Run, ResultsReport]]:
     """A run reader whose format has nothing a Run cannot hold: its report is empty."""
     def read_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
-        from trec_rag_eval.io.tables import ResultsReport
+        from trec_rag_eval.tables import ResultsReport
 
         return read(path), ResultsReport()
 
@@ -198,8 +198,8 @@ def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run
     """A 'run' that looks like BEIR: a folder is refused; three fields on the first line (a run cut
     short, bytes before it, BEIR qrels given as the run) are the TREC reader's error on that line."""
     from trec_rag_eval.errors import InputFormatError
-    from trec_rag_eval.io.tables import ResultsReport
     from trec_rag_eval.io.trec import read_run
+    from trec_rag_eval.tables import ResultsReport
 
     if os.path.isdir(path):
         raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")

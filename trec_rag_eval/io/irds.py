@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
-from trec_rag_eval.io.tables import Qrels, qrels_columns
 from trec_rag_eval.syntax import quote
+from trec_rag_eval.tables import Qrels, qrels_columns
 
 PREFIX = "irds:"
 

@@ -33,8 +33,8 @@ from trec_rag_eval.io.json_rows import (
     short,
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
-from trec_rag_eval.io.tables import Qrels, qrels_columns
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
+from trec_rag_eval.tables import Qrels, qrels_columns
 
 DATASET_SHAPES = ("rows", "llamaindex", "dict")
 """Shapes ``read_dataset`` knows; ``None`` detects the shape from the content."""

@@ -29,7 +29,7 @@ from trec_rag_eval.io.json_rows import (
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
-from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
+from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 
 
 def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None,

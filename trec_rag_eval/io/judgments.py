@@ -24,9 +24,9 @@ from pathlib import Path
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.tables import Qrels, column_list, qrels_columns
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
+from trec_rag_eval.tables import Qrels, column_list, qrels_columns
 
 JUDGMENT_SOURCES = ("human", "llm", "both")
 SIDECAR_HEADER = ("query_id", "doc_id", "grade", "kind", "model")

@@ -29,17 +29,6 @@ from trec_rag_eval.io.formats import (
 )
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import id_problem
-from trec_rag_eval.io.objects import (
-    QRELS_KINDS,
-    RUN_KINDS,
-    check_frame,
-    is_table_data,
-    library_of,
-    qrels_data,
-    run_data,
-    source_name,
-)
-from trec_rag_eval.io.tables import Qrels, ResultsReport, Run, empty_keys
 from trec_rag_eval.io.text import STANDARD_INPUT, read_head, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
@@ -48,6 +37,17 @@ from trec_rag_eval.syntax import (
     quote,
     separator_hint,
     split_fields,
+)
+from trec_rag_eval.tables import Qrels, ResultsReport, Run, empty_keys
+from trec_rag_eval.tables.shapes import (
+    QRELS_KINDS,
+    RUN_KINDS,
+    check_frame,
+    is_table_data,
+    library_of,
+    qrels_data,
+    run_data,
+    source_name,
 )
 
 if TYPE_CHECKING:  # polars and the JSON readers are imported where used: a TREC pair needs neither
@@ -312,7 +312,7 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
         rows.append((query_id, "0", doc_id, relevance))
     import polars as pl
 
-    from trec_rag_eval.io.tables import QRELS_SCHEMA
+    from trec_rag_eval.tables import QRELS_SCHEMA
 
     return pl.DataFrame(rows, schema=QRELS_SCHEMA, orient="row")
 
@@ -369,7 +369,7 @@ def cite_duplicate(err: DuplicateDocumentError) -> InputFormatError:
 
 
 def as_qrels(value: Any, name: str = "qrels") -> Qrels:
-    """Judgments from any object ``io.objects`` accepts, a path to any file ``load_qrels`` reads, or a
+    """Judgments from any object ``tables.shapes`` accepts, a path to any file ``load_qrels`` reads, or a
     ``Qrels`` as it is."""
     if isinstance(value, Qrels):
         return value
@@ -413,7 +413,7 @@ def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> M
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
            id: IdLocator | None = None) -> Run:
-    """A run from any object ``io.objects`` accepts, a path to any file ``load_run`` reads, or a
+    """A run from any object ``tables.shapes`` accepts, a path to any file ``load_run`` reads, or a
     ``Run`` as it is; ``qrels`` (with topics) lets JSON results keyed by query text find their query ids."""
     if isinstance(value, Run):
         return value

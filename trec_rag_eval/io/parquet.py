@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
-from trec_rag_eval.io.tables import Qrels, Run
 from trec_rag_eval.io.text import spooled
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
+from trec_rag_eval.tables import Qrels, Run
 
 if TYPE_CHECKING:
     import polars as pl

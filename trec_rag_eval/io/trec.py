@@ -23,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.objects import string_buffers
-from trec_rag_eval.io.tables import Columns, Qrels, Run, query_id_set
 from trec_rag_eval.io.text import (
     GZIP_ERRORS,
     check_file,
@@ -46,6 +44,8 @@ from trec_rag_eval.syntax import (
     separator_hint,
     split_fields,
 )
+from trec_rag_eval.tables import Columns, Qrels, Run, query_id_set
+from trec_rag_eval.tables.arrow import string_buffers
 
 if TYPE_CHECKING:
     import polars as pl
@@ -140,7 +140,7 @@ def _to_frame(columns: Columns, schema_name: str) -> pl.DataFrame:
     """A large file that took the line-by-line way is still evaluated with polars."""
     import polars as pl
 
-    from trec_rag_eval.io import tables
+    from trec_rag_eval import tables
 
     return pl.DataFrame(columns, schema=getattr(tables, schema_name))
 
@@ -321,7 +321,7 @@ def _clean(frame: pl.DataFrame) -> bool:
 def _fast_qrels(source: _Source) -> pl.DataFrame | None:
     import polars as pl
 
-    from trec_rag_eval.io.tables import QRELS_SCHEMA
+    from trec_rag_eval.tables import QRELS_SCHEMA
 
     readable, comment_prefix = source.polars_can_read()
     if not readable:

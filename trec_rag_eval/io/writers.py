@@ -23,8 +23,8 @@ import polars as pl
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace
-from trec_rag_eval.io.tables import Qrels, Run, has_subtopics, per_document
 from trec_rag_eval.syntax import quote
+from trec_rag_eval.tables import Qrels, Run, has_subtopics, per_document
 
 DATASET_KEYS = {
     "en": ("id", "query", "relevant", "non_relevant"),

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.io.objects import is_arrow, is_table_data, polars_numbers, qrels_data, run_data
+from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
+from trec_rag_eval.tables.shapes import is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
@@ -163,7 +164,7 @@ class Qrels:
     """Queries known to have no judgment at all (``{"q2": []}`` in a dict): they have no row, yet count."""
 
     def __post_init__(self) -> None:
-        # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see io.objects
+        # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see tables.shapes
         if not is_table_data(self.data, "relevance"):
             if not self.unjudged:
                 object.__setattr__(self, "unjudged", empty_keys(self.data))
@@ -176,7 +177,7 @@ class Qrels:
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
         """Build from ``{query_id: {doc_id: relevance}}`` (the pytrec_eval / ranx shape), checked as
-        ``Qrels(dict)`` checks it (see ``io.objects``): integer ids read as a TREC file spells them."""
+        ``Qrels(dict)`` checks it (see ``tables.shapes``): integer ids read as a TREC file spells them."""
         return cls(judgments, source)
 
     def to_dict(self) -> dict[str, dict[str, int]]:
@@ -246,7 +247,7 @@ class Run:
     source: str = "<run>"
 
     def __post_init__(self) -> None:
-        # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see io.objects
+        # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes
         if not is_table_data(self.data, "score"):
             object.__setattr__(self, "data", run_data(self.data))
 

@@ -1,7 +1,7 @@
 """Qrels and runs from the Python objects other tools hand around, checked as strictly as a file.
 
-This module turns an object into a table's ``data`` (``Qrels(obj)`` and ``Run(obj)`` call it);
-``io.load.as_qrels`` and ``io.load.as_run`` also take paths and ``Qrels``/``Run`` values.
+This module turns an object into a table's ``data`` (``Qrels(obj)`` and ``Run(obj)`` call it: it reads no
+file); ``io.load.as_qrels`` and ``io.load.as_run`` also take paths and ``Qrels``/``Run`` values.
 Accepted for judgments and for a run:
 
 * a path (``str`` or ``os.PathLike``) to any file the command line reads (TREC, JSON/JSONL, BEIR);
@@ -35,59 +35,7 @@ import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import RELEVANCE_RANGE
-
-
-def is_arrow(data: Any) -> bool:
-    """Whether a table's data is a pyarrow Table (checked without importing pyarrow)."""
-    return type(data).__module__.startswith("pyarrow")
-
-
-def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, bytes) of an Arrow string array (int32 offsets), as numpy views of its buffers."""
-    buffers = array.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
-    return offsets, data
-
-
-class ArrowExport:
-    """An Arrow array or chunked array seen through the Arrow PyCapsule interface alone, which
-    ``pl.Series`` imports directly: ``pl.from_arrow`` would first import pyarrow.compute (~25 ms
-    holding the GIL, in the middle of a ranking) for a cast our columns never need."""
-
-    def __init__(self, values: Any) -> None:
-        self.values = values
-        if hasattr(values, "chunks"):
-            self.__arrow_c_stream__ = values.__arrow_c_stream__
-        else:
-            self.__arrow_c_array__ = values.__arrow_c_array__
-
-
-def polars_numbers(values: np.ndarray) -> Any:
-    """A polars Series of a numeric numpy array, sharing its memory: through Arrow once pyarrow is
-    loaded, as polars' own conversion of numpy arrays imports numpy.ma (10-15 ms holding the GIL, in
-    the middle of a ranking)."""
-    import sys
-
-    import polars as pl
-
-    if "pyarrow" not in sys.modules:
-        return pl.Series(values)
-    import pyarrow as pa
-
-    values = np.ascontiguousarray(values)
-    return pl.Series(ArrowExport(pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
-                                                       [None, pa.py_buffer(values)])))
-
-
-ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
-                   "score": "double"}
-
-
-def is_arrow_run(data: Any) -> bool:
-    """Whether ``data`` is a run's Arrow table as the fast TREC reader makes it (these columns, these types)."""
-    return is_arrow(data) and {field.name: str(field.type) for field in data.schema} == ARROW_RUN_TYPES
-
+from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
