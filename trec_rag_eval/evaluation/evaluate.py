@@ -11,7 +11,7 @@ import numpy as np
 
 from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.frames import frame, results_frame
-from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
+from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank, sort_threads
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
@@ -356,20 +356,18 @@ def evaluate_ranked(
     relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
     options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers,
                "subtopics": subtopics}
-    contexts: dict[int, Context] = {}
-    values: dict[Measure, Any] = {}
+    parts = _query_ranges(ranked) if subtopics is None else [(0, ranked.num_queries)]
+    if len(parts) == 1:
+        values = _kernel_values(ranked, measures, relevance_level, trec_eval_9, options)
+    else:  # each thread a range of whole queries; numpy releases the GIL in the kernels' array work
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+            shares = list(pool.map(lambda part: _kernel_values(_queries_between(ranked, *part), measures,
+                                                               relevance_level, trec_eval_9, options), parts))
+        values = {measure: _joined_values([share[measure] for share in shares]) for measure in shares[0]}
     summary: dict[Measure, Any] = {}
     for measure in measures:
-        level = relevance_level if measure.rel is None else measure.rel
-        if level not in contexts:
-            contexts[level] = Context(ranked, level, options)
-        family = measure.spec
-        if family.name != "runid":
-            kernel_measure = measure
-            if trec_eval_9 and family.name in ("iprec_at_recall", "11pt_avg"):
-                kernel_measure = Measure(measure.family, measure.cutoff,
-                                         measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
-            values[measure] = family.kernel(contexts[level], kernel_measure)
         summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, qrels, settings.complete,
                                      ranked.run_tag)
     return Evaluation(
@@ -382,3 +380,59 @@ def evaluate_ranked(
         extra_queries=ranked.extra_queries,
         settings=settings,
     )
+
+
+def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_level: int, trec_eval_9: bool,
+                   options: dict[str, Any]) -> dict[Measure, Any]:
+    """Each measure's per-query values (runid has none), the derived arrays of a relevance level shared
+    by every measure at that level."""
+    contexts: dict[int, Context] = {}
+    values: dict[Measure, Any] = {}
+    for measure in measures:
+        level = relevance_level if measure.rel is None else measure.rel
+        if level not in contexts:
+            contexts[level] = Context(ranked, level, options)
+        family = measure.spec
+        if family.name != "runid":
+            kernel_measure = measure
+            if trec_eval_9 and family.name in ("iprec_at_recall", "11pt_avg"):
+                kernel_measure = Measure(measure.family, measure.cutoff,
+                                         measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
+            values[measure] = family.kernel(contexts[level], kernel_measure)
+    return values
+
+
+KERNEL_SPLIT_ROWS = 1 << 20
+"""Ranked rows from which the kernels run on every core, each thread on a range of whole queries
+(a measure's value for a query reads that query's rows alone, so the values are the same bits)."""
+
+
+def _query_ranges(ranked: RankedQueries, threads: int | None = None) -> list[tuple[int, int]]:
+    """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per
+    thread; one range for a run too small to be worth threads."""
+    threads = min(threads or sort_threads(), ranked.num_queries)
+    if threads <= 1 or len(ranked.rel) < KERNEL_SPLIT_ROWS:
+        return [(0, ranked.num_queries)]
+    load = ranked.offsets + ranked.judged_offsets  # rows up to each query, both kinds
+    cuts = np.searchsorted(load, np.arange(1, threads) * (load[-1] / threads)).tolist()
+    bounds = sorted({0, *(min(max(c, 1), ranked.num_queries - 1) for c in cuts), ranked.num_queries})
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def _queries_between(ranked: RankedQueries, first: int, stop: int) -> RankedQueries:
+    """The queries ``first:stop`` of ``ranked``, as views of its arrays."""
+    low, high = int(ranked.offsets[first]), int(ranked.offsets[stop])
+    judged_low, judged_high = int(ranked.judged_offsets[first]), int(ranked.judged_offsets[stop])
+    return RankedQueries(query_ids=ranked.query_ids[first:stop], offsets=ranked.offsets[first:stop + 1] - low,
+                         rel=ranked.rel[low:high], judged_offsets=ranked.judged_offsets[first:stop + 1] - judged_low,
+                         judged=ranked.judged[judged_low:judged_high], missing=ranked.missing[first:stop],
+                         run_tag=ranked.run_tag)
+
+
+def _joined_values(shares: list[Any]) -> Any:
+    """One measure's per-query values of consecutive query ranges, end to end."""
+    if all(isinstance(share, np.ndarray) for share in shares):
+        return np.concatenate(shares)
+    if all(isinstance(share, list) for share in shares):
+        return [value for share in shares for value in share]
+    raise TypeError(f"per-query values of an unexpected kind: {[type(share) for share in shares]}")
