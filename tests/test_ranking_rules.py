@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
-from trec_rag_eval.io.tables import Qrels, Run, qrels_columns, run_columns
+from trec_rag_eval.tables import Qrels, Run, qrels_columns, run_columns
 
 TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
 FORMS = ["lists", "polars", "arrow", "file"]
@@ -164,7 +164,7 @@ def tables(form: str, judgments: dict[str, dict[str, int]], rows: list[tuple[str
     """The same qrels and run in one of the forms the ranking reads."""
     import polars as pl
 
-    from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA
+    from trec_rag_eval.tables import QRELS_SCHEMA, RUN_SCHEMA
 
     if form == "lists":
         return Qrels(qrels_columns(_qrels_rows(judgments))), Run(run_columns(rows))
@@ -174,7 +174,7 @@ def tables(form: str, judgments: dict[str, dict[str, int]], rows: list[tuple[str
     if form == "arrow":
         return qrels, Run(_arrow_run(rows))
     from trec_rag_eval.io import trec
-    from trec_rag_eval.io.tables import is_arrow
+    from trec_rag_eval.tables import is_arrow
 
     monkeypatch.setattr(trec, "SMALL_FILE_BYTES", 0)  # the fast reader, as for a large file
     qrels_path, run_path = _write(tmp_path, judgments, rows)
@@ -386,7 +386,7 @@ def test_every_form_and_line_order_gives_the_same_ranking(data, max_retrieved, j
     random.shuffle(shuffled)
     import polars as pl
 
-    from trec_rag_eval.io.tables import QRELS_SCHEMA, RUN_SCHEMA
+    from trec_rag_eval.tables import QRELS_SCHEMA, RUN_SCHEMA
 
     for order in (rows, shuffled):
         qrels_frame = pl.DataFrame(_qrels_rows(judgments), schema=QRELS_SCHEMA, orient="row")
