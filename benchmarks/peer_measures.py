@@ -58,7 +58,7 @@ def main() -> int:
     warnings.simplefilter("ignore")
     import ir_measures
 
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
     from trec_rag_eval.tables import per_document
 
     qrels, run = pair(args.queries, args.depth, args.subtopics, args.seed)
@@ -83,7 +83,7 @@ def main() -> int:
         ours_t, theirs_t, theirs = [], [], {}
         for _ in range(args.repeats):
             start = time.perf_counter()
-            ours = evaluate(qrels, ours_run, measures)
+            ours = evaluate_tables(qrels, ours_run, measures)
             ours_t.append(time.perf_counter() - start)
             start = time.perf_counter()
             theirs = {}

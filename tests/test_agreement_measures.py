@@ -21,7 +21,7 @@ from __future__ import annotations
 import pytest
 from peer_data import random_pair
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q": {"a": 2, "b": 1, "c": 1, "d": 0}}
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEva
 
 
 def _values(*measures: str) -> dict[str, float]:
-    result = evaluate(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
+    result = evaluate_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
     return dict(result.per_query["q"])
 
 
@@ -50,7 +50,7 @@ def test_compat_by_hand() -> None:
 
 
 def test_compat_of_the_ideal_ranking_is_one() -> None:
-    perfect = evaluate(Qrels.from_dict(QRELS), Run.from_dict({"q": {"a": 3.0, "c": 2.0, "b": 1.0}}), ["Compat"])
+    perfect = evaluate_tables(Qrels.from_dict(QRELS), Run.from_dict({"q": {"a": 3.0, "c": 2.0, "b": 1.0}}), ["Compat"])
     assert perfect.per_query["q"]["Compat"] == pytest.approx(1.0, abs=1e-12)
 
 
@@ -65,7 +65,7 @@ def test_accuracy_by_hand() -> None:
 
 
 def test_accuracy_is_zero_without_a_relevant_document_retrieved() -> None:
-    result = evaluate(Qrels.from_dict(QRELS), Run.from_dict({"q": {"d": 1.0, "x": 0.5}}), ["Accuracy", "Compat"])
+    result = evaluate_tables(Qrels.from_dict(QRELS), Run.from_dict({"q": {"d": 1.0, "x": 0.5}}), ["Accuracy", "Compat"])
     assert dict(result.per_query["q"]) == {"Accuracy": 0.0, "Compat": 0.0}
 
 

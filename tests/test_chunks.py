@@ -13,7 +13,7 @@ from trec_rag_eval.cli import main
 from trec_rag_eval.compare import compare
 from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.chunks import DocIdMap, collapse_run, read_doc_map
 from trec_rag_eval.tables import Qrels, Run
 
@@ -61,8 +61,8 @@ def _assert_expected(evaluation) -> None:
 
 
 def test_a_chunk_run_collapsed_by_pattern_scores_as_the_document_run():
-    chunk = evaluate(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=PATTERN)
-    document = evaluate(QRELS, Run.from_dict(DOC_RUN), list(EXPECTED))
+    chunk = evaluate_tables(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=PATTERN)
+    document = evaluate_tables(QRELS, Run.from_dict(DOC_RUN), list(EXPECTED))
     _assert_expected(chunk)
     _assert_expected(document)
     report = chunk.collapse
@@ -71,7 +71,7 @@ def test_a_chunk_run_collapsed_by_pattern_scores_as_the_document_run():
 
 
 def test_without_a_mapping_the_chunk_run_scores_zero():
-    evaluation = evaluate(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3"])
+    evaluation = evaluate_tables(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3"])
     assert all(value == 0 for name in evaluation.names for value in evaluation.values[name])
 
 
@@ -85,7 +85,7 @@ def test_collapse_keeps_each_document_once_at_its_best_chunk_score(form, pattern
     run, report = collapse_run(chunk_run, pattern, QRELS)
     assert run.to_dict() == DOC_RUN
     assert (report.distinct_ids, report.mapped_ids, report.rows_out) == (9, 9, 6)
-    _assert_expected(evaluate(QRELS, chunk_run, list(EXPECTED), doc_map=pattern))
+    _assert_expected(evaluate_tables(QRELS, chunk_run, list(EXPECTED), doc_map=pattern))
 
 
 @pytest.mark.parametrize("form", ["lists", "polars"])
@@ -116,21 +116,21 @@ def test_a_chunk_run_collapsed_by_a_map_file_scores_as_the_document_run(tmp_path
     else:
         pl.DataFrame({"chunk_id": list(table), "doc_id": list(table.values())}).write_parquet(path)
     assert read_doc_map(path) == table
-    evaluation = evaluate(QRELS, node_run, list(EXPECTED), doc_map=DocIdMap.from_file(path))
+    evaluation = evaluate_tables(QRELS, node_run, list(EXPECTED), doc_map=DocIdMap.from_file(path))
     _assert_expected(evaluation)
 
 
 def test_a_callable_and_a_dict_map_as_the_pattern_does():
     for mapping in (lambda chunk: chunk.rsplit("::", 1)[0],
                     {c: c.rsplit("::", 1)[0] for docs in CHUNK_RUN.values() for c in docs}):
-        _assert_expected(evaluate(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=mapping))
+        _assert_expected(evaluate_tables(QRELS, Run.from_dict(CHUNK_RUN), list(EXPECTED), doc_map=mapping))
 
 
 def test_judgments_per_chunk_are_left_alone():
     # the qrels judge chunks: docA::1 relevant, docA::2 not. Collapsing would lose that.
     qrels = Qrels.from_dict({"q1": {"docA::1": 0, "docA::2": 1, "docB::3": 1}})
     run = Run.from_dict({"q1": CHUNK_RUN["q1"]})
-    evaluation = evaluate(qrels, run, ["P@3", "P@6"], doc_map=PATTERN)
+    evaluation = evaluate_tables(qrels, run, ["P@3", "P@6"], doc_map=PATTERN)
     report = evaluation.collapse
     assert not report.collapsed and report.chunk_judgments == 3
     assert "judgments per chunk are used as they are" in report.warnings()[0]

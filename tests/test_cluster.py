@@ -20,7 +20,7 @@ from conftest import invoke
 from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_run_tasks
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.load import load_qrels, load_run
 from trec_rag_eval.measures.parse import parse_measures
 from trec_rag_eval.render.trec import trec_lines
@@ -168,7 +168,7 @@ def _trec_bytes(evaluation) -> str:
 
 def _single_machine_bytes(qrels, runs, measures) -> list[str]:
     """Each run's `-q` trec output from the in-memory path: what the cluster must print."""
-    return [_trec_bytes(evaluate(qrels, load_run(p), measures)) for p in runs]
+    return [_trec_bytes(evaluate_tables(qrels, load_run(p), measures)) for p in runs]
 
 
 def _all_trec_case(data, tmp_path):
@@ -289,12 +289,12 @@ def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     outcomes = evaluate_run_tasks(qrels, runs[:2], measures, Settings(), cluster=client)
     assert [o.label for o in outcomes] == runs[:2]
     for outcome, path in zip(outcomes, runs[:2], strict=True):
-        alone = evaluate(qrels, load_run(path), measures)
+        alone = evaluate_tables(qrels, load_run(path), measures)
         assert _trec_bytes(outcome.evaluation) == _trec_bytes(alone)
     # an in-memory run, split here and evaluated by the workers
     run = load_run(runs[3])
     spread = evaluate_partitioned(qrels, run, measures, Settings(relevance_level=2), cluster=client, buckets=5)
-    alone = evaluate(qrels, run, measures, Settings(relevance_level=2))
+    alone = evaluate_tables(qrels, run, measures, Settings(relevance_level=2))
     assert _trec_bytes(spread) == _trec_bytes(alone)
     assert client.status == "running"
 

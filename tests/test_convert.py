@@ -202,7 +202,7 @@ def test_convert_warns_about_rag_mistakes(tmp_path):
 
 
 def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
     qrels_json = load_qrels(SEED)
     run_json = load_run(SEED_RESULTS, qrels=qrels_json)
@@ -210,7 +210,7 @@ def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
     write_run(run_json, tmp_path / "r.txt")
     qrels_trec, run_trec = load_qrels(tmp_path / "q.txt"), load_run(tmp_path / "r.txt")
     names = ["P@1", "P@3", "R@3", "R@5", "RR", "AP", "nDCG@5"]
-    from_json, from_trec = evaluate(qrels_json, run_json, names), evaluate(qrels_trec, run_trec, names)
+    from_json, from_trec = evaluate_tables(qrels_json, run_json, names), evaluate_tables(qrels_trec, run_trec, names)
     # q1 ranks: cuisine(0) setup_env(1) python_web(0) install_python(1) venv(-); 2 relevant
     # q2 ranks: nginx_config(1) apache(-) python_web(0) nginx_proxy(1); 2 relevant
     dcg = lambda ranks: sum(1 / math.log2(r + 1) for r in ranks)  # noqa: E731

@@ -17,7 +17,7 @@ import pytest
 from peer_data import random_pair
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.measures.notation import parse_measure
 from trec_rag_eval.tables import Qrels, Run
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEva
 
 
 def _values(*measures: str) -> dict[str, float]:
-    result = evaluate(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
+    result = evaluate_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
     assert all(result.per_query["gone"][m] == 0.0 for m in result.names)  # missing from the run
     return {m: result.per_query["q"][m] for m in result.names}
 
@@ -75,7 +75,8 @@ def test_judgments_are_clipped_to_the_scale() -> None:
 def test_a_ranking_deeper_than_1000_is_read_to_1000() -> None:
     # one relevant document at rank 1001: cwl_eval's user never gets there
     run = {"q": {f"n{i:04d}": 2000.0 - i for i in range(1000)} | {"a": 1.0}}
-    result = evaluate(Qrels.from_dict({"q": {"a": 3}}), Run.from_dict(run), ["INSQ(max_rel=3)", "BPM(max_rel=3)@2000"])
+    result = evaluate_tables(Qrels.from_dict({"q": {"a": 3}}), Run.from_dict(run),
+                             ["INSQ(max_rel=3)", "BPM(max_rel=3)@2000"])
     assert dict(result.per_query["q"]) == {"INSQ(max_rel=3)": 0.0, "BPM(max_rel=3)@2000": 0.0}
 
 

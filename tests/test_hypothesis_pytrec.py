@@ -41,7 +41,7 @@ from ir_measures import (
     nDCG,
 )
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.tables import Qrels, Run
 
 pytestmark = [
@@ -105,7 +105,7 @@ def theirs(qrels: dict, run: dict) -> dict:
 
 def ours(qrels: dict, run: dict) -> dict:
     q, r = Qrels.from_dict(qrels), Run.from_dict(run)
-    return {key: evaluate(q, r, specs, **kw) for key, (specs, kw) in OURS.items()}
+    return {key: evaluate_tables(q, r, specs, **kw) for key, (specs, kw) in OURS.items()}
 
 
 def disagreements(qrels: dict, our_results: dict, their_values: dict) -> list[tuple]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.measures.notation import parse_measure
 from trec_rag_eval.tables import Qrels, Run
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEva
 
 
 def _evaluate(*measures: str):
-    return evaluate(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
+    return evaluate_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), list(measures))
 
 
 @pytest.mark.parametrize(("theirs", "ours"), [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from peer_data import random_pair
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.measures.notation import parse_measure
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -42,7 +42,7 @@ def test_every_name_parses_as_ir_measures_writes_it(text: str) -> None:
 
 def test_every_name_is_computed_on_intent_aware_qrels() -> None:
     qrels, run = random_pair(7, subtopics=3)
-    result = evaluate(qrels, run, SPELLED)
+    result = evaluate_tables(qrels, run, SPELLED)
     for text in SPELLED:
         measure = parse_measure(text)
         assert measure in result.summary, text

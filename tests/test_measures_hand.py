@@ -26,7 +26,7 @@ from math import log, log2
 
 import pytest
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
 from trec_rag_eval.tables import Qrels, Run
 
@@ -40,7 +40,7 @@ approx = pytest.approx
 
 
 def run_eval(qrels, run, measures, **kw):
-    return evaluate(Qrels.from_dict(qrels), Run.from_dict(run), measures, **kw)
+    return evaluate_tables(Qrels.from_dict(qrels), Run.from_dict(run), measures, **kw)
 
 
 def one(spec, qrels=QRELS, run=RUN, qid="q", **kw):
@@ -316,7 +316,7 @@ def test_rank_column_and_file_order_are_ignored():
     qrels = parse_qrels_text("q 0 d1 1\nq 0 d2 0\n")
     # the rank column says d1 first, the scores say d2 first
     run = parse_run_text("q Q0 d1 1 0.5 t\nq Q0 d2 2 0.9 t\n")
-    result = evaluate(qrels, run, ["recip_rank"])
+    result = evaluate_tables(qrels, run, ["recip_rank"])
     assert result.value("recip_rank", "q") == approx(1 / 2)
 
 

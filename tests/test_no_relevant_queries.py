@@ -14,7 +14,7 @@ import pytest
 from conftest import invoke
 
 from trec_rag_eval.engine.harness import Evaluator, parse_seed_dataset
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.load import load_qrels, load_run
 from trec_rag_eval.io.trec import read_run
 
@@ -62,7 +62,7 @@ def files(tmp_path):
 @pytest.mark.parametrize("kind", ["json", "jsonl"])
 def test_json_and_jsonl_datasets_keep_the_query_with_no_relevant_document(files, kind):
     qrels = load_qrels(files[kind])
-    result = evaluate(qrels, load_run(files["results"], qrels=qrels), MEASURES)
+    result = evaluate_tables(qrels, load_run(files["results"], qrels=qrels), MEASURES)
     _check(result.summary_by_name, len(result.query_ids))
     assert result.query_ids == ["q1", "q2", "q3", "q4"]
 
@@ -71,7 +71,7 @@ def test_python_list_and_engine_harness_give_the_same_numbers(tmp_path):
     qrels = parse_seed_dataset(DATASET)
     run = tmp_path / "run.txt"
     run.write_text("".join(f"{q} Q0 {d} {r} {10 - r} t\n" for q, ids in RESULTS.items() for r, d in enumerate(ids, 1)))
-    result = evaluate(qrels, read_run(run), MEASURES)
+    result = evaluate_tables(qrels, read_run(run), MEASURES)
     _check(result.summary_by_name, len(result.query_ids))
     # the seed's example: one query found, one with nothing relevant: 0.5, not 1.0
     report = Evaluator(engine).evaluate(DATASET, k_values=(5, 10), measures=MEASURES)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.tables import Qrels, Run
 
 # the seed's retrieved list, best first: d1..d5 judged 3, 2, 3, 0, 1 ...
@@ -21,7 +21,7 @@ QRELS_SEED = Qrels.from_dict({"1": RETRIEVED})
 
 
 def _value(qrels: Qrels, name: str) -> float:
-    return float(evaluate(qrels, RUN, [name]).value(name, "1"))
+    return float(evaluate_tables(qrels, RUN, [name]).value(name, "1"))
 
 
 def test_seed_example_dcg_idcg_ndcg_over_the_retrieved_list() -> None:
@@ -95,7 +95,7 @@ def test_judged_only_per_measure() -> None:
     # an unjudged document at rank 1 pushes the relevant one to rank 2; judged_only closes the gap
     qrels = Qrels.from_dict({"1": {"a": 1, "b": 0}})
     run = Run.from_dict({"1": {"x": 3.0, "a": 2.0, "b": 1.0}})
-    result = evaluate(qrels, run, ["RR", "RR(judged_only=True)", "nDCG", "nDCG(judged_only=True)"])
+    result = evaluate_tables(qrels, run, ["RR", "RR(judged_only=True)", "nDCG", "nDCG(judged_only=True)"])
     assert result.value("RR", "1") == pytest.approx(0.5)
     assert result.value("RR(judged_only=True)", "1") == pytest.approx(1.0)
     assert result.value("nDCG", "1") == pytest.approx(1 / 1.5849625007)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.load import detect_format, detect_kind, load_qrels, load_run
 
 
@@ -74,7 +74,7 @@ def test_detection_and_kind(tmp_path):
     qrels, run = load_qrels(tmp_path / "judged"), load_run(folder)
     assert qrels.to_dict() == {"1": {"a": 1}}
     assert run.run_tag == "parts"
-    assert evaluate(qrels, run, ["P@1"]).summary_by_name == {"P@1": 1.0}
+    assert evaluate_tables(qrels, run, ["P@1"]).summary_by_name == {"P@1": 1.0}
 
 
 def _error(tmp_path, frame: pl.DataFrame, kind: str = "run", name: str = "bad.parquet") -> str:
@@ -82,7 +82,7 @@ def _error(tmp_path, frame: pl.DataFrame, kind: str = "run", name: str = "bad.pa
     frame.write_parquet(path)
     with pytest.raises(InputFormatError) as info:
         if kind == "run":
-            evaluate(load_qrels(golden_path("qrels.binary")), load_run(path), ["P@5"])
+            evaluate_tables(load_qrels(golden_path("qrels.binary")), load_run(path), ["P@5"])
         else:
             load_qrels(path)
     return str(info.value).replace(str(tmp_path) + os.sep, "")
@@ -137,7 +137,7 @@ def test_a_duplicate_across_partitions_names_both_files(tmp_path):
     pl.DataFrame({"query_id": ["302", "301"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}).write_parquet(
         parts / "1.parquet")
     with pytest.raises(InputFormatError) as info:
-        evaluate(load_qrels(golden_path("qrels.binary")), load_run(parts), ["P@5"])
+        evaluate_tables(load_qrels(golden_path("qrels.binary")), load_run(parts), ["P@5"])
     assert str(info.value) == (f"{parts / '1.parquet'}: row 2: document 'b' listed twice for query '301' "
                                f"(first at {parts / '0.parquet'}: row 2)")
 

@@ -11,7 +11,7 @@ import pytest
 from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec import parse_qrels_text, read_qrels, read_run
 from trec_rag_eval.tables import Run
 
@@ -53,7 +53,7 @@ def test_settings_of_the_wrong_type_say_which_parameter(changes, message):
         Settings(**changes)
     assert str(err.value) == message
     with pytest.raises(UsageError) as err:
-        evaluate(parse_qrels_text(QRELS), Run.from_dict({"1": {"a": 1.0}}), ["P@2"], **changes)
+        evaluate_tables(parse_qrels_text(QRELS), Run.from_dict({"1": {"a": 1.0}}), ["P@2"], **changes)
     assert str(err.value) == message
 
 
@@ -84,14 +84,14 @@ def test_settings_are_frozen_and_keywords_override_them():
 def test_a_settings_value_and_its_keywords_give_the_same_numbers():
     qrels, run = parse_qrels_text(QRELS), Run.from_dict({"1": {"a": 3, "x": 2, "b": 1}, "3": {"d": 1}})
     given = Settings(relevance_level=2, max_retrieved=2, queries="intersection")
-    by_value = evaluate(qrels, run, ["P@2", "RR", "num_q"], given)
-    by_keywords = evaluate(qrels, run, ["P@2", "RR", "num_q"], relevance_level=2, max_retrieved=2,
+    by_value = evaluate_tables(qrels, run, ["P@2", "RR", "num_q"], given)
+    by_keywords = evaluate_tables(qrels, run, ["P@2", "RR", "num_q"], relevance_level=2, max_retrieved=2,
                            queries="intersection")
     assert by_value.settings == by_keywords.settings == given
     # by hand: only query 1 is in both; at level 2 only b is relevant; -M 2 keeps a, x: P@2 = 0, RR = 0
     assert by_value.summary["P@2"] == by_keywords.summary["P@2"] == 0.0
     assert by_value.summary["num_q"] == 1
-    assert evaluate(qrels, run, ["RR"], relevance_level=2).value("RR", "1") == pytest.approx(1 / 3)
+    assert evaluate_tables(qrels, run, ["RR"], relevance_level=2).value("RR", "1") == pytest.approx(1 / 3)
 
 
 def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
@@ -103,12 +103,12 @@ def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
         rank(qrels, run)
     assert (raw.value.query_id, raw.value.doc_id, raw.value.line_no) == ("1", "a", None)
     with pytest.raises(Exception) as cited:
-        evaluate(qrels, run, ["P@5"])
+        evaluate_tables(qrels, run, ["P@5"])
     assert str(cited.value) == f"{path}:3: document 'a' listed twice for query '1' (first at line 1)"
     # a run built in memory has no lines to cite
     columns = {"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": np.array([1.0, 2.0])}
     with pytest.raises(DuplicateDocumentError, match=r"^<run>: document 'a' listed twice for query '1'$"):
-        evaluate(qrels, Run(columns), ["P@5"])
+        evaluate_tables(qrels, Run(columns), ["P@5"])
     assert pickle.loads(pickle.dumps(raw.value)).doc_id == "a"
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import golden_path, invoke
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.evaluation.evaluate import evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
 from trec_rag_eval.io.trec import iter_run_chunks, read_qrels, read_run
 
@@ -63,7 +63,7 @@ def test_small_memory_budget_gives_the_same_numbers(tmp_path, options):
     # bounded memory: a piece holds at most the budget plus the one query that straddles it
     assert max(p.frame.height for p in pieces) <= budget // 30 + 60
     streamed = evaluate_pieces(qrels, iter(pieces), ["all_trec", "P@3", "nDCG@5"], **options)
-    whole = evaluate(qrels, read_run(run_path), ["all_trec", "P@3", "nDCG@5"], **options)
+    whole = evaluate_tables(qrels, read_run(run_path), ["all_trec", "P@3", "nDCG@5"], **options)
     _same(whole, streamed)
     assert streamed.missing_queries  # the generator made some
 
@@ -189,7 +189,7 @@ def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monke
     from trec_rag_eval.errors import TrecRagEvalWarning
 
     qrels_path, run_path = _generate(tmp_path)
-    whole = evaluate(read_qrels(qrels_path), read_run(run_path), ["all_trec"])
+    whole = evaluate_tables(read_qrels(qrels_path), read_run(run_path), ["all_trec"])
     pieces: list[str] = []
     real = runs._evaluate_in_pieces
     monkeypatch.setattr(runs, "_evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))

@@ -705,7 +705,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
     from trec_rag_eval.engine.llm import progress_path_for
     from trec_rag_eval.engine.progress import bar
-    from trec_rag_eval.evaluation.evaluate import evaluate as evaluate_tables
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import as_qrels, load_qrels
     from trec_rag_eval.notes import note as make_note

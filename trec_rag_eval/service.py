@@ -290,9 +290,9 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
             make = in_memory[index]
             if make is not None:
                 run, notes = map_chunks(make(), mapping, qrels)
-                from trec_rag_eval.evaluation.evaluate import evaluate
+                from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
-                evaluation = evaluate(qrels, run, measures, settings)
+                evaluation = evaluate_tables(qrels, run, measures, settings)
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
                 return RunOutcome(label if named[index] else run.source, evaluation,
                                   notes + query_set_warnings(evaluation))
@@ -373,10 +373,10 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
                   and not _read_whole(paths[0], run_format)):
         try:
             if cluster is None:
-                from trec_rag_eval.evaluation.evaluate import evaluate
+                from trec_rag_eval.evaluation.evaluate import evaluate_tables
                 from trec_rag_eval.io.load import load_run_shards
 
-                evaluation = evaluate(qrels, load_run_shards(paths, run_format), measures, settings)
+                evaluation = evaluate_tables(qrels, load_run_shards(paths, run_format), measures, settings)
             else:
                 from trec_rag_eval.cluster import evaluate_partitioned
 

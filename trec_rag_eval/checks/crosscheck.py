@@ -306,7 +306,7 @@ def crosscheck(
     if not is_number(tolerance) or not tolerance >= 0:  # NaN too: every value would "differ"
         raise UsageError(f"tolerance must be a number >= 0, got {tolerance!r}")
     ir_measures = _import_ir_measures()
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
     from trec_rag_eval.measures.parse import resolve_measures
 
     chosen = settings_of(settings, **overrides)
@@ -320,25 +320,25 @@ def crosscheck(
         run = _truncate(run, chosen.max_retrieved)  # ir-measures has no -M: give it the same top documents
     base = chosen.but(max_retrieved=None, complete=False, num_docs=0)
     trec_eval_10 = base.but(trec_eval_9=False)
-    ours = evaluate(qrels, run, resolved, base)
+    ours = evaluate_tables(qrels, run, resolved, base)
     variants: dict[str, Any] = {}
 
     def variant(name: str) -> Any:
         if name not in variants:
             if name == "float32":
-                variants[name] = evaluate(qrels, _float32(run), resolved, trec_eval_10)
+                variants[name] = evaluate_tables(qrels, _float32(run), resolved, trec_eval_10)
             elif name == "iprec9":
-                variants[name] = evaluate(qrels, run, resolved, base.but(trec_eval_9=True))
+                variants[name] = evaluate_tables(qrels, run, resolved, base.but(trec_eval_9=True))
             elif name == "tie_order":
-                variants[name] = evaluate(qrels, _tie_ascending(run), resolved, trec_eval_10)
+                variants[name] = evaluate_tables(qrels, _tie_ascending(run), resolved, trec_eval_10)
             elif name == "float64":
-                variants[name] = evaluate(qrels, run, resolved, trec_eval_10)
+                variants[name] = evaluate_tables(qrels, run, resolved, trec_eval_10)
             elif name == "negative_judged":
-                variants[name] = evaluate(_judged_negative(qrels), run, resolved, base)
+                variants[name] = evaluate_tables(_judged_negative(qrels), run, resolved, base)
             elif name == "tie_order+negative_judged":
-                variants[name] = evaluate(_judged_negative(qrels), _tie_ascending(run), resolved, trec_eval_10)
+                variants[name] = evaluate_tables(_judged_negative(qrels), _tie_ascending(run), resolved, trec_eval_10)
             elif name == "cwl_depth":
-                variants[name] = evaluate(qrels, _truncate(run, CWL_DEPTH), resolved, base)
+                variants[name] = evaluate_tables(qrels, _truncate(run, CWL_DEPTH), resolved, base)
         return variants[name]
 
     # which ir-measures measure and provider stands for each of ours

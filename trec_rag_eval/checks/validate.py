@@ -123,7 +123,7 @@ def validate(
 ) -> ValidationReport:
     """Compare our scores with every value of the reference file (see the module docstring);
     ``settings`` as for ``evaluate``."""
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
     fmt, values = read_reference(os.fspath(reference_path))
     measures: dict[str, Measure] = {}
@@ -137,7 +137,7 @@ def validate(
             skipped[ref.measure] = f"unknown measure name ({str(err).splitlines()[0]})"
     wanted = list(dict.fromkeys(measures.values()))
     chosen = settings_of(settings, **overrides)
-    ours = evaluate(qrels, run, wanted, chosen)
+    ours = evaluate_tables(qrels, run, wanted, chosen)
     variants: dict[str, Any] = {}
 
     def lookup(evaluation: Any, measure: Measure, query_id: str) -> float | None:
@@ -169,7 +169,7 @@ def validate(
                 continue
             if key not in variants:
                 try:
-                    variants[key] = evaluate(qrels, run, wanted, chosen.but(complete=False, **changes))
+                    variants[key] = evaluate_tables(qrels, run, wanted, chosen.but(complete=False, **changes))
                 except TrecRagEvalError:
                     variants[key] = None
             if variants[key] is None:

@@ -356,7 +356,7 @@ def evaluated_values(
 ) -> tuple[dict[str, dict[str, np.ndarray]], list[str], list[str], dict[str, str], dict[str, str]]:
     """Every run evaluated on the qrels' queries: ``values[run][measure]`` paired query by query,
     the query ids, the measure names compared, the sources and the settings described for reports."""
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
     chosen = settings_of(settings, **overrides)
     if chosen.queries != "qrels":
@@ -374,7 +374,7 @@ def evaluated_values(
     names: list[str] | None = None
     shown = progress if progress is not None else len(named) >= PROGRESS_RUNS
     for name, run in progress_bar(named.items(), len(named), "Evaluating", unit="run", enabled=shown):
-        result = evaluate(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
+        result = evaluate_tables(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
         warn_query_set(result, run.source)  # queries missing from the run score 0: said as evaluate says it
         if query_ids is None:
             query_ids = list(result.query_ids)

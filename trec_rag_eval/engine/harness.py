@@ -270,13 +270,13 @@ class Evaluator:
         qrels = dataset_qrels(dataset)
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
         from trec_rag_eval.evaluation.context import context_cost, measure_ks
-        from trec_rag_eval.evaluation.evaluate import evaluate
+        from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
         with warnings.catch_warnings():
             if outcome.failures and len(outcome.failures) == len(outcome.latencies):
                 # "every engine call failed" was said, with the first error: "the run is empty" says less
                 warnings.simplefilter("ignore", EmptyRunWarning)
-            result = evaluate(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
+            result = evaluate_tables(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
         texts = dict(outcome.texts)
         if self.corpus is not None:
             from trec_rag_eval.io.corpus import corpus_texts

@@ -230,7 +230,7 @@ def no_query_error(qrels: Qrels, run: Run) -> UsageError:
     return UsageError(f"no query to evaluate: {qrels.source} and {run.source} share no query id")
 
 
-def evaluate(
+def evaluate_tables(
     qrels: Qrels,
     run: Run,
     measures: MeasuresArg = None,

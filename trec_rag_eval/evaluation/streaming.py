@@ -22,7 +22,7 @@ from trec_rag_eval.evaluation.evaluate import (
     Evaluation,
     _by_measure,
     aggregate,
-    evaluate,
+    evaluate_tables,
     no_query_error,
     warn_no_common_query,
 )
@@ -72,7 +72,7 @@ def evaluate_piece(qrels: Qrels, piece: Run, measures: list[Measure], settings: 
     with warnings.catch_warnings():
         # a piece may hold only unjudged documents; what matters is the whole run (combine_pieces)
         warnings.simplefilter("ignore", TrecRagEvalWarning)
-        return evaluate(_subset(qrels, judged), piece, measures, per_piece), ids - qrels_ids
+        return evaluate_tables(_subset(qrels, judged), piece, measures, per_piece), ids - qrels_ids
 
 
 def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure], settings: Settings, *,
@@ -97,7 +97,7 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
             with warnings.catch_warnings():  # the empty run is ours: "the run holds no result" is not the user's
                 warnings.simplefilter("ignore", TrecRagEvalWarning)
-                scored = evaluate(_subset(qrels, missing), empty, measures, settings.but(complete=False))
+                scored = evaluate_tables(_subset(qrels, missing), empty, measures, settings.but(complete=False))
             parts.append(scored)
             _collect(scored, len(parts) - 1, found, missing_ids)
     if not query_ids:

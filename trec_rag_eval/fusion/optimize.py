@@ -120,7 +120,7 @@ def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, wei
                    measure: str, folds: int, seed: int, step: float, ks: Sequence[float] | None,
                    settings: Settings | None, depth: int | None, progress: bool | None = None) -> Tuning:
     """Score every setting on every query once, then choose per fold (see the module docstring)."""
-    from trec_rag_eval.evaluation.evaluate import evaluate
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
     from trec_rag_eval.measures.parse import resolve_measures
 
     resolved = resolve_measures(measure)
@@ -139,7 +139,7 @@ def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, wei
     shown = progress if progress is not None else len(tried) >= PROGRESS_SETTINGS
     for setting in progress_bar(tried, len(tried), "Tuning", unit="setting", enabled=shown):
         run = fused_run(aligned, combine(aligned, method, setting.k, setting.weights), "tuning", depth)
-        result = evaluate(qrels, run, resolved, settings)
+        result = evaluate_tables(qrels, run, resolved, settings)
         query_ids = list(result.query_ids)
         table.append(np.asarray(result.values[name], dtype=np.float64))
     values = np.vstack(table)  # settings x queries
