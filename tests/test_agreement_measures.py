@@ -76,12 +76,12 @@ MEASURES = ["Compat", "Compat(p=0.8)", "Compat(normalize=False)", "Compat(p=0.5,
 @pytest.mark.parametrize("block", range(4))
 def test_200_seeded_pairs_agree_with_the_providers(block: int) -> None:
     pytest.importorskip("ir_measures")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     seen: set[str] = set()
     for seed in range(block * 50, block * 50 + 50):
         qrels, run = random_pair(seed)
-        report = crosscheck(qrels, run, MEASURES, tolerance=1e-9)
+        report = crosscheck_tables(qrels, run, MEASURES, tolerance=1e-9)
         assert report.ok, (seed, report.render())
         for verdict in report.verdicts:
             assert verdict.provider == ("compat" if verdict.measure.startswith("Compat") else "accuracy")
@@ -93,13 +93,13 @@ def test_200_seeded_pairs_agree_with_the_providers(block: int) -> None:
 
 def test_compat_conventions_are_named() -> None:
     pytest.importorskip("ir_measures")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     qrels = Qrels.from_dict({"q": {"a": 1, "b": 1, "c": 1}})
     # a tie: compat ranks a before b (doc_id ascending), trec_eval b before a; its ideal keeps qrels order
-    tied = crosscheck(qrels, Run.from_dict({"q": {"b": 1.0, "a": 1.0, "z": 2.0}}), ["Compat(p=0.5)"])
+    tied = crosscheck_tables(qrels, Run.from_dict({"q": {"b": 1.0, "a": 1.0, "z": 2.0}}), ["Compat(p=0.5)"])
     assert tied.verdicts[0].status in ("agree", "convention")
     # negative scores: compat's ideal puts the unretrieved b and c (score 0) before the retrieved a (-1)
-    low = crosscheck(qrels, Run.from_dict({"q": {"a": -1.0, "z": -0.5}}), ["Compat(p=0.5)"])
+    low = crosscheck_tables(qrels, Run.from_dict({"q": {"a": -1.0, "z": -0.5}}), ["Compat(p=0.5)"])
     assert low.verdicts[0].conventions == {"unretrieved_first": ["q"]}, low.render()
     assert tied.ok and low.ok

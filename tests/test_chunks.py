@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from trec_rag_eval.cli import main
-from trec_rag_eval.compare import compare
+from trec_rag_eval.compare import compare_runs
 from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
@@ -217,7 +217,7 @@ def test_bad_rows_of_parquet_and_json_map_files_are_named(tmp_path):
 
 
 def test_compare_and_the_harness_collapse_too():
-    comparison = compare(QRELS, {"chunks": Run.from_dict(CHUNK_RUN), "docs": Run.from_dict(DOC_RUN)},
+    comparison = compare_runs(QRELS, {"chunks": Run.from_dict(CHUNK_RUN), "docs": Run.from_dict(DOC_RUN)},
                          measures=["P@3"], doc_map=PATTERN)
     assert comparison.means["chunks"]["P@3"] == pytest.approx(0.5)     # (2/3 + 1/3) / 2
     assert comparison.means["docs"]["P@3"] == pytest.approx(0.5)
@@ -275,9 +275,9 @@ def test_cli_evaluate_compare_and_crosscheck_take_the_mapping(tmp_path, capsys):
 
 
 def test_the_library_crosscheck_collapses_before_both_sides():
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
-    report = crosscheck(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3", "RR"], doc_map=PATTERN)
+    report = crosscheck_tables(QRELS, Run.from_dict(CHUNK_RUN), ["P@3", "nDCG@3", "RR"], doc_map=PATTERN)
     assert report.ok
 
 

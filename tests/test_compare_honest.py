@@ -14,7 +14,7 @@ from conftest import invoke
 from scipy import stats as scipy_stats
 from test_compare_cli import write_seed_example
 
-from trec_rag_eval.compare import PRIMARY_MEASURES, RAG_MEASURES, compare, compare_values
+from trec_rag_eval.compare import PRIMARY_MEASURES, RAG_MEASURES, compare_runs, compare_values
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.trec import read_qrels, read_run
 from trec_rag_eval.render.comparison import render_table, verdict
@@ -29,13 +29,13 @@ def seed(tmp_path):
 def test_an_interval_does_not_depend_on_the_other_measures_runs_or_test(seed):
     qrels, runs, _ = seed
     for test in ("t", "randomization"):
-        alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, test=test)
-        crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test=test)
+        alone = compare_runs(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, test=test)
+        crowded = compare_runs(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test=test)
         a, b = alone.pair("nDCG@10", "B"), crowded.pair("nDCG@10", "B")
         assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
     # the bootstrap, asked for, does not depend on the test either
-    alone = compare(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, interval="bootstrap")
-    crowded = compare(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test="randomization",
+    alone = compare_runs(qrels, runs[:2], measures=["nDCG@10"], n_resamples=2000, interval="bootstrap")
+    crowded = compare_runs(qrels, runs, measures=["R@5", "P@5", "nDCG@10"], n_resamples=2000, test="randomization",
                       interval="bootstrap")
     a, b = alone.pair("nDCG@10", "B"), crowded.pair("nDCG@10", "B")
     assert (a.ci_low, a.ci_high) == (b.ci_low, b.ci_high)
@@ -57,7 +57,7 @@ def test_measures_keep_the_order_given(seed):
     # issue 24, finding 2: the measures asked, exactly those, in the order given, each once (RR is MRR,
     # recall.5 is R@5): `-m R@5 -m MRR -m nDCG@10` used to come back in the primary set's order
     qrels, runs, paths = seed
-    comparison = compare(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5", "MRR"], n_resamples=200)
+    comparison = compare_runs(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5", "MRR"], n_resamples=200)
     assert comparison.measures == ["R@5", "MAP", "nDCG@10", "RR", "P@5"]
     out = invoke("compare", "-f", "csv", "-m", "P@5", "-m", "MRR", "-m", "recall.5", "-m", "MAP",
                  str(paths["qrels"]), str(paths["A"]), str(paths["B"])).stdout
@@ -80,26 +80,26 @@ def test_m_compares_exactly_the_measures_asked_and_holm_covers_them_alone(seed):
     assert len(verdicts) == 2 and all("over 2 comparisons" in line for line in verdicts)
     assert [line.split()[0] for line in verdicts] == ["P@5"] * 2
     # the Python call compares the same family, with the same numbers
-    comparison = compare(qrels, runs, measures="P@5")
+    comparison = compare_runs(qrels, runs, measures="P@5")
     assert comparison.measures == ["P@5"] and len(comparison.pairs) == 2
     # one pre-registered measure and two runs: one comparison, so its p-value is not inflated at all
-    pair = compare(qrels, runs[:2], measures=["P@5"]).pair("P@5", "B")
+    pair = compare_runs(qrels, runs[:2], measures=["P@5"]).pair("P@5", "B")
     assert pair.p_adjusted == pair.p_value
     # --primary (primary=True) asks for the primary set before the -m measures
     result = invoke("compare", "--primary", "-m", "P@5", *files)
     assert "Holm correction over 8 comparisons" in result.stdout
-    assert compare(qrels, runs, measures="P@5", primary=True).measures == ["nDCG@10", "R@5", "MRR", "P@5"]
+    assert compare_runs(qrels, runs, measures="P@5", primary=True).measures == ["nDCG@10", "R@5", "MRR", "P@5"]
     # --all-measures: the whole RAG table in its order, and a -m beyond it is added at the end
     full = invoke("compare", "--all-measures", "-m", "MAP", "-m", "ERR@10", "-f", "csv", *files[:3]).stdout
     rows = [line.split(",")[1] for line in full.splitlines() if ",B," in line]
     assert rows[:2] == ["P@1", "P@3"] and rows[-3:] == ["MRR", "MAP", "ERR@10"] and len(rows) == 23
-    assert compare(qrels, runs[:2], all_measures=True, n_resamples=200).measures == list(RAG_MEASURES)
+    assert compare_runs(qrels, runs[:2], all_measures=True, n_resamples=200).measures == list(RAG_MEASURES)
 
 
 def test_the_default_is_the_short_primary_set_and_the_full_table_is_still_there(seed):
     qrels, runs, paths = seed
     assert PRIMARY_MEASURES == ("nDCG@10", "R@5", "MRR")
-    assert compare(qrels, runs[:2], n_resamples=200).measures == ["nDCG@10", "R@5", "MRR"]
+    assert compare_runs(qrels, runs[:2], n_resamples=200).measures == ["nDCG@10", "R@5", "MRR"]
     files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"])]
     default = invoke("compare", "-f", "json", *files)
     assert '"measures": [\n    "nDCG@10",\n    "R@5",\n    "MRR"\n  ]' in default.stdout
@@ -109,12 +109,12 @@ def test_the_default_is_the_short_primary_set_and_the_full_table_is_still_there(
 
 def test_no_primary_compares_only_the_measures_given(seed):
     qrels, runs, paths = seed
-    assert compare(qrels, runs, measures=["P@5", "RR"], primary=False).measures == ["P@5", "RR"]
+    assert compare_runs(qrels, runs, measures=["P@5", "RR"], primary=False).measures == ["P@5", "RR"]
     files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"]), str(paths["C"])]
     alone = invoke("compare", "--no-primary", "-m", "R@5", *files)
     assert "Holm correction over 2 comparisons" in alone.stdout
     with pytest.raises(UsageError, match="primary=False compares only the measures given, and none was given"):
-        compare(qrels, runs, primary=False)
+        compare_runs(qrels, runs, primary=False)
     refused = invoke("compare", "--no-primary", *files)
     assert refused.exit_code == 2
     assert refused.stderr == "Error: --no-primary compares only -m, and none was given\n"
@@ -199,6 +199,6 @@ def test_a_measure_compare_cannot_test_as_evaluate_reports_it_is_refused(seed, m
     # evaluate says gm_map 0.066), NumRel a mean where evaluate says a sum; runid was dropped in silence
     qrels, runs, paths = seed
     with pytest.raises(UsageError, match=reason):
-        compare(qrels, runs[:2], measures=[measure], n_resamples=200)
+        compare_runs(qrels, runs[:2], measures=[measure], n_resamples=200)
     result = invoke("compare", "-m", measure, str(paths["qrels"]), str(paths["A"]), str(paths["B"]))
     assert result.exit_code == 2 and reason in result.stderr and result.stdout == ""

@@ -17,7 +17,7 @@ from conftest import invoke
 from scipy import stats as scipy_stats
 from test_compare_cli import CHANGE_B, CHANGE_C, HITS_A, write_seed_example
 
-from trec_rag_eval.compare import compare, compare_values
+from trec_rag_eval.compare import compare_runs, compare_values
 from trec_rag_eval.compare.stats import SignFlips, bootstrap_interval, randomization_test, t_interval
 from trec_rag_eval.render.comparison import verdict
 
@@ -140,11 +140,11 @@ def test_python_takes_the_interval_too(tmp_path):
     paths = write_seed_example(tmp_path)
     qrels, runs = read_qrels(paths["qrels"]), [read_run(paths[t]) for t in ("A", "B")]
     hand = (np.array([(h + c) / 5 for h, c in zip(HITS_A, CHANGE_B, strict=True)]) - np.array(HITS_A) / 5)
-    comparison = compare(qrels, runs, ["R@5"])
+    comparison = compare_runs(qrels, runs, ["R@5"])
     assert comparison.interval == "t"
     pair = comparison.pair("R@5", "B")
     assert (pair.ci_low, pair.ci_high) == pytest.approx(
         scipy_stats.t.interval(0.95, 29, loc=hand.mean(), scale=scipy_stats.sem(hand)))
-    assert compare(qrels, runs, ["R@5"], interval="bootstrap").interval == "bootstrap"
+    assert compare_runs(qrels, runs, ["R@5"], interval="bootstrap").interval == "bootstrap"
     with pytest.raises(Exception, match="unknown interval 'bca'"):
-        compare(qrels, runs, ["R@5"], interval="bca")
+        compare_runs(qrels, runs, ["R@5"], interval="bca")

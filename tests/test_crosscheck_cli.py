@@ -69,18 +69,18 @@ def test_missing_ir_measures_gives_the_install_line(monkeypatch: pytest.MonkeyPa
 
 def test_a_real_difference_fails(tmp_path) -> None:
     import trec_rag_eval.checks.crosscheck as module
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
     from trec_rag_eval.tables import Qrels, Run
 
     qrels = Qrels.from_dict({"1": {"a": 1, "b": 1}})
     run = Run.from_dict({"1": {"a": 2.0, "x": 1.0}})
-    honest = crosscheck(qrels, run, ["AP"])
+    honest = crosscheck_tables(qrels, run, ["AP"])
     assert honest.ok
     # a deliberately wrong name mapping (AP compared with P@1) must be caught, with the query named
     original = module.ir_measures_name
     module.ir_measures_name = lambda m, *a: ("P@1", "")
     try:
-        report = crosscheck(qrels, run, ["AP"])
+        report = crosscheck_tables(qrels, run, ["AP"])
     finally:
         module.ir_measures_name = original
     assert not report.ok

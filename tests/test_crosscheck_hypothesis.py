@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ir_measures")
 
-from trec_rag_eval.checks.crosscheck import crosscheck  # noqa: E402
+from trec_rag_eval.checks.crosscheck import crosscheck_tables  # noqa: E402
 from trec_rag_eval.tables import Qrels, Run  # noqa: E402
 
 # drawn qrels and runs often share no query or no judged document: the warnings saying so are tested in
@@ -59,7 +59,7 @@ def _conventions(report) -> dict[str, set[str]]:
 @given(collections())
 def test_trec_eval_9_mode_equals_pytrec_eval_exactly(data: tuple[Qrels, Run]) -> None:
     qrels, run = data
-    report = crosscheck(qrels, run, PYTREC_MEASURES, trec_eval_9=True, tolerance=1e-9)
+    report = crosscheck_tables(qrels, run, PYTREC_MEASURES, trec_eval_9=True, tolerance=1e-9)
     assert report.ok, report.render()
     for verdict in report.verdicts:
         assert verdict.provider == "pytrec_eval", verdict
@@ -74,7 +74,7 @@ def test_trec_eval_9_mode_equals_pytrec_eval_exactly(data: tuple[Qrels, Run]) ->
 @given(collections())
 def test_trec_eval_10_mode_differs_only_by_float32_and_iprec(data: tuple[Qrels, Run]) -> None:
     qrels, run = data
-    report = crosscheck(qrels, run, PYTREC_MEASURES, tolerance=1e-9)
+    report = crosscheck_tables(qrels, run, PYTREC_MEASURES, tolerance=1e-9)
     assert report.ok, report.render()
     for verdict in report.verdicts:
         allowed = {"float32", "missing_zero"} | ({"iprec9"} if verdict.measure.startswith("IPrec") else set())
@@ -85,7 +85,7 @@ def test_trec_eval_10_mode_differs_only_by_float32_and_iprec(data: tuple[Qrels, 
 @given(collections())
 def test_other_providers_differ_only_by_tie_order_and_judgment_counting(data: tuple[Qrels, Run]) -> None:
     qrels, run = data
-    report = crosscheck(qrels, run, OTHER_MEASURES, tolerance=1e-9)
+    report = crosscheck_tables(qrels, run, OTHER_MEASURES, tolerance=1e-9)
     assert report.ok, report.render()
     providers = {v.measure: v.provider for v in report.verdicts}
     assert providers == {"RR@3": "msmarco", "RR@10": "msmarco", "Judged@5": "judged", "Judged": "judged",
@@ -103,7 +103,7 @@ def test_tie_order_is_named_for_the_msmarco_provider() -> None:
     # two documents tie; trec_eval ranks d2 first (doc_id descending), msmarco d1 (ascending)
     qrels = Qrels.from_dict({"1": {"d1": 1, "d2": 0}})
     run = Run.from_dict({"1": {"d1": 1.0, "d2": 1.0}})
-    report = crosscheck(qrels, run, ["RR", "RR@10"])
+    report = crosscheck_tables(qrels, run, ["RR", "RR@10"])
     rr, rr10 = report.verdicts
     assert (rr.status, rr.provider) == ("agree", "pytrec_eval")  # RR = 1/2 in both
     assert (rr10.status, rr10.conventions, rr10.max_difference) == ("convention", {"tie_order": ["1"]}, 0.5)
@@ -113,6 +113,6 @@ def test_tie_order_is_named_for_the_msmarco_provider() -> None:
 def test_float32_ties_are_named_in_trec_eval_10_mode() -> None:
     qrels = Qrels.from_dict({"1": {"a": 1, "b": 0}})
     run = Run.from_dict({"1": {"a": 1.00000001, "b": 1.0}})  # one float32 value: b ranks first there
-    report = crosscheck(qrels, run, ["RR"])
+    report = crosscheck_tables(qrels, run, ["RR"])
     assert report.verdicts[0].conventions == {"float32": ["1"]}
-    assert crosscheck(qrels, run, ["RR"], trec_eval_9=True).verdicts[0].status == "agree"
+    assert crosscheck_tables(qrels, run, ["RR"], trec_eval_9=True).verdicts[0].status == "agree"

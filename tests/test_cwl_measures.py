@@ -110,11 +110,11 @@ MEASURES = ["SDCG(max_rel=3)@5", "SDCG(max_rel=2,min_rel=1)@10", "NERR8(max_rel=
 def test_200_seeded_pairs_agree_with_cwl_eval(block: int) -> None:
     pytest.importorskip("ir_measures")
     pytest.importorskip("cwl")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     for seed in range(block * 50, block * 50 + 50):
         qrels, run = random_pair(seed)
-        report = crosscheck(qrels, run, MEASURES, tolerance=1e-9)
+        report = crosscheck_tables(qrels, run, MEASURES, tolerance=1e-9)
         assert report.ok, (seed, report.render())
         for verdict in report.verdicts:
             assert (verdict.provider, verdict.status) == ("cwl_eval", "agree"), (seed, report.render())
@@ -122,11 +122,11 @@ def test_200_seeded_pairs_agree_with_cwl_eval(block: int) -> None:
 
 def test_without_cwl_eval_the_verdict_says_how_to_install_it(monkeypatch) -> None:
     ir_measures = pytest.importorskip("ir_measures")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     provider = ir_measures.providers.registry["cwl_eval"]
     monkeypatch.setattr(provider, "is_available", lambda: False)
-    report = crosscheck(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["INST(max_rel=3)", "SDCG(max_rel=3)@5"])
+    report = crosscheck_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["INST(max_rel=3)", "SDCG(max_rel=3)@5"])
     for verdict in report.verdicts:
         assert verdict.status == "unsupported"
         assert "cwl_eval, not installed here (pip install ir-measures[cwl_eval])" in verdict.reason

@@ -162,12 +162,12 @@ MEASURES = ["alpha_nDCG@5", "alpha_nDCG@20", "alpha_DCG@10", "alpha_DCG@1", "ERR
 def test_200_seeded_pairs_agree_with_pyndeval(block: int) -> None:
     pytest.importorskip("ir_measures")
     pytest.importorskip("pyndeval")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     seen: set[str] = set()
     for seed in range(block * 50, block * 50 + 50):
         qrels, run = random_pair(seed, subtopics=4)
-        report = crosscheck(qrels, run, MEASURES, tolerance=1e-9)
+        report = crosscheck_tables(qrels, run, MEASURES, tolerance=1e-9)
         assert report.ok, (seed, report.render())
         for verdict in report.verdicts:
             if verdict.measure in ("P@5", "nDCG@10"):  # one judgment per document: pytrec_eval agrees

@@ -89,9 +89,9 @@ def test_trec_output_prints_num_q_in_the_summary_only(run_cli, tmp_path) -> None
 
 def test_crosscheck_binary_rbp_with_cwl_eval_and_says_why_graded_rbp_is_not() -> None:
     pytest.importorskip("ir_measures")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
-    report = crosscheck(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["RBP(rel=1)", "RBP(p=0.5,rel=2)", "RBP"])
+    report = crosscheck_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["RBP(rel=1)", "RBP(p=0.5,rel=2)", "RBP"])
     by_name = {v.measure: v for v in report.verdicts}
     if by_name["RBP(rel=1)"].status != "unsupported":  # cwl_eval installed
         assert by_name["RBP(rel=1)"].status == "agree" and by_name["RBP(rel=1)"].provider == "cwl_eval"
@@ -105,11 +105,11 @@ def test_crosscheck_binary_rbp_with_cwl_eval_and_says_why_graded_rbp_is_not() ->
 
 def test_crosscheck_names_cwl_evals_depth_for_a_persistent_rbp() -> None:
     pytest.importorskip("cwl")
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     # p = 0.99: cwl_eval's weights over 1000 ranks sum to 1 - 0.99^1000, about 1 - 4.3e-5: its RBP is ours
     # divided by that, which the verdict names; p = 0.9 leaves 1.7e-46, nothing a double holds
-    report = crosscheck(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["RBP(p=0.99,rel=1)", "RBP(rel=1)"])
+    report = crosscheck_tables(Qrels.from_dict(QRELS), Run.from_dict(RUN), ["RBP(p=0.99,rel=1)", "RBP(rel=1)"])
     persistent, usual = report.verdicts
     assert persistent.status == "convention" and persistent.conventions == {"cwl_depth": ["q1"]}
     assert persistent.max_difference == pytest.approx(0.01 * (1 + 0.99**2) * (1 / (1 - 0.99**1000) - 1), rel=1e-6)

@@ -58,13 +58,13 @@ def test_the_measures_command_lists_every_name(run_cli) -> None:
 
 
 def test_every_name_has_a_provider_here_or_says_why_not() -> None:
-    from trec_rag_eval.checks.crosscheck import crosscheck
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     qrels, run = random_pair(11, subtopics=3)
     # with a cutoff wherever one is allowed: pyndeval and gdeval compute at a cutoff only
     cut = [text if "@" in text or "cutoff" not in ir_measures.measures.registry[name].SUPPORTED_PARAMS
            else text + "@10" for name, text in zip(NAMES, SPELLED, strict=True)]
-    report = crosscheck(qrels, run, cut)
+    report = crosscheck_tables(qrels, run, cut)
     assert report.ok, report.render()
     unsupported = {v.measure: v.reason for v in report.verdicts if v.status == "unsupported"}
     # graded RBP has no provider in ir_measures' default pipeline (trectools only); every other name is checked

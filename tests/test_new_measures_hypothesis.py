@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("ir_measures")
 
-from trec_rag_eval.checks.crosscheck import crosscheck  # noqa: E402
+from trec_rag_eval.checks.crosscheck import crosscheck_tables  # noqa: E402
 from trec_rag_eval.tables import Qrels, Run, qrels_columns  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
@@ -44,7 +44,7 @@ def _check(report, allowed: dict[str, set[str]]) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(collections())
 def test_compat_and_accuracy(data: tuple[Qrels, Run]) -> None:
-    report = crosscheck(*data, ["Compat", "Compat(p=0.5,normalize=False)", "Accuracy", "Accuracy(rel=2)@3"])
+    report = crosscheck_tables(*data, ["Compat", "Compat(p=0.5,normalize=False)", "Accuracy", "Accuracy(rel=2)@3"])
     _check(report, {"compat": {"tie_order"}, "accuracy": {"all_relevant"}})
 
 
@@ -52,9 +52,9 @@ def test_compat_and_accuracy(data: tuple[Qrels, Run]) -> None:
 @given(collections())
 def test_cwl_family(data: tuple[Qrels, Run]) -> None:
     pytest.importorskip("cwl")
-    report = crosscheck(*data, ["SDCG(max_rel=3)@5", "NERR8(max_rel=3)@3", "NERR9(max_rel=2)@5", "NERR10(max_rel=3)",
-                                "NERR11(max_rel=3)", "INST(max_rel=3)", "INSQ(T=2.0,max_rel=3)", "BPM(max_rel=3)@5",
-                                "RBP(rel=1)"])
+    report = crosscheck_tables(*data, ["SDCG(max_rel=3)@5", "NERR8(max_rel=3)@3", "NERR9(max_rel=2)@5",
+                                       "NERR10(max_rel=3)", "NERR11(max_rel=3)", "INST(max_rel=3)",
+                                       "INSQ(T=2.0,max_rel=3)", "BPM(max_rel=3)@5", "RBP(rel=1)"])
     _check(report, {})
 
 
@@ -62,6 +62,6 @@ def test_cwl_family(data: tuple[Qrels, Run]) -> None:
 @given(collections(subtopics=3))
 def test_intent_aware_family(data: tuple[Qrels, Run]) -> None:
     pytest.importorskip("pyndeval")
-    report = crosscheck(*data, ["alpha_nDCG@5", "alpha_DCG@3", "ERR_IA@5", "nERR_IA@5", "NRBP", "nNRBP", "P_IA@5",
-                                "AP_IA", "StRecall@5"])
+    report = crosscheck_tables(*data, ["alpha_nDCG@5", "alpha_DCG@3", "ERR_IA@5", "nERR_IA@5", "NRBP", "nNRBP",
+                                       "P_IA@5", "AP_IA", "StRecall@5"])
     _check(report, {"pyndeval": {"tie_order", "no_subtopic"}})

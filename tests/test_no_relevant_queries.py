@@ -109,10 +109,10 @@ def test_cli_json_and_converted_trec_files_print_the_same_numbers(files):
 
 def test_compare_counts_the_query_with_no_relevant_document(files):
     qrels = load_qrels(files["json"])
-    from trec_rag_eval.compare import compare
+    from trec_rag_eval.compare import compare_runs
 
     run = load_run(files["results"], qrels=qrels)
-    comparison = compare(qrels, {"a": run, "b": run}, measures=["nDCG@10"])
+    comparison = compare_runs(qrels, {"a": run, "b": run}, measures=["nDCG@10"])
     assert comparison.n_queries == 4
     assert comparison.means["a"]["nDCG@10"] == pytest.approx(NDCG_10)
 

@@ -308,12 +308,12 @@ def test_the_one_liner_of_the_issue_works():
 
 def test_every_entry_point_reads_one_measure_string_as_one_measure():
     # siblings of the letter-by-letter bug: the library's own compare, the engine harness, streaming
-    from trec_rag_eval.compare import compare, compare_values
+    from trec_rag_eval.compare import compare_runs, compare_values
     from trec_rag_eval.evaluation.streaming import evaluate_pieces
 
     qrels, run_a, run_b = (tre.Qrels({"q1": {"a": 1}, "q2": {"b": 1}}), tre.Run({"q1": ["a", "b"], "q2": ["a", "b"]}),
                            tre.Run({"q1": ["b", "a"], "q2": ["b", "a"]}))
-    assert compare(qrels, {"A": run_a, "B": run_b}, "P@10").measures == ["P@10"]
+    assert compare_runs(qrels, {"A": run_a, "B": run_b}, "P@10").measures == ["P@10"]
     assert compare_values({"A": {"RR": [1.0, 0.5]}, "B": {"RR": [0.5, 1.0]}}, ["q1", "q2"], measures="RR").measures == [
         "RR"]
     dataset = [{"id": "q1", "query": "chat", "relevant": ["a"]}, {"id": "q2", "query": "chien", "relevant": ["b"]}]
@@ -507,7 +507,7 @@ def test_qrels_and_runs_have_a_short_repr():
 
 
 def test_compare_takes_runs_from_a_generator(expected):
-    """``compare(qrels, (load(p) for p in paths))``: an iterator of runs is a list of runs; one run alone
+    """``compare_runs(qrels, (load(p) for p in paths))``: an iterator of runs is a list of runs; one run alone
     (a path, a DataFrame) is still refused. Baseline means from ir-measures."""
     _, means = expected
     hybrid = REPO / "fixtures" / "run_hybrid.txt"

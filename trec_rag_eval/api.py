@@ -318,11 +318,10 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     ``all_measures=True``: the whole RAG table, then ``measures``). ``judgments``, ``topics``,
     ``qrels_format``, ``run_format``, ``doc_map`` and ``id``: as in ``evaluate_many``. Other options (``test``,
     ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
-    ``trec_rag_eval.compare.compare``. What ``evaluate`` warns of (a qrels query missing from a run,
+    ``trec_rag_eval.compare.compare_runs``. What ``evaluate`` warns of (a qrels query missing from a run,
     scored 0; chunk ids) is warned here too.
     """
-    from trec_rag_eval.compare import compare as compare_tables
-    from trec_rag_eval.compare import compare_all
+    from trec_rag_eval.compare import compare_all, compare_runs
 
     if pairs not in ("baseline", "all"):
         from trec_rag_eval.errors import UsageError
@@ -365,7 +364,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
         return compare_all(judgments, chosen, measures, settings=settings, **options)
     if baseline is not None and not isinstance(runs, Mapping):
         baseline = _baseline_name(baseline, run_names(tables), [value for _, value, _ in given])
-    return compare_tables(judgments, chosen, measures, baseline, settings=settings, **options)
+    return compare_runs(judgments, chosen, measures, baseline, settings=settings, **options)
 
 
 def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
@@ -487,7 +486,7 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
     they differ, which known convention explains it). ``options``: ``tolerance``, the settings, and
     ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as in ``evaluate_many``. ``measures``
     None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
-    from trec_rag_eval.checks.crosscheck import crosscheck as crosscheck_tables
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     judgments, table = _one_pair(qrels, run, options)
     chosen = None if measures is None else resolve_measures(measures)
@@ -497,9 +496,9 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
              **options: Any) -> ValidationReport:
     """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON).
-    ``options``: those of ``checks.validate.validate``, and ``qrels_format``, ``topics``,
+    ``options``: those of ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``,
     ``run_format`` and ``doc_map`` as in ``evaluate_many``."""
-    from trec_rag_eval.checks.validate import validate as validate_tables
+    from trec_rag_eval.checks.validate import validate_tables
 
     judgments, table = _one_pair(qrels, run, options)
     return validate_tables(judgments, table, os.fspath(reference), settings, **options)

@@ -285,7 +285,7 @@ DEFAULT_MEASURES = (
 in its several providers, with parameters (rel, judged_only, gains), plus the RAG names."""
 
 
-def crosscheck(
+def crosscheck_tables(
     qrels: Qrels,
     run: Run,
     measures: list[str] | list[Measure] | None = None,

@@ -114,7 +114,7 @@ def resolve_name(name: str) -> Measure:
     return parse_notation(name)
 
 
-def validate(
+def validate_tables(
     qrels: Qrels,
     run: Run,
     reference_path: str,

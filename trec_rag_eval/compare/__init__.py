@@ -1,6 +1,6 @@
 """Compare runs: per-measure deltas, paired significance tests, intervals, corrections.
 
-``compare(qrels, runs)`` evaluates every run with the core evaluator and compares each with a
+``compare_runs(qrels, runs)`` evaluates every run with the core evaluator and compares each with a
 baseline; ``compare_values(values, query_ids)`` does the same from per-query arrays you already
 have. Both return a ``Comparison`` that renders itself (table, Markdown, LaTeX, CSV, JSON, HTML).
 """
@@ -38,7 +38,7 @@ __all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "comp
 PRIMARY_MEASURES = ("nDCG@10", "R@5", "MRR")
 """What ``compare`` tests when no measure is asked: one graded, one recall and one first-hit measure.
 Testing the 22 measures of the RAG table at once makes the correction so strict that clear
-differences vanish; the full table stays available (``compare(all_measures=True)``). Measures
+differences vanish; the full table stays available (``compare_runs(all_measures=True)``). Measures
 asked are compared alone, in the order asked (``primary=True`` puts this set before them)."""
 RAG_MEASURES = DEFAULT_RAG
 """The evaluator's default RAG table, for a comparison of every measure in it."""
@@ -292,7 +292,7 @@ def _check_comparable(measure: Measure) -> None:
     raise UsageError(f"{measure} has no numeric value per query to compare")
 
 
-def compare(
+def compare_runs(
     qrels: Qrels,
     runs: Sequence[Run] | Mapping[str, Run],
     measures: MeasuresArg = None,
