@@ -99,20 +99,20 @@ def main(argv: list[str] | None = None) -> int:
     def imports():
         from trec_rag_eval.core.ranking import rank
         from trec_rag_eval.evaluation.evaluate import evaluate_ranked
-        from trec_rag_eval.io.trec import read_qrels, read_run
+        from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
         from trec_rag_eval.measures.parse import parse_measures
 
-        return evaluate_ranked, rank, read_qrels, read_run, parse_measures
+        return evaluate_ranked, rank, read_trec_qrels, read_trec_run, parse_measures
 
-    evaluate_ranked, rank, read_qrels, read_run, parse_measures = phases("import", imports)
+    evaluate_ranked, rank, read_trec_qrels, read_trec_run, parse_measures = phases("import", imports)
     profiler = None
     if args.cprofile:
         import cProfile
 
         profiler = cProfile.Profile()
         profiler.enable()
-    qrels = phases("read_qrels", lambda: read_qrels(str(qrels_path)))
-    run = phases("read_run", lambda: read_run(str(run_path)))
+    qrels = phases("read_qrels", lambda: read_trec_qrels(str(qrels_path)))
+    run = phases("read_run", lambda: read_trec_run(str(run_path)))
     ranked = phases("rank", lambda: rank(qrels, run))
     result = phases("measures", lambda: evaluate_ranked(ranked, parse_measures(measures, order="trec")))
     if args.per_query:

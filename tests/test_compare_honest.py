@@ -16,14 +16,14 @@ from test_compare_cli import write_seed_example
 
 from trec_rag_eval.compare import PRIMARY_MEASURES, RAG_MEASURES, compare_runs, compare_values
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.trec import read_qrels, read_run
+from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
 from trec_rag_eval.render.comparison import render_table, verdict
 
 
 @pytest.fixture
 def seed(tmp_path):
     paths = write_seed_example(tmp_path)
-    return read_qrels(paths["qrels"]), [read_run(paths[t]) for t in ("A", "B", "C")], paths
+    return read_trec_qrels(paths["qrels"]), [read_trec_run(paths[t]) for t in ("A", "B", "C")], paths
 
 
 def test_an_interval_does_not_depend_on_the_other_measures_runs_or_test(seed):

@@ -135,10 +135,10 @@ def test_the_verdict_says_which_figure_rules_and_why():
 
 
 def test_python_takes_the_interval_too(tmp_path):
-    from trec_rag_eval.io.trec import read_qrels, read_run
+    from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
 
     paths = write_seed_example(tmp_path)
-    qrels, runs = read_qrels(paths["qrels"]), [read_run(paths[t]) for t in ("A", "B")]
+    qrels, runs = read_trec_qrels(paths["qrels"]), [read_trec_run(paths[t]) for t in ("A", "B")]
     hand = (np.array([(h + c) / 5 for h, c in zip(HITS_A, CHANGE_B, strict=True)]) - np.array(HITS_A) / 5)
     comparison = compare_runs(qrels, runs, ["R@5"])
     assert comparison.interval == "t"

@@ -18,10 +18,10 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.load import load_qrels, load_run
 from trec_rag_eval.io.writers import (
     write_dataset_json,
-    write_qrels,
     write_results_json,
-    write_run,
     write_topics,
+    write_trec_qrels,
+    write_trec_run,
 )
 from trec_rag_eval.tables import Qrels, Run
 
@@ -130,12 +130,12 @@ def test_existing_file_is_kept_without_force(tmp_path, capsys):
 def test_writers_refuse_to_overwrite_and_write_no_partial_file(tmp_path):
     qrels = Qrels.from_dict({"q1": {"d1": 1}})
     target = tmp_path / "q.txt"
-    write_qrels(qrels, target)
+    write_trec_qrels(qrels, target)
     with pytest.raises(UsageError, match="already exists; pass force=True"):
-        write_qrels(qrels, target)
+        write_trec_qrels(qrels, target)
     bad = Qrels.from_dict({"q1": {"d1": 1, "d 2": 0}}, source="mem")
     with pytest.raises(InputFormatError) as err:
-        write_qrels(bad, tmp_path / "bad.txt")
+        write_trec_qrels(bad, tmp_path / "bad.txt")
     assert str(err.value) == "mem: document id 'd 2' contains whitespace, which a TREC file cannot hold"
     assert sorted(os.listdir(tmp_path)) == ["q.txt"]
 
@@ -206,8 +206,8 @@ def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
 
     qrels_json = load_qrels(SEED)
     run_json = load_run(SEED_RESULTS, qrels=qrels_json)
-    write_qrels(qrels_json, tmp_path / "q.txt")
-    write_run(run_json, tmp_path / "r.txt")
+    write_trec_qrels(qrels_json, tmp_path / "q.txt")
+    write_trec_run(run_json, tmp_path / "r.txt")
     qrels_trec, run_trec = load_qrels(tmp_path / "q.txt"), load_run(tmp_path / "r.txt")
     names = ["P@1", "P@3", "R@3", "R@5", "RR", "AP", "nDCG@5"]
     from_json, from_trec = evaluate_tables(qrels_json, run_json, names), evaluate_tables(qrels_trec, run_trec, names)
@@ -328,7 +328,7 @@ def test_json_to_trec_to_json_round_trip(tmp_path_factory, items, jsonl, data):
     )
     source.write_text(text, encoding="utf-8")
     original = load_qrels(source)
-    write_qrels(original, folder / "q.txt")
+    write_trec_qrels(original, folder / "q.txt")
     write_topics(original.topics or {}, folder / "t.tsv")
     via_trec = load_qrels(folder / "q.txt", topics=folder / "t.tsv")
     assert judgments(via_trec) == judgments(original)
@@ -354,7 +354,7 @@ def test_json_to_trec_to_json_round_trip(tmp_path_factory, items, jsonl, data):
         assert [d for d, _ in got] == kept
         # strictly decreasing: no tie left for a tie-breaking rule to reorder
         assert all(a[1] > b[1] for a, b in zip(got, got[1:], strict=False))
-    write_run(run, folder / "r.txt")
+    write_trec_run(run, folder / "r.txt")
     via_run = load_run(folder / "r.txt")
     assert scores(via_run) == scores(run)
     write_results_json(via_run, folder / "r2.json", scores=data.draw(st.booleans()))
@@ -391,11 +391,11 @@ def test_trec_to_json_to_trec_round_trip(tmp_path_factory, qrels_rows, run_rows,
     back = load_qrels(folder / "d.json")
     assert judgments(back) == expected_judgments
     assert (back.topics or {}) == topics
-    write_qrels(back, folder / "q2.txt")
+    write_trec_qrels(back, folder / "q2.txt")
     assert judgments(load_qrels(folder / "q2.txt")) == expected_judgments
     run = load_run(folder / "r.txt")
     write_results_json(run, folder / "r.json")
     via_json = load_run(folder / "r.json")
     assert scores(via_json) == expected_scores
-    write_run(via_json, folder / "r2.txt")
+    write_trec_run(via_json, folder / "r2.txt")
     assert scores(load_run(folder / "r2.txt")) == expected_scores

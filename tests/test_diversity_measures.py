@@ -24,7 +24,7 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import read_qrels
+from trec_rag_eval.io.trec import read_trec_qrels
 from trec_rag_eval.measures.notation import parse_measure
 from trec_rag_eval.tables import Qrels, Run
 
@@ -42,7 +42,7 @@ def qrels_file(tmp_path):
 
 
 def _values(qrels_file, *measures: str) -> dict[str, float]:
-    result = evaluate_tables(read_qrels(qrels_file), Run.from_dict(RUN), list(measures))
+    result = evaluate_tables(read_trec_qrels(qrels_file), Run.from_dict(RUN), list(measures))
     assert all(result.per_query["2"][m] == 0.0 for m in result.names)  # missing from the run
     return dict(result.per_query["1"])
 
@@ -76,7 +76,7 @@ def test_intent_aware_measures_by_hand(qrels_file) -> None:
 def test_ndeval_does_not_divide_at_rank_one(qrels_file) -> None:
     # ndeval normalises alpha-DCG and ERR-IA from rank 2 on: at k = 1 they are the first score itself
     run = Run.from_dict({"1": {"d": 2.0, "b": 1.0}})
-    result = evaluate_tables(read_qrels(qrels_file), run, ["alpha_DCG@1", "ERR_IA@1", "alpha_nDCG@1"])
+    result = evaluate_tables(read_trec_qrels(qrels_file), run, ["alpha_DCG@1", "ERR_IA@1", "alpha_nDCG@1"])
     assert dict(result.per_query["1"]) == {"alpha_DCG@1": 1.0, "ERR_IA@1": 1.0, "alpha_nDCG@1": 1.0}
 
 
@@ -101,7 +101,7 @@ def test_the_same_subtopic_judged_twice_is_an_error(tmp_path) -> None:
     path = tmp_path / "bad.qrels"
     path.write_text("1 1 a 1\n1 2 a 0\n1 2 a 1\n")
     with pytest.raises(InputFormatError) as caught:
-        read_qrels(path)
+        read_trec_qrels(path)
     assert str(caught.value) == (f"{path}:3: document 'a' judged twice for query '1' in iteration (subtopic) '2' "
                                  "(first at line 2)")
 
@@ -125,7 +125,7 @@ def test_parquet_and_json_round_trips_keep_the_subtopics(run_cli, qrels_file, tm
     from trec_rag_eval.io.load import load_qrels
 
     measures = ["alpha_nDCG@5", "AP_IA", "nNRBP", "P@5"]
-    expected = evaluate_tables(read_qrels(qrels_file), run, measures).to_dict()
+    expected = evaluate_tables(read_trec_qrels(qrels_file), run, measures).to_dict()
     for path in (parquet, json_file, json_back):
         assert evaluate_tables(load_qrels(path), run, measures).to_dict() == expected
 
@@ -150,7 +150,7 @@ def test_a_dataframe_with_an_iteration_column_is_read_the_same(qrels_file) -> No
     run = Run.from_dict(RUN)
     measures = ["alpha_nDCG@5", "NRBP", "P@5"]
     from_frame = evaluate_tables(Qrels(frame), run, measures).to_dict()
-    assert from_frame == evaluate_tables(read_qrels(qrels_file), run, measures).to_dict()
+    assert from_frame == evaluate_tables(read_trec_qrels(qrels_file), run, measures).to_dict()
 
 
 MEASURES = ["alpha_nDCG@5", "alpha_nDCG@20", "alpha_DCG@10", "alpha_DCG@1", "ERR_IA@5", "ERR_IA@20", "nERR_IA@10",

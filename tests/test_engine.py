@@ -17,7 +17,7 @@ from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
 from trec_rag_eval.engine.harness import Evaluator, normalise_results, parse_seed_dataset
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.trec import read_run
+from trec_rag_eval.io.trec import read_trec_run
 
 DATASET = [
     {"id": "q1", "requête": "alpha", "pertinents": {"a": 3, "b": 1}, "non_pertinents": ["z"]},
@@ -126,7 +126,7 @@ def test_the_run_is_written_as_trec_and_json(tmp_path):
         "q1 Q0 b 1 3 demo", "q1 Q0 a 2 2 demo", "q1 Q0 z 3 1 demo",
         "q3 Q0 x 1 2 demo", "q3 Q0 d 2 1 demo",
     ]
-    assert read_run(tmp_path / "run.txt").to_dict() == report.run.to_dict()
+    assert read_trec_run(tmp_path / "run.txt").to_dict() == report.run.to_dict()
     report.write_run(tmp_path / "run.json", format="json")
     assert '"q1": [{"id": "b", "score": 3.0}' in (tmp_path / "run.json").read_text()
 

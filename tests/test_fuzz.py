@@ -164,10 +164,10 @@ def _read_all_paths(reader, data: bytes, tmp_path, monkeypatch, name: str):
 
 
 def test_fuzz_trec_qrels(tmp_path, monkeypatch):
-    from trec_rag_eval.io.trec import read_qrels
+    from trec_rag_eval.io.trec import read_trec_qrels
 
     for data in _cases(VALID_QRELS, 1):
-        small, fast = _read_all_paths(lambda p: _rows_of(read_qrels(p), "relevance"), data, tmp_path, monkeypatch,
+        small, fast = _read_all_paths(lambda p: _rows_of(read_trec_qrels(p), "relevance"), data, tmp_path, monkeypatch,
                                       "qrels.txt")
         expected = reference_qrels(data)
         assert small == fast, data
@@ -175,10 +175,10 @@ def test_fuzz_trec_qrels(tmp_path, monkeypatch):
 
 
 def test_fuzz_trec_run(tmp_path, monkeypatch):
-    from trec_rag_eval.io.trec import iter_run_chunks, read_run
+    from trec_rag_eval.io.trec import iter_run_chunks, read_trec_run
 
     def read(path):
-        run = read_run(path)
+        run = read_trec_run(path)
         return _rows_of(run, "score"), run.run_tag
 
     for data in _cases(VALID_RUN, 2):

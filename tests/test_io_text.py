@@ -15,14 +15,14 @@ from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.corpus import read_corpus
 from trec_rag_eval.io.json_formats import read_dataset, read_results
 from trec_rag_eval.io.load import load_topics, read_beir
-from trec_rag_eval.io.trec import iter_run_chunks, read_qrels, read_run
+from trec_rag_eval.io.trec import iter_run_chunks, read_trec_qrels, read_trec_run
 
 BAD = b"\xe9"  # 'e acute' in Latin-1: not a UTF-8 sequence
 
 # reader, name of the file, its content with BAD on line 2
 READERS = {
-    "qrels": (read_qrels, "qrels.txt", b"1 0 d1 1\n1 0 d" + BAD + b" 1\n"),
-    "run": (read_run, "run.txt", b"1 Q0 d1 1 2.0 t\n1 Q0 d" + BAD + b" 2 1.0 t\n"),
+    "qrels": (read_trec_qrels, "qrels.txt", b"1 0 d1 1\n1 0 d" + BAD + b" 1\n"),
+    "run": (read_trec_run, "run.txt", b"1 Q0 d1 1 2.0 t\n1 Q0 d" + BAD + b" 2 1.0 t\n"),
     "run in pieces": (lambda p: list(iter_run_chunks(p)), "run.txt", b"1 Q0 d1 1 2.0 t\n1 Q0 d" + BAD + b" 2 1.0 t\n"),
     "dataset": (read_dataset, "d.jsonl",
                 b'{"query": "a", "relevant": ["d1"]}\n{"query": "' + BAD + b'", "relevant": []}\n'),

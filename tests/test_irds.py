@@ -10,7 +10,7 @@ import pytest
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
 from trec_rag_eval.io.load import load_qrels, load_topics
-from trec_rag_eval.io.trec import read_qrels
+from trec_rag_eval.io.trec import read_trec_qrels
 
 ir_datasets = pytest.importorskip("ir_datasets")
 
@@ -46,7 +46,7 @@ def local_dataset(tmp_path):
 
 def test_qrels_and_topics_by_name_equal_the_files(local_dataset) -> None:
     name, folder = local_dataset
-    by_name, by_file = load_qrels(name), read_qrels(folder / "qrels")
+    by_name, by_file = load_qrels(name), read_trec_qrels(folder / "qrels")
     assert by_name.frame.rows() == by_file.frame.rows()
     assert by_name.source == name
     assert by_name.topics == {"1": "diversity in retrieval", "2": "second query"}

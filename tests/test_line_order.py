@@ -11,7 +11,7 @@ from conftest import benchmark_generator, invoke
 
 from trec_rag_eval.core import ranking
 from trec_rag_eval.io import trec
-from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_run
+from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_trec_run
 from trec_rag_eval.tables.arrow import is_arrow
 
 generate = benchmark_generator()
@@ -96,7 +96,7 @@ def test_only_the_unsorted_blocks_are_sorted(pair, monkeypatch):
 
 
 def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_path):
-    run = read_run(pair["shuffled"][1])
+    run = read_trec_run(pair["shuffled"][1])
     assert is_arrow(run.data) and run.run_tag == "synthetic"
     assert str(run.data.schema.field("query_id").type) == "dictionary<values=string, indices=int32, ordered=0>"
     assert run.data.column_names == ["query_id", "doc_id", "score"]  # nothing the ranking does not use
@@ -108,7 +108,7 @@ def test_fast_reader_keeps_query_ids_as_codes_and_reads_comment_lines(pair, tmp_
     for comment, fast in (("# seven fields in this comment line", True), ("#q Q0 d1 1 2.5 tag", False)):
         commented = tmp_path / "commented.run"
         commented.write_text("# written by a test\n" + "".join(text[:1000]) + comment + "\n" + "".join(text[1000:]))
-        with_comments = read_run(str(commented))
+        with_comments = read_trec_run(str(commented))
         assert is_arrow(with_comments.data) == fast
         assert len(with_comments.frame) == QUERIES * DEPTH
         assert invoke("--format", "trec", "-q", "-m", "all_trec", qrels, str(commented)).stdout == plain
@@ -126,7 +126,7 @@ def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     monkeypatch.setattr(ranking, "JUDGE_PART_MIN_ROWS", 4096)
     monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
     monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 1 << 16)
-    assert read_run(pair[order][1]).data["doc_id"].num_chunks > 30
+    assert read_trec_run(pair[order][1]).data["doc_id"].num_chunks > 30
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
     assert got.exit_code == 0, got.stderr
     assert got.stdout == expected.stdout
@@ -147,7 +147,7 @@ def test_a_duplicate_is_found_in_any_part(pair, where, monkeypatch, tmp_path):
     lines[at] = " ".join(fields)
     doubled = tmp_path / "doubled.run"
     doubled.write_text("".join(lines))
-    assert is_arrow(read_run(str(doubled)).data)  # the fast reader, so the parts
+    assert is_arrow(read_trec_run(str(doubled)).data)  # the fast reader, so the parts
     got = invoke("-m", "map", qrels, str(doubled))
     assert got.exit_code == 1 and f"'{doc}'" in got.stderr and f"'{query}'" in got.stderr, got.stderr
 

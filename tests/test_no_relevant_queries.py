@@ -16,7 +16,7 @@ from conftest import invoke
 from trec_rag_eval.engine.harness import Evaluator, parse_seed_dataset
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.load import load_qrels, load_run
-from trec_rag_eval.io.trec import read_run
+from trec_rag_eval.io.trec import read_trec_run
 
 DATASET = [
     # d1 retrieved first: nDCG@10 = 1, R@5 = 1
@@ -71,7 +71,7 @@ def test_python_list_and_engine_harness_give_the_same_numbers(tmp_path):
     qrels = parse_seed_dataset(DATASET)
     run = tmp_path / "run.txt"
     run.write_text("".join(f"{q} Q0 {d} {r} {10 - r} t\n" for q, ids in RESULTS.items() for r, d in enumerate(ids, 1)))
-    result = evaluate_tables(qrels, read_run(run), MEASURES)
+    result = evaluate_tables(qrels, read_trec_run(run), MEASURES)
     _check(result.summary_by_name, len(result.query_ids))
     # the seed's example: one query found, one with nothing relevant: 0.5, not 1.0
     report = Evaluator(engine).evaluate(DATASET, k_values=(5, 10), measures=MEASURES)

@@ -12,7 +12,7 @@ from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import parse_qrels_text, read_qrels, read_run
+from trec_rag_eval.io.trec import parse_qrels_text, read_trec_qrels, read_trec_run
 from trec_rag_eval.tables import Run
 
 QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 d 1\n"
@@ -98,7 +98,7 @@ def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
     # core only knows the run's name: it raises the pair, and the evaluation asks io for the lines
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
-    qrels, run = read_qrels(str(_qrels(tmp_path))), read_run(str(path))
+    qrels, run = read_trec_qrels(str(_qrels(tmp_path))), read_trec_run(str(path))
     with pytest.raises(DuplicateDocumentError) as raw:
         rank(qrels, run)
     assert (raw.value.query_id, raw.value.doc_id, raw.value.line_no) == ("1", "a", None)

@@ -15,7 +15,7 @@ from conftest import invoke
 from trec_rag_eval.engine.harness import Evaluator, normalise_results
 from trec_rag_eval.errors import EngineError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import read_qrels, read_run
+from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
 
 DATASET = [
     {"id": "q1", "query": "alpha", "relevant": ["d1"]},
@@ -33,24 +33,24 @@ def _write(tmp_path, name, text):
 
 
 def test_evaluate_warns_when_qrels_and_run_share_no_query(tmp_path):
-    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
-    run = read_run(_write(tmp_path, "r.txt", "A Q0 d1 1 2.0 t\nB Q0 d2 1 2.0 t\n"))
+    qrels = read_trec_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_trec_run(_write(tmp_path, "r.txt", "A Q0 d1 1 2.0 t\nB Q0 d2 1 2.0 t\n"))
     with pytest.warns(TrecRagEvalWarning, match=r"share no query id.*1, 2.*A, B"):
         result = evaluate_tables(qrels, run, ["P@1"])
     assert result.summary_by_name["P@1"] == 0.0
 
 
 def test_evaluate_warns_when_no_retrieved_id_is_known_to_the_qrels(tmp_path):
-    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
-    run = read_run(_write(tmp_path, "r.txt", "1 Q0 chunk-7 1 2.0 t\n2 Q0 chunk-9 1 2.0 t\n"))
+    qrels = read_trec_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_trec_run(_write(tmp_path, "r.txt", "1 Q0 chunk-7 1 2.0 t\n2 Q0 chunk-9 1 2.0 t\n"))
     with pytest.warns(TrecRagEvalWarning, match=r"none of the 2 retrieved ids appears in the qrels for its query"):
         evaluate_tables(qrels, run, ["P@1"])
 
 
 def test_the_dummy_ranking_of_a_missing_query_is_not_counted_as_retrieved(tmp_path):
     # query 3 is judged but not in the run: it is ranked as one document in no qrels, not a retrieved id
-    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n3 0 d3 1\n"))
-    run = read_run(_write(tmp_path, "r.txt", "1 Q0 c1 1 2.0 t\n1 Q0 c2 2 1.0 t\n2 Q0 c9 1 2.0 t\n"))
+    qrels = read_trec_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n3 0 d3 1\n"))
+    run = read_trec_run(_write(tmp_path, "r.txt", "1 Q0 c1 1 2.0 t\n1 Q0 c2 2 1.0 t\n2 Q0 c9 1 2.0 t\n"))
     with pytest.warns(TrecRagEvalWarning, match=r"none of the 3 retrieved ids appears"):
         evaluate_tables(qrels, run, ["P@1"])
 
@@ -58,9 +58,10 @@ def test_the_dummy_ranking_of_a_missing_query_is_not_counted_as_retrieved(tmp_pa
 def test_one_judged_document_anywhere_in_a_large_run_means_no_warning(tmp_path):
     # the rows are looked at a piece at a time: the only judged one is in the last piece (70,000 rows,
     # seven queries of 10,000; the judgments of queries 1-6 are documents none of them retrieved)
-    qrels = read_qrels(_write(tmp_path, "q.txt", "".join(f"{q} 0 other 1\n" for q in range(1, 7)) + "7 0 d69999 1\n"))
-    run = read_run(_write(tmp_path, "r.txt", "".join(f"{1 + i // 10_000} Q0 d{i} 1 {1.0 / (i + 1)!r} t\n"
-                                                     for i in range(70_000))))
+    qrels = read_trec_qrels(_write(tmp_path, "q.txt",
+                                   "".join(f"{q} 0 other 1\n" for q in range(1, 7)) + "7 0 d69999 1\n"))
+    run = read_trec_run(_write(tmp_path, "r.txt", "".join(f"{1 + i // 10_000} Q0 d{i} 1 {1.0 / (i + 1)!r} t\n"
+                                                          for i in range(70_000))))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = evaluate_tables(qrels, run, ["RR"])
@@ -68,8 +69,8 @@ def test_one_judged_document_anywhere_in_a_large_run_means_no_warning(tmp_path):
 
 
 def test_an_ordinary_run_gives_no_warning(tmp_path):
-    qrels = read_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
-    run = read_run(_write(tmp_path, "r.txt", "1 Q0 d1 1 2.0 t\n2 Q0 x 1 2.0 t\n"))
+    qrels = read_trec_qrels(_write(tmp_path, "q.txt", "1 0 d1 1\n2 0 d2 1\n"))
+    run = read_trec_run(_write(tmp_path, "r.txt", "1 Q0 d1 1 2.0 t\n2 Q0 x 1 2.0 t\n"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate_tables(qrels, run, ["P@1"])
@@ -219,7 +220,7 @@ def test_the_python_api_speaks_of_parameters_and_the_cli_of_flags(tmp_path):
     qrels.write_text("q1 0 d1 1\n")
     run.write_text("q1 Q0 x 1 1.0 t\n")
     with pytest.warns(TrecRagEvalWarning) as caught:
-        evaluate_tables(read_qrels(str(qrels)), read_run(str(run)), ["P@1"], judged_only=True)
+        evaluate_tables(read_trec_qrels(str(qrels)), read_trec_run(str(run)), ["P@1"], judged_only=True)
     text = str(caught[0].message)
     assert "none left after judged_only or max_retrieved" in text and "-J" not in text
     result = invoke("-J", "-m", "P.1", str(qrels), str(run))

@@ -12,7 +12,7 @@ from conftest import golden_path, invoke
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
-from trec_rag_eval.io.trec import iter_run_chunks, read_qrels, read_run
+from trec_rag_eval.io.trec import iter_run_chunks, read_trec_qrels, read_trec_run
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 
@@ -56,14 +56,14 @@ def _same(a, b):
 @pytest.mark.parametrize("options", [{}, {"relevance_level": 2}, {"judged_only": True}, {"max_retrieved": 7}])
 def test_small_memory_budget_gives_the_same_numbers(tmp_path, options):
     qrels_path, run_path = _generate(tmp_path)
-    qrels = read_qrels(qrels_path)
+    qrels = read_trec_qrels(qrels_path)
     budget = 2048  # bytes per piece: about 80 lines, so the run arrives in dozens of pieces
     pieces = list(iter_run_chunks(run_path, chunk_bytes=budget))
     assert len(pieces) > 50
     # bounded memory: a piece holds at most the budget plus the one query that straddles it
     assert max(p.frame.height for p in pieces) <= budget // 30 + 60
     streamed = evaluate_pieces(qrels, iter(pieces), ["all_trec", "P@3", "nDCG@5"], **options)
-    whole = evaluate_tables(qrels, read_run(run_path), ["all_trec", "P@3", "nDCG@5"], **options)
+    whole = evaluate_tables(qrels, read_trec_run(run_path), ["all_trec", "P@3", "nDCG@5"], **options)
     _same(whole, streamed)
     assert streamed.missing_queries  # the generator made some
 
@@ -146,10 +146,10 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
         yield lambda done: None
 
     monkeypatch.setattr(streaming, "available_memory", lambda: size)
-    [streamed] = _evaluations(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    [streamed] = _evaluations(read_trec_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
     assert opened == [run_path]  # read in pieces: the progress context was entered
     monkeypatch.setattr(streaming, "available_memory", lambda: None)  # unknown: read whole
-    [whole] = _evaluations(read_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
+    [whole] = _evaluations(read_trec_qrels(qrels_path), [run_path], measures, Settings(), progress=progress)
     assert opened == [run_path]
     _same(whole, streamed)
 
@@ -161,7 +161,7 @@ def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
     qrels_path, run_path = _generate(tmp_path)
     other = tmp_path / "other.txt"
     other.write_text("".join(line for i, line in enumerate(open(run_path)) if i % 3))
-    measures, qrels = parse_measures(["all_trec"]), read_qrels(qrels_path)
+    measures, qrels = parse_measures(["all_trec"]), read_trec_qrels(qrels_path)
     paths = [run_path, str(other), run_path]
     together = _evaluations(qrels, paths, measures, Settings(), jobs=3)
     for path, evaluation in zip(paths, together, strict=True):
@@ -189,7 +189,7 @@ def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monke
     from trec_rag_eval.errors import TrecRagEvalWarning
 
     qrels_path, run_path = _generate(tmp_path)
-    whole = evaluate_tables(read_qrels(qrels_path), read_run(run_path), ["all_trec"])
+    whole = evaluate_tables(read_trec_qrels(qrels_path), read_trec_run(run_path), ["all_trec"])
     pieces: list[str] = []
     real = runs._evaluate_in_pieces
     monkeypatch.setattr(runs, "_evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))

@@ -576,9 +576,9 @@ def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int
 
             run = read_parquet_run_files([piece.path], source, rows=piece.rows)
         else:
-            from trec_rag_eval.io.trec import read_run
+            from trec_rag_eval.io.trec import read_trec_run
 
-            run = read_run(piece.path)
+            run = read_trec_run(piece.path)
     except TrecRagEvalError as err:
         return [None] * count + [err]
     parts, extra = _split(run.frame, assignment, count)

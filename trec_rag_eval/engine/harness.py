@@ -166,7 +166,7 @@ class EngineEvaluation:
 
     def write_run(self, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
         """Write the run as a TREC run file (``format="trec"``) or JSON ``{query_id: [{"id", "score"}]}``."""
-        write_run(self.run, path, format=format, force=force)
+        write_run_file(self.run, path, format=format, force=force)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data: summary, per-query values, latencies (seconds), failures and, when the results' texts
@@ -647,13 +647,12 @@ def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
 # --- run output -----------------------------------------------------------------------------------
 
 
-def write_run(run: Run, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
+def write_run_file(run: Run, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
     """Write a run as TREC's six columns or as JSON results, through the shared atomic writers.
 
     Never overwrites an existing file unless ``force``.
     """
-    from trec_rag_eval.io.writers import write_results_json
-    from trec_rag_eval.io.writers import write_run as write_trec_run
+    from trec_rag_eval.io.writers import write_results_json, write_trec_run
 
     if format == "trec":
         write_trec_run(run, path, force=force)

@@ -385,13 +385,13 @@ def judge_holes(
     report.qrels = Qrels(qrels_columns(rows), str(output), qrels.topics)
     if report.failures and not allow_failures:
         return report
-    from trec_rag_eval.io.writers import write_dataset_json, write_qrels
+    from trec_rag_eval.io.writers import write_dataset_json, write_trec_qrels
 
     with all_or_none(force=force):  # the judgments and their sidecar: both or neither
         if output.suffix.lower() == ".json":   # a JSON dataset keeps the query texts
             write_dataset_json(report.qrels, output, keys=settings.language, force=force)
         else:
-            write_qrels(report.qrels, output, force=force)
+            write_trec_qrels(report.qrels, output, force=force)
         write_llm_judgments(report.judgments, sidecar, force=force)
     report.written = True
     # its work is in the outputs now; a later run with another model or language starts clean

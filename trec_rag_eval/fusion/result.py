@@ -129,7 +129,7 @@ class Fusion:
         """Write the fused run: ``trec`` (the default), ``json`` results or ``parquet`` (chosen by
         the file's suffix when ``format`` is None: .json/.jsonl, .parquet); return the rows or queries written."""
         from trec_rag_eval.io.parquet import write_parquet_run
-        from trec_rag_eval.io.writers import write_results_json, write_run
+        from trec_rag_eval.io.writers import write_results_json, write_trec_run
 
         chosen = format or output_format(path)
         if chosen not in RUN_WRITE_FORMATS:
@@ -138,7 +138,7 @@ class Fusion:
             return write_results_json(self.run, path, force=force)
         if chosen == "parquet":
             return write_parquet_run(self.run, path, force=force)
-        return write_run(self.run, path, force=force)
+        return write_trec_run(self.run, path, force=force)
 
 
 def output_format(path: str | os.PathLike[str]) -> str:

@@ -171,12 +171,12 @@ def _read(module: str, function: str) -> Callable[..., Any]:
 
 def _report(read: Callable[[str], Run]) -> Callable[[str, Qrels | None, IdLocator | None], tuple[Run, ResultsReport]]:
     """A run reader whose format has nothing a Run cannot hold: its report is empty."""
-    def read_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
+    def read_with_empty_report(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
         from trec_rag_eval.tables import ResultsReport
 
         return read(path), ResultsReport()
 
-    return read_run
+    return read_with_empty_report
 
 
 def _dataset(shape: str | None) -> Callable[[str], Qrels]:
@@ -198,13 +198,13 @@ def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run
     """A 'run' that looks like BEIR: a folder is refused; three fields on the first line (a run cut
     short, bytes before it, BEIR qrels given as the run) are the TREC reader's error on that line."""
     from trec_rag_eval.errors import InputFormatError
-    from trec_rag_eval.io.trec import read_run
+    from trec_rag_eval.io.trec import read_trec_run
     from trec_rag_eval.tables import ResultsReport
 
     if os.path.isdir(path):
         raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")
     try:
-        return read_run(path), ResultsReport()
+        return read_trec_run(path), ResultsReport()
     except InputFormatError as err:
         if "got 3" not in err.reason:
             raise
@@ -224,8 +224,8 @@ register(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict
 register(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
                 read_qrels=_read("load", "read_beir"), read_run=_beir_run, run_by_name=False))
 register(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
-                read_qrels=_read("trec", "read_qrels"), read_run=_report(_read("trec", "read_run")),
-                write_qrels=_read("writers", "write_qrels"), write_run=_read("writers", "write_run")))
+                read_qrels=_read("trec", "read_trec_qrels"), read_run=_report(_read("trec", "read_trec_run")),
+                write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))
 for _shape, _name, _summary in (("rows", "rag", "JSON rows (id, query, relevant, ...)"),
                                 ("rows", "ragas", "ragas rows"),
                                 ("llamaindex", "llamaindex", "LlamaIndex's queries/corpus/relevant_docs"),

@@ -165,7 +165,7 @@ def write_parquet_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bo
 
 def write_parquet_run(run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None,
                       force: bool = False) -> int:
-    """Write ``query_id, doc_id, rank, score, run_tag`` in ranking order, ranks 1..n (as ``write_run``
+    """Write ``query_id, doc_id, rank, score, run_tag`` in ranking order, ranks 1..n (as ``write_trec_run``
     orders a TREC run); return the number of rows. Scores keep every bit of their float64."""
     import polars as pl
 

@@ -6,7 +6,7 @@
   rule ranks the list in its order with them (they fall along it; tied ones stand in doc id order,
   descending); otherwise (no scores, ties in another order, distances that rise) the list's order
   gives the scores ``n, n-1, ..., 1``, so no tie-breaking
-  rule can reorder it, and a run written to a TREC file (``convert``, ``write_run``) ranks in the
+  rule can reorder it, and a run written to a TREC file (``convert``, ``write_trec_run``) ranks in the
   list's order in trec_eval too. Scores that rise somewhere along a list contradict its order (a
   distance, lower is better): that is said, in the same words on every path (``order_warning``).
 * **Scored** inputs are ranked by trec_eval's rule (score descending, then doc id descending): TREC

@@ -57,7 +57,7 @@ SMALL_FILE_BYTES = 1 << 20
 """Files (after gzip) below this size are read line by line into Python lists, without polars."""
 
 
-def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+def read_trec_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file: ``query_id iteration doc_id relevance`` per line.
 
     The iteration column is kept; only the intent-aware measures read it, as the subtopic (ndeval's
@@ -69,7 +69,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     return _read_qrels_source(name, _open_source(name))
 
 
-def read_run(path: str | os.PathLike[str]) -> Run:
+def read_trec_run(path: str | os.PathLike[str]) -> Run:
     """Read a TREC run file: ``query_id Q0 doc_id rank score run_tag`` per line.
 
     Fields after the sixth are ignored, as trec_eval does. The rank column is ignored: the

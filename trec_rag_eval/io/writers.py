@@ -33,7 +33,7 @@ DATASET_KEYS = {
 """Key names written by ``write_dataset_json`` (``keys="en"`` or ``"fr"``, the French RAG tutorial's)."""
 
 
-def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
+def write_trec_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = False) -> int:
     """Write ``query_id iteration doc_id relevance`` lines in the table's row order; return the count."""
     frame = qrels.frame
     if frame.is_empty():  # trec_eval (and our reader) refuse an empty qrels file: do not make one
@@ -47,7 +47,7 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str], *, force: bool = Fal
     return len(lines)
 
 
-def write_run(
+def write_trec_run(
     run: Run, path: str | os.PathLike[str], *, run_tag: str | None = None, force: bool = False
 ) -> int:
     """Write ``query_id Q0 doc_id rank score run_tag`` lines; queries in order of first appearance,
