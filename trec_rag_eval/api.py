@@ -19,7 +19,7 @@ from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
-from trec_rag_eval.service import as_run as as_run
+from trec_rag_eval.service import run_from_any_shape
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -267,7 +267,7 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)
     table = (load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
-             else as_run(run, judgments))
+             else run_from_any_shape(run, judgments))
     return count(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
 
 
@@ -333,7 +333,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
 
         raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
     from trec_rag_eval.compare import run_names
-    from trec_rag_eval.service import read_run
+    from trec_rag_eval.service import read_whole_run
 
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
@@ -353,7 +353,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     for name, value, label in given:
         if isinstance(value, (str, os.PathLike)):
             label = os.fspath(value)
-        table, notes = read_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
+        table, notes = read_whole_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
                                 doc_map=doc_map, id=id)
         for note in notes:  # queries missing from the run are said by the comparison, as evaluate says them
             note.about(label).warn()
@@ -410,13 +410,13 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
         runs = list(runs)
     tables: Sequence[Run] | Mapping[str, Run]
     if isinstance(runs, Mapping):
-        tables = {str(name): as_run(run, judgments, name=f"run {name!r}", run_tag=str(name))
+        tables = {str(name): run_from_any_shape(run, judgments, name=f"run {name!r}", run_tag=str(name))
                   for name, run in runs.items()}
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
         raise TypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
                         f"got {type(runs).__name__}")
     else:
-        tables = [as_run(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+        tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
     return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
                        folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
 
@@ -460,12 +460,12 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
         if isinstance(runs, Iterator):
             runs = list(runs)
         if isinstance(runs, Mapping):
-            tables = {str(name): as_run(run, first, name=f"run {name!r}", run_tag=str(name))
+            tables = {str(name): run_from_any_shape(run, first, name=f"run {name!r}", run_tag=str(name))
                       for name, run in runs.items()}
         elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
             raise TypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
         else:
-            tables = [as_run(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
+            tables = [run_from_any_shape(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
     chosen = settings_of_options(settings, options)
     return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
                         n_resamples=n_resamples, seed=seed, settings=chosen)
@@ -508,11 +508,11 @@ def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run
     """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
     (their notes warned to the caller of the public function); their reading options taken out of
     ``options``."""
-    from trec_rag_eval.service import read_run
+    from trec_rag_eval.service import read_whole_run
 
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    table, more = read_run(run, judgments, run_format=options.pop("run_format", "auto"),
+    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
                            doc_map=options.pop("doc_map", None), id=options.pop("id", None))
     if isinstance(run, (str, os.PathLike)):
         more = [note.about(os.fspath(run)) for note in more]
@@ -551,9 +551,9 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
         from trec_rag_eval.errors import UsageError
 
         raise UsageError("doc_map= needs the qrels (qrels=): which ids are judged decides how chunks are mapped")
-    from trec_rag_eval.service import read_run as read
+    from trec_rag_eval.service import read_whole_run
 
-    run, notes = read(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
+    run, notes = read_whole_run(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
     for note in notes:
         note.about(os.fspath(path)).warn()
     return run
@@ -708,7 +708,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import as_qrels, load_qrels
     from trec_rag_eval.notes import note as make_note
-    from trec_rag_eval.service import read_run
+    from trec_rag_eval.service import read_whole_run
 
     note = on_note or Note.warn
     settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
@@ -741,7 +741,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
                         "are not asked again, never taken for human ones, and carried into the new sidecar"))
     tables = []
     for label, run in named:
-        table, said = read_run(run, qrels, doc_map=doc_map)
+        table, said = read_whole_run(run, qrels, doc_map=doc_map)
         for one in said:
             note(one.about(label))
         tables.append(table)

@@ -9,7 +9,7 @@ the same numbers and the same notes:
 2. ``evaluate_runs``: each run, in the order given, as a ``RunOutcome`` (its evaluation and notes,
    or the error that stopped it: a run with bad input fails alone, on every path). A run is a path
    (read where it lies, in pieces when it is too large for the memory, the first one read ahead on a
-   background thread while the judgments are read), or any in-memory shape (``as_run``). Chunk ids
+   background thread while the judgments are read), or any in-memory shape (``run_from_any_shape``). Chunk ids
    are mapped (``doc_map``) and queries missing from a run noted the same way for both. With
    ``cluster``, the runs go to Dask workers (``cluster``); with ``shards``, the files are pieces of
    one run.
@@ -127,7 +127,7 @@ def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str |
     return as_doc_map(value)
 
 
-def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
+def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
            id: IdLocator | None = None) -> Run:
     """A run in any shape the library takes (``io.load.as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
@@ -167,19 +167,19 @@ def _holds_results(results: Any) -> bool:
     return isinstance(results, (list, tuple)) and any(not isinstance(item, (str, int)) for item in results)
 
 
-def read_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",
+def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",
              doc_map: Any = None, id: IdLocator | None = None) -> tuple[Run, list[Note]]:
     """One run, whole, in any shape (a path in any format, or in memory), its chunk ids mapped to
     documents when ``doc_map`` asks, and the notes about it: the run every command that needs a run
     in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in
-    memory (a file's come from the file); ``id``: where each result keeps its document id (``as_run``)."""
+    memory (a file's come from the file); ``id``: where each result keeps its document id (``run_from_any_shape``)."""
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.io.load import load_run
 
     if isinstance(value, (str, os.PathLike)):
         run = load_run(value, run_format, qrels, check_locator(id))
     else:
-        run = as_run(value, qrels, name=name, run_tag=run_tag, id=id)
+        run = run_from_any_shape(value, qrels, name=name, run_tag=run_tag, id=id)
     return map_chunks(run, doc_id_map(doc_map), qrels)
 
 
@@ -222,7 +222,7 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
     cores) on threads sharing the judgments: polars and numpy release the GIL. ``ahead``: the first
     run, already being read (``read_ahead``). ``cluster``: evaluate on Dask workers (see
     ``trec_rag_eval.cluster``); ``shards``: the files are pieces of one run (one outcome). ``id``:
-    where each search result keeps its document id (``as_run``). ``qrels_from``: how a cluster's
+    where each search result keeps its document id (``run_from_any_shape``). ``qrels_from``: how a cluster's
     workers read ``qrels`` themselves (``qrels_loader``); without it they are sent the table.
     Outcomes come as they are ready, in run order, so a caller can write each before the next is done.
     """
@@ -259,14 +259,14 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
 
 def _in_memory(run: Any, qrels: Qrels, tag: str | None, id: IdLocator | None, read_files: bool = False
                ) -> Callable[[], Run] | None:
-    """How to make the ``Run`` of a run given in memory (``as_run``, named by its caller's label ``tag``
+    """How to make the ``Run`` of a run given in memory (``run_from_any_shape``, named by its caller's label ``tag``
     when there is one), for the thread or task that evaluates it; None for a run file, unless
     ``read_files`` (then it is read here, whole)."""
     if isinstance(run, (str, os.PathLike)) and not read_files:
         return None
     if tag is None:
-        return lambda: as_run(run, qrels, id=id)
-    return lambda: as_run(run, qrels, name=f"run {tag!r}", run_tag=tag, id=id)
+        return lambda: run_from_any_shape(run, qrels, id=id)
+    return lambda: run_from_any_shape(run, qrels, name=f"run {tag!r}", run_tag=tag, id=id)
 
 
 def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: list[bool],
