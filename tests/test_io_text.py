@@ -8,7 +8,7 @@ import gzip
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.checks.validate import read_reference
+from trec_rag_eval.checks.validate import read_reference_scores
 from trec_rag_eval.engine.generate import GenerationSettings
 from trec_rag_eval.engine.llm import read_progress
 from trec_rag_eval.errors import InputFormatError
@@ -29,7 +29,7 @@ READERS = {
     "results": (read_results, "r.json", b'{"q1": ["d1"],\n "q2": ["d' + BAD + b'"]}\n'),
     "topics": (load_topics, "topics.tsv", b"1\tone\n2\tt" + BAD + b"o\n"),
     "beir": (read_beir, "qrels.tsv", b"query-id\tcorpus-id\tscore\nq" + BAD + b"\td1\t1\n"),
-    "validate reference": (read_reference, "ref.txt", b"P_5\tall\t0.2\nP_10\t" + BAD + b"\t0.1\n"),
+    "validate reference": (read_reference_scores, "ref.txt", b"P_5\tall\t0.2\nP_10\t" + BAD + b"\t0.1\n"),
     "bm25 corpus": (read_corpus, "corpus.jsonl", b'{"id": "d1", "text": "a"}\n{"id": "d2", "text": "' + BAD + b'"}\n'),
     "generation progress": (lambda p: read_progress(p, GenerationSettings("m").identity,
                                                     lambda record: record["doc_id"], "questions"), "p.jsonl",

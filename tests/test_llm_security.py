@@ -15,7 +15,7 @@ from chat_server import ChatServer, Reply, completion
 from conftest import invoke
 from test_judge import DATASET, FAKE_GRADES, RUN
 
-from trec_rag_eval.engine.llm import LLMFailure, check_base_url, redact, remember_secret, short
+from trec_rag_eval.engine.llm import LLMFailure, check_base_url, redact, redacted_excerpt, remember_secret
 from trec_rag_eval.errors import UsageError
 
 KEY = "sk-test-0123456789abcdefSECRET"
@@ -121,8 +121,8 @@ def test_a_reply_that_echoes_the_key_never_writes_it(inputs, monkeypatch):
 def test_redaction_comes_before_the_cut():
     remember_secret(KEY)
     text = "y" * 150 + " Bearer " + KEY
-    assert KEY[:8] not in short(text)  # cut inside "[API key redacted]", never inside the key
-    assert short("Bearer " + KEY) == "Bearer [API key redacted]"
+    assert KEY[:8] not in redacted_excerpt(text)  # cut inside "[API key redacted]", never inside the key
+    assert redacted_excerpt("Bearer " + KEY) == "Bearer [API key redacted]"
     assert KEY not in str(LLMFailure(f"HTTP 401: {text}"))
     assert redact(f"a{KEY}b") == "a[API key redacted]b"
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import golden_path, invoke
 
-from trec_rag_eval.checks.validate import read_reference
+from trec_rag_eval.checks.validate import read_reference_scores
 from trec_rag_eval.io.reference import printed_tolerance
 
 QRELS, RUN = golden_path("qrels.binary"), golden_path("run.ties")
@@ -88,7 +88,7 @@ def test_ir_measures_output_and_json(tmp_path) -> None:
     rows += [f"all\t{m}\t{v:.4f}" for m, v in ir_measures.calc_aggregate(measures, qrels, run).items()]
     tsv = tmp_path / "irm.tsv"
     tsv.write_text("\n".join(rows) + "\n")
-    assert read_reference(str(tsv))[0] == "ir-measures"
+    assert read_reference_scores(str(tsv))[0] == "ir-measures"
     result = invoke("validate", QRELS, RUN, str(tsv))
     assert result.exit_code == 0, result.stdout
     assert result.stdout.splitlines()[-1] == (f"Verdict: OK: {len(rows)} agree, 0 agree under a known convention, "

@@ -85,7 +85,7 @@ class ValidationReport:
                 "conventions": [m.__dict__ for m in self.conventions], "not_compared": self.not_compared}
 
 
-def read_reference(path: str) -> tuple[str, list[ReferenceValue]]:
+def read_reference_scores(path: str) -> tuple[str, list[ReferenceValue]]:
     """Read a reference scores file (``io.reference``); a three-column file with no ``all`` row is
     trec_eval's when its first field is a measure name."""
     return io_reference.read_reference(path, _is_measure)
@@ -125,7 +125,7 @@ def validate_tables(
     ``settings`` as for ``evaluate``."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
-    fmt, values = read_reference(os.fspath(reference_path))
+    fmt, values = read_reference_scores(os.fspath(reference_path))
     measures: dict[str, Measure] = {}
     skipped: dict[str, str] = {}
     for ref in values:

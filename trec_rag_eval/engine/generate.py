@@ -35,9 +35,9 @@ from trec_rag_eval.engine.llm import (
     Task,
     make_client,
     progress_path_for,
+    redacted_excerpt,
     retry_delay,
     run_tasks,
-    short,
 )
 from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
@@ -261,7 +261,7 @@ def checked_questions(content: str, n: int) -> list[str]:
 def _questions_problem(questions: Any) -> str | None:
     """Why the questions read back from a progress file are not a list of questions, or None."""
     if not isinstance(questions, list) or not questions:
-        return f"{short(repr(questions), 80)} is not a list of questions"
+        return f"{redacted_excerpt(repr(questions), 80)} is not a list of questions"
     problems = (question_problem(question) for question in questions)
     return next((f"not a question: {problem}" for problem in problems if problem is not None), None)
 

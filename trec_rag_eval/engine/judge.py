@@ -41,8 +41,8 @@ from trec_rag_eval.engine.llm import (
     MalformedReply,
     Task,
     progress_path_for,
+    redacted_excerpt,
     run_tasks,
-    short,
 )
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_outputs
@@ -96,7 +96,7 @@ def parse_grade(content: str) -> int:
     different numbers (``"Grade 3, or maybe 1"``) is ambiguous: like a reply without a grade, it
     raises ``MalformedReply`` (the document gets no grade this run, and a rerun asks again)."""
     numbers = list(dict.fromkeys(match.group(0) for match in _INTEGER.finditer(_NOT_THE_GRADE.sub(" ", content))))
-    shown = short(content, 80)
+    shown = redacted_excerpt(content, 80)
     if not numbers:
         raise MalformedReply(f"no grade in {shown!r}")
     if len(numbers) > 1:

@@ -190,7 +190,7 @@ def make_client(base_url: str | None, api_key: str | None = None) -> Any:
                          {"base_url": "base_url"}) from None
 
 
-def short(text: str, limit: int = 160) -> str:
+def redacted_excerpt(text: str, limit: int = 160) -> str:
     """``text`` on one line, without the API key (``redact``, before the cut: half a key is a key
     too), cut at ``limit`` characters."""
     text = redact(" ".join(text.split()))
@@ -242,7 +242,7 @@ class ChatCaller:
             except openai.APIStatusError as err:
                 self.answered = True
                 if err.status_code != 429 and err.status_code < 500:
-                    raise LLMFailure(f"HTTP {err.status_code}: {short(err.message)}",
+                    raise LLMFailure(f"HTTP {err.status_code}: {redacted_excerpt(err.message)}",
                                      refused=err.status_code in REFUSED) from None
                 reason = f"HTTP {err.status_code}"
                 headers = err.response.headers
@@ -253,12 +253,12 @@ class ChatCaller:
                                      unreachable=True) from None
                 reason = f"no reply within {settings.timeout:g} s"
             except openai.APIConnectionError as err:
-                reason = f"connection failed ({short(str(err))})"
+                reason = f"connection failed ({redacted_excerpt(str(err))})"
                 if not self.answered:
                     # never reached: retrying with backoff only delays the error (a minute of silence)
                     raise LLMFailure(reason, unreachable=True) from None
             except (openai.APIResponseValidationError, ValueError) as err:
-                raise LLMFailure(f"malformed reply ({short(str(err))})") from None
+                raise LLMFailure(f"malformed reply ({redacted_excerpt(str(err))})") from None
             else:
                 self.answered = True
                 return _read_reply(response, parse)
@@ -277,7 +277,7 @@ def _read_reply(response: Any, parse: Callable[[str], Any]) -> tuple[Any, int, i
     try:
         content = response.choices[0].message.content
     except (AttributeError, IndexError, KeyError, TypeError):
-        reason = f"malformed reply: no choices[0].message.content in {short(repr(response))}"
+        reason = f"malformed reply: no choices[0].message.content in {redacted_excerpt(repr(response))}"
         raise LLMFailure(reason) from None
     if not isinstance(content, str) or not content.strip():
         raise LLMFailure("malformed reply: empty message content")
@@ -371,7 +371,8 @@ def read_progress(
         if problem is not None:
             raise InputFormatError(str(path), line_no, f"{value_field}: {problem}", line)
         if key in done and done[key][value_field] != value:
-            raise InputFormatError(str(path), line_no, f"a second record for {short(key.replace(chr(9), ' '), 80)} "
+            raise InputFormatError(str(path), line_no,
+                                   f"a second record for {redacted_excerpt(key.replace(chr(9), ' '), 80)} "
                                    f"with another {value_field} (line {where[key]}: {done[key][value_field]!r}, "
                                    f"here: {value!r}): which one is right cannot be known", line)
         where.setdefault(key, line_no)

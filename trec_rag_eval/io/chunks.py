@@ -241,7 +241,7 @@ def _read_json_map(path: str) -> dict[str, str]:
     """An object ``{"chunk_id": "doc_id"}``, or an array (or JSONL) of ``{"chunk_id", "doc_id"}``
     objects. Ids are strings or integers, as in datasets: null, a list, a boolean or a fraction is
     refused with its line; so is a key given twice in one object."""
-    from trec_rag_eval.io.json_rows import check_id, entry_error, short
+    from trec_rag_eval.io.json_rows import check_id, entry_error, json_excerpt
     from trec_rag_eval.io.json_scanner import parse_document
 
     document = parse_document(path)   # refuses a repeated key, NaN and the like, with the line
@@ -255,7 +255,7 @@ def _read_json_map(path: str) -> dict[str, str]:
             chunk_key = next((k for k in _CHUNK_KEYS if isinstance(item, dict) and k in item), None)
             doc_key = next((k for k in _DOC_KEYS if isinstance(item, dict) and k in item), None)
             if chunk_key is None or doc_key is None:
-                raise entry_error(path, entry, f'expected {{"chunk_id": ..., "doc_id": ...}}, got {short(item)}')
+                raise entry_error(path, entry, f'expected {{"chunk_id": ..., "doc_id": ...}}, got {json_excerpt(item)}')
             chunk, doc = check_id(path, entry, f"the chunk id ({chunk_key})", item[chunk_key]), item[doc_key]
         doc = check_id(path, entry, "the document id", doc)
         place = f"line {entry.line}" if entry.line is not None else entry.where()

@@ -23,6 +23,7 @@ from trec_rag_eval.io.json_rows import (
     find_key,
     id_values,
     is_rows,
+    json_excerpt,
     kind_of,
     missing_key_reason,
     nfc,
@@ -30,7 +31,6 @@ from trec_rag_eval.io.json_rows import (
     require_object,
     row_entries,
     row_identity,
-    short,
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
@@ -178,13 +178,14 @@ def _judgments(path: str, entry: Entry, key: str | None, value: Any, default: in
     """A list of ids (each gets ``default``), a dict {doc_id: grade} or a list of {"id", "relevance"}."""
     where = f"key {key!r}: " if key is not None else ""
     if isinstance(value, str):
-        raise entry_error(path, entry, f"{where}expected a list of document ids, got the string {short(value)}")
+        raise entry_error(path, entry, f"{where}expected a list of document ids, got the string {json_excerpt(value)}")
     return id_values(path, entry, where, value, RELEVANCE_KEYS, _grade, default, "a document", "relevance")
 
 
 def _grade(path: str, entry: Entry, where: str, doc_id: Any, grade: Any) -> int:
     if isinstance(grade, bool) or not isinstance(grade, (int, float)):
-        raise entry_error(path, entry, f"{where}the relevance of {str(doc_id)!r} is not a number: {short(grade)}")
+        raise entry_error(path, entry,
+                          f"{where}the relevance of {str(doc_id)!r} is not a number: {json_excerpt(grade)}")
     if isinstance(grade, float) and not grade.is_integer():
         raise entry_error(
             path,
@@ -195,7 +196,7 @@ def _grade(path: str, entry: Entry, where: str, doc_id: Any, grade: Any) -> int:
     low, high = RELEVANCE_RANGE
     if not low <= grade <= high:
         raise entry_error(path, entry, f"{where}the relevance of {quote(str(doc_id))} must be an integer from "
-                                       f"{low} to {high}, got {short(grade)}")
+                                       f"{low} to {high}, got {json_excerpt(grade)}")
     return int(grade)
 
 

@@ -20,12 +20,12 @@ from trec_rag_eval.io.json_rows import (
     find_key,
     id_values,
     is_rows,
+    json_excerpt,
     missing_key_reason,
     nfc,
     require_object,
     row_entries,
     row_identity,
-    short,
 )
 from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
@@ -100,7 +100,7 @@ class _QueryResolver:
                     raise entry_error(
                         self.path,
                         entry,
-                        f"the query text {short(text)} matches several dataset "
+                        f"the query text {json_excerpt(text)} matches several dataset "
                         f"queries ({', '.join(index)}); give each result row the query's id",
                     )
                 return index[0]
@@ -185,7 +185,7 @@ def _is_pair(item: Any) -> bool:
 
 def _score(path: str, entry: Entry, where: str, doc_id: Any, score: Any) -> float:
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
-        raise entry_error(path, entry, f"{where}the score of {str(doc_id)!r} is not a number: {short(score)}")
+        raise entry_error(path, entry, f"{where}the score of {str(doc_id)!r} is not a number: {json_excerpt(score)}")
     return float(score)
 
 

@@ -153,12 +153,12 @@ def element_id(path: str, entry: Entry, where: str, element: dict[str, Any], wha
     if id is not None:
         found = locate_id(element, id)
         if found is MISSING:
-            raise entry_error(path, entry, f"{where}{what} has nothing at id={describe(id)}: {short(element)}")
+            raise entry_error(path, entry, f"{where}{what} has nothing at id={describe(id)}: {json_excerpt(element)}")
         return check_id(path, entry, f"{where}document id", found)
     id_key = find_key(element, DOC_ID_KEYS)
     if id_key is None:
         raise entry_error(path, entry, f"{where}{what} has no id key "
-                     f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {short(element)}")
+                     f"(expected one of {', '.join(DOC_ID_KEYS[:4])}): {json_excerpt(element)}")
     return check_id(path, entry, f"{where}document id", element[id_key])
 
 
@@ -201,7 +201,7 @@ def agreed_key(path: str, entry: Entry, obj: dict[str, Any], aliases: tuple[str,
     for other in obj:
         if other != key and isinstance(other, str) and nfc(other).lower() in same and obj[other] != obj[key]:
             raise entry_error(path, entry, f"{where}the keys {key!r} and {other!r} say the same thing with different "
-                              f"values ({short(obj[key], 40)} and {short(obj[other], 40)}): keep one")
+                              f"values ({json_excerpt(obj[key], 40)} and {json_excerpt(obj[other], 40)}): keep one")
     return key
 
 
@@ -220,7 +220,7 @@ def require_object(path: str, entry: Entry, what: str) -> dict[str, Any]:
 def check_id(path: str, entry: Entry, what: str, value: Any) -> str:
     """An id as text; refused if a TREC file could not hold it (empty, whitespace, not text)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise entry_error(path, entry, f"{what} must be a string or an integer, got {short(value)}")
+        raise entry_error(path, entry, f"{what} must be a string or an integer, got {json_excerpt(value)}")
     text = str(value)
     problem = id_problem(text, what.startswith("query id"))
     if problem is not None:
@@ -237,6 +237,6 @@ def kind_of(value: Any) -> str:
     return names.get(type(value), "a number")
 
 
-def short(value: Any, limit: int = 60) -> str:
+def json_excerpt(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
