@@ -73,7 +73,7 @@ CALLS = {
     "evaluate a dict": lambda paths: tre.evaluate(QRELS, RUN, "P@1"),
     "evaluate a file": lambda paths: tre.evaluate(str(paths[0]), str(paths[1]), "P@1"),
     "compare": lambda paths: tre.compare(QRELS, {"A": RUN, "B": OTHER}, "P@1"),
-    "compare (library)": lambda paths: __import__("trec_rag_eval.compare", fromlist=["compare"]).compare(
+    "compare (library)": lambda paths: __import__("trec_rag_eval.compare", fromlist=["compare_runs"]).compare_runs(
         tre.Qrels(QRELS), {"A": tre.Run(RUN), "B": tre.Run(OTHER)}, "P@1"),
     "iter_evaluate": lambda paths: list(tre.iter_evaluate(QRELS, RUN, "P@1")),
     "nothing matches": lambda paths: tre.evaluate(QRELS, {"q1": {"x": 1.0}}, "P@1"),
