@@ -254,9 +254,10 @@ def _kind(path: str, run_format: str) -> str:
     if run_format != "auto":
         return run_format
     from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 
-    if not os.path.exists(path) and path != STANDARD_INPUT:
+    if path != STANDARD_INPUT and not exists(path):
         from trec_rag_eval.errors import InputFormatError
 
         raise InputFormatError(path, None, "no such file")
@@ -519,6 +520,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
 
 def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
     """The run's name (for messages and the default tag) and the pieces its tasks read."""
+    from trec_rag_eval.io.location import size as file_size
     from trec_rag_eval.io.parquet import parquet_files, row_count
 
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
@@ -537,7 +539,7 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
                     pieces.extend(Piece(file, kind, (start, min(ROWS_PER_PIECE, rows - start)),
                                         min(ROWS_PER_PIECE, rows - start)) for start in range(0, rows, ROWS_PER_PIECE))
         elif kind == "trec":
-            pieces.append(Piece(path, kind, size=os.path.getsize(path) // 40))
+            pieces.append(Piece(path, kind, size=file_size(path) // 40))
         else:
             raise UsageError(f"{path}: a run split over a cluster must be TREC text or Parquet, not {kind}")
     if not pieces:

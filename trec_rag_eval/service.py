@@ -86,8 +86,10 @@ def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.Path
     otherwise (qrels in memory, or named by an ir_datasets id: read here and sent)."""
     import functools
 
+    from trec_rag_eval.io.location import exists
+
     paths = [qrels] + ([topics] if topics is not None else [])
-    if not all(isinstance(p, (str, os.PathLike)) and os.path.exists(p) for p in paths):
+    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) for p in paths):
         return None
     return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
                              judgments)
@@ -185,19 +187,20 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
 
 def expand_run_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     """Run files as given; a folder stands for the files in it, in name order, except a folder of
-    Parquet files, which is one run in partitions."""
+    Parquet files, which is one run in partitions. A folder given by URL is listed through fsspec
+    (``io.location``): its files are named by the folder's URL, and none is opened here."""
+    from trec_rag_eval.io.location import is_dir, join, list_dir
     from trec_rag_eval.io.parquet import is_parquet
 
     out: list[str] = []
     for given in paths:
         path = os.fspath(given)
-        if os.path.isdir(path) and not is_parquet(path):
+        if is_dir(path) and not is_parquet(path):
             try:
-                names = os.listdir(path)
+                entries = list_dir(path)
             except OSError as err:
                 raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
-            found = sorted(os.path.join(path, name) for name in names
-                           if not name.startswith(".") and os.path.isfile(os.path.join(path, name)))
+            found = sorted(join(path, name) for name, is_file in entries if not name.startswith(".") and is_file)
             if not found:
                 raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
             out.extend(found)
@@ -402,9 +405,10 @@ def _read_whole(path: str, run_format: str) -> bool:
     """Whether the run file at ``path`` is read whole (``io.formats.Format.whole``: JSON results); a
     missing file is said here."""
     from trec_rag_eval.io.formats import is_whole
+    from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 
-    if not os.path.exists(path) and path != STANDARD_INPUT:
+    if path != STANDARD_INPUT and not exists(path):
         raise InputFormatError(path, None, "no such file")
     return is_whole(run_format, path)
 
@@ -417,11 +421,13 @@ def byte_progress() -> Progress:
     import sys
 
     from trec_rag_eval.engine.progress import bar
+    from trec_rag_eval.io.location import basename
+    from trec_rag_eval.io.location import size as size_of
 
     @contextmanager
     def display(path: str) -> Iterator[Callable[[int], None]]:
-        size = max(os.path.getsize(path), 1)
-        with bar(size, f"reading {os.path.basename(path)}", unit="B", file=sys.stderr, scale=True) as shown:
+        size = max(size_of(path), 1)
+        with bar(size, f"reading {basename(path)}", unit="B", file=sys.stderr, scale=True) as shown:
 
             def advance(done: int) -> None:
                 shown.update(min(done, size) - shown.n)
@@ -460,14 +466,16 @@ def task_progress() -> Iterator[TaskProgress]:
 def should_stream(path: str, run_format: str = "auto") -> bool:
     """Whether the run at ``path`` is better read in pieces: a TREC run larger than a quarter of the
     memory available now (a gzip file counted at eight times its size). JSON results are read whole."""
+    from trec_rag_eval.io.location import is_file
+    from trec_rag_eval.io.location import size as size_of
     from trec_rag_eval.io.text import is_gzip
 
-    if (run_format in FORMATS and FORMATS[run_format].whole) or not os.path.isfile(path):
+    if (run_format in FORMATS and FORMATS[run_format].whole) or not is_file(path):
         return False
     available = available_memory()
     if available is None:
         return False
-    size = os.path.getsize(path) * (GZIP_RATIO if is_gzip(path) else 1)
+    size = size_of(path) * (GZIP_RATIO if is_gzip(path) else 1)
     return size * STREAM_MEMORY_SHARE > available
 
 
@@ -534,13 +542,14 @@ def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None =
     and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.location import is_file, size
     from trec_rag_eval.io.trec import SMALL_FILE_BYTES
 
     if not paths or stream:
         return None
     path = os.fspath(paths[0])
     try:
-        if not os.path.isfile(path) or os.path.getsize(path) < SMALL_FILE_BYTES:
+        if not is_file(path) or size(path) < SMALL_FILE_BYTES:
             return None
         fmt = detect_format(path) if run_format == "auto" else run_format
     except (OSError, TrecRagEvalError):  # said by the reader in its turn, after the qrels' errors

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
+from trec_rag_eval.io.location import is_url
 
 PathLike = str | os.PathLike[str]
 
@@ -67,6 +68,9 @@ def refuse_overwrite(path: PathLike, force: bool) -> None:
 def check_output(path: PathLike, force: bool) -> None:
     """Everything that can be known about writing ``path`` before the work starts."""
     name = os.fspath(path)
+    if is_url(name):  # inputs may be URLs (io.location); what is written stays on this machine
+        raise OutputError(name, "is a URL: outputs are written to local paths; write it here, then copy it with "
+                                "your storage's own tool")
     if os.path.isdir(name):
         raise OutputError(name, "is a folder, expected a file name")
     if _is_special(name):

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.io.location import is_dir
 from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
 
 if TYPE_CHECKING:
@@ -140,14 +141,14 @@ def _is_parquet(path: str, head: Head) -> bool:
 
 
 def _is_json(path: str, head: Head) -> bool:
-    if os.path.isdir(path):
+    if is_dir(path):
         return False
     stripped = head().lstrip()
     return stripped[:1] in ("[", "{") and not looks_like_trec_line(first_data_line(stripped))
 
 
 def _is_beir(path: str, head: Head) -> bool:
-    if os.path.isdir(path):  # a folder that is not Parquet partitions: a BEIR dataset
+    if is_dir(path):  # a folder that is not Parquet partitions: a BEIR dataset
         return True
     text = head()
     stripped = text.lstrip()
@@ -201,7 +202,7 @@ def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run
     from trec_rag_eval.io.trec import read_trec_run
     from trec_rag_eval.tables import ResultsReport
 
-    if os.path.isdir(path):
+    if is_dir(path):
         raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")
     try:
         return read_trec_run(path), ResultsReport()

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
+from trec_rag_eval.io.location import is_file, is_url
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 from trec_rag_eval.tables import Qrels, column_list, qrels_columns
@@ -136,8 +137,10 @@ def select_judgments(qrels: Qrels, llm: list[LLMJudgment], which: str) -> Qrels:
 def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | None) -> tuple[Qrels, str | None]:
     """The ``which`` view (default ``both``) of ``qrels`` read from ``path`` when ``judge`` left its
     sidecar beside it, with a note saying which; ``qrels`` as read and no note otherwise."""
-    sidecar = sidecar_path_for(path)
-    if not sidecar.is_file():
+    given = os.fspath(path)
+    # beside a URL, the sidecar is the URL's object of that name (a URL is not a local Path)
+    sidecar: Path | str = f"{given}.llm.tsv" if is_url(given) else sidecar_path_for(path)
+    if not is_file(os.fspath(sidecar)):
         if which is not None:
             raise UsageError(f"{which} judgments asked, but {qrels.source} has no LLM judgments beside it "
                              f"(expected {sidecar}, which judge writes)")

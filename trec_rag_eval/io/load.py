@@ -29,6 +29,7 @@ from trec_rag_eval.io.formats import (
 )
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import id_problem
+from trec_rag_eval.io.location import exists, is_file, is_url, local_path
 from trec_rag_eval.io.text import STANDARD_INPUT, read_head, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
@@ -209,7 +210,10 @@ def files_read(path: str | os.PathLike[str]) -> list[str]:
     every file inside it), the LLM-judgment sidecar beside it (``PATH.llm.tsv``, read by
     ``--judgments`` and ``judge``), and for a BEIR qrels TSV the ``queries.jsonl`` it takes the query
     texts from. What the command line checks its outputs against, so none replaces an input."""
-    name = os.fspath(path)
+    given = os.fspath(path)
+    name = local_path(given)
+    if name is None:  # a URL whose data is not on this machine: no output can replace it
+        return []
     found = [name, f"{name}.llm.tsv"]
     if os.path.isfile(name):
         try:
@@ -231,6 +235,9 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
     that have judgments.
     """
     name = os.fspath(path)
+    if is_url(name):
+        raise InputFormatError(name, None, "BEIR data is read from a local file or folder, not a URL: copy it here "
+                               "first, or convert it to TREC, JSON or Parquet (trec-rag-eval convert)")
     folder = Path(name)
     queries_file: Path | None
     if folder.is_dir():
@@ -338,7 +345,7 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], parameter: 
     """The format to read ``path`` with; ``parameter`` (written ``written`` in the message) names the
     choice in errors."""
     if format is None or format == "auto":
-        if not os.path.exists(path) and path != STANDARD_INPUT:
+        if path != STANDARD_INPUT and not exists(path):
             raise InputFormatError(path, None, "no such file")
         return detect_format(path)
     if format not in allowed:
@@ -359,7 +366,7 @@ def cite_duplicate(err: DuplicateDocumentError) -> InputFormatError:
             (first_file, first), (file, row) = places[:2]
             where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
             return InputFormatError(file, None, f"row {row}: {reason} (first at {where})")
-    if os.path.isfile(path):
+    if is_file(path):
         from trec_rag_eval.io.trec import lines_of
 
         lines = lines_of(path, err.query_id, err.doc_id)

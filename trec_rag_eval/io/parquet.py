@@ -18,11 +18,14 @@ integer relevance, numeric scores that are not NaN, no document judged twice for
 from __future__ import annotations
 
 import bisect
+import contextlib
 import io
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io import location
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.io.text import spooled
@@ -41,7 +44,7 @@ RUN_REQUIRED = ("query_id", "doc_id", "score")
 def is_parquet(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a Parquet file (by its magic bytes) or a directory holding Parquet files."""
     name = os.fspath(path)
-    if os.path.isdir(name):
+    if location.is_dir(name):
         return bool(parquet_files(name))
     data = spooled(name)
     if data is not None:  # a pipe or standard input, read once
@@ -50,9 +53,9 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
                                    "input: save it to a file first")
         return False
     try:
-        with open(name, "rb") as handle:
+        with location.open_bytes(name) as handle:
             return handle.read(4) == MAGIC
-    except OSError:
+    except (OSError, InputFormatError):  # said by the reader that is chosen instead
         return False
 
 
@@ -62,7 +65,8 @@ def column_names(path: str | os.PathLike[str]) -> list[str]:
 
     first = _files(os.fspath(path))[0]
     try:
-        return list(pl.read_parquet_schema(first))
+        with _opened(first) as source:
+            return list(pl.read_parquet_schema(source))
     except Exception as err:
         raise _unreadable(first, err) from None
 
@@ -72,7 +76,14 @@ def row_count(file: str) -> int:
     import polars as pl
 
     try:
+        if location.is_url(file):  # the footer alone, through fsspec
+            from pyarrow.parquet import ParquetFile
+
+            with location.open_bytes(file) as handle:
+                return int(ParquetFile(handle).metadata.num_rows)
         return int(pl.scan_parquet(file).select(pl.len()).collect().item())
+    except InputFormatError:
+        raise
     except Exception as err:
         raise _unreadable(file, err) from None
 
@@ -80,13 +91,9 @@ def row_count(file: str) -> int:
 def parquet_files(path: str | os.PathLike[str]) -> list[str]:
     """The Parquet files of ``path``: itself, or every ``*.parquet`` under the directory in path order."""
     name = os.fspath(path)
-    if not os.path.isdir(name):
+    if not location.is_dir(name):
         return [name]
-    found: list[str] = []
-    for folder, subfolders, files in os.walk(name):
-        subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
-        found.extend(os.path.join(folder, f) for f in files if f.endswith(".parquet") and not f.startswith((".", "_")))
-    return sorted(found)
+    return sorted(file for file in location.files_under(name) if file.endswith(".parquet"))
 
 
 def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -231,7 +238,7 @@ class _Rows:
 
 
 def _files(name: str) -> list[str]:
-    if not os.path.exists(name):
+    if not location.exists(name):
         raise InputFormatError(name, None, "no such file")
     files = parquet_files(name)
     if not files:
@@ -250,7 +257,10 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
     total = 0
     for file in files:
         try:
-            schema = pl.read_parquet_schema(file)
+            with _opened(file) as source:
+                schema = pl.read_parquet_schema(source)
+        except InputFormatError:
+            raise
         except Exception as err:
             raise _unreadable(file, err) from None
         missing = [c for c in required if c not in schema]
@@ -260,10 +270,13 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
                 f"missing {', '.join(missing)}; found {', '.join(schema) or 'none'}")
         try:
             columns = [c for c in (*required, *optional) if c in schema]
-            if window is None:
-                part = pl.read_parquet(file, columns=columns)
-            else:
-                part = pl.scan_parquet(file).select(columns).slice(*window).collect()
+            with _opened(file) as source:
+                if window is None:
+                    part = pl.read_parquet(source, columns=columns)
+                else:
+                    part = pl.scan_parquet(source).select(columns).slice(*window).collect()
+        except InputFormatError:
+            raise
         except Exception as err:
             raise _unreadable(file, err) from None
         if len(files) > 1 and part.height:
@@ -379,9 +392,20 @@ def _numbers(rows: _Rows) -> None:
 
 def default_tag(source: str) -> str:
     """The run tag of a run without a run_tag column: its file or directory name."""
-    base = os.path.basename(os.path.normpath(source))
+    base = location.basename(source)
     stem = base[: -len(".parquet")] if base.endswith(".parquet") else base
     return "".join(ch for ch in stem if not ch.isspace()) or "run"
+
+
+@contextlib.contextmanager
+def _opened(file: str) -> Iterator[str | IO[bytes]]:
+    """What polars reads ``file`` from: a local path as it is (polars opens and maps it), a URL opened
+    through fsspec, where it lies."""
+    if not location.is_url(file):
+        yield file
+        return
+    with location.open_bytes(file) as handle:
+        yield handle
 
 
 def _unreadable(file: str, err: Exception) -> InputFormatError:

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from typing import BinaryIO, cast
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io import location
 
 GZIP_MAGIC = b"\x1f\x8b"
 GZIP_ERRORS = (OSError, EOFError, zlib.error)
@@ -40,6 +41,8 @@ def read_once(path: str) -> bool:
     """Whether ``path`` can be read only once: standard input ``-``, a pipe, a FIFO, a device."""
     if path == STANDARD_INPUT or path in _SPOOLED:
         return True
+    if location.is_url(path):  # read through fsspec, as often as needed
+        return False
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -72,16 +75,16 @@ def spooled(path: str) -> bytes | None:
 def file_size(path: str) -> int:
     """The size in bytes of ``path`` (before gzip is undone), a pipe's included (``spooled``)."""
     data = spooled(path)
-    return len(data) if data is not None else os.path.getsize(path)
+    return len(data) if data is not None else location.size(path)
 
 
 def check_file(path: str) -> None:
     """The file exists and is a file; the errors every reader gives."""
     if spooled(path) is not None:
         return
-    if not os.path.exists(path):
+    if not location.exists(path):
         raise InputFormatError(path, None, "no such file")
-    if os.path.isdir(path):
+    if location.is_dir(path):
         raise InputFormatError(path, None, "is a directory, expected a file")
 
 
@@ -90,7 +93,7 @@ def is_gzip(path: str) -> bool:
     if data is not None:
         return data[:2] == GZIP_MAGIC
     try:
-        with open(path, "rb") as handle:
+        with location.open_bytes(path) as handle:
             return handle.read(2) == GZIP_MAGIC
     except OSError as err:  # unreadable (permissions): said once, naming the file
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
@@ -108,7 +111,7 @@ def read_bytes(path: str) -> bytes:
         data = kept
     else:
         try:
-            with open(path, "rb") as handle:
+            with location.open_bytes(path) as handle:
                 data = handle.read()
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
@@ -129,9 +132,30 @@ def open_binary(path: str) -> BinaryIO:
         memory = io.BytesIO(data)
         return cast(BinaryIO, gzip.GzipFile(fileobj=memory, mode="rb")) if data[:2] == GZIP_MAGIC else memory
     try:
-        return cast(BinaryIO, gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")
+        if not location.is_url(path):
+            return cast(BinaryIO, gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")
+        handle = location.open_bytes(path)
+        if handle.read(2) != GZIP_MAGIC:
+            handle.seek(0)
+            return cast(BinaryIO, handle)
+        handle.seek(0)
+        return cast(BinaryIO, _ClosingGzip(cast(BinaryIO, handle)))
     except OSError as err:
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+
+
+class _ClosingGzip(gzip.GzipFile):
+    """A gzip stream over a file object it owns: closing it closes that file (an fsspec handle)."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        super().__init__(fileobj=handle, mode="rb")
+        self._owned = handle
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
 
 
 def not_utf8(path: str, line_no: int, byte: int) -> InputFormatError:
@@ -186,7 +210,7 @@ def read_head(path: str, size: int = 65536) -> str:
         data = whole[:size]
     else:
         try:
-            with open(path, "rb") as handle:
+            with location.open_bytes(path) as handle:
                 data = handle.read(size)
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.location import is_url
 from trec_rag_eval.io.text import (
     GZIP_ERRORS,
     check_file,
@@ -203,7 +204,8 @@ class _Source:
 
 def _open_source(path: str) -> _Source:
     check_file(path)
-    if spooled(path) is not None and not is_gzip(path):  # a pipe or standard input: its bytes, read once
+    # a pipe or standard input: its bytes, read once; a URL: its bytes, fetched once where it lies
+    if (spooled(path) is not None or is_url(path)) and not is_gzip(path):
         data = read_bytes(path)
         if not data:
             raise InputFormatError(path, None, "empty file")

@@ -1,0 +1,199 @@
+"""Where an input lies: a local path, or a URL that fsspec reads (``s3://``, ``gs://``, ``abfs://``,
+``file://``, ``memory://``, ...). Every reader asks here whether a path exists, is a folder, how large
+it is, what a folder holds, and opens it: a local path goes through ``os`` and ``open`` exactly as
+before; a URL through fsspec (the ``cloud`` extra: fsspec, with s3fs and gcsfs for ``s3://`` and
+``gs://``), imported only when a URL is given.
+
+A URL is a scheme of two characters or more followed by ``://``: ``irds:msmarco-passage`` (an
+ir_datasets name) and ``C:\\runs`` (a Windows drive) are not URLs. A URL keeps the user's spelling
+throughout: a folder's files are named by the folder's URL and their names, so every message names
+what the user gave. Whatever fsspec or its back-end raises is one ``InputFormatError`` naming the URL
+and saying what to do: a protocol fsspec does not know, a package missing for it, a missing object,
+credentials refused.
+
+Only reading goes through here: outputs are local paths (``io.atomic``).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import IO, TYPE_CHECKING, Any
+
+from trec_rag_eval.errors import InputFormatError
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")
+LOCAL_PROTOCOLS = ("file", "local")
+"""URLs of this machine's own files (fsspec's local file system)."""
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a URL (``scheme://...``) rather than a local path."""
+    return isinstance(path, str) and _URL.match(path) is not None
+
+
+def protocol(url: str) -> str:
+    """The scheme of ``url`` (``s3`` for ``s3://bucket/run.txt``), in lower case."""
+    found = _URL.match(url)
+    return found.group(1).lower() if found else ""
+
+
+def local_path(path: str) -> str | None:
+    """The local file a ``file://`` URL names, the path itself when it is no URL; None for any other
+    URL (its data is not on this machine's file system)."""
+    if not is_url(path):
+        return path
+    if protocol(path) not in LOCAL_PROTOCOLS:
+        return None
+    return _filesystem(path)[1]
+
+
+def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+    """fsspec's file system for ``url`` and the path within it; one error line for what cannot be."""
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise InputFormatError(url, None, "reading a URL needs the package fsspec: pip install "
+                               "'trec-rag-eval[cloud]' (or give a local path)") from None
+    scheme = protocol(url)
+    try:
+        return url_to_fs(url)
+    except ImportError as err:  # fsspec knows the protocol; the package behind it is not installed
+        package = _package_for(scheme, err)
+        raise InputFormatError(url, None, f"reading {scheme}:// URLs needs the package {package}: pip install "
+                               f"{package} (or pip install 'trec-rag-eval[cloud]')") from None
+    except ValueError as err:
+        if "not known" in str(err).lower():
+            raise InputFormatError(url, None, f"unknown protocol {scheme}://: expected a local path or a URL "
+                                   "that fsspec reads (file://, s3://, gs://, abfs://, https://, memory://, ...)"
+                                   ) from None
+        raise _failure(url, err) from None
+    except Exception as err:  # noqa: BLE001 - a back-end's own trouble (a malformed bucket name...)
+        raise _failure(url, err) from None
+
+
+def _package_for(scheme: str, err: ImportError) -> str:
+    """The package to install for ``scheme``, from fsspec's registry (its message names it too)."""
+    try:
+        from fsspec.registry import known_implementations
+
+        target = known_implementations.get(scheme, {}).get("class", "")
+    except ImportError:
+        target = ""
+    if target:
+        return target.split(".")[0]
+    words = re.findall(r"[Ii]nstall ([A-Za-z0-9_.\-]+)", str(err))
+    return words[0] if words else err.name or "its package"
+
+
+def _failure(url: str, err: BaseException) -> InputFormatError:
+    """What fsspec or its back-end raised while reading ``url``, in one line."""
+    if isinstance(err, InputFormatError):
+        return err
+    if isinstance(err, FileNotFoundError):
+        return InputFormatError(url, None, "no such file")
+    if isinstance(err, IsADirectoryError):
+        return InputFormatError(url, None, "is a directory, expected a file")
+    if isinstance(err, PermissionError):
+        return InputFormatError(url, None, f"cannot read: permission denied ({_said(err)})")
+    return InputFormatError(url, None, f"cannot read: {_said(err)}")
+
+
+def _said(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _ask(url: str, question: Any, *args: Any) -> Any:
+    """``question(path, *args)`` of ``url``'s file system, its failures one ``InputFormatError``."""
+    fs, path = _filesystem(url)
+    try:
+        return getattr(fs, question)(path, *args)
+    except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
+        raise _failure(url, err) from None
+
+
+def exists(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) names a file or a folder."""
+    if not is_url(path):
+        return os.path.exists(path)
+    return bool(_ask(path, "exists"))
+
+
+def is_dir(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) is a folder (for object storage: a prefix holding objects)."""
+    if not is_url(path):
+        return os.path.isdir(path)
+    return bool(_ask(path, "isdir"))
+
+
+def is_file(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) is a file."""
+    if not is_url(path):
+        return os.path.isfile(path)
+    return bool(_ask(path, "isfile"))
+
+
+def size(path: str) -> int:
+    """The size in bytes of the file at ``path`` (a local path or a URL)."""
+    if not is_url(path):
+        return os.path.getsize(path)
+    return int(_ask(path, "size"))
+
+
+def join(folder: str, name: str) -> str:
+    """``name`` inside ``folder``, in the folder's own spelling (a URL's with ``/``)."""
+    if not is_url(folder):
+        return os.path.join(folder, name)
+    return f"{folder.rstrip('/')}/{name}"
+
+
+def basename(path: str) -> str:
+    """The last part of ``path``'s name (a folder's name without its trailing separator)."""
+    if not is_url(path):
+        return os.path.basename(os.path.normpath(path))
+    return posixpath.basename(path.rstrip("/"))
+
+
+def list_dir(path: str) -> list[tuple[str, bool]]:
+    """(name, is a file) of every entry of the folder ``path``, in no particular order."""
+    if not is_url(path):
+        return [(name, os.path.isfile(os.path.join(path, name))) for name in os.listdir(path)]
+    entries = _ask(path, "ls", True)
+    return [(posixpath.basename(str(entry["name"]).rstrip("/")), entry.get("type") == "file") for entry in entries]
+
+
+def files_under(path: str) -> list[str]:
+    """Every file under the folder ``path``, sub-folders included, each named in ``path``'s spelling,
+    in no particular order; names starting with '.' or '_' (and what is under them) are skipped, as
+    data platforms mark their own files (``_SUCCESS``, ``.crc``)."""
+    found: list[str] = []
+    if not is_url(path):
+        for folder, subfolders, files in os.walk(path):
+            subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
+            found.extend(os.path.join(folder, f) for f in files if not f.startswith((".", "_")))
+        return found
+    fs, root = _filesystem(path)
+    try:
+        names = fs.find(root, withdirs=False, detail=False)
+    except Exception as err:  # noqa: BLE001
+        raise _failure(path, err) from None
+    prefix = root.rstrip("/") + "/"
+    for name in names:
+        relative = str(name)[len(prefix):] if str(name).startswith(prefix) else posixpath.basename(str(name))
+        if relative and not any(part.startswith((".", "_")) for part in relative.split("/")):
+            found.append(join(path, relative))
+    return found
+
+
+def open_bytes(path: str) -> IO[bytes]:
+    """``path`` opened for reading bytes: a local file with ``open`` (whose ``OSError`` is the
+    caller's to word, as before), a URL through fsspec (its failures one ``InputFormatError``)."""
+    if not is_url(path):
+        return open(path, "rb")
+    handle: IO[bytes] = _ask(path, "open", "rb")
+    return handle
