@@ -8,7 +8,7 @@ import click
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer
+from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 
 VIEWS = ("human", "llm", "both")
@@ -30,9 +30,9 @@ class Views(click.ParamType):
 
 
 @click.command("agree")
-@click.argument("qrels_a", type=click.Path(exists=True))
-@click.argument("qrels_b", type=click.Path(exists=True))
-@click.argument("runs", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.argument("qrels_a", type=QrelsPath(exists=True))
+@click.argument("qrels_b", type=QrelsPath(exists=True))
+@click.argument("runs", nargs=-1, type=InputPath(exists=True, dir_okay=False))
 @click.option("-m", "--measure", "measures", multiple=True, metavar="NAME",
               help="Measure whose system ranking is compared (repeatable) [default: nDCG@10, R@5, MRR].")
 @click.option("--judgments", type=Views(), default=None, metavar="A,B",

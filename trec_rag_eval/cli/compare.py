@@ -12,7 +12,7 @@ from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import PROBABILITY, SEED, Integer, QrelsPath
+from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 
@@ -24,7 +24,7 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""
     options: list[Callable[[Any], Any]] = [
         click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True)),
-        click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True)),
+        click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True)),
         click.option(
             "-m",
             "--measure",

@@ -7,10 +7,11 @@ import click
 from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.options import say
+from trec_rag_eval.cli.params import InputPath
 
 
 @click.command("convert")
-@click.argument("input_path", metavar="INPUT", type=click.Path(exists=True, allow_dash=True))
+@click.argument("input_path", metavar="INPUT", type=InputPath(exists=True, allow_dash=True))
 @click.option(
     "--qrels",
     "qrels_out",

@@ -11,7 +11,7 @@ import click
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
-from trec_rag_eval.cli.params import QrelsPath, Real
+from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
 
 
@@ -34,7 +34,7 @@ def _options(func):  # the evaluation settings both commands share
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
 @click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
               help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
@@ -80,8 +80,8 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True))
-@click.argument("run", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.argument("reference", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("run", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("reference", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
 def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
                      judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,

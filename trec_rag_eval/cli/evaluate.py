@@ -64,8 +64,8 @@ def _write_output(text: str, output: str | None, force: bool) -> None:
 @click.option("--cluster", metavar="ADDRESS|local:N", default=None,
               help="Evaluate on a Dask cluster (the 'dask' extra): a scheduler address (tcp://host:8786) or "
                    "local:N, N worker processes on this machine. One task per run, read by the worker "
-                   "where it lies (every worker must see the files); a Parquet run, or --shards, is split "
-                   "by query id over the workers (a Parquet run of chunk ids to map is one task). A run with "
+                   "where it lies (every worker must see the files, by path or URL); a Parquet run, or --shards, "
+                   "is split by query id over the workers (a Parquet run of chunk ids to map is one task). A run with "
                    "bad input fails alone.")
 @click.option("--shards", is_flag=True,
               help="The RUN files (or the files of a RUN folder) are pieces of one run, in any order "
@@ -102,6 +102,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     Relevant: judgment >= LEVEL (-l); graded measures (nDCG) use the judgments as gains.
     Inputs: TREC files (plain or .gz) or JSON datasets and results, detected from the content.
     Parquet: a file or a directory of partitions (columns query_id, doc_id, score / relevance).
+    URLs: any input may be one (s3://, gs://, file://, ...; the 'cloud' extra), read where it
+    lies (on a cluster, by the workers); -o is a local path.
     Several runs (or a directory of runs) are evaluated in parallel, the qrels read once.
 
     \b
@@ -114,11 +116,13 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval qrels.txt runs/                      every run in a folder
       trec-rag-eval --cluster local:4 qrels.txt runs/    the same, on 4 Dask worker processes
       trec-rag-eval --cluster tcp://sched:8786 qrels.txt logs/   one Parquet run split by query
+      trec-rag-eval --cluster tcp://sched:8786 s3://bucket/qrels.txt s3://bucket/runs/
+                                                         runs read by the workers from S3
       trec-rag-eval --doc-id-pattern '^(.*)#\\d+$' qrels.txt chunk_run.txt
                                                          chunks scored as their documents
       trec-rag-eval --judgments human judged.qrels run.txt
-      trec-rag-eval irds:msmarco-passage/trec-dl-2019 run.txt   qrels by ir_datasets name (the irds extra)
                                                          without the holes an LLM filled
+      trec-rag-eval irds:msmarco-passage/trec-dl-2019 run.txt   qrels by ir_datasets name (the irds extra)
     """
     from trec_rag_eval import api
 

@@ -10,7 +10,7 @@ import click
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import SEED, Integer, Real
+from trec_rag_eval.cli.params import SEED, InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
 
 METHOD_CHOICES = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "borda", "isr",
@@ -31,7 +31,7 @@ class NumberList(click.ParamType):
 
 
 @click.command("fuse")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @common.output("Where to write the fused run (refuses to overwrite without --force; never one of the inputs).",
                required=True, metavar="FUSED")
 @click.option("--method", type=click.Choice(METHOD_CHOICES), default="rrf", show_default=True,
@@ -44,7 +44,7 @@ class NumberList(click.ParamType):
               help="One weight per run, in the order given (wsum, rrf). wsum's default: equal weights.")
 @click.option("--depth", type=Integer(1), default=None, metavar="N", help="Keep the top N documents of each query.")
 @click.option("--run-tag", default=None, help="Run tag of the fused run [default: fused-METHOD].")
-@click.option("--optimize", "optimize", type=click.Path(exists=True), default=None, metavar="QRELS",
+@click.option("--optimize", "optimize", type=QrelsPath(exists=True), default=None, metavar="QRELS",
               help="Choose wsum's weights or rrf's k on these judgments by cross-validation over queries, "
                    "and write the run with the setting chosen on all queries.")
 @click.option("-m", "--measure", default="nDCG@10", show_default=True, help="The measure --optimize maximises.")

@@ -10,16 +10,16 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import COUNT, LEVEL, Integer
+from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
 from trec_rag_eval.syntax import INT32
 
 
 @click.command("judge", context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("dataset", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("dataset", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
+@click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
               help="JSONL corpus ({\"id\", \"text\"} a line): the passages shown to the model.")
-@click.option("--topics", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--topics", type=InputPath(exists=True, dir_okay=False), default=None,
               help="Query texts (query_id<TAB>text, as convert writes them) when DATASET is a TREC qrels file.")
 @click.option("--depth", type=Integer(1, INT32[1]), default=10, show_default=True,
               help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")

@@ -63,7 +63,7 @@ def run_format() -> Decorator:
                         help="Format of RUN: a TREC run, JSON/JSONL results or Parquet (detected by default).")
 
 
-def output(help: str = "Write to FILE instead of stdout (refuses to overwrite without --force).",
+def output(help: str = "Write to FILE, a local path, instead of stdout (refuses to overwrite without --force).",
            required: bool = False, metavar: str = "FILE") -> Decorator:
     # no explicit default: click 8.4 takes default=None for a value given, and lets a required -o be missing
     return click.option("-o", "--output", type=click.Path(dir_okay=False), required=required, metavar=metavar,

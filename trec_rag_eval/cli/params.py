@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.io.location import is_url
 from trec_rag_eval.syntax import INT32, INT64, OutOfRangeError, parse_integer, parse_real, quote
 
 
@@ -65,9 +66,21 @@ PROBABILITY = Real(0.0, 1.0, open=True)
 """alpha, confidence: strictly between 0 and 1."""
 
 
-class QrelsPath(click.Path):
-    """An existing qrels (or topics) file or folder, or an ir_datasets name (``irds:msmarco-passage/trec-dl-2019``),
-    which is not a path: it is handed on as it is, and read through the ``irds`` extra."""
+class InputPath(click.Path):
+    """An input file or folder: a local path, checked as ``click.Path`` checks it, or a URL (``s3://...``,
+    ``file://...``: ``io.location``), handed on as it is: it is read where it lies, and its reader says
+    when it is missing."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and is_url(value):
+            return value
+        return super().convert(value, param, ctx)
+
+
+class QrelsPath(InputPath):
+    """An existing qrels (or topics) file or folder, a URL, or an ir_datasets name
+    (``irds:msmarco-passage/trec-dl-2019``), which is not a path: it is handed on as it is, and read
+    through the ``irds`` extra."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and value.startswith("irds:"):

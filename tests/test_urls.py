@@ -1,0 +1,364 @@
+"""Runs and qrels given by URL (``io.location``, through fsspec) give the bytes their local copies give.
+
+The URLs are fsspec's ``memory://`` file system, in this process: the same bytes are written under a
+local path and under a URL, and every command is run on both. On a cluster, the workers must open the
+URL themselves: with ``memory://`` that takes workers in this process (a LocalCluster of threads), and
+with ``file://`` a LocalCluster of processes (slow: a cluster of its own). The expected output is
+always the local path's, whose numbers the trec_eval goldens and the other tests establish."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import shutil
+import uuid
+
+import fsspec
+import polars as pl
+import pytest
+from conftest import invoke, reference_path
+
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io import location
+
+FIXTURES = "fixtures"
+
+
+@pytest.fixture
+def memory():
+    """A fresh folder of fsspec's memory file system, as a URL; removed afterwards."""
+    root = f"memory://trec-rag-eval-{uuid.uuid4().hex[:8]}"
+    fs = fsspec.filesystem("memory")
+    yield root
+    if fs.exists(root):
+        fs.rm(root, recursive=True)
+
+
+def _put(url: str, data: bytes) -> str:
+    fsspec.filesystem("memory").pipe(url, data)
+    return url
+
+
+def _copy(local: str, url: str) -> str:
+    with open(local, "rb") as handle:
+        return _put(url, handle.read())
+
+
+def _same(args_local: list[str], args_url: list[str], names: dict[str, str] | None = None):
+    """Run both command lines; they succeed and print the same bytes (a run's label given as its URL
+    replaced by its local path, where the output names it); the URL's result is returned."""
+    expected = invoke(*args_local)
+    got = invoke(*args_url)
+    assert expected.exit_code == 0, expected.stderr
+    assert got.exit_code == 0, got.stderr
+    stdout, stderr = got.stdout, got.stderr
+    for url, path in (names or {}).items():
+        stdout, stderr = stdout.replace(url, path), stderr.replace(url, path)
+    assert stdout == expected.stdout
+    assert stderr == expected.stderr
+    return got
+
+
+FORMATS = (["-q", "-m", "all_trec"], ["--format", "table"], ["-q", "--format", "table"], ["--format", "json"])
+
+
+@pytest.mark.parametrize("options", FORMATS, ids=["trec-q-all_trec", "table", "table-q", "json"])
+def test_trec_qrels_and_run_by_url_give_the_bytes_of_the_local_files(memory, table_form, options):
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels_url, run_url = _copy(qrels, f"{memory}/qrels.test"), _copy(run, f"{memory}/results.test")
+    got = _same([*options, qrels, run], [*options, qrels_url, run_url])
+    if options[-1] == "all_trec":
+        assert "runid                 \tall\tSTANDARD\n" in got.stdout
+
+
+def test_gzip_files_by_url_give_the_bytes_of_the_local_files(memory, tmp_path, table_form):
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    local_qrels, local_run = tmp_path / "qrels.test.gz", tmp_path / "results.gz"  # gzip told by its bytes
+    for source, target in ((qrels, local_qrels), (run, local_run)):
+        with open(source, "rb") as handle:
+            target.write_bytes(gzip.compress(handle.read()))
+    qrels_url, run_url = _copy(str(local_qrels), f"{memory}/qrels.test.gz"), _copy(str(local_run), f"{memory}/results")
+    for options in (["-q", "-m", "all_trec"], ["--format", "json"]):
+        _same([*options, str(local_qrels), str(local_run)], [*options, qrels_url, run_url])
+    # read in pieces (the path a run larger than the memory takes), through gzip
+    _same(["--stream", "--chunk-size", "1", "-q", "-m", "all_trec", str(local_qrels), str(local_run)],
+          ["--stream", "--chunk-size", "1", "-q", "-m", "all_trec", qrels_url, run_url])
+
+
+def _partitions(run_path: str, pieces: int) -> list[tuple[str, bytes]]:
+    """A TREC run as Parquet partitions (query_id, doc_id, score, run_tag), each query whole in one."""
+    rows = [line.split() for line in open(run_path) if line.strip()]
+    frame = pl.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                          "score": [float(r[4]) for r in rows], "run_tag": [r[5] for r in rows]})
+    queries = frame["query_id"].unique(maintain_order=True).to_list()
+    out = []
+    for index in range(pieces):
+        part = frame.filter(pl.col("query_id").is_in(queries[index::pieces]))
+        buffer = io.BytesIO()
+        part.write_parquet(buffer)
+        out.append((f"part-{index}.parquet", buffer.getvalue()))
+    return out
+
+
+def test_a_partitioned_parquet_run_by_url_gives_the_bytes_of_the_local_folder(memory, tmp_path):
+    qrels = reference_path("qrels.test")
+    folder = tmp_path / "run.parquet"
+    folder.mkdir()
+    for name, data in _partitions(reference_path("results.test"), 3):
+        (folder / name).write_bytes(data)
+        _put(f"{memory}/run.parquet/{name}", data)
+    # what a data platform leaves beside its partitions is skipped, in a folder and under a URL alike
+    for extra in ("_SUCCESS", ".part-0.parquet.crc"):
+        (folder / extra).write_bytes(b"not parquet")
+        _put(f"{memory}/run.parquet/{extra}", b"not parquet")
+    qrels_url = _copy(qrels, f"{memory}/qrels.test")
+    for options in (["-q", "-m", "all_trec"], ["--format", "table"]):
+        _same([*options, qrels, str(folder)], [*options, qrels_url, f"{memory}/run.parquet"])
+    # the partitioned run gives the bytes of the TREC text it came from
+    text = invoke("-q", "-m", "all_trec", qrels, reference_path("results.test"))
+    assert invoke("-q", "-m", "all_trec", qrels_url, f"{memory}/run.parquet/").stdout == text.stdout
+
+
+def test_json_dataset_and_results_by_url_give_the_bytes_of_the_local_files(memory):
+    dataset, results = f"{FIXTURES}/eval_dataset_seed.json", f"{FIXTURES}/results_seed.json"
+    dataset_url = _copy(dataset, f"{memory}/eval_dataset_seed.json")
+    results_url = _copy(results, f"{memory}/results_seed.json")
+    for options in ([], ["-q", "--format", "json"], ["-m", "all_trec"]):
+        got = _same([*options, dataset, results], [*options, dataset_url, results_url])
+    assert "results_seed" in got.stdout  # the run tag is the file's name, under a URL as on disk
+
+
+def test_a_folder_of_runs_by_url_is_every_run_file_in_it_in_name_order(memory, tmp_path):
+    qrels = f"{FIXTURES}/qrels.txt"
+    local = tmp_path / "runs"
+    local.mkdir()
+    for name in ("run_hybrid.txt", "run_bm25.txt"):
+        shutil.copy(f"{FIXTURES}/{name}", local / name)
+        _copy(f"{FIXTURES}/{name}", f"{memory}/runs/{name}")
+    (local / ".hidden").write_text("not a run\n")
+    _put(f"{memory}/runs/.hidden", b"not a run\n")
+    _put(f"{memory}/runs/sub/inner.txt", b"not read: sub-folders are not\n")
+    (local / "sub").mkdir()
+    (local / "sub" / "inner.txt").write_text("not read: sub-folders are not\n")
+    qrels_url = _copy(qrels, f"{memory}/qrels.txt")
+    names = {f"{memory}/runs/": f"{local}/"}
+    for options in (["-q", "-m", "all_trec"], ["--format", "table"], ["--format", "csv"]):
+        _same([*options, qrels, f"{local}/"], [*options, qrels_url, f"{memory}/runs/"], names)
+    listed = invoke("--format", "table", qrels_url, f"{memory}/runs")
+    assert f"run: {memory}/runs/run_bm25.txt" in listed.stdout
+    assert f"run: {memory}/runs/run_hybrid.txt" in listed.stdout
+    assert listed.stdout.index("run_bm25.txt") < listed.stdout.index("run_hybrid.txt")
+
+
+def test_python_evaluate_takes_urls(memory):
+    import trec_rag_eval
+
+    qrels, run = f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt"
+    expected = trec_rag_eval.evaluate(qrels, run, ["P@5", "nDCG@10"])
+    got = trec_rag_eval.evaluate(_copy(qrels, f"{memory}/q.txt"), _copy(run, f"{memory}/r.txt"), ["P@5", "nDCG@10"])
+    assert got.summary == expected.summary
+
+
+# -- errors ------------------------------------------------------------------------------------------
+
+def _one_error_line(result) -> str:
+    assert result.exit_code != 0
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert "Traceback" not in result.stderr
+    return lines[0]
+
+
+def test_a_missing_url_is_one_error_line_naming_it(memory):
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    assert _one_error_line(invoke(qrels, f"{memory}/nope.txt")) == f"Error: {memory}/nope.txt: no such file"
+    assert _one_error_line(invoke(f"{memory}/nope.txt", f"{FIXTURES}/run_bm25.txt")) == (
+        f"Error: {memory}/nope.txt: no such file")
+
+
+def test_an_unknown_protocol_is_one_error_line_saying_what_is_expected():
+    line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "nosuchproto://bucket/run.txt"))
+    assert line.startswith("Error: nosuchproto://bucket/run.txt: unknown protocol nosuchproto://: expected a local "
+                           "path or a URL")
+
+
+def test_a_protocol_whose_package_is_missing_names_the_package_to_install(monkeypatch):
+    from fsspec.registry import known_implementations
+
+    # a protocol fsspec knows, whose package is not installed (as s3:// without s3fs)
+    monkeypatch.setitem(known_implementations, "faraway",
+                        {"class": "trec_rag_eval_no_such_package.FarawayFileSystem",
+                         "err": "Install trec_rag_eval_no_such_package to access faraway"})
+    line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "faraway://bucket/run.txt"))
+    assert line == ("Error: faraway://bucket/run.txt: reading faraway:// URLs needs the package "
+                    "trec_rag_eval_no_such_package: pip install trec_rag_eval_no_such_package (or pip install "
+                    "'trec-rag-eval[cloud]')")
+
+
+def test_s3_without_s3fs_says_to_install_it():
+    pytest.importorskip("fsspec")
+    try:
+        import s3fs  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("s3fs is installed here")
+    line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "s3://bucket/run.txt"))
+    assert line == ("Error: s3://bucket/run.txt: reading s3:// URLs needs the package s3fs: pip install s3fs "
+                    "(or pip install 'trec-rag-eval[cloud]')")
+
+
+def test_without_fsspec_a_url_says_to_install_the_cloud_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "fsspec.core", None)  # import fsspec.core fails
+    with pytest.raises(InputFormatError, match=r"^memory://x/run.txt: reading a URL needs the package fsspec: "
+                                               r"pip install 'trec-rag-eval\[cloud\]'"):
+        location.exists("memory://x/run.txt")
+
+
+def test_a_bad_line_under_a_url_is_named_by_the_url_and_its_line(memory, table_form):
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    good = open(f"{FIXTURES}/run_bm25.txt", "rb").read()
+    bad = _put(f"{memory}/bad.txt", good + b"q1 Q0 d9 1 high bm25\n")
+    line_no = good.count(b"\n") + 1
+    assert _one_error_line(invoke(qrels, bad)) == (
+        f"Error: {bad}:{line_no}: score must be a number, got 'high': 'q1 Q0 d9 1 high bm25'")
+    zipped = _put(f"{memory}/bad.gz", gzip.compress(good + b"q1 Q0 d9 1 high bm25\n"))
+    assert _one_error_line(invoke(qrels, zipped)).startswith(f"Error: {zipped}:{line_no}: score must be a number")
+
+
+def test_a_bad_row_in_a_partition_under_a_url_names_the_partition(memory):
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    frame = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [1.0, float("nan")]})
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer)
+    _put(f"{memory}/run/part-0.parquet", buffer.getvalue())
+    assert _one_error_line(invoke(qrels, f"{memory}/run")) == (
+        f"Error: {memory}/run/part-0.parquet: row 2: score is NaN, which has no place in a ranking: "
+        "{'query_id': 'q1', 'doc_id': 'd2', 'score': nan}")
+
+
+def test_an_output_given_as_a_url_is_refused_before_any_work(memory, tmp_path):
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    line = _one_error_line(invoke("-o", f"{memory}/out.txt", qrels, f"{FIXTURES}/run_bm25.txt"))
+    assert line.startswith(f"Error: cannot write {memory}/out.txt: is a URL: outputs are written to local paths")
+    assert not fsspec.filesystem("memory").exists(f"{memory}/out.txt")
+
+
+def test_a_file_url_input_is_never_replaced_by_an_output(tmp_path):
+    run = tmp_path / "run.txt"
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", run)
+    before = run.read_bytes()
+    result = invoke("--force", "-o", str(run), f"{FIXTURES}/qrels.txt", f"file://{run}")
+    assert _one_error_line(result).startswith(f"Error: the output {run} is also an input ({run})")
+    assert run.read_bytes() == before
+
+
+def test_location_keeps_local_paths_on_os_and_tells_urls_apart():
+    assert location.is_url("s3://bucket/run.txt") and location.is_url("memory://x")
+    assert location.is_url("file:///tmp/run.txt")
+    assert not location.is_url("irds:msmarco-passage/trec-dl-2019")  # ir_datasets, not a URL
+    assert not location.is_url("C:\\runs\\run.txt") and not location.is_url("c://runs")  # a drive letter
+    assert not location.is_url("runs/run.txt") and not location.is_url("-")
+    assert location.local_path("file:///tmp/run.txt") == "/tmp/run.txt"
+    assert location.local_path("memory://x/run.txt") is None
+    assert location.join("s3://bucket/runs/", "a.txt") == "s3://bucket/runs/a.txt"
+    assert location.basename("s3://bucket/runs/") == "runs"
+
+
+# -- on a cluster -----------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    """A LocalCluster whose two workers are threads of this process: they see its memory:// files."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://",
+                                  host="127.0.0.1", scheduler_port=0, dashboard_address=":0",
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def test_on_a_cluster_urls_give_the_bytes_of_the_local_files(memory, tmp_path, threads_cluster):
+    address = threads_cluster.scheduler.address
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels_url, run_url = _copy(qrels, f"{memory}/qrels.test"), _copy(run, f"{memory}/runs/results.test")
+    _copy(f"{FIXTURES}/run_bm25.txt", f"{memory}/runs/run_bm25.txt")
+    local = tmp_path / "runs"
+    local.mkdir()
+    shutil.copy(run, local / "results.test")
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", local / "run_bm25.txt")
+    options = ["-q", "-m", "all_trec"]
+    # one run (split by query over the workers), a folder of runs (one task each), Parquet partitions
+    _same([*options, qrels, run], ["--cluster", address, *options, qrels_url, run_url])
+    _same([*options, qrels, f"{local}/"], ["--cluster", address, *options, qrels_url, f"{memory}/runs/"],
+          {f"{memory}/runs/": f"{local}/"})
+    for name, data in _partitions(run, 3):
+        _put(f"{memory}/run.parquet/{name}", data)
+    _same([*options, qrels, run], ["--cluster", address, *options, qrels_url, f"{memory}/run.parquet"])
+
+
+def test_on_a_cluster_a_missing_url_fails_alone(memory, threads_cluster):
+    address = threads_cluster.scheduler.address
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    good = _copy(f"{FIXTURES}/run_bm25.txt", f"{memory}/bm25.txt")
+    result = invoke("--cluster", address, "-m", "P@5", "--format", "csv", qrels, good, f"{memory}/gone.txt")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == f"Error: {memory}/gone.txt: no such file"
+    assert "bm25" in result.stdout
+
+
+@pytest.mark.slow  # a cluster of worker processes of its own
+def test_file_urls_are_opened_by_worker_processes(tmp_path):
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    shutil.copy(run, folder / "results.test")
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", folder / "run_bm25.txt")
+    options = ["-q", "-m", "all_trec"]
+    _same([*options, qrels, str(folder)],
+          ["--cluster", "local:2", *options, f"file://{qrels}", f"file://{folder}"],
+          {f"file://{folder}/": f"{folder}/"})
+
+
+def test_on_a_cluster_the_client_lists_a_folder_of_runs_and_opens_none_of_them(memory, threads_cluster, monkeypatch):
+    import threading
+
+    from fsspec.implementations.memory import MemoryFileSystem
+
+    opened: list[tuple[str, str]] = []
+    original = MemoryFileSystem._open
+
+    def recording(self, path, *args, **kwargs):
+        opened.append((threading.current_thread().name, path))
+        return original(self, path, *args, **kwargs)
+
+    qrels = _copy(f"{FIXTURES}/qrels.txt", f"{memory}/qrels.txt")
+    for name in ("run_bm25.txt", "run_hybrid.txt"):
+        _copy(f"{FIXTURES}/{name}", f"{memory}/runs/{name}")
+    monkeypatch.setattr(MemoryFileSystem, "_open", recording)  # the files are written: what is read from now
+    result = invoke("--cluster", threads_cluster.scheduler.address, "-m", "P@5", qrels, f"{memory}/runs/")
+    assert result.exit_code == 0, result.stderr
+    here = threading.current_thread().name
+    runs_opened_here = [path for thread, path in opened if thread == here and "/runs/" in path]
+    runs_opened_by_workers = {path.rsplit("/", 1)[1] for thread, path in opened if thread != here and "/runs/" in path}
+    assert runs_opened_here == []
+    assert runs_opened_by_workers == {"run_bm25.txt", "run_hybrid.txt"}
+
+
+def test_the_other_commands_take_urls_as_evaluate_does(memory, tmp_path):
+    for name in ("qrels.txt", "run_bm25.txt", "run_hybrid.txt", "eval_dataset_seed.json"):
+        _copy(f"{FIXTURES}/{name}", f"{memory}/{name}")
+    local = {f"{memory}/": f"{FIXTURES}/"}
+    _same(["compare", f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"],
+          ["compare", f"{memory}/qrels.txt", f"{memory}/run_bm25.txt", f"{memory}/run_hybrid.txt"], local)
+    _same(["fuse", f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt", "-o", str(tmp_path / "a.txt")],
+          ["fuse", f"{memory}/run_bm25.txt", f"{memory}/run_hybrid.txt", "-o", str(tmp_path / "b.txt")],
+          {**local, str(tmp_path / "b.txt"): str(tmp_path / "a.txt")})
+    assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+    _same(["convert", f"{FIXTURES}/eval_dataset_seed.json", "--qrels", str(tmp_path / "a.qrels")],
+          ["convert", f"{memory}/eval_dataset_seed.json", "--qrels", str(tmp_path / "b.qrels")],
+          {str(tmp_path / "b."): str(tmp_path / "a.")})
+    assert (tmp_path / "a.qrels").read_bytes() == (tmp_path / "b.qrels").read_bytes()
+    assert _one_error_line(invoke("compare", f"{memory}/qrels.txt", f"{memory}/run_bm25.txt", f"{memory}/gone.txt")
+                           ) == f"Error: {memory}/gone.txt: no such file"
