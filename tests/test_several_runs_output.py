@@ -51,12 +51,17 @@ def test_a_runid_asked_for_is_printed_once_per_run():
     assert result.stdout.startswith(_line("runid", "all", "bm25") + _line("num_q", "all", "8"))
 
 
-def test_runs_that_share_a_tag_are_named_by_their_path(tmp_path):
-    copy = tmp_path / "bm25_again.txt"
-    shutil.copy(BM25, copy)  # the same tag, bm25, in both files
-    result = invoke("-m", "AP", QRELS, BM25, str(copy))
-    assert result.stdout == (_line("runid", "all", BM25) + _line("map", "all", "0.3389")
-                             + _line("runid", "all", str(copy)) + _line("map", "all", "0.3389"))
+def test_a_run_whose_tag_an_earlier_block_gave_is_named_by_its_path(tmp_path):
+    # each block is written as its run is done (issue 28): a later run's tag is not known yet when the
+    # first block is written, so the first keeps its tag and the later runs sharing it are named by path
+    copy, again = tmp_path / "bm25_again.txt", tmp_path / "bm25_third.txt"
+    shutil.copy(BM25, copy)  # the same tag, bm25, in all three files
+    shutil.copy(BM25, again)
+    result = invoke("-m", "AP", QRELS, BM25, str(copy), HYBRID, str(again))
+    assert result.stdout == (_line("runid", "all", "bm25") + _line("map", "all", "0.3389")
+                             + _line("runid", "all", str(copy)) + _line("map", "all", "0.3389")
+                             + _line("runid", "all", "hybrid") + _line("map", "all", "0.6254")
+                             + _line("runid", "all", str(again)) + _line("map", "all", "0.3389"))
 
 
 def test_no_summary_still_names_the_runs():

@@ -70,6 +70,8 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
+    if "render" in options:  # its one evaluation is the result; evaluate_many renders each run where it is made
+        raise TypeError("evaluate() got an unexpected keyword argument 'render'")
     shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
         isinstance(p, (str, os.PathLike)) for p in run)
     [outcome] = _outcomes(qrels, list(run) if shards else [run], measures, settings, cluster=cluster, shards=shards,
@@ -95,8 +97,10 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     runs read in pieces and tasks on a cluster; or, given a run's path, a context reporting the bytes
     read of a run read in pieces), ``task_progress`` (called with the tasks done and in all on a
     cluster), ``cluster``, ``shards`` (the files are pieces of one run), ``corpus``
-    and ``tokenizer`` (the context cost of each run, as in ``evaluate``). The notes about each run are
-    in its outcome, not warned.
+    and ``tokenizer`` (the context cost of each run, as in ``evaluate``), ``render`` (called with each
+    evaluation where it was made, on its thread or its Dask worker: the outcome then holds what it
+    returned, ``rendered``, instead of the evaluation; e.g. ``render.output.RunRenderer``, the command
+    line's text). The notes about each run are in its outcome, not warned.
     """
     from trec_rag_eval.service import expand_run_paths
 
@@ -169,6 +173,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
                                                  "chunk_bytes", "jobs", "progress", "task_progress") if key in options}
     check_cluster(cluster)
     corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
+    render = options.pop("render", None)
     if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError
 
@@ -202,7 +207,9 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         if cluster is not None:  # the workers read the qrels file themselves, as they read the runs
             running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
                                                  topics=reading.get("topics"), judgments=reading.get("judgments"))
-        outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead, **running)
+        # the context cost is added here, to the evaluation: then rendered here too
+        outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead,
+                                 render=render if corpus is None else None, **running)
         if corpus is None:
             yield from outcomes
             return
@@ -215,7 +222,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         for run, outcome in zip(runs, outcomes, strict=True):
             if outcome.evaluation is not None:
                 _add_context(outcome.evaluation, run, texts, tokenizer, table, running)
-            yield outcome
+            yield outcome.render_with(render)
     finally:
         bars.close()
         if ahead is not None:

@@ -279,12 +279,15 @@ def evaluate_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg
 def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = None,
                    settings: Settings | None = None, *, cluster: Any, run_format: str = "auto",
                    doc_map: Any = None, progress: Progress | None = None,
-                   qrels_from: Callable[[], Qrels] | None = None) -> Iterator[RunOutcome]:
+                   qrels_from: Callable[[], Qrels] | None = None,
+                   render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
     """Each run file evaluated on the cluster, one task each, its outcome given in the order of
     ``paths`` as soon as it and those before it are done (not once all are), its result then released
     on the cluster. ``measures`` and ``settings`` as for ``evaluate``; ``progress`` follows the tasks;
     ``qrels_from``: how a worker reads ``qrels`` itself (see ``_share_qrels``). When workers die
-    holding data sent to them, the runs not yet given are submitted again (``_again_if_lost``)."""
+    holding data sent to them, the runs not yet given are submitted again (``_again_if_lost``).
+    ``render`` (a picklable callable): each evaluation is rendered on its worker, and only what it
+    returns comes back (``RunOutcome.rendered``; the evaluation stays there and is released)."""
     from concurrent.futures import CancelledError
 
     from trec_rag_eval.core.settings import Settings
@@ -301,7 +304,7 @@ def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = N
         shared = _share_qrels(client, qrels, qrels_from, token)
         left = list(paths[given:])
         futures: list[Future | None] = [
-            client.submit(_run_task, shared, path, measures, settings, run_format, doc_map,
+            client.submit(_run_task, shared, path, measures, settings, run_format, doc_map, render,
                           key=f"trec-rag-eval-run-{given + index}-{token}") for index, path in enumerate(left)]
         ready: set[int] = set()
         index_of = {future.key: index for index, future in enumerate(futures) if future is not None}
@@ -392,8 +395,10 @@ def _follow(futures: list[Future], progress: Progress | None, done: int, total: 
 
 
 def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, run_format: str,
-              doc_map: Any) -> tuple[Evaluation | None, list[Note], TrecRagEvalError | None]:
-    """On a worker: one run. Bad input is returned, not raised: it is an answer, not a task to retry."""
+              doc_map: Any, render: Callable[[Evaluation], Any] | None = None
+              ) -> tuple[Evaluation | None, list[Note], TrecRagEvalError | None, Any]:
+    """On a worker: one run (rendered there with ``render``: its text travels, not its evaluation). Bad
+    input is returned, not raised: it is an answer, not a task to retry."""
     from trec_rag_eval.run_files import evaluate_run_file
 
     with warnings.catch_warnings(record=True) as caught:
@@ -401,19 +406,20 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
         try:
             evaluation, notes = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
         except TrecRagEvalError as err:
-            return None, [], err
+            return None, [], err, None
     # the library leads a warning with the run's path; the note is said of the run by whoever prints
     # it (as on one machine), so the path is not said twice
     library = [warning(str(w.message).removeprefix(f"{path}: "), parameters=getattr(w.message, "parameters", None))
                for w in caught if issubclass(w.category, TrecRagEvalWarning)]
-    return evaluation, library + notes, None
+    outcome = RunOutcome(path, evaluation, library + notes).render_with(render)
+    return outcome.evaluation, outcome.notes, None, outcome.rendered
 
 
 def _outcome(path: str, future: Future) -> RunOutcome:
     from concurrent.futures import CancelledError
 
     try:
-        evaluation, notes, error = future.result()
+        evaluation, notes, error, rendered = future.result()
     except TrecRagEvalError as err:
         return RunOutcome(path, error=err)
     except CancelledError:  # its input was lost with a worker: all is submitted again
@@ -422,7 +428,7 @@ def _outcome(path: str, future: Future) -> RunOutcome:
         if _lost(future.client) or _is_comm_error(err):  # the scheduler is gone: every run, said once
             raise
         return RunOutcome(path, error=_task_error(path, err))
-    return RunOutcome(path, evaluation, notes, error)
+    return RunOutcome(path, evaluation, notes, error, rendered)
 
 
 def _task_error(what: str, err: Exception) -> ClusterError:

@@ -8,6 +8,7 @@ for JSON results the RAG checks. ``RunOutcome`` is what every path hands back fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,10 +33,20 @@ class RunOutcome:
     evaluation: Evaluation | None = None
     notes: list[Note] = field(default_factory=list)
     error: TrecRagEvalError | None = None
+    rendered: Any = None
+    """With ``render=``: what it made of the evaluation, where the run was evaluated (the evaluation
+    itself is then None: released there, not sent back)."""
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def render_with(self, render: Callable[[Evaluation], Any] | None) -> RunOutcome:
+        """This outcome with its evaluation rendered by ``render`` (and released); unchanged without
+        ``render``, when it failed, or when it was rendered already (on a worker)."""
+        if render is not None and self.evaluation is not None:
+            self.rendered, self.evaluation = render(self.evaluation), None
+        return self
 
 
 def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings: Settings,

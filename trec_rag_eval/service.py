@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 
 STREAM_MEMORY_SHARE = 4
 """A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""
+AHEAD_PER_THREAD = 2
+"""Runs evaluated on this machine at most this many per thread ahead of the one the caller waits for."""
 GZIP_RATIO = 8
 """A gzip run counts as this many times its size (a typical ratio for runs)."""
 
@@ -215,7 +217,8 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
                   stream: bool | None = None, chunk_bytes: int = 64 << 20, jobs: int | None = None,
                   progress: Progress | None = None, ahead: RunReader | None = None, cluster: Any = None,
                   shards: bool = False, task_progress: TaskProgress | None = None,
-                  qrels_from: Callable[[], Qrels] | None = None) -> Iterator[RunOutcome]:
+                  qrels_from: Callable[[], Qrels] | None = None,
+                  render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
     """Each run of ``runs`` (paths or in-memory runs), in that order, as a ``RunOutcome``.
 
     ``stream``: True reads every run file in pieces of about ``chunk_bytes`` (the run must be grouped
@@ -228,6 +231,8 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
     where each search result keeps its document id (``run_from_any_shape``). ``qrels_from``: how a cluster's
     workers read ``qrels`` themselves (``qrels_loader``); without it they are sent the table.
     Outcomes come as they are ready, in run order, so a caller can write each before the next is done.
+    ``render``: called with each evaluation where it was made (its thread, or a cluster's worker, which
+    sends back only what it returns: ``RunOutcome.rendered``, the evaluation being released there).
     """
     mapping = doc_id_map(doc_map)
     # a run in memory is named by its label when the caller gave one (a mapping's key), else "run"
@@ -253,11 +258,12 @@ def evaluate_runs(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], se
     in_memory = [_in_memory(run, qrels, tag, id, read_files=id is not None and cluster is not None)
                  for run, tag in zip(runs, tags, strict=True)]
     if cluster is not None or shards:
-        yield from _evaluate_spread(qrels, runs, labels, in_memory, measures, settings, run_format, mapping, cluster,
-                                    shards, task_progress, qrels_from)
+        for outcome in _evaluate_spread(qrels, runs, labels, in_memory, measures, settings, run_format, mapping,
+                                        cluster, shards, task_progress, qrels_from, render):
+            yield outcome.render_with(render)  # one run split over the workers: its parts are combined here
         return
     yield from _evaluate_here(qrels, runs, labels, [tag is not None for tag in tags], in_memory, measures, settings,
-                              run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, id)
+                              run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, id, render)
 
 
 def _in_memory(run: Any, qrels: Qrels, tag: str | None, id: IdLocator | None, read_files: bool = False
@@ -277,8 +283,11 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                    measures: list[Measure],
                    settings: Settings, run_format: str, mapping: DocIdMap | None, stream: bool | None,
                    chunk_bytes: int, jobs: int | None, progress: Progress | None,
-                   ahead: RunReader | None, id: IdLocator | None) -> Iterator[RunOutcome]:
-    """``evaluate_runs`` on this machine: threads for runs read whole, one at a time in pieces."""
+                   ahead: RunReader | None, id: IdLocator | None,
+                   render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
+    """``evaluate_runs`` on this machine: threads for runs read whole, one at a time in pieces. A run
+    is evaluated (and rendered, with ``render``) at most ``AHEAD_PER_THREAD`` runs per thread ahead of
+    the one its caller waits for, so what is held for the caller is bounded whatever the number of runs."""
     paths = [os.fspath(run) if isinstance(run, (str, os.PathLike)) else None for run in runs]
     if ahead is not None and (not paths or paths[0] != ahead.path):
         ahead = None
@@ -288,6 +297,9 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                 for index, path in enumerate(paths)]
 
     def one(index: int) -> RunOutcome:
+        return evaluate_one(index).render_with(render)
+
+    def evaluate_one(index: int) -> RunOutcome:
         label, path = labels[index], paths[index]
         try:
             make = in_memory[index]
@@ -319,12 +331,18 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
 
     workers = min(len(runs), jobs or os.cpu_count() or 1)
     if workers > 1 and not any(streamed):
-        from concurrent.futures import ThreadPoolExecutor, wait
+        from collections import deque
+        from concurrent.futures import Future, ThreadPoolExecutor, wait
 
         pool = ThreadPoolExecutor(max_workers=workers)
-        futures = [pool.submit(one, index) for index in range(len(runs))]
+        futures: deque[Future[RunOutcome]] = deque()
+        submitted = 0
         try:
-            for future in futures:  # in run order, each as soon as it and those before it are done
+            for _ in range(len(runs)):  # in run order, each as soon as it and those before it are done
+                while submitted < len(runs) and len(futures) < AHEAD_PER_THREAD * workers:
+                    futures.append(pool.submit(one, submitted))
+                    submitted += 1
+                future = futures.popleft()
                 # waited for in short steps: a thread blocked on a lock does not see Ctrl-C, a loop does
                 while wait([future], timeout=0.1).not_done:
                     pass
@@ -352,8 +370,8 @@ def _evaluate_in_pieces(qrels: Qrels, path: str, measures: list[Measure], settin
 def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_memory: list[Callable[[], Run] | None],
                      measures: list[Measure],
                      settings: Settings, run_format: str, mapping: DocIdMap | None, cluster: Any, shards: bool,
-                     task_progress: TaskProgress | None, qrels_from: Callable[[], Qrels] | None = None
-                     ) -> Iterator[RunOutcome]:
+                     task_progress: TaskProgress | None, qrels_from: Callable[[], Qrels] | None = None,
+                     render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
     """``evaluate_runs`` with ``cluster`` or ``shards``."""
     paths = [os.fspath(run) for run in runs if isinstance(run, (str, os.PathLike))]
     if any(make is not None for make in in_memory):  # each run in memory is split here, its buckets sent
@@ -395,7 +413,7 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
 
     for outcome, label in zip(iter_run_tasks(qrels, paths, measures, settings, cluster=cluster,
                                                  run_format=run_format, doc_map=mapping, progress=task_progress,
-                                                 qrels_from=qrels_from),
+                                                 qrels_from=qrels_from, render=render),
                               labels, strict=True):
         outcome.label = label
         yield outcome

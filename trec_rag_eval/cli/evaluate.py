@@ -14,16 +14,7 @@ from trec_rag_eval.cli.params import COUNT, Integer, QrelsPath
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
-    from trec_rag_eval.api import Evaluation, Settings
-
-
-def _write_output(text: str, output: str | None, force: bool) -> None:
-    from trec_rag_eval.io.atomic import write_atomic, write_stream
-
-    if output is None:
-        write_stream(text, sys.stdout)
-    else:
-        write_atomic(output, text, force=force)
+    from trec_rag_eval.api import Settings
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -151,8 +142,10 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                             num_docs=num_docs, complete=complete,
                             leftovers=complete and fmt == "trec")  # trec_eval's exact bytes, where claimed
     mapping = doc_map_value(doc_id_pattern, doc_map)
-    labels: list[str] = []
-    evaluations: list[Evaluation] = []
+    from trec_rag_eval.render.output import Document, RunRenderer
+
+    labels: list[str] = []  # of the runs written: what --crosscheck computes again
+    measures_done: list[Any] = []
     failures: list[TrecRagEvalError] = []
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
     outcomes = api.evaluate_many(
@@ -160,45 +153,59 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
         doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
+        render=RunRenderer(fmt, per_query, not no_summary),  # on the thread or worker that evaluated the run
         **({"id": id_key} if id_key is not None else {}))
-    for outcome in outcomes:  # in run order, whatever finished first
-        for note in outcome.notes:
-            tell(note.about(outcome.label))
-        if outcome.error is not None:
-            failures.append(outcome.error)
-        else:
-            assert outcome.evaluation is not None
+    with _output(output, force) as out:
+        document = Document(fmt, out.write)
+        for outcome in outcomes:  # in run order, whatever finished first; each written, then released
+            for note in outcome.notes:
+                tell(note.about(outcome.label))
+            if outcome.error is not None:
+                failures.append(outcome.error)
+                continue
             labels.append(outcome.label)
-            evaluations.append(outcome.evaluation)
-    if failures and not evaluations and len(failures) == 1:
-        raise failures[0]  # the one run, or every run, failed: nothing to write
-    if evaluations:
-        _write_output(_render(evaluations, labels, fmt, per_query, no_summary), output, force)
+            measures_done = measures_done or outcome.rendered.measures
+            document.add(outcome.label, outcome.rendered)
+        if failures and not document.count and len(failures) == 1:
+            raise failures[0]  # the one run, or every run, failed: nothing to write
+        document.close()
+        if document.count:
+            out.commit()
     for error in failures:  # the runs that failed alone, after what the others gave
         click.echo(f"Error: {error}", err=True)
-    if crosscheck:
-        _crosscheck(qrels, labels, evaluations[0].measures, settings, qrels_format, topics_path, judgments,
-                    run_format, mapping)
+    if crosscheck and labels:
+        _crosscheck(qrels, labels, measures_done, settings, qrels_format, topics_path, judgments, run_format,
+                    mapping)
     if failures:
         raise click.exceptions.Exit(1)
 
 
-def _render(evaluations: list[Evaluation], labels: list[str], fmt: str, per_query: bool, no_summary: bool) -> str:
-    """The evaluations in the output format ``fmt``."""
-    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
-    from trec_rag_eval.render.trec import several_runs_text
+class _Stdout:
+    """Standard output as ``_output`` gives it: each piece printed (and flushed) as it comes."""
 
-    if fmt == "trec":
-        return several_runs_text(evaluations, labels, per_query, not no_summary)  # each run's block names it
-    if fmt == "table":
-        parts = []
-        for label, e in zip(labels, evaluations, strict=True):
-            title = f"run: {label}" if len(evaluations) > 1 else None
-            parts.append(per_query_table(e) if per_query else summary_table(e, title))
-        return "\n".join(parts)
-    if fmt == "json":
-        return to_json(evaluations, per_query)
-    return to_csv(evaluations, per_query)
+    def write(self, text: str) -> None:
+        from trec_rag_eval.io.atomic import write_stream
+
+        write_stream(text, sys.stdout)
+
+    def commit(self) -> None:
+        pass
+
+    def __enter__(self) -> _Stdout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _output(output: str | None, force: bool) -> Any:
+    """Where the output goes, a piece at a time: standard output, or ``-o FILE`` through the one writer
+    (a temporary file beside it, moved into place once complete: nothing is left if anything fails)."""
+    if output is None:
+        return _Stdout()
+    from trec_rag_eval.io.atomic import OutputFile
+
+    return OutputFile(output, force)
 
 
 def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,

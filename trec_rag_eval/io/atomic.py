@@ -12,6 +12,9 @@
 * ``all_or_none`` groups the writes of one command: each is staged, and they are moved into place
   together when the block succeeds; if anything fails, no output is left behind (and a file
   replaced under ``force`` is put back).
+* ``OutputFile`` writes one output a piece at a time (each run's part of an evaluation as it is
+  done) with ``write_atomic``'s promise: a temporary file, moved into place by ``commit``, removed
+  if anything fails first.
 * ``write_stream`` prints to standard output.
 
 Every operating-system failure (missing folder, permission, full disk, broken pipe) becomes an
@@ -28,7 +31,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
 from trec_rag_eval.io.location import is_url
@@ -332,6 +335,111 @@ def _write_in_place(target: str, data: bytes) -> None:
             out.write(data)
     except OSError as err:
         raise OutputError(target, _reason(err)) from None
+
+
+class OutputFile:
+    """An output written a piece at a time (the evaluate command's, one run after another), with
+    ``write_atomic``'s promise: the pieces go to a temporary file beside ``path``, which ``commit``
+    moves into place (never over an existing file without ``force``; inside ``all_or_none``, staged
+    with the command's other outputs). Closed without ``commit`` (an error, Ctrl-C, nothing to
+    write), it leaves nothing behind. A target that is not a regular file (``/dev/stdout``, a pipe)
+    is written in place, each piece as it comes."""
+
+    def __init__(self, path: PathLike, force: bool = False) -> None:
+        target = os.fspath(path)
+        self._in_place: BinaryIO | None = None
+        self._special = _is_special(target)
+        if not self._special and os.path.islink(target):  # a link's file is written, the link kept
+            target = os.path.realpath(target)
+        self.target, self.force = target, force
+        self._temporary: str | None = None
+        self._out: BinaryIO | None = None
+        if self._special:
+            return
+        check_output(target, force)
+        folder, name = os.path.split(target)
+        try:
+            handle, self._temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+        except OSError as err:
+            raise OutputError(target, _reason(err)) from None
+        self._out = os.fdopen(handle, "wb")
+
+    def write(self, content: str | bytes) -> None:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        try:
+            if self._special:
+                if self._in_place is None:
+                    self._in_place = open(self.target, "ab" if _STREAM.fullmatch(os.path.abspath(self.target))
+                                          else "wb")
+                self._in_place.write(data)
+                self._in_place.flush()
+                return
+            if self._out is None:
+                raise ValueError(f"{self.target}: written after it was committed or discarded")
+            self._out.write(data)
+        except OSError as err:
+            self.discard()
+            raise OutputError(self.target, _reason(err)) from None
+
+    def commit(self) -> None:
+        """Move what was written into place (see ``write_atomic``)."""
+        if self._special:
+            if self._in_place is None:
+                self.write(b"")
+            self._close_in_place()
+            return
+        if self._out is None or self._temporary is None:
+            raise ValueError(f"{self.target}: committed after it was committed or discarded")
+        out, temporary = self._out, self._temporary
+        self._out = None
+        try:
+            out.flush()
+            os.fsync(out.fileno())
+            out.close()
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
+        except OSError as err:
+            self.discard()
+            raise OutputError(self.target, _reason(err)) from None
+        stage = _STAGE.get()
+        if stage is not None:
+            if any(_identity(s.target) == _identity(self.target) for s in stage.staged):
+                self.discard()
+                raise UsageError(f"two outputs name the same file: {self.target}")
+            stage.staged.append(_Staged(temporary, self.target, self.force))
+            self._temporary = None  # the stage removes it
+            return
+        try:
+            _place(_Staged(temporary, self.target, self.force))
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Leave nothing: the temporary file is removed (a target written in place keeps what it got)."""
+        with contextlib.suppress(OutputError):
+            self._close_in_place()
+        if self._out is not None:
+            with contextlib.suppress(OSError):
+                self._out.close()
+            self._out = None
+        if self._temporary is not None:
+            _remove(self._temporary)
+            self._temporary = None
+
+    def _close_in_place(self) -> None:
+        if self._in_place is not None:
+            in_place, self._in_place = self._in_place, None
+            try:
+                in_place.close()
+            except OSError as err:
+                raise OutputError(self.target, _reason(err)) from None
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()  # after commit, nothing is left to remove
 
 
 def _remove(path: str) -> None:

@@ -192,7 +192,7 @@ def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
 def to_json(evaluations: list[Evaluation], per_query: bool = False) -> str:
     """``json.dumps(payload, indent=2, ensure_ascii=False)`` of ``to_dict`` (one evaluation) or of the list of
     them; the per-query part is written a column at a time, with the bytes json writes."""
-    texts = [_json_text(e, per_query) for e in evaluations]
+    texts = [json_text(e, per_query) for e in evaluations]
     if len(texts) == 1:
         return texts[0] + "\n"
     if not texts:
@@ -200,7 +200,7 @@ def to_json(evaluations: list[Evaluation], per_query: bool = False) -> str:
     return "[\n  " + ",\n  ".join(text.replace("\n", "\n  ") for text in texts) + "\n]\n"
 
 
-def _json_text(evaluation: Evaluation, per_query: bool) -> str:
+def json_text(evaluation: Evaluation, per_query: bool) -> str:
     if not per_query or not _column_wise(evaluation, _per_query_measures(evaluation)):
         return json.dumps(to_dict(evaluation, per_query), indent=2, ensure_ascii=False)
     text = json.dumps(to_dict(evaluation), indent=2, ensure_ascii=False)
@@ -250,28 +250,34 @@ def _json_per_query(evaluation: Evaluation) -> str:
 def to_csv(evaluations: list[Evaluation], per_query: bool = False) -> str:
     """``run,query_id,measure,value`` rows as ``csv.writer`` writes them (floats as repr, NaN empty); the
     per-query rows are written a column at a time."""
+    return CSV_HEADER + "".join(csv_rows(e, per_query) for e in evaluations)
+
+
+CSV_HEADER = "run,query_id,measure,value\n"
+
+
+def csv_rows(e: Evaluation, per_query: bool = False) -> str:
+    """The rows of one evaluation in ``to_csv``, without the header."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["run", "query_id", "measure", "value"])
-    for e in evaluations:
-        if per_query and _column_wise(e, _per_query_measures(e)):
-            buffer.write(_csv_per_query(e))
-        elif per_query:
-            table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
-            writer.writerows([e.run_tag, q, name, _plain(column[i])] for i, q in enumerate(e.query_ids)
-                             for name, column in table)
-        if per_query and e.context is not None:
-            for q, by_k in e.context.per_query().items():
-                for k, count in by_k.items():
-                    writer.writerow([e.run_tag, q, f"tokens@{k}", count])
-        for m in e.measures:
-            value = e.summary.get(m)
-            if value is not None:
-                writer.writerow([e.run_tag, "all", str(m), _plain(value)])
-        if e.context is not None:  # the context cost at each k: mean, then p95 over queries
-            for k in e.context.ks:
-                writer.writerow([e.run_tag, "all", f"tokens@{k}", e.context.mean(k)])
-                writer.writerow([e.run_tag, "all", f"tokens_p95@{k}", e.context.p95(k)])
+    if per_query and _column_wise(e, _per_query_measures(e)):
+        buffer.write(_csv_per_query(e))
+    elif per_query:
+        table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
+        writer.writerows([e.run_tag, q, name, _plain(column[i])] for i, q in enumerate(e.query_ids)
+                         for name, column in table)
+    if per_query and e.context is not None:
+        for q, by_k in e.context.per_query().items():
+            for k, count in by_k.items():
+                writer.writerow([e.run_tag, q, f"tokens@{k}", count])
+    for m in e.measures:
+        value = e.summary.get(m)
+        if value is not None:
+            writer.writerow([e.run_tag, "all", str(m), _plain(value)])
+    if e.context is not None:  # the context cost at each k: mean, then p95 over queries
+        for k in e.context.ks:
+            writer.writerow([e.run_tag, "all", f"tokens@{k}", e.context.mean(k)])
+            writer.writerow([e.run_tag, "all", f"tokens_p95@{k}", e.context.p95(k)])
     return buffer.getvalue()
 
 

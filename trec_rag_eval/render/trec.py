@@ -7,7 +7,7 @@ are built a column at a time (``render.columns``), never one Python call per lin
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -62,22 +62,26 @@ def per_query_measures(evaluation: Evaluation) -> list[Measure]:
 def trec_text(evaluation: Evaluation, per_query: bool = False, summary: bool = True, runid: bool = True) -> str:
     """Per-query lines (``-q``) in query order, then the ``all`` block (unless ``-n``; without its
     ``runid`` line when ``runid`` is False)."""
-    parts: list[str] = []
-    if per_query:
-        measures = per_query_measures(evaluation)
-        queries = len(evaluation.query_ids)
-        if measures and queries * len(measures) < COLUMN_WISE_FROM:
-            table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
-            parts.append("".join(f"{name}{query_id}\t{format_value(m, column[i])}\n"
-                                 for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table))
-        elif measures and queries:
-            parts += _per_query_blocks(evaluation, measures)
-    if summary:
-        for measure in evaluation.measures:
-            value = evaluation.summary.get(measure)
-            if value is not None and (runid or measure.family != "runid"):
-                parts.append(_line(measure, "all", value))
-    return "".join(parts)
+    return (per_query_text(evaluation) if per_query else "") + (summary_text(evaluation, runid) if summary else "")
+
+
+def per_query_text(evaluation: Evaluation) -> str:
+    """The per-query lines (``-q``), in query order."""
+    measures = per_query_measures(evaluation)
+    queries = len(evaluation.query_ids)
+    if measures and queries * len(measures) < COLUMN_WISE_FROM:
+        table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
+        return "".join(f"{name}{query_id}\t{format_value(m, column[i])}\n"
+                       for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)
+    if measures and queries:
+        return "".join(_per_query_blocks(evaluation, measures))
+    return ""
+
+
+def summary_text(evaluation: Evaluation, runid: bool = True) -> str:
+    """The ``all`` lines (without the ``runid`` line when ``runid`` is False)."""
+    return "".join(_line(measure, "all", value) for measure in evaluation.measures
+                   if (value := evaluation.summary.get(measure)) is not None and (runid or measure.family != "runid"))
 
 
 BLOCK_LINES = 1 << 16
@@ -126,25 +130,3 @@ def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = 
         yield text[start:end]
         start = end
 
-
-def several_runs_text(evaluations: Sequence[Evaluation], paths: Sequence[str], per_query: bool = False,
-                      summary: bool = True) -> str:
-    """trec_eval's lines for several runs, one block per run in the order given; one run alone is
-    trec_eval's output, byte for byte.
-
-    trec_eval reads one run, so its lines never say which run they belong to: here each block opens
-    with trec_eval's own ``runid  all  TAG`` line (the line ``-m runid`` and ``-m official`` print),
-    which every reader of trec_eval's output already parses. The value is the run's tag; when two of
-    the runs share a tag, it is the run's path instead, so that no two blocks read alike. A ``runid``
-    asked with ``-m`` is not printed twice.
-    """
-    if len(evaluations) == 1:
-        return trec_text(evaluations[0], per_query, summary)
-    tags = [e.run_tag for e in evaluations]
-    unique = len(set(tags)) == len(tags)
-    out = []
-    for evaluation, path in zip(evaluations, paths, strict=True):
-        label = evaluation.run_tag if unique else path
-        out.append("%-22s\t%s\t%s\n" % ("runid", "all", label))
-        out.append(trec_text(evaluation, per_query, summary, runid=False))
-    return "".join(out)
