@@ -194,3 +194,55 @@ def test_a_scheduler_stopped_mid_run_is_one_cluster_error(short, data, monkeypat
     assert stopped
     message = str(info.value)
     assert f"lost the Dask scheduler at {address} mid-run" in message and "\n" not in message, message
+
+
+LOST_BOUND = 120.0
+"""Seconds the command may take, once its scheduler is killed, to say so (its bound is CONNECT_TIMEOUT, 30 s,
+for the client's attempts to reconnect; the rest is a loaded machine's slack)."""
+
+
+@pytest.mark.slow  # a scheduler, a worker and the command as processes of their own
+def test_a_scheduler_killed_mid_run_is_one_error_line_from_the_command(tmp_path):
+    """Through the command line, as a user sees it: the runs done before are printed, then one
+    ``Error:`` line, within a bound, with no traceback and nothing from distributed's log."""
+    rng = random.Random(2828)
+    with open(tmp_path / "qrels.txt", "w") as out:
+        for q in range(100):
+            out.writelines(f"q{q} 0 d{d} {rng.choice([0, 1, 2])}\n" for d in range(30))
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for r in range(40):  # enough work that the scheduler is killed while most runs are still to do
+        with open(folder / f"run{r:02}.txt", "w") as out:
+            out.writelines(f"q{q} Q0 d{d} {d + 1} {rng.random():.4f} tag{r}\n" for q in range(100) for d in range(100))
+    scheduler, address = _scheduler()
+    worker = command = None
+    try:
+        worker, _ = _start(["distributed.cli.dask_worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                            "--no-dashboard", "--no-nanny"], "Registered to:")
+        command = subprocess.Popen([sys.executable, "-m", "trec_rag_eval", "--cluster", address, "-q", "-m", "all_trec",
+                                    str(tmp_path / "qrels.txt"), str(folder)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert command.stdout is not None
+        printed: list[bytes] = []  # the first runs' output: the run is under way
+        reader = threading.Thread(target=lambda: printed.append(command.stdout.read1()), daemon=True)
+        reader.start()
+        reader.join(timeout=PROCESS_TIMEOUT)
+        assert printed, f"nothing printed within {PROCESS_TIMEOUT} s"
+        scheduler.kill()
+        killed = time.monotonic()
+        stdout, stderr = command.communicate(timeout=LOST_BOUND)
+        took = time.monotonic() - killed
+    finally:
+        _stop(*[p for p in (scheduler, worker, command) if p is not None])
+    printed.append(stdout)
+    assert printed[0], stderr
+    assert command.returncode == 1 and took < LOST_BOUND
+    lines = stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), stderr.decode()
+    assert f"lost the Dask scheduler at {address} mid-run" in lines[0] and "is it still running?" in lines[0]
+    # what was printed is the runs done before, whole, as the single machine prints them
+    text = b"".join(printed).decode()
+    done = text.count("runid                 \tall\t")
+    assert 2 <= done < 40
+    assert text == invoke("-q", "-m", "all_trec", str(tmp_path / "qrels.txt"),
+                          *[str(folder / f"run{r:02}.txt") for r in range(done)]).stdout

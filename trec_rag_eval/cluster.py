@@ -130,7 +130,7 @@ def connect(cluster: Any) -> Iterator[Client]:
         client = Client(cluster, timeout=f"{CONNECT_TIMEOUT}s")
     except Exception as err:  # noqa: BLE001 - whatever distributed raises, said in one line
         raise ClusterError(f"cannot connect to the Dask scheduler at {cluster}: {_said(err)}") from None
-    with client:
+    with _quiet_once_lost(client), client:
         try:
             client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
         except Exception as err:  # noqa: BLE001
@@ -149,8 +149,30 @@ def connect(cluster: Any) -> Iterator[Client]:
             raise
 
 
+@contextmanager
+def _quiet_once_lost(client: Client) -> Iterator[None]:
+    """Within the block (the client's close included), distributed's client logs nothing once its
+    scheduler is lost: that is said here, as one ClusterError, not also by its log (a traceback of the
+    reconnection cancelled, "Failed to reconnect to scheduler") on the command's stderr."""
+    import logging
+
+    class Lost(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not _lost(client)
+
+    logger, lost = logging.getLogger("distributed.client"), Lost()
+    logger.addFilter(lost)
+    try:
+        yield
+    finally:
+        logger.removeFilter(lost)
+
+
 def _said(err: BaseException) -> str:
     """An exception of distributed's, in one line (its message, or its kind when it has none)."""
+    reason = getattr(err, "reason", None)
+    if isinstance(reason, str):  # a future cancelled: why, without the advice that follows
+        return f"{type(err).__name__}: {reason}"
     text = " ".join(str(err).split())
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
@@ -333,7 +355,7 @@ def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = N
                     yield outcome
                 return
             except CancelledError as err:
-                error = _stop_after(err, client, attempt, ", ".join(paths), ", ".join(paths[given:]))
+                error = _stop_after(err, client, attempt, _runs_named(paths), _runs_named(paths[given:]))
                 if error is not None:
                     raise error from None
 
@@ -378,6 +400,13 @@ def _stop_after(err: BaseException, client: Client, attempt: int, what: str, lef
         return ClusterError(f"{left}: workers died holding the data sent to them, {attempt} times in a row ({err}); "
                             "is a worker short of memory?")
     return None
+
+
+def _runs_named(paths: Sequence[str]) -> str:
+    """Runs for a message: their paths, or the first two and how many more (a sweep has hundreds)."""
+    if len(paths) <= 3:
+        return ", ".join(paths)
+    return f"{paths[0]}, {paths[1]} and {len(paths) - 2} more runs"
 
 
 def _follow(futures: list[Future], progress: Progress | None, done: int, total: int) -> int:
