@@ -170,83 +170,12 @@ def _import_ir_measures() -> Any:
 
 
 def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bool = False) -> tuple[str | None, str]:
-    """The ir-measures notation of one of our measures, or (None, why not)."""
-    family = measure.family
-    rel = measure.rel if measure.rel is not None else relevance_level
-    params = dict(measure.params)
-    args: list[str] = []
-    binary = family not in ("ndcg", "ndcg_cut", "Judged", "ERR", "num_q", "num_ret")
-    if binary and rel != 1:
-        args.append(f"rel={rel}")
-    if params.get("judged_only") or judged_only:
-        if family in ("bpref", "infAP", "set_recall", "num_q", "num_rel", "num_ret", "num_rel_ret", "Judged", "ERR"):
-            return None, "ir-measures has no judged_only for this measure"
-        args.append("judged_only=True")
-    at = ""
-    if measure.cutoff is not None:
-        at = f"@{measure.cutoff}"
-    simple = {"map": "AP", "map_cut": "AP", "recip_rank": "RR", "Rprec": "Rprec",
-              "bpref": "Bpref", "infAP": "infAP", "set_P": "SetP", "set_recall": "SetR", "set_map": "SetAP",
-              "num_q": "NumQ", "num_ret": "NumRet", "num_rel": "NumRel", "recall": "R", "success": "Success",
-              "iprec_at_recall": "IPrec", "Judged": "Judged", "ERR": "ERR", "P": "P"}
-    if measure.spec.subtopics:
-        if judged_only:
-            return None, "the cross-check has no judged_only for the intent-aware measures"
-        if measure.spec.kind == "int_cutoffs" and (measure.cutoff is None or measure.cutoff > 20):
-            return None, "pyndeval (ndeval) computes these measures at cutoffs 1 to 20 only"
-        extra = ([f"rel={rel}"] if rel != 1 else []) + [f"{k}={v!r}" for k, v in measure.params]
-        return family + (f"({','.join(extra)})" if extra else "") + at, ""
-    if family in _CWL_FAMILIES:
-        if judged_only:
-            return None, f"ir-measures' {family} has no judged_only"
-        extra = [f"{k}={v!r}" for k, v in measure.params]
-        return family + f"({','.join(extra)})" + at, ""
-    if family in ("Compat", "Accuracy"):
-        if judged_only:
-            return None, f"ir-measures' {family} has no judged_only"
-        if family == "Compat":
-            extra = [f"{k}={v!r}" for k, v in measure.params]
-        else:
-            extra = [f"rel={rel}"] if rel != 1 else []
-        return family + (f"({','.join(extra)})" if extra else "") + at, ""
-    if family == "rbp":
-        if params.get("gains") or judged_only:
-            return None, "ir-measures' RBP has no custom gains and no judged_only"
-        # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
-        # binary RBP(rel=r) is cwl_eval's
-        args = [f"p={float(params.get('p', 0.9))!r}"] + ([f"rel={measure.rel}"] if measure.rel is not None else [])
-        return f"RBP({','.join(args)})" + at, ""
-    if family == "P" and params.get("denominator", "k") != "k":
-        return None, "ir-measures' P always divides by k"
-    if family in ("ndcg", "ndcg_cut"):
-        if params.get("ideal", "judged") != "judged":
-            return None, "ir-measures' ideal ranking uses every judged document"
-        if params.get("dcg", "log2") != "log2":
-            args.append(f"dcg={params['dcg']!r}")
-        gains = params.get("gains")
-        if gains:
-            if any(float(v) != int(v) for _, v in gains):
-                return None, "pytrec_eval takes integer gains only"
-            args.append("gains={" + ",".join(f"{k}:{int(v)}" for k, v in gains) + "}")
-        args.sort()
-        return "nDCG" + (f"({','.join(args)})" if args else "") + at, ""
-    if family == "set_relative_P":
-        args.insert(0, "relative=True")
-        name = "SetP"
-    elif family == "set_F":
-        beta = float(params.get("beta", 1.0))
-        if beta != 1.0:
-            args.insert(0, f"beta={beta!r}")
-        name = "SetF"
-    elif family == "num_rel_ret":
-        name = "NumRet"
-        if f"rel={rel}" not in args:
-            args.insert(0, f"rel={rel}")
-    elif family in simple:
-        name = simple[family]
-    else:
+    """The ir-measures notation of one of our measures, or (None, why not): its registry entry says
+    (``Family.ir_measures``)."""
+    spec = measure.spec.ir_measures
+    if spec is None:
         return None, "no such measure in ir-measures"
-    return name + (f"({','.join(args)})" if args else "") + at, ""
+    return spec.name_of(measure, measure.spec, relevance_level, judged_only)
 
 
 def _tie_ascending(run: Run) -> Run:
@@ -485,8 +414,6 @@ def crosscheck_tables(
         ir_measures_version=getattr(ir_measures, "__version__", "?"),
     )
 
-
-_CWL_FAMILIES = ("SDCG", "NERR8", "NERR9", "NERR10", "NERR11", "INST", "INSQ", "BPM")
 
 _RETIED = ("compat",)
 """Providers whose ties are checked on their side: compat breaks run ties by doc_id ascending and ideal-ranking

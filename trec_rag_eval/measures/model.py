@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -66,6 +66,82 @@ def cutoff_of(m: Measure) -> int | float:
 
 
 @dataclass(frozen=True)
+class Param:
+    """A typed parameter of a name in our notation: ``kind`` is int (a relevance level, >= 0), level (any
+    judgment), float, bool, str (one of ``choices``) or gains (a dict judgment -> gain)."""
+
+    kind: str
+    default: Any = None
+    choices: tuple[Any, ...] = ()
+    help: str = ""
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class IrMeasures:
+    """How the cross-check writes a measure of a family in ir_measures' notation: ``name``, then the
+    ``first`` parameters, the relevance level, and the measure's other parameters in name order (with
+    ``judged_only=True`` under -J), e.g. ``SetF(beta=2.0,rel=2,judged_only=True)``.
+
+    ``rel``: ``level`` writes ``rel=L`` unless L is 1 (L the measure's own level, else the evaluation's);
+    ``asked`` only the measure's own; ``always`` even at 1; ``none`` never (graded measures).
+    ``first``: (parameter, value) written first: the measure's value, else this one (None: left out), for a
+    parameter whose default differs in ir_measures or that names the variant (``relative=True``).
+    ``judged_only``: why ir_measures cannot restrict it to judged documents ("": it can).
+    ``refused``: (our parameter, why ir_measures has no such parameter): a measure setting it is not compared.
+    ``max_cutoff``: the largest cutoff it is computed at, with why (a cutoff is then required).
+    """
+
+    name: str
+    rel: str = "level"
+    first: tuple[tuple[str, Any], ...] = ()
+    judged_only: str = ""
+    refused: tuple[tuple[str, str], ...] = ()
+    max_cutoff: tuple[int, str] | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name as ``trec-rag-eval measures`` lists it (at the defaults)."""
+        args = [f"{key}={value!r}" for key, value in self.first if value is not None]
+        args += ["rel=1"] if self.rel == "always" else []
+        return self.name + (f"({','.join(args)})" if args else "")
+
+    def name_of(self, m: Measure, spec: Family, level: int, judged_only: bool) -> tuple[str | None, str]:
+        """The ir_measures notation of ``m`` (a measure of ``spec``) under the evaluation's relevance
+        ``level`` and -J, or (None, why ir_measures cannot compute it)."""
+        params = dict(m.params)
+        if params.pop("judged_only", False):
+            judged_only = True
+        if judged_only and self.judged_only:
+            return None, self.judged_only
+        if self.max_cutoff and spec.kind == "int_cutoffs" and (m.cutoff is None or m.cutoff > self.max_cutoff[0]):
+            return None, self.max_cutoff[1]
+        for key, why in self.refused:
+            if key in params:
+                return None, why
+        gains = params.get("gains")
+        if gains and any(float(v) != int(v) for _, v in gains):
+            return None, "pytrec_eval takes integer gains only"
+        args = [f"{key}={_ir_value(key, params.pop(key, value))}" for key, value in self.first
+                if key in params or value is not None]
+        rel = m.rel if m.rel is not None else level
+        if self.rel == "always" or self.rel == "level" and rel != 1 or self.rel == "asked" and m.rel is not None:
+            args.append(f"rel={rel}")
+        if judged_only:
+            params["judged_only"] = True
+        args += [f"{key}={_ir_value(key, value)}" for key, value in sorted(params.items())]
+        at = f"@{m.cutoff}" if m.cutoff is not None else ""
+        return self.name + (f"({','.join(args)})" if args else "") + at, ""
+
+
+def _ir_value(key: str, value: Any) -> str:
+    """A parameter value as ir_measures writes it: gains as ``{judgment:gain}`` with integer gains."""
+    if key == "gains":
+        return "{" + ",".join(f"{k}:{int(v)}" for k, v in value) + "}"
+    return repr(value)
+
+
+@dataclass(frozen=True)
 class Family:
     """A registry entry: how to parse, name, compute and aggregate one kind of measure.
 
@@ -86,7 +162,19 @@ class Family:
     aggregate: str = "mean"
     per_query: bool = True
     notation: str | None = None
-    ir_measures: str | None = None
+    """The name it is shown by in our notation when it has none in ``names`` (``RprecMult``)."""
+    names: tuple[str, ...] = ()
+    """Its names in our notation (ir_measures'), as listed: ``AP`` (no @), ``AP@k`` (a cutoff required),
+    ``IPrec@p`` (a recall level), both ``Judged`` and ``Judged@k`` (either). The first is the name it is shown
+    by. A name may belong to two families, one without @ and one with (``AP``: map, ``AP@k``: map_cut)."""
+    aliases: tuple[str, ...] = ()
+    """Other names of it, shown as asked (``MAP``, ``MRR``, ``HitRate@k``), written as ``names``."""
+    params: Mapping[str, Param] = field(default_factory=dict, hash=False)
+    """The typed parameters its names take in our notation: ``P(rel=2,judged_only=True)@5``."""
+    ranx: Mapping[str, str] = field(default_factory=dict, hash=False)
+    """ranx's names of it, each with the same measure in our notation (``{"mrr": "MRR"}``)."""
+    ir_measures: IrMeasures | None = None
+    """Its name in ir_measures' notation, which the cross-check compares it with (None: ir_measures has none)."""
     trec_eval: str | None = None
     reference: str = "trec_eval v10 (usnistgov/trec_eval)"
     edge_cases: str = ""
@@ -97,7 +185,7 @@ class Family:
 
     def label(self, m: Measure, alias: bool = True) -> str:
         """The notation of ``m``: under the name it was asked by, or (``alias=False``) the canonical one."""
-        base = (m.alias if alias else None) or self.notation or self.name
+        base = (m.alias if alias else None) or self.shown
         args = []
         if m.rel is not None:
             args.append(f"rel={m.rel}")
@@ -107,6 +195,11 @@ class Family:
         if m.cutoff is not None:
             text += f"@{_format_value(m.cutoff)}"
         return text
+
+    @property
+    def shown(self) -> str:
+        """The name its measures are shown by in our notation: its first name (``AP`` for ``AP@k``)."""
+        return self.notation or (self.names[0].partition("@")[0] if self.names else self.name)
 
     def trec_label(self, m: Measure) -> str:
         cut_elsewhere = m.cutoff is not None and self.kind not in ("int_cutoffs", "real_cutoffs")
@@ -139,10 +232,28 @@ REGISTERED: dict[str, Family] = {}
 """Every family by name, in registration order. Filled by ``register`` (``measures.registry`` registers
 the built-in families); this module knows no family itself."""
 
+_WATCHERS: list[Callable[[Family], None]] = []
+
 
 def register(family: Family) -> Family:
-    """Add a family; a name registered twice is an error (two definitions of one measure)."""
+    """Add a family; a name registered twice is an error (two definitions of one measure), and so is a name
+    of the notation or of ranx that another family has (the tables derived from the registry refuse it)."""
     if family.name in REGISTERED:
         raise ValueError(f"measure family {family.name!r} registered twice")
     REGISTERED[family.name] = family
+    try:
+        for watcher in _WATCHERS:
+            watcher(family)
+    except Exception:
+        del REGISTERED[family.name]
+        raise
     return family
+
+
+def on_register(watcher: Callable[[Family], None]) -> None:
+    """Call ``watcher`` with every family registered so far and with each one registered later: the tables
+    derived from the registry (our notation's names, ranx's, trec_eval's order) keep in step with it. A
+    watcher checks a family before it changes anything, raising ValueError to refuse it."""
+    for family in REGISTERED.values():
+        watcher(family)
+    _WATCHERS.append(watcher)

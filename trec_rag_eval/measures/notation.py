@@ -14,34 +14,20 @@ canonical string and ``parse_measure(str(m)) == m`` (as in ir-measures, ``SetF(b
 
 from __future__ import annotations
 
+import ast
 import math
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures import registry  # noqa: F401  (the built-in families, registered first)
+from trec_rag_eval.measures.model import Family, Measure, Param, on_register
 from trec_rag_eval.syntax import INT32, RELEVANCE_RANGE
 
 CUTOFF_MAX = INT32[1]
 """The largest cutoff: trec_eval's largest -M; a larger one cannot mean anything more."""
-
-
-@dataclass(frozen=True)
-class Param:
-    """A typed parameter: ``kind`` is int, float, bool, str or gains (a dict level -> gain)."""
-
-    kind: str
-    default: Any = None
-    choices: tuple[Any, ...] = ()
-    help: str = ""
-    required: bool = False
-
-
-REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
-            "relevance level)")
-JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
 
 
 @dataclass(frozen=True)
@@ -50,99 +36,60 @@ class Name:
 
     family: str | None  # without @ (None: the @ value is required)
     family_at: str | None  # with @ (None: no @ allowed)
-    params: dict[str, Param] = field(default_factory=dict)
+    params: Mapping[str, Param] = field(default_factory=dict)
     at: str = "cutoff"  # "cutoff" (positive integer) or "recall" (a real in [0, 1])
     alias: bool = False  # another name of the family's own notation, kept for display (MAP, MRR, HitRate)
+    variants: tuple[tuple[str, Any, str], ...] = ()
+    """(parameter, value, family): with that parameter at that value, the name means that other family
+    (``SetP(relative=True)`` is set_relative_P); the parameter is then dropped."""
 
 
-_BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
-_NDCG = {
-    "dcg": Param("str", "log2", ("log2", "exp-log2"),
-                 "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
-    "gains": Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)"),
-    "ideal": Param("str", "judged", ("judged", "retrieved"),
-                   "ideal ranking from every judged document (trec_eval) or from the retrieved list only"),
-    "judged_only": JUDGED_ONLY,
-}
+_VARIANT = re.compile(r"([^()@]+)\((\w+)=([^()]+)\)")
 
-_P = {**_BINARY, "denominator": Param(
-    "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}
 
-_MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)")
-_MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are clipped to it); required",
-                 required=True)
-_T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
-_CWL = {"min_rel": _MIN_REL, "max_rel": _MAX_REL}
+def names_of(families: Iterable[Family], known: Mapping[str, Name] | None = None) -> dict[str, Name]:
+    """The names of the notation ``known`` and those of ``families`` (``Family.names`` and ``aliases``): a
+    name written ``AP`` means its family without @, ``AP@k`` (``IPrec@p``: a recall level) with one; two
+    families may share a name, one without @ and one with (``AP`` and ``AP@k``), with the same parameters.
+    ValueError for a name that would mean two things."""
+    names: dict[str, Name] = dict(known or {})
+    variants: list[tuple[str, str]] = []
+    for family in families:
+        for spelling, alias in [(s, False) for s in family.names] + [(s, True) for s in family.aliases]:
+            if "(" in spelling:  # another family's name with a parameter: SetP(relative=True)
+                variants.append((spelling, family.name))
+                continue
+            text, at, mark = spelling.partition("@")
+            if at and mark not in ("k", "p"):
+                raise ValueError(f"{family.name}: a name is written NAME, NAME@k or NAME@p, not {spelling!r}")
+            before = names.get(text, Name(None, None, family.params, "recall" if mark == "p" else "cutoff", alias))
+            if before.params != family.params or before.alias != alias or at and before.at != (
+                    "recall" if mark == "p" else "cutoff"):
+                raise ValueError(f"{spelling!r} is written with other parameters by {before.family} and {family.name}")
+            taken = before.family_at if at else before.family
+            if taken not in (None, family.name):
+                raise ValueError(f"{spelling!r} names two measure families: {taken} and {family.name}")
+            names[text] = replace(before, family_at=family.name) if at else replace(before, family=family.name)
+    for spelling, family_name in variants:
+        found = _VARIANT.fullmatch(spelling)
+        if found is None or found[1] not in names or found[2] not in names[found[1]].params:
+            raise ValueError(f"{family_name}: {spelling!r} is not a name with one of its parameters")
+        text, key, value = found[1], found[2], ast.literal_eval(found[3])
+        names[text] = replace(names[text], variants=(*names[text].variants, (key, value, family_name)))
+    return names
 
-_ALPHA = {"rel": REL, "alpha": Param("float", 0.5, help="redundancy intolerance: a subtopic's gain falls by "
-                                    "(1 - alpha) with each document already seen for it")}
-_NRBP = {**_ALPHA, "beta": Param("float", 0.5, help="patience: the weight of rank i is beta^(i-1)")}
 
-NAMES: dict[str, Name] = {
-    "P": Name(None, "P", _P),
-    "Precision": Name(None, "P", _P, alias=True),
-    "R": Name(None, "recall", _BINARY),
-    "Recall": Name(None, "recall", _BINARY, alias=True),
-    "F1": Name(None, "F1", _BINARY),
-    "HitRate": Name(None, "success", _BINARY, alias=True),
-    "Success": Name(None, "success", _BINARY),
-    "AP": Name("map", "map_cut", _BINARY),
-    "MAP": Name("map", "map_cut", _BINARY, alias=True),
-    "RR": Name("recip_rank", "recip_rank", _BINARY),
-    "MRR": Name("recip_rank", "recip_rank", _BINARY, alias=True),
-    "nDCG": Name("ndcg", "ndcg_cut", _NDCG),
-    "NDCG": Name("ndcg", "ndcg_cut", _NDCG),
-    "Rprec": Name("Rprec", None, _BINARY),
-    "RPrec": Name("Rprec", None, _BINARY, alias=True),
-    "Bpref": Name("bpref", None, {"rel": REL}),
-    "BPref": Name("bpref", None, {"rel": REL}, alias=True),
-    "infAP": Name("infAP", None, {"rel": REL}),
-    "SetP": Name("set_P", None, {**_BINARY, "relative": Param("bool", False, help="divide by min(N, R)")}),
-    "SetRelP": Name("set_relative_P", None, _BINARY),
-    "SetR": Name("set_recall", None, {"rel": REL}),
-    "SetF": Name("set_F", None, {**_BINARY, "beta": Param(
-        "float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so it acts as beta squared")}),
-    "SetAP": Name("set_map", None, _BINARY),
-    "IPrec": Name(None, "iprec_at_recall", _BINARY, at="recall"),
-    "NumQ": Name("num_q", None),
-    "NumRel": Name("num_rel", None, {"rel": REL}),
-    "NumRet": Name("num_ret", None, {"rel": REL}),
-    "NumRelRet": Name("num_rel_ret", None, {"rel": REL}),
-    "Judged": Name("Judged", "Judged"),
-    "ERR": Name("ERR", "ERR"),
-    "Compat": Name("Compat", None, {"p": Param("float", 0.95, help="persistence of the rank-biased overlap"),
-                                    "normalize": Param("bool", True, help="divide by the ideal ranking's own "
-                                                       "overlap (a perfect run scores 1)")}),
-    "Accuracy": Name("Accuracy", "Accuracy", {"rel": REL}),
-    "alpha_nDCG": Name("alpha_nDCG", "alpha_nDCG", _ALPHA),
-    "α_nDCG": Name("alpha_nDCG", "alpha_nDCG", _ALPHA, alias=True),
-    "alpha_DCG": Name("alpha_DCG", "alpha_DCG", _ALPHA),
-    "α_DCG": Name("alpha_DCG", "alpha_DCG", _ALPHA, alias=True),
-    "ERR_IA": Name("ERR_IA", "ERR_IA", {"rel": REL}),
-    "nERR_IA": Name("nERR_IA", "nERR_IA", {"rel": REL}),
-    "NRBP": Name("NRBP", None, _NRBP),
-    "nNRBP": Name("nNRBP", None, _NRBP),
-    "P_IA": Name("P_IA", "P_IA", {"rel": REL}),
-    "AP_IA": Name("AP_IA", None, {"rel": REL}),
-    "MAP_IA": Name("AP_IA", None, {"rel": REL}, alias=True),
-    "StRecall": Name("StRecall", "StRecall", {"rel": REL}),
-    "SDCG": Name(None, "SDCG", {"dcg": Param("str", "log2", ("log2",), "DCG formulation (only 'log2')"), **_CWL}),
-    "NERR8": Name(None, "NERR8", _CWL),
-    "NERR9": Name(None, "NERR9", _CWL),
-    "NERR10": Name("NERR10", None, {"p": Param("float", 0.9, help="persistence"), **_CWL}),
-    "NERR11": Name("NERR11", None, {"T": _T, **_CWL}),
-    "INST": Name("INST", None, {"T": _T, **_CWL}),
-    "INSQ": Name("INSQ", None, {"T": _T, **_CWL}),
-    "BPM": Name(None, "BPM", {"T": _T, **_CWL}),
-    "RelP": Name(None, "relative_P", _BINARY),
-    "GMAP": Name("gm_map", None, {"rel": REL}),
-    "RBP": Name("rbp", "rbp", {"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' "
-                                          "RBP defaults to 0.8: write RBP(p=0.8) for its value)"),
-                               "rel": Param("int", help="binary gains: 1 for a judgment >= rel, 0 otherwise "
-                                            "(without it, graded gains scaled to [0, 1])")}),
-    "DCG": Name("dcg", "dcg", {k: v for k, v in _NDCG.items() if k != "ideal"}),
-    "IDCG": Name("ideal_dcg", "ideal_dcg", {k: v for k, v in _NDCG.items()}),
-}
+NAMES: dict[str, Name] = {}
+"""Every name of the notation, derived from the registry (see ``names_of``), a family registered later too."""
+
+
+def _add_names(family: Family) -> None:
+    names = names_of([family], NAMES)
+    NAMES.clear()
+    NAMES.update(names)
+
+
+on_register(_add_names)
 
 _IDENT = re.compile(r"(?:[A-Za-z_]|α)[A-Za-z0-9_]*")  # α: ir_measures' α_nDCG and α_DCG
 _NUMBER = re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII, as in C
@@ -330,10 +277,10 @@ def parse_measure(text: str) -> Measure:
         raise scanner.error(name_start, len(text), "min_rel must be below max_rel")
     family = spec.family_at if at is not None else spec.family
     assert family is not None
-    # ir-measures spellings that name another family
-    if family == "set_P" and params.get("relative"):
-        family = "set_relative_P"
-    params.pop("relative", None)
+    # ir-measures spellings that name another family: SetP(relative=True) is set_relative_P
+    for key, value, variant in spec.variants:
+        if params.pop(key, None) == value:
+            family = variant
     if family == "num_ret" and rel is not None:
         family = "num_rel_ret"  # NumRet(rel=k) is num_rel_ret at level k in ir-measures
     typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.measures.model import Family, Measure
+from trec_rag_eval.measures.model import Family, Measure, on_register
 from trec_rag_eval.measures.notation import CUTOFF_MAX, NAMES, closest
-from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES, ORDER
+from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
 # the RAG set: P, R, F1, HitRate and nDCG at 1, 3, 5, 10, then MRR and MAP
@@ -149,7 +149,8 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
         else:
             chosen.setdefault(name, None)
     out: list[Measure] = []
-    for name in sorted(chosen, key=ORDER.__getitem__):
+    order = {name: i for i, name in enumerate(FAMILIES)}  # trec_eval's output order
+    for name in sorted(chosen, key=order.__getitem__):
         out.extend(chosen[name] or _defaults(FAMILIES[name]))
     return out
 
@@ -162,10 +163,19 @@ def parse_notation(text: str) -> Measure:
     return parse_measure(text)
 
 
-# ranx's metric names, read as the same measure here (computed with trec_eval's conventions, not ranx's)
-RANX_NAMES = {"ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')", "dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')",
-              "precision": "P", "recall": "R", "f1": "F1", "hit_rate": "HitRate", "mrr": "MRR", "map": "MAP",
-              "r-precision": "Rprec", "r_precision": "Rprec", "bpref": "Bpref"}
+RANX_NAMES: dict[str, str] = {}
+"""ranx's metric names, each read as the same measure in our notation (``Family.ranx``), computed with
+trec_eval's conventions, not ranx's."""
+
+
+def _add_ranx_names(family: Family) -> None:
+    taken = [name for name in family.ranx if name in RANX_NAMES]
+    if taken:
+        raise ValueError(f"{family.name}: ranx's name {taken[0]!r} is already read as {RANX_NAMES[taken[0]]}")
+    RANX_NAMES.update(family.ranx)
+
+
+on_register(_add_ranx_names)
 
 
 def _from_ranx(spec: str) -> str:

@@ -1,13 +1,14 @@
 """The measure registry: every family once, in trec_eval's output order, with its definition.
 
-Adding a measure is one ``Family`` entry here and one kernel in a family module. The ``measures``
+Adding a measure is one ``Family`` entry here (its names in every notation, parameters, cross-check name and
+definition) and one kernel in a family module (CONTRIBUTING.md, recipe 1). The ``measures``
 command and the README's measure table are generated from this registry.
 """
 
 from __future__ import annotations
 
 from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, sets
-from trec_rag_eval.measures.model import REGISTERED, Family, register
+from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Param, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -16,46 +17,100 @@ _NDEVAL_REFERENCE = "ndeval (TREC Web track)"
 _CWL_REFERENCE = "Azzopardi, Thomas & Moffat, SIGIR 2019 (C/W/L); cwl_eval, depth 1000"
 _NERR_REFERENCE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021; cwl_eval, depth 1000"
 
+# the parameters of our notation's names, typed (see measures/notation.py)
+REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
+            "relevance level)")
+JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
+BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
+_NDCG = {
+    "dcg": Param("str", "log2", ("log2", "exp-log2"),
+                 "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
+    "gains": Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)"),
+    "ideal": Param("str", "judged", ("judged", "retrieved"),
+                   "ideal ranking from every judged document (trec_eval) or from the retrieved list only"),
+    "judged_only": JUDGED_ONLY,
+}
+_P = {**BINARY, "denominator": Param(
+    "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}
+_MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)")
+_MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are clipped to it); required",
+                 required=True)
+_T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
+_CWL = {"min_rel": _MIN_REL, "max_rel": _MAX_REL}
+_ALPHA = {"rel": REL, "alpha": Param("float", 0.5, help="redundancy intolerance: a subtopic's gain falls by "
+                                    "(1 - alpha) with each document already seen for it")}
+_NRBP = {**_ALPHA, "beta": Param("float", 0.5, help="patience: the weight of rank i is beta^(i-1)")}
+
+# how the cross-check names them in ir_measures' notation, where it is not by name alone
+_NO_JUDGED_ONLY = "ir-measures has no judged_only for this measure"
+_GRADED = "none"  # graded measures take no relevance level in ir_measures
+_NDCG_IR = IrMeasures("nDCG", rel=_GRADED,
+                      refused=(("ideal", "ir-measures' ideal ranking uses every judged document"),))
+_RBP_NOT = "ir-measures' RBP has no custom gains and no judged_only"
+
+
+def _ndeval(name: str) -> IrMeasures:
+    return IrMeasures(name, judged_only="the cross-check has no judged_only for the intent-aware measures",
+                      max_cutoff=(20, "pyndeval (ndeval) computes these measures at cutoffs 1 to 20 only"))
+
+
+def _own(name: str, rel: str = _GRADED) -> IrMeasures:
+    """A measure of one ir_measures provider that has no judged_only (C/W/L, compat, accuracy)."""
+    return IrMeasures(name, rel=rel, judged_only=f"ir-measures' {name} has no judged_only")
+
+
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
            aggregate="none", per_query=False, value_range=None),
     Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
-           aggregate="sum", notation="NumQ", ir_measures="NumQ", value_range=None),
+           aggregate="sum", names=("NumQ",), ir_measures=IrMeasures("NumQ", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
+           value_range=None),
     Family("num_ret", binary.num_ret, "Documents retrieved (after -M and -J).", value_type="int", aggregate="sum",
-           notation="NumRet", ir_measures="NumRet", value_range=None),
+           names=("NumRet",), params={"rel": REL},
+           ir_measures=IrMeasures("NumRet", rel=_GRADED, judged_only=_NO_JUDGED_ONLY), value_range=None),
     Family("num_rel", binary.num_rel, "Relevant documents in the qrels (judgment >= level).", value_type="int",
-           aggregate="sum", notation="NumRel", ir_measures="NumRel", value_range=None),
+           aggregate="sum", names=("NumRel",), params={"rel": REL},
+           ir_measures=IrMeasures("NumRel", judged_only=_NO_JUDGED_ONLY), value_range=None),
     Family("num_rel_ret", binary.num_rel_ret, "Relevant documents retrieved.", value_type="int", aggregate="sum",
-           notation="NumRelRet", ir_measures="NumRet(rel=1)", value_range=None),
+           names=("NumRelRet",), params={"rel": REL},
+           ir_measures=IrMeasures("NumRet", rel="always", judged_only=_NO_JUDGED_ONLY), value_range=None),
     Family("map", binary.average_precision,
            "Average precision: sum of P@k at the ranks of relevant retrieved documents, divided by R "
-           "(all relevant documents). 0 when R = 0.", notation="AP", ir_measures="AP"),
+           "(all relevant documents). 0 when R = 0.", names=("AP",), aliases=("MAP",), params=BINARY,
+           ranx={"map": "MAP"}, ir_measures=IrMeasures("AP")),
     Family("gm_map", binary.geometric_average_precision,
            "Geometric mean of AP over queries, each AP floored at 1e-5. Summary only.",
-           aggregate="gmean", per_query=False, notation="GMAP"),
+           aggregate="gmean", per_query=False, names=("GMAP",), params={"rel": REL}),
     Family("Rprec", binary.r_precision, "Precision at rank R (R-precision). 0 when R = 0.",
-           notation="Rprec", ir_measures="Rprec"),
+           names=("Rprec",), aliases=("RPrec",), params=BINARY,
+           ranx={"r-precision": "Rprec", "r_precision": "Rprec"}, ir_measures=IrMeasures("Rprec")),
     Family("bpref", binary.bpref,
            "Binary preference: relevant retrieved documents, each penalised by the judged non-relevant "
-           "documents above it, min(n, R) / min(NonRel, R); divided by R.", notation="Bpref", ir_measures="Bpref",
+           "documents above it, min(n, R) / min(NonRel, R); divided by R.", names=("Bpref",), aliases=("BPref",),
+           params={"rel": REL}, ranx={"bpref": "Bpref"}, ir_measures=IrMeasures("Bpref", judged_only=_NO_JUDGED_ONLY),
            reference="Buckley & Voorhees, SIGIR 2004"),
     Family("recip_rank", binary.reciprocal_rank, "1 / rank of the first relevant document; 0 if none.",
-           notation="RR", ir_measures="RR"),
+           names=("RR", "RR@k"), aliases=("MRR", "MRR@k"), params=BINARY,
+           ranx={"mrr": "MRR"}, ir_measures=IrMeasures("RR")),
     Family("iprec_at_recall", binary.iprec_at_recall,
            "Interpolated precision at recall level p: the best P@i at or below the rank where "
            "lround(p*R) relevant documents are retrieved.", kind="real_cutoffs", defaults=_RECALL_LEVELS,
-           notation="IPrec", ir_measures="IPrec"),
+           names=("IPrec@p",), params=BINARY, ir_measures=IrMeasures("IPrec")),
     Family("P", binary.precision, "Precision at k: relevant in the top k, divided by k (always k).",
-           kind="int_cutoffs", defaults=_CUTOFFS, notation="P", ir_measures="P"),
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("P@k",), aliases=("Precision@k",), params=_P,
+           ranx={"precision": "P"},
+           ir_measures=IrMeasures("P", refused=(("denominator", "ir-measures' P always divides by k"),))),
     Family("relstring", sets.relstring,
            "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
            "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
            aggregate="none", extra_params=("length",), value_range=None),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
-           defaults=_CUTOFFS, notation="R", ir_measures="R"),
+           defaults=_CUTOFFS, names=("R@k",), aliases=("Recall@k",), params=BINARY,
+           ranx={"recall": "R"}, ir_measures=IrMeasures("R")),
     Family("infAP", binary.inferred_ap,
-           "Inferred AP for incomplete judgments (qrels value -1 = sampled out).", notation="infAP",
-           ir_measures="infAP", reference="Yilmaz & Aslam, CIKM 2006"),
+           "Inferred AP for incomplete judgments (qrels value -1 = sampled out).", names=("infAP",),
+           params={"rel": REL}, ir_measures=IrMeasures("infAP", judged_only=_NO_JUDGED_ONLY),
+           reference="Yilmaz & Aslam, CIKM 2006"),
     Family("gm_bpref", binary.geometric_bpref, "Geometric mean of bpref, floored at 1e-5. Summary only.",
            aggregate="gmean", per_query=False, notation="GMBpref"),
     Family("Rprec_mult", binary.r_precision_mult,
@@ -73,137 +128,182 @@ _FAMILIES = [
     Family("G", graded.cumulative_gain_g, "G: graded gain discounted by the ideal-minus-actual cumulative gain.",
            kind="pairs", notation="G", value_range=None),
     Family("dcg", graded.dcg, "Discounted cumulative gain: sum of gain_k / log2(k+1) over all retrieved.",
-           kind="pairs", notation="DCG", value_range=None),
+           kind="pairs", names=("DCG", "DCG@k"), params={k: v for k, v in _NDCG.items() if k != "ideal"},
+           ranx={"dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')"}, value_range=None),
     Family("ideal_dcg", graded.ideal_dcg, "DCG of the ideal ranking of every judged document.",
-           kind="pairs", notation="IDCG", value_range=None),
+           kind="pairs", names=("IDCG", "IDCG@k"), params=_NDCG, value_range=None),
     Family("ndcg", graded.ndcg,
            "Normalised DCG over the whole ranking; the ideal list holds every judged document with "
            "positive gain, not cut to the number retrieved. Gains = judgments (linear).", kind="pairs",
-           notation="nDCG", ir_measures="nDCG", reference="Järvelin & Kekäläinen, TOIS 2002"),
+           names=("nDCG", "NDCG"), params=_NDCG,
+           ranx={"ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')"}, ir_measures=_NDCG_IR,
+           reference="Järvelin & Kekäläinen, TOIS 2002"),
     Family("ndcg_rel", graded.ndcg_rel, "nDCG averaged over the ranks of the relevant documents.",
            kind="pairs", notation="nDCGRel"),
     Family("Rndcg", graded.r_ndcg, "nDCG averaged over the points where the ideal gain changes.",
            kind="pairs", notation="RnDCG"),
     Family("ndcg_cut", graded.ndcg_cut,
            "nDCG at k: DCG and IDCG both cut at k, gains = judgments (linear). 0 when IDCG@k = 0.",
-           kind="int_cutoffs", defaults=_CUTOFFS, notation="nDCG", ir_measures="nDCG"),
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("nDCG@k", "NDCG@k"), params=_NDCG, ir_measures=_NDCG_IR),
     Family("map_cut", binary.average_precision,
            "AP counting only ranks <= k, still divided by R.", kind="int_cutoffs", defaults=_CUTOFFS,
-           notation="AP", ir_measures="AP"),
+           names=("AP@k",), aliases=("MAP@k",), params=BINARY,
+           ir_measures=IrMeasures("AP")),
     Family("relative_P", binary.relative_precision, "Relevant in the top k, divided by min(k, R).",
-           kind="int_cutoffs", defaults=_CUTOFFS, notation="RelP"),
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("RelP@k",), params=BINARY),
     Family("success", binary.success, "1 if a relevant document is in the top k, else 0.",
-           kind="int_cutoffs", defaults=(1, 5, 10), notation="Success", ir_measures="Success"),
-    Family("set_P", sets.set_precision, "Relevant retrieved / retrieved.", notation="SetP", ir_measures="SetP"),
+           kind="int_cutoffs", defaults=(1, 5, 10), names=("Success@k",), aliases=("HitRate@k",),
+           params=BINARY, ranx={"hit_rate": "HitRate"}, ir_measures=IrMeasures("Success")),
+    Family("set_P", sets.set_precision, "Relevant retrieved / retrieved.", names=("SetP",),
+           params={**BINARY, "relative": Param("bool", False, help="divide by min(N, R)")},
+           ir_measures=IrMeasures("SetP")),
     Family("set_relative_P", sets.set_relative_precision, "Relevant retrieved / min(N, R).",
-           notation="SetRelP", ir_measures="SetRelP"),
-    Family("set_recall", sets.set_recall, "Relevant retrieved / R.", notation="SetR", ir_measures="SetR"),
-    Family("set_map", sets.set_map, "set_P * set_recall.", notation="SetAP", ir_measures="SetAP"),
+           names=("SetRelP",), aliases=("SetP(relative=True)",), params=BINARY,
+           ir_measures=IrMeasures("SetP", first=(("relative", True),))),
+    Family("set_recall", sets.set_recall, "Relevant retrieved / R.", names=("SetR",), params={"rel": REL},
+           ir_measures=IrMeasures("SetR", judged_only=_NO_JUDGED_ONLY)),
+    Family("set_map", sets.set_map, "set_P * set_recall.", names=("SetAP",), params=BINARY,
+           ir_measures=IrMeasures("SetAP")),
     Family("set_F", sets.set_f, "F-measure of set_P and set_recall with beta^2 = x (default 1).",
-           kind="real_list", defaults=(1.0,), notation="SetF", ir_measures="SetF", extra_params=("beta2",)),
+           kind="real_list", defaults=(1.0,), names=("SetF",),
+           params={**BINARY, "beta": Param("float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so "
+                                           "it acts as beta squared")},
+           ir_measures=IrMeasures("SetF", first=(("beta", None),)), extra_params=("beta2",)),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
            value_type="int", aggregate="sum", notation="NumNonRelJudgedRet", value_range=None),
     Family("yaap", binary.yaap, "Yet another AP: log((1+S)/(1+R-S)), S = sum of P@k at relevant ranks.",
            notation="yaap", value_range=None),
     Family("rbp", graded.rbp, "Rank-biased precision, persistence p (default 0.9), gains scaled to [0, 1].",
-           kind="pairs", notation="RBP", reference="Moffat & Zobel, TOIS 2008"),
+           kind="pairs", names=("RBP", "RBP@k"),
+           params={"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' RBP defaults "
+                                                  "to 0.8: write RBP(p=0.8) for its value)"),
+                   "rel": Param("int", help="binary gains: 1 for a judgment >= rel, 0 otherwise (without it, "
+                                "graded gains scaled to [0, 1])")},
+           # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
+           # binary RBP(rel=r) is cwl_eval's
+           ir_measures=IrMeasures("RBP", rel="asked", first=(("p", 0.9),), judged_only=_RBP_NOT,
+                                  refused=(("gains", _RBP_NOT),)), reference="Moffat & Zobel, TOIS 2008"),
     Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
            kind="pairs", notation="RBPResid"),
     Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
            kind="int_cutoffs", defaults=(5, 10, 20), notation="Unj"),
     # -- not in trec_eval ----------------------------------------------------------------------
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
-           kind="int_cutoffs", defaults=(1, 3, 5, 10), notation="F1",
+           kind="int_cutoffs", defaults=(1, 3, 5, 10), names=("F1@k",), params=BINARY, ranx={"f1": "F1"},
            reference="van Rijsbergen's F with beta = 1, at the same k"),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
-           kind="int_cutoffs", notation="Judged", ir_measures="Judged"),
+           kind="int_cutoffs", names=("Judged", "Judged@k"),
+           ir_measures=IrMeasures("Judged", rel=_GRADED, judged_only=_NO_JUDGED_ONLY)),
     Family("ERR", graded.expected_reciprocal_rank,
            "Expected reciprocal rank: sum of (1/r) R_r prod_{i<r}(1-R_i), R = (2^g-1)/16 (gdeval.pl, "
            "maximum judgment 4).",
-           kind="int_cutoffs", notation="ERR", ir_measures="ERR",
+           kind="int_cutoffs", names=("ERR", "ERR@k"),
+           ir_measures=IrMeasures("ERR", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
            reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
     Family("Compat", agreement.compat,
            "Compatibility: rank-biased overlap (persistence p, default 0.95) of the run with the ideal ranking "
            "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
            "last), to depth max(N, n); normalised by the ideal ranking's own overlap unless normalize=False.",
-           notation="Compat", ir_measures="Compat", reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
+           names=("Compat",),
+           params={"p": Param("float", 0.95, help="persistence of the rank-biased overlap"),
+                   "normalize": Param("bool", True, help="divide by the ideal ranking's own overlap (a perfect "
+                                      "run scores 1)")},
+           ir_measures=_own("Compat"), reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
     Family("Accuracy", agreement.accuracy,
            "Pairwise accuracy: of the (relevant, non-relevant) pairs in the top k (all retrieved without k; "
            "unjudged = non-relevant), the share ranked relevant first. 1 with no non-relevant one, 0 with no "
            "relevant one (ir-measures leaves such queries out of its mean).",
-           kind="int_cutoffs", notation="Accuracy", ir_measures="Accuracy",
+           kind="int_cutoffs", names=("Accuracy", "Accuracy@k"), params={"rel": REL},
+           ir_measures=_own("Accuracy", rel="level"),
            reference="ir_measures (accuracy provider)"),
     # -- intent-aware / diversity measures over subtopic qrels (ndeval; see measures/diversity.py) -----
     Family("alpha_nDCG", diversity.alpha_ndcg,
            "alpha-nDCG@k (subtopic qrels): sum of novelty-discounted gains score_i/log2(i+1), score_i = sum over "
            "the subtopics the document covers of (1-alpha)^(documents above covering it), divided by the "
-           "greedy ideal ranking's.", kind="int_cutoffs", notation="alpha_nDCG", ir_measures="alpha_nDCG",
+           "greedy ideal ranking's.", kind="int_cutoffs", names=("alpha_nDCG", "alpha_nDCG@k"),
+           aliases=("α_nDCG", "α_nDCG@k"), params=_ALPHA, ir_measures=_ndeval("alpha_nDCG"),
            reference=_NDEVAL_REFERENCE + "; Clarke et al., SIGIR 2008", subtopics=True),
     Family("alpha_DCG", diversity.alpha_dcg,
            "alpha-DCG@k (subtopic qrels): as alpha-nDCG, divided by the 'ideal ideal' sum of S(1-alpha)^(i-1)/"
            "log2(i+1), S = subtopics with a relevant document (not divided at k = 1, as ndeval).",
-           kind="int_cutoffs", notation="alpha_DCG", ir_measures="alpha_DCG", reference=_NDEVAL_REFERENCE,
+           kind="int_cutoffs", names=("alpha_DCG", "alpha_DCG@k"), aliases=("α_DCG", "α_DCG@k"), params=_ALPHA,
+           ir_measures=_ndeval("alpha_DCG"), reference=_NDEVAL_REFERENCE,
            subtopics=True),
     Family("ERR_IA", diversity.err_ia,
            "ERR-IA@k (subtopic qrels, ndeval): sum of score_i/i, divided by the 'ideal ideal' sum of "
-           "S(1-alpha)^(i-1)/i (not divided at k = 1); alpha = 0.5.", kind="int_cutoffs", notation="ERR_IA",
-           ir_measures="ERR_IA", reference=_NDEVAL_REFERENCE + "; Chapelle et al., CIKM 2009", subtopics=True),
+           "S(1-alpha)^(i-1)/i (not divided at k = 1); alpha = 0.5.", kind="int_cutoffs",
+           names=("ERR_IA", "ERR_IA@k"), params={"rel": REL}, ir_measures=_ndeval("ERR_IA"),
+           reference=_NDEVAL_REFERENCE + "; Chapelle et al., CIKM 2009", subtopics=True),
     Family("nERR_IA", diversity.nerr_ia,
            "nERR-IA@k (subtopic qrels, ndeval): sum of score_i/i divided by the greedy ideal ranking's.",
-           kind="int_cutoffs", notation="nERR_IA", ir_measures="nERR_IA", reference=_NDEVAL_REFERENCE,
+           kind="int_cutoffs", names=("nERR_IA", "nERR_IA@k"), params={"rel": REL},
+           ir_measures=_ndeval("nERR_IA"), reference=_NDEVAL_REFERENCE,
            subtopics=True),
     Family("NRBP", diversity.nrbp,
            "Novelty- and rank-biased precision (subtopic qrels): (1-(1-alpha)beta)/S * sum of score_i "
-           "beta^(i-1) over the whole ranking.", notation="NRBP", ir_measures="NRBP",
+           "beta^(i-1) over the whole ranking.", names=("NRBP",), params=_NRBP,
+           ir_measures=_ndeval("NRBP"),
            reference=_NDEVAL_REFERENCE + "; Clarke et al., ICTIR 2009", subtopics=True),
     Family("nNRBP", diversity.nnrbp,
-           "NRBP divided by the greedy ideal ranking's NRBP (subtopic qrels).", notation="nNRBP",
-           ir_measures="nNRBP", reference=_NDEVAL_REFERENCE, subtopics=True),
+           "NRBP divided by the greedy ideal ranking's NRBP (subtopic qrels).", names=("nNRBP",), params=_NRBP,
+           ir_measures=_ndeval("nNRBP"), reference=_NDEVAL_REFERENCE, subtopics=True),
     Family("P_IA", diversity.precision_ia,
            "Intent-aware precision@k (subtopic qrels): relevant (document, subtopic) pairs in the top k, "
-           "divided by k S.", kind="int_cutoffs", notation="P_IA", ir_measures="P_IA",
+           "divided by k S.", kind="int_cutoffs", names=("P_IA", "P_IA@k"), params={"rel": REL},
+           ir_measures=_ndeval("P_IA"),
            reference=_NDEVAL_REFERENCE + "; Agrawal et al., WSDM 2009", subtopics=True),
     Family("AP_IA", diversity.ap_ia,
            "Intent-aware AP (subtopic qrels): the mean over the S subtopics of each subtopic's AP.",
-           notation="AP_IA", ir_measures="AP_IA", reference=_NDEVAL_REFERENCE, subtopics=True),
+           names=("AP_IA",), aliases=("MAP_IA",), params={"rel": REL},
+           ir_measures=_ndeval("AP_IA"), reference=_NDEVAL_REFERENCE, subtopics=True),
     Family("StRecall", diversity.subtopic_recall,
            "Subtopic recall@k (subtopic qrels): subtopics with a relevant document in the top k, divided "
-           "by S.", kind="int_cutoffs", notation="StRecall", ir_measures="StRecall",
+           "by S.", kind="int_cutoffs", names=("StRecall", "StRecall@k"), params={"rel": REL},
+           ir_measures=_ndeval("StRecall"),
            reference=_NDEVAL_REFERENCE + "; Zhai et al., SIGIR 2003", subtopics=True),
     # -- the C/W/L family: expected gain per document under a user model (see measures/cwl.py) ---------
     Family("SDCG", cwl.expected_utility,
            "Scaled DCG at k (C/W/L): sum over ranks <= k of g_i/log2(i+1), divided by sum of 1/log2(i+1): "
            "as if k documents of gain 1 existed. Gains (j - min_rel)/(max_rel - min_rel), clipped to [0, 1].",
-           kind="int_cutoffs", notation="SDCG", ir_measures="SDCG", reference=_CWL_REFERENCE),
+           kind="int_cutoffs", names=("SDCG@k",),
+           params={"dcg": Param("str", "log2", ("log2",), "DCG formulation (only 'log2')"), **_CWL},
+           ir_measures=_own("SDCG"), reference=_CWL_REFERENCE),
     Family("NERR8", cwl.expected_utility,
            "Not-but-nearly ERR, eq. 8 (C/W/L): continue with probability 1 - g_i up to rank k.",
-           kind="int_cutoffs", notation="NERR8", ir_measures="NERR8", reference=_NERR_REFERENCE),
+           kind="int_cutoffs", names=("NERR8@k",), params=_CWL,
+           ir_measures=_own("NERR8"), reference=_NERR_REFERENCE),
     Family("NERR9", cwl.expected_utility,
            "Not-but-nearly ERR, eq. 9 (C/W/L): continue with probability (i/(i+1)) (1 - g_i) up to rank k.",
-           kind="int_cutoffs", notation="NERR9", ir_measures="NERR9", reference=_NERR_REFERENCE),
+           kind="int_cutoffs", names=("NERR9@k",), params=_CWL,
+           ir_measures=_own("NERR9"), reference=_NERR_REFERENCE),
     Family("NERR10", cwl.expected_utility,
            "Not-but-nearly ERR, eq. 10 (C/W/L): continue with probability p (1 - g_i), p default 0.9.",
-           notation="NERR10", ir_measures="NERR10", reference=_NERR_REFERENCE),
+           names=("NERR10",), params={"p": Param("float", 0.9, help="persistence"), **_CWL},
+           ir_measures=_own("NERR10"), reference=_NERR_REFERENCE),
     Family("NERR11", cwl.expected_utility,
            "Not-but-nearly ERR, eq. 11 (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2 (1 - g_i), "
-           "T default 1.", notation="NERR11", ir_measures="NERR11", reference=_NERR_REFERENCE),
+           "T default 1.", names=("NERR11",), params={"T": _T, **_CWL},
+           ir_measures=_own("NERR11"), reference=_NERR_REFERENCE),
     Family("INST", cwl.expected_utility,
            "INST (C/W/L): continue with probability ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T minus the gain so far "
-           "(T default 1).", notation="INST", ir_measures="INST",
+           "(T default 1).", names=("INST",), params={"T": _T, **_CWL},
+           ir_measures=_own("INST"),
            reference="Moffat, Bailey, Scholer & Thomas, ADCS 2015; cwl_eval"),
     Family("INSQ", cwl.expected_utility,
            "INSQ (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2, T default 1.",
-           notation="INSQ", ir_measures="INSQ", reference="Moffat, Scholer & Thomas, ADCS 2012; cwl_eval"),
+           names=("INSQ",), params={"T": _T, **_CWL},
+           ir_measures=_own("INSQ"), reference="Moffat, Scholer & Thomas, ADCS 2012; cwl_eval"),
     Family("BPM", cwl.expected_utility,
            "Static Bejeweled Player Model at k (C/W/L): continue while the gain so far is below T (default 1) "
-           "and fewer than k documents are seen.", kind="int_cutoffs", notation="BPM", ir_measures="BPM",
+           "and fewer than k documents are seen.", kind="int_cutoffs", names=("BPM@k",), params={"T": _T, **_CWL},
+           ir_measures=_own("BPM"),
            reference="Zhang et al., SIGIR 2017; cwl_eval"),
 ]
 
 for _family in _FAMILIES:
     register(_family)
 FAMILIES: dict[str, Family] = REGISTERED
-ORDER = {name: i for i, name in enumerate(FAMILIES)}
+"""Every family, in trec_eval's output order: the order of registration (one registered later comes last)."""
 
 # trec_eval's nicknames, in its own words (trec_eval -h)
 NICKNAMES: dict[str, tuple[str, ...]] = {

@@ -3,7 +3,6 @@ the README's measure table."""
 
 from __future__ import annotations
 
-from trec_rag_eval.measures.notation import NAMES
 from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
 
 
@@ -13,18 +12,8 @@ def measure_rows() -> list[dict[str, str]]:
     for family in FAMILIES.values():
         if family.name == "runid":
             continue
-        spellings, params = [], {}
-        for name, spec in NAMES.items():
-            if family.name == spec.family:
-                spellings.append(name)
-                params.update(spec.params)
-            if family.name == spec.family_at:
-                spellings.append(f"{name}@{'p' if spec.at == 'recall' else 'k'}")
-                params.update(spec.params)
         # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
-        spellings.sort(key=lambda spelling: NAMES[spelling.split("@")[0]].alias)
-        if family.name == "set_relative_P":
-            spellings.append("SetP(relative=True)")
+        spellings = family.names + family.aliases
         trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")
         if trec and family.kind in ("int_cutoffs", "real_cutoffs"):
             trec += ".k" if family.kind == "int_cutoffs" else ".p"
@@ -34,10 +23,10 @@ def measure_rows() -> list[dict[str, str]]:
             "family": family.name,
             "notation": ", ".join(dict.fromkeys(spellings)) or "-",
             "trec_eval": trec or "-",
-            "ir_measures": family.ir_measures or "-",
+            "ir_measures": family.ir_measures.shown if family.ir_measures else "-",
             "definition": family.definition,
             "parameters": "; ".join(f"{k}: {p.help}" + (f" (default {p.default!r})" if p.default is not None else "")
-                                    for k, p in params.items()) or "-",
+                                    for k, p in family.params.items()) or "-",
             "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "per query only"}[
                 family.aggregate],
             "reference": family.reference,
