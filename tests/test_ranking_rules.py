@@ -178,9 +178,9 @@ def tables(form: str, judgments: dict[str, dict[str, int]], rows: list[tuple[str
 
     monkeypatch.setattr(trec, "SMALL_FILE_BYTES", 0)  # the fast reader, as for a large file
     qrels_path, run_path = _write(tmp_path, judgments, rows)
-    run = trec.read_run(run_path)
+    run = trec.read_trec_run(run_path)
     assert is_arrow(run.data) or not rows
-    return trec.read_qrels(qrels_path), run
+    return trec.read_trec_qrels(qrels_path), run
 
 
 def by_query(ranked: RankedQueries) -> dict[str, list[int]]:
@@ -237,7 +237,7 @@ def test_the_rank_column_of_a_file_is_ignored(tmp_path, monkeypatch):
         qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
         qrels.write_text("q 0 a 1\nq 0 b 2\n")
         run.write_text("q Q0 a 1 0.5 t\nq Q0 b 2 0.9 t\nq Q0 c 3 0.7 t\n")
-        assert by_query(rank(trec.read_qrels(str(qrels)), trec.read_run(str(run)))) == {"q": [2, -1, 1]}
+        assert by_query(rank(trec.read_trec_qrels(str(qrels)), trec.read_trec_run(str(run)))) == {"q": [2, -1, 1]}
 
 
 @pytest.mark.parametrize("form", FORMS)
