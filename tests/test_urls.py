@@ -362,3 +362,57 @@ def test_the_other_commands_take_urls_as_evaluate_does(memory, tmp_path):
     assert (tmp_path / "a.qrels").read_bytes() == (tmp_path / "b.qrels").read_bytes()
     assert _one_error_line(invoke("compare", f"{memory}/qrels.txt", f"{memory}/run_bm25.txt", f"{memory}/gone.txt")
                            ) == f"Error: {memory}/gone.txt: no such file"
+
+
+def _row_grouped(frame: pl.DataFrame, rows_per_group: int) -> bytes:
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(frame.to_arrow(), buffer, row_group_size=rows_per_group)
+    return buffer.getvalue()
+
+
+def test_a_slice_of_rows_of_a_parquet_file_by_url_reads_its_row_groups_and_gives_the_local_rows(memory, tmp_path):
+    from trec_rag_eval.io.parquet import read_parquet_run_files
+
+    frame = pl.DataFrame({"query_id": [f"q{i // 7}" for i in range(100)], "doc_id": [f"d{i}" for i in range(100)],
+                          "score": [float(i % 13) for i in range(100)], "run_tag": ["t"] * 100})
+    data = _row_grouped(frame, 16)  # row groups of 16 rows: 0-15, 16-31, ...
+    local = tmp_path / "run.parquet"
+    local.write_bytes(data)
+    url = _put(f"{memory}/run.parquet", data)
+    for window in ((0, 16), (10, 30), (16, 16), (95, 40), (99, 1), (33, 64)):
+        expected = read_parquet_run_files([str(local)], str(local), rows=window)
+        got = read_parquet_run_files([url], url, rows=window)
+        assert got.frame.equals(expected.frame), window
+        assert got.frame["doc_id"].to_list() == [f"d{i}" for i in range(window[0], min(100, sum(window)))]
+    # an error in a slice is numbered in the whole file, as for the local file
+    bad = frame.with_columns(pl.when(pl.col("doc_id") == "d40").then(float("nan")).otherwise(pl.col("score"))
+                             .alias("score"))
+    url = _put(f"{memory}/bad.parquet", _row_grouped(bad, 16))
+    with pytest.raises(InputFormatError, match=r"bad.parquet: row 41: score is NaN"):
+        read_parquet_run_files([url], url, rows=(33, 16))
+
+
+def test_on_a_cluster_a_large_parquet_file_by_url_is_read_in_slices(memory, tmp_path, threads_cluster, monkeypatch):
+    from trec_rag_eval.io.parquet import _Remote
+
+    monkeypatch.setattr("trec_rag_eval.cluster.ROWS_PER_PIECE", 300)  # the workers are threads of this process
+    slices = []
+    read_rows = _Remote.rows
+
+    def counted(self, columns, window):
+        slices.append(window)
+        return read_rows(self, columns, window)
+
+    monkeypatch.setattr(_Remote, "rows", counted)
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    rows = [line.split() for line in open(run) if line.strip()]
+    frame = pl.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                          "score": [float(r[4]) for r in rows], "run_tag": [r[5] for r in rows]})
+    url = _put(f"{memory}/run.parquet", _row_grouped(frame, 128))
+    options = ["-q", "-m", "all_trec"]
+    _same([*options, qrels, run], ["--cluster", threads_cluster.scheduler.address, *options,
+                                   _copy(qrels, f"{memory}/qrels.test"), url])
+    assert sorted(slices) == [(start, min(300, frame.height - start)) for start in range(0, frame.height, 300)]
+    assert len(slices) > 3  # several slices, each across row groups

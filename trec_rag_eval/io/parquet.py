@@ -66,7 +66,9 @@ def column_names(path: str | os.PathLike[str]) -> list[str]:
     first = _files(os.fspath(path))[0]
     try:
         with _opened(first) as source:
-            return list(pl.read_parquet_schema(source))
+            return list(pl.read_parquet_schema(source)) if isinstance(source, str) else source.columns()
+    except InputFormatError:
+        raise
     except Exception as err:
         raise _unreadable(first, err) from None
 
@@ -256,29 +258,30 @@ def _scan(files: list[str], required: tuple[str, ...], optional: tuple[str, ...]
     own: list[list[str]] = []
     total = 0
     for file in files:
-        try:
-            with _opened(file) as source:
-                schema = pl.read_parquet_schema(source)
-        except InputFormatError:
-            raise
-        except Exception as err:
-            raise _unreadable(file, err) from None
-        missing = [c for c in required if c not in schema]
-        if missing:
-            raise InputFormatError(
-                file, None, f"expected the columns {', '.join(required)} (ir_measures' names), "
-                f"missing {', '.join(missing)}; found {', '.join(schema) or 'none'}")
-        try:
-            columns = [c for c in (*required, *optional) if c in schema]
-            with _opened(file) as source:
-                if window is None:
+        with _opened(file) as source:
+            try:
+                if isinstance(source, str):
+                    schema = list(pl.read_parquet_schema(source))
+                else:
+                    schema = list(pl.read_parquet_schema(source.data())) if window is None else source.columns()
+            except Exception as err:
+                raise _unreadable(file, err) from None
+            missing = [c for c in required if c not in schema]
+            if missing:
+                raise InputFormatError(
+                    file, None, f"expected the columns {', '.join(required)} (ir_measures' names), "
+                    f"missing {', '.join(missing)}; found {', '.join(schema) or 'none'}")
+            try:
+                columns = [c for c in (*required, *optional) if c in schema]
+                if isinstance(source, _Remote):
+                    part = (pl.read_parquet(source.data(), columns=columns) if window is None
+                            else source.rows(columns, window))
+                elif window is None:
                     part = pl.read_parquet(source, columns=columns)
                 else:
                     part = pl.scan_parquet(source).select(columns).slice(*window).collect()
-        except InputFormatError:
-            raise
-        except Exception as err:
-            raise _unreadable(file, err) from None
+            except Exception as err:
+                raise _unreadable(file, err) from None
         if len(files) > 1 and part.height:
             _check_types(file, part, window[0] if window else 0)
         parts.append(part)
@@ -398,14 +401,54 @@ def default_tag(source: str) -> str:
 
 
 @contextlib.contextmanager
-def _opened(file: str) -> Iterator[str | IO[bytes]]:
-    """What polars reads ``file`` from: a local path as it is (polars opens and maps it), a URL opened
-    through fsspec, where it lies."""
+def _opened(file: str) -> Iterator[str | _Remote]:
+    """What ``file`` is read from: a local path as it is (polars opens and maps it), a URL opened
+    through fsspec where it lies (``_Remote``)."""
     if not location.is_url(file):
         yield file
         return
     with location.open_bytes(file) as handle:
-        yield handle
+        yield _Remote(handle)
+
+
+class _Remote:
+    """A Parquet file behind a URL: its bytes fetched once however often polars reads them (its schema,
+    then its columns), or, for a slice of its rows, only its footer and the row groups holding them."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        self._data: bytes | None = None
+
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self.handle.read()
+        return self._data
+
+    def columns(self) -> list[str]:
+        """The column names, from the footer alone."""
+        from pyarrow.parquet import ParquetFile
+
+        return list(ParquetFile(self.handle).schema_arrow.names)
+
+    def rows(self, columns: list[str], window: tuple[int, int]) -> pl.DataFrame:
+        """``window`` (offset, length) of the rows, reading only the row groups that hold them: each task
+        of a large file split by rows fetches its own slice, not the whole file."""
+        import polars as pl
+        from pyarrow.parquet import ParquetFile
+
+        parquet = ParquetFile(self.handle)
+        offset, length = window
+        wanted: list[int] = []
+        first, start = 0, 0
+        for index in range(parquet.metadata.num_row_groups):
+            rows = parquet.metadata.row_group(index).num_rows
+            if start + rows > offset and start < offset + length:
+                first = start if not wanted else first
+                wanted.append(index)
+            start += rows
+        frame = pl.from_arrow(parquet.read_row_groups(wanted, columns=columns))
+        assert isinstance(frame, pl.DataFrame)
+        return frame.slice(offset - first, length)
 
 
 def _unreadable(file: str, err: Exception) -> InputFormatError:
