@@ -481,18 +481,18 @@ def _install_hint(provider: Any) -> str:
 
 
 def _conventions_for(provider: str, measure: Measure, trec_eval_9: bool) -> list[str]:
+    """The conventions that may explain a difference with ``provider``: its own, then the measure's
+    (``IrMeasures.conventions``, each for the provider it names, or any)."""
     if provider == "pytrec_eval":
         out = [] if trec_eval_9 else ["float32"]
-        if not trec_eval_9 and measure.family in ("iprec_at_recall", "11pt_avg"):
-            out.append("iprec9")
-        return out
-    out = ["float64"] if trec_eval_9 else []
-    if provider in ("msmarco", "judged", "pyndeval"):
-        out.append("tie_order")
-    if provider == "cwl_eval" and measure.family == "rbp":
-        out.append("cwl_depth")
-    if measure.family == "Judged":
-        out += ["negative_judged", "tie_order+negative_judged"]
+    else:
+        out = ["float64"] if trec_eval_9 else []
+        if provider in ("msmarco", "judged", "pyndeval"):
+            out.append("tie_order")
+    spec = measure.spec.ir_measures
+    for key, where in spec.conventions if spec else ():
+        if where in (provider, "") and not (trec_eval_9 and key == "iprec9"):  # trec_eval 9 mode cuts so itself
+            out.append(key)
     return out
 
 

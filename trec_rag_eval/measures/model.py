@@ -90,6 +90,8 @@ class IrMeasures:
     ``judged_only``: why ir_measures cannot restrict it to judged documents ("": it can).
     ``refused``: (our parameter, why ir_measures has no such parameter): a measure setting it is not compared.
     ``max_cutoff``: the largest cutoff it is computed at, with why (a cutoff is then required).
+    ``conventions``: (convention, provider) of ``checks.crosscheck.CONVENTIONS`` that may explain a difference
+    for this measure beyond its provider's own ("": with any provider).
     """
 
     name: str
@@ -98,6 +100,7 @@ class IrMeasures:
     judged_only: str = ""
     refused: tuple[tuple[str, str], ...] = ()
     max_cutoff: tuple[int, str] | None = None
+    conventions: tuple[tuple[str, str], ...] = ()
 
     @property
     def shown(self) -> str:

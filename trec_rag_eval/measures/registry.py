@@ -95,7 +95,9 @@ _FAMILIES = [
     Family("iprec_at_recall", binary.iprec_at_recall,
            "Interpolated precision at recall level p: the best P@i at or below the rank where "
            "lround(p*R) relevant documents are retrieved.", kind="real_cutoffs", defaults=_RECALL_LEVELS,
-           names=("IPrec@p",), params=BINARY, ir_measures=IrMeasures("IPrec")),
+           names=("IPrec@p",), params=BINARY,
+           # trec_eval 9 (pytrec_eval) cuts at floor(p*R + 0.9)
+           ir_measures=IrMeasures("IPrec", conventions=(("iprec9", "pytrec_eval"),))),
     Family("P", binary.precision, "Precision at k: relevant in the top k, divided by k (always k).",
            kind="int_cutoffs", defaults=_CUTOFFS, names=("P@k",), aliases=("Precision@k",), params=_P,
            ranx={"precision": "P"},
@@ -182,7 +184,8 @@ _FAMILIES = [
            # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
            # binary RBP(rel=r) is cwl_eval's
            ir_measures=IrMeasures("RBP", rel="asked", first=(("p", 0.9),), judged_only=_RBP_NOT,
-                                  refused=(("gains", _RBP_NOT),)), reference="Moffat & Zobel, TOIS 2008"),
+                                  refused=(("gains", _RBP_NOT),), conventions=(("cwl_depth", "cwl_eval"),)),
+           reference="Moffat & Zobel, TOIS 2008"),
     Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
            kind="pairs", notation="RBPResid"),
     Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
@@ -193,7 +196,9 @@ _FAMILIES = [
            reference="van Rijsbergen's F with beta = 1, at the same k"),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
            kind="int_cutoffs", names=("Judged", "Judged@k"),
-           ir_measures=IrMeasures("Judged", rel=_GRADED, judged_only=_NO_JUDGED_ONLY)),
+           ir_measures=IrMeasures("Judged", rel=_GRADED, judged_only=_NO_JUDGED_ONLY,
+                                  conventions=(("negative_judged", "judged"),
+                                               ("tie_order+negative_judged", "judged")))),
     Family("ERR", graded.expected_reciprocal_rank,
            "Expected reciprocal rank: sum of (1/r) R_r prod_{i<r}(1-R_i), R = (2^g-1)/16 (gdeval.pl, "
            "maximum judgment 4).",
