@@ -416,3 +416,79 @@ def test_on_a_cluster_a_large_parquet_file_by_url_is_read_in_slices(memory, tmp_
                                    _copy(qrels, f"{memory}/qrels.test"), url])
     assert sorted(slices) == [(start, min(300, frame.height - start)) for start in range(0, frame.height, 300)]
     assert len(slices) > 3  # several slices, each across row groups
+
+
+class _Counted(fsspec.AbstractFileSystem):
+    """An object store in this process that counts the bytes each thread fetches from each object, as
+    a remote store's file system fetches them: by ranges, several megabytes at a time unless told."""
+
+    protocol = "counted"
+    objects: dict[str, bytes] = {}
+    fetched: list[tuple[str, str, int]] = []  # (thread, path, bytes)
+
+    def _open(self, path, mode="rb", block_size=None, autocommit=True, cache_options=None, **kwargs):
+        return _CountedFile(self, path, mode, block_size=block_size or 8 << 20, size=len(self.objects[path]),
+                            cache_type=kwargs.get("cache_type", "readahead"))
+
+    def info(self, path, **kwargs):
+        path = self._strip_protocol(path)
+        if path in self.objects:
+            return {"name": path, "size": len(self.objects[path]), "type": "file"}
+        if any(name.startswith(path.rstrip("/") + "/") for name in self.objects):
+            return {"name": path, "size": 0, "type": "directory"}
+        raise FileNotFoundError(path)
+
+    def ls(self, path, detail=True, **kwargs):
+        prefix = self._strip_protocol(path).rstrip("/") + "/"
+        names = sorted({prefix + name[len(prefix):].split("/")[0] for name in self.objects if name.startswith(prefix)})
+        entries = [self.info(name) for name in names]
+        return entries if detail else [entry["name"] for entry in entries]
+
+
+class _CountedFile(fsspec.spec.AbstractBufferedFile):
+    def _fetch_range(self, start, end):
+        import threading
+
+        data = _Counted.objects[self.path][start:end]
+        _Counted.fetched.append((threading.current_thread().name, self.path, len(data)))
+        return data
+
+
+@pytest.fixture
+def counted():
+    fsspec.register_implementation("counted", _Counted, clobber=True)
+    _Counted.objects.clear()
+    _Counted.fetched.clear()
+    yield _Counted
+    _Counted.objects.clear()
+    _Counted.fetched.clear()
+
+
+def test_telling_the_format_of_a_run_by_url_fetches_only_its_first_bytes(counted):
+    from trec_rag_eval.io.formats import HEAD_BYTES, detect
+
+    lines = [f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1000 - i % 1000} tag\n" for i in range(200_000)]
+    counted.objects["runs/big.txt"] = "".join(lines).encode()
+    assert len(counted.objects["runs/big.txt"]) > 80 * HEAD_BYTES
+    assert detect("counted://runs/big.txt") == "trec"
+    assert sum(size for _, _, size in counted.fetched) <= 2 * HEAD_BYTES
+
+
+def test_on_a_cluster_the_client_fetches_only_the_first_bytes_of_a_lone_run(counted, threads_cluster):
+    import threading
+
+    from trec_rag_eval.io.formats import HEAD_BYTES
+
+    qrels = reference_path("qrels.test")
+    lines = open(reference_path("results.test"), "rb").read()
+    counted.objects["qrels.test"] = open(qrels, "rb").read()
+    counted.objects["runs/results.test"] = lines * 1  # one run, split by query over the workers
+    options = ["-q", "-m", "all_trec"]
+    _same([*options, qrels, reference_path("results.test")],
+          ["--cluster", threads_cluster.scheduler.address, *options, "counted://qrels.test",
+           "counted://runs/results.test"])
+    here = threading.current_thread().name
+    by_client = sum(size for thread, path, size in counted.fetched if thread == here and path.startswith("runs/"))
+    by_workers = sum(size for thread, path, size in counted.fetched if thread != here and path.startswith("runs/"))
+    assert by_client <= 2 * HEAD_BYTES  # its format told from its first bytes (twice at most), nothing more
+    assert by_workers >= len(lines)

@@ -108,11 +108,11 @@ def _said(err: BaseException) -> str:
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
 
 
-def _ask(url: str, question: Any, *args: Any) -> Any:
-    """``question(path, *args)`` of ``url``'s file system, its failures one ``InputFormatError``."""
+def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
+    """``question(path, *args, **kwargs)`` of ``url``'s file system, its failures one ``InputFormatError``."""
     fs, path = _filesystem(url)
     try:
-        return getattr(fs, question)(path, *args)
+        return getattr(fs, question)(path, *args, **kwargs)
     except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
         raise _failure(url, err) from None
 
@@ -190,10 +190,18 @@ def files_under(path: str) -> list[str]:
     return found
 
 
-def open_bytes(path: str) -> IO[bytes]:
+HEAD_BLOCK_BYTES = 1 << 16
+"""What a URL opened to read its first bytes (format detection, gzip and Parquet magic) fetches at a
+time: object stores' file systems fetch several megabytes a request by default."""
+
+
+def open_bytes(path: str, head: bool = False) -> IO[bytes]:
     """``path`` opened for reading bytes: a local file with ``open`` (whose ``OSError`` is the
-    caller's to word, as before), a URL through fsspec (its failures one ``InputFormatError``)."""
+    caller's to word, as before), a URL through fsspec (its failures one ``InputFormatError``);
+    ``head``: only its first bytes will be read, so a URL fetches no more than ``HEAD_BLOCK_BYTES``."""
     if not is_url(path):
         return open(path, "rb")
-    handle: IO[bytes] = _ask(path, "open", "rb")
+    # the first bytes: no read-ahead cache, which would fetch a block beyond what is read
+    handle: IO[bytes] = (_ask(path, "open", "rb", HEAD_BLOCK_BYTES, cache_type="none") if head
+                         else _ask(path, "open", "rb"))
     return handle

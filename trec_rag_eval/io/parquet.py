@@ -53,7 +53,7 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
                                    "input: save it to a file first")
         return False
     try:
-        with location.open_bytes(name) as handle:
+        with location.open_bytes(name, head=True) as handle:
             return handle.read(4) == MAGIC
     except (OSError, InputFormatError):  # said by the reader that is chosen instead
         return False

@@ -93,7 +93,7 @@ def is_gzip(path: str) -> bool:
     if data is not None:
         return data[:2] == GZIP_MAGIC
     try:
-        with location.open_bytes(path) as handle:
+        with location.open_bytes(path, head=True) as handle:
             return handle.read(2) == GZIP_MAGIC
     except OSError as err:  # unreadable (permissions): said once, naming the file
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
@@ -210,7 +210,7 @@ def read_head(path: str, size: int = 65536) -> str:
         data = whole[:size]
     else:
         try:
-            with location.open_bytes(path) as handle:
+            with location.open_bytes(path, head=size <= location.HEAD_BLOCK_BYTES) as handle:
                 data = handle.read(size)
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
