@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import benchmark_generator, invoke
 
-from trec_rag_eval.core import ranking
+from trec_rag_eval.core import matching, ordering, parallel
 from trec_rag_eval.io import trec
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_trec_run
 from trec_rag_eval.tables.arrow import is_arrow
@@ -76,13 +76,13 @@ def test_only_the_unsorted_blocks_are_sorted(pair, monkeypatch):
     """A partly shuffled run is put in order block by block (no permutation of every row); an
     interleaved one needs the full sort."""
     calls: list[tuple[int, bool]] = []
-    full_sort = ranking._sorted_rows
+    full_sort = ordering._sorted_rows
 
     def spy(group, scores, doc_ids, rows=None, threads=None):
         calls.append((len(scores), rows is None))
         return full_sort(group, scores, doc_ids, rows, threads)
 
-    monkeypatch.setattr(ranking, "_sorted_rows", spy)
+    monkeypatch.setattr(ordering, "_sorted_rows", spy)
     qrels = pair["sorted"][0]
     assert invoke("-m", "map", qrels, pair["partial"][1]).exit_code == 0
     partial_blocks = sum(ranks != sorted(ranks) for _, ranks in _blocks(pair["partial"][1]))
@@ -122,9 +122,9 @@ def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     chunk, and the read in Arrow chunks of 64 KB (~40 of them), on 3 threads."""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
-    monkeypatch.setattr(ranking, "SORT_PART_ROWS", 4096)
-    monkeypatch.setattr(ranking, "JUDGE_PART_MIN_ROWS", 4096)
-    monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
+    monkeypatch.setattr(ordering, "SORT_PART_ROWS", 4096)
+    monkeypatch.setattr(matching, "JUDGE_PART_MIN_ROWS", 4096)
+    monkeypatch.setattr(parallel, "sort_threads", lambda: 3)
     monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 1 << 16)
     assert read_trec_run(pair[order][1]).data["doc_id"].num_chunks > 30
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
@@ -136,8 +136,8 @@ def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
 def test_a_duplicate_is_found_in_any_part(pair, where, monkeypatch, tmp_path):
     """A grouped run is judged in one part per thread (each part whole queries, checked for a
     document twice on its own): a duplicate near the start, the middle or the end is named."""
-    monkeypatch.setattr(ranking, "JUDGE_PART_MIN_ROWS", 4096)
-    monkeypatch.setattr(ranking, "sort_threads", lambda: 3)
+    monkeypatch.setattr(matching, "JUDGE_PART_MIN_ROWS", 4096)
+    monkeypatch.setattr(parallel, "sort_threads", lambda: 3)
     qrels, run = pair["sorted"]
     lines = Path(run).read_text().splitlines(keepends=True)
     at = int(len(lines) * where) // DEPTH * DEPTH + 7  # the 8th line of a query's block
@@ -191,7 +191,7 @@ def test_a_retrieved_document_whose_key_is_a_judgments_is_verified_on_the_string
     target = next(doc for doc, relevance in judged[query].items() if relevance > 0)
     ranked_docs = [line.split()[2] for line in Path(run).read_text().splitlines() if line.split()[0] == query]
     impostor = next(doc for doc in ranked_docs if doc not in judged[query])
-    real = ranking._pair_keys
+    real = matching._pair_keys
 
     def colliding(queries, docs, threads=None):
         keys = real(queries, docs, threads)
@@ -201,7 +201,7 @@ def test_a_retrieved_document_whose_key_is_a_judgments_is_verified_on_the_string
             keys[rows] = real(queries[rows], pl.Series([target] * len(rows)))
         return keys
 
-    monkeypatch.setattr(ranking, "_pair_keys", colliding)
+    monkeypatch.setattr(matching, "_pair_keys", colliding)
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
     assert got.exit_code == 0, got.stderr
     assert got.stdout == expected.stdout
@@ -215,13 +215,13 @@ def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
     of the judgments in the join that finds the collision; 4,096 force the same paths in 3 s.)"""
     qrels, run = pair["sorted"]
     expected = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, run)
-    real = ranking._pair_keys
-    monkeypatch.setattr(ranking, "_pair_keys",
+    real = matching._pair_keys
+    monkeypatch.setattr(matching, "_pair_keys",
                         lambda queries, docs, threads=None: real(queries, docs, threads) % np.uint64(4096))
     # the paths taken: rows whose key two judgments share (the exact join on the strings), and rows
     # sharing a key without being duplicates (the duplicate check on the strings, which finds none)
     shared_hits: list[bool] = []
-    real_of, real_reject = ranking._Judgments.of, ranking._reject_duplicates
+    real_of, real_reject = matching.Judgments.of, matching._reject_duplicates
     rejects: list[int] = []
 
     def of(self, keys, *args, **kwargs):
@@ -233,8 +233,8 @@ def test_hash_collisions_are_resolved_exactly(pair, monkeypatch):
         rejects.append(1)
         return real_reject(*args, **kwargs)
 
-    monkeypatch.setattr(ranking._Judgments, "of", of)
-    monkeypatch.setattr(ranking, "_reject_duplicates", reject)
+    monkeypatch.setattr(matching.Judgments, "of", of)
+    monkeypatch.setattr(matching, "_reject_duplicates", reject)
     for order in ("sorted", "shuffled"):
         got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
         assert got.exit_code == 0, got.stderr

@@ -84,15 +84,15 @@ def test_sort_in_parts_on_threads_orders_by_group_then_score(n, groups, part_row
     """The interleaved-run sort (parts of whole groups on threads, a radix sort of the group numbers
     16 bits at a time: more than 65,536 groups take two passes) gives what numpy's lexsort gives on
     (group ascending, score descending), and every row once."""
-    from trec_rag_eval.core import ranking
+    from trec_rag_eval.core import ordering, parallel
 
     rng = np.random.default_rng(random.randrange(1 << 32))
     group = rng.integers(0, groups, n).astype(dtype)
     scores = np.round(rng.random(n) * 5, 1)  # few distinct scores: many ties, in any order
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(ranking, "SORT_PART_ROWS", part_rows)
-        patch.setattr(ranking, "sort_threads", lambda: threads)
-        order = ranking._order_by_group_then_score(group, scores)
+        patch.setattr(ordering, "SORT_PART_ROWS", part_rows)
+        patch.setattr(parallel, "sort_threads", lambda: threads)
+        order = ordering._order_by_group_then_score(group, scores)
     expected = np.lexsort((-scores, group))
     assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
     assert np.array_equal(np.sort(order), np.arange(n))

@@ -1,37 +1,33 @@
-"""The allocators' settings: freed memory kept out of the peak, without a page fault per page reused;
-and numpy's idle BLAS threads, which the command does without.
+"""The allocators' settings: memory freed by one step of an evaluation is handed back before the
+next step's peak, without a page fault for every page reused; and numpy's BLAS threads, which an
+evaluation never uses, are not started by the command.
 
-glibc keeps freed memory in its arenas (one per thread that allocated) for reuse: after a step that
-made and dropped large temporary arrays on several threads (the reader's checks, the sort of an
-interleaved run), the process would carry that memory into the next step's peak. ``malloc_trim``
-returns it, as Dask's workers do. Elsewhere (musl, macOS, Windows) this does nothing.
+* glibc keeps freed memory in its arenas (one per thread that allocated) for reuse: after a step
+  that made and dropped large temporary arrays on several threads (the reader's checks, the sort of
+  an interleaved run), the process would carry that memory into the next step's peak.
+  ``release_freed_memory`` returns it (glibc's ``malloc_trim``, as Dask's workers do); elsewhere
+  (musl, macOS, Windows) it does nothing.
+* pyarrow's jemalloc keeps freed pages for a second by default, so the reader's blocks, freed as it
+  goes, would stay next to the table it built; returning them at once instead costs a page fault for
+  every page of every block read after. ``import_pyarrow`` imports pyarrow with freed pages kept
+  100 ms (``JEMALLOC_SETTINGS``; jemalloc reads them once, when pyarrow loads): the blocks reuse each
+  other's pages, and the reader purges what is left when it is done (``MemoryPool.release_unused``).
+  A setting the user made is left as it is; when pyarrow was imported before, the reader's pool
+  returns pages at once instead (``pyarrow.jemalloc_set_decay_ms(0)``).
+* polars has a jemalloc of its own, which keeps freed pages for most of a second: what the ranking's
+  polars steps free (each chunk's hashes, the sets and joins of the judgment lookup) would stay in
+  its peak. The command gives it pyarrow's settings (``POLARS_JEMALLOC_CONF``, read when polars
+  loads, unless the user set it).
+* numpy asks the kernel for transparent huge pages for its large arrays. On a machine whose memory
+  other programs just used and freed, the kernel compacts memory to find them, inside our page
+  faults, which costs more than the huge pages save. The command line runs numpy without them
+  (``settings_for_the_command``); the library leaves numpy as the caller set it.
+* numpy's OpenBLAS starts a thread per core when numpy loads, and each spins waiting for work that
+  an evaluation never gives it (no matrix products), taking CPU time from the reader's threads as the
+  run's parse starts. The command runs OpenBLAS on the calling thread alone
+  (``OPENBLAS_NUM_THREADS=1``, unless the user set it); a library caller keeps numpy's default.
 
-pyarrow's jemalloc keeps freed pages for a second by default (``dirty_decay_ms``), so the reader's
-blocks, freed as it goes, would stay next to the table it built; returning them at once (decay 0)
-costs a page fault for every page of every block read after (190,000 faults, 0.2 s of system time
-on a 293 MB run). ``import_pyarrow`` imports pyarrow with freed pages kept 100 ms
-(``JEMALLOC_SETTINGS``; jemalloc reads them once, when pyarrow loads): the blocks reuse each
-other's pages, and the reader purges what is left when it is done (``MemoryPool.release_unused``).
-A setting the user made is left as it is; when pyarrow was imported before, the reader's pool
-returns pages at once instead (``pyarrow.jemalloc_set_decay_ms(0)``).
-
-polars has a jemalloc of its own, which keeps freed pages for most of a second: what the ranking's
-polars steps free (each chunk's hashes, the sets and joins of the judgment lookup) stays in its peak. The
-command gives it pyarrow's settings (``POLARS_JEMALLOC_CONF``, read when polars loads, unless the user
-set it): on the 7M run whose blocks are partly out of order the peak went from 523-556 MB to
-510-519 MB (6 alternating runs each), in the same time.
-
-numpy asks the kernel for transparent huge pages for its large arrays. On a machine whose memory
-other programs just used and freed, the kernel compacts memory to find them, inside our page
-faults: after a 1.5 GB process, the 7M run took 1.24 s with them and 1.12 s without (0.98 s
-either way on compacted memory). The command line runs numpy without them
-(``settings_for_the_command``); the library leaves numpy as the caller set it.
-
-numpy's OpenBLAS starts a thread per core when numpy loads, and each spins ~0.1 s waiting for work
-that an evaluation never gives it (no matrix products): 0.1 CPU-second taken from the reader's
-threads as the run's parse starts (1.56 against 1.48 CPU-s and 0.95 against 0.93 s on the 7M run,
-16 alternating runs each). The command runs OpenBLAS on the calling thread alone
-(``OPENBLAS_NUM_THREADS=1``, unless the user set it); a library caller keeps numpy's default.
+What each setting saves, measured, is in benchmarks/README.md.
 """
 
 from __future__ import annotations

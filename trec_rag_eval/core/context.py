@@ -23,7 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from trec_rag_eval.core.ranking import NOT_IN_POOL, RankedQueries
+from trec_rag_eval.core.matching import NOT_IN_POOL
+from trec_rag_eval.core.ranking import RankedQueries
 
 
 class Rows(NamedTuple):

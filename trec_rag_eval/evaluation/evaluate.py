@@ -11,7 +11,8 @@ import numpy as np
 
 from trec_rag_eval.core.context import Context
 from trec_rag_eval.core.frames import frame, results_frame
-from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank, sort_threads
+from trec_rag_eval.core.parallel import sort_threads
+from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn

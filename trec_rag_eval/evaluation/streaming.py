@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from trec_rag_eval.core.ranking import _byte_sorted
+from trec_rag_eval.core.ranking import byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning
 from trec_rag_eval.evaluation.evaluate import (
@@ -87,11 +87,11 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     for number, part in enumerate(parts):
         _collect(part, number, found, missing_ids)
     if extra_queries and not found:
-        warn_no_common_query(_byte_sorted(list(qrels_ids)), _byte_sorted(list(extra_queries)), source)
+        warn_no_common_query(byte_sorted(list(qrels_ids)), byte_sorted(list(extra_queries)), source)
     if settings.queries == "intersection":
-        query_ids = _byte_sorted(list(found))
+        query_ids = byte_sorted(list(found))
     else:
-        query_ids = _byte_sorted(list(qrels_ids))
+        query_ids = byte_sorted(list(qrels_ids))
         missing = set(query_ids) - set(found)
         if missing:
             empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
@@ -125,7 +125,7 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
         summary=_by_measure(list(measures), summary),
         run_tag=run_tag,
         missing_queries=[q for q in query_ids if q in missing_ids],
-        extra_queries=_byte_sorted(list(extra_queries)),
+        extra_queries=byte_sorted(list(extra_queries)),
         settings=settings,
     )
 

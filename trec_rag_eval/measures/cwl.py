@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from trec_rag_eval.core.context import Context
-from trec_rag_eval.core.ranking import UNJUDGED
+from trec_rag_eval.core.matching import UNJUDGED
 from trec_rag_eval.measures.model import Measure
 
 CWL_DEPTH = 1000

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 import numpy as np
 
 from trec_rag_eval.core.context import Context, Rows, ratio, segment_cumsum_float
-from trec_rag_eval.core.ranking import NOT_IN_POOL
+from trec_rag_eval.core.matching import NOT_IN_POOL
 from trec_rag_eval.measures.model import Measure
 
 T = TypeVar("T")

@@ -1,0 +1,223 @@
+"""Judgment matching: the relevance value of every ranked row, from the qrels of its query, and the
+refusal of a document listed twice in one query's ranking.
+
+A row's value is its qrels value when >= 0, ``UNJUDGED`` when the qrels give a negative value (in
+the pool, not judged), ``NOT_IN_POOL`` when the qrels do not mention the document for that query.
+Small tables (lists) are matched with one dictionary lookup per row. Larger ones go through a 64-bit
+hash of each (query, document) pair: judgments are found by the rows' keys, duplicates by sorting
+them; every match is verified on the strings and every repeated key on the real pairs, so a hash
+collision never changes a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from trec_rag_eval.core import parallel
+from trec_rag_eval.core.columns import Strings, gather, index_in, over_chunks, series, slice_rows
+from trec_rag_eval.errors import DuplicateDocumentError
+from trec_rag_eval.memory import release_freed_memory
+from trec_rag_eval.tables import Run
+from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
+
+if TYPE_CHECKING:
+    import polars as pl
+
+NOT_IN_POOL = -1
+"""The value of a ranked document the qrels do not mention for its query (trec_eval's "not in the pool")."""
+UNJUDGED = -2
+"""The value of a ranked document the qrels give a negative value (trec_eval's "in the pool, not judged")."""
+
+
+def match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], judged: Judgments,
+                row_query: np.ndarray, doc_ids: list[str]) -> np.ndarray:
+    """Judgment of every row (as ``Judgments.of``) and the duplicate check (as ``judge_rows``), for
+    tables held as lists: one dictionary lookup per row."""
+    judgments = {(i, d): int(r) for d, r, i in zip(qrels_data["doc_id"], judged.relevance.tolist(),
+                                                   judged.qidx.tolist(), strict=True) if i >= 0}
+    values: list[int] = []
+    seen: set[tuple[int, str]] = set()
+    for pair in zip(row_query.tolist(), doc_ids, strict=True):
+        if pair in seen:
+            raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
+        seen.add(pair)
+        value = judgments.get(pair)
+        values.append(NOT_IN_POOL if value is None else value if value >= 0 else UNJUDGED)
+    return np.array(values, dtype=judged.dtype)
+
+
+def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
+    """int8 when the judgments allow: ``rel`` is the one array as long as the run that evaluation keeps."""
+    return np.int8 if len(relevance) == 0 or (relevance.min() >= -128 and relevance.max() <= 127) else np.int64
+
+
+def _pair_keys(row_query: np.ndarray, doc_ids: Strings, threads: int | None = None) -> np.ndarray:
+    """A 64-bit hash per (query index, document); collisions are possible and always resolved exactly.
+
+    polars hashes the doc id; the query number, multiplied by an odd constant (a one-to-one map of
+    64-bit integers), is xor-ed in with numpy: one document in two queries never shares a key. Doc
+    ids held by Arrow are hashed a chunk at a time, on up to ``threads`` threads (None:
+    ``sort_threads()``; polars and numpy release the GIL), so no polars copy of the whole column is
+    made."""
+    if not is_arrow(doc_ids):
+        return _mixed(row_query, doc_ids, np.empty(len(row_query), dtype=np.uint64))
+    keys = np.empty(len(row_query), dtype=np.uint64)
+    over_chunks(doc_ids, lambda chunk, low, high: _mixed(row_query[low:high], series(chunk), keys[low:high]),
+                threads)
+    return keys
+
+
+def _mixed(row_query: np.ndarray, doc_ids: pl.Series, out: np.ndarray) -> np.ndarray:
+    """The keys of ``_pair_keys`` for a polars Series of doc ids, written to ``out``: polars' hash
+    (read in place) xor the query mix, computed in one array of its own."""
+    mix = row_query.astype(np.uint64)
+    mix += np.uint64(1)
+    mix *= _QUERY_MIX
+    return np.bitwise_xor(doc_ids.hash(seed=20240607).to_numpy(), mix, out=out)
+
+
+_QUERY_MIX = np.uint64(0x9E3779B97F4A7C15)
+"""An odd 64-bit constant (2**64 / golden ratio): multiplying by it spreads query numbers over all bits."""
+
+
+JUDGE_PART_MIN_ROWS = 1 << 18
+"""A run written one query at a time, of at least twice this many rows, has its judgments matched
+in parts of whole queries, one per thread (``sort_threads()``): each part's duplicates are among
+its own rows. More parts than threads cost more than they spread: polars builds its set of the
+judgments' keys once per part."""
+
+
+def judge_rows(run: Run, query_ids: list[str], judgments: Callable[[], Judgments], row_query: np.ndarray,
+               doc_ids: Strings, starts: np.ndarray | None) -> np.ndarray:
+    """Judgment of every row (``Judgments.of``), and a document twice in one query refused.
+
+    Both go through the rows' 64-bit (query, document) keys (``_pair_keys``): a run written one
+    query at a time (``starts``: its blocks) is taken in parts of whole queries, each part on its
+    own thread (hashed, judged, its keys sorted in place for the duplicate check); an interleaved
+    run is one part, hashed chunk by chunk on every core. ``judgments()`` is asked for once a part
+    is hashed: they may still be in the making on another thread."""
+    n = len(row_query)
+    cuts = [0, n]
+    count = min(parallel.sort_threads(), n // JUDGE_PART_MIN_ROWS)
+    if starts is not None and count > 1:
+        # the first block start at or after each 1/count of the rows
+        at = np.searchsorted(starts, np.arange(1, count) * (n // count))
+        cuts = sorted({0, n, *starts[at[at < len(starts)]].tolist()})
+    parts = list(zip(cuts[:-1], cuts[1:], strict=True))
+
+    import threading
+
+    made: list[np.ndarray] = []
+    making = threading.Lock()
+
+    def rel_for(judged: Judgments) -> np.ndarray:  # one array for all parts, each writing its rows
+        with making:
+            if not made:
+                made.append(np.full(n, NOT_IN_POOL, dtype=judged.dtype))
+        return made[0]
+
+    def judge(index: int) -> bool:
+        low, high = parts[index]
+        queries, docs = row_query[low:high], slice_rows(doc_ids, low, high)
+        keys = _pair_keys(queries, docs, threads=1 if len(parts) > 1 else None)
+        judged = judgments()
+        judged.of(keys, queries, docs, out=rel_for(judged)[low:high])
+        keys.sort()  # in place: the keys are not needed in row order any more
+        return bool(np.any(keys[1:] == keys[:-1]))  # a repeated key: a duplicate or a collision
+
+    repeated = parallel.on_threads(judge, range(len(parts)))
+    release_freed_memory()  # the parts' keys, freed on the threads
+    if any(repeated):
+        _reject_duplicates(run, query_ids, row_query, doc_ids)
+    return made[0]
+
+
+class Judgments:
+    """The judgments of the evaluated queries: each qrels row's query (index in ``query_ids``, -1 for
+    another query) and value, the ideal ranking of each query (its judged documents, retrieved or
+    not, best first) and, ``keyed``, the (query, document) keys (``_pair_keys``) that ``of``
+    matches run rows with."""
+
+    def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
+        self.qidx = index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
+        self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
+        self.dtype = _rel_dtype(self.relevance)
+        judged = (self.qidx >= 0) & (self.relevance >= 0)
+        judged_q, judged_rel = self.qidx[judged], self.relevance[judged]
+        self.judged_offsets = _offsets(judged_q, len(query_ids))
+        self.judged = judged_rel[np.lexsort((-judged_rel, judged_q))]
+        if keyed:
+            import polars as pl
+
+            self.queries, self.values, self.docs = self.qidx, self.relevance, qrels_data["doc_id"]
+            if np.any(self.qidx < 0):  # judgments of queries that are not evaluated
+                usable = np.flatnonzero(self.qidx >= 0)
+                self.queries, self.values = self.qidx[usable], self.relevance[usable]
+                self.docs = self.docs.gather(polars_numbers(usable))
+            self.keys = _pair_keys(self.queries, self.docs)
+            keys = polars_numbers(self.keys)
+            self.key_set = keys.implode()
+            self.index = pl.DataFrame({"key": keys, "judgment": polars_numbers(np.arange(len(keys), dtype=np.int64))})
+
+    def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
+           out: np.ndarray | None = None) -> np.ndarray:
+        """Judgment of each row: >= 0 judged, UNJUDGED (-2) negative in qrels, NOT_IN_POOL (-1);
+        written to ``out`` when given (of type ``dtype``, filled with NOT_IN_POOL).
+
+        The rows whose key is a judgment's (polars' is_in, then the numbers of those rows only:
+        nothing as long as the rows), then which judgment, by a join of those few keys; every match
+        is verified on the real values, and a collision sends the rows to an exact join on the
+        strings. The result is as narrow an integer type as the judgments allow: it is the one array
+        as long as the run that evaluation keeps."""
+        import polars as pl
+
+        rel = np.full(len(keys), NOT_IN_POOL, dtype=self.dtype) if out is None else out
+        if len(keys) == 0:
+            return rel
+        hit = polars_numbers(keys).is_in(self.key_set).arg_true().to_numpy()  # row numbers (32-bit)
+        match = np.zeros(0, dtype=np.int64)
+        exact = True
+        if len(hit):
+            # an inner join, numbered and put back in order after: at the ranking's peak, it takes less than
+            # half the memory of a left join keeping the hits' order, and less time
+            found = pl.DataFrame({"key": polars_numbers(keys[hit]),
+                                  "at": polars_numbers(np.arange(len(hit), dtype=np.int64))}).join(
+                self.index, on="key", how="inner")
+            # every hit has a match (is_in): more matches than hits, two judgments share a key (a collision)
+            exact = len(found) == len(hit)
+            if exact:
+                match = np.empty(len(hit), dtype=np.int64)
+                match[found["at"].to_numpy()] = found["judgment"].to_numpy()
+                exact = bool((row_query[hit] == self.queries[match]).all()) and bool(
+                    (series(gather(doc_ids, hit)) == self.docs.gather(polars_numbers(match))).all())
+        if not exact:  # a hash collision: redo exactly
+            judgments = pl.DataFrame({"q": self.queries, "doc_id": self.docs, "relevance": self.values})
+            values = pl.DataFrame({"q": row_query, "doc_id": series(doc_ids)}).join(
+                judgments, on=["q", "doc_id"], how="left", maintain_order="left")["relevance"]
+            judged = values.is_not_null().to_numpy()
+            hit, raw = np.flatnonzero(judged), values.to_numpy()[judged].astype(np.int64)
+        else:
+            raw = self.values[match]
+        rel[hit] = np.where(raw < 0, UNJUDGED, raw)
+        return rel
+
+
+def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
+    """Where each query's rows start and end (``offsets[i]:offsets[i+1]``), from each row's query index."""
+    return np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=num_queries))]).astype(np.int64)
+
+
+def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings) -> None:
+    """A document twice in one query's ranking is an error (trec_eval: "duplicate docs"). Called
+    when two rows share a key: a duplicate, or only a hash collision."""
+    import polars as pl
+
+    pairs = pl.DataFrame({"q": row_query, "doc_id": series(doc_ids)})
+    duplicated = pairs.is_duplicated()
+    if not duplicated.any():
+        return  # only a hash collision
+    query, doc_id = pairs.filter(duplicated).row(0)
+    raise DuplicateDocumentError(run.source, query_ids[query], doc_id)

@@ -1,0 +1,254 @@
+"""trec_eval's order of the rows of a run: query, score descending, then doc_id descending in byte
+order, computed as cheaply as the run's line order allows.
+
+A run written one query at a time with scores descending (nearly every run) is recognised in linear
+time and only its groups of tied scores are sorted by doc id, its query blocks moved into place; a
+block out of order (a fusion step or a re-ranker writing by doc id) is sorted on its own; a run whose
+queries are interleaved is sorted whole, in parts of whole queries on every core. Doc ids are
+compared as strings only inside groups of tied scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from trec_rag_eval.core.columns import Strings, gather, row_ranges, series
+from trec_rag_eval.core.parallel import on_threads
+from trec_rag_eval.memory import release_freed_memory
+from trec_rag_eval.tables.arrow import polars_numbers
+
+
+@dataclass
+class Reorder:
+    """How to put rows in trec_eval order, without a full permutation when the run allows it.
+
+    ``places``/``sources``: positions rewritten inside groups of tied scores (values[places] =
+    values[sources]); ``blocks``: (starts, lengths) of the query blocks in the order they must
+    take; ``permutation``: a full permutation, for runs that are not grouped and sorted.
+    """
+
+    places: np.ndarray | None = None
+    sources: np.ndarray | None = None
+    blocks: tuple[np.ndarray, np.ndarray] | None = None
+    permutation: np.ndarray | None = None
+
+    def apply(self, values: np.ndarray) -> np.ndarray:
+        """``values`` in that order; the array given is reordered in place where it can be."""
+        if self.permutation is not None:
+            return values[self.permutation]  # not np.take: it would copy the int32 permutation as 64-bit first
+        out = values
+        if self.places is not None:
+            out[self.places] = values[self.sources]  # the right side is gathered first, then written
+        if self.blocks is not None:
+            starts, lengths = self.blocks
+            out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist(), strict=False)])
+        return out
+
+
+def block_starts(row_query: np.ndarray) -> np.ndarray | None:
+    """The first row of each block of rows of one query, or None when the lines are interleaved
+    (more blocks than queries: some query comes back after another) or there are no rows."""
+    if len(row_query) == 0:
+        return None
+    changes = row_query[1:] != row_query[:-1]
+    if np.count_nonzero(changes) + 1 > int(row_query.max()) + 1:
+        return None  # more blocks than query numbers
+    starts = np.concatenate([[0], np.flatnonzero(changes) + 1])  # no copy of ``changes`` with a first True
+    block_query = np.sort(row_query[starts])
+    return None if np.any(block_query[1:] == block_query[:-1]) else starts
+
+
+def bincount(values: np.ndarray, minlength: int = 0, starts: np.ndarray | None = None,
+             step: int = 1 << 20) -> np.ndarray:
+    """``np.bincount`` (int64) of a column as long as the run, a piece at a time: bincount converts
+    its input to 64-bit integers, a copy twice the size of an int32 column otherwise made at once.
+    ``starts``: the blocks of a column where each value makes one block (``block_starts``), whose
+    lengths are the counts."""
+    if starts is not None and len(starts):
+        out = np.zeros(max(minlength, int(values[starts].max()) + 1), dtype=np.int64)
+        out[values[starts]] = np.diff(np.append(starts, len(values)))
+        return out
+    if len(values) <= step:
+        return np.bincount(values, minlength=minlength).astype(np.int64)
+    out = np.zeros(max(minlength, int(values.max()) + 1), dtype=np.int64)
+    for start in range(0, len(values), step):
+        out += np.bincount(values[start: start + step], minlength=len(out))
+    return out
+
+
+def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
+                  starts: np.ndarray | None) -> Reorder:
+    """How to put rows in trec_eval order: query, score descending, doc_id descending.
+
+    Runs are nearly always written one query at a time with scores descending; that is checked
+    in linear time (``starts``: the query blocks, ``block_starts``), and then only the groups of
+    tied scores are sorted by doc_id and the query blocks moved into place. A block whose lines are
+    out of order (a fusion step or a re-ranker writing by doc id) is sorted on its own, so a few
+    such blocks cost only their own rows. Lines of queries interleaved through the file (``starts``
+    None) are sorted in full (``_sorted_rows``).
+    """
+    reorder = Reorder()
+    n = len(scores)
+    if n == 0:
+        return reorder
+    if starts is None:
+        reorder.permutation = _sorted_rows(row_query, scores, doc_ids)
+        return reorder
+    block_query = row_query[starts]
+    lengths = np.diff(np.append(starts, n))
+    compared = np.empty(n - 1, dtype=bool)  # one array for both comparisons of neighbours
+    rises = np.flatnonzero(np.greater(scores[1:], scores[:-1], out=compared)) + 1  # a higher score after a lower
+    unsorted = np.zeros(len(starts), dtype=bool)
+    unsorted[np.searchsorted(starts, rises[~_members(rises, starts)], side="right") - 1] = True
+    places, sources = [], []
+    ties = np.flatnonzero(np.equal(scores[1:], scores[:-1], out=compared))
+    del compared
+    ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
+    tie_block = np.searchsorted(starts, ties, side="right") - 1
+    keep = ~unsorted[tie_block]  # ties inside an unsorted block are found once it is sorted
+    if keep.any():
+        tied_places, tied_rows = _sort_ties(ties[keep], tie_block[keep], scores, doc_ids, None)
+        places.append(tied_places)
+        sources.append(tied_rows)
+    if unsorted.any():
+        rows = row_ranges(starts[unsorted], lengths[unsorted])
+        block = np.repeat(np.arange(np.count_nonzero(unsorted)), lengths[unsorted])
+        places.append(rows)
+        # one thread: a grouped run is put in order beside the judgment lookup, which uses the others
+        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows, threads=1))
+    if places:
+        reorder.places, reorder.sources = np.concatenate(places), np.concatenate(sources)
+    if np.any(block_query[1:] < block_query[:-1]):
+        by_query = np.argsort(block_query, kind="stable")
+        reorder.blocks = (starts[by_query], lengths[by_query])
+    return reorder
+
+
+def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
+                 rows: np.ndarray | None = None, threads: int | None = None) -> np.ndarray:
+    """Rows in order of group (ascending), score descending, doc_id descending.
+
+    ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
+    scores are sorted once; then one integer per row, group * n + the row's rank by score, is
+    sorted in place, which brings the groups together with their rows in score order. Both are
+    numpy's vectorised sorts (AVX-512 where the CPU has it); doc ids are compared only inside ties.
+    """
+    if isinstance(doc_ids, list):
+        order = np.lexsort((-scores, group))
+    else:
+        order = _order_by_group_then_score(group, scores, threads)
+    ties = _tied_positions(order, group, scores, threads)
+    if len(ties):
+        places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows)
+    if rows is not None:
+        order = rows[order]
+    if len(ties):
+        order[places] = sources
+    return order
+
+
+SORT_PART_ROWS = 1 << 19
+"""Rows of an interleaved run are sorted in parts of about this many (whole groups each), on
+``sort_threads()`` threads: numpy's sorts and gathers release the GIL, and the temporary arrays
+of a part are a fraction of the run's."""
+
+
+def _order_by_group_then_score(group: np.ndarray, scores: np.ndarray, threads: int | None = None) -> np.ndarray:
+    """Positions (int32) in order of group ascending, then score descending (equal scores in any order).
+
+    The groups are cut into consecutive ranges of about ``SORT_PART_ROWS`` rows; each part is
+    sorted on its own, on ``sort_threads()`` threads, into its place in the result: one
+    argsort of the part's scores, then a stable radix sort of its group numbers (16 bits at a
+    time) in that order. This is the peak of memory for a run whose lines are interleaved, so a
+    part's temporary arrays are all that is added to the run's."""
+    n = len(scores)
+    out = np.empty(n, dtype=np.int32)
+    if n == 0:
+        return out
+    counts = bincount(group)
+    ends = np.cumsum(counts)
+    # a part ends with the group holding its last row: [0, b1), [b1, b2), ... [bk, number of groups)
+    cuts = np.searchsorted(ends, np.arange(1, -(-n // SORT_PART_ROWS)) * SORT_PART_ROWS) + 1
+    bounds = np.concatenate([[0], cuts, [len(counts)]])
+    bounds = bounds[np.concatenate([[True], bounds[1:] > bounds[:-1]])]  # increasing: no empty range
+    first_row = np.concatenate([[0], ends])
+    ranges = list(zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True))
+    # the part of each row (one byte or two), so a part finds its rows in one comparison
+    part_of = np.repeat(np.arange(len(ranges), dtype=np.uint8 if len(ranges) < 256 else np.int32),
+                        np.diff(bounds))[group] if len(ranges) > 1 else None
+
+    def part(index: int) -> None:
+        low, high = ranges[index]
+        start, stop = int(first_row[low]), int(first_row[high])
+        rows = None if part_of is None else np.flatnonzero(part_of == index).astype(np.int32)  # None: every row
+        part_scores = scores if rows is None else scores[rows]
+        order = np.argsort(part_scores)[::-1].astype(np.int32)  # best first
+        del part_scores
+        local = (group if rows is None else group[rows]) - low
+        number = local[order]
+        del local
+        for shift in range(0, (high - low - 1).bit_length(), 16):  # least significant 16 bits first
+            digits = ((number >> shift) & 0xFFFF).astype(np.uint16)
+            moved = np.argsort(digits, kind="stable")  # numpy's radix sort for 16-bit integers
+            del digits
+            order, number = order[moved], number[moved]
+            del moved
+        out[start:stop] = order if rows is None else rows[order]
+
+    on_threads(part, range(len(ranges)), threads)
+    release_freed_memory()  # the parts' temporary arrays, freed on the threads
+    return out
+
+
+def _tied_positions(order: np.ndarray, group: np.ndarray, scores: np.ndarray, threads: int | None = None,
+                    step: int = 1 << 20) -> np.ndarray:
+    """Positions p of ``order`` whose row has the group and score of the row at p + 1 (in pieces,
+    so no array of the sorted scores as long as the run is made; on ``sort_threads()`` threads)."""
+
+    def piece(start: int) -> np.ndarray:
+        rows = order[start: start + step + 1]
+        g, s = group[rows], scores[rows]
+        return np.flatnonzero((g[1:] == g[:-1]) & (s[1:] == s[:-1])) + start
+
+    found = on_threads(piece, range(0, max(len(order) - 1, 0), step), threads)
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+
+
+def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which values are in ``sorted_set`` (ascending, distinct): np.isin by binary search, which
+    also spares a small evaluation the import of numpy.ma that np.isin and np.unique make."""
+    at = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    return sorted_set[at] == values if len(sorted_set) else np.zeros(len(values), dtype=bool)
+
+
+def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
+               order: np.ndarray | None, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each run of tied scores by doc_id descending (byte order).
+
+    ``ties[i]``: position ties[i]+1 ties position ties[i], within group ``group[i]``; ``order``
+    maps positions to indices of ``scores`` (None: the same), and ``rows`` those indices to rows of
+    ``doc_ids`` (None: the same). Returns (places, sources): the row to put at each place.
+    """
+    places = np.concatenate([ties, ties + 1])
+    places.sort()
+    places = places[np.concatenate([[True], places[1:] != places[:-1]])]  # ties and ties + 1, once each
+    pair = np.searchsorted(ties, places, side="right") - 1  # the tie pair each place belongs to
+    picked = places if order is None else order[places]
+    tied_scores = scores[picked]
+    if rows is not None:
+        picked = rows[picked]
+    if isinstance(doc_ids, list):
+        groups, docs = group[pair].tolist(), gather(doc_ids, picked)
+        by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"), reverse=True)
+        by_doc.sort(key=lambda i: (groups[i], -tied_scores[i]))  # stable: doc_id stays descending within a tie
+        return places, picked[np.array(by_doc, dtype=np.int64)]
+    import polars as pl
+
+    tied = pl.DataFrame({
+        # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
+        "g": polars_numbers(group[pair]), "s": polars_numbers(tied_scores + 0.0),
+        "doc_id": series(gather(doc_ids, picked)), "row": polars_numbers(picked),
+    }).sort(["g", "s", "doc_id"], descending=[False, True, True])
+    return places, tied["row"].to_numpy()
