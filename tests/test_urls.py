@@ -492,3 +492,21 @@ def test_on_a_cluster_the_client_fetches_only_the_first_bytes_of_a_lone_run(coun
     by_workers = sum(size for thread, path, size in counted.fetched if thread != here and path.startswith("runs/"))
     assert by_client <= 2 * HEAD_BYTES  # its format told from its first bytes (twice at most), nothing more
     assert by_workers >= len(lines)
+
+
+def test_topics_and_the_llm_judgments_beside_qrels_by_url_are_read_as_beside_a_local_file(memory, tmp_path):
+    # qrels: q1 judges d1 (human, 1) and d2 (a hole the LLM graded 2); q2 judges d3 only; topics add q3
+    qrels = "q1 0 d1 1\nq1 0 d2 2\nq2 0 d3 1\n"
+    sidecar = "query_id\tdoc_id\tgrade\tkind\tmodel\nq1\td2\t2\thole\tm\n"
+    run = "q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d3 1 1.0 r\n"
+    topics = "q1\tfirst\nq2\tsecond\nq3\tthird, judged nowhere\n"
+    for name, text in (("judged.qrels", qrels), ("judged.qrels.llm.tsv", sidecar), ("run.txt", run),
+                       ("topics.tsv", topics)):
+        (tmp_path / name).write_text(text)
+        _put(f"{memory}/{name}", text.encode())
+    options = ["-m", "P@1", "-m", "num_q", "--format", "csv", "--judgments", "human", "--topics"]
+    got = _same([*options, str(tmp_path / "topics.tsv"), str(tmp_path / "judged.qrels"), str(tmp_path / "run.txt")],
+                [*options, f"{memory}/topics.tsv", f"{memory}/judged.qrels", f"{memory}/run.txt"],
+                {f"{memory}/": f"{tmp_path}/"})
+    # by hand: without the LLM's hole, q1's first result d2 is unjudged: P@1 = (0 + 1 + 0) / 3 queries
+    assert "0.3333" in got.stdout and "judgments: human" in got.stderr
