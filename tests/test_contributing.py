@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from trec_rag_eval.measures.registry import BINARY
+
 ROOT = Path(__file__).resolve().parent.parent
 TEXT = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
 
@@ -127,3 +129,23 @@ main(["crosscheck", "-m", "Hit@2", "-m", "Found(rel=2)@3", "qrels", "run"])
 """)
     assert "  Hit@2           agree     Success@2 via pytrec_eval: mean 0.500000\n" in out
     assert "  Found(rel=2)@3  agree     Success(rel=2)@3 via pytrec_eval: mean 0.500000\n" in out
+
+
+@pytest.mark.parametrize(("entry", "error"), [
+    ({"names": ("AP",), "params": BINARY}, "'AP' names two measure families: map and toy"),
+    ({"names": ("AP@k",), "params": BINARY}, "'AP@k' names two measure families: map_cut and toy"),
+    ({"names": ("AP@k",)}, "'AP@k' is written with other parameters by map and toy"),
+    ({"names": ("Toy@k",), "ranx": {"mrr": "Toy"}}, "toy: ranx's name 'mrr' is already read as MRR"),
+    ({"names": ("Toy@q",)}, "toy: a name is written NAME, NAME@k or NAME@p, not 'Toy@q'"),
+    ({"names": ("Toy",), "aliases": ("SetP(beta=2)",)}, "toy: 'SetP(beta=2)' is not a name with one of its parameters"),
+])
+def test_a_name_that_would_mean_two_things_is_refused_and_nothing_is_registered(entry, error):
+    from trec_rag_eval.measures.model import REGISTERED, Family, register
+    from trec_rag_eval.measures.notation import NAMES
+    from trec_rag_eval.measures.parse import RANX_NAMES
+
+    before = (dict(REGISTERED), dict(NAMES), dict(RANX_NAMES))
+    with pytest.raises(ValueError) as refused:
+        register(Family("toy", lambda ctx, m: None, "A toy.", **entry))
+    assert str(refused.value) == error
+    assert (dict(REGISTERED), dict(NAMES), dict(RANX_NAMES)) == before

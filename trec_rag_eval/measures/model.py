@@ -171,7 +171,8 @@ class Family:
     ``IPrec@p`` (a recall level), both ``Judged`` and ``Judged@k`` (either). The first is the name it is shown
     by. A name may belong to two families, one without @ and one with (``AP``: map, ``AP@k``: map_cut)."""
     aliases: tuple[str, ...] = ()
-    """Other names of it, shown as asked (``MAP``, ``MRR``, ``HitRate@k``), written as ``names``."""
+    """Other names of it, shown as asked (``MAP``, ``MRR``, ``HitRate@k``), written as ``names``; or another
+    family's name with one of its parameters (``SetP(relative=True)``, ``NumRet(rel=k)``: at any level)."""
     params: Mapping[str, Param] = field(default_factory=dict, hash=False)
     """The typed parameters its names take in our notation: ``P(rel=2,judged_only=True)@5``."""
     ranx: Mapping[str, str] = field(default_factory=dict, hash=False)
@@ -235,28 +236,26 @@ REGISTERED: dict[str, Family] = {}
 """Every family by name, in registration order. Filled by ``register`` (``measures.registry`` registers
 the built-in families); this module knows no family itself."""
 
-_WATCHERS: list[Callable[[Family], None]] = []
+_WATCHERS: list[Callable[[Family], Callable[[], None]]] = []
 
 
 def register(family: Family) -> Family:
     """Add a family; a name registered twice is an error (two definitions of one measure), and so is a name
-    of the notation or of ranx that another family has (the tables derived from the registry refuse it)."""
+    of the notation or of ranx that another family has: the tables derived from the registry refuse it, and
+    nothing is added."""
     if family.name in REGISTERED:
         raise ValueError(f"measure family {family.name!r} registered twice")
+    updates = [watcher(family) for watcher in _WATCHERS]
     REGISTERED[family.name] = family
-    try:
-        for watcher in _WATCHERS:
-            watcher(family)
-    except Exception:
-        del REGISTERED[family.name]
-        raise
+    for update in updates:
+        update()
     return family
 
 
-def on_register(watcher: Callable[[Family], None]) -> None:
-    """Call ``watcher`` with every family registered so far and with each one registered later: the tables
-    derived from the registry (our notation's names, ranx's, trec_eval's order) keep in step with it. A
-    watcher checks a family before it changes anything, raising ValueError to refuse it."""
+def on_register(watcher: Callable[[Family], Callable[[], None]]) -> None:
+    """Keep a table derived from the registry (our notation's names, ranx's) in step with it: ``watcher(family)``
+    checks a family against the table (ValueError to refuse it) and returns how to add it, for every family
+    registered so far and each one registered later."""
     for family in REGISTERED.values():
-        watcher(family)
+        watcher(family)()
     _WATCHERS.append(watcher)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -40,8 +40,9 @@ class Name:
     at: str = "cutoff"  # "cutoff" (positive integer) or "recall" (a real in [0, 1])
     alias: bool = False  # another name of the family's own notation, kept for display (MAP, MRR, HitRate)
     variants: tuple[tuple[str, Any, str], ...] = ()
-    """(parameter, value, family): with that parameter at that value, the name means that other family
-    (``SetP(relative=True)`` is set_relative_P); the parameter is then dropped."""
+    """(parameter, value, family): with that parameter at that value (None: at any value), the name means that
+    other family (``SetP(relative=True)`` is set_relative_P, ``NumRet(rel=2)`` num_rel_ret at level 2); the
+    parameter is then dropped, but for ``rel``, kept as the measure's level."""
 
 
 _VARIANT = re.compile(r"([^()@]+)\((\w+)=([^()]+)\)")
@@ -74,7 +75,8 @@ def names_of(families: Iterable[Family], known: Mapping[str, Name] | None = None
         found = _VARIANT.fullmatch(spelling)
         if found is None or found[1] not in names or found[2] not in names[found[1]].params:
             raise ValueError(f"{family_name}: {spelling!r} is not a name with one of its parameters")
-        text, key, value = found[1], found[2], ast.literal_eval(found[3])
+        text, key = found[1], found[2]
+        value = None if key == "rel" and found[3] == "k" else ast.literal_eval(found[3])  # rel=k: at any level
         names[text] = replace(names[text], variants=(*names[text].variants, (key, value, family_name)))
     return names
 
@@ -83,10 +85,14 @@ NAMES: dict[str, Name] = {}
 """Every name of the notation, derived from the registry (see ``names_of``), a family registered later too."""
 
 
-def _add_names(family: Family) -> None:
+def _add_names(family: Family) -> Callable[[], None]:
     names = names_of([family], NAMES)
-    NAMES.clear()
-    NAMES.update(names)
+
+    def update() -> None:
+        NAMES.clear()
+        NAMES.update(names)
+
+    return update
 
 
 on_register(_add_names)
@@ -277,12 +283,11 @@ def parse_measure(text: str) -> Measure:
         raise scanner.error(name_start, len(text), "min_rel must be below max_rel")
     family = spec.family_at if at is not None else spec.family
     assert family is not None
-    # ir-measures spellings that name another family: SetP(relative=True) is set_relative_P
+    # ir-measures spellings that name another family: SetP(relative=True), NumRet(rel=k) (Family.aliases)
     for key, value, variant in spec.variants:
-        if params.pop(key, None) == value:
+        given = rel if key == "rel" else params.pop(key, None)
+        if given is not None if value is None else given == value:
             family = variant
-    if family == "num_ret" and rel is not None:
-        family = "num_rel_ret"  # NumRet(rel=k) is num_rel_ret at level k in ir-measures
     typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))
     # set_F prints its parameter in trec_eval's name (set_F_2.0), as `-m set_F.2.0` does
     text_param = repr(params["beta"]) if family == "set_F" and "beta" in dict(typed) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
@@ -168,11 +168,11 @@ RANX_NAMES: dict[str, str] = {}
 trec_eval's conventions, not ranx's."""
 
 
-def _add_ranx_names(family: Family) -> None:
+def _add_ranx_names(family: Family) -> Callable[[], None]:
     taken = [name for name in family.ranx if name in RANX_NAMES]
     if taken:
         raise ValueError(f"{family.name}: ranx's name {taken[0]!r} is already read as {RANX_NAMES[taken[0]]}")
-    RANX_NAMES.update(family.ranx)
+    return lambda: RANX_NAMES.update(family.ranx)
 
 
 on_register(_add_ranx_names)

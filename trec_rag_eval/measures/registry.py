@@ -72,7 +72,7 @@ _FAMILIES = [
            aggregate="sum", names=("NumRel",), params={"rel": REL},
            ir_measures=IrMeasures("NumRel", judged_only=_NO_JUDGED_ONLY), value_range=None),
     Family("num_rel_ret", binary.num_rel_ret, "Relevant documents retrieved.", value_type="int", aggregate="sum",
-           names=("NumRelRet",), params={"rel": REL},
+           names=("NumRelRet",), aliases=("NumRet(rel=k)",), params={"rel": REL},
            ir_measures=IrMeasures("NumRet", rel="always", judged_only=_NO_JUDGED_ONLY), value_range=None),
     Family("map", binary.average_precision,
            "Average precision: sum of P@k at the ranks of relevant retrieved documents, divided by R "
