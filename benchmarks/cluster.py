@@ -3,6 +3,8 @@
     python benchmarks/cluster.py runs                 # 20 TREC runs of 500,000 lines: threads vs --cluster local:2
     python benchmarks/cluster.py parquet              # one 70M-row Parquet run (70 partitions) on --cluster local:2
     python benchmarks/cluster.py parquet --queries 7000 --files 7 --single   # 7M rows, and the in-memory path too
+    python benchmarks/cluster.py memory               # the command's peak memory for 10, 50, 200 runs (-q -m all_trec)
+    python benchmarks/cluster.py memory --code /tmp/before   # the same, of another checkout (before/after)
 
 Every timing is a subprocess (``python -m trec_rag_eval ...``, output to /dev/null), so it covers start-up,
 the LocalCluster's start, reading, evaluation and output as a user sees them. The cluster's start-up alone is
@@ -140,6 +142,61 @@ def bench_parquet(args: argparse.Namespace) -> None:
                 print(f"same output: {same}")
 
 
+PEAK = "PEAK_RSS_KB"
+_PEAK_AT_EXIT = (  # the command run as `python -m trec_rag_eval`, saying its own peak resident memory as it exits
+    "import atexit, os, resource, sys\n"
+    "def said(*_):\n"
+    f"    sys.stderr.write('\\n{PEAK} %d\\n' % resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    "    sys.stderr.flush()\n"
+    "leave = os._exit\n"
+    "os._exit = lambda code: (said(), leave(code))  # the command ends with os._exit, skipping atexit\n"
+    "atexit.register(said)\n"
+    "sys.argv[0] = 'trec-rag-eval'\n"
+    "from trec_rag_eval.cli import main\n"
+    "main()\n")
+
+
+def _peak(args: list[str], code: Path) -> tuple[float, float]:
+    """(peak resident memory of the command's own process in MB, seconds): the client alone, not the
+    worker processes of a LocalCluster (its children; RUSAGE_SELF counts this process only). The package
+    is imported from ``code`` (-P: not from the working directory, this checkout)."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-P", "-c", _PEAK_AT_EXIT, *args], cwd=REPO, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(code)})
+    took = time.perf_counter() - start
+    lines = [line for line in done.stderr.splitlines() if line.startswith(PEAK)]
+    if done.returncode != 0 or not lines:
+        raise SystemExit(f"the command failed ({done.returncode}): {done.stderr[-2000:]}")
+    return int(lines[-1].split()[1]) / 1024, took
+
+
+def bench_memory(args: argparse.Namespace) -> None:
+    """The command's peak memory against the number of runs: flat when each run's output is written as it
+    is done (issue 28), growing when every evaluation and the whole text are held until the end."""
+    counts = [int(n) for n in args.counts.split(",")]
+    folder = DATA / f"memory-{max(counts)}x{args.queries}x{args.depth}"
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels = folder / "qrels.txt"
+    if not qrels.exists():
+        _qrels(args.queries, args.depth, qrels)
+    runs = []
+    for r in range(max(counts)):
+        path = folder / f"run{r:03d}.txt"
+        if not path.exists():
+            _trec(_query_frame(args.queries, args.depth, seed=r), path, f"run{r}")
+        runs.append(str(path))
+    code = Path(args.code).resolve()
+    print(f"runs of {args.queries * args.depth:,} lines ({args.queries} queries), -q -m {args.measure}, output to "
+          f"/dev/null; code: {code}")
+    print("path                 runs   peak MB   seconds", flush=True)
+    for path in args.paths.split(","):
+        where = ["--cluster", f"local:{args.workers}"] if path == "cluster" else ["-j", str(args.workers)]
+        for count in counts:
+            peak, took = _peak([*where, "-q", "-m", args.measure, str(qrels), *runs[:count]], code)
+            name = f"local:{args.workers}" if path == "cluster" else f"threads -j {args.workers}"
+            print(f"{name:<20} {count:>4} {peak:>9.0f} {took:>9.1f}  [{_load()}]", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -152,12 +209,18 @@ def main() -> None:
     big.add_argument("--depth", type=int, default=1000)
     big.add_argument("--files", type=int, default=70)
     big.add_argument("--single", action="store_true", help="also time the in-memory path and compare outputs")
-    for each in (runs, big):
+    memory = sub.add_parser("memory", help="the command's peak memory (client) for more and more runs")
+    memory.add_argument("--counts", default="10,50,200", help="numbers of runs (default: 10,50,200)")
+    memory.add_argument("--queries", type=int, default=200)
+    memory.add_argument("--depth", type=int, default=100)
+    memory.add_argument("--paths", default="threads,cluster", help="threads, cluster or both (default)")
+    memory.add_argument("--code", default=str(REPO), help="the checkout whose command is measured (PYTHONPATH)")
+    for each in (runs, big, memory):
         each.add_argument("--workers", type=int, default=2)
         each.add_argument("--repeats", type=int, default=1)
         each.add_argument("--measure", default="all_trec")
     args = parser.parse_args()
-    (bench_runs if args.what == "runs" else bench_parquet)(args)
+    {"runs": bench_runs, "parquet": bench_parquet, "memory": bench_memory}[args.what](args)
 
 
 if __name__ == "__main__":
