@@ -402,3 +402,25 @@ def test_an_empty_run_ranks_every_query_as_missing():
         ranked = rank(qrels, run)
         assert by_query(ranked) == {"q": [-1], "r": [-1]} and ranked.missing.all()
     assert np.array_equal(rank(qrels, Run(run_columns([])), judged_only=True).offsets, [0, 0, 0])
+
+
+@pytest.mark.parametrize("form", ["polars", "arrow"])
+def test_hash_collisions_change_no_rule(form, tmp_path, monkeypatch):
+    """Polars and Arrow tables are matched with their judgments, and checked for duplicates, through
+    64-bit (query, document) hashes (``core.matching``). With every key forced into 3 values, nearly
+    every row collides with some judgment and with other rows: every case still ranks as by hand, and
+    only a real duplicate is refused."""
+    from trec_rag_eval.core import matching
+
+    real = matching._pair_keys
+    monkeypatch.setattr(matching, "_pair_keys",
+                        lambda queries, docs, threads=None: real(queries, docs, threads) % np.uint64(3))
+    for case in CASES.values():
+        for rows in (case.run, _interleaved(case.run)):
+            qrels, run = tables(form, case.qrels, rows, tmp_path, monkeypatch)
+            assert by_query(rank(qrels, run, **case.options)) == case.expected
+    qrels, run = tables(form, {"q": {"a": 1}}, [("q", "a", 2.0), ("q", "b", 1.0), ("q", "a", 0.5)], tmp_path,
+                        monkeypatch)
+    with pytest.raises(DuplicateDocumentError) as raised:
+        rank(qrels, run)
+    assert (raised.value.query_id, raised.value.doc_id) == ("q", "a")
