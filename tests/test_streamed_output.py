@@ -52,9 +52,13 @@ def _document(fmt: str, evaluations, labels, per_query: bool = False) -> tuple[s
     return "".join(written), sizes
 
 
+@pytest.mark.parametrize("column_wise", [False, True])
 @pytest.mark.parametrize("per_query", [False, True])
 @pytest.mark.parametrize("count", [1, 2, 3])
-def test_run_by_run_is_the_whole_lists_output(evaluations, per_query, count):
+def test_run_by_run_is_the_whole_lists_output(evaluations, per_query, count, column_wise, monkeypatch):
+    if column_wise:  # the per-query text built a column at a time, as for a large evaluation
+        monkeypatch.setattr("trec_rag_eval.render.trec.COLUMN_WISE_FROM", 0)
+        monkeypatch.setattr("trec_rag_eval.render.table.COLUMN_WISE_FROM", 0)
     chosen, labels = evaluations[:count], ["a.txt", "b.txt", "c.txt"][:count]
     assert _document("json", chosen, labels, per_query)[0] == to_json(chosen, per_query)
     assert _document("csv", chosen, labels, per_query)[0] == to_csv(chosen, per_query)
@@ -63,6 +67,10 @@ def test_run_by_run_is_the_whole_lists_output(evaluations, per_query, count):
     assert _document("table", chosen, labels, per_query)[0] == "\n".join(tables)
     if count == 1:
         assert _document("trec", chosen, labels, per_query)[0] == trec_text(chosen[0], per_query)
+    else:  # each block: its runid line, then trec_eval's lines without a runid measure (none asked here)
+        names = ["bm25", "hybrid", labels[2] if count == 3 else None][:count]
+        assert _document("trec", chosen, labels, per_query)[0] == "".join(
+            _line("runid", "all", name) + trec_text(e, per_query) for name, e in zip(names, chosen, strict=True))
 
 
 def test_each_run_is_written_when_the_next_arrives_the_last_at_the_close(evaluations):
