@@ -317,7 +317,7 @@ def test_the_public_evaluate_takes_cluster(client, data, tmp_path):
 
 @pytest.mark.slow  # a cluster of its own
 @pytest.mark.parametrize("prefix, state", [("trec-rag-eval-run-", "executing"),
-                                           ("trec-rag-eval-split-", "memory")])
+                                           ("trec-rag-eval-read-", "memory")])
 def test_a_worker_killed_mid_evaluation_does_not_change_the_result(own_client, data, tmp_path, prefix, state):
     client = own_client
     qrels, runs, measures, expected, partitions = _all_trec_case(data, tmp_path)

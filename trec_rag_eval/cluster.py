@@ -16,11 +16,14 @@ worker costs only its own work); qrels given in memory are sent to every worker 
   Dask re-runs the tasks of a worker lost mid-way on the workers left (up to its
   ``distributed.scheduler.allowed-failures``).
 * ``evaluate_partitioned``: one run given as Parquet partitions or TREC text shards (or an
-  in-memory ``Run``). Each piece (a file, or a slice of rows of a large Parquet file) is read by a
-  task and split by query id into buckets; each bucket, holding whole queries, is evaluated by the
-  kernels of the in-memory path (``evaluation.streaming.evaluate_piece``), and the per-query values
-  are aggregated here by ``combine_pieces``, the streaming path's aggregation: the same numbers as
-  the in-memory path, byte for byte in trec_eval's format.
+  in-memory ``Run``). Each piece (a file, a slice of rows of a large Parquet file, or a byte range
+  of a large TREC text file, cut at line ends) is read by a task; Dask's peer-to-peer shuffle
+  (``dask.dataframe``) then moves the rows by query id into buckets, worker to worker, with a
+  number of tasks linear in the pieces and buckets (7 per piece and 2 per bucket, measured: no
+  task per (piece, bucket) pair). Each bucket, holding whole queries, is evaluated by the kernels of
+  the in-memory path (``evaluation.streaming.evaluate_piece``), and the per-query values are
+  aggregated here by ``combine_pieces``, the streaming path's aggregation: the same numbers as the
+  in-memory path, byte for byte in trec_eval's format.
 """
 
 from __future__ import annotations
@@ -56,6 +59,10 @@ compete for the cores (and each holds its own memory); a larger cluster spans ma
 ROWS_PER_PIECE = 4_000_000
 """A Parquet file with more rows is read as several pieces (slices of rows), so one large file
 still spreads over the workers."""
+BYTES_PER_PIECE = 128 << 20
+"""A plain TREC text file larger than this is read as several pieces, byte ranges cut at line ends
+(``io.trec.read_run_range``), so one large file still spreads over the workers. A gzip file is
+read from its start to its end, by one task: it cannot be cut."""
 ROWS_PER_BUCKET = 4_000_000
 """The run is split into about total rows / this many buckets (at least two per worker): a bucket
 must fit in a worker's memory with its ranking."""
@@ -477,13 +484,30 @@ def _task_error(what: str, err: Exception) -> ClusterError:
 
 @dataclass(frozen=True)
 class Piece:
-    """What one task reads: a whole file (TREC text or Parquet) or a slice of a Parquet file's rows."""
+    """What one task reads: a whole file (TREC text or Parquet), a slice of a Parquet file's rows, or
+    a byte range of a TREC text file."""
 
     path: str
     kind: str
     rows: tuple[int, int] | None = None
     size: int = 0
     """Its number of rows (Parquet), or an estimate (TREC text: 40 bytes a line)."""
+    span: tuple[int, int] | None = None
+    """A TREC text file's bytes [start, end): the piece holds the lines that start there."""
+
+
+@dataclass(frozen=True)
+class PieceRead:
+    """What the client learns of a piece read by a task; its rows stay on the workers."""
+
+    run_tag: str | None
+    """The tag of its last result line (None: it holds none, only comments or blank lines)."""
+    lines: int = 0
+    """Its line ends (a byte range): the ranges after it number their lines after these."""
+    error: TrecRagEvalError | None = None
+    """Bad input, numbered in the piece (``io.trec.renumbered`` numbers it in the file)."""
+    warnings: tuple[tuple[str, dict[str, str] | None, str], ...] = ()
+    """What the library warned of while reading it (text, parameters, kind), numbered in the piece too."""
 
 
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
@@ -493,10 +517,11 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
                          ) -> Evaluation:
     """Evaluate one run split by query id over the cluster; see the module's docstring.
 
-    ``run``: a Parquet file or directory of partitions, a list of TREC (or Parquet) shards of one
-    run, or a ``Run`` in memory. ``buckets``: how many partitions by query id (default: about one
-    per ``ROWS_PER_BUCKET`` rows, at least two per worker). ``progress`` follows the tasks (one
-    per piece read, one per bucket evaluated).
+    ``run``: a Parquet file or directory of partitions, a TREC text file (cut into byte ranges when
+    larger than ``BYTES_PER_PIECE``), a list of TREC (or Parquet) shards of one run, or a ``Run`` in
+    memory. ``buckets``: how many partitions by query id (default: about one per
+    ``ROWS_PER_BUCKET`` rows, at least two per worker). ``progress`` follows the tasks (one per
+    piece read, one per bucket evaluated).
     """
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.streaming import combine_pieces
@@ -514,40 +539,42 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
         total = sum(piece.size for piece in pieces)
 
     def once(client: Client) -> Evaluation:
+        import dask
         import polars as pl
 
         workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
         token = uuid.uuid4().hex[:8]
         count = buckets or max(2 * workers, math.ceil(total / ROWS_PER_BUCKET))
         count = max(1, min(count, len(query_ids)))
-        assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
-                                  schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
         done = 0
+        extra: set[str] = set()
         if isinstance(run, Run):  # already here: split here, send each bucket once
+            assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
+                                      schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
             parts, extra = _split(run.frame, assignment, count)
-            splits = [client.scatter(parts)]
+            inputs: list[Any] = client.scatter(parts)
             tags = [run.run_tag]
-            extras = [extra]
         else:
-            shared = client.scatter(assignment, broadcast=True, hash=False)
-            split_futures = [client.submit(_split_piece, piece, source, shared, count,
-                                           key=f"trec-rag-eval-split-{i}-{token}") for i, piece in enumerate(pieces)]
-            splits = [[client.submit(operator.getitem, future, b, key=f"trec-rag-eval-bucket-{i}-{b}-{token}")
-                       for b in range(count)] for i, future in enumerate(split_futures)]
-            tail_futures = [client.submit(operator.getitem, future, count, key=f"trec-rag-eval-tail-{i}-{token}")
-                            for i, future in enumerate(split_futures)]
-            done = _follow(tail_futures, progress, 0, len(pieces) + count)
-            tails = _gather(client, tail_futures, source)
-            extras = [extra for extra, _ in tails]
-            tags = _piece_tags(pieces, [tag for _, tag in tails], source)
+            reads = [client.submit(_read_piece, piece, source, key=f"trec-rag-eval-read-{i}-{token}")
+                     for i, piece in enumerate(pieces)]
+            frames = [client.submit(operator.getitem, read, 0, key=f"trec-rag-eval-rows-{i}-{token}")
+                      for i, read in enumerate(reads)]
+            told = [client.submit(operator.getitem, read, 1, key=f"trec-rag-eval-told-{i}-{token}")
+                    for i, read in enumerate(reads)]
+            del reads  # each piece's rows are then held once, by its getitem
+            done = _follow(told, progress, 0, len(pieces) + count)
+            tags = _reads_checked(pieces, _gather(client, told, source), source)
+            inputs = _shuffled(frames, count)
         judged = _share_qrels(client, qrels, qrels_from, token)
-        evaluated = [client.submit(_evaluate_bucket, judged, [split[b] for split in splits], measures, settings,
-                                   source, key=f"trec-rag-eval-evaluate-{b}-{token}") for b in range(count)]
+        task = dask.delayed(_evaluate_bucket, pure=False)
+        evaluated = client.compute([task(judged, part, measures, settings, source,
+                                         dask_key_name=f"trec-rag-eval-evaluate-{b}-{token}")
+                                    for b, part in enumerate(inputs)])
         _follow(evaluated, progress, done, len(pieces) + count)
-        parts_done = _gather(client, evaluated, source)
-        extra_queries = set().union(*extras) if extras else set()
-        return combine_pieces(qrels, [part for part in parts_done if part is not None], measures, settings,
-                              run_tag=tags[-1] if tags else "", source=source, extra_queries=extra_queries)
+        results = _gather(client, evaluated, source)
+        extra = extra.union(*(bucket_extra for _, bucket_extra in results))
+        return combine_pieces(qrels, [part for part, _ in results if part is not None], measures, settings,
+                              run_tag=tags[-1] if tags else "", source=source, extra_queries=extra)
 
     with connect(cluster) as client:
         return _again_if_lost(source, once, client)
@@ -557,6 +584,7 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
     """The run's name (for messages and the default tag) and the pieces its tasks read."""
     from trec_rag_eval.io.location import size as file_size
     from trec_rag_eval.io.parquet import parquet_files, row_count
+    from trec_rag_eval.io.text import is_gzip
 
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
     if not paths:
@@ -574,7 +602,13 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
                     pieces.extend(Piece(file, kind, (start, min(ROWS_PER_PIECE, rows - start)),
                                         min(ROWS_PER_PIECE, rows - start)) for start in range(0, rows, ROWS_PER_PIECE))
         elif kind == "trec":
-            pieces.append(Piece(path, kind, size=file_size(path) // 40))
+            size = file_size(path)
+            if size <= BYTES_PER_PIECE or is_gzip(path):  # gzip: read from its start, whole
+                pieces.append(Piece(path, kind, size=size // 40))
+            else:
+                step = -(-size // math.ceil(size / BYTES_PER_PIECE))
+                pieces.extend(Piece(path, kind, size=(min(start + step, size) - start) // 40,
+                                    span=(start, min(start + step, size))) for start in range(0, size, step))
         else:
             raise UsageError(f"{path}: a run split over a cluster must be TREC text or Parquet, not {kind}")
     if not pieces:
@@ -585,7 +619,7 @@ def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tup
 
 
 def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
-    """The tasks' results; the first bad-input error a task answered with (see ``_split_piece``) is
+    """The tasks' results; the first bad-input error a task answered with (see ``_read_piece``) is
     raised as it is, a task that failed on its worker as one ``ClusterError`` naming ``source``."""
     from concurrent.futures import CancelledError
 
@@ -603,23 +637,87 @@ def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
     return results
 
 
-def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:
-    """On a worker: read one piece and split its rows by bucket; the last item is (query ids the
-    qrels do not know, the piece's run tag). Bad input is answered, as the last item, not raised:
-    it is not a task to retry, nor a failure for the worker to log with its traceback."""
-    try:
-        if piece.kind == "parquet":
-            from trec_rag_eval.io.parquet import read_parquet_run_files
+def _read_piece(piece: Piece, source: str) -> tuple[Any, PieceRead]:
+    """On a worker: read one piece; its rows (a pandas frame of Arrow columns, the form Dask's
+    shuffle moves, or None) and what the client must know of it. Bad input is answered, not
+    raised: it is not a task to retry, nor a failure for the worker to log with its traceback."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", TrecRagEvalWarning)
+        lines = 0
+        try:
+            if piece.kind == "parquet":
+                from trec_rag_eval.io.parquet import read_parquet_run_files
 
-            run = read_parquet_run_files([piece.path], source, rows=piece.rows)
-        else:
-            from trec_rag_eval.io.trec import read_trec_run
+                run: Run | None = read_parquet_run_files([piece.path], source, rows=piece.rows)
+            elif piece.span is not None:
+                from trec_rag_eval.io.trec import read_run_range
 
-            run = read_trec_run(piece.path)
-    except TrecRagEvalError as err:
-        return [None] * count + [err]
-    parts, extra = _split(run.frame, assignment, count)
-    return [*parts, (extra, run.run_tag)]
+                run, lines = read_run_range(piece.path, *piece.span)
+            else:
+                from trec_rag_eval.io.trec import read_trec_run
+
+                run = read_trec_run(piece.path)
+        except TrecRagEvalError as err:
+            return None, PieceRead(None, lines, err)
+    said = tuple((str(w.message), getattr(w.message, "parameters", None), getattr(w.message, "kind", "warning"))
+                 for w in caught if issubclass(w.category, TrecRagEvalWarning))
+    if run is None:
+        return None, PieceRead(None, lines, warnings=said)
+    return _as_pandas(run.frame), PieceRead(run.run_tag, lines, warnings=said)
+
+
+def _as_pandas(frame: pl.DataFrame) -> Any:
+    """A run's rows as Dask's shuffle moves them: pandas, over the same Arrow buffers (no copy)."""
+    return frame.to_pandas(use_pyarrow_extension_array=True)
+
+
+def _reads_checked(pieces: list[Piece], reads: list[PieceRead], source: str) -> list[str]:
+    """After every piece was read: the first piece's bad input raised, its line numbered in its whole
+    file (a byte range's lines follow those of the ranges before it), the library's warnings given
+    numbered so too; then the run tags that count, in order (the whole run's is the last)."""
+    from trec_rag_eval.io.trec import renumbered
+
+    before: dict[str, int] = {}  # per file: the line ends of its ranges read so far
+    for piece, read in zip(pieces, reads, strict=True):
+        lines_before = before.get(piece.path, 0)
+        if read.error is not None:
+            from trec_rag_eval.errors import InputFormatError
+
+            raise renumbered(read.error, lines_before) if isinstance(read.error, InputFormatError) else read.error
+        for text, parameters, kind in read.warnings:
+            warnings.warn(TrecRagEvalWarning(_renumbered_text(text, piece.path, lines_before), parameters, kind),
+                          stacklevel=2)
+        before[piece.path] = lines_before + read.lines
+    kept = [(piece, read.run_tag) for piece, read in zip(pieces, reads, strict=True) if read.run_tag is not None]
+    if not kept:
+        from trec_rag_eval.io.trec import RUN_COLUMNS, NoResultsError
+
+        raise NoResultsError(source, None, f"no results found, expected lines of {RUN_COLUMNS}")
+    return _piece_tags([piece for piece, _ in kept], [tag for _, tag in kept], source)
+
+
+def _renumbered_text(text: str, path: str, lines_before: int) -> str:
+    """A warning of the library about a line (``path:N: ...``) read in a byte range, numbered in the file."""
+    prefix = f"{path}:"
+    number, colon, rest = text[len(prefix):].partition(":")
+    if not lines_before or not text.startswith(prefix) or not colon or not number.isdigit():
+        return text
+    return f"{prefix}{int(number) + lines_before}:{rest}"
+
+
+def _shuffled(frames: list[Future], count: int) -> list[Any]:
+    """The pieces' rows moved into ``count`` partitions by query id (every row of a query in one),
+    by Dask's peer-to-peer shuffle: each piece's rows are sent worker to worker, in tasks whose
+    number grows with the pieces and the partitions (a few per piece, one per partition, and one
+    barrier), not with their product. The partitions, as delayed values."""
+    import dask.dataframe as dd
+    import polars as pl
+
+    from trec_rag_eval.tables import RUN_SCHEMA
+
+    meta = _as_pandas(pl.DataFrame(schema=RUN_SCHEMA))
+    rows = dd.from_delayed(frames, meta=meta, verify_meta=False)
+    return list(rows.shuffle("query_id", npartitions=count, shuffle_method="p2p").to_delayed())
 
 
 def _split(frame: pl.DataFrame, assignment: pl.DataFrame, count: int) -> tuple[list[pl.DataFrame], set[str]]:
@@ -645,20 +743,21 @@ def _piece_tags(pieces: list[Piece], tags: list[str], source: str) -> list[str]:
     return found or [fallback]
 
 
-def _evaluate_bucket(qrels: Qrels, frames: list[pl.DataFrame], measures: list[Measure], settings: Settings,
-                     source: str) -> Evaluation | TrecRagEvalError | None:
-    """On a worker: the queries of one bucket, with the kernels of the in-memory path; bad input (a
-    document listed twice, in two partitions) answered, as by ``_split_piece``."""
+def _evaluate_bucket(qrels: Qrels, rows: Any, measures: list[Measure], settings: Settings,
+                     source: str) -> tuple[Evaluation | None, set[str]] | TrecRagEvalError:
+    """On a worker: the queries of one bucket (a polars frame split here, or a pandas frame from the
+    shuffle), with the kernels of the in-memory path: their values (None: no judged query) and the
+    queries the qrels do not know; bad input (a document listed twice, in two pieces) answered, as
+    by ``_read_piece``."""
     import polars as pl
 
     from trec_rag_eval.evaluation.streaming import evaluate_piece
     from trec_rag_eval.tables import Run
 
-    frame = pl.concat(frames) if len(frames) > 1 else frames[0]
+    frame = rows if isinstance(rows, pl.DataFrame) else pl.from_pandas(rows)
     if frame.is_empty():
-        return None
+        return None, set()
     try:
-        part, _ = evaluate_piece(qrels, Run(frame, "", source), measures, settings)
+        return evaluate_piece(qrels, Run(frame, "", source), measures, settings)
     except TrecRagEvalError as err:
         return err
-    return part

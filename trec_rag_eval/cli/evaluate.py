@@ -55,9 +55,9 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @click.option("--cluster", metavar="ADDRESS|local:N", default=None,
               help="Evaluate on a Dask cluster (the 'dask' extra): a scheduler address (tcp://host:8786) or "
                    "local:N, N worker processes on this machine. One task per run, read by the worker "
-                   "where it lies (every worker must see the files, by path or URL); a Parquet run, or --shards, "
-                   "is split by query id over the workers (a Parquet run of chunk ids to map is one task). A run with "
-                   "bad input fails alone.")
+                   "where it lies (every worker must see the files, by path or URL); a lone run (Parquet, or "
+                   "TREC text: read in 128 MB byte ranges), or --shards, is split by query id over the workers "
+                   "(a run of chunk ids to map, or a gzip file, is one task). A run with bad input fails alone.")
 @click.option("--shards", is_flag=True,
               help="The RUN files (or the files of a RUN folder) are pieces of one run, in any order "
                    "of queries: evaluated as one run (over the workers with --cluster).")

@@ -151,10 +151,12 @@ def _to_frame(columns: Columns, schema_name: str) -> pl.DataFrame:
 class _Source:
     """The file's bytes (gzip already undone) or, for a large plain file, its path for polars to map."""
 
-    def __init__(self, path: str, data: bytes | None, first_line: int = 1) -> None:
+    def __init__(self, path: str, data: bytes | None, first_line: int = 1, at_start: bool | None = None) -> None:
         self.path = path
         self.data = data
         self.first_line = first_line
+        self.at_start = first_line == 1 if at_start is None else at_start
+        """Whether the bytes begin the file (only there is a byte-order mark dropped)."""
         self.small = (len(data) if data is not None else os.path.getsize(path)) < SMALL_FILE_BYTES
 
     def polars_can_read(self) -> tuple[bool, str | None]:
@@ -163,7 +165,7 @@ class _Source:
         give it: looking for comment lines costs polars a quarter of its time on a large run, so
         it looks only when a ``#`` appears anywhere."""
         if self.data is not None:
-            if self.first_line > 1 and self.data.startswith(BOM):
+            if not self.at_start and self.data.startswith(BOM):
                 return False, None  # polars would drop it; only the file's first bytes may be a mark
             irregular, has_hash, non_ascii = False, False, False
             step = LAYOUT_WINDOW_BYTES
@@ -194,7 +196,7 @@ class _Source:
         """(line number, text without line end) for every line, decoding UTF-8; a byte-order mark
         at the start of the file is dropped, as polars drops it on the fast path."""
         data = self.data if self.data is not None else read_bytes(self.path)
-        if self.first_line == 1 and data.startswith(BOM):
+        if self.at_start and data.startswith(BOM):
             data = data[len(BOM):]
         for line_no, raw in enumerate(data.split(b"\n"), start=self.first_line):
             if raw.endswith(b"\r"):
@@ -655,6 +657,59 @@ def _split_last_query(data: bytes) -> tuple[bytes, bytes]:
     if start == 0:  # the whole piece is one query: read on
         return b"", data
     return complete[:start], complete[start:] + rest
+
+
+def read_run_range(path: str | os.PathLike[str], start: int, end: int) -> tuple[Run | None, int]:
+    """The lines of a plain (not gzip) TREC run file that start in its bytes [``start``, ``end``):
+    one piece of a file split into byte ranges, each read by its own task (``cluster``), so that
+    every line belongs to exactly one range whatever the cuts. Gives the piece's run (None when its
+    lines are only comments or blank, or none starts in the range) and how many line ends it holds:
+    line numbers, in its errors and warnings, count from the first line of the range (1), and the
+    caller, who knows how many lines the ranges before hold, adds them (``renumbered``)."""
+    from trec_rag_eval.io import location
+
+    name = os.fspath(path)
+    check_file(name)
+    try:
+        size = location.size(name)
+        with location.open_bytes(name) as handle:  # a local file, or a URL's object (fsspec: seekable)
+            begin, stop = _line_start(handle, start, size), _line_start(handle, end, size)
+            handle.seek(begin)
+            data = handle.read(stop - begin)
+    except OSError as err:
+        raise InputFormatError(name, None, f"cannot read the file: {err.strerror or err}") from None
+    lines = data.count(b"\n")
+    if not data.strip():
+        return None, lines
+    try:
+        return _read_run_source(name, _Source(name, data, first_line=1, at_start=begin == 0)), lines
+    except NoResultsError:  # only comment lines here; a run without any result line is refused by the caller
+        return None, lines
+
+
+def _line_start(handle: Any, position: int, size: int) -> int:
+    """The first line start at or after ``position``: a line starts at 0 and after each line end."""
+    if position <= 0:
+        return 0
+    if position >= size:
+        return size
+    handle.seek(position - 1)
+    offset = position - 1
+    while True:
+        block = handle.read(1 << 16)
+        if not block:
+            return size
+        found = block.find(b"\n")
+        if found >= 0:
+            return offset + found + 1
+        offset += len(block)
+
+
+def renumbered(err: InputFormatError, lines_before: int) -> InputFormatError:
+    """``err`` from a piece read by ``read_run_range``, its line numbered in the whole file."""
+    if err.line_no is None or not lines_before:
+        return err
+    return InputFormatError(err.path, err.line_no + lines_before, err.reason, err.line)
 
 
 def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:
