@@ -510,3 +510,23 @@ def test_topics_and_the_llm_judgments_beside_qrels_by_url_are_read_as_beside_a_l
                 {f"{memory}/": f"{tmp_path}/"})
     # by hand: without the LLM's hole, q1's first result d2 is unjudged: P@1 = (0 + 1 + 0) / 3 queries
     assert "0.3333" in got.stdout and "judgments: human" in got.stderr
+
+
+def test_on_a_cluster_a_large_trec_file_by_url_is_read_in_byte_ranges(memory, threads_cluster, monkeypatch):
+    from trec_rag_eval.io import trec
+
+    monkeypatch.setattr("trec_rag_eval.cluster.BYTES_PER_PIECE", 16 << 10)  # the workers are threads of this process
+    ranges = []
+    read_range = trec.read_run_range
+
+    def counted(path, start, end):
+        ranges.append((path, start, end))
+        return read_range(path, start, end)
+
+    monkeypatch.setattr(trec, "read_run_range", counted)
+    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    url = _copy(run, f"{memory}/results.test")
+    options = ["-q", "-m", "all_trec"]
+    _same([*options, qrels, run], ["--cluster", threads_cluster.scheduler.address, *options,
+                                   _copy(qrels, f"{memory}/qrels.test"), url])
+    assert len(ranges) >= 4 and {path for path, _, _ in ranges} == {url}
