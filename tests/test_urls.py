@@ -530,3 +530,22 @@ def test_on_a_cluster_a_large_trec_file_by_url_is_read_in_byte_ranges(memory, th
     _same([*options, qrels, run], ["--cluster", threads_cluster.scheduler.address, *options,
                                    _copy(qrels, f"{memory}/qrels.test"), url])
     assert len(ranges) >= 4 and {path for path, _, _ in ranges} == {url}
+
+
+def test_a_store_that_fails_is_one_error_line_naming_the_url_and_what_to_check(counted, monkeypatch):
+    def refused(self, path, **kwargs):
+        raise PermissionError(13, "Access Denied")
+
+    monkeypatch.setattr(_Counted, "info", refused)
+    line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "counted://bucket/run.txt"))
+    assert line == ("Error: counted://bucket/run.txt: cannot read: permission denied (PermissionError: [Errno 13] "
+                    "Access Denied); check the credentials counted:// uses on this machine (and on every worker of "
+                    "a cluster)")
+
+    def broken(self, path, **kwargs):
+        raise ConnectionError("the store hung up")
+
+    monkeypatch.setattr(_Counted, "info", broken)
+    line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "counted://bucket/run.txt"))
+    assert line == ("Error: counted://bucket/run.txt: cannot read: ConnectionError: the store hung up; check the URL, "
+                    "and the credentials counted:// uses on this machine (and on every worker of a cluster)")

@@ -98,9 +98,12 @@ def _failure(url: str, err: BaseException) -> InputFormatError:
         return InputFormatError(url, None, "no such file")
     if isinstance(err, IsADirectoryError):
         return InputFormatError(url, None, "is a directory, expected a file")
+    scheme = protocol(url)
     if isinstance(err, PermissionError):
-        return InputFormatError(url, None, f"cannot read: permission denied ({_said(err)})")
-    return InputFormatError(url, None, f"cannot read: {_said(err)}")
+        return InputFormatError(url, None, f"cannot read: permission denied ({_said(err)}); check the credentials "
+                                f"{scheme}:// uses on this machine (and on every worker of a cluster)")
+    return InputFormatError(url, None, f"cannot read: {_said(err)}; check the URL, and the credentials {scheme}:// "
+                            "uses on this machine (and on every worker of a cluster)")
 
 
 def _said(err: BaseException) -> str:
@@ -117,25 +120,39 @@ def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
         raise _failure(url, err) from None
 
 
+def _kind(url: str) -> str | None:
+    """``"file"``, ``"directory"`` (for object storage: a prefix holding objects), or None when nothing
+    is there. fsspec's ``exists``, ``isdir`` and ``isfile`` answer False to any failure; asked here,
+    credentials refused or a store out of reach are said as such, never as a missing file."""
+    fs, path = _filesystem(url)
+    try:
+        kind = fs.info(path).get("type")
+    except FileNotFoundError:
+        return None
+    except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
+        raise _failure(url, err) from None
+    return "directory" if kind == "directory" else "file"
+
+
 def exists(path: str) -> bool:
     """Whether ``path`` (a local path or a URL) names a file or a folder."""
     if not is_url(path):
         return os.path.exists(path)
-    return bool(_ask(path, "exists"))
+    return _kind(path) is not None
 
 
 def is_dir(path: str) -> bool:
     """Whether ``path`` (a local path or a URL) is a folder (for object storage: a prefix holding objects)."""
     if not is_url(path):
         return os.path.isdir(path)
-    return bool(_ask(path, "isdir"))
+    return _kind(path) == "directory"
 
 
 def is_file(path: str) -> bool:
     """Whether ``path`` (a local path or a URL) is a file."""
     if not is_url(path):
         return os.path.isfile(path)
-    return bool(_ask(path, "isfile"))
+    return _kind(path) == "file"
 
 
 def size(path: str) -> int:
