@@ -549,3 +549,31 @@ def test_a_store_that_fails_is_one_error_line_naming_the_url_and_what_to_check(c
     line = _one_error_line(invoke(f"{FIXTURES}/qrels.txt", "counted://bucket/run.txt"))
     assert line == ("Error: counted://bucket/run.txt: cannot read: ConnectionError: the store hung up; check the URL, "
                     "and the credentials counted:// uses on this machine (and on every worker of a cluster)")
+
+
+def test_beir_data_by_url_reads_as_the_local_folder(memory, tmp_path):
+    from trec_rag_eval.io.load import load_qrels
+
+    queries = '{"_id": "q1", "text": "one"}\n{"_id": "q2", "text": "two"}\n{"_id": "q9", "text": "x"}\n'
+    files = {"queries.jsonl": queries,
+             "qrels/test.tsv": "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td3\t2\n",
+             "qrels/dev.tsv": "query-id\tcorpus-id\tscore\nq1\td9\t1\n"}
+    for name, text in files.items():
+        (tmp_path / "beir" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "beir" / name).write_text(text)
+        _put(f"{memory}/beir/{name}", text.encode())
+    run = "q1 Q0 d2 1 2.0 r\nq1 Q0 d1 2 1.0 r\nq2 Q0 d3 1 1.0 r\n"
+    (tmp_path / "run.txt").write_text(run)
+    _put(f"{memory}/run.txt", run.encode())
+    for given in ("beir", "beir/qrels/test.tsv"):
+        local, url = load_qrels(str(tmp_path / given)), load_qrels(f"{memory}/{given}")
+        assert url.topics == local.topics == {"q1": "one", "q2": "two"}  # the judged queries' texts
+        assert url.source == f"{memory}/beir/qrels/test.tsv"
+        assert url.frame.equals(local.frame)
+        _same(["-q", "-m", "all_trec", str(tmp_path / given), str(tmp_path / "run.txt")],
+              ["-q", "-m", "all_trec", f"{memory}/{given}", f"{memory}/run.txt"])
+    _put(f"{memory}/two/qrels/a.tsv", b"q1\td1\t1\n")
+    _put(f"{memory}/two/qrels/b.tsv", b"q1\td1\t1\n")
+    assert _one_error_line(invoke(f"{memory}/two", f"{memory}/run.txt")) == (
+        f"Error: {memory}/two: a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv (found: a.tsv, b.tsv); pass "
+        "the TSV file itself")

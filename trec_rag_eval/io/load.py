@@ -29,7 +29,7 @@ from trec_rag_eval.io.formats import (
 )
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import id_problem
-from trec_rag_eval.io.location import exists, is_file, is_url, local_path
+from trec_rag_eval.io.location import exists, is_dir, is_file, is_url, join, list_dir, local_path
 from trec_rag_eval.io.text import STANDARD_INPUT, read_head, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
@@ -236,8 +236,9 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
     """
     name = os.fspath(path)
     if is_url(name):
-        raise InputFormatError(name, None, "BEIR data is read from a local file or folder, not a URL: copy it here "
-                               "first, or convert it to TREC, JSON or Parquet (trec-rag-eval convert)")
+        tsv_name, queries_name = _beir_files_at_url(name)
+        frame = _read_beir_tsv(tsv_name)
+        return Qrels(frame, tsv_name, _beir_topics(frame, queries_name))
     folder = Path(name)
     queries_file: Path | None
     if folder.is_dir():
@@ -266,11 +267,37 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
             None,
         )
     frame = _read_beir_tsv(os.fspath(tsv))
-    topics = None
-    if queries_file is not None and queries_file.exists():
-        wanted = set(frame["query_id"].to_list())
-        topics = {q: t for q, t in _read_beir_queries(os.fspath(queries_file)).items() if q in wanted}
-    return Qrels(frame, os.fspath(tsv), topics or None)
+    return Qrels(frame, os.fspath(tsv), _beir_topics(
+        frame, os.fspath(queries_file) if queries_file is not None and queries_file.exists() else None))
+
+
+def _beir_topics(frame: pl.DataFrame, queries_file: str | None) -> dict[str, str] | None:
+    """The texts of ``queries_file`` (BEIR's queries.jsonl) of the queries ``frame`` judges."""
+    if queries_file is None:
+        return None
+    wanted = set(frame["query_id"].to_list())
+    return {q: t for q, t in _read_beir_queries(queries_file).items() if q in wanted} or None
+
+
+def _beir_files_at_url(url: str) -> tuple[str, str | None]:
+    """``read_beir``'s qrels TSV and queries.jsonl for a URL (a dataset folder, or the TSV itself),
+    found as for a local path, through ``io.location``."""
+    if is_dir(url):
+        qrels_dir = join(url, "qrels")
+        names = sorted(entry for entry, file in list_dir(qrels_dir) if file and entry.endswith(".tsv")
+                       ) if is_dir(qrels_dir) else []
+        chosen = "test.tsv" if "test.tsv" in names else names[0] if len(names) == 1 else None
+        if chosen is None:
+            raise InputFormatError(url, None, f"a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv (found: "
+                                   f"{', '.join(names) or 'none'}); pass the TSV file itself")
+        queries = join(url, "queries.jsonl")
+        return join(qrels_dir, chosen), queries if is_file(queries) else None
+    scheme, _, rest = url.partition("://")
+    parts = rest.rstrip("/").split("/")
+    # its folder's queries.jsonl, or its folder's folder's (qrels/test.tsv beside queries.jsonl), within the URL
+    folders = [f"{scheme}://{'/'.join(parts[:-up])}" for up in (1, 2) if len(parts) > up]
+    return url, next((join(folder, "queries.jsonl") for folder in folders if is_file(join(folder, "queries.jsonl"))),
+                     None)
 
 
 def _read_beir_tsv(path: str) -> pl.DataFrame:
