@@ -577,3 +577,11 @@ def test_beir_data_by_url_reads_as_the_local_folder(memory, tmp_path):
     assert _one_error_line(invoke(f"{memory}/two", f"{memory}/run.txt")) == (
         f"Error: {memory}/two: a BEIR folder needs qrels/test.tsv or a single qrels/*.tsv (found: a.tsv, b.tsv); pass "
         "the TSV file itself")
+
+
+def test_a_corpus_by_url_counts_the_same_context_tokens(memory):
+    corpus = f"{FIXTURES}/corpus_fr.jsonl"
+    qrels, run = f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt"
+    got = _same(["--corpus", corpus, "--format", "csv", qrels, run],
+                ["--corpus", _copy(corpus, f"{memory}/corpus.jsonl"), "--format", "csv", qrels, run])
+    assert "tokens" in got.stdout.lower()

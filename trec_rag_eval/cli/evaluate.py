@@ -10,7 +10,7 @@ import click
 from trec_rag_eval.cli import options, tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import COUNT, Integer, QrelsPath
+from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @click.option("--crosscheck", is_flag=True,
               help="Also compute every measure with ir-measures and report agreement (needs the "
                    "'crosscheck' extra).")
-@click.option("--corpus", "corpus", type=click.Path(dir_okay=False, exists=True), default=None,
+@click.option("--corpus", "corpus", type=InputPath(dir_okay=False, exists=True), default=None,
               help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
                    "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
                    "each k (table, json and csv formats).")
