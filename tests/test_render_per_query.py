@@ -12,9 +12,10 @@ import math
 import pytest
 
 import trec_rag_eval as tre
+from trec_rag_eval.display import format_number
 from trec_rag_eval.render import table, trec
-from trec_rag_eval.render.table import _num, per_query_table, to_csv, to_dict, to_json
-from trec_rag_eval.render.trec import format_value, trec_lines, trec_text
+from trec_rag_eval.render.table import per_query_table, to_csv, to_dict, to_json
+from trec_rag_eval.render.trec import format_trec_value, trec_lines, trec_text
 
 
 @pytest.fixture(autouse=True, params=["column-wise", "value by value"])
@@ -46,9 +47,9 @@ def _reference_trec(e: tre.Evaluation, summary: bool) -> str:
     for i, q in enumerate(e.query_ids):
         for m in e.measures:
             if m.spec.per_query and m in e.values and m.family != "num_q":  # num_q: in the summary only
-                lines.append(f"{m.trec_name:<22}\t{q}\t{format_value(m, e.values[m][i])}\n")
+                lines.append(f"{m.trec_name:<22}\t{q}\t{format_trec_value(m, e.values[m][i])}\n")
     if summary:
-        lines += [f"{m.trec_name:<22}\tall\t{format_value(m, e.summary[m])}\n"
+        lines += [f"{m.trec_name:<22}\tall\t{format_trec_value(m, e.summary[m])}\n"
                   for m in e.measures if e.summary.get(m) is not None]
     return "".join(lines)
 
@@ -60,10 +61,10 @@ def _reference_table(e: tre.Evaluation) -> str:
     widths = [max(len(n), 7) for n in names]
     lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip(names, widths, strict=True))]
     for i, q in enumerate(e.query_ids):
-        lines.append(q.ljust(qwidth) + "".join(f" {_num(e.values[m][i]):>{w}}"
+        lines.append(q.ljust(qwidth) + "".join(f" {format_number(e.values[m][i]):>{w}}"
                                                for m, w in zip(measures, widths, strict=True)))
     lines.append("all".ljust(qwidth) + "".join(
-        f" {_num(e.summary.get(m)) if e.summary.get(m) is not None else '':>{w}}"
+        f" {format_number(e.summary.get(m)) if e.summary.get(m) is not None else '':>{w}}"
         for m, w in zip(measures, widths, strict=True)))
     return "\n".join(lines) + "\n"
 

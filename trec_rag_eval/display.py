@@ -8,7 +8,10 @@ ask this registry; ``render.results`` fills it, one entry per type (its qualifie
 result is shown, as a plugin is loaded (the static imports still go one way: nothing here imports
 ``render``). A way nobody registered falls back to the short repr (text) or raises (anything else).
 
-Also here, since every result type's ``repr`` uses them: ``short_repr`` and its number format.
+Also here, since every result type's ``repr`` uses them: ``short_repr`` and ``format_number``, the
+one number format of every table a person reads (the command's tables, the notebook's, the reprs), and
+``format_precise``, a cross-check's (text and notebook);
+``render.trec`` has trec_eval's, ``render.numbers`` the statistics' and the JSON/CSV values'.
 """
 
 from __future__ import annotations
@@ -56,13 +59,20 @@ def show(value: Any, way: str, *args: Any, **kwargs: Any) -> Any:
     return found(value, *args, **kwargs)
 
 
-def format_number(value: Any) -> str:
-    """4 decimals for floats (trec_eval's), integers and text as they are, NaN as ``nan``."""
+def format_number(value: Any, missing: str = "nan") -> str:
+    """A number in a table a person reads: a float with 4 decimals (trec_eval's precision), NaN as
+    ``missing`` (``nan``; a comparison's tables write ``-``, as for its other statistics), integers
+    (counts) and text as they are."""
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, float):
-        return "nan" if math.isnan(value) else f"{value:.4f}"
+        return missing if math.isnan(value) else f"{value:.4f}"
     return str(value)
+
+
+def format_precise(value: float | None) -> str:
+    """A cross-check's number: 6 decimals (it is about small differences), no value as ``n/a``."""
+    return "n/a" if value is None else f"{value:.6f}"
 
 
 def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit: int = 6) -> str:

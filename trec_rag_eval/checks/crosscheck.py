@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
+from trec_rag_eval.display import format_precise
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
@@ -117,7 +118,7 @@ class CrosscheckReport:
                 continue
             where = f"{v.ir_measures} via {v.provider}"
             if v.status == "agree":
-                lines.append(head + f"agree     {where}: mean {_fmt(v.ours)}")
+                lines.append(head + f"agree     {where}: mean {format_precise(v.ours)}")
             elif v.status == "convention":
                 lines.append(head + f"agree     {where}, up to known conventions (max |diff| "
                              f"{v.max_difference:.3g}):")
@@ -130,8 +131,8 @@ class CrosscheckReport:
             else:
                 lines.append(head + f"DIFFER    {where}: max |diff| {v.max_difference:.6g} in "
                              f"{len(v.differing_queries)} quer{'y' if len(v.differing_queries) == 1 else 'ies'} "
-                             f"({_list(v.differing_queries)}); mean ours {_fmt(v.ours)} vs ir-measures "
-                             f"{_fmt(v.theirs)}{'; ' + v.reason if v.reason else ''}")
+                             f"({_list(v.differing_queries)}); mean ours {format_precise(v.ours)} vs ir-measures "
+                             f"{format_precise(v.theirs)}{'; ' + v.reason if v.reason else ''}")
         statuses = ("agree", "convention", "differ", "unsupported")
         counts = {s: sum(v.status == s for v in self.verdicts) for s in statuses}
         lines.append(f"Verdict: {'OK' if self.ok else 'FAILED'}: {counts['agree']} agree, {counts['convention']} agree "
@@ -150,10 +151,6 @@ class CrosscheckReport:
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "num_queries": self.num_queries, "settings": self.settings,
                 "ir_measures_version": self.ir_measures_version, "verdicts": [v.to_dict() for v in self.verdicts]}
-
-
-def _fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.6f}"
 
 
 def _list(queries: list[str], limit: int = 5) -> str:

@@ -11,6 +11,7 @@ from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
+from trec_rag_eval.display import format_number
 from trec_rag_eval.syntax import INT32
 
 
@@ -104,7 +105,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     if report.agreement is not None:
         say(report.agreement.render(), nl=False)
     for path, before, after in report.coverage:
-        say(f"Judged@{depth} of {path}: {before:.4f} before, {after:.4f} after")
+        say(f"Judged@{depth} of {path}: {format_number(before)} before, {format_number(after)} after")
     if report.failures:
         for query_id, doc_id, reason in report.failures:
             click.echo(f"  failed: {query_id} {doc_id}: {reason}", err=True)

@@ -5,18 +5,17 @@ Formatting only: every number is read from the ``Agreement``.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.display import format_number
 from trec_rag_eval.render.notebook import html_table
+from trec_rag_eval.render.numbers import format_difference, format_magnitude
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.agreement import Agreement
 
-
-def _num(value: float) -> str:
-    return "undefined" if math.isnan(value) else f"{value:.3f}"
+UNDEFINED = "undefined"
+"""A coefficient with no value (kappa when both sides give one label alone)."""
 
 
 def agreement_text(result: Agreement) -> str:
@@ -25,13 +24,16 @@ def agreement_text(result: Agreement) -> str:
     lines = [f"A: {result.source_a}", f"B: {result.source_b}",
              f"Pairs judged by both: {labels.shared}; only in A: {labels.only_a}; only in B: {labels.only_b}"]
     if labels.shared:
+        kappa_binary, alpha_nominal, kappa_linear, alpha_interval = (
+            format_magnitude(value, UNDEFINED)
+            for value in (labels.kappa_binary, labels.alpha_nominal, labels.kappa_linear, labels.alpha_interval))
         lines += [
             f"Label agreement on the {labels.shared} pairs both judge:",
             f"  binary (relevant = grade >= {labels.relevance_level}): Cohen's kappa "
-            f"{_num(labels.kappa_binary)}, Krippendorff's alpha (nominal) {_num(labels.alpha_nominal)}, "
+            f"{kappa_binary}, Krippendorff's alpha (nominal) {alpha_nominal}, "
             f"same verdict {labels.same_binary:.0%}",
-            f"  graded: Cohen's kappa (linear weights) {_num(labels.kappa_linear)}, Krippendorff's alpha "
-            f"(interval) {_num(labels.alpha_interval)}, same grade {labels.same_grade:.0%}",
+            f"  graded: Cohen's kappa (linear weights) {kappa_linear}, Krippendorff's alpha "
+            f"(interval) {alpha_interval}, same grade {labels.same_grade:.0%}",
             "  confusion matrix (rows: A's grade, columns: B's grade):",
         ]
         width = max(4, *(len(str(x)) + 1 for row in labels.confusion for x in row))
@@ -45,8 +47,10 @@ def agreement_text(result: Agreement) -> str:
         lines.append("")
         lines.append(f"System rankings of {runs} runs over the {len(result.query_ids)} queries both judge:")
         for r in result.rankings:
-            lines.append(f"  {r.measure}: Kendall's tau {_num(r.tau)} ({result.confidence:.0%} bootstrap interval "
-                         f"[{_num(r.tau_low)}, {_num(r.tau_high)}]), tau_AP {_num(r.tau_ap)}, "
+            tau, low, high, tau_ap = (format_magnitude(value, UNDEFINED) for value in (r.tau, r.tau_low, r.tau_high,
+                                                                                         r.tau_ap))
+            lines.append(f"  {r.measure}: Kendall's tau {tau} ({result.confidence:.0%} bootstrap interval "
+                         f"[{low}, {high}]), tau_AP {tau_ap}, "
                          f"{len(r.swaps)} swapped pair{'s' if len(r.swaps) != 1 else ''}")
             order_a, order_b = r.ordering("a"), r.ordering("b")
             score = {"a": dict(zip(r.runs, r.scores_a, strict=True)),
@@ -57,8 +61,8 @@ def agreement_text(result: Agreement) -> str:
                 left = f"{x} {format_number(score['a'][x])}"
                 lines.append(f"    {str(i + 1).ljust(4)}  {left.ljust(width)}  {y} {format_number(score['b'][y])}")
             for s in r.swaps:
-                lines.append(f"    swapped: {s.first} vs {s.second}: {s.delta_a:+.4f} under A, "
-                             f"{s.delta_b:+.4f} under B")
+                lines.append(f"    swapped: {s.first} vs {s.second}: {format_difference(s.delta_a)} under A, "
+                             f"{format_difference(s.delta_b)} under B")
         lines.append(f"tau: Kendall's tau-b between the runs' means; tau_AP: B's ordering against A's (Yilmaz "
                      f"et al. 2008); interval: percentile bootstrap over queries, {result.n_resamples} resamples, "
                      f"seed {result.seed}")

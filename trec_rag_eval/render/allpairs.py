@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.display import format_number
+from trec_rag_eval.render.numbers import format_difference
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
@@ -85,7 +86,7 @@ def _pair_lines(result: AllPairs) -> list[str]:
     for p in result.pairs:
         verdict = f"{p.winner} better" if p.winner else "not significant"
         lines.append(f"  {p.measure.ljust(width)}  {result.letter(p.run_a)} {p.run_a} vs {result.letter(p.run_b)} "
-                     f"{p.run_b}: {p.delta:+.4f}, p {_p(p.p_adjusted)}: {verdict}")
+                     f"{p.run_b}: {format_difference(p.delta)}, p {_p(p.p_adjusted)}: {verdict}")
     return lines
 
 

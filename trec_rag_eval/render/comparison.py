@@ -13,6 +13,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.display import format_number
 from trec_rag_eval.render.numbers import (
     format_delta,
     format_effect,
@@ -20,8 +21,8 @@ from trec_rag_eval.render.numbers import (
     format_p,
     format_percent,
     format_plain,
-    format_value,
     p_phrase,
+    plain_number,
 )
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def summary_rows(comparison: Comparison) -> list[list[str]]:
         for run in comparison.runs:
             label = measure if first else ""
             first = False
-            mean = format_value(comparison.means[run][measure])
+            mean = format_number(comparison.means[run][measure], missing="-")
             if run == comparison.baseline:
                 rows.append([label, f"{run} (baseline)", mean, "", "", "", "", "", ""])
                 continue
@@ -190,10 +191,10 @@ def per_query_rows(comparison: Comparison) -> list[list[str]]:
         base = comparison.values[comparison.baseline][measure]
         deltas = {run: comparison.deltas(measure, run) for run in comparison.others}
         for i, query_id in enumerate(comparison.query_ids):
-            row = [query_id, measure, format_value(float(base[i]))]
+            row = [query_id, measure, format_number(float(base[i]), missing="-")]
             for run in comparison.others:
                 row += [
-                    format_value(float(comparison.values[run][measure][i])),
+                    format_number(float(comparison.values[run][measure][i]), missing="-"),
                     format_delta(float(deltas[run][i])),
                 ]
             rows.append(row)
@@ -309,7 +310,7 @@ def render_latex(comparison: Comparison, per_query: bool = False) -> str:
         cells = []
         for measure in measures:
             pair = None if run == comparison.baseline else comparison.pair(measure, run)
-            cells.append(f"{comparison.means[run][measure]:.4f}{_latex_mark(pair)}")
+            cells.append(format_number(comparison.means[run][measure]) + _latex_mark(pair))
         lines.append(label + " & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     correction = (
@@ -358,10 +359,6 @@ CSV_COLUMNS = [
 ]
 
 
-def _csv_number(value: float) -> str:
-    return "" if math.isnan(value) else repr(float(value))
-
-
 def render_csv(comparison: Comparison, per_query: bool = False) -> str:
     """Long CSV, one row per (measure, run) with query_id ``all``; ``per_query`` adds one row per
     (measure, run, query) with the values and delta only. The baseline's rows have no delta."""
@@ -371,8 +368,8 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
     base = comparison.baseline
     for measure in comparison.measures:
         for run in comparison.runs:
-            mean = _csv_number(comparison.means[run][measure])
-            base_mean = _csv_number(comparison.means[base][measure])
+            mean = plain_number(comparison.means[run][measure])
+            base_mean = plain_number(comparison.means[base][measure])
             if run == base:
                 writer.writerow(["all", measure, run, base, mean, base_mean] + [""] * (len(CSV_COLUMNS) - 6))
                 continue
@@ -385,17 +382,17 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
                     base,
                     mean,
                     base_mean,
-                    _csv_number(p.delta),
-                    _csv_number(p.ci_low),
-                    _csv_number(p.ci_high),
-                    _csv_number(p.p_value),
-                    _csv_number(p.p_adjusted),
+                    plain_number(p.delta),
+                    plain_number(p.ci_low),
+                    plain_number(p.ci_high),
+                    plain_number(p.p_value),
+                    plain_number(p.p_adjusted),
                     "true" if p.significant else "false",
-                    _csv_number(p.effect_size),
+                    plain_number(p.effect_size),
                     p.wins,
                     p.ties,
                     p.losses,
-                    _csv_number(p.min_detectable_delta),
+                    plain_number(p.min_detectable_delta),
                 ]
             )
     if per_query:
@@ -411,9 +408,9 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
                             measure,
                             run,
                             base,
-                            _csv_number(run_values[i]),
-                            _csv_number(base_values[i]),
-                            _csv_number(deltas[i]),
+                            plain_number(run_values[i]),
+                            plain_number(base_values[i]),
+                            plain_number(deltas[i]),
                         ]
                         + [""] * (len(CSV_COLUMNS) - 7)
                     )
@@ -421,7 +418,8 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
 
 
 def _json_number(value: float) -> float | None:
-    return None if math.isnan(value) or math.isinf(value) else float(value)
+    """``plain_number``, and None for an infinite statistic too (an effect size over no spread): JSON has no inf."""
+    return None if math.isinf(value) else plain_number(value)
 
 
 def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str, Any]:

@@ -1,12 +1,20 @@
-"""Number formats shared by every rendering of a comparison: fixed digits, signs, p-values."""
+"""Number formats of the statistics (deltas, p-values, effect sizes, agreement coefficients) and of the
+values written to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s (the
+result types' reprs use it too, below this package); trec_eval's lines are ``render.trec``'s."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
-def format_value(value: float) -> str:
-    return "-" if math.isnan(value) else f"{value:.4f}"
+def plain_number(value: Any) -> Any:
+    """A value as JSON and CSV hold it, at full precision: a number as a Python float (json and csv write
+    its shortest round-trip digits), NaN as None (``null``, an empty CSV field); text and None as they are."""
+    if isinstance(value, str) or value is None:
+        return value
+    value = float(value)
+    return None if math.isnan(value) else value
 
 
 def format_delta(value: float) -> str:
@@ -17,10 +25,16 @@ def format_delta(value: float) -> str:
     return "+0.000" if text == "-0.000" else text
 
 
-def format_magnitude(value: float) -> str:
+def format_magnitude(value: float, missing: str = "-") -> str:
+    """Three decimals (a detectable delta, an agreement coefficient), NaN as ``missing``."""
     if math.isnan(value):
-        return "-"
+        return missing
     return f"{value:.3f}"
+
+
+def format_difference(value: float) -> str:
+    """A signed difference of two means, with their 4 decimals: ``+0.0430``."""
+    return f"{value:+.4f}"
 
 
 def format_p(value: float) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import register
+from trec_rag_eval.display import format_precise, register
 from trec_rag_eval.render.notebook import html_list, html_table
 
 if TYPE_CHECKING:
@@ -135,7 +135,8 @@ def crosscheck_html(report: CrosscheckReport) -> str:
                   "unsupported": "not supported by ir-measures"}.get(v.status, v.status)
         supported = v.status != "unsupported"
         rows.append([v.measure, status, f"{v.ir_measures} via {v.provider}" if supported else "",
-                     _six(v.ours), _six(v.theirs), f"{v.max_difference:.3g}" if supported else "", explained])
+                     format_precise(v.ours), format_precise(v.theirs),
+                     f"{v.max_difference:.3g}" if supported else "", explained])
     header = ["measure", "verdict", "ir-measures", "ours", "ir-measures mean", "max |diff|", "note"]
     return html_table(header, rows, lines[0], notes=[lines[-1]])
 
@@ -152,11 +153,6 @@ def fusion_html(fusion: Fusion) -> str:
     rows.append(["all", tuning.n_queries, tuning.chosen.label(fusion.method), tuning.training, tuning.held_out])
     return html_table(["fold", "queries", "chosen", f"training {tuning.measure}", f"held-out {tuning.measure}"],
                       rows, caption)
-
-
-def _six(value: float | None) -> str:
-    """The command's 6 decimals: a cross-check is about small differences."""
-    return "n/a" if value is None else f"{value:.6f}"
 
 
 def _escape(text: str) -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.display import format_number
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.render.numbers import plain_number
 
 if TYPE_CHECKING:
     import polars as pl
@@ -32,14 +33,6 @@ def _column_wise(evaluation: Evaluation, measures: list[Measure]) -> bool:
 
 def _base(measure: Measure) -> str:
     return str(measure).rsplit("@", 1)[0] if measure.cutoff is not None else str(measure)
-
-
-def _num(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "nan"
-    return f"{value:.4f}"
 
 
 def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any, Any]], list[tuple[str, Any]]]:
@@ -90,13 +83,13 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
         lines.append(header)
         lines.append("-" * len(header))
         for name, by_k in rows.items():
-            cells = "".join(f"{_num(by_k[k]) if k in by_k else '':>9}" for k in cutoffs)
+            cells = "".join(f"{format_number(by_k[k]) if k in by_k else '':>9}" for k in cutoffs)
             lines.append(name.ljust(width) + cells)
     if plain:
         if rows:
             lines.append("")
         for name, value in plain:
-            lines.append(name.ljust(width) + f"{_num(value):>9}")
+            lines.append(name.ljust(width) + f"{format_number(value):>9}")
     lines.append("")
     note = context_note(evaluation)
     if note is not None:
@@ -140,9 +133,10 @@ def per_query_table(evaluation: Evaluation) -> str:
         table = [evaluation.values[str(m)] for m in measures]
         spent = {} if context is None else context.per_query()
         for i, q in enumerate(evaluation.query_ids):
-            row = [_num(column[i]) for column in table] + [str(spent[q][k]) for k in spent.get(q, {})]
+            row = [format_number(column[i]) for column in table] + [str(spent[q][k]) for k in spent.get(q, {})]
             lines.append(q.ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(row, widths, strict=False)))
-    totals = [_num(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else '' for m in measures]
+    totals = [format_number(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else ''
+              for m in measures]
     totals += [] if context is None else [f"{context.mean(k):.1f}" for k in context.ks]
     lines.append("all".ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(totals, widths, strict=False)))
     return "\n".join(lines) + "\n"
@@ -153,7 +147,7 @@ def _per_query_measures(evaluation: Evaluation) -> list[Measure]:
 
 
 def _num_column(measure: Measure, values: Any) -> pl.Series:
-    """``_num`` of every value of a per-query column."""
+    """``format_number`` of every value of a per-query column."""
     from trec_rag_eval.render import columns
 
     if measure.spec.value_type == "str":
@@ -161,19 +155,12 @@ def _num_column(measure: Measure, values: Any) -> pl.Series:
     return columns.fixed(np.asarray(values, dtype=np.float64), 4, nan="nan")
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, str) or value is None:
-        return value
-    value = float(value)
-    return None if math.isnan(value) else value
-
-
 def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "run": evaluation.run_tag,
         "num_queries": len(evaluation.query_ids),
         "measures": [str(m) for m in evaluation.measures],
-        "summary": {str(m): _plain(v) for m, v in evaluation.summary.items() if v is not None},
+        "summary": {str(m): plain_number(v) for m, v in evaluation.summary.items() if v is not None},
         "missing_queries": evaluation.missing_queries,
         "extra_queries": evaluation.extra_queries,
     }
@@ -182,7 +169,7 @@ def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
                                  **{f"@{k}": v for k, v in evaluation.context.summary.items()}}
     if per_query:
         out["per_query"] = {
-            q: {str(m): _plain(evaluation.values[m][i]) for m in evaluation.measures
+            q: {str(m): plain_number(evaluation.values[m][i]) for m in evaluation.measures
                 if m in evaluation.values and m.spec.per_query}
             for i, q in enumerate(evaluation.query_ids)
         }
@@ -208,7 +195,7 @@ def json_text(evaluation: Evaluation, per_query: bool) -> str:
 
 
 def _json_value_column(measure: Measure, values: Any) -> pl.Series:
-    """json's text of ``_plain`` of every value: repr of the float, null for NaN, Infinity for inf."""
+    """json's text of ``plain_number`` of every value: repr of the float, null for NaN, Infinity for inf."""
     import polars as pl
 
     from trec_rag_eval.render import columns
@@ -264,7 +251,7 @@ def csv_rows(e: Evaluation, per_query: bool = False) -> str:
         buffer.write(_csv_per_query(e))
     elif per_query:
         table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
-        writer.writerows([e.run_tag, q, name, _plain(column[i])] for i, q in enumerate(e.query_ids)
+        writer.writerows([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids)
                          for name, column in table)
     if per_query and e.context is not None:
         for q, by_k in e.context.per_query().items():
@@ -273,7 +260,7 @@ def csv_rows(e: Evaluation, per_query: bool = False) -> str:
     for m in e.measures:
         value = e.summary.get(m)
         if value is not None:
-            writer.writerow([e.run_tag, "all", str(m), _plain(value)])
+            writer.writerow([e.run_tag, "all", str(m), plain_number(value)])
     if e.context is not None:  # the context cost at each k: mean, then p95 over queries
         for k in e.context.ks:
             writer.writerow([e.run_tag, "all", f"tokens@{k}", e.context.mean(k)])

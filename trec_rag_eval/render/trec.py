@@ -21,7 +21,9 @@ COLUMN_WISE_FROM = 20_000
 value is done before polars would be imported (a small evaluation never loads it)."""
 
 
-def format_value(measure: Measure, value: Any) -> str:
+def format_trec_value(measure: Measure, value: Any) -> str:
+    """trec_eval's text of one value (its ``%6.4f``, counts as ``%ld``, NaN as glibc's ``-nan``), the one
+    number format of its lines; ``format_trec_column`` writes the same bytes a column at a time."""
     kind = measure.spec.value_type
     if kind == "str":
         return f"'{value}'" if measure.family == "relstring" else str(value)
@@ -32,8 +34,8 @@ def format_value(measure: Measure, value: Any) -> str:
     return "%6.4f" % value
 
 
-def format_column(measure: Measure, values: Any) -> pl.Series:
-    """``format_value`` of every value of one per-query column, as a string Series."""
+def format_trec_column(measure: Measure, values: Any) -> pl.Series:
+    """``format_trec_value`` of every value of one per-query column, as a string Series."""
     import polars as pl
 
     from trec_rag_eval.render import columns
@@ -49,7 +51,7 @@ def format_column(measure: Measure, values: Any) -> pl.Series:
 
 
 def _line(measure: Measure, query_id: str, value: Any) -> str:
-    return "%-22s\t%s\t%s\n" % (measure.trec_name, query_id, format_value(measure, value))
+    return "%-22s\t%s\t%s\n" % (measure.trec_name, query_id, format_trec_value(measure, value))
 
 
 def per_query_measures(evaluation: Evaluation) -> list[Measure]:
@@ -71,7 +73,7 @@ def per_query_text(evaluation: Evaluation) -> str:
     queries = len(evaluation.query_ids)
     if measures and queries * len(measures) < COLUMN_WISE_FROM:
         table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
-        return "".join(f"{name}{query_id}\t{format_value(m, column[i])}\n"
+        return "".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
                        for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)
     if measures and queries:
         return "".join(_per_query_blocks(evaluation, measures))
@@ -105,7 +107,7 @@ def _per_query_blocks(evaluation: Evaluation, measures: list[Measure]) -> list[s
 
 
 def _formatted_columns(evaluation: Evaluation, measures: list[Measure]) -> list[pl.Series]:
-    """``format_column`` of each measure's per-query values; the real-valued ones (most of them) are
+    """``format_trec_column`` of each measure's per-query values; the real-valued ones (most of them) are
     formatted in one call over all their values, then sliced: one pass instead of one per measure."""
     import numpy as np
 
@@ -113,12 +115,12 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure]) -> list[
 
     real = [m for m in measures if m.spec.value_type not in ("str", "int")]
     if len(real) < 2:
-        return [format_column(m, evaluation.values[str(m)]) for m in measures]
+        return [format_trec_column(m, evaluation.values[str(m)]) for m in measures]
     queries = len(evaluation.query_ids)
     values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64) for m in real])
     text = columns.fixed(values, 4, nan="-nan").str.pad_start(6)
     sliced = {str(m): text.slice(i * queries, queries) for i, m in enumerate(real)}
-    return [sliced[str(m)] if str(m) in sliced else format_column(m, evaluation.values[str(m)]) for m in measures]
+    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)]) for m in measures]
 
 
 def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> Iterator[str]:
