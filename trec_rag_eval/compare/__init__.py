@@ -12,19 +12,18 @@ import functools
 import math
 import zlib
 from collections.abc import Mapping, Sequence
-from numbers import Integral, Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.evaluation.notes import warn_query_set
 from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
 from trec_rag_eval.progress import progress_bar
-from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
@@ -87,23 +86,13 @@ def compare_values(
         baseline = runs[0]
     if baseline not in values:
         raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
-    if test not in stats.TESTS:
-        raise UsageError(f"unknown test {test!r}; expected one of {', '.join(stats.TESTS)}")
+    check_choice("test", test, stats.TESTS)
     if interval is None:
         interval = test
-    if interval not in stats.INTERVALS:
-        raise UsageError(f"unknown interval {interval!r}; expected one of {', '.join(stats.INTERVALS)}")
-    if correction not in stats.CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(stats.CORRECTIONS)}")
-    for name, value in (("alpha", alpha), ("confidence", confidence), ("power", power)):
-        if not is_number(value, Real) or not 0 < value < 1:
-            raise UsageError(f"{name} must be between 0 and 1, got {value!r}")
-    if not is_number(n_resamples, Integral):
-        raise UsageError(f"n_resamples must be an integer, got {n_resamples!r}")
-    if n_resamples < 1:
-        raise UsageError(f"n_resamples must be at least 1, got {n_resamples}")
-    if seed is not None and (not is_number(seed, Integral) or seed < 0):
-        raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed!r}")
+    check_choice("interval", interval, stats.INTERVALS)
+    check_choice("correction", correction, stats.CORRECTIONS)
+    check_fractions(alpha=alpha, confidence=confidence, power=power)
+    check_resampling(n_resamples, seed)
     if measures is None:
         measures = list(values[baseline])
     measures = [measures] if isinstance(measures, str) else list(measures)

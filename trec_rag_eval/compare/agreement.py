@@ -23,11 +23,12 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Integral, Real
+from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.compare.arguments import check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import format_number, show
 from trec_rag_eval.errors import UsageError
@@ -311,12 +312,8 @@ def agree(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | None = N
 
     if not is_number(relevance_level, Integral):
         raise UsageError(f"relevance_level must be a whole number, got {relevance_level!r}")
-    if not is_number(confidence, Real) or not 0 < confidence < 1:
-        raise UsageError(f"confidence must be between 0 and 1, got {confidence!r}")
-    if not is_number(n_resamples, Integral) or n_resamples < 1:
-        raise UsageError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
-    if seed is not None and (not is_number(seed, Integral) or seed < 0):
-        raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
+    check_fractions(confidence=confidence)
+    check_resampling(n_resamples, seed)
     labels = label_agreement(a, b, int(relevance_level))
     result = Agreement(a.source, b.source, labels, confidence=confidence, n_resamples=n_resamples, seed=seed)
     if runs is None or len(runs) == 0:

@@ -30,16 +30,15 @@ import math
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 
 from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import show
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.syntax import is_number
 
 ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
 TIE_TOLERANCE = stats.TIE_TOLERANCE
@@ -230,14 +229,9 @@ def compare_all_pairs(
         raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
     if test not in ALL_PAIRS_TESTS:
         raise UsageError(f"unknown test {test!r} for all pairs; expected one of {', '.join(ALL_PAIRS_TESTS)}")
-    if correction not in stats.CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}; expected one of {', '.join(stats.CORRECTIONS)}")
-    if not is_number(alpha, Real) or not 0 < alpha < 1:
-        raise UsageError(f"alpha must be between 0 and 1, got {alpha!r}")
-    if not is_number(n_resamples, Integral) or n_resamples < 1:
-        raise UsageError(f"n_resamples must be a whole number >= 1, got {n_resamples!r}")
-    if seed is not None and (not is_number(seed, Integral) or seed < 0):
-        raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
+    check_choice("correction", correction, stats.CORRECTIONS)
+    check_fractions(alpha=alpha)
+    check_resampling(n_resamples, seed)
     chosen = list(values[runs[0]]) if measures is None else ([measures] if isinstance(measures, str)
                                                               else list(measures))
     n = len(query_ids)

@@ -1,0 +1,63 @@
+"""The arguments every comparison takes (n_resamples, seed, alpha, confidence, correction) are refused with
+the same sentence whichever entry point is called: compare (each run against a baseline), compare with
+pairs="all", and agree. Before, three copies of the checks said "must be an integer" / "must be a whole
+number >= 1" and "(numpy's seeds are)" or not, for the same mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import trec_rag_eval as tre
+
+REPO = Path(__file__).resolve().parents[1]
+QRELS = str(REPO / "fixtures" / "qrels.txt")
+RUNS = [str(REPO / "fixtures" / "run_bm25.txt"), str(REPO / "fixtures" / "run_hybrid.txt")]
+
+ENTRY_POINTS = {
+    "compare": lambda **options: tre.compare(QRELS, RUNS, "AP", **options),
+    "compare all pairs": lambda **options: tre.compare(QRELS, RUNS, "AP", pairs="all", **options),
+    # two sets of judgments: the file, and the same judgments in memory
+    "agree": lambda **options: tre.agree(QRELS, tre.read_qrels(QRELS), runs=RUNS, measures="AP", **options),
+}
+
+REFUSED = [
+    ({"n_resamples": "1000"}, "n_resamples must be an integer, got '1000'"),
+    ({"n_resamples": 2.5}, "n_resamples must be an integer, got 2.5"),
+    ({"n_resamples": True}, "n_resamples must be an integer, got True"),
+    ({"n_resamples": 0}, "n_resamples must be at least 1, got 0"),
+    ({"n_resamples": -3}, "n_resamples must be at least 1, got -3"),
+    ({"seed": -1}, "seed must be a non-negative integer (numpy's seeds are), got -1"),
+    ({"seed": 4.5}, "seed must be a non-negative integer (numpy's seeds are), got 4.5"),
+    ({"seed": "x"}, "seed must be a non-negative integer (numpy's seeds are), got 'x'"),
+]
+
+
+@pytest.mark.parametrize("entry", list(ENTRY_POINTS))
+@pytest.mark.parametrize("options, message", REFUSED)
+def test_each_entry_point_refuses_a_bad_resampling_argument_in_the_same_words(entry, options, message):
+    with pytest.raises(tre.UsageError) as refused:
+        ENTRY_POINTS[entry](**options)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize("entry, options, message", [
+    ("compare", {"alpha": 1.0}, "alpha must be between 0 and 1, got 1.0"),
+    ("compare all pairs", {"alpha": 1.0}, "alpha must be between 0 and 1, got 1.0"),
+    ("compare", {"confidence": 0}, "confidence must be between 0 and 1, got 0"),
+    ("agree", {"confidence": 0}, "confidence must be between 0 and 1, got 0"),
+    ("compare", {"correction": "sidak"}, "unknown correction 'sidak'; expected one of holm, bonferroni, none"),
+    ("compare all pairs", {"correction": "sidak"}, "unknown correction 'sidak'; expected one of holm, bonferroni, "
+                                                   "none"),
+])
+def test_levels_and_corrections_are_refused_in_the_same_words(entry, options, message):
+    with pytest.raises(tre.UsageError) as refused:
+        ENTRY_POINTS[entry](**options)
+    assert str(refused.value) == message
+
+
+def test_a_seed_of_none_and_one_resample_are_taken():
+    # the edges the checks let through: None (fresh randomness) and the smallest count
+    assert tre.compare(QRELS, RUNS, "AP", n_resamples=1, seed=None).n_resamples == 1
+    assert ENTRY_POINTS["agree"](n_resamples=1, seed=None).n_resamples == 1
