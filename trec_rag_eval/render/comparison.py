@@ -105,7 +105,7 @@ def verdicts(comparison: Comparison) -> list[tuple[str, str]]:
     """(measure, verdict line) for every pair, in table order."""
     return [(pair.measure, verdict(comparison, pair)) for pair in comparison.pairs]
 
-def footer(comparison: Comparison) -> str:
+def comparison_footer(comparison: Comparison) -> str:
     """What was computed and how: test, correction, seed, number of queries."""
     family = len(comparison.pairs)
     correction = (
@@ -236,7 +236,7 @@ def render_table(comparison: Comparison, per_query: bool = False) -> str:
     if per_query:
         lines += ["", "Per-query values and deltas (run - baseline):"]
         lines += _aligned(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
-    lines += ["", footer(comparison)]
+    lines += ["", comparison_footer(comparison)]
     return "\n".join(lines) + "\n"
 
 
@@ -262,7 +262,7 @@ def render_markdown(comparison: Comparison, per_query: bool = False) -> str:
     if per_query:
         lines += ["", "Per-query values and deltas (run - baseline):", ""]
         lines += _markdown_table(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)
-    lines += ["", f"_{footer(comparison)}_"]
+    lines += ["", f"_{comparison_footer(comparison)}_"]
     return "\n".join(lines) + "\n"
 
 
@@ -461,7 +461,7 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
             }
             for p in comparison.pairs
         ],
-        "footer": footer(comparison),
+        "footer": comparison_footer(comparison),
     }
     if per_query:
         out["query_ids"] = list(comparison.query_ids)

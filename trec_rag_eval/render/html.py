@@ -15,7 +15,7 @@ from trec_rag_eval.render.comparison import (
     CORRECTION_NAMES,
     SIGNIFICANT_MARK,
     TEST_NAMES,
-    footer,
+    comparison_footer,
     per_query_header,
     per_query_rows,
     summary_header,
@@ -177,5 +177,5 @@ def render_html(
             _per_query_table(comparison),
             "</details>",
         ]
-    parts += [f'<p class="footer">{html.escape(footer(comparison))}</p>', "</body>", "</html>"]
+    parts += [f'<p class="footer">{html.escape(comparison_footer(comparison))}</p>', "</body>", "</html>"]
     return "\n".join(parts) + "\n"

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.display import format_precise, register
+from trec_rag_eval.render.agreement import agreement_html, agreement_text
+from trec_rag_eval.render.allpairs import allpairs_html, allpairs_text
 from trec_rag_eval.render.notebook import html_list, html_table
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
-    from trec_rag_eval.compare.agreement import Agreement
-    from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -51,10 +51,11 @@ def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bo
 
 def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:
     """The table of ``evaluation_text``: one row per measure, one column per cutoff, the footer as caption."""
-    from trec_rag_eval.render.table import footer, format_cutoff, summary_grid
+    from trec_rag_eval.render.table import evaluation_footer, format_cutoff, summary_grid
 
     cutoffs, grid, plain = summary_grid(evaluation)
-    caption: str | None = footer(evaluation) if title is None else f"{title}; {footer(evaluation)}"
+    footer = evaluation_footer(evaluation)
+    caption: str | None = footer if title is None else f"{title}; {footer}"
     parts = []
     if grid:
         header = ["measure", *(f"@{format_cutoff(k)}" for k in cutoffs)]
@@ -89,8 +90,8 @@ def comparison_html(comparison: Comparison) -> str:
     sentences and its footer."""
     from trec_rag_eval.render.comparison import (
         SIGNIFICANT_MARK,
+        comparison_footer,
         comparison_title,
-        footer,
         summary_header,
         summary_rows,
         verdicts,
@@ -98,7 +99,7 @@ def comparison_html(comparison: Comparison) -> str:
 
     table = html_table(summary_header(comparison), summary_rows(comparison), comparison_title(comparison),
                        notes=[f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction"])
-    return table + html_list(verdicts(comparison)) + f"<p>{_escape(footer(comparison))}</p>"
+    return table + html_list(verdicts(comparison)) + f"<p>{_escape(comparison_footer(comparison))}</p>"
 
 
 def comparison_plot(comparison: Comparison) -> Any:
@@ -174,30 +175,6 @@ register(FUSION, "html", fusion_html)
 
 
 # --- AllPairs (compare --all-pairs) and Agreement (agree): their own modules ------------------------------
-def allpairs_text(result: AllPairs, format: str = "table") -> str:
-    from trec_rag_eval.render.allpairs import allpairs_text as render
-
-    return render(result, format)
-
-
-def allpairs_html(result: AllPairs) -> str:
-    from trec_rag_eval.render.allpairs import allpairs_html as render
-
-    return render(result)
-
-
-def agreement_text(result: Agreement) -> str:
-    from trec_rag_eval.render.agreement import agreement_text as render
-
-    return render(result)
-
-
-def agreement_html(result: Agreement) -> str:
-    from trec_rag_eval.render.agreement import agreement_html as render
-
-    return render(result)
-
-
 register(ALL_PAIRS, "text", allpairs_text)
 register(ALL_PAIRS, "html", allpairs_html)
 register(AGREEMENT, "text", agreement_text)

@@ -94,7 +94,7 @@ def summary_table(evaluation: Evaluation, title: str | None = None) -> str:
     note = context_note(evaluation)
     if note is not None:
         lines.append(note)
-    lines.append(footer(evaluation))
+    lines.append(evaluation_footer(evaluation))
     return "\n".join(lines) + "\n"
 
 
@@ -102,7 +102,7 @@ def format_cutoff(k: Any) -> str:
     return str(int(k)) if float(k).is_integer() else str(k)
 
 
-def footer(evaluation: Evaluation) -> str:
+def evaluation_footer(evaluation: Evaluation) -> str:
     n = len(evaluation.query_ids)
     text = f"queries: {n}"
     if evaluation.missing_queries:
