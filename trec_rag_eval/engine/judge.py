@@ -9,7 +9,7 @@ more runs, and asks a model to grade every unjudged one on a 0-3 scale:
 
 The prompt is our own (French or English). Human judgments are never changed. With ``calibrate``
 = N, the model is also asked about N human-judged documents per query (drawn with a seeded random
-generator), and ``Agreement`` gives Cohen's kappa (binary and linearly weighted) and the confusion
+generator), and ``CalibrationAgreement`` gives Cohen's kappa (binary and linearly weighted) and the confusion
 matrix between the humans and the model.
 
 The client, concurrency, retries, token accounting and resumable progress file are ``engine.llm``'s,
@@ -144,7 +144,7 @@ class JudgeSettings(LLMSettings):
 
 
 @dataclass(frozen=True)
-class Agreement:
+class CalibrationAgreement:
     """Human grades against the model's on the calibration documents.
 
     ``kappa_binary``: Cohen's kappa on relevant (grade >= ``relevance_level``) or not;
@@ -180,7 +180,7 @@ class Agreement:
         return "\n".join(lines) + "\n"
 
 
-def agreement(human: Sequence[int], model: Sequence[int], relevance_level: int = 1) -> Agreement:
+def agreement(human: Sequence[int], model: Sequence[int], relevance_level: int = 1) -> CalibrationAgreement:
     """Cohen's kappa (scikit-learn's ``cohen_kappa_score``) and the confusion matrix."""
     try:
         from sklearn.metrics import cohen_kappa_score, confusion_matrix
@@ -205,7 +205,7 @@ def agreement(human: Sequence[int], model: Sequence[int], relevance_level: int =
 
     same = sum(h == m for h, m in zip(human, model, strict=True))
     same_binary = sum(h == m for h, m in zip(binary_h, binary_m, strict=True))
-    return Agreement(
+    return CalibrationAgreement(
         pairs=len(human),
         relevance_level=relevance_level,
         labels=labels,
@@ -241,7 +241,7 @@ class JudgeReport:
     completion_tokens: int = 0
     judgments: list[LLMJudgment] = field(default_factory=list)
     qrels: Qrels | None = None
-    agreement: Agreement | None = None
+    agreement: CalibrationAgreement | None = None
     written: bool = False
     # per run pooled: (its name, Judged@depth with the human judgments, with the holes filled); set by api.judge
     coverage: list[tuple[str, float, float]] = field(default_factory=list)
