@@ -660,7 +660,7 @@ def test_fuzz_output_paths(tmp_path):
     from pathlib import Path
 
     from trec_rag_eval.errors import UsageError
-    from trec_rag_eval.io.atomic import check_outputs
+    from trec_rag_eval.io.atomic import check_output_paths
 
     rng = random.Random(SEED * 1000 + 30)
     refused = allowed = 0
@@ -690,9 +690,9 @@ def test_fuzz_output_paths(tmp_path):
         spelled = str(output) if rng.random() < 0.5 else os.path.relpath(output)
         try:
             if as_progress:
-                check_outputs([str(root / "out.json")], True, inputs, [spelled])
+                check_output_paths([str(root / "out.json")], True, inputs, [spelled])
             else:
-                check_outputs([spelled], True, inputs)
+                check_output_paths([spelled], True, inputs)
         except UsageError as err:
             assert replaces_input, (spelled, str(err))
             assert "also an input" in str(err) or "inside the input folder" in str(err)

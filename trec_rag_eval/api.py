@@ -615,10 +615,10 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
     is read: an input, a file inside an input folder, or a file an input brings along (its
     ``.llm.tsv`` judgments, a BEIR TSV's ``queries.jsonl``), whatever the spelling (links
     included); outputs that exist unless ``force``; two outputs naming one file
-    (``io.load.check_outputs``)."""
-    from trec_rag_eval.io.load import check_outputs as check
+    (``io.load.check_outputs_against_inputs``)."""
+    from trec_rag_eval.io.load import check_outputs_against_inputs
 
-    check(outputs, force, inputs, progress)
+    check_outputs_against_inputs(outputs, force, inputs, progress)
 
 
 # --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------

@@ -44,7 +44,7 @@ def convert(input_path: PathArg, *, qrels: PathArg | None = None, topics: PathAr
     (``json``: a dataset, with ``topics`` read for its texts, or results; ``kind`` says which when the
     file could be both, ``keys`` the dataset's key language, ``scores=False`` plain id lists). Existing
     files are kept unless ``force``; every file is written atomically, all of them or none.
-    ``check=False``: the outputs were already checked against the inputs (``io.atomic.check_outputs``)."""
+    ``check=False``: the outputs were already checked against the inputs (``io.atomic.check_output_paths``)."""
     from trec_rag_eval.io.atomic import all_or_none
     from trec_rag_eval.io.load import load_qrels
 
@@ -84,10 +84,10 @@ def _text(path: PathArg | None) -> str | None:
 
 
 def _check(outputs: list[str | None], force: bool, inputs: list[str | None]) -> None:
-    """No output replaces or joins an input (``io.load.check_outputs``)."""
-    from trec_rag_eval.io.load import check_outputs
+    """No output replaces or joins an input (``io.load.check_outputs_against_inputs``)."""
+    from trec_rag_eval.io.load import check_outputs_against_inputs
 
-    check_outputs(outputs, force, inputs)
+    check_outputs_against_inputs(outputs, force, inputs)
 
 
 def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, bool], run_out: str | None,

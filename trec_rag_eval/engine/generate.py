@@ -42,7 +42,7 @@ from trec_rag_eval.engine.llm import (
 from trec_rag_eval.engine.progress import bar
 from trec_rag_eval.engine.tokens import Analyzer, fold_accents
 from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.io.atomic import check_outputs, write_atomic
+from trec_rag_eval.io.atomic import check_output_paths, write_atomic
 from trec_rag_eval.notes import Note, warning
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
@@ -313,7 +313,7 @@ def generate_dataset(
     settings.check()
     output = Path(output)
     progress = Path(progress_path) if progress_path is not None else progress_path_for(output)
-    check_outputs([output], force, progress=[progress])  # before any call: the progress file is not the output
+    check_output_paths([output], force, progress=[progress])  # before any call: the progress file is not the output
     report = GenerationReport(output=output, progress_path=progress, documents=len(documents))
     texts = {d["id"]: d["text"] for d in documents}
     # a document with an empty text answers nothing: questions "about" it would be the model's invention

@@ -45,7 +45,7 @@ from trec_rag_eval.engine.llm import (
     run_tasks,
 )
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.atomic import all_or_none, check_outputs
+from trec_rag_eval.io.atomic import all_or_none, check_output_paths
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
 from trec_rag_eval.io.load import files_read
 from trec_rag_eval.tables import Qrels, Run, column_list, qrels_columns
@@ -313,7 +313,7 @@ def judge_holes(
     # before any call: the outputs and the progress file are distinct, and none is a file read
     inputs = [name for source in (qrels.source, *(run.source for run in runs))
               if isinstance(source, str) and source and os.path.exists(source) for name in files_read(source)]
-    check_outputs([output, sidecar], force, inputs, [progress])
+    check_output_paths([output, sidecar], force, inputs, [progress])
     topics = qrels.topics or {}
     if not topics:
         raise UsageError(f"{qrels.source}: the judgments have no query texts to show the model "

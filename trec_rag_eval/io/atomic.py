@@ -1,7 +1,7 @@
 """The one writer: every file this package writes (TREC files, JSON, Parquet, plots, HTML reports,
 ``-o``) and the results it prints go through here, so none is ever lost or half-written.
 
-* ``check_outputs`` runs before any work: each folder exists and is a folder, no output is an
+* ``check_output_paths`` runs before any work: each folder exists and is a folder, no output is an
   existing folder, none exists unless ``force``, no two outputs name the same file, and no output
   or progress file is an input or lies inside an input folder (the same file by device and
   inode: links and other spellings included).
@@ -88,7 +88,7 @@ def check_output(path: PathLike, force: bool) -> None:
     refuse_overwrite(name, force)
 
 
-def check_outputs(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = (),
+def check_output_paths(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = (),
                   progress: Iterable[PathLike | None] = ()) -> None:
     """The one rule that no command loses a user's file, checked before any work (None is skipped):
 
@@ -223,8 +223,8 @@ def all_or_none(paths: Iterable[PathLike | None] = (), force: bool = False,
                 inputs: Iterable[PathLike | None] = ()) -> Iterator[None]:
     """Every ``write_atomic`` inside the block is staged, then all are moved into place at its
     end; if the block or a move fails, none is left (files replaced under ``force`` come back).
-    ``paths`` (and the ``inputs`` they must not name) are checked first with ``check_outputs``."""
-    check_outputs(paths, force, inputs)
+    ``paths`` (and the ``inputs`` they must not name) are checked first with ``check_output_paths``."""
+    check_output_paths(paths, force, inputs)
     stage = _Stage()
     token = _STAGE.set(stage)
     try:

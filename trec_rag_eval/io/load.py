@@ -193,16 +193,17 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
     return topics
 
 
-def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
+def check_outputs_against_inputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
                   inputs: Sequence[str | os.PathLike[str] | None] = (),
                   progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
     """Before any work: refuse every output (and ``progress`` file) that would replace or join what
     is read: an input, a file inside an input folder, or a file an input brings along (``files_read``),
     whatever the spelling (links included); outputs that exist unless ``force``; two outputs naming
-    one file (``io.atomic.check_outputs``)."""
-    from trec_rag_eval.io.atomic import check_outputs as check
+    one file (``io.atomic.check_output_paths``)."""
+    from trec_rag_eval.io.atomic import check_output_paths
 
-    check(outputs, force, [name for path in inputs if path is not None for name in files_read(path)], progress)
+    read = [name for path in inputs if path is not None for name in files_read(path)]
+    check_output_paths(outputs, force, read, progress)
 
 
 def files_read(path: str | os.PathLike[str]) -> list[str]:
