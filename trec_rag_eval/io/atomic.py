@@ -89,7 +89,7 @@ def check_output(path: PathLike, force: bool) -> None:
 
 
 def check_output_paths(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = (),
-                  progress: Iterable[PathLike | None] = ()) -> None:
+                       progress: Iterable[PathLike | None] = ()) -> None:
     """The one rule that no command loses a user's file, checked before any work (None is skipped):
 
     * each output passes ``check_output`` (its folder exists, it is not a folder, it does not exist

@@ -194,8 +194,8 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
 
 
 def check_outputs_against_inputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,
-                  inputs: Sequence[str | os.PathLike[str] | None] = (),
-                  progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
+                                 inputs: Sequence[str | os.PathLike[str] | None] = (),
+                                 progress: Sequence[str | os.PathLike[str] | None] = ()) -> None:
     """Before any work: refuse every output (and ``progress`` file) that would replace or join what
     is read: an input, a file inside an input folder, or a file an input brings along (``files_read``),
     whatever the spelling (links included); outputs that exist unless ``force``; two outputs naming
