@@ -19,6 +19,7 @@ from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
+from trec_rag_eval.service import read_judgments as read_judgments
 from trec_rag_eval.service import run_from_any_shape
 
 if TYPE_CHECKING:
@@ -143,15 +144,6 @@ def check_cluster(cluster: Any) -> None:
         local_workers(cluster)
 
 
-def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
-                   judgments: str | None = None) -> tuple[Qrels, list[Note]]:
-    """The judgments in any shape, read as every command reads them, and the notes about them (which
-    judgments of a ``judge`` file count): see ``service.read_judgments``."""
-    from trec_rag_eval.service import read_judgments as read
-
-    return read(qrels, format=format, topics=topics, judgments=judgments)
-
-
 def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Settings | None, *, cluster: Any,
               shards: bool, options: dict[str, Any]) -> Iterator[RunOutcome]:
     """The service's outcomes for ``runs``, the keywords of ``evaluate`` and ``evaluate_many`` sorted into
@@ -163,7 +155,6 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         has_llm_judgments,
         qrels_loader,
         read_ahead,
-        read_judgments,
         task_progress,
     )
 
@@ -218,6 +209,8 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
 
             raise UsageError("corpus= counts the tokens of each run's results: not with shards=True",
                              {"shards=True": "shards"})
+        from trec_rag_eval.io.corpus import corpus_texts
+
         texts = corpus_texts(corpus)
         for run, outcome in zip(runs, outcomes, strict=True):
             if outcome.evaluation is not None:
@@ -250,32 +243,25 @@ def context_ks(evaluation: Evaluation) -> list[int]:
     return measure_ks(evaluation.measures)
 
 
-def corpus_texts(corpus: Any) -> dict[str, str]:
-    """doc id -> text of a corpus: a JSONL path (``{"id", "text"}`` a line; ``_id`` and ``title``
-    accepted), a list of ``{"id", "text"}`` dicts, or a mapping doc id -> text."""
-    from trec_rag_eval.io.corpus import corpus_texts as texts
-
-    return texts(corpus)
-
-
 def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10), *, tokenizer: Any = None,
                  query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None) -> ContextCost:
     """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
     ``ContextCost`` (``mean(k)``, ``p95(k)``, ``per_query()``). ``run`` in any shape ``evaluate`` takes
-    (ranked as the measures rank it), ``corpus`` as in ``corpus_texts`` (or already such a dict),
+    (ranked as the measures rank it), ``corpus`` as in ``io.corpus.corpus_texts`` (or already such a dict),
     ``tokenizer`` any callable text -> count or tokens, or one named ``"package.module:callable"``
     (default: whitespace words), ``query_ids`` the
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
     file when it is not to be detected."""
     from trec_rag_eval.engine.load import load_tokenizer
-    from trec_rag_eval.evaluation.context import context_cost as count
+    from trec_rag_eval.evaluation.context import measure_context_cost
+    from trec_rag_eval.io.corpus import corpus_texts
     from trec_rag_eval.io.load import as_qrels, load_run
 
     tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)
     table = (load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
              else run_from_any_shape(run, judgments))
-    return count(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
+    return measure_context_cost(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
 
 
 def _asked(measures: MeasuresArg) -> list[Measure]:

@@ -269,7 +269,7 @@ class Evaluator:
             measures += ["MRR", "MAP"]
         qrels = dataset_qrels(dataset)
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
-        from trec_rag_eval.evaluation.context import context_cost, measure_ks
+        from trec_rag_eval.evaluation.context import measure_context_cost, measure_ks
         from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
         with warnings.catch_warnings():
@@ -283,8 +283,8 @@ class Evaluator:
 
             texts = {**corpus_texts(self.corpus), **texts}  # what the engine returned is what it sends
         if texts:  # the engine's own ids (chunks), in its order: what would go into the prompt
-            result.context = context_cost(outcome.run, texts, measure_ks(result.measures, ks), result.query_ids,
-                                          self.tokenizer)
+            result.context = measure_context_cost(outcome.run, texts, measure_ks(result.measures, ks),
+                                                  result.query_ids, self.tokenizer)
         elif self.tokenizer is not None:
             raise UsageError("tokenizer= counts the tokens of the results' texts: the results carry none; give "
                              "them with corpus=", {"tokenizer= ": "tokenizer", "corpus=": "corpus"})

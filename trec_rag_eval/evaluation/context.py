@@ -2,7 +2,7 @@
 
 Quality at k is half of choosing k for a RAG pipeline; the other half is what k costs: every result
 passed to the model is prompt tokens paid on every question. Where the results' texts are known (a
-corpus, or search results carrying their text), ``context_cost`` counts, for each query and each k,
+corpus, or search results carrying their text), ``measure_context_cost`` counts, for each query and each k,
 the tokens of its top k results, ranked as the measures rank them (score descending, then doc id
 descending, trec_eval's rule: see ``core.ranking``), and reports the mean and the 95th percentile
 over the evaluated queries (a query with no results sends 0 tokens, as it scores 0).
@@ -106,8 +106,8 @@ def as_ks(k_values: Any) -> list[int]:
     return sorted({int(k) for k in ks})
 
 
-def context_cost(run: Run, texts: Mapping[str, str] | Callable[[str], str | None], k_values: Sequence[int],
-                 query_ids: Sequence[str] | None = None, tokenizer: Tokenizer | None = None) -> ContextCost:
+def measure_context_cost(run: Run, texts: Mapping[str, str] | Callable[[str], str | None], k_values: Sequence[int],
+                         query_ids: Sequence[str] | None = None, tokenizer: Tokenizer | None = None) -> ContextCost:
     """The tokens of each query's top k results, for each k of ``k_values`` (see the module docstring).
 
     ``texts``: doc id -> text (a mapping, or a callable returning None when unknown). ``query_ids``:
