@@ -391,7 +391,7 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``; definitions in ``trec_rag_eval.fusion.methods``.
     """
     from trec_rag_eval.core.settings import settings_of
-    from trec_rag_eval.fusion import fuse as fuse_tables
+    from trec_rag_eval.fusion import fuse_tables
 
     judgments = None
     if optimize is not None:
@@ -429,7 +429,7 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
     with ``a`` a file ``judge`` wrote and no ``judgments``, the human judgments are compared with the
     LLM's. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
     """
-    from trec_rag_eval.compare.agreement import agree as agree_tables
+    from trec_rag_eval.compare.agreement import agree_tables
     from trec_rag_eval.errors import UsageError
 
     if b is None:
@@ -554,10 +554,10 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
 
 def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionReport:
     """Convert judgments and runs between JSON, TREC and Parquet files, losing nothing: see
-    ``conversion.convert`` for the options (``qrels=``, ``topics=``, ``run=``, ``json=``, ``dataset=``,
+    ``conversion.convert_files`` for the options (``qrels=``, ``topics=``, ``run=``, ``json=``, ``dataset=``,
     ...). Returns what was written and its notes (``ConversionReport``); Python callers are warned of
     the notes too when ``warn=True`` (the default)."""
-    from trec_rag_eval.conversion import convert as convert_files
+    from trec_rag_eval.conversion import convert_files
 
     warn = options.pop("warn", True)
     report = convert_files(input_path, **options)

@@ -33,11 +33,11 @@ class ConversionReport:
         return "\n".join(self.written)
 
 
-def convert(input_path: PathArg, *, qrels: PathArg | None = None, topics: PathArg | None = None,
-            run: PathArg | None = None, json: PathArg | None = None, dataset: PathArg | None = None,
-            kind: str | None = None, qrels_format: str = "auto", run_format: str = "auto", keys: str = "en",
-            run_tag: str | None = None, scores: bool = True, force: bool = False,
-            check: bool = True) -> ConversionReport:
+def convert_files(input_path: PathArg, *, qrels: PathArg | None = None, topics: PathArg | None = None,
+                  run: PathArg | None = None, json: PathArg | None = None, dataset: PathArg | None = None,
+                  kind: str | None = None, qrels_format: str = "auto", run_format: str = "auto", keys: str = "en",
+                  run_tag: str | None = None, scores: bool = True, force: bool = False,
+                  check: bool = True) -> ConversionReport:
     """Write ``input_path``'s judgments as TREC qrels (``qrels``; Parquet when it ends in ``.parquet``)
     and its query texts as a topics file (``topics``; by default beside ``qrels``), its results as a
     TREC run (``run``; results keyed by query text need the ``dataset``), or a TREC file as JSON

@@ -132,7 +132,7 @@ def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str |
 
 
 def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
-           id: IdLocator | None = None) -> Run:
+                       id: IdLocator | None = None) -> Run:
     """A run in any shape the library takes (``io.load.as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
@@ -172,7 +172,7 @@ def _holds_results(results: Any) -> bool:
 
 
 def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",
-             doc_map: Any = None, id: IdLocator | None = None) -> tuple[Run, list[Note]]:
+                   doc_map: Any = None, id: IdLocator | None = None) -> tuple[Run, list[Note]]:
     """One run, whole, in any shape (a path in any format, or in memory), its chunk ids mapped to
     documents when ``doc_map`` asks, and the notes about it: the run every command that needs a run
     in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in

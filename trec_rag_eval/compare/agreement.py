@@ -1,6 +1,6 @@
 """Do two sets of judgments agree? On the labels, and on the ranking of systems they produce.
 
-``agree(a, b, runs, measures)`` compares qrels A (the reference, e.g. human judgments) with qrels B
+``agree_tables(a, b, runs, measures)`` compares qrels A (the reference, e.g. human judgments) with qrels B
 (e.g. an LLM's):
 
 * labels, on the (query, document) pairs both judge: Cohen's kappa on binary labels (relevant =
@@ -302,9 +302,9 @@ def ranking_agreement(measure: str, runs: list[str], per_query_a: np.ndarray, pe
                             tau_ap(scores_a.tolist(), scores_b.tolist(), runs), low, high, swaps)
 
 
-def agree(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | None = None, measures: Any = None, *,
-          relevance_level: int = 1, confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
-          settings: Settings | None = None) -> Agreement:
+def agree_tables(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | None = None, measures: Any = None, *,
+                 relevance_level: int = 1, confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
+                 settings: Settings | None = None) -> Agreement:
     """Label agreement of ``a`` and ``b`` and, given ``runs``, the agreement of the system rankings
     they produce on ``measures`` (default nDCG@10, R@5, MRR), over the queries both judge."""
     from trec_rag_eval.compare import evaluated_values, run_names

@@ -1,6 +1,6 @@
 """Fuse runs into one run (hybrid search): RRF, CombSUM and its family, weighted sum, Borda, ISR.
 
-``fuse(runs, method, norm, k, weights)`` returns a ``Fusion``: the fused ``Run`` and how it was made.
+``fuse_tables(runs, method, norm, k, weights)`` returns a ``Fusion``: the fused ``Run`` and how it was made.
 With ``optimize=qrels`` the method's free parameters (wsum's weights, rrf's k) are chosen by k-fold
 cross-validation over queries (``fusion.optimize``), and the report gives the held-out score beside
 the training one. The definitions and their references are in ``fusion.methods``.
@@ -37,7 +37,7 @@ __all__ = ["METHODS", "NORMS", "Fusion", "fuse"]
 DEFAULT_K = 60
 
 
-def fuse(
+def fuse_tables(
     runs: Sequence[Run] | Mapping[str, Run],
     method: str = "rrf",
     norm: str | None = None,
