@@ -27,7 +27,7 @@ _REGISTRY: dict[tuple[str, str], Callable[..., Any]] = {}
 _loaded = False
 
 
-def register(type_name: str, way: str, renderer: Callable[..., Any]) -> None:
+def register_renderer(type_name: str, way: str, renderer: Callable[..., Any]) -> None:
     """Show instances of the type named ``type_name`` (``module.QualName``) this ``way`` with ``renderer``."""
     _REGISTRY[(type_name, way)] = renderer
 

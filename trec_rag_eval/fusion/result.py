@@ -131,7 +131,7 @@ class Fusion:
         from trec_rag_eval.io.parquet import write_parquet_run
         from trec_rag_eval.io.writers import write_results_json, write_trec_run
 
-        chosen = format or output_format(path)
+        chosen = format or run_format_for_path(path)
         if chosen not in RUN_WRITE_FORMATS:
             raise UsageError(f"unknown run format {chosen!r}; expected one of {', '.join(RUN_WRITE_FORMATS)}")
         if chosen == "json":
@@ -141,7 +141,7 @@ class Fusion:
         return write_trec_run(self.run, path, force=force)
 
 
-def output_format(path: str | os.PathLike[str]) -> str:
+def run_format_for_path(path: str | os.PathLike[str]) -> str:
     """The run format a file name asks for: .parquet, .json/.jsonl, else TREC."""
     name = os.fspath(path).lower()
     if name.endswith(".parquet"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import format_precise, register
+from trec_rag_eval.display import format_precise, register_renderer
 from trec_rag_eval.render.agreement import agreement_html, agreement_text
 from trec_rag_eval.render.allpairs import allpairs_html, allpairs_text
 from trec_rag_eval.render.notebook import html_list, html_table
@@ -162,20 +162,20 @@ def _escape(text: str) -> str:
     return html.escape(text)
 
 
-register(EVALUATION, "text", evaluation_text)
-register(EVALUATION, "html", evaluation_html)
-register(EVALUATION, "context_plot", evaluation_context_plot)
-register(COMPARISON, "text", comparison_text)
-register(COMPARISON, "html", comparison_html)
-register(COMPARISON, "plot", comparison_plot)
-register(ENGINE_EVALUATION, "text", engine_text)
-register(ENGINE_EVALUATION, "html", engine_html)
-register(CROSSCHECK_REPORT, "html", crosscheck_html)
-register(FUSION, "html", fusion_html)
+register_renderer(EVALUATION, "text", evaluation_text)
+register_renderer(EVALUATION, "html", evaluation_html)
+register_renderer(EVALUATION, "context_plot", evaluation_context_plot)
+register_renderer(COMPARISON, "text", comparison_text)
+register_renderer(COMPARISON, "html", comparison_html)
+register_renderer(COMPARISON, "plot", comparison_plot)
+register_renderer(ENGINE_EVALUATION, "text", engine_text)
+register_renderer(ENGINE_EVALUATION, "html", engine_html)
+register_renderer(CROSSCHECK_REPORT, "html", crosscheck_html)
+register_renderer(FUSION, "html", fusion_html)
 
 
 # --- AllPairs (compare --all-pairs) and Agreement (agree): their own modules ------------------------------
-register(ALL_PAIRS, "text", allpairs_text)
-register(ALL_PAIRS, "html", allpairs_html)
-register(AGREEMENT, "text", agreement_text)
-register(AGREEMENT, "html", agreement_html)
+register_renderer(ALL_PAIRS, "text", allpairs_text)
+register_renderer(ALL_PAIRS, "html", allpairs_html)
+register_renderer(AGREEMENT, "text", agreement_text)
+register_renderer(AGREEMENT, "html", agreement_html)
