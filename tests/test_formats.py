@@ -7,7 +7,7 @@ import pytest
 
 import trec_rag_eval as tre
 from trec_rag_eval.io import formats
-from trec_rag_eval.io.formats import FORMATS, Format, register
+from trec_rag_eval.io.formats import FORMATS, Format, register_format
 from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS, detect_format
 
 
@@ -19,9 +19,9 @@ def test_the_choices_come_from_the_registry():
 
 def test_a_name_is_registered_once():
     with pytest.raises(ValueError, match="registered already"):
-        register(Format("trec", "again"))
+        register_format(Format("trec", "again"))
     with pytest.raises(ValueError, match="registered already"):
-        register(Format("auto", "the word for detection"))
+        register_format(Format("auto", "the word for detection"))
 
 
 def test_outputs_choose_their_format_by_suffix():
@@ -39,7 +39,7 @@ def test_a_registered_format_is_detected_read_and_evaluated(tmp_path):
             judged.setdefault(query_id, {})[doc_id] = int(grade)
         return tre.Qrels.from_dict(judged, source=path)
 
-    register(Format("toy", "comma-separated judgments", sniff=lambda path, head: head().startswith("#toy"),
+    register_format(Format("toy", "comma-separated judgments", sniff=lambda path, head: head().startswith("#toy"),
                     read_qrels=read_toy))
     # formats are sniffed in the registry's order: put the toy first, as a format that TREC's fallback would take
     FORMATS.update({"toy": FORMATS.pop("toy"), **{name: FORMATS.pop(name) for name in list(FORMATS) if name != "toy"}})

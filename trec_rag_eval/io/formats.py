@@ -5,7 +5,7 @@ how to read judgments and runs from it, how to write them, and whether a run in 
 (JSON results: never in pieces, one task on a cluster, checked by the RAG checks). Loading
 (``io.load``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
 ``--run-format`` choices all take their formats from here. A new format is its reader module, one
-``register(Format(...))`` below and its tests (see CONTRIBUTING.md).
+``register_format(Format(...))`` below and its tests (see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ FORMATS: dict[str, Format] = {}
 """Every format, by name, in the order of detection."""
 
 
-def register(fmt: Format) -> Format:
+def register_format(fmt: Format) -> Format:
     """Add ``fmt`` to the registry; a name is registered once."""
     if fmt.name in FORMATS or fmt.name == "auto":
         raise ValueError(f"the format {fmt.name!r} is registered already")
@@ -215,20 +215,20 @@ def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run
 
 _HELP_ORDER = {"trec": 0, "json": 1, "beir": 2, "parquet": 3}
 
-register(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
+register_format(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
                 sniff=_is_parquet, read_qrels=_read("parquet", "read_parquet_qrels"),
                 read_run=_report(_read("parquet", "read_parquet_run")),
                 write_qrels=_read("parquet", "write_parquet_qrels"), write_run=_read("parquet", "write_parquet_run"),
                 suffix=".parquet", unit="rows"))
-register(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict) or results", sniff=_is_json,
+register_format(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict) or results", sniff=_is_json,
                 read_qrels=_dataset(None), read_run=_results, whole=True))
-register(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
+register_format(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
                 read_qrels=_read("load", "read_beir"), read_run=_beir_run, run_by_name=False))
-register(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
+register_format(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
                 read_qrels=_read("trec", "read_trec_qrels"), read_run=_report(_read("trec", "read_trec_run")),
                 write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))
 for _shape, _name, _summary in (("rows", "rag", "JSON rows (id, query, relevant, ...)"),
                                 ("rows", "ragas", "ragas rows"),
                                 ("llamaindex", "llamaindex", "LlamaIndex's queries/corpus/relevant_docs"),
                                 ("dict", "dict", "a ranx / pytrec_eval dict {query_id: {doc_id: relevance}}")):
-    register(Format(_name, _summary, read_qrels=_dataset(_shape)))
+    register_format(Format(_name, _summary, read_qrels=_dataset(_shape)))

@@ -32,7 +32,7 @@ from trec_rag_eval.io.json_rows import (
     row_entries,
     row_identity,
 )
-from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
+from trec_rag_eval.io.json_scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 from trec_rag_eval.tables import Qrels, qrels_columns
 
@@ -62,7 +62,7 @@ def read_dataset_rows(rows: list[Any], source: str = "<dataset>", require_text: 
     """A dataset already in memory, as a list of row dicts (every row shape ``read_dataset`` reads,
     the French RAG tutorial's included); errors name the row by its position. ``require_text``: every row must
     hold its query text (a search harness needs it to ask the engine)."""
-    document = Document(source, "array", [Entry(None, i, None, row) for i, row in enumerate(rows, start=1)])
+    document = JsonDocument(source, "array", [Entry(None, i, None, row) for i, row in enumerate(rows, start=1)])
     return _to_qrels(_dataset_rows(document, require_text), source)
 
 
@@ -93,7 +93,7 @@ def _subtopics(path: str, entry: Entry, value: Any) -> list[tuple[str, str, int]
     return out
 
 
-def detect_dataset_shape(document: Document) -> str:
+def detect_dataset_shape(document: JsonDocument) -> str:
     if document.kind == "object":
         keys = {nfc(e.key or "") for e in document.entries}
         if {"queries", "relevant_docs"} <= keys:
@@ -102,7 +102,7 @@ def detect_dataset_shape(document: Document) -> str:
     return "rows"
 
 
-def _dataset_rows(document: Document, require_text: bool = False) -> list[_Query]:
+def _dataset_rows(document: JsonDocument, require_text: bool = False) -> list[_Query]:
     queries = []
     for entry in row_entries(document):
         row = require_object(document.path, entry, "an object with the query and its relevant documents")
@@ -126,7 +126,7 @@ def _dataset_rows(document: Document, require_text: bool = False) -> list[_Query
     return queries
 
 
-def _dataset_keyed(document: Document) -> list[_Query]:
+def _dataset_keyed(document: JsonDocument) -> list[_Query]:
     """``{query_id: {doc_id: grade}}`` (ranx, pytrec_eval), ``{query_id: [doc ids]}`` or
     ``{query_id: row}``."""
     queries = []
@@ -149,7 +149,7 @@ def _dataset_keyed(document: Document) -> list[_Query]:
     return queries
 
 
-def _dataset_llamaindex(document: Document) -> list[_Query]:
+def _dataset_llamaindex(document: JsonDocument) -> list[_Query]:
     """EmbeddingQAFinetuneDataset: ``queries`` {id: text}, ``relevant_docs`` {id: [node ids]};
     the corpus is ignored."""
     parts = {nfc(e.key or ""): e for e in document.entries}

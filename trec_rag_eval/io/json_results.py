@@ -27,7 +27,7 @@ from trec_rag_eval.io.json_rows import (
     row_entries,
     row_identity,
 )
-from trec_rag_eval.io.json_scanner import Document, Entry, parse_document
+from trec_rag_eval.io.json_scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 
@@ -108,7 +108,7 @@ class _QueryResolver:
 
 
 def _result_entries(
-    document: Document, resolver: _QueryResolver | None, id: IdLocator | None = None
+    document: JsonDocument, resolver: _QueryResolver | None, id: IdLocator | None = None
 ) -> Iterator[tuple[Entry, str, tuple[list[tuple[str, float]], list[tuple[str, int]], bool]]]:
     path = document.path
     if not is_rows(document):  # an object keyed by query id or query text

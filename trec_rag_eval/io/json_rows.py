@@ -15,7 +15,7 @@ from typing import Any, cast
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
 from trec_rag_eval.io.ids import id_problem
-from trec_rag_eval.io.json_scanner import Document, Entry
+from trec_rag_eval.io.json_scanner import Entry, JsonDocument
 
 # Key aliases, in the order they are looked up.
 ID_KEYS = ("id", "query_id", "qid", "_id", "topic_id", "query-id")
@@ -49,7 +49,7 @@ RELEVANCE_KEYS = ("relevance", "pertinence", "grade", "rel", "label", "score")
 SCORE_KEYS = ("score", "similarity", "distance_score")
 
 
-def is_rows(document: Document) -> bool:
+def is_rows(document: JsonDocument) -> bool:
     """Rows (array, JSONL, single row, ragas samples) rather than an object keyed by query."""
     if document.kind != "object":
         return True
@@ -74,7 +74,7 @@ def looks_like_row(obj: dict[str, Any]) -> bool:
 
 
 
-def row_entries(document: Document) -> list[Entry]:
+def row_entries(document: JsonDocument) -> list[Entry]:
     """The rows of an array, a JSONL file, a single-row object or ragas' ``{"samples": [...]}``."""
     if document.kind != "object":
         return document.entries

@@ -35,7 +35,7 @@ class Entry:
 
 
 @dataclass
-class Document:
+class JsonDocument:
     path: str
     kind: str  # "array", "lines" or "object"
     entries: list[Entry] = field(default_factory=list)
@@ -115,20 +115,20 @@ def _check_surrogates(path: str, text: str) -> None:
                                "(expected a \\uD800-\\uDBFF escape followed by a \\uDC00-\\uDFFF one)")
 
 
-def parse_document(path: str) -> Document:
+def parse_document(path: str) -> JsonDocument:
     text = read_text(path)
     _check_surrogates(path, text)
     start = _skip_whitespace(text, 0)
     if start == len(text):
         raise InputFormatError(path, None, "the file is empty (expected JSON or JSONL)")
     if text[start] == "[":
-        return Document(path, "array", list(_scan_array(path, text, start)))
+        return JsonDocument(path, "array", list(_scan_array(path, text, start)))
     if text[start] == "{":
         end = _skip_value(path, text, start)
         rest = _skip_whitespace(text, end)
         if rest == len(text):
-            return Document(path, "object", list(_scan_object(path, text, start)))
-        return Document(path, "lines", list(_scan_lines(path, text)))
+            return JsonDocument(path, "object", list(_scan_object(path, text, start)))
+        return JsonDocument(path, "lines", list(_scan_lines(path, text)))
     value, _ = _decode(path, text, start, _line_of(text, start), "the document")
     raise InputFormatError(
         path, _line_of(text, start), f"expected a JSON array or object, got {type(value).__name__}"
