@@ -61,3 +61,18 @@ def test_a_seed_of_none_and_one_resample_are_taken():
     # the edges the checks let through: None (fresh randomness) and the smallest count
     assert tre.compare(QRELS, RUNS, "AP", n_resamples=1, seed=None).n_resamples == 1
     assert ENTRY_POINTS["agree"](n_resamples=1, seed=None).n_resamples == 1
+
+
+@pytest.mark.parametrize("level, message", [
+    ("2", "relevance_level must be an integer, got '2'"),
+    (1.5, "relevance_level must be an integer, got 1.5"),
+    (-1, "relevance_level must be from 0 to 2147483647 (a negative level would make unjudged documents relevant), "
+         "got -1"),
+])
+def test_agree_checks_the_relevance_level_as_evaluate_does(level, message):
+    # agree said "must be a whole number" and let -1 through; evaluate's words and range are the rule
+    with pytest.raises(tre.UsageError) as by_evaluate:
+        tre.evaluate(QRELS, RUNS[0], "AP", relevance_level=level)
+    with pytest.raises(tre.UsageError) as by_agree:
+        ENTRY_POINTS["agree"](relevance_level=level)
+    assert str(by_agree.value) == str(by_evaluate.value) == message

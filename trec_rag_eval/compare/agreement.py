@@ -23,7 +23,6 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +31,6 @@ from trec_rag_eval.compare.arguments import check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import format_number, show
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -310,11 +308,10 @@ def agree_tables(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | N
     from trec_rag_eval.compare import evaluated_values, run_names
     from trec_rag_eval.core.settings import settings_of
 
-    if not is_number(relevance_level, Integral):
-        raise UsageError(f"relevance_level must be a whole number, got {relevance_level!r}")
+    chosen = settings_of(settings, relevance_level=relevance_level)  # relevance_level checked as evaluate checks it
     check_fractions(confidence=confidence)
     check_resampling(n_resamples, seed)
-    labels = label_agreement(a, b, int(relevance_level))
+    labels = label_agreement(a, b, chosen.relevance_level)
     result = Agreement(a.source, b.source, labels, confidence=confidence, n_resamples=n_resamples, seed=seed)
     if runs is None or len(runs) == 0:
         return result
@@ -326,7 +323,6 @@ def agree_tables(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | N
         raise UsageError(f"{a.source} and {b.source} judge no query in common: no ranking to compare")
     # the queries only one side judges are left out of both: the runs' results for them are not evaluated
     named = {name: _only_run(run, queries) for name, run in named.items()}
-    chosen = settings_of(settings, relevance_level=relevance_level)
     values_a, ids_a, names, _, _ = evaluated_values(_only(a, queries), named, measures, False, None, chosen, None, {})
     values_b, ids_b, _, _, _ = evaluated_values(_only(b, queries), named, names, False, None, chosen, None, {})
     order_b = {q: i for i, q in enumerate(ids_b)}
