@@ -1,7 +1,8 @@
 """The arguments every comparison takes (n_resamples, seed, alpha, confidence, correction) are refused with
 the same sentence whichever entry point is called: compare (each run against a baseline), compare with
-pairs="all", and agree. Before, three copies of the checks said "must be an integer" / "must be a whole
-number >= 1" and "(numpy's seeds are)" or not, for the same mistake."""
+pairs="all", and agree; fuse's counts and seed too (trec_rag_eval.arguments). Before, four copies of the
+checks said "must be an integer" / "must be a whole number >= 1" and "(numpy's seeds are)" or not, for the
+same mistake."""
 
 from __future__ import annotations
 
@@ -76,3 +77,18 @@ def test_agree_checks_the_relevance_level_as_evaluate_does(level, message):
     with pytest.raises(tre.UsageError) as by_agree:
         ENTRY_POINTS["agree"](relevance_level=level)
     assert str(by_agree.value) == str(by_evaluate.value) == message
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"depth": 0}, "depth must be at least 1, got 0"),
+    ({"depth": "10"}, "depth must be an integer, got '10'"),
+    ({"optimize": QRELS, "folds": 1}, "folds must be at least 2, got 1"),
+    ({"optimize": QRELS, "folds": 2.0}, "folds must be an integer, got 2.0"),
+    ({"optimize": QRELS, "seed": -1}, "seed must be a non-negative integer (numpy's seeds are), got -1"),
+    # the folds are drawn at random: fuse's seed is never None
+    ({"optimize": QRELS, "seed": None}, "seed must be a non-negative integer (numpy's seeds are), got None"),
+])
+def test_fuse_counts_and_seed_are_refused_in_the_same_words(options, message):
+    with pytest.raises(tre.UsageError) as refused:
+        tre.fuse(RUNS, "rrf", **options)
+    assert str(refused.value) == message

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare import stats
-from trec_rag_eval.compare.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.compare.arguments import check_fractions, check_resampling
+from trec_rag_eval.arguments import check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import format_number, show
 from trec_rag_eval.errors import UsageError

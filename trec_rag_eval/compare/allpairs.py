@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare import stats
-from trec_rag_eval.compare.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import show
 from trec_rag_eval.errors import UsageError

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from numbers import Integral, Real
+from numbers import Real
 from typing import TYPE_CHECKING
 
+from trec_rag_eval.arguments import check_count
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.methods import (
     METHODS,
@@ -70,8 +71,8 @@ def fuse_tables(
     chosen_norm = _chosen_norm(chosen_method, norm)
     _check_k(k)
     weights = _checked_weights(chosen_method, weights, len(tables))
-    if depth is not None and (not is_number(depth, Integral) or depth < 1):
-        raise UsageError(f"depth must be a whole number >= 1, got {depth!r}")
+    if depth is not None:
+        check_count("depth", depth)
     tag = run_tag or f"fused-{chosen_method}"
     aligned = align(tables, chosen_norm)
     tuning = None

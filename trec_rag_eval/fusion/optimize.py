@@ -18,11 +18,12 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from trec_rag_eval.arguments import check_count, check_seed
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.methods import Aligned, combine, fused_run
 from trec_rag_eval.progress import progress_bar
@@ -128,10 +129,8 @@ def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, wei
         raise UsageError(f"optimize scores one measure, got {len(resolved)}: {', '.join(map(str, resolved))}")
     if resolved[0].spec.aggregate != "mean":
         raise UsageError(f"{resolved[0]} is not a mean of per-query values: optimize needs one (nDCG@10, AP, ...)")
-    if not is_number(folds, Integral) or folds < 2:
-        raise UsageError(f"folds must be a whole number >= 2, got {folds!r}")
-    if not is_number(seed, Integral) or seed < 0:
-        raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
+    check_count("folds", folds, least=2)
+    check_seed(seed, optional=False)
     parameter, tried = grid(method, len(aligned.scores), k, weights, step, ks)
     name = str(resolved[0])
     table: list[np.ndarray] = []

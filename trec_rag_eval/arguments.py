@@ -1,0 +1,47 @@
+"""The arguments the library's random and counted work takes, checked in one place with one wording:
+``compare`` (``compare_values``, ``compare_all_pairs``), ``agree`` and ``fuse`` say the same thing of the
+same mistake. Each check raises ``UsageError`` naming the parameter as the library spells it (the
+command line says its flag)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.syntax import is_number
+
+
+def check_count(name: str, value: Any, least: int = 1) -> None:
+    """A count (resamples, folds, a depth): an integer, at least ``least``."""
+    if not is_number(value, Integral):
+        raise UsageError(f"{name} must be an integer, got {value!r}")
+    if value < least:
+        raise UsageError(f"{name} must be at least {least}, got {value}")
+
+
+def check_seed(seed: Any, optional: bool = True) -> None:
+    """A seed of numpy's generators: an integer >= 0, or None (fresh randomness) when ``optional``."""
+    if seed is None and optional:
+        return
+    if not is_number(seed, Integral) or seed < 0:
+        raise UsageError(f"seed must be a non-negative integer (numpy's seeds are), got {seed!r}")
+
+
+def check_resampling(n_resamples: Any, seed: Any) -> None:
+    """``n_resamples``: an integer >= 1; ``seed``: None or an integer >= 0."""
+    check_count("n_resamples", n_resamples)
+    check_seed(seed)
+
+
+def check_fractions(**levels: Any) -> None:
+    """Each of ``alpha``, ``confidence``, ``power``, ... given: a number strictly between 0 and 1."""
+    for name, value in levels.items():
+        if not is_number(value, Real) or not 0 < value < 1:
+            raise UsageError(f"{name} must be between 0 and 1, got {value!r}")
+
+
+def check_choice(what: str, value: Any, choices: Any) -> None:
+    """``value`` is one of ``choices`` (a test, an interval, a correction)."""
+    if value not in choices:
+        raise UsageError(f"unknown {what} {value!r}; expected one of {', '.join(choices)}")
