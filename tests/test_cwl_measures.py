@@ -18,7 +18,7 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.measures.notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q": {"a": 3, "b": 1, "c": 0, "d": 2}, "gone": {"a": 1}}
@@ -90,14 +90,14 @@ def test_a_ranking_deeper_than_1000_is_read_to_1000() -> None:
 ])
 def test_parameters_are_checked(text: str, reason: str) -> None:
     with pytest.raises(MeasureSyntaxError) as caught:
-        parse_measure(text)
+        parse_notation(text)
     assert reason in str(caught.value)
 
 
 def test_notation_round_trips_as_ir_measures_writes_it() -> None:
     for text in ["SDCG(max_rel=3)@10", "NERR8(max_rel=3)@10", "NERR10(max_rel=3,p=0.5)", "INST(T=2.0,max_rel=3)",
                  "BPM(T=2.0,max_rel=4,min_rel=1)@20", "INSQ(max_rel=3)", "NERR11(T=3.0,max_rel=3)"]:
-        assert str(parse_measure(text)) == text
+        assert str(parse_notation(text)) == text
 
 
 MEASURES = ["SDCG(max_rel=3)@5", "SDCG(max_rel=2,min_rel=1)@10", "NERR8(max_rel=3)@5", "NERR9(max_rel=3)@10",

@@ -25,7 +25,7 @@ from peer_data import random_pair
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec import read_trec_qrels
-from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.measures.notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS_TEXT = "1 1 a 1\n1 2 a 0\n1 2 b 2\n1 3 c 1\n1 1 d 1\n1 4 e 0\n2 1 f 1\n"
@@ -90,11 +90,11 @@ def test_alpha_and_beta_parameters(qrels_file) -> None:
 
 
 def test_ir_measures_spellings() -> None:
-    assert parse_measure("α_nDCG@5") == parse_measure("alpha_nDCG@5")
-    assert str(parse_measure("α_nDCG@5")) == "α_nDCG@5"
-    assert parse_measure("MAP_IA") == parse_measure("AP_IA") and str(parse_measure("MAP_IA")) == "MAP_IA"
+    assert parse_notation("α_nDCG@5") == parse_notation("alpha_nDCG@5")
+    assert str(parse_notation("α_nDCG@5")) == "α_nDCG@5"
+    assert parse_notation("MAP_IA") == parse_notation("AP_IA") and str(parse_notation("MAP_IA")) == "MAP_IA"
     for text in ["alpha_nDCG(alpha=0.3)@10", "NRBP(alpha=0.3,beta=0.8)", "ERR_IA(rel=2)@20", "StRecall@10"]:
-        assert str(parse_measure(text)) == text
+        assert str(parse_notation(text)) == text
 
 
 def test_the_same_subtopic_judged_twice_is_an_error(tmp_path) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.measures.notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
@@ -31,8 +31,8 @@ def _evaluate(*measures: str):
     ("BPref(rel=2)", "Bpref(rel=2)"),
 ])
 def test_ir_measures_spellings_are_the_same_measure_shown_as_asked(theirs: str, ours: str) -> None:
-    assert parse_measure(theirs) == parse_measure(ours)
-    assert str(parse_measure(theirs)) == theirs  # shown under the name asked for, like MAP
+    assert parse_notation(theirs) == parse_notation(ours)
+    assert str(parse_notation(theirs)) == theirs  # shown under the name asked for, like MAP
     result = _evaluate(theirs, ours)
     assert result.summary[theirs] == result.summary[ours]
     assert result.per_query["q1"][theirs] == result.per_query["q1"][ours]

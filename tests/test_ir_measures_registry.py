@@ -7,7 +7,7 @@ import pytest
 from peer_data import random_pair
 
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_measure
+from trec_rag_eval.measures.notation import parse_notation
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -35,8 +35,8 @@ def test_ir_measures_registers_51_names() -> None:
 
 @pytest.mark.parametrize("text", SPELLED)
 def test_every_name_parses_as_ir_measures_writes_it(text: str) -> None:
-    measure = parse_measure(text)
-    assert parse_measure(str(measure)) == measure
+    measure = parse_notation(text)
+    assert parse_notation(str(measure)) == measure
     assert str(ir_measures.parse_measure(text)) == str(ir_measures.parse_measure(str(measure)))
 
 
@@ -44,7 +44,7 @@ def test_every_name_is_computed_on_intent_aware_qrels() -> None:
     qrels, run = random_pair(7, subtopics=3)
     result = evaluate_tables(qrels, run, SPELLED)
     for text in SPELLED:
-        measure = parse_measure(text)
+        measure = parse_notation(text)
         assert measure in result.summary, text
         if measure.spec.per_query:
             assert len(result.values[measure]) == len(result.query_ids)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.notation import NAMES, parse_measure, parse_measure_list
+from trec_rag_eval.measures.notation import NAMES, parse_measure_list, parse_notation
 from trec_rag_eval.measures.parse import parse_measures
 
 ISSUE_NAMES = [
@@ -22,8 +22,8 @@ ISSUE_NAMES = [
 
 @pytest.mark.parametrize("text", ISSUE_NAMES)
 def test_every_issue_name_round_trips(text: str) -> None:
-    measure = parse_measure(text)
-    assert parse_measure(str(measure)) == measure
+    measure = parse_notation(text)
+    assert parse_notation(str(measure)) == measure
 
 
 @pytest.mark.parametrize("text, family, cutoff, trec_name", [
@@ -43,28 +43,28 @@ def test_every_issue_name_round_trips(text: str) -> None:
     ("SetP(relative=True)", "set_relative_P", None, "set_relative_P"),
 ])
 def test_names_map_to_trec_eval_families(text: str, family: str, cutoff: object, trec_name: str) -> None:
-    measure = parse_measure(text)
+    measure = parse_notation(text)
     assert (measure.family, measure.cutoff, measure.trec_name) == (family, cutoff, trec_name)
 
 
 def test_both_notations_give_the_same_values() -> None:
     assert parse_measures(["P.5,10", "ndcg_cut.10", "set_F.2.0", "map"]) == [
-        parse_measure("AP"), parse_measure("P@5"), parse_measure("P@10"), parse_measure("nDCG@10"),
-        parse_measure("SetF(beta=2.0)")]
+        parse_notation("AP"), parse_notation("P@5"), parse_notation("P@10"), parse_notation("nDCG@10"),
+        parse_notation("SetF(beta=2.0)")]
 
 
 def test_defaults_are_dropped_like_ir_measures() -> None:
-    assert parse_measure("SetF(beta=1.0)") == parse_measure("SetF")
-    assert str(parse_measure("nDCG(dcg='log2', judged_only=False)@10")) == "nDCG@10"
-    assert str(parse_measure("nDCG(gains={0:0,1:1,2:3})@10")) == "nDCG(gains={2:3})@10"
-    assert str(parse_measure("NumRet(rel=1)")) == "NumRelRet(rel=1)"
+    assert parse_notation("SetF(beta=1.0)") == parse_notation("SetF")
+    assert str(parse_notation("nDCG(dcg='log2', judged_only=False)@10")) == "nDCG@10"
+    assert str(parse_notation("nDCG(gains={0:0,1:1,2:3})@10")) == "nDCG(gains={2:3})@10"
+    assert str(parse_notation("NumRet(rel=1)")) == "NumRelRet(rel=1)"
 
 
 def test_canonical_strings_match_ir_measures() -> None:
     ir_measures = pytest.importorskip("ir_measures")
     for text in ["P(rel=2)@5", "nDCG(dcg='exp-log2')@10", "nDCG(judged_only=True)", "SetF(beta=2.0)", "IPrec@0.5",
                  "AP@100", "RR@10", "ERR@20", "Judged@10", "nDCG(gains={2:3})@10"]:
-        assert str(parse_measure(text)) == str(ir_measures.parse_measure(text))
+        assert str(parse_notation(text)) == str(ir_measures.parse_measure(text))
 
 
 def test_measure_list_splits_on_spaces_outside_brackets() -> None:
@@ -74,7 +74,7 @@ def test_measure_list_splits_on_spaces_outside_brackets() -> None:
 
 def _error(text: str) -> str:
     with pytest.raises(MeasureSyntaxError) as info:
-        parse_measure(text)
+        parse_notation(text)
     return str(info.value)
 
 
@@ -101,7 +101,7 @@ def test_errors_point_at_the_bad_characters() -> None:
 
 def test_error_exit_code_is_usage() -> None:
     with pytest.raises(MeasureSyntaxError) as info:
-        parse_measure("Foo@3")
+        parse_notation("Foo@3")
     assert info.value.exit_code == 2 and (info.value.start, info.value.end) == (0, 3)
 
 
@@ -144,10 +144,10 @@ def notation_texts(draw: st.DrawFn) -> str:
 @settings(max_examples=300, deadline=None)
 @given(notation_texts())
 def test_parse_of_str_is_identity(text: str) -> None:
-    measure = parse_measure(text)
+    measure = parse_notation(text)
     assert isinstance(measure, Measure)
-    assert parse_measure(str(measure)) == measure
-    assert str(parse_measure(str(measure))) == str(measure)
+    assert parse_notation(str(measure)) == measure
+    assert str(parse_notation(str(measure))) == str(measure)
 
 
 # --- MAP, MRR and HitRate are other names of AP, RR and Success (issue 12) --------------------------
@@ -157,15 +157,15 @@ def test_parse_of_str_is_identity(text: str) -> None:
 ])
 def test_rag_names_are_the_same_measure_as_their_ir_measures_names(alias: str, canonical: str) -> None:
     # one Measure each (as ir-measures registers MAP and MRR as aliases); only the spelling shown differs
-    assert parse_measure(alias) == parse_measure(canonical)
-    assert hash(parse_measure(alias)) == hash(parse_measure(canonical))
-    assert parse_measure(alias).trec_name == parse_measure(canonical).trec_name
-    assert str(parse_measure(alias)) == alias  # the table says what the user asked for
+    assert parse_notation(alias) == parse_notation(canonical)
+    assert hash(parse_notation(alias)) == hash(parse_notation(canonical))
+    assert parse_notation(alias).trec_name == parse_notation(canonical).trec_name
+    assert str(parse_notation(alias)) == alias  # the table says what the user asked for
 
 
 def test_a_measure_asked_twice_under_two_names_is_computed_once() -> None:
     assert parse_measures(["AP", "MAP", "map", "MRR", "RR", "recip_rank", "HitRate@5", "Success@5", "success.5"]) == [
-        parse_measure("AP"), parse_measure("RR"), parse_measure("Success@5")]
+        parse_notation("AP"), parse_notation("RR"), parse_notation("Success@5")]
 
 
 def test_map_and_ap_print_one_trec_line(tmp_path) -> None:

@@ -57,7 +57,6 @@ _EXPORTS = {
     "UsageError": "trec_rag_eval.errors",
     "TrecRagEvalWarning": "trec_rag_eval.errors",
 }
-_ATTRIBUTE = {"parse_measure": "parse_one"}  # the exported name differs from the defining one
 
 __all__ = [
     "evaluate", "iter_evaluate", "compare", "fuse", "agree", "crosscheck", "validate", "read_qrels", "read_run",
@@ -87,7 +86,7 @@ sys.modules[__name__].__class__ = _Package
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'trec_rag_eval' has no attribute {name!r}")
-    value = getattr(import_module(_EXPORTS[name]), _ATTRIBUTE.get(name, name))
+    value = getattr(import_module(_EXPORTS[name]), name)
     globals()[name] = value  # the next lookup is a plain attribute
     return value
 
@@ -129,5 +128,5 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion.result import Fusion
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.measures.parse import parse_one as parse_measure
+    from trec_rag_eval.measures.parse import parse_measure
     from trec_rag_eval.tables import Qrels, Run

@@ -86,9 +86,9 @@ class ByMeasure(Mapping[str, V]):
 
 def _measure_of(name: Any) -> Measure | None:
     """The measure a name (or Measure, or ir_measures object) means; None when it is not a measure."""
-    from trec_rag_eval.measures.parse import parse_one
+    from trec_rag_eval.measures.parse import parse_measure
 
     try:
-        return parse_one(name)
+        return parse_measure(name)
     except (TrecRagEvalError, TypeError):
         return None

@@ -8,7 +8,7 @@ and ``P(denominator='returned')@k``.
 
 Every parameter is typed and checked; a bad one raises ``MeasureSyntaxError`` pointing at the
 characters at fault. Parameters equal to their default are dropped, so each measure has one
-canonical string and ``parse_measure(str(m)) == m`` (as in ir-measures, ``SetF(beta=1.0)`` is
+canonical string and ``parse_notation(str(m)) == m`` (as in ir-measures, ``SetF(beta=1.0)`` is
 ``SetF``). ``rel`` is kept as written: it overrides the evaluation's relevance level (``-l``).
 """
 
@@ -212,7 +212,7 @@ def closest(name: str, known: Iterable[str]) -> list[str]:
     return [by_lower[found[0]]] if found else []
 
 
-def parse_measure(text: str) -> Measure:
+def parse_notation(text: str) -> Measure:
     """Parse one measure in ir-measures notation into a ``Measure`` value."""
     scanner = _Scanner(text)
     found = scanner.match(_IDENT)
@@ -296,7 +296,7 @@ def parse_measure(text: str) -> Measure:
 
 def parse_measure_list(text: str) -> list[Measure]:
     """Several measures separated by spaces (ir-measures' command line): ``'P@5 nDCG@10 AP'``."""
-    return [parse_measure(part) for part in _split_top_level(text)]
+    return [parse_notation(part) for part in _split_top_level(text)]
 
 
 def _split_top_level(text: str) -> list[str]:

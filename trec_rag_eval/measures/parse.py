@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.model import Family, Measure, on_register
-from trec_rag_eval.measures.notation import CUTOFF_MAX, NAMES, closest
+from trec_rag_eval.measures.notation import CUTOFF_MAX, NAMES, closest, parse_notation
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
@@ -155,14 +155,6 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
     return out
 
 
-def parse_notation(text: str) -> Measure:
-    """Parse one measure in ir-measures notation (``P@5``, ``nDCG(dcg='exp-log2')@10``, ``AP``):
-    see ``trec_rag_eval.measures.notation``."""
-    from trec_rag_eval.measures.notation import parse_measure
-
-    return parse_measure(text)
-
-
 RANX_NAMES: dict[str, str] = {}
 """ranx's metric names, each read as the same measure in our notation (``Family.ranx``), computed with
 trec_eval's conventions, not ranx's."""
@@ -248,7 +240,7 @@ def default_measures(trec_output: bool = False) -> list[Measure]:
     return parse_measures(["official"] if trec_output else None)
 
 
-def parse_one(text: str | Measure) -> Measure:
+def parse_measure(text: str | Measure) -> Measure:
     """One measure from any name it has: our notation (``nDCG@10``), trec_eval's (``ndcg_cut.10``,
     ``map``) or ranx's (``ndcg@10``, ``mrr``), or an ir_measures measure object; a ``Measure`` is
     returned as it is. A trec_eval name that means several (``P``) is an error."""
@@ -289,7 +281,7 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         elif isinstance(item, str):
             out.extend(_as_asked(_split_names(item)))
         elif is_ir_measures_measure(item):
-            out.append(parse_one(str(item)))
+            out.append(parse_measure(str(item)))
         else:
             raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
                             f"{type(item).__name__}: {item!r}")
