@@ -10,7 +10,7 @@ result is shown, as a plugin is loaded (the static imports still go one way: not
 
 Also here, since every result type's ``repr`` uses them: ``short_repr`` and ``format_number``, the
 one number format of every table a person reads (the command's tables, the notebook's, the reprs), and
-``format_precise``, a cross-check's (text and notebook);
+``format_precise``, a cross-check's (text and notebook), and ``format_magnitude``, a coefficient's;
 ``render.trec`` has trec_eval's, ``render.numbers`` the statistics' and the JSON/CSV values'.
 """
 
@@ -68,6 +68,14 @@ def format_number(value: Any, missing: str = "nan") -> str:
     if isinstance(value, float):
         return missing if math.isnan(value) else f"{value:.4f}"
     return str(value)
+
+
+def format_magnitude(value: float | None, missing: str = "-") -> str:
+    """Three decimals (a detectable delta, an agreement coefficient: kappa, alpha, tau), NaN or None as
+    ``missing``."""
+    if value is None or math.isnan(value):
+        return missing
+    return f"{value:.3f}"
 
 
 def format_precise(value: float | None) -> str:

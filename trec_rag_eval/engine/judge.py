@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.display import format_magnitude
 from trec_rag_eval.engine.llm import (
     ChatCaller,
     LLMSettings,
@@ -163,15 +164,14 @@ class CalibrationAgreement:
     binary_agreement: float
 
     def render(self) -> str:
-        def kappa(value: float | None) -> str:
-            return "undefined (a single label)" if value is None else f"{value:.3f}"
-
         width = max(5, *(len(str(label)) + 2 for label in self.labels))
+        binary, graded = (format_magnitude(kappa, "undefined (a single label)")
+                          for kappa in (self.kappa_binary, self.kappa_graded))
         lines = [
             f"Agreement with the human judgments on {self.pairs} calibration documents:",
-            f"  binary (relevant = grade >= {self.relevance_level}): Cohen's kappa {kappa(self.kappa_binary)}, "
+            f"  binary (relevant = grade >= {self.relevance_level}): Cohen's kappa {binary}, "
             f"same verdict {self.binary_agreement:.0%}",
-            f"  graded (linear weights): Cohen's kappa {kappa(self.kappa_graded)}, same grade {self.raw_agreement:.0%}",
+            f"  graded (linear weights): Cohen's kappa {graded}, same grade {self.raw_agreement:.0%}",
             "  confusion matrix (rows: human grade, columns: LLM grade):",
             "  " + " " * 7 + "".join(f"{label:>{width}}" for label in self.labels),
         ]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.display import format_number
+from trec_rag_eval.display import format_magnitude, format_number
 from trec_rag_eval.render.notebook import html_table
-from trec_rag_eval.render.numbers import format_difference, format_magnitude
+from trec_rag_eval.render.numbers import format_difference
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.agreement import Agreement

@@ -13,11 +13,10 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import format_number
+from trec_rag_eval.display import format_magnitude, format_number
 from trec_rag_eval.render.numbers import (
     format_delta,
     format_effect,
-    format_magnitude,
     format_p,
     format_percent,
     format_plain,

@@ -1,6 +1,7 @@
 """Number formats of the statistics (deltas, p-values, effect sizes, agreement coefficients) and of the
-values written to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s (the
-result types' reprs use it too, below this package); trec_eval's lines are ``render.trec``'s."""
+values written to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s, a
+coefficient's ``display.format_magnitude`` (the result types use them too, below this package); trec_eval's
+lines are ``render.trec``'s."""
 
 from __future__ import annotations
 
@@ -23,13 +24,6 @@ def format_delta(value: float) -> str:
         return "-"
     text = f"{value:+.3f}"
     return "+0.000" if text == "-0.000" else text
-
-
-def format_magnitude(value: float, missing: str = "-") -> str:
-    """Three decimals (a detectable delta, an agreement coefficient), NaN as ``missing``."""
-    if math.isnan(value):
-        return missing
-    return f"{value:.3f}"
 
 
 def format_difference(value: float) -> str:
