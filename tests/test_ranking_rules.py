@@ -113,6 +113,11 @@ CASES = {
         {"q": {"a": 1}},
         [("q", "a", 1.0), ("z", "d", 1.0), ("z", "d", 0.5)],
         {"q": [1]}),
+    # trec_eval checks duplicates among the documents -M keeps: ranked a (3) b (2.5) b (2) c (1), -M 2 keeps a b
+    "a duplicate below the -M cutoff is never seen": Case(
+        {"q": {"a": 1, "b": 0}, "r": {"x": 1}},
+        [("q", "b", 2.0), ("q", "a", 3.0), ("q", "c", 1.0), ("r", "x", 1.0), ("q", "b", 2.5)],
+        {"q": [1, 0], "r": [1]}, {"max_retrieved": 2}),
     # the same document in two queries is no duplicate
     "one document in two queries": Case(
         {"q": {"a": 1}, "r": {"a": 2}},
@@ -198,6 +203,9 @@ def test_rule(name, form, order, tmp_path, monkeypatch):
     ranked = rank(qrels, run, **case.options)
     assert by_query(ranked) == case.expected
     assert ranked.offsets[-1] == len(ranked.rel)
+    # missing: the qrels queries with no line in the run, whatever -M and -J leave of the others
+    in_run = {row[0] for row in rows}
+    assert ranked.missing_queries == [q for q in ranked.query_ids if q not in in_run]
 
 
 def _relstrings(values: dict[str, list[int]]) -> dict[str, str]:
@@ -312,14 +320,16 @@ def test_a_duplicate_in_a_file_is_cited_with_both_lines(tmp_path, monkeypatch):
         assert str(raised.value) == f"{run_path}:3: document 'b' listed twice for query 'q' (first at line 1)"
 
 
-def test_a_duplicate_below_the_max_retrieved_cutoff_is_refused_all_the_same():
-    """trec_eval 10 checks duplicates among the documents -M keeps (``-M 1`` here: it prints num_ret 1,
-    exit 0); the core refuses the run whatever the cutoff (a run listing a document twice is wrong
-    wherever it does). This test states today's behaviour; the difference is noted for the lead."""
-    qrels = Qrels.from_dict({"q": {"a": 1}})
-    run = Run(run_columns([("q", "a", 3.0), ("q", "b", 2.0), ("q", "b", 1.0)]))
+@pytest.mark.parametrize("form", FORMS)
+def test_a_duplicate_among_the_documents_max_retrieved_keeps_is_refused(form, tmp_path, monkeypatch):
+    """-M 2 keeps a (3) b (2.5): no duplicate there (the case above); -M 3 keeps b (2) as well."""
+    case = CASES["a duplicate below the -M cutoff is never seen"]
+    qrels, run = tables(form, case.qrels, case.run, tmp_path, monkeypatch)
+    with pytest.raises(DuplicateDocumentError) as raised:
+        rank(qrels, run, max_retrieved=3)
+    assert (raised.value.query_id, raised.value.doc_id) == ("q", "b")
     with pytest.raises(DuplicateDocumentError):
-        rank(qrels, run, max_retrieved=1)
+        rank(qrels, run)
 
 
 def test_float32_scores_tie_what_trec_eval_9_ties():
@@ -393,7 +403,9 @@ def test_every_form_and_line_order_gives_the_same_ranking(data, max_retrieved, j
         for qrels, run in ((Qrels(qrels_columns(_qrels_rows(judgments))), Run(run_columns(order))),
                            (Qrels(qrels_frame), Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"))),
                            (Qrels(qrels_frame), Run(_arrow_run(order, chunk=random.randint(1, 4))))):
-            assert by_query(rank(qrels, run, max_retrieved=max_retrieved, judged_only=judged_only)) == expected
+            ranked = rank(qrels, run, max_retrieved=max_retrieved, judged_only=judged_only)
+            assert by_query(ranked) == expected
+            assert ranked.missing_queries == [q for q in expected if q not in {row[0] for row in rows}]
 
 
 def test_an_empty_run_ranks_every_query_as_missing():
@@ -424,3 +436,25 @@ def test_hash_collisions_change_no_rule(form, tmp_path, monkeypatch):
     with pytest.raises(DuplicateDocumentError) as raised:
         rank(qrels, run)
     assert (raised.value.query_id, raised.value.doc_id) == ("q", "a")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_duplicate_below_the_cut_prints_what_the_run_without_it_prints(stream, tmp_path):
+    """Through the command (whole, and streamed in pieces): a run whose duplicate falls below -M prints
+    the bytes of the same run without that line (trec_eval 10 prints the same for both)."""
+    from conftest import invoke
+
+    case = CASES["a duplicate below the -M cutoff is never seen"]
+    rows = sorted(case.run, key=lambda row: row[0])  # grouped by query, as reading in pieces needs
+    qrels_path, run_path = _write(tmp_path, case.qrels, rows)
+    lines = Path(run_path).read_text().splitlines(keepends=True)
+    without = tmp_path / "without.run"
+    without.write_text("".join(line for line in lines if " b 1 2.0 " not in line))  # b at 2.0, below the cut
+    assert len(without.read_text().splitlines()) == len(lines) - 1
+    flags = ["--format", "trec", "-q", "-M", "2", "-m", "all_trec", *(["--stream", "--chunk-size", "1"] * stream)]
+    expected = invoke(*flags, qrels_path, str(without))
+    got = invoke(*flags, qrels_path, run_path)
+    assert expected.exit_code == 0 and got.exit_code == 0, got.stderr
+    assert got.stdout == expected.stdout and "num_ret               \tq\t2\n" in got.stdout
+    refused = invoke(*flags[:4], "3", *flags[5:], qrels_path, run_path)  # -M 3 keeps both b
+    assert refused.exit_code == 1 and "document 'b' listed twice for query 'q'" in refused.stderr

@@ -9,7 +9,9 @@ For every evaluated query:
    Queries only in the run are never evaluated.
 2. Order: score descending, then doc_id descending in byte order. The rank column is ignored.
 3. ``max_retrieved`` (``-M``) keeps the first n documents, then ``judged_only`` (``-J``) removes
-   every document without a judgment >= 0, and the ranks close up.
+   every document without a judgment >= 0, and the ranks close up. A document listed twice for one
+   query is an error when both are among the documents -M keeps (trec_eval: "duplicate docs");
+   below the cut it is never seen, as in trec_eval.
 4. Relevance of a ranked document: its qrels value when >= 0; -2 when the qrels give a negative
    value ("in the pool, not judged"); -1 when the qrels do not mention it ("not in the pool").
    Relevant means value >= relevance_level (``-l``); graded measures use the values as gains.
@@ -154,6 +156,15 @@ def rank(
         #    its judgments are matched (numpy and polars release the GIL); an interleaved run is
         #    sorted after, once the judgment keys are freed (its sort is the peak of memory)
         starts = block_starts(row_query)
+        retrieved = None  # the rows of each query before -M, when it cuts some
+        if max_retrieved is not None and len(row_query):
+            retrieved = bincount(row_query, len(query_ids), starts)
+            if retrieved.max() > max_retrieved:
+                # -M cuts before anything is matched, as in trec_eval: a document listed twice is refused
+                # only when both are among the documents kept
+                row_query, scores, doc_ids = _first_of_each_query(row_query, scores, doc_ids, starts,
+                                                                  len(query_ids), max_retrieved)
+                starts = block_starts(row_query)
         ordering = beside.submit(ranking_order, row_query, scores, doc_ids, starts) if keyed and starts is not None \
             else None
         if keyed:
@@ -166,8 +177,9 @@ def rank(
     counts = bincount(row_query, len(query_ids), starts)
     del row_query, scores, doc_ids
 
-    # queries missing from the run get trec_eval's dummy ranking: one document in no qrels
-    missing = counts == 0
+    # queries missing from the run get trec_eval's dummy ranking: one document in no qrels (not a query
+    # whose every row -M 0 cut)
+    missing = (counts if retrieved is None else retrieved) == 0
     if missing.any():
         rel = np.insert(rel, _starts(counts)[missing], NOT_IN_POOL)
         counts[missing] = 1
@@ -196,6 +208,17 @@ def only_judged(ranked: RankedQueries) -> RankedQueries:
     """The same queries with trec_eval's -J applied afterwards: unjudged documents removed."""
     rel, counts = _judged_rows(ranked.rel, np.diff(ranked.offsets))
     return replace(ranked, rel=rel, offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), cache={})
+
+
+def _first_of_each_query(row_query: np.ndarray, scores: np.ndarray, doc_ids: Any, starts: np.ndarray | None,
+                         num_queries: int, max_retrieved: int) -> tuple[np.ndarray, np.ndarray, Any]:
+    """-M: the first ``max_retrieved`` rows of each query in trec_eval's order (query, score
+    descending, doc_id descending), in that order."""
+    order = ranking_order(row_query, scores, doc_ids, starts).apply(np.arange(len(row_query)))
+    ranked_query = row_query[order]
+    position = np.arange(len(order)) - _starts(bincount(ranked_query, num_queries))[ranked_query]
+    kept = order[position < max_retrieved]
+    return row_query[kept], scores[kept], gather(doc_ids, kept)
 
 
 def _judged_rows(rel: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
