@@ -17,6 +17,7 @@ from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.engine.llm import progress_path_for as progress_path_for
 from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
+from trec_rag_eval.io.location import is_url as is_url
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import read_judgments as read_judgments

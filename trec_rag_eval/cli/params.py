@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.io.location import is_url
 from trec_rag_eval.syntax import INT32, INT64, OutOfRangeError, parse_integer, parse_real, quote
 
 
@@ -72,6 +71,8 @@ class InputPath(click.Path):
     when it is missing."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from trec_rag_eval.api import is_url
+
         if isinstance(value, str) and is_url(value):
             return value
         return super().convert(value, param, ctx)
