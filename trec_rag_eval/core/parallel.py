@@ -11,7 +11,7 @@ T = TypeVar("T")
 
 
 def sort_threads() -> int:
-    """Threads for the sorts of the ranking: the cores this process may use."""
+    """Threads for the ranking's sorts, hashing and matching, and for the kernels: the cores this process may use."""
     import os
 
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
