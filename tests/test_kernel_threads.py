@@ -27,6 +27,9 @@ def _pair(seed: int) -> tuple[dict, dict]:
     return qrels, run
 
 
+# the pair has queries missing from the run and run queries without judgments, on purpose (said as warnings)
+pytestmark = pytest.mark.filterwarnings("ignore:.*(missing from the run|not in the qrels):UserWarning")
+
 MEASURE_SETS = ["all_trec", "official", None, ["nDCG@10", "R@5", "MRR", "AP@100", "ERR@10", "Judged@10", "P@3"],
                 ["rbp", "rbp_resid", "relstring", "utility.1,-1,0,0", "gm_bpref", "infAP", "ndcg_rel", "success.1,5"],
                 ["SDCG(max_rel=3)@5", "NERR8(max_rel=3)@5", "NERR9(max_rel=3)@5", "NERR10(p=0.5,max_rel=3)",
