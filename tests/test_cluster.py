@@ -282,6 +282,29 @@ def test_bad_input_in_a_split_run_is_one_error_line_not_a_worker_log(data, tmp_p
         assert result.stderr.endswith(expected)
 
 
+def test_a_document_listed_twice_is_cited_as_on_one_machine(client, data, tmp_path):
+    # its two rows go to one bucket on a worker, which holds neither the files nor the whole table: the
+    # error names the lines of the shards (counted by hand: b.txt line 2, a.txt line 2) and the rows of a
+    # run built in memory (3 and 1), as evaluate() on one machine does (tests/test_duplicates.py)
+    import numpy as np
+
+    from trec_rag_eval.tables import Run
+
+    folder, _ = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["P@5"])
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("q01 Q0 d2 1 2 t\nq01 Q0 d1 2 1 t\n")
+    second.write_text("q02 Q0 d9 1 1 t\nq01 Q0 d1 1 3 t\n")
+    with pytest.raises(InputFormatError) as raised:
+        evaluate_partitioned(qrels, [str(first), str(second)], measures, Settings(), cluster=client, buckets=3)
+    assert str(raised.value) == f"{second}:2: document 'd1' listed twice for query 'q01' (first at {first}:2)"
+    run = Run({"query_id": ["q01", "q02", "q01"], "doc_id": ["d1", "d9", "d1"], "score": np.array([3.0, 1.0, 2.0])})
+    with pytest.raises(InputFormatError) as raised:
+        evaluate_partitioned(qrels, run, measures, Settings(), cluster=client, buckets=3)
+    assert str(raised.value) == "<run>: row 3: document 'd1' listed twice for query 'q01' (first at row 1)"
+
+
 def test_from_python_a_client_is_used_as_is_and_left_open(client, data):
     folder, runs = data
     qrels = load_qrels(folder / "qrels.txt")

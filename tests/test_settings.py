@@ -10,7 +10,7 @@ import pytest
 
 from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.errors import DuplicateDocumentError, UsageError
+from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec import parse_qrels_text, read_trec_qrels, read_trec_run
 from trec_rag_eval.tables import Run
@@ -95,7 +95,7 @@ def test_a_settings_value_and_its_keywords_give_the_same_numbers():
 
 
 def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
-    # core only knows the run's name: it raises the pair, and the evaluation asks io for the lines
+    # core only knows the run's name: it raises the pair, and the run's places (its reader's) find the lines
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n1 Q0 a 3 1 t\n")
     qrels, run = read_trec_qrels(str(_qrels(tmp_path))), read_trec_run(str(path))
@@ -105,9 +105,10 @@ def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
     with pytest.raises(Exception) as cited:
         evaluate_tables(qrels, run, ["P@5"])
     assert str(cited.value) == f"{path}:3: document 'a' listed twice for query '1' (first at line 1)"
-    # a run built in memory has no lines to cite
+    # a run built in memory has no lines: its own rows are cited (1 and 2, by hand)
     columns = {"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": np.array([1.0, 2.0])}
-    with pytest.raises(DuplicateDocumentError, match=r"^<run>: document 'a' listed twice for query '1'$"):
+    with pytest.raises(InputFormatError, match=r"^<run>: row 2: document 'a' listed twice for query '1' "
+                                               r"\(first at row 1\)$"):
         evaluate_tables(qrels, Run(columns), ["P@5"])
     assert pickle.loads(pickle.dumps(raw.value)).doc_id == "a"
 

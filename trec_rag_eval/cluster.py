@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.parse import MeasuresArg
-    from trec_rag_eval.tables import Qrels, Run
+    from trec_rag_eval.tables import Places, Qrels, Run
 
 LOCAL = "local:"
 LOCAL_WORKERS_PER_CORE = 4
@@ -526,7 +526,8 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.streaming import combine_pieces
     from trec_rag_eval.measures.parse import resolve_measures
-    from trec_rag_eval.tables import Run, qrels_query_ids
+    from trec_rag_eval.errors import DuplicateDocumentError
+    from trec_rag_eval.tables import NOWHERE, Run, duplicate_error, qrels_query_ids
 
     measures, settings = resolve_measures(measures), settings or Settings()
 
@@ -534,9 +535,11 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     pieces: list[Piece] = []
     if isinstance(run, Run):
         source, total = run.source, run.frame.height
+        places = run.places or NOWHERE  # a bucket's rows are not the table's
     else:
         source, pieces = _pieces(run, run_format)
         total = sum(piece.size for piece in pieces)
+        places = _places(pieces)
 
     def once(client: Client) -> Evaluation:
         import dask
@@ -567,11 +570,16 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             inputs = _shuffled(frames, count)
         judged = _share_qrels(client, qrels, qrels_from, token)
         task = dask.delayed(_evaluate_bucket, pure=False)
-        evaluated = client.compute([task(judged, part, measures, settings, source,
+        evaluated = client.compute([task(judged, part, measures, settings, source, places,
                                          dask_key_name=f"trec-rag-eval-evaluate-{b}-{token}")
                                     for b, part in enumerate(inputs)])
         _follow(evaluated, progress, done, len(pieces) + count)
-        results = _gather(client, evaluated, source)
+        try:
+            results = _gather(client, evaluated, source)
+        except DuplicateDocumentError as err:  # a run built in memory: its rows are here, not on the workers
+            if not isinstance(run, Run):
+                raise
+            raise duplicate_error(run, err.query_id, err.doc_id) from None
         extra = extra.union(*(bucket_extra for _, bucket_extra in results))
         return combine_pieces(qrels, [part for part, _ in results if part is not None], measures, settings,
                               run_tag=tags[-1] if tags else "", source=source, extra_queries=extra)
@@ -635,6 +643,17 @@ def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
         if isinstance(result, TrecRagEvalError):
             raise result
     return results
+
+
+def _places(pieces: list[Piece]) -> Places:
+    """Where the rows of the pieces' files stand (lines of TREC text, rows of Parquet), file after file:
+    a document listed twice is cited in the files, whichever buckets its rows went to."""
+    from trec_rag_eval.io import parquet, trec
+    from trec_rag_eval.tables import joined_places
+
+    files = dict.fromkeys((piece.path, piece.kind) for piece in pieces)
+    return joined_places([parquet.run_places(path) if kind == "parquet" else trec.run_places(path)
+                          for path, kind in files])
 
 
 def _read_piece(piece: Piece, source: str) -> tuple[Any, PieceRead]:
@@ -744,11 +763,11 @@ def _piece_tags(pieces: list[Piece], tags: list[str], source: str) -> list[str]:
 
 
 def _evaluate_bucket(qrels: Qrels, rows: Any, measures: list[Measure], settings: Settings,
-                     source: str) -> tuple[Evaluation | None, set[str]] | TrecRagEvalError:
+                     source: str, places: Places) -> tuple[Evaluation | None, set[str]] | TrecRagEvalError:
     """On a worker: the queries of one bucket (a polars frame split here, or a pandas frame from the
     shuffle), with the kernels of the in-memory path: their values (None: no judged query) and the
-    queries the qrels do not know; bad input (a document listed twice, in two pieces) answered, as
-    by ``_read_piece``."""
+    queries the qrels do not know; bad input (a document listed twice, in two pieces: cited through
+    ``places``) answered, as by ``_read_piece``."""
     import polars as pl
 
     from trec_rag_eval.evaluation.streaming import evaluate_piece
@@ -758,6 +777,6 @@ def _evaluate_bucket(qrels: Qrels, rows: Any, measures: list[Measure], settings:
     if frame.is_empty():
         return None, set()
     try:
-        return evaluate_piece(qrels, Run(frame, "", source), measures, settings)
+        return evaluate_piece(qrels, Run(frame, "", source, places), measures, settings)
     except TrecRagEvalError as err:
         return err

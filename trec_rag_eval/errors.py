@@ -58,7 +58,8 @@ class InputFormatError(TrecRagEvalError):
 
 class DuplicateDocumentError(InputFormatError):
     """A document listed twice for one query of a run. Found where the run is ranked, which knows no
-    files: ``io.load.cite_duplicate`` turns it into the error citing both lines (or rows) of the file."""
+    files: ``tables.duplicate_error`` turns it into the error citing both lines (or rows) where the run's
+    reader says they stand (``Run.places``); this error as it is when they cannot be pointed at."""
 
     def __init__(self, path: str, query_id: str, doc_id: str) -> None:
         self.query_id = query_id

@@ -18,11 +18,10 @@ from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
-from trec_rag_eval.io.load import cite_duplicate
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
-from trec_rag_eval.tables import Qrels, Run, per_document, query_id_set
+from trec_rag_eval.tables import Qrels, Run, duplicate_error, per_document, query_id_set
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -262,8 +261,8 @@ def evaluate_tables(
     try:
         ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
                       queries=chosen.queries, float32_scores=chosen.trec_eval_9)
-    except DuplicateDocumentError as err:  # the ranking knows no files: the reading layer cites the lines
-        raise cite_duplicate(err) from None
+    except DuplicateDocumentError as err:  # the ranking knows rows; the run knows where they were read
+        raise duplicate_error(run, err.query_id, err.doc_id) from None
     if ranked.num_queries == 0:
         raise no_query_error(qrels, run)
     warn_if_nothing_matches(ranked, run.source)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.text import read_text, spooled
 from trec_rag_eval.syntax import FIELD_SEPARATORS
-from trec_rag_eval.tables import Qrels, Run, column_head, column_list, run_columns
+from trec_rag_eval.tables import Qrels, Run, column_head, column_list, duplicate_error, run_columns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -462,8 +462,12 @@ def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
         return run, _report(doc_map, judged, len(doc_ids), None, len(distinct), counts, lambda _: _Found())
     # each (query, document) keeps its best chunk's score; NaN never wins over a real score
     best: dict[tuple[str, str], float] = {}
+    seen: set[tuple[str, str]] = set()
     for query_id, doc_id, score in zip(column_list(run, "query_id"), doc_ids, column_list(run, "score"),
                                        strict=True):
+        if (query_id, doc_id) in seen:  # a chunk listed twice is an error, as without a map (trec_eval's rule)
+            raise duplicate_error(run, query_id, doc_id)
+        seen.add((query_id, doc_id))
         key = (query_id, doc_of[doc_id])
         kept = best.get(key)
         if kept is None or score > kept or (math.isnan(kept) and not math.isnan(score)):
@@ -477,6 +481,9 @@ def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
     import polars as pl
 
     frame = run.frame
+    again = frame.select((~pl.struct("query_id", "doc_id").is_first_distinct()).arg_true().first()).item()
+    if again is not None:  # a chunk listed twice is an error, as without a map (trec_eval's rule)
+        raise duplicate_error(run, frame["query_id"][again], frame["doc_id"][again])
     documents = doc_map.series(frame["doc_id"])
     uncovered = frame.filter(documents.is_null()).group_by("doc_id").len()
     counts = dict(zip(uncovered["doc_id"].to_list(), uncovered["len"].to_list(), strict=True))

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.formats import (
     FORMATS,
     HEAD_BYTES,
@@ -39,7 +39,7 @@ from trec_rag_eval.syntax import (
     separator_hint,
     split_fields,
 )
-from trec_rag_eval.tables import Qrels, ResultsReport, Run, empty_keys
+from trec_rag_eval.tables import Qrels, ResultsReport, Run, empty_keys, joined_places
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
@@ -138,7 +138,8 @@ def load_run_shards(paths: list[str], format: str | None = None) -> Run:
     import polars as pl
 
     runs = [load_run(path, format) for path in paths]
-    return Run(pl.concat([run.frame for run in runs]), runs[-1].run_tag, paths[0])
+    return Run(pl.concat([run.frame for run in runs]), runs[-1].run_tag, paths[0],
+               joined_places([run.places for run in runs]))
 
 
 def load_run_report(
@@ -380,27 +381,6 @@ def _choose(path: str, format: str | None, allowed: tuple[str, ...], parameter: 
         raise UsageError(f"unknown format {format!r} for {written}; expected one of {', '.join(allowed)}",
                          {written: parameter})
     return format
-
-
-def cite_duplicate(err: DuplicateDocumentError) -> InputFormatError:
-    """The error for a document listed twice for a query (found by the ranking), citing both lines of
-    a TREC file or both rows of a Parquet run; as it was when the run came from no file."""
-    path, reason = err.path, err.reason
-    from trec_rag_eval.io.parquet import is_parquet, rows_of
-
-    if is_parquet(path):
-        places = rows_of(path, err.query_id, err.doc_id)
-        if len(places) >= 2:
-            (first_file, first), (file, row) = places[:2]
-            where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
-            return InputFormatError(file, None, f"row {row}: {reason} (first at {where})")
-    if is_file(path):
-        from trec_rag_eval.io.trec import lines_of
-
-        lines = lines_of(path, err.query_id, err.doc_id)
-        if len(lines) >= 2:
-            return InputFormatError(path, lines[1], f"{reason} (first at line {lines[0]})")
-    return err
 
 
 def as_qrels(value: Any, name: str = "qrels") -> Qrels:

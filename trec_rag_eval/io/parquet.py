@@ -22,6 +22,7 @@ import contextlib
 import io
 import os
 from collections.abc import Iterator
+from functools import partial
 from typing import IO, TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
@@ -30,7 +31,7 @@ from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.io.text import spooled
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
-from trec_rag_eval.tables import Qrels, Run
+from trec_rag_eval.tables import Places, Qrels, Run
 
 if TYPE_CHECKING:
     import polars as pl
@@ -128,8 +129,8 @@ def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
 def read_parquet_run(path: str | os.PathLike[str]) -> Run:
     """Read a run from a Parquet file or directory (columns query_id, doc_id, score[, run_tag, rank, Q0]).
 
-    A document listed twice for a query is caught by the ranking step, which cites both rows
-    (``io.load.cite_duplicate`` calls ``rows_of``).
+    A document listed twice for a query is found by the ranking step, and both rows cited (the run's
+    ``places``: ``rows_of``).
     """
     name = os.fspath(path)
     return read_parquet_run_files(_files(name), name)
@@ -149,7 +150,12 @@ def read_parquet_run_files(files: list[str], source: str, rows: tuple[int, int] 
         tags = table.frame["run_tag"].drop_nulls()
         if len(tags) and tags[-1] and not any(ch.isspace() for ch in tags[-1]):
             run_tag = tags[-1]
-    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source)
+    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source, run_places(source))
+
+
+def run_places(source: str) -> Places:
+    """Where the rows of a run read from ``source`` (a Parquet file or directory) stand: (file, row)."""
+    return Places("row", partial(rows_of, source))
 
 
 def rows_of(source: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:

@@ -18,6 +18,7 @@ import codecs
 import math
 import os
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -45,7 +46,7 @@ from trec_rag_eval.syntax import (
     separator_hint,
     split_fields,
 )
-from trec_rag_eval.tables import Columns, Qrels, Run, query_id_set
+from trec_rag_eval.tables import Columns, Places, Qrels, Run, query_id_set
 from trec_rag_eval.tables.arrow import string_buffers
 
 if TYPE_CHECKING:
@@ -76,10 +77,27 @@ def read_trec_run(path: str | os.PathLike[str]) -> Run:
     Fields after the sixth are ignored, as trec_eval does. The rank column is ignored: the
     ranking is rebuilt from the scores. Scores must be numbers; ``inf`` and ``-inf`` are accepted
     (they sort first and last), NaN is refused because it has no place in a ranking.
-    A document listed twice for one query is an error that cites both lines.
+    A document listed twice for one query is an error that cites both lines (the ranking finds it;
+    the run's ``places`` find its lines).
     """
     name = os.fspath(path)
-    return _read_run_source(name, _open_source(name))
+    return _read_run_source(name, _open_source(name), run_places(name))
+
+
+def run_places(path: str) -> Places:
+    """Where the rows of a run read from the TREC file ``path`` stand: its lines."""
+    return Places("line", partial(_file_lines, path))
+
+
+def _file_lines(path: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:
+    """(file, line) of every line of ``path`` where ``query_id`` and ``doc_id`` stand in columns 1 and 3
+    (standard input and pipes: the bytes kept when they were read)."""
+    return [(path, line) for line in _lines_of(_open_source(path), query_id, doc_id)]
+
+
+def _text_lines(name: str, data: bytes, query_id: str, doc_id: str) -> list[tuple[str, int]]:
+    """As ``_file_lines``, for a run read from text in memory."""
+    return [(name, line) for line in _lines_of(_Source(name, data), query_id, doc_id)]
 
 
 def _read_qrels_source(name: str, source: _Source) -> Qrels:
@@ -92,14 +110,15 @@ def _read_qrels_source(name: str, source: _Source) -> Qrels:
     return Qrels(frame, name)
 
 
-def _read_run_source(name: str, source: _Source) -> Run:
-    # a document listed twice is caught by the ranking step and cited by line there
+def _read_run_source(name: str, source: _Source, places: Places) -> Run:
+    # a document listed twice is found by the ranking step, which hashes the pairs anyway; ``places`` then
+    # finds its lines (on that error only: recording every row's line would cost each large run memory)
     read = None if source.small else _fast_run(source)
     if read is not None:
-        run = Run(read[0], read[1], name)
+        run = Run(read[0], read[1], name, places)
     else:
         columns, run_tag = _slow_run(name, source)
-        run = Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name)
+        run = Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name, places)
     truncated = _looks_truncated(source)
     if truncated is not None:
         from trec_rag_eval.errors import warn
@@ -592,6 +611,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
     if file_size(name) == 0:
         raise InputFormatError(name, None, "empty file")
     seen: set[str] = set()
+    places = run_places(name)  # the lines of the whole file, as one read whole would cite them
     carry = b""
     line_no = 1  # number of the first line of carry
     done = 0
@@ -617,7 +637,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
             piece = None
             if complete.strip():
                 try:
-                    piece = _read_run_source(name, _Source(name, complete, first_line=line_no))
+                    piece = _read_run_source(name, _Source(name, complete, first_line=line_no), places)
                 except NoResultsError:
                     pass  # only comment lines here; a run without any result line is refused below
             if piece is not None:
@@ -682,7 +702,7 @@ def read_run_range(path: str | os.PathLike[str], start: int, end: int) -> tuple[
     if not data.strip():
         return None, lines
     try:
-        return _read_run_source(name, _Source(name, data, first_line=1, at_start=begin == 0)), lines
+        return _read_run_source(name, _Source(name, data, first_line=1, at_start=begin == 0), run_places(name)), lines
     except NoResultsError:  # only comment lines here; a run without any result line is refused by the caller
         return None, lines
 
@@ -712,11 +732,6 @@ def renumbered(err: InputFormatError, lines_before: int) -> InputFormatError:
     return InputFormatError(err.path, err.line_no + lines_before, err.reason, err.line)
 
 
-def lines_of(path: str, query_id: str, doc_id: str) -> list[int]:
-    """Line numbers of a TREC file where ``query_id`` and ``doc_id`` stand in columns 1 and 3."""
-    return _lines_of(_open_source(path), query_id, doc_id)
-
-
 def parse_qrels_text(text: str, source: str = "<qrels>") -> Qrels:
     """Read qrels from a string (tests, notebooks)."""
     src = _Source(source, text.encode("utf-8"))
@@ -725,6 +740,6 @@ def parse_qrels_text(text: str, source: str = "<qrels>") -> Qrels:
 
 def parse_run_text(text: str, source: str = "<run>") -> Run:
     """Read a run from a string (tests, notebooks)."""
-    src = _Source(source, text.encode("utf-8"))
-    return _read_run_source(source, src)
+    data = text.encode("utf-8")
+    return _read_run_source(source, _Source(source, data), Places("line", partial(_text_lines, source, data)))
 

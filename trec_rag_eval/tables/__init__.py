@@ -16,11 +16,15 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
+from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
 from trec_rag_eval.tables.shapes import is_table_data, qrels_data, run_data
 
@@ -234,17 +238,50 @@ def per_document(qrels: Qrels) -> Qrels:
 
 
 @dataclass(frozen=True)
+class Places:
+    """Where the rows of a table stand in what it was read from, as its reader records it: ``find(query_id,
+    doc_id)`` gives the (file, number) of every row holding that pair, in the order read, numbered as
+    ``unit`` says (``"line"`` of a text file, ``"row"`` of a Parquet file). ``find`` is a function of the reader
+    (with its arguments bound: ``functools.partial``), so a table sent to a Dask worker keeps it; it is called
+    only to cite an error found after the reading (a document listed twice, found by the ranking)."""
+
+    unit: str
+    find: Callable[[str, str], list[tuple[str, int]]]
+
+
+def joined_places(places: Sequence[Places | None]) -> Places:
+    """The places of a table whose rows are those of several tables read in turn (a run's shards, the
+    partitions a cluster reads); places that find nothing if one of them has none, or the units differ."""
+    known = tuple(p for p in places if p is not None)
+    units = {p.unit for p in known}
+    if len(units) != 1 or len(known) < len(places):
+        return NOWHERE
+    return Places(units.pop(), partial(_find_in_turn, known))
+
+
+def _find_in_turn(places: tuple[Places, ...], query_id: str, doc_id: str) -> list[tuple[str, int]]:
+    return [found for one in places for found in one.find(query_id, doc_id)]
+
+
+NOWHERE = Places("row", partial(_find_in_turn, ()))
+"""The places of rows that cannot be pointed at (a part of a table built in memory): an error names none."""
+
+
+@dataclass(frozen=True)
 class Run:
     """A ranked result list: one row per (query_id, doc_id) with its score.
 
     The rank column of a TREC file is not kept: trec_eval ignores it, and so do we. The ranking
     is always rebuilt by score descending, then doc_id descending (see ``core.ranking``).
     ``run_tag`` is the tag of the last line of the file, which trec_eval prints as ``runid``.
+    ``places``: where its rows stand in the file it was read from (``Places``, recorded by the reader);
+    None for a table built in memory, whose places are its own rows.
     """
 
     data: pl.DataFrame | Columns | Any  # Any: a pyarrow Table (see the module docstring)
     run_tag: str = "run"
     source: str = "<run>"
+    places: Places | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes
@@ -272,6 +309,28 @@ class Run:
         for q, d, s in zip(*(column_list(self, c) for c in ("query_id", "doc_id", "score")), strict=True):
             out.setdefault(q, {})[d] = float(s)
         return out
+
+
+def duplicate_error(run: Run, query_id: str, doc_id: str) -> InputFormatError:
+    """The error for a document listed twice for one query of ``run`` (the ranking finds it), citing both
+    places: the lines of a text file or the rows of a Parquet file, as the reader recorded them
+    (``Run.places``), or the table's own rows for a run built in memory. One text whatever the path (a file
+    read whole, in pieces or on a cluster; standard input; a DataFrame; a dict of columns)."""
+    reason = f"document {quote(doc_id)} listed twice for query {quote(query_id)}"
+    if run.places is not None:
+        unit, found = run.places.unit, run.places.find(query_id, doc_id)
+    else:
+        unit, found = "row", [(run.source, row) for row, pair in enumerate(
+            zip(column_list(run, "query_id"), column_list(run, "doc_id"), strict=True), start=1)
+            if pair == (query_id, doc_id)]
+    if len(found) < 2:  # rows derived from the file's (doc ids mapped), or that cannot be pointed at
+        return DuplicateDocumentError(run.source, query_id, doc_id)
+    (first_file, first), (file, second) = found[:2]
+    if unit == "line":
+        where = f"line {first}" if first_file == file else f"{first_file}:{first}"
+        return InputFormatError(file, second, f"{reason} (first at {where})")
+    where = f"row {first}" if first_file == file else f"{first_file}: row {first}"
+    return InputFormatError(file, None, f"row {second}: {reason} (first at {where})")
 
 
 def _byte_key(text: str) -> bytes:
