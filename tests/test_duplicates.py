@@ -17,11 +17,10 @@ import pytest
 from conftest import invoke
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
-from trec_rag_eval.evaluation.evaluate import evaluate_tables as evaluate
+from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
 from trec_rag_eval.io.load import load_qrels, load_run, load_run_shards
-from trec_rag_eval.io.trec import iter_run_chunks, parse_run_text
-from trec_rag_eval.io.trec import read_trec_run as read_run
+from trec_rag_eval.io.trec import iter_run_chunks, parse_run_text, read_trec_run
 from trec_rag_eval.tables import Run
 
 # line 1: a comment, line 2: q1's d1, lines 3-4: q1's d2 and a blank line, line 5: q2, line 6: d1 again for q1
@@ -39,7 +38,7 @@ def qrels(tmp_path):
 
 def _error(qrels, run) -> str:
     with pytest.raises(InputFormatError) as raised:
-        evaluate(qrels, run, ["P@5"])
+        evaluate_tables(qrels, run, ["P@5"])
     return str(raised.value)
 
 
@@ -48,13 +47,13 @@ def test_a_trec_file_cites_both_lines_read_either_way(qrels, tmp_path, table_for
     # comment and the blank line without saying where: the lines are still counted right)
     path = tmp_path / "run.txt"
     path.write_text(TEXT)
-    assert _error(qrels, read_run(str(path))) == f"{path}:6: {CITED}"
+    assert _error(qrels, read_trec_run(str(path))) == f"{path}:6: {CITED}"
 
 
 def test_gzip_text_in_memory_and_standard_input_cite_the_same_lines(qrels, tmp_path):
     path = tmp_path / "run.txt.gz"
     path.write_bytes(gzip.compress(TEXT.encode()))
-    assert _error(qrels, read_run(str(path))) == f"{path}:6: {CITED}"
+    assert _error(qrels, read_trec_run(str(path))) == f"{path}:6: {CITED}"
     assert _error(qrels, parse_run_text(TEXT)) == f"<run>:6: {CITED}"
     qrels_file = tmp_path / "qrels.txt"
     qrels_file.write_text("1 0 d1 1\n")
@@ -127,7 +126,7 @@ def test_rows_that_cannot_be_pointed_at_name_the_pair(qrels):
 
     run = Run({**COLUMNS, "score": np.array(COLUMNS["score"])}, source="mapped.txt", places=NOWHERE)
     with pytest.raises(DuplicateDocumentError) as raised:
-        evaluate(qrels, run, ["P@5"])
+        evaluate_tables(qrels, run, ["P@5"])
     assert str(raised.value) == "mapped.txt: document 'd1' listed twice for query '1'"
 
 
@@ -137,7 +136,7 @@ def test_places_cross_to_a_worker(tmp_path):
 
     path = tmp_path / "run.txt"
     path.write_text(TEXT)
-    copy = pickle.loads(pickle.dumps(read_run(str(path))))
+    copy = pickle.loads(pickle.dumps(read_trec_run(str(path))))
     assert copy.places is not None and copy.places.find("1", "d1") == [(str(path), 2), (str(path), 6)]
     assert os.fspath(path) == copy.source
 
@@ -148,6 +147,18 @@ def test_a_chunk_listed_twice_is_refused_before_chunks_are_mapped_to_documents(q
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 d1#1 1 3 t\n1 Q0 d2#1 2 2 t\n1 Q0 d1#1 3 1 t\n")
     with pytest.raises(InputFormatError) as raised:
-        evaluate(qrels, read_run(str(path)), ["P@5"], doc_map=r"(.*)#\d+")
+        evaluate_tables(qrels, read_trec_run(str(path)), ["P@5"], doc_map=r"(.*)#\d+")
     assert str(raised.value) == f"{path}:3: document 'd1#1' listed twice for query '1' (first at line 1)"
-    assert _error(qrels, read_run(str(path))) == str(raised.value)
+    assert _error(qrels, read_trec_run(str(path))) == str(raised.value)
+
+
+def test_a_run_given_by_url_cites_its_lines(qrels):
+    # read where it lies (fsspec): its places fetch it again on the error, as a file is read again
+    import fsspec
+
+    import trec_rag_eval as tre
+
+    fsspec.filesystem("memory").pipe("/test_duplicates/run.txt", TEXT.encode())
+    with pytest.raises(InputFormatError) as raised:
+        tre.evaluate(qrels, "memory://test_duplicates/run.txt", ["P@5"])
+    assert str(raised.value) == f"memory://test_duplicates/run.txt:6: {CITED}"

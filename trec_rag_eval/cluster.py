@@ -524,9 +524,9 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     piece read, one per bucket evaluated).
     """
     from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.errors import DuplicateDocumentError
     from trec_rag_eval.evaluation.streaming import combine_pieces
     from trec_rag_eval.measures.parse import resolve_measures
-    from trec_rag_eval.errors import DuplicateDocumentError
     from trec_rag_eval.tables import NOWHERE, Run, duplicate_error, qrels_query_ids
 
     measures, settings = resolve_measures(measures), settings or Settings()
