@@ -299,6 +299,19 @@ def test_a_document_listed_twice_is_cited_as_on_one_machine(client, data, tmp_pa
     with pytest.raises(InputFormatError) as raised:
         evaluate_partitioned(qrels, [str(first), str(second)], measures, Settings(), cluster=client, buckets=3)
     assert str(raised.value) == f"{second}:2: document 'd1' listed twice for query 'q01' (first at {first}:2)"
+    # one file cut into byte ranges (about 100 lines of 20 bytes each, ranges of 500 bytes): the pair in the
+    # first and the last range, read by different tasks, cited at lines 1 and 101 of the whole file
+    import trec_rag_eval.cluster as cluster_module
+
+    whole = tmp_path / "whole.txt"
+    whole.write_text("q01 Q0 d1 1 3 t\n" + "".join(f"q02 Q0 x{i:03d} 1 1 t\n" for i in range(99))
+                     + "q01 Q0 d1 2 1 t\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cluster_module, "BYTES_PER_PIECE", 500)
+        assert len(cluster_module._pieces(str(whole), "auto")[1]) > 2
+        with pytest.raises(InputFormatError) as raised:
+            evaluate_partitioned(qrels, str(whole), measures, Settings(), cluster=client, buckets=3)
+    assert str(raised.value) == f"{whole}:101: document 'd1' listed twice for query 'q01' (first at line 1)"
     run = Run({"query_id": ["q01", "q02", "q01"], "doc_id": ["d1", "d9", "d1"], "score": np.array([3.0, 1.0, 2.0])})
     with pytest.raises(InputFormatError) as raised:
         evaluate_partitioned(qrels, run, measures, Settings(), cluster=client, buckets=3)

@@ -702,7 +702,8 @@ def read_run_range(path: str | os.PathLike[str], start: int, end: int) -> tuple[
     if not data.strip():
         return None, lines
     try:
-        return _read_run_source(name, _Source(name, data, first_line=1, at_start=begin == 0), run_places(name)), lines
+        source = _Source(name, data, first_line=1, at_start=begin == 0)
+        return _read_run_source(name, source, run_places(name)), lines
     except NoResultsError:  # only comment lines here; a run without any result line is refused by the caller
         return None, lines
 
