@@ -92,3 +92,33 @@ def test_fuse_counts_and_seed_are_refused_in_the_same_words(options, message):
     with pytest.raises(tre.UsageError) as refused:
         tre.fuse(RUNS, "rrf", **options)
     assert str(refused.value) == message
+
+
+def _search(query, k):
+    return ["d1", "d2"][:k]
+
+
+DATASET = [{"id": "q1", "query": "chat", "relevant": ["d1"]}]
+
+
+@pytest.mark.parametrize("call, message", [
+    # wrong types were a TypeError about '<' between str and int, from inside the library
+    (lambda tmp: tre.Evaluator(_search).evaluate(DATASET, k_values=(1,), depth="10"),
+     "the search depth must be an integer, got '10'"),
+    (lambda tmp: tre.Evaluator(_search).evaluate(DATASET, k_values=(1,), depth=0),
+     "the search depth must be at least 1, got 0"),
+    (lambda tmp: tre.generate_queries(DATASET, tmp / "out.json", model="m", n="3"),
+     "n (questions per document) must be an integer, got '3'"),
+    (lambda tmp: tre.generate_queries(DATASET, tmp / "out.json", model="m", concurrency=0),
+     "the concurrency must be at least 1, got 0"),
+    (lambda tmp: tre.judge(QRELS, RUNS[0], DATASET, tmp / "out.txt", model="m", depth=2.5),
+     "the depth must be an integer, got 2.5"),
+    (lambda tmp: tre.judge(QRELS, RUNS[0], DATASET, tmp / "out.txt", model="m", max_chars="800"),
+     "max_chars must be an integer, got '800'"),
+    (lambda tmp: tre.judge(QRELS, RUNS[0], DATASET, tmp / "out.txt", model="m", calibrate=-1),
+     "calibrate must be at least 0, got -1"),
+])
+def test_the_engine_counts_are_checked_in_the_same_words(call, message, tmp_path):
+    with pytest.raises(tre.UsageError) as refused:
+        call(tmp_path)
+    assert str(refused.value) == message

@@ -1,7 +1,8 @@
 """The arguments the library's random and counted work takes, checked in one place with one wording:
-``compare`` (``compare_values``, ``compare_all_pairs``), ``agree`` and ``fuse`` say the same thing of the
-same mistake. Each check raises ``UsageError`` naming the parameter as the library spells it (the
-command line says its flag)."""
+``compare`` (``compare_values``, ``compare_all_pairs``), ``agree``, ``fuse``, the search harness and the
+LLM settings (depth, concurrency, questions per document) say the same thing of the same mistake. Each
+check raises ``UsageError`` naming the parameter as the library spells it (the command line says its
+flag)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,14 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.syntax import is_number
 
 
-def check_count(name: str, value: Any, least: int = 1) -> None:
-    """A count (resamples, folds, a depth): an integer, at least ``least``."""
+def check_count(name: str, value: Any, least: int = 1, parameter: str | None = None) -> None:
+    """A count (resamples, folds, a depth): an integer, at least ``least``. ``name`` is how the message
+    says it; ``parameter``, the parameter it is when ``name`` is a phrase (the command line says its flag)."""
+    said = {name: parameter} if parameter is not None else None
     if not is_number(value, Integral):
-        raise UsageError(f"{name} must be an integer, got {value!r}")
+        raise UsageError(f"{name} must be an integer, got {value!r}", said)
     if value < least:
-        raise UsageError(f"{name} must be at least {least}, got {value}")
+        raise UsageError(f"{name} must be at least {least}, got {value}", said)
 
 
 def check_seed(seed: Any, optional: bool = True) -> None:

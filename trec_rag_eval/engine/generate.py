@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.arguments import check_count
 from trec_rag_eval.engine.llm import (
     ChatCaller,
     LLMFailure,
@@ -75,9 +76,7 @@ class GenerationSettings(LLMSettings):
     language: str = "fr"
 
     def check(self) -> None:
-        if self.n < 1:
-            raise UsageError(f"n (questions per document) must be at least 1, got {self.n}",
-                             {"n (questions per document)": "n"})
+        check_count("n (questions per document)", self.n, parameter="n")
         if self.language not in PROMPTS:
             raise UsageError(f"unsupported language {self.language!r}: expected one of {', '.join(PROMPTS)}")
         super().check()

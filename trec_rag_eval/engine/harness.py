@@ -32,6 +32,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.arguments import check_count
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show
@@ -236,8 +237,7 @@ class Evaluator:
 
     def run(self, dataset: Any, depth: int = 10) -> SearchOutcome:
         """Send every dataset query to the engine for ``depth`` results; record run, latency, failures."""
-        if depth < 1:
-            raise UsageError(f"the search depth must be at least 1, got {depth}")
+        check_count("the search depth", depth)
         topics = dataset_topics(dataset)
         return run_queries(
             self.search,

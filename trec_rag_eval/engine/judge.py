@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.arguments import check_count
 from trec_rag_eval.display import format_magnitude
 from trec_rag_eval.engine.llm import (
     ChatCaller,
@@ -130,12 +131,9 @@ class JudgeSettings(LLMSettings):
     def check(self) -> None:
         if self.language not in PROMPTS:
             raise UsageError(f"unsupported language {self.language!r}: expected one of {', '.join(PROMPTS)}")
-        if self.depth < 1:
-            raise UsageError(f"the depth must be at least 1, got {self.depth}")
-        if self.max_chars < 1:
-            raise UsageError(f"max_chars must be at least 1, got {self.max_chars}")
-        if self.calibrate < 0:
-            raise UsageError(f"calibrate cannot be negative, got {self.calibrate}", {"calibrate": "calibrate"})
+        check_count("the depth", self.depth)
+        check_count("max_chars", self.max_chars)
+        check_count("calibrate", self.calibrate, least=0, parameter="calibrate")
         super().check()
 
     @property

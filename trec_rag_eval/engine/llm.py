@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from trec_rag_eval.arguments import check_count
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, OutputError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.text import read_text
 
@@ -96,8 +97,7 @@ class LLMSettings:
     temperature: float | None = None
 
     def check(self) -> None:
-        if self.concurrency < 1:
-            raise UsageError(f"the concurrency must be at least 1, got {self.concurrency}")
+        check_count("the concurrency", self.concurrency)
         if self.timeout <= 0:
             raise UsageError(f"the timeout must be positive, got {self.timeout}")
         if self.max_retries < 0:
