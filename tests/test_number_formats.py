@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import trec_rag_eval as tre
-from trec_rag_eval.display import format_magnitude, format_number, format_precise
+from trec_rag_eval.display import format_delta, format_magnitude, format_number, format_precise
 from trec_rag_eval.measures.parse import parse_measure
 from trec_rag_eval.render.numbers import format_difference, plain_number
 from trec_rag_eval.render.trec import format_trec_value
@@ -62,3 +62,5 @@ def test_statistics():
     assert format_magnitude(None, "undefined") == "undefined"
     assert format_difference(0.043) == "+0.0430" and format_difference(-0.1) == "-0.1000"
     assert format_precise(1 / 3) == "0.333333" and format_precise(None) == "n/a"
+    # a comparison's delta, in its table and in its repr: three decimals, no negative zero, no value as -
+    assert format_delta(0.0431) == "+0.043" and format_delta(-0.0004) == "+0.000" and format_delta(math.nan) == "-"

@@ -8,10 +8,11 @@ ask this registry; ``render.results`` fills it, one entry per type (its qualifie
 result is shown, as a plugin is loaded (the static imports still go one way: nothing here imports
 ``render``). A way nobody registered falls back to the short repr (text) or raises (anything else).
 
-Also here, since every result type's ``repr`` uses them: ``short_repr`` and ``format_number``, the
-one number format of every table a person reads (the command's tables, the notebook's, the reprs), and
-``format_precise``, a cross-check's (text and notebook), and ``format_magnitude``, a coefficient's;
-``render.trec`` has trec_eval's, ``render.numbers`` the statistics' and the JSON/CSV values'.
+Also here, since the result types below ``render`` use them (their reprs, the texts some still write):
+``short_repr`` and the number formats of what a person reads: ``format_number`` (a measure's value in
+every table: the command's, the notebook's, a repr), ``format_delta`` (a comparison's delta),
+``format_magnitude`` (a coefficient, a detectable delta) and ``format_precise`` (a cross-check's values).
+``render.trec`` has trec_eval's, ``render.numbers`` the other statistics' and the JSON/CSV values'.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ def format_number(value: Any, missing: str = "nan") -> str:
     if isinstance(value, float):
         return missing if math.isnan(value) else f"{value:.4f}"
     return str(value)
+
+
+def format_delta(value: float) -> str:
+    """Signed, three decimals: ``+0.043``, ``-0.100``."""
+    if math.isnan(value):
+        return "-"
+    text = f"{value:+.3f}"
+    return "+0.000" if text == "-0.000" else text
 
 
 def format_magnitude(value: float | None, missing: str = "-") -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
-from trec_rag_eval.display import short_repr, show
+from trec_rag_eval.display import format_delta, short_repr, show
 from trec_rag_eval.measures.keyed import ByMeasure
 
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ class Comparison:
 
     def __repr__(self) -> str:
         head = [f"runs={self.runs!r}", f"baseline={self.baseline!r}", f"queries={self.n_queries}"]
-        deltas = {f"{p.run}:{p.measure}": f"{p.delta:+.3f}{'*' if p.significant else ''}" for p in self.pairs}
+        deltas = {f"{p.run}:{p.measure}": format_delta(p.delta) + ('*' if p.significant else '') for p in self.pairs}
         return short_repr("Comparison", head, deltas, limit=4)
 
     def __str__(self) -> str:

@@ -1,7 +1,7 @@
-"""Number formats of the statistics (deltas, p-values, effect sizes, agreement coefficients) and of the
-values written to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s, a
-coefficient's ``display.format_magnitude`` (the result types use them too, below this package); trec_eval's
-lines are ``render.trec``'s."""
+"""Number formats of the statistics (p-values, effect sizes, differences, levels) and of the values written
+to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s, a coefficient's
+``display.format_magnitude``, a delta's ``display.format_delta`` (the result types use them too, below this
+package); trec_eval's lines are ``render.trec``'s."""
 
 from __future__ import annotations
 
@@ -16,14 +16,6 @@ def plain_number(value: Any) -> Any:
         return value
     value = float(value)
     return None if math.isnan(value) else value
-
-
-def format_delta(value: float) -> str:
-    """Signed, three decimals: ``+0.043``, ``-0.100``."""
-    if math.isnan(value):
-        return "-"
-    text = f"{value:+.3f}"
-    return "+0.000" if text == "-0.000" else text
 
 
 def format_difference(value: float) -> str:
