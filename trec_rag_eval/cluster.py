@@ -652,7 +652,7 @@ def _places(pieces: list[Piece]) -> Places:
     from trec_rag_eval.tables import joined_places
 
     files = dict.fromkeys((piece.path, piece.kind) for piece in pieces)
-    return joined_places([parquet.run_places(path) if kind == "parquet" else trec.run_places(path)
+    return joined_places([parquet.parquet_run_places(path) if kind == "parquet" else trec.trec_run_places(path)
                           for path, kind in files])
 
 

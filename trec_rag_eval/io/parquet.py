@@ -150,10 +150,10 @@ def read_parquet_run_files(files: list[str], source: str, rows: tuple[int, int] 
         tags = table.frame["run_tag"].drop_nulls()
         if len(tags) and tags[-1] and not any(ch.isspace() for ch in tags[-1]):
             run_tag = tags[-1]
-    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source, run_places(source))
+    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source, parquet_run_places(source))
 
 
-def run_places(source: str) -> Places:
+def parquet_run_places(source: str) -> Places:
     """Where the rows of a run read from ``source`` (a Parquet file or directory) stand: (file, row)."""
     return Places("row", partial(rows_of, source))
 

@@ -81,10 +81,10 @@ def read_trec_run(path: str | os.PathLike[str]) -> Run:
     the run's ``places`` find its lines).
     """
     name = os.fspath(path)
-    return _read_run_source(name, _open_source(name), run_places(name))
+    return _read_run_source(name, _open_source(name), trec_run_places(name))
 
 
-def run_places(path: str) -> Places:
+def trec_run_places(path: str) -> Places:
     """Where the rows of a run read from the TREC file ``path`` stand: its lines."""
     return Places("line", partial(_file_lines, path))
 
@@ -611,7 +611,7 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
     if file_size(name) == 0:
         raise InputFormatError(name, None, "empty file")
     seen: set[str] = set()
-    places = run_places(name)  # the lines of the whole file, as one read whole would cite them
+    places = trec_run_places(name)  # the lines of the whole file, as one read whole would cite them
     carry = b""
     line_no = 1  # number of the first line of carry
     done = 0
@@ -703,7 +703,7 @@ def read_run_range(path: str | os.PathLike[str], start: int, end: int) -> tuple[
         return None, lines
     try:
         source = _Source(name, data, first_line=1, at_start=begin == 0)
-        return _read_run_source(name, source, run_places(name)), lines
+        return _read_run_source(name, source, trec_run_places(name)), lines
     except NoResultsError:  # only comment lines here; a run without any result line is refused by the caller
         return None, lines
 
