@@ -107,6 +107,20 @@ def test_ungrouped_run_is_refused_with_the_fix(tmp_path):
         list(iter_run_chunks(str(run), chunk_bytes=14))
 
 
+def test_comment_and_blank_lines_inside_a_query_do_not_split_it(tmp_path):
+    # a grouped run, with a comment and a blank line among query 1's lines and a comment between the queries:
+    # wherever a piece ends (pieces of 1 to 90 bytes), no query is refused as coming back, and the pieces hold
+    # the rows of the file read whole (lines 1, 3, 5 for query 1; line 7 for query 2, counted by hand)
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 d1 1 3 t\n# note\n1 Q0 d2 2 2 t\n\n1 Q0 d3 3 1 t\n# next\n2 Q0 d9 1 1 last\n")
+    whole = {"1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "2": {"d9": 1.0}}
+    assert read_trec_run(str(path)).to_dict() == whole
+    for size in range(1, 91):
+        pieces = list(iter_run_chunks(str(path), chunk_bytes=size))
+        assert {q: docs for piece in pieces for q, docs in piece.to_dict().items()} == whole, size
+        assert pieces[-1].run_tag == "last"
+
+
 def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
     # a large run is streamed without being asked; if it turns out not to be grouped by query, the
     # user gets the numbers anyway (read whole), not an error about an option they never gave

@@ -657,23 +657,26 @@ def iter_run_chunks(path: str | os.PathLike[str], chunk_bytes: int = 64 << 20,
 
 
 def _split_last_query(data: bytes) -> tuple[bytes, bytes]:
-    """Split after the last complete line, keeping the last query's lines for the next piece."""
+    """Split after the last complete line, keeping the last query's lines for the next piece: the lines
+    from the last data line back to the first line of its query, with the comment and blank lines among
+    and after them (which belong to no query: cutting at one would split the query in two pieces)."""
     cut = data.rfind(b"\n")
     if cut < 0:
         return b"", data
     complete, rest = data[: cut + 1], data[cut + 1:]
-    last_start = complete.rfind(b"\n", 0, len(complete) - 1) + 1
-    fields = complete[last_start:].split(None, 1)
-    if not fields:
-        return complete, rest
-    query = fields[0]
-    start = last_start
-    while start > 0:  # walk back over the lines of that query
+    query = None
+    start = len(complete)
+    while start > 0:  # walk back over the lines of the last query, and the comments and blank lines
         previous = complete.rfind(b"\n", 0, start - 1) + 1
         head = complete[previous:start].split(None, 1)
-        if not head or head[0] != query:
-            break
+        if head and not head[0].startswith(b"#"):
+            if query is None:
+                query = head[0]
+            elif head[0] != query:
+                break
         start = previous
+    if query is None:  # only comments and blank lines: nothing to keep
+        return complete, rest
     if start == 0:  # the whole piece is one query: read on
         return b"", data
     return complete[:start], complete[start:] + rest
