@@ -147,6 +147,23 @@ def _rows_of(table, value_column: str):
                       column_list(table, value_column), strict=True))
 
 
+def _grouped(data: bytes) -> bool:
+    """Whether each query's lines stand together (comment and blank lines aside), as reading in pieces needs."""
+    from trec_rag_eval.syntax import split_fields
+
+    seen: set[str] = set()
+    last = None
+    for raw in data.removeprefix(b"\xef\xbb\xbf").split(b"\n"):
+        fields = split_fields(raw.removesuffix(b"\r").decode("utf-8"))
+        if not fields or fields[0].startswith("#") or fields[0] == last:
+            continue
+        if fields[0] in seen:
+            return False
+        seen.add(fields[0])
+        last = fields[0]
+    return True
+
+
 def _read_all_paths(reader, data: bytes, tmp_path, monkeypatch, name: str):
     """(outcome on the small-file path, outcome on the polars path); an outcome is rows or 'error'."""
     from trec_rag_eval.io import trec
@@ -189,8 +206,8 @@ def test_fuzz_trec_run(tmp_path, monkeypatch):
         if small != "error":  # read in pieces of a few bytes: the same rows (when grouped by query)
             try:
                 pieces = list(iter_run_chunks(str(tmp_path / "run.txt"), chunk_bytes=16))
-            except TrecRagEvalError as err:
-                assert "comes back after other queries" in str(err), data
+            except TrecRagEvalError as err:  # only for a run that really lists a query again after others
+                assert "comes back after other queries" in str(err) and not _grouped(data), data
             else:
                 assert sorted(row for piece in pieces for row in _rows_of(piece, "score")) == small[0], data
 
