@@ -5,6 +5,15 @@
     python benchmarks/cluster.py parquet --queries 7000 --files 7 --single   # 7M rows, and the in-memory path too
     python benchmarks/cluster.py memory               # the command's peak memory for 10, 50, 200 runs (-q -m all_trec)
     python benchmarks/cluster.py memory --code /tmp/before   # the same, of another checkout (before/after)
+    python benchmarks/cluster.py text                 # one 70M-line TREC file: one machine, then split on local:2
+    python benchmarks/cluster.py text --queries 7000  # the same at 7M lines (the scaling)
+
+``text`` times one TREC text file of ``--queries`` x ``--depth`` lines (every query spread over the whole file,
+as logged traffic is) evaluated with ``-q -m all_trec``: first on one machine (the command line, threads), then
+split on a LocalCluster of ``--workers`` processes, started beforehand (its start-up timed apart) and driven from
+this process, so that the scheduler's own count of the tasks it ran (a scheduler plugin) and each worker's peak
+memory and processor time (``getrusage`` on the worker) can be read: the command line would hide them. The
+cluster's per-query output, rendered here as the command renders it, is compared byte for byte with the command's.
 
 Every timing is a subprocess (``python -m trec_rag_eval ...``, output to /dev/null), so it covers start-up,
 the LocalCluster's start, reading, evaluation and output as a user sees them. The cluster's start-up alone is
@@ -197,6 +206,93 @@ def bench_memory(args: argparse.Namespace) -> None:
             print(f"{name:<20} {count:>4} {peak:>9.0f} {took:>9.1f}  [{_load()}]", flush=True)
 
 
+def _command(args: list[str], out: Path) -> tuple[float, float, float]:
+    """(wall seconds, processor seconds, peak resident MB) of one command line, by GNU time."""
+    report = out.with_suffix(".time")
+    with open(out, "w") as sink:
+        subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", str(report), sys.executable, "-m", "trec_rag_eval",
+                        *args], cwd=REPO, stdout=sink, check=True)
+    wall, user, system, peak_kb = report.read_text().split()[-4:]
+    return float(wall), float(user) + float(system), int(peak_kb) / 1024
+
+
+def _usage() -> tuple[float, float]:
+    """(processor seconds, peak resident MB) of the process that calls it (a worker, from client.run)."""
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime, used.ru_maxrss / 1024
+
+
+def bench_text(args: argparse.Namespace) -> None:
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    import trec_rag_eval as tre
+    from trec_rag_eval.cluster import _pieces, connect
+    from trec_rag_eval.render.trec import trec_text
+
+    class CountTasks(SchedulerPlugin):
+        name = "count-tasks"
+
+        def __init__(self) -> None:
+            self.keys: set = set()
+
+        def update_graph(self, scheduler, *, keys, tasks=None, **kwargs):  # type: ignore[no-untyped-def]
+            self.keys.update(tasks or ())
+
+    folder = DATA / f"text-{args.queries}x{args.depth}"
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels, run = folder / "qrels.txt", folder / "run.txt"
+    if not qrels.exists():
+        _qrels(args.queries, args.depth, qrels)
+    start = time.perf_counter()
+    if not run.exists() and not args.generate_only:  # in a process of its own: not in this one's peak memory
+        subprocess.run([sys.executable, __file__, "text", "--generate-only", "--queries", str(args.queries), "--depth",
+                        str(args.depth)], check=True)
+    if not run.exists():
+        parts = max(1, args.queries * args.depth // 5_000_000)
+        with open(folder / "run.part", "wb") as out:  # every query's documents k = part, part + parts, ...
+            for part in range(parts):
+                _query_frame(args.queries, args.depth, seed=1, part=part, parts=parts).select(
+                    "query_id", pl.lit("Q0").alias("q0"), "doc_id", pl.lit(1).alias("rank"), "score",
+                    pl.lit("big").alias("run_tag")).write_csv(
+                    out, separator=" ", include_header=False)
+        (folder / "run.part").rename(run)
+    if args.generate_only:
+        return
+    lines = args.queries * args.depth
+    pieces = len(_pieces(str(run), "auto")[1])
+    print(f"one TREC run of {lines:,} lines ({run.stat().st_size / 1e9:.2f} GB, {pieces} byte ranges), -q -m "
+          f"{args.measure} (generated or found in {time.perf_counter() - start:.0f} s)  [{_load()}]")
+    single = folder / "single.out"
+    wall, cpu, peak = _command(["-q", "-m", args.measure, str(qrels), str(run)], single)
+    print(f"one machine (threads): {wall:.1f} s, {lines / wall / 1e6:.2f}M lines/s; {cpu:.1f} CPU-s, "
+          f"{lines / cpu / 1e6:.2f}M lines per CPU-s; peak {peak:,.0f} MB  [{_load()}]")
+    start = time.perf_counter()
+    with connect(f"local:{args.workers}") as client:  # as the command line starts it
+        print(f"LocalCluster of {args.workers} workers started in {time.perf_counter() - start:.1f} s  [{_load()}]")
+        client.register_plugin(CountTasks())
+        for repeat in range(args.repeats):  # the first pays the workers' imports (polars, pyarrow, pandas, dask)
+            client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.plugins["count-tasks"].keys.clear())
+            before = client.run(_usage)
+            start = time.perf_counter()
+            evaluation = tre.evaluate(str(qrels), str(run), args.measure, order="trec", cluster=client)
+            spread = time.perf_counter() - start
+            after = client.run(_usage)
+            tasks = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.plugins["count-tasks"].keys))
+            worker_cpu = sum(after[w][0] - before[w][0] for w in after)
+            peaks = ", ".join(f"{after[w][1]:,.0f}" for w in sorted(after))
+            print(f"--cluster local:{args.workers} (started), repeat {repeat + 1}: {spread:.1f} s, "
+                  f"{lines / spread / 1e6:.2f}M lines/s, {lines / spread / args.workers / 1e6:.2f}M lines/s per "
+                  f"worker; {worker_cpu:.1f} worker CPU-s, {lines / worker_cpu / 1e6:.2f}M lines per CPU-s; {tasks} "
+                  f"tasks; worker peaks {peaks} MB; client peak {_usage()[1]:,.0f} MB  [{_load()}]")
+            print(f"  per worker against one machine: {lines / spread / args.workers / (lines / wall):.2f}x by the "
+                  f"clock, {(lines / worker_cpu) / (lines / cpu):.2f}x per CPU-s", flush=True)
+    with open(folder / "cluster.out", "w") as out:
+        out.write(trec_text(evaluation, True, True))
+    print(f"same output: {single.read_bytes() == (folder / 'cluster.out').read_bytes()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -215,12 +311,16 @@ def main() -> None:
     memory.add_argument("--depth", type=int, default=100)
     memory.add_argument("--paths", default="threads,cluster", help="threads, cluster or both (default)")
     memory.add_argument("--code", default=str(REPO), help="the checkout whose command is measured (PYTHONPATH)")
-    for each in (runs, big, memory):
+    text = sub.add_parser("text", help="one TREC text file: one machine, then split on a LocalCluster")
+    text.add_argument("--queries", type=int, default=70_000)
+    text.add_argument("--depth", type=int, default=1000)
+    text.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
+    for each in (runs, big, memory, text):
         each.add_argument("--workers", type=int, default=2)
         each.add_argument("--repeats", type=int, default=1)
         each.add_argument("--measure", default="all_trec")
     args = parser.parse_args()
-    {"runs": bench_runs, "parquet": bench_parquet, "memory": bench_memory}[args.what](args)
+    {"runs": bench_runs, "parquet": bench_parquet, "memory": bench_memory, "text": bench_text}[args.what](args)
 
 
 if __name__ == "__main__":
