@@ -33,6 +33,13 @@ def client():
 
 
 @pytest.fixture(scope="module")
+def counted(client):
+    """The module's client, its scheduler counting the tasks it is given (``_CountTasks``)."""
+    client.register_plugin(_CountTasks())
+    return client
+
+
+@pytest.fixture(scope="module")
 def data(tmp_path_factory):
     """Qrels of 40 queries (q05 never retrieved) and a run of 39 of them plus q90 (judged nowhere),
     30 documents each, its lines shuffled (every query spans the whole file), with ties, comment
@@ -101,7 +108,10 @@ def test_a_bad_line_is_numbered_in_its_range_and_renumbered_in_the_file(tmp_path
 
 # -- byte ranges on a cluster -------------------------------------------------------------------
 
-def test_one_trec_file_is_cut_into_byte_ranges_and_gives_the_bytes_of_one_machine(client, data, small_pieces):
+@pytest.mark.parametrize("limit", [cluster_module.PAIRS_LIMIT, 0])  # a task per (piece, bucket) pair; p2p
+def test_one_trec_file_is_cut_into_byte_ranges_and_gives_the_bytes_of_one_machine(client, data, small_pieces,
+                                                                                 monkeypatch, limit):
+    monkeypatch.setattr(cluster_module, "PAIRS_LIMIT", limit)
     folder, run, _ = data
     qrels = str(folder / "qrels.txt")
     pieces = cluster_module._pieces(run, "auto")[1]
@@ -196,7 +206,7 @@ class _CountTasks(distributed.diagnostics.plugin.SchedulerPlugin):
         self.keys.update(tasks or ())
 
 
-def _tasks_for(client, qrels, measures, pieces: int, folder) -> int:
+def _tasks_for(client, qrels, measures, pieces: int, folder, shuffle: str = "p2p") -> int:
     """How many tasks the scheduler ran to evaluate a run of ``pieces`` Parquet files, with a bucket
     for every 4 pieces (the buckets grow with the data, as the default does)."""
     rng = random.Random(pieces)
@@ -206,21 +216,35 @@ def _tasks_for(client, qrels, measures, pieces: int, folder) -> int:
         pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(
             folder / f"part-{index:04d}.parquet")
     client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.plugins["count-tasks"].keys.clear())
-    evaluate_partitioned(qrels, str(folder), measures, Settings(), cluster=client, buckets=pieces // 4)
+    evaluate_partitioned(qrels, str(folder), measures, Settings(), cluster=client, buckets=pieces // 4,
+                         shuffle=shuffle)
     return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.plugins["count-tasks"].keys))
 
 
-def test_the_tasks_of_a_split_run_grow_linearly_with_its_pieces(client, data, tmp_path):
+def test_the_tasks_of_a_split_run_grow_linearly_with_its_pieces(counted, data, tmp_path):
     """With 8, 32 and 128 pieces (and 2, 8, 32 buckets), the scheduler runs a + b x pieces tasks (7 per
     piece: reading it, handing its rows and what the client must know of it, and Dask's steps that
     send the rows; 2 per bucket: gathering its rows, evaluating it; the qrels and the shuffle's
     barrier): 62, 242 and 962. A task per (piece, bucket) pair, as the split once made (2P + PB + B),
     would give 34, 328 and 4,384 for the pieces and buckets alone."""
+    client = counted
     folder, _, _ = data
     qrels = load_qrels(folder / "qrels.txt")
     measures = parse_measures(["P.5", "map"])
-    client.register_plugin(_CountTasks())
     counts = {p: _tasks_for(client, qrels, measures, p, tmp_path / f"p{p}") for p in (8, 32, 128)}
     slope = (counts[32] - counts[8]) / 24
     assert counts[128] - counts[32] == slope * 96, counts  # a straight line through the three
     assert slope <= 8, counts
+
+
+def test_by_default_a_task_per_pair_only_while_the_pairs_are_few(counted, data, tmp_path, monkeypatch):
+    """A task per (piece, bucket) pair while there are at most PAIRS_LIMIT pairs (2P + PB + B, plus
+    the qrels and the table of buckets: 8 pieces, 2 buckets: 16 + 16 + 2 + 2 = 36), the p2p shuffle
+    beyond (62, as in the test above)."""
+    client = counted
+    folder, _, _ = data
+    qrels = load_qrels(folder / "qrels.txt")
+    measures = parse_measures(["P.5"])
+    assert _tasks_for(client, qrels, measures, 8, tmp_path / "a", shuffle="auto") == 36
+    monkeypatch.setattr(cluster_module, "PAIRS_LIMIT", 15)
+    assert _tasks_for(client, qrels, measures, 8, tmp_path / "b", shuffle="auto") == 62

@@ -17,11 +17,13 @@ worker costs only its own work); qrels given in memory are sent to every worker 
   ``distributed.scheduler.allowed-failures``).
 * ``evaluate_partitioned``: one run given as Parquet partitions or TREC text shards (or an
   in-memory ``Run``). Each piece (a file, a slice of rows of a large Parquet file, or a byte range
-  of a large TREC text file, cut at line ends) is read by a task; Dask's peer-to-peer shuffle
-  (``dask.dataframe``) then moves the rows by query id into buckets, worker to worker, with a
-  number of tasks linear in the pieces and buckets (7 per piece and 2 per bucket, measured: no
-  task per (piece, bucket) pair). Each bucket, holding whole queries, is evaluated by the kernels of
-  the in-memory path (``evaluation.streaming.evaluate_piece``), and the per-query values are
+  of a large TREC text file, cut at line ends) is read by a task, and its rows go by query id to
+  buckets: while the (piece, bucket) pairs are few (``PAIRS_LIMIT``), split where they are read and
+  handed on by a task per pair, the cheapest way in processor time; beyond, by Dask's peer-to-peer
+  shuffle (``dask.dataframe``), worker to worker, with a number of tasks linear in the pieces and
+  buckets (7 per piece and 2 per bucket, measured), where a task per pair would grow with the
+  square of the data. Each bucket, holding whole queries, is evaluated by the kernels of the
+  in-memory path (``evaluation.streaming.evaluate_piece``), and the per-query values are
   aggregated here by ``combine_pieces``, the streaming path's aggregation: the same numbers as the
   in-memory path, byte for byte in trec_eval's format.
 """
@@ -63,6 +65,11 @@ BYTES_PER_PIECE = 128 << 20
 """A plain TREC text file larger than this is read as several pieces, byte ranges cut at line ends
 (``io.trec.read_run_range``), so one large file still spreads over the workers. A gzip file is
 read from its start to its end, by one task: it cannot be cut."""
+PAIRS_LIMIT = 4096
+"""Up to this many (piece, bucket) pairs, each piece's rows are split by bucket where it is read and
+each part is handed to its bucket by a task of its own (the cheapest way, in processor time, to move
+rows between workers); beyond, by Dask's peer-to-peer shuffle, whose tasks grow with the pieces and
+buckets, not with their product (see ``evaluate_partitioned``)."""
 ROWS_PER_BUCKET = 4_000_000
 """The run is split into about total rows / this many buckets (at least two per worker): a bucket
 must fit in a worker's memory with its ranking."""
@@ -513,16 +520,22 @@ class PieceRead:
 def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[str] | Run,
                          measures: MeasuresArg = None, settings: Settings | None = None, *, cluster: Any,
                          run_format: str = "auto", buckets: int | None = None,
-                         progress: Progress | None = None, qrels_from: Callable[[], Qrels] | None = None
-                         ) -> Evaluation:
+                         progress: Progress | None = None, qrels_from: Callable[[], Qrels] | None = None,
+                         shuffle: str = "auto") -> Evaluation:
     """Evaluate one run split by query id over the cluster; see the module's docstring.
 
     ``run``: a Parquet file or directory of partitions, a TREC text file (cut into byte ranges when
     larger than ``BYTES_PER_PIECE``), a list of TREC (or Parquet) shards of one run, or a ``Run`` in
     memory. ``buckets``: how many partitions by query id (default: about one per
     ``ROWS_PER_BUCKET`` rows, at least two per worker). ``progress`` follows the tasks (one per
-    piece read, one per bucket evaluated).
+    piece read, one per bucket evaluated). ``shuffle``: how the rows read reach their bucket:
+    ``"pairs"``, a task per (piece, bucket) pair (2P + PB + B tasks: the least processor time, but a
+    number of tasks that grows with the square of the data); ``"p2p"``, Dask's peer-to-peer shuffle
+    (7P + 2B tasks, measured; about 3x the processor time of the pairs in its sorting and
+    serializing); ``"auto"`` (default), the pairs up to ``PAIRS_LIMIT`` of them, else p2p.
     """
+    if shuffle not in ("auto", "pairs", "p2p"):
+        raise UsageError(f"shuffle={shuffle!r}: expected 'auto', 'pairs' or 'p2p'", {"shuffle=": "shuffle"})
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import DuplicateDocumentError
     from trec_rag_eval.evaluation.streaming import combine_pieces
@@ -557,6 +570,21 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
             parts, extra = _split(run.frame, assignment, count)
             inputs: list[Any] = client.scatter(parts)
             tags = [run.run_tag]
+        elif shuffle == "pairs" or (shuffle == "auto" and len(pieces) * count <= PAIRS_LIMIT):
+            assignment = pl.DataFrame({"query_id": query_ids, "_bucket": [i % count for i in range(len(query_ids))]},
+                                      schema={"query_id": pl.Utf8, "_bucket": pl.Int64})
+            shared = client.scatter(assignment, broadcast=True, hash=False)
+            splits = [client.submit(_split_piece, piece, source, shared, count, key=f"trec-rag-eval-read-{i}-{token}")
+                      for i, piece in enumerate(pieces)]
+            told = [client.submit(operator.getitem, split, count, key=f"trec-rag-eval-told-{i}-{token}")
+                    for i, split in enumerate(splits)]
+            inputs = [[client.submit(operator.getitem, split, b, key=f"trec-rag-eval-bucket-{i}-{b}-{token}")
+                       for i, split in enumerate(splits)] for b in range(count)]
+            del splits  # each part is then held once, by its getitem
+            done = _follow(told, progress, 0, len(pieces) + count)
+            found = _gather(client, told, source)
+            tags = _reads_checked(pieces, [read for _, read in found], source)
+            extra = extra.union(*(piece_extra for piece_extra, _ in found))
         else:
             reads = [client.submit(_read_piece, piece, source, key=f"trec-rag-eval-read-{i}-{token}")
                      for i, piece in enumerate(pieces)]
@@ -656,10 +684,10 @@ def _places(pieces: list[Piece]) -> Places:
                           for path, kind in files])
 
 
-def _read_piece(piece: Piece, source: str) -> tuple[Any, PieceRead]:
-    """On a worker: read one piece; its rows (a pandas frame of Arrow columns, the form Dask's
-    shuffle moves, or None) and what the client must know of it. Bad input is answered, not
-    raised: it is not a task to retry, nor a failure for the worker to log with its traceback."""
+def _read_rows(piece: Piece, source: str) -> tuple[pl.DataFrame | None, PieceRead]:
+    """On a worker: read one piece; its rows (None: none, or bad input) and what the client must know
+    of it. Bad input is answered, not raised: it is not a task to retry, nor a failure for the worker
+    to log with its traceback."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecRagEvalWarning)
         lines = 0
@@ -682,7 +710,30 @@ def _read_piece(piece: Piece, source: str) -> tuple[Any, PieceRead]:
                  for w in caught if issubclass(w.category, TrecRagEvalWarning))
     if run is None:
         return None, PieceRead(None, lines, warnings=said)
-    return _as_pandas(run.frame), PieceRead(run.run_tag, lines, warnings=said)
+    return run.frame, PieceRead(run.run_tag, lines, warnings=said)
+
+
+def _split_piece(piece: Piece, source: str, assignment: pl.DataFrame, count: int) -> list[Any]:
+    """On a worker (the pairs): one piece read and its rows split by bucket; the last item is (the
+    query ids the qrels do not know, what the client must know of the piece)."""
+    frame, read = _read_rows(piece, source)
+    if frame is None:
+        return [None] * count + [(set(), read)]
+    parts, extra = _split(frame, assignment, count)
+    return [*parts, (extra, read)]
+
+
+def _read_piece(piece: Piece, source: str) -> tuple[Any, PieceRead]:
+    """On a worker (the p2p shuffle): one piece read, its rows in the form Dask's shuffle moves
+    (pandas over the same Arrow buffers; no rows: an empty frame of the same columns)."""
+    frame, read = _read_rows(piece, source)
+    if frame is None:
+        import polars as pl
+
+        from trec_rag_eval.tables import RUN_SCHEMA
+
+        frame = pl.DataFrame(schema=RUN_SCHEMA)
+    return _as_pandas(frame), read
 
 
 def _as_pandas(frame: pl.DataFrame) -> Any:
@@ -764,16 +815,20 @@ def _piece_tags(pieces: list[Piece], tags: list[str], source: str) -> list[str]:
 
 def _evaluate_bucket(qrels: Qrels, rows: Any, measures: list[Measure], settings: Settings,
                      source: str, places: Places) -> tuple[Evaluation | None, set[str]] | TrecRagEvalError:
-    """On a worker: the queries of one bucket (a polars frame split here, or a pandas frame from the
-    shuffle), with the kernels of the in-memory path: their values (None: no judged query) and the
-    queries the qrels do not know; bad input (a document listed twice, in two pieces: cited through
-    ``places``) answered, as by ``_read_piece``."""
+    """On a worker: the queries of one bucket (its parts from each piece, a frame split here, or a
+    pandas frame from the shuffle), with the kernels of the in-memory path: their values (None: no
+    judged query) and the queries the qrels do not know; bad input (a document listed twice, in two
+    pieces: cited through ``places``) answered, as by ``_read_rows``."""
     import polars as pl
 
     from trec_rag_eval.evaluation.streaming import evaluate_piece
     from trec_rag_eval.tables import Run
 
-    frame = rows if isinstance(rows, pl.DataFrame) else pl.from_pandas(rows)
+    if isinstance(rows, list):
+        parts = [part for part in rows if part is not None]
+        frame = pl.concat(parts) if len(parts) > 1 else parts[0] if parts else pl.DataFrame()
+    else:
+        frame = rows if isinstance(rows, pl.DataFrame) else pl.from_pandas(rows)
     if frame.is_empty():
         return None, set()
     try:
