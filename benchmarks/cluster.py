@@ -14,6 +14,8 @@ split on a LocalCluster of ``--workers`` processes, started beforehand (its star
 this process, so that the scheduler's own count of the tasks it ran (a scheduler plugin) and each worker's peak
 memory and processor time (``getrusage`` on the worker) can be read: the command line would hide them. The
 cluster's per-query output, rendered here as the command renders it, is compared byte for byte with the command's.
+``--ways auto,p2p`` (default) measures the cluster both ways rows can reach their bucket: the default (a task per
+(piece, bucket) pair while there are few) and Dask's p2p shuffle (what runs beyond ``PAIRS_LIMIT`` pairs).
 
 Every timing is a subprocess (``python -m trec_rag_eval ...``, output to /dev/null), so it covers start-up,
 the LocalCluster's start, reading, evaluation and output as a user sees them. The cluster's start-up alone is
@@ -228,6 +230,7 @@ def bench_text(args: argparse.Namespace) -> None:
     from distributed.diagnostics.plugin import SchedulerPlugin
 
     import trec_rag_eval as tre
+    import trec_rag_eval.cluster as cluster_module
     from trec_rag_eval.cluster import _pieces, connect
     from trec_rag_eval.render.trec import trec_text
 
@@ -268,11 +271,15 @@ def bench_text(args: argparse.Namespace) -> None:
     wall, cpu, peak = _command(["-q", "-m", args.measure, str(qrels), str(run)], single)
     print(f"one machine (threads): {wall:.1f} s, {lines / wall / 1e6:.2f}M lines/s; {cpu:.1f} CPU-s, "
           f"{lines / cpu / 1e6:.2f}M lines per CPU-s; peak {peak:,.0f} MB  [{_load()}]")
+    pairs_limit = cluster_module.PAIRS_LIMIT
     start = time.perf_counter()
     with connect(f"local:{args.workers}") as client:  # as the command line starts it
         print(f"LocalCluster of {args.workers} workers started in {time.perf_counter() - start:.1f} s  [{_load()}]")
         client.register_plugin(CountTasks())
-        for repeat in range(args.repeats):  # the first pays the workers' imports (polars, pyarrow, pandas, dask)
+        rounds = [(way, repeat) for repeat in range(args.repeats) for way in args.ways.split(",")]
+        for way, repeat in rounds:  # the first pays the workers' imports (polars, pyarrow, pandas, dask)
+            # how the rows reach their bucket: the default (a task per pair while they are few), or p2p always
+            cluster_module.PAIRS_LIMIT = 0 if way == "p2p" else pairs_limit
             client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.plugins["count-tasks"].keys.clear())
             before = client.run(_usage)
             start = time.perf_counter()
@@ -282,15 +289,14 @@ def bench_text(args: argparse.Namespace) -> None:
             tasks = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.plugins["count-tasks"].keys))
             worker_cpu = sum(after[w][0] - before[w][0] for w in after)
             peaks = ", ".join(f"{after[w][1]:,.0f}" for w in sorted(after))
-            print(f"--cluster local:{args.workers} (started), repeat {repeat + 1}: {spread:.1f} s, "
+            print(f"--cluster local:{args.workers} (started), {way}, repeat {repeat + 1}: {spread:.1f} s, "
                   f"{lines / spread / 1e6:.2f}M lines/s, {lines / spread / args.workers / 1e6:.2f}M lines/s per "
                   f"worker; {worker_cpu:.1f} worker CPU-s, {lines / worker_cpu / 1e6:.2f}M lines per CPU-s; {tasks} "
                   f"tasks; worker peaks {peaks} MB; client peak {_usage()[1]:,.0f} MB  [{_load()}]")
             print(f"  per worker against one machine: {lines / spread / args.workers / (lines / wall):.2f}x by the "
                   f"clock, {(lines / worker_cpu) / (lines / cpu):.2f}x per CPU-s", flush=True)
-    with open(folder / "cluster.out", "w") as out:
-        out.write(trec_text(evaluation, True, True))
-    print(f"same output: {single.read_bytes() == (folder / 'cluster.out').read_bytes()}")
+            text = trec_text(evaluation, True, True).encode()
+            print(f"  same output as one machine: {text == single.read_bytes()}", flush=True)
 
 
 def main() -> None:
@@ -314,6 +320,8 @@ def main() -> None:
     text = sub.add_parser("text", help="one TREC text file: one machine, then split on a LocalCluster")
     text.add_argument("--queries", type=int, default=70_000)
     text.add_argument("--depth", type=int, default=1000)
+    text.add_argument("--ways", default="auto,p2p", help="how rows reach their bucket: auto (the default: a task per "
+                      "pair while they are few), p2p (always), or both (default)")
     text.add_argument("--generate-only", action="store_true", help=argparse.SUPPRESS)
     for each in (runs, big, memory, text):
         each.add_argument("--workers", type=int, default=2)
