@@ -15,7 +15,7 @@ import pytest
 import trec_rag_eval as tre
 from trec_rag_eval.display import format_delta, format_magnitude, format_number, format_precise
 from trec_rag_eval.measures.parse import parse_measure
-from trec_rag_eval.render.numbers import format_difference, plain_number
+from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_number
 from trec_rag_eval.render.trec import format_trec_value
 
 PACKAGE = Path(tre.__file__).resolve().parent
@@ -64,3 +64,9 @@ def test_statistics():
     assert format_precise(1 / 3) == "0.333333" and format_precise(None) == "n/a"
     # a comparison's delta, in its table and in its repr: three decimals, no negative zero, no value as -
     assert format_delta(0.0431) == "+0.043" and format_delta(-0.0004) == "+0.000" and format_delta(math.nan) == "-"
+
+
+def test_a_p_value_in_a_sentence():
+    # three decimals, so 0.049 and 0.051 never print alike; all pairs say a missing one n/a
+    assert p_phrase(0.0494) == "p = 0.049" and p_phrase(0.0004) == "p < 0.001"
+    assert p_phrase(math.nan) == "p = -" and p_phrase(math.nan, "n/a") == "p n/a"

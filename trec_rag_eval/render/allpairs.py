@@ -10,12 +10,11 @@ import csv
 import html
 import io
 import json
-import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.display import format_number
-from trec_rag_eval.render.numbers import format_difference
+from trec_rag_eval.render.numbers import format_difference, p_phrase
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
@@ -73,20 +72,13 @@ def _cells(result: AllPairs, mark: Callable[[str], str]) -> list[list[str]]:
                                         for m in result.measures)] for run in result.runs]
 
 
-def _p(value: float) -> str:
-    """``= 0.123`` or ``< 0.001``."""
-    if math.isnan(value):
-        return "n/a"
-    return "< 0.001" if value < 0.001 else f"= {value:.3f}"
-
-
 def _pair_lines(result: AllPairs) -> list[str]:
     lines = []
     width = max(len(m) for m in result.measures)
     for p in result.pairs:
         verdict = f"{p.winner} better" if p.winner else "not significant"
         lines.append(f"  {p.measure.ljust(width)}  {result.letter(p.run_a)} {p.run_a} vs {result.letter(p.run_b)} "
-                     f"{p.run_b}: {format_difference(p.delta)}, p {_p(p.p_adjusted)}: {verdict}")
+                     f"{p.run_b}: {format_difference(p.delta)}, {p_phrase(p.p_adjusted, 'n/a')}: {verdict}")
     return lines
 
 

@@ -32,8 +32,11 @@ def format_p(value: float) -> str:
     return f"{value:.3f}"
 
 
-def p_phrase(value: float) -> str:
-    """``p = 0.003`` or ``p < 0.001``."""
+def p_phrase(value: float, missing: str = "= -") -> str:
+    """``p = 0.003`` or ``p < 0.001``; no p-value: ``p`` then ``missing`` (a comparison's ``p = -``, all
+    pairs' ``p n/a``)."""
+    if math.isnan(value):
+        return f"p {missing}"
     text = format_p(value)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
