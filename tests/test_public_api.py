@@ -602,3 +602,29 @@ def test_evaluate_many_gives_one_outcome_per_run_in_order_and_a_bad_run_fails_al
     assert outcomes[0].evaluation.summary["MRR"] == tre.evaluate(str(qrels), str(good), "MRR").summary["MRR"]
     assert outcomes[1].evaluation is None and f"{bad}:1:" in str(outcomes[1].error)
     assert outcomes[2].error is None  # the run in memory after the bad file is evaluated all the same
+
+
+def test_a_dict_of_columns_is_checked_as_a_frame_s_rows():
+    # {"query_id": [...], "doc_id": [...], "score": [...]} (DataFrame.to_dict("list")) was taken for the readers'
+    # own columns, unchecked: integer ids failed deep in the ranking with a traceback, a NaN score was kept
+    run = tre.Run({"query_id": [1, 1], "doc_id": ["a", "b"], "score": [2.5, 1.5]})
+    assert run.to_dict() == {"1": {"a": 2.5, "b": 1.5}}  # 1 read as a TREC file spells it, as in a frame
+    qrels = tre.Qrels({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    assert qrels.to_dict() == {"1": {"a": 1, "b": 0}} and qrels.unjudged == ()
+    with pytest.raises(InputFormatError, match=r"^run \(dict\): row 2 \(query '1', document 'b'\): the score nan "
+                                               r"is not a number$"):
+        tre.Run({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, float("nan")]})
+    with pytest.raises(InputFormatError, match=r"^run \(dict\): row 2: document 'a' listed twice for query '1' "
+                                               r"\(first at row 1\)$"):
+        tre.Run({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]})
+    with pytest.raises(InputFormatError, match=r"^qrels \(dict\): the columns differ in length "
+                                               r"\(query_id 2, doc_id 1, relevance 2\)$"):
+        tre.Qrels({"query_id": ["1", "1"], "doc_id": ["a"], "relevance": [1, 0]})
+    # the same rows as a pandas frame give the same numbers
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.5, 1.5]})
+    assert tre.Run(frame).to_dict() == run.to_dict()
+    # and evaluate() takes it as it takes the frame (not as a search function's {query_id: results})
+    qrels_dict = {"1": {"a": 1}}
+    assert tre.evaluate(qrels_dict, {"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.5, 1.5]},
+                        ["P@1"]).to_dict() == tre.evaluate(qrels_dict, frame, ["P@1"]).to_dict()

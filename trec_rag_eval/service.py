@@ -142,11 +142,13 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     ``io.id_paths``), in memory and in a JSON results file."""
     from trec_rag_eval.io import load
     from trec_rag_eval.io.id_paths import check_locator
+    from trec_rag_eval.tables.shapes import is_columns
 
     id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
         return load.as_run(value, qrels, name, run_tag, id=id)
-    if isinstance(value, Mapping) and any(_holds_results(results) for results in value.values()):
+    if isinstance(value, Mapping) and not is_columns(value, "score") and any(
+            _holds_results(results) for results in value.values()):
         from trec_rag_eval.engine.harness import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}

@@ -26,7 +26,7 @@ import numpy as np
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
-from trec_rag_eval.tables.shapes import is_table_data, qrels_data, run_data
+from trec_rag_eval.tables.shapes import is_columns, is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
@@ -131,7 +131,7 @@ def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
 
 def empty_keys(value: Any) -> tuple[str, ...]:
     """The query ids of a ``{query_id: judgments}`` mapping whose judgments are empty (``[]``, ``{}``)."""
-    if not isinstance(value, dict) or is_table_data(value, "relevance"):
+    if not isinstance(value, dict) or is_table_data(value, "relevance") or is_columns(value, "relevance"):
         return ()
     return tuple(str(key) for key, judged in value.items() if hasattr(judged, "__len__") and len(judged) == 0)
 

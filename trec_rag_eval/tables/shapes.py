@@ -57,8 +57,9 @@ def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS) -> Any:
 
 def is_table_data(value: Any, value_column: str) -> bool:
     """Whether ``value`` already is a table's ``data``: a polars frame with the schema's types, or
-    ``Columns`` (a dict of the schema's columns as lists or arrays), or the fast TREC reader's Arrow
-    table of a run."""
+    ``Columns`` as the readers make them (ids in lists, the relevance an int64 or the score a float64
+    numpy array), or the fast TREC reader's Arrow table of a run. A dict of plain lists (what
+    ``DataFrame.to_dict("list")`` gives) is not: it is checked as a DataFrame's rows are."""
     if is_arrow(value):
         return value_column == "score" and is_arrow_run(value)
     if library_of(value) == "polars":
@@ -68,8 +69,13 @@ def is_table_data(value: Any, value_column: str) -> bool:
         expected.update({"iteration": pl.Utf8, "relevance": pl.Int64} if value_column == "relevance"
                         else {"score": pl.Float64})
         return all(value.schema.get(column) == dtype for column, dtype in expected.items())
-    return (isinstance(value, dict) and {"query_id", "doc_id", value_column} <= set(value)
-            and all(isinstance(v, (list, np.ndarray)) for v in value.values()))
+    if not (isinstance(value, dict) and {"query_id", "doc_id", value_column} <= set(value)):
+        return False
+    numbers = value[value_column]
+    ids = ("query_id", "iteration", "doc_id") if value_column == "relevance" else ("query_id", "doc_id")
+    dtype = np.int64 if value_column == "relevance" else np.float64
+    return (isinstance(numbers, np.ndarray) and numbers.dtype == dtype
+            and all(isinstance(value.get(column), list) for column in ids))
 
 
 def check_frame(frame: Any, source: str, value_column: str) -> None:
@@ -179,11 +185,30 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
             return _polars_table(converted, source, value_column)
         columns = [_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
         return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
+    if isinstance(value, Mapping) and is_columns(value, value_column):
+        return _check_rows(_column_rows(value, source, value_column), source, value_column, by_row=True)
     if isinstance(value, Mapping):
         return _check_rows(_nested(value, source, value_column), source, value_column, by_row=False)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
         return _check_rows(_records(value, source, value_column, kinds), source, value_column, by_row=True)
     raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
+
+
+def is_columns(value: Mapping[Any, Any], value_column: str) -> bool:
+    """A dict of columns (``{"query_id": [...], "doc_id": [...], "score": [...]}``), not of queries."""
+    return {"query_id", "doc_id", value_column} <= set(value) and all(
+        isinstance(column, (list, tuple, np.ndarray)) for column in value.values())
+
+
+def _column_rows(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, Any, Any]]:
+    """The rows of a dict of columns, which must be of one length."""
+    names = ("query_id", "doc_id", value_column)
+    lengths = {name: len(value[name]) for name in names}
+    if len(set(lengths.values())) > 1:
+        raise InputFormatError(source, None, "the columns differ in length ("
+                               + ", ".join(f"{name} {length}" for name, length in lengths.items()) + ")")
+    columns = [value[name].tolist() if isinstance(value[name], np.ndarray) else value[name] for name in names]
+    return zip(*columns, strict=True)
 
 
 def _from_pandas(frame: Any) -> Any:
