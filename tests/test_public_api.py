@@ -628,3 +628,9 @@ def test_a_dict_of_columns_is_checked_as_a_frame_s_rows():
     qrels_dict = {"1": {"a": 1}}
     assert tre.evaluate(qrels_dict, {"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.5, 1.5]},
                         ["P@1"]).to_dict() == tre.evaluate(qrels_dict, frame, ["P@1"]).to_dict()
+    # judgments with their iteration (ndeval's subtopics): one document under two subtopics is no repeat
+    subtopics = tre.Qrels({"query_id": ["1", "1"], "iteration": ["1", "2"], "doc_id": ["a", "a"], "relevance": [1, 0]})
+    assert subtopics.frame["iteration"].to_list() == ["1", "2"]
+    with pytest.raises(InputFormatError, match=r"^qrels \(dict\): row 2: document 'a' judged twice for query '1' "
+                                               r"\(first at row 1\)$"):
+        tre.Qrels({"query_id": ["1", "1"], "iteration": ["1", "1"], "doc_id": ["a", "a"], "relevance": [1, 0]})

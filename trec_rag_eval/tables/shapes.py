@@ -186,7 +186,9 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
         columns = [_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
         return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
     if isinstance(value, Mapping) and is_columns(value, value_column):
-        return _check_rows(_column_rows(value, source, value_column), source, value_column, by_row=True)
+        iterations = _iterations(value, source) if value_column == "relevance" and "iteration" in value else None
+        return _check_rows(_column_rows(value, source, value_column), source, value_column, by_row=True,
+                           iterations=iterations)
     if isinstance(value, Mapping):
         return _check_rows(_nested(value, source, value_column), source, value_column, by_row=False)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
@@ -198,6 +200,19 @@ def is_columns(value: Mapping[Any, Any], value_column: str) -> bool:
     """A dict of columns (``{"query_id": [...], "doc_id": [...], "score": [...]}``), not of queries."""
     return {"query_id", "doc_id", value_column} <= set(value) and all(
         isinstance(column, (list, tuple, np.ndarray)) for column in value.values())
+
+
+def _iterations(value: Mapping[Any, Any], source: str) -> list[str]:
+    """The iteration column of a dict of judgment columns (ndeval's subtopics), as strings."""
+    iterations = [_id(it, "iteration") for it in value["iteration"]]
+    if len(iterations) != len(value["query_id"]):
+        raise InputFormatError(source, None, f"the columns differ in length (query_id {len(value['query_id'])}, "
+                               f"iteration {len(iterations)})")
+    bad = next((row for row, it in enumerate(iterations, start=1) if not it), None)
+    if bad is not None:
+        raise InputFormatError(source, None, f"row {bad}: the iteration must be a string or an integer, "
+                               f"got {value['iteration'][bad - 1]!r}")
+    return iterations  # type: ignore[return-value]
 
 
 def _column_rows(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, Any, Any]]:
@@ -260,12 +275,14 @@ def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -
         yield get("query_id"), get("doc_id"), number
 
 
-def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool) -> dict[str, Any]:
-    """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once."""
+def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool,
+                iterations: list[str] | None = None) -> dict[str, Any]:
+    """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once (once per
+    iteration, when judgments come with theirs: ndeval's subtopics)."""
     query_ids: list[str] = []
     doc_ids: list[str] = []
     numbers: list[Any] = []
-    first: dict[tuple[str, str], int] = {}
+    first: dict[tuple[str, ...], int] = {}
     spelled: dict[str, tuple[Any, str]] = {}   # query id -> how it was first given, and where
     is_qrels = value_column == "relevance"
     for row, (query_id, doc_id, number) in enumerate(rows, start=1):
@@ -282,7 +299,7 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
             raise InputFormatError(source, None, f"{where}: the query id {query_id!r} and the query id "
                                    f"{earlier[0]!r} ({earlier[1]}) are one id {q!r}: give each query once, "
                                    "as a string or as an integer")
-        key = (q, d)  # type: ignore[assignment]
+        key: tuple[str, ...] = (q, d) if iterations is None else (q, iterations[row - 1], d)  # type: ignore[assignment]
         if key in first:
             if by_row:
                 reason = f"row {row}: document {d!r} {'judged' if is_qrels else 'listed'} twice for query {q!r} " \
@@ -291,12 +308,12 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
                 other = d if not isinstance(doc_id, str) else int(doc_id)
                 reason = f"{where}: given twice (as {doc_id!r} and as {other!r})"
             raise InputFormatError(source, None, reason)
-        first[key] = row  # type: ignore[index]
+        first[key] = row
         query_ids.append(q)  # type: ignore[arg-type]
         doc_ids.append(d)  # type: ignore[arg-type]
         numbers.append(_relevance(number, source, where) if is_qrels else _score(number, source, where))
     if is_qrels:
-        return {"query_id": query_ids, "iteration": ["0"] * len(query_ids), "doc_id": doc_ids,
+        return {"query_id": query_ids, "iteration": iterations or ["0"] * len(query_ids), "doc_id": doc_ids,
                 "relevance": np.array(numbers, dtype=np.int64)}
     return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(numbers, dtype=np.float64)}
 
