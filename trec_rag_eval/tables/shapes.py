@@ -10,7 +10,7 @@ Accepted for judgments and for a run:
   ids instead of the inner dict means relevance 1 (qrels) or the ranking, best first (run: scores
   n, n-1, ..., 1, so no tie-breaking rule can reorder it);
 * pandas and polars DataFrames with ir_measures' column names: ``query_id``, ``doc_id``, then
-  ``relevance`` (``iteration`` optional) or ``score``;
+  ``relevance`` (``iteration`` optional) or ``score``; a dict of those columns (``DataFrame.to_dict("list")``);
 * iterables of ir_measures' ``Qrel`` / ``ScoredDoc`` (or ir_datasets') named tuples, recognised by
   their fields, and lists of dicts with the same keys (``DataFrame.to_dict("records")``);
 * for judgments, the French RAG tutorial's list of dataset rows (``{"requête", "pertinents",
