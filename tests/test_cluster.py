@@ -352,9 +352,10 @@ def test_the_public_evaluate_takes_cluster(client, data, tmp_path):
 
 
 @pytest.mark.slow  # a cluster of its own
-@pytest.mark.parametrize("prefix, state", [("trec-rag-eval-run-", "executing"),
-                                           ("trec-rag-eval-read-", "memory")])
-def test_a_worker_killed_mid_evaluation_does_not_change_the_result(own_client, data, tmp_path, prefix, state):
+@pytest.mark.parametrize("prefix, state, shuffle", [("trec-rag-eval-run-", "executing", None),
+                                                    ("trec-rag-eval-read-", "memory", "pairs"),
+                                                    ("trec-rag-eval-read-", "memory", "p2p")])
+def test_a_worker_killed_mid_evaluation_does_not_change_the_result(own_client, data, tmp_path, prefix, state, shuffle):
     client = own_client
     qrels, runs, measures, expected, partitions = _all_trec_case(data, tmp_path)
     marker = str(tmp_path / "killed")
@@ -364,7 +365,7 @@ def test_a_worker_killed_mid_evaluation_does_not_change_the_result(own_client, d
         got = [_trec_bytes(o.evaluation) for o in outcomes]
         assert got == expected
     else:
-        spread = evaluate_partitioned(qrels, partitions, measures, Settings(), cluster=client)
+        spread = evaluate_partitioned(qrels, partitions, measures, Settings(), cluster=client, shuffle=shuffle)
         assert _trec_bytes(spread) == expected[4]
     assert os.path.exists(marker)  # a worker did die mid-way
 
