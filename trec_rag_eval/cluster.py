@@ -531,7 +531,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     piece read, one per bucket evaluated). ``shuffle``: how the rows read reach their bucket:
     ``"pairs"``, a task per (piece, bucket) pair (2P + PB + B tasks: the least processor time, but a
     number of tasks that grows with the square of the data); ``"p2p"``, Dask's peer-to-peer shuffle
-    (7P + 2B tasks, measured; about 3x the processor time of the pairs in its sorting and
+    (7P + 2B tasks, measured; about 1.5x the processor time of the pairs in its sorting and
     serializing); ``"auto"`` (default), the pairs up to ``PAIRS_LIMIT`` of them, else p2p.
     """
     if shuffle not in ("auto", "pairs", "p2p"):
