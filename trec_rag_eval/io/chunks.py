@@ -478,12 +478,17 @@ def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
 
 
 def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
+    import numpy as np
     import polars as pl
 
     frame = run.frame
-    again = frame.select((~pl.struct("query_id", "doc_id").is_first_distinct()).arg_true().first()).item()
-    if again is not None:  # a chunk listed twice is an error, as without a map (trec_eval's rule)
-        raise duplicate_error(run, frame["query_id"][again], frame["doc_id"][again])
+    # a chunk listed twice is an error, as without a map (trec_eval's rule): told by sorted 64-bit hashes of
+    # the pairs (a tenth of the time of polars' exact test, which runs only when two hashes are equal)
+    hashes = np.sort(frame.select("query_id", "doc_id").hash_rows(seed=20240607).to_numpy())
+    if bool(np.any(hashes[1:] == hashes[:-1])):
+        again = frame.select((~pl.struct("query_id", "doc_id").is_first_distinct()).arg_true().first()).item()
+        if again is not None:
+            raise duplicate_error(run, frame["query_id"][again], frame["doc_id"][again])
     documents = doc_map.series(frame["doc_id"])
     uncovered = frame.filter(documents.is_null()).group_by("doc_id").len()
     counts = dict(zip(uncovered["doc_id"].to_list(), uncovered["len"].to_list(), strict=True))
