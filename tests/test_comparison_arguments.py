@@ -117,6 +117,12 @@ DATASET = [{"id": "q1", "query": "chat", "relevant": ["d1"]}]
      "max_chars must be an integer, got '800'"),
     (lambda tmp: tre.judge(QRELS, RUNS[0], DATASET, tmp / "out.txt", model="m", calibrate=-1),
      "calibrate must be at least 0, got -1"),
+    (lambda tmp: tre.generate_queries(DATASET, tmp / "out.json", model="m", timeout="60"),
+     "the timeout must be a number, got '60'"),
+    (lambda tmp: tre.generate_queries(DATASET, tmp / "out.json", model="m", timeout=float("nan")),
+     "the timeout must be positive, got nan"),
+    (lambda tmp: tre.judge(QRELS, RUNS[0], DATASET, tmp / "out.txt", model="m", max_retries=-1),
+     "max_retries must be at least 0, got -1"),
 ])
 def test_the_engine_counts_are_checked_in_the_same_words(call, message, tmp_path):
     with pytest.raises(tre.UsageError) as refused:

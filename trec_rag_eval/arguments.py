@@ -23,6 +23,14 @@ def check_count(name: str, value: Any, least: int = 1, parameter: str | None = N
         raise UsageError(f"{name} must be at least {least}, got {value}", said)
 
 
+def check_positive(name: str, value: Any) -> None:
+    """A length of time or a rate: a number > 0."""
+    if not is_number(value, Real):
+        raise UsageError(f"{name} must be a number, got {value!r}")
+    if not value > 0:
+        raise UsageError(f"{name} must be positive, got {value}")
+
+
 def check_seed(seed: Any, optional: bool = True) -> None:
     """A seed of numpy's generators: an integer >= 0, or None (fresh randomness) when ``optional``."""
     if seed is None and optional:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trec_rag_eval.arguments import check_count
+from trec_rag_eval.arguments import check_count, check_positive
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, OutputError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.text import read_text
 
@@ -98,10 +98,8 @@ class LLMSettings:
 
     def check(self) -> None:
         check_count("the concurrency", self.concurrency)
-        if self.timeout <= 0:
-            raise UsageError(f"the timeout must be positive, got {self.timeout}")
-        if self.max_retries < 0:
-            raise UsageError(f"max retries cannot be negative, got {self.max_retries}")
+        check_positive("the timeout", self.timeout)
+        check_count("max_retries", self.max_retries, least=0)
 
 
 def retry_delay(headers: Any, attempt: int, backoff: float) -> float:
