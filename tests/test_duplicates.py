@@ -162,3 +162,14 @@ def test_a_run_given_by_url_cites_its_lines(qrels):
     with pytest.raises(InputFormatError) as raised:
         tre.evaluate(qrels, "memory://test_duplicates/run.txt", ["P@5"])
     assert str(raised.value) == f"memory://test_duplicates/run.txt:6: {CITED}"
+
+
+def test_a_file_gone_since_it_was_read_leaves_the_pair_named(qrels, tmp_path):
+    # the places read the file again on the error: if it is no longer there, the error is still the duplicate
+    path = tmp_path / "run.txt"
+    path.write_text(TEXT)
+    run = read_trec_run(str(path))
+    path.unlink()
+    with pytest.raises(DuplicateDocumentError) as raised:
+        evaluate_tables(qrels, run, ["P@5"])
+    assert str(raised.value) == f"{path}: document 'd1' listed twice for query '1'"

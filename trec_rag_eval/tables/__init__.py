@@ -318,7 +318,11 @@ def duplicate_error(run: Run, query_id: str, doc_id: str) -> InputFormatError:
     read whole, in pieces or on a cluster; standard input; a DataFrame; a dict of columns)."""
     reason = f"document {quote(doc_id)} listed twice for query {quote(query_id)}"
     if run.places is not None:
-        unit, found = run.places.unit, run.places.find(query_id, doc_id)
+        unit = run.places.unit
+        try:
+            found = run.places.find(query_id, doc_id)
+        except (OSError, InputFormatError):  # the file gone or changed since it was read: the pair is said
+            found = []
     else:
         unit, found = "row", [(run.source, row) for row, pair in enumerate(
             zip(column_list(run, "query_id"), column_list(run, "doc_id"), strict=True), start=1)
