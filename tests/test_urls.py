@@ -8,15 +8,18 @@ always the local path's, whose numbers the trec_eval goldens and the other tests
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
+import os
 import shutil
+import tempfile
 import uuid
 
 import fsspec
 import polars as pl
 import pytest
-from conftest import invoke, reference_path
+from conftest import golden_path, invoke
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io import location
@@ -32,6 +35,22 @@ def memory():
     yield root
     if fs.exists(root):
         fs.rm(root, recursive=True)
+
+
+@functools.cache
+def _run() -> str:
+    """The golden run.ties made plain: its query 999 (which the golden qrels do not judge) dropped, so
+    the pair gives no warning (whose text names the input, a path or a URL, and would differ by that
+    alone); its lines grouped by query, keeping their order within a query, so it can be read in
+    pieces; one run tag. Its ties and scores, which decide the numbers, are kept."""
+    with open(golden_path("run.ties"), "rb") as handle:
+        rows = [line.split(b" ") for line in handle.read().splitlines() if not line.startswith(b"999 ")]
+    order = {query: i for i, query in enumerate(dict.fromkeys(row[0] for row in rows))}
+    rows.sort(key=lambda row: order[row[0]])  # stable: a query's lines keep their order
+    path = os.path.join(tempfile.mkdtemp(prefix="trec-rag-eval-urls-"), "run.ties")
+    with open(path, "wb") as handle:
+        handle.write(b"".join(b" ".join([*row[:5], b"ties"]) + b"\n" for row in rows))
+    return path
 
 
 def _put(url: str, data: bytes) -> str:
@@ -64,15 +83,15 @@ FORMATS = (["-q", "-m", "all_trec"], ["--format", "table"], ["-q", "--format", "
 
 @pytest.mark.parametrize("options", FORMATS, ids=["trec-q-all_trec", "table", "table-q", "json"])
 def test_trec_qrels_and_run_by_url_give_the_bytes_of_the_local_files(memory, table_form, options):
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     qrels_url, run_url = _copy(qrels, f"{memory}/qrels.test"), _copy(run, f"{memory}/results.test")
     got = _same([*options, qrels, run], [*options, qrels_url, run_url])
     if options[-1] == "all_trec":
-        assert "runid                 \tall\tSTANDARD\n" in got.stdout
+        assert "runid                 \tall\tties\n" in got.stdout
 
 
 def test_gzip_files_by_url_give_the_bytes_of_the_local_files(memory, tmp_path, table_form):
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     local_qrels, local_run = tmp_path / "qrels.test.gz", tmp_path / "results.gz"  # gzip told by its bytes
     for source, target in ((qrels, local_qrels), (run, local_run)):
         with open(source, "rb") as handle:
@@ -101,10 +120,10 @@ def _partitions(run_path: str, pieces: int) -> list[tuple[str, bytes]]:
 
 
 def test_a_partitioned_parquet_run_by_url_gives_the_bytes_of_the_local_folder(memory, tmp_path):
-    qrels = reference_path("qrels.test")
+    qrels = golden_path("qrels.graded")
     folder = tmp_path / "run.parquet"
     folder.mkdir()
-    for name, data in _partitions(reference_path("results.test"), 3):
+    for name, data in _partitions(_run(), 3):
         (folder / name).write_bytes(data)
         _put(f"{memory}/run.parquet/{name}", data)
     # what a data platform leaves beside its partitions is skipped, in a folder and under a URL alike
@@ -115,7 +134,7 @@ def test_a_partitioned_parquet_run_by_url_gives_the_bytes_of_the_local_folder(me
     for options in (["-q", "-m", "all_trec"], ["--format", "table"]):
         _same([*options, qrels, str(folder)], [*options, qrels_url, f"{memory}/run.parquet"])
     # the partitioned run gives the bytes of the TREC text it came from
-    text = invoke("-q", "-m", "all_trec", qrels, reference_path("results.test"))
+    text = invoke("-q", "-m", "all_trec", qrels, _run())
     assert invoke("-q", "-m", "all_trec", qrels_url, f"{memory}/run.parquet/").stdout == text.stdout
 
 
@@ -281,7 +300,7 @@ def threads_cluster():
 
 def test_on_a_cluster_urls_give_the_bytes_of_the_local_files(memory, tmp_path, threads_cluster):
     address = threads_cluster.scheduler.address
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     qrels_url, run_url = _copy(qrels, f"{memory}/qrels.test"), _copy(run, f"{memory}/runs/results.test")
     _copy(f"{FIXTURES}/run_bm25.txt", f"{memory}/runs/run_bm25.txt")
     local = tmp_path / "runs"
@@ -310,7 +329,7 @@ def test_on_a_cluster_a_missing_url_fails_alone(memory, threads_cluster):
 
 @pytest.mark.slow  # a cluster of worker processes of its own
 def test_file_urls_are_opened_by_worker_processes(tmp_path):
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     folder = tmp_path / "runs"
     folder.mkdir()
     shutil.copy(run, folder / "results.test")
@@ -406,7 +425,7 @@ def test_on_a_cluster_a_large_parquet_file_by_url_is_read_in_slices(memory, tmp_
         return read_rows(self, columns, window)
 
     monkeypatch.setattr(_Remote, "rows", counted)
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     rows = [line.split() for line in open(run) if line.strip()]
     frame = pl.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
                           "score": [float(r[4]) for r in rows], "run_tag": [r[5] for r in rows]})
@@ -479,12 +498,12 @@ def test_on_a_cluster_the_client_fetches_only_the_first_bytes_of_a_lone_run(coun
 
     from trec_rag_eval.io.formats import HEAD_BYTES
 
-    qrels = reference_path("qrels.test")
-    lines = open(reference_path("results.test"), "rb").read()
+    qrels = golden_path("qrels.graded")
+    lines = open(_run(), "rb").read()
     counted.objects["qrels.test"] = open(qrels, "rb").read()
     counted.objects["runs/results.test"] = lines * 1  # one run, split by query over the workers
     options = ["-q", "-m", "all_trec"]
-    _same([*options, qrels, reference_path("results.test")],
+    _same([*options, qrels, _run()],
           ["--cluster", threads_cluster.scheduler.address, *options, "counted://qrels.test",
            "counted://runs/results.test"])
     here = threading.current_thread().name
@@ -524,7 +543,7 @@ def test_on_a_cluster_a_large_trec_file_by_url_is_read_in_byte_ranges(memory, th
         return read_range(path, start, end)
 
     monkeypatch.setattr(trec, "read_run_range", counted)
-    qrels, run = reference_path("qrels.test"), reference_path("results.test")
+    qrels, run = golden_path("qrels.graded"), _run()
     url = _copy(run, f"{memory}/results.test")
     options = ["-q", "-m", "all_trec"]
     _same([*options, qrels, run], ["--cluster", threads_cluster.scheduler.address, *options,
