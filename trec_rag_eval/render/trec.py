@@ -106,21 +106,29 @@ def _per_query_blocks(evaluation: Evaluation, measures: list[Measure]) -> list[s
     return blocks
 
 
+FORMAT_BATCH_VALUES = 1 << 17
+"""Per-query values formatted in one call: a few measures' columns at once (one pass instead of one per
+measure), not all of them (the call's temporary arrays grow with it)."""
+
+
 def _formatted_columns(evaluation: Evaluation, measures: list[Measure]) -> list[pl.Series]:
     """``format_trec_column`` of each measure's per-query values; the real-valued ones (most of them) are
-    formatted in one call over all their values, then sliced: one pass instead of one per measure."""
+    formatted a batch of measures at a time, then sliced."""
     import numpy as np
 
     from trec_rag_eval.render import columns
 
-    real = [m for m in measures if m.spec.value_type not in ("str", "int")]
-    if len(real) < 2:
-        return [format_trec_column(m, evaluation.values[str(m)]) for m in measures]
     queries = len(evaluation.query_ids)
-    values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64) for m in real])
-    text = columns.fixed(values, 4, nan="-nan").str.pad_start(6)
-    sliced = {str(m): text.slice(i * queries, queries) for i, m in enumerate(real)}
-    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)]) for m in measures]
+    real = [m for m in measures if m.spec.value_type not in ("str", "int")]
+    per_batch = max(1, FORMAT_BATCH_VALUES // max(1, queries))
+    sliced: dict[str, pl.Series] = {}
+    for first in range(0, len(real) if per_batch > 1 else 0, per_batch):
+        batch = real[first:first + per_batch]
+        values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64) for m in batch])
+        text = columns.fixed(values, 4, nan="-nan").str.pad_start(6)
+        sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
+    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)])
+            for m in measures]
 
 
 def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> Iterator[str]:
