@@ -53,9 +53,12 @@ _LOOKUP_MAX_DECIMALS = 4  # the table holds 10^(decimals + 1) texts: 100,000 at 
 
 @functools.cache
 def _one_digit_texts(decimals: int) -> pl.Series:
-    """Every ``"%.{decimals}f"`` text of [0, 10) at that precision, the i-th that of ``i / 10^decimals``."""
-    return _built(np.zeros(10 ** (decimals + 1)), np.arange(10 ** (decimals + 1), dtype=np.int64),
-                  np.ones(10 ** (decimals + 1), dtype=bool), decimals, "nan")
+    """Every ``"%.{decimals}f"`` text of [0, 10) at that precision, the i-th that of ``i / 10^decimals``: the
+    texts of [0, 1) built once, then each leading digit put before their fractions (a tenth of the work)."""
+    count = 10 ** decimals
+    below_one = _built(np.zeros(count), np.arange(count, dtype=np.int64), np.ones(count, dtype=bool), decimals, "nan")
+    fractions = below_one.str.slice(1)  # ".0000" ... ".9999" ("" without decimals)
+    return pl.concat([pl.select(pl.lit(str(digit)) + fractions).to_series() for digit in range(10)])
 
 
 def _built(values: np.ndarray, digits: np.ndarray, fast: np.ndarray, decimals: int, nan: str) -> pl.Series:
