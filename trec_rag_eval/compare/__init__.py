@@ -18,6 +18,7 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
@@ -97,19 +98,7 @@ def compare_values(
         measures = list(values[baseline])
     measures = [measures] if isinstance(measures, str) else list(measures)
     n = len(query_ids)
-    arrays: dict[str, dict[str, np.ndarray]] = {}
-    for run in runs:
-        arrays[run] = {}
-        for measure in measures:
-            if measure not in values[run]:
-                raise UsageError(f"run {run!r} has no values for measure {measure!r}")
-            array = np.asarray(values[run][measure], dtype=np.float64)
-            if array.shape != (n,):
-                raise UsageError(
-                    f"run {run!r}, measure {measure!r}: expected {n} per-query values, "
-                    f"got shape {array.shape}"
-                )
-            arrays[run][measure] = array
+    arrays = per_query_arrays(values, runs, measures, n)
     if n == 0:
         raise UsageError("no queries to compare")
 

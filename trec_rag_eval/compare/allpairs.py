@@ -36,6 +36,7 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
 from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.display import show
 from trec_rag_eval.errors import UsageError
@@ -237,17 +238,7 @@ def compare_all_pairs(
     n = len(query_ids)
     if n == 0:
         raise UsageError("no queries to compare")
-    arrays: dict[str, dict[str, np.ndarray]] = {}
-    for run in runs:
-        arrays[run] = {}
-        for measure in chosen:
-            if measure not in values[run]:
-                raise UsageError(f"run {run!r} has no values for measure {measure!r}")
-            array = np.asarray(values[run][measure], dtype=np.float64)
-            if array.shape != (n,):
-                raise UsageError(f"run {run!r}, measure {measure!r}: expected {n} per-query values, got shape "
-                                 f"{array.shape}")
-            arrays[run][measure] = array
+    arrays = per_query_arrays(values, runs, chosen, n)
     means = {run: {m: float(arrays[run][m].mean()) for m in chosen} for run in runs}
     pairs: list[PairTest] = []
     exact: dict[str, bool] = {}
