@@ -69,3 +69,14 @@ def test_fixed_of_measures_in_zero_to_ten(decimals: int) -> None:
                              np.array([k / n for n in range(1, 40) for k in range(0, n + 1)])])
     expected = [format(v, f".{decimals}f") for v in values.tolist()]
     assert columns.fixed(values, decimals).to_list() == expected
+
+
+@pytest.mark.parametrize(("decimals", "width"), [(4, 6), (4, 8), (0, 1), (0, 3), (2, 4), (6, 10)])
+def test_fixed_padded_is_percent_width_f(decimals: int, width: int) -> None:
+    """``width`` pads on the left as ``%6.4f`` does (trec_eval's values): the [0, 10) texts of the table
+    already have decimals + 2 characters, the others (negative, >= 10, NaN) are padded one by one."""
+    values = np.concatenate([_values(), np.array([0.5, 9.99995, -0.25, 12.5])])
+    expected = [f"{'nan':>{width}}" if math.isnan(v) else format(v, f"{width}.{decimals}f") for v in values.tolist()]
+    assert columns.fixed(values, decimals, width=width).to_list() == expected
+    assert columns.repeat_each(columns.strings(["x", "y"]), 2).to_list() == ["x", "x", "y", "y"]
+    assert columns.cycle(columns.strings(["x", "y"]), 2).to_list() == ["x", "y", "x", "y"]

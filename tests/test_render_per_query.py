@@ -26,6 +26,9 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     monkeypatch.setattr(table, "COLUMN_WISE_FROM", threshold)
     monkeypatch.setattr(trec, "COLUMN_WISE_FROM", threshold)
     monkeypatch.setattr(trec, "BLOCK_LINES", 150)  # trec's lines in blocks of queries: one a block here
+    # the blocks in 3 groups of queries, one per thread (5 queries: groups of 1, 2 and 2), whatever the cores
+    monkeypatch.setattr(trec, "PARALLEL_FROM", 0)
+    monkeypatch.setattr("trec_rag_eval.core.parallel.sort_threads", lambda: 3)
     return str(request.param)
 
 # query ids a column path could mishandle: non-ASCII, a comma, a quote, a long one; a query whose

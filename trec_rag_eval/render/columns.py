@@ -21,8 +21,9 @@ _FIXED_LIMIT = 1e9  # |value| * 10^decimals below this: the product is off by < 
 _TIE_MARGIN = 1e-6  # a fraction this close to .5 is decided by Python's exact formatting instead
 
 
-def fixed(values: np.ndarray, decimals: int = 4, nan: str = "nan") -> pl.Series:
-    """``"%.{decimals}f" % v`` for every value (a string Series); NaN as ``nan``.
+def fixed(values: np.ndarray, decimals: int = 4, nan: str = "nan", width: int = 0) -> pl.Series:
+    """``"%{width}.{decimals}f" % v`` for every value (a string Series, padded on the left with spaces to
+    ``width`` characters); NaN as ``nan`` (padded too).
 
     The digits come from the integer ``round(|v| * 10^decimals)``, which is the correctly rounded
     decimal unless the product lands next to a half (a tie of the decimal value, decided by
@@ -39,13 +40,19 @@ def fixed(values: np.ndarray, decimals: int = 4, nan: str = "nan") -> pl.Series:
     fast &= np.abs(scaled - np.floor(scaled) - 0.5) > _TIE_MARGIN
     digits = rounded.astype(np.int64)
     if decimals > _LOOKUP_MAX_DECIMALS:
-        return _built(values, digits, fast, decimals, nan)
+        return _padded(_built(values, digits, fast, decimals, nan), width)
     looked_up = fast & ~np.signbit(values) & (digits < 10 ** (decimals + 1))
     text = _one_digit_texts(decimals).gather(np.where(looked_up, digits, 0))
+    if width > decimals + 2 - (decimals == 0):  # wider than the table's texts ("d.dddd", or "d")
+        text = _padded(text, width)
     rest = np.flatnonzero(~looked_up)
     if len(rest):
-        text = text.scatter(rest, _built(values[rest], digits[rest], fast[rest], decimals, nan))
+        text = text.scatter(rest, _padded(_built(values[rest], digits[rest], fast[rest], decimals, nan), width))
     return text
+
+
+def _padded(text: pl.Series, width: int) -> pl.Series:
+    return text.str.pad_start(width) if width else text
 
 
 _LOOKUP_MAX_DECIMALS = 4  # the table holds 10^(decimals + 1) texts: 100,000 at 4 decimals
@@ -114,14 +121,18 @@ def interleave(columns: list[pl.Series]) -> pl.Series:
     return pl.concat(columns, rechunk=True).gather(order)
 
 
-def repeat_each(items: Sequence[str], times: int) -> pl.Series:
+def repeat_each(items: Sequence[str] | pl.Series, times: int) -> pl.Series:
     """Each item ``times`` times in a row: a, a, b, b, ..."""
-    return pl.Series(list(items), dtype=pl.String).gather(np.repeat(np.arange(len(items), dtype=np.int64), times))
+    return _series(items).gather(np.repeat(np.arange(len(items), dtype=np.int64), times))
 
 
-def cycle(items: Sequence[str], times: int) -> pl.Series:
+def cycle(items: Sequence[str] | pl.Series, times: int) -> pl.Series:
     """The items ``times`` times over: a, b, a, b, ..."""
-    return pl.Series(list(items), dtype=pl.String).gather(np.tile(np.arange(len(items), dtype=np.int64), times))
+    return _series(items).gather(np.tile(np.arange(len(items), dtype=np.int64), times))
+
+
+def _series(items: Sequence[str] | pl.Series) -> pl.Series:
+    return items if isinstance(items, pl.Series) else pl.Series(list(items), dtype=pl.String)
 
 
 def separated(parts: list[pl.Series], separator: str = "\t") -> str:

@@ -47,7 +47,7 @@ def format_trec_column(measure: Measure, values: Any) -> pl.Series:
             if measure.family == "relstring" else text
     if kind == "int":
         return columns.integers(values)
-    return columns.fixed(values, 4, nan="-nan").str.pad_start(6)
+    return columns.fixed(values, 4, nan="-nan", width=6)
 
 
 def _line(measure: Measure, query_id: str, value: Any) -> str:
@@ -92,15 +92,37 @@ memory is its own size, not that of polars' columns for every line (~100 MB for 
 
 
 def _per_query_blocks(evaluation: Evaluation, measures: list[Measure]) -> list[str]:
+    """The per-query lines a block of queries at a time; the blocks split over the cores in contiguous
+    groups (polars and numpy release the GIL), each group formatting its own queries' values."""
+    from trec_rag_eval.core.parallel import on_threads, sort_threads
+
+    queries = len(evaluation.query_ids)
+    step = max(1, BLOCK_LINES // len(measures))
+    starts = list(range(0, queries, step))
+    groups = min(sort_threads(), len(starts)) if queries * len(measures) >= PARALLEL_FROM else 1
+    bounds = [starts[len(starts) * g // groups] for g in range(groups)] + [queries]
+
+    def group(g: int) -> list[str]:
+        return _blocks_between(evaluation, measures, bounds[g], bounds[g + 1], step)
+
+    return [block for blocks in on_threads(group, range(groups)) for block in blocks]
+
+
+PARALLEL_FROM = 1 << 18
+"""Per-query lines from which their blocks are built on every core (below, threads cost more than they save)."""
+
+
+def _blocks_between(evaluation: Evaluation, measures: list[Measure], first: int, last: int, step: int) -> list[str]:
+    """The lines of queries ``first`` to ``last`` (excluded), ``step`` queries a block."""
     from trec_rag_eval.render import columns
 
-    names = ["%-22s" % m.trec_name for m in measures]
-    formatted = _formatted_columns(evaluation, measures)
-    step = max(1, BLOCK_LINES // len(measures))
+    names = columns.strings(["%-22s" % m.trec_name for m in measures])
+    query_ids = columns.strings(evaluation.query_ids[first:last])
+    formatted = _formatted_columns(evaluation, measures, first, last)
     blocks = []
-    for first in range(0, len(evaluation.query_ids), step):
-        ids = evaluation.query_ids[first:first + step]
-        values = columns.interleave([column.slice(first, len(ids)) for column in formatted])
+    for start in range(0, last - first, step):
+        ids = query_ids.slice(start, step)
+        values = columns.interleave([column.slice(start, len(ids)) for column in formatted])
         blocks.append(columns.separated([columns.cycle(names, len(ids)), columns.repeat_each(ids, len(measures)),
                                          values]))
     return blocks
@@ -111,23 +133,23 @@ FORMAT_BATCH_VALUES = 1 << 17
 measure), not all of them (the call's temporary arrays grow with it)."""
 
 
-def _formatted_columns(evaluation: Evaluation, measures: list[Measure]) -> list[pl.Series]:
-    """``format_trec_column`` of each measure's per-query values; the real-valued ones (most of them) are
-    formatted a batch of measures at a time, then sliced."""
+def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: int, last: int) -> list[pl.Series]:
+    """``format_trec_column`` of each measure's values for queries ``first`` to ``last`` (excluded); the
+    real-valued ones (most of them) are formatted a batch of measures at a time, then sliced."""
     import numpy as np
 
     from trec_rag_eval.render import columns
 
-    queries = len(evaluation.query_ids)
+    queries = last - first
     real = [m for m in measures if m.spec.value_type not in ("str", "int")]
     per_batch = max(1, FORMAT_BATCH_VALUES // max(1, queries))
     sliced: dict[str, pl.Series] = {}
-    for first in range(0, len(real) if per_batch > 1 else 0, per_batch):
-        batch = real[first:first + per_batch]
-        values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64) for m in batch])
-        text = columns.fixed(values, 4, nan="-nan").str.pad_start(6)
+    for start in range(0, len(real) if per_batch > 1 else 0, per_batch):
+        batch = real[start:start + per_batch]
+        values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64)[first:last] for m in batch])
+        text = columns.fixed(values, 4, nan="-nan", width=6)
         sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
-    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)])
+    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)][first:last])
             for m in measures]
 
 
