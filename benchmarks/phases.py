@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # trec_rag_eval from this checkout
 
-from trec_rag_eval.memory import settings_for_the_command  # noqa: E402
+from trec_rag_eval.allocators import settings_for_the_command  # noqa: E402
 
 settings_for_the_command()  # the command's allocator and BLAS settings, before numpy and polars load
 

@@ -98,7 +98,7 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
     env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
     if preset_by_user:
         env["JE_ARROW_MALLOC_CONF"] = "narenas:2"
-    code = ("import os, sys; from trec_rag_eval.memory import import_pyarrow; "
+    code = ("import os, sys; from trec_rag_eval.allocators import import_pyarrow; "
             "seen = []; real = os.environ.__class__.__setitem__\n"
             "def spy(self, key, value):\n"
             "    seen.append((key, value)); real(self, key, value)\n"
@@ -115,7 +115,7 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
 def test_the_command_sets_numpy_and_polars_allocators_unless_told(preset_by_user):
     """numpy's huge pages cost compaction inside page faults, OpenBLAS's idle threads spin ~0.1 s
     as the run's parse starts, polars' jemalloc keeps freed pages most of a second
-    (``trec_rag_eval.memory``); a user's own settings win."""
+    (``trec_rag_eval.allocators``); a user's own settings win."""
     import os
     import subprocess
     import sys
@@ -145,7 +145,7 @@ def test_polars_reads_its_allocator_settings_from_the_commands_variable():
     import subprocess
     import sys
 
-    from trec_rag_eval.memory import POLARS_JEMALLOC_CONF
+    from trec_rag_eval.allocators import POLARS_JEMALLOC_CONF
 
     code = ("import numpy as np, polars as pl\n"
             "def anon(): return int([l for l in open('/proc/self/status') if l.startswith('RssAnon')][0].split()[1])\n"
@@ -165,11 +165,11 @@ def test_freed_memory_of_threads_is_handed_back():
 
     import numpy as np
 
-    from trec_rag_eval import memory
+    from trec_rag_eval import allocators
 
     if platform.libc_ver()[0] != "glibc":
         pytest.skip("malloc_trim is glibc's")
-    assert memory._malloc_trim() is not None
+    assert allocators._malloc_trim() is not None
 
     def resident() -> int:
         with open("/proc/self/statm") as statm:
@@ -184,7 +184,7 @@ def test_freed_memory_of_threads_is_handed_back():
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(churn, range(4)))
     before = resident()
-    memory.release_freed_memory()
+    allocators.release_freed_memory()
     assert resident() < before
 
 

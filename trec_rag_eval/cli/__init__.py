@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
+from trec_rag_eval.allocators import settings_for_the_command
 from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning, Worded
-from trec_rag_eval.memory import settings_for_the_command
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -150,7 +150,7 @@ def _without_secrets(text: str) -> str:
 
 def main(args: list[str] | None = None) -> None:
     """Console-script entry point: one clean error line, never a traceback, for known errors."""
-    settings_for_the_command()  # the command owns its process (see trec_rag_eval.memory)
+    settings_for_the_command()  # the command owns its process (see trec_rag_eval.allocators)
     argv = _route(list(sys.argv[1:] if args is None else args))
     try:
         with warnings.catch_warnings():

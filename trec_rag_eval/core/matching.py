@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core import parallel
 from trec_rag_eval.core.columns import Strings, gather, index_in, over_chunks, series, slice_rows
 from trec_rag_eval.errors import DuplicateDocumentError
-from trec_rag_eval.memory import release_freed_memory
 from trec_rag_eval.tables import Run
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
 

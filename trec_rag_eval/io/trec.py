@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trec_rag_eval.allocators import import_pyarrow, jemalloc_configured, release_freed_memory
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.location import is_url
 from trec_rag_eval.io.text import (
@@ -36,7 +37,6 @@ from trec_rag_eval.io.text import (
     read_bytes,
     spooled,
 )
-from trec_rag_eval.memory import import_pyarrow, jemalloc_configured, release_freed_memory
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,
@@ -421,7 +421,7 @@ RUN_BLOCK_BYTES = 4 << 20
 
 
 def _arrow_pool() -> Any:
-    """pyarrow's jemalloc pool, which hands freed pages back soon (``trec_rag_eval.memory``: the parser's
+    """pyarrow's jemalloc pool, which hands freed pages back soon (``trec_rag_eval.allocators``: the parser's
     buffers would otherwise stay in the process's peak memory next to the ranking's arrays; at once
     when pyarrow was imported before us); the system allocator where pyarrow was built without
     jemalloc. Every Arrow step of the reader uses it: pyarrow's default pool keeps what a temporary
