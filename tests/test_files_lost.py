@@ -218,9 +218,9 @@ def test_generate_refuses_a_progress_file_that_is_the_output_or_the_corpus_befor
 def test_the_library_checks_the_progress_file_too(tmp_path):
     from test_generate import SETTINGS
 
-    from trec_rag_eval.engine.generate import generate_dataset
-    from trec_rag_eval.engine.llm import make_client
     from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.llm.client import make_client
+    from trec_rag_eval.llm.queries import generate_dataset
 
     output = tmp_path / "g.json"
     output.write_text("[]\n")

@@ -561,8 +561,8 @@ BINARY = ["\x00", "\x01", "\x1b[31m", "\x7f", "\x08"]
 
 
 def test_fuzz_generated_replies():
-    from trec_rag_eval.engine.generate import MAX_QUESTION_CHARS, checked_questions
-    from trec_rag_eval.engine.llm import MalformedReply
+    from trec_rag_eval.llm.client import MalformedReply
+    from trec_rag_eval.llm.queries import MAX_QUESTION_CHARS, checked_questions
 
     rng = random.Random(SEED * 1000 + 27)
     kept_some = refused = 0
@@ -596,8 +596,8 @@ def test_fuzz_generated_replies():
 
 
 def test_fuzz_grades():
-    from trec_rag_eval.engine.judge import parse_grade
-    from trec_rag_eval.engine.llm import MalformedReply
+    from trec_rag_eval.llm.client import MalformedReply
+    from trec_rag_eval.llm.judging import parse_grade
 
     forms = ["{g}", "Grade: {g}", "**{g}**", "Note : {g}/3", "{g} out of 3", "Relevance {g}.", "Grade: {g} ({g})"]
     asides = ["", "On the 0-3 scale: ", "<think>maybe 1, maybe 3</think>\n", "Note (de 0 à 3) : ",
@@ -629,10 +629,10 @@ def test_fuzz_grades():
 
 
 def test_fuzz_judge_progress_records(tmp_path):
-    from trec_rag_eval.engine.judge import grade_problem
-    from trec_rag_eval.engine.llm import read_progress
     from trec_rag_eval.errors import InputFormatError
     from trec_rag_eval.io.judgments import LLMJudgment  # noqa: F401 - the records are the sidecar's, before it
+    from trec_rag_eval.llm.client import read_progress
+    from trec_rag_eval.llm.judging import grade_problem
 
     identity = {"model": "m", "language": "en", "max_chars": 8000}
     rng = random.Random(SEED * 1000 + 29)

@@ -10,7 +10,8 @@ from chat_server import ChatServer, Reply, completion
 from click.testing import CliRunner
 
 from trec_rag_eval.cli.generate import generate_queries_command
-from trec_rag_eval.engine.generate import (
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
+from trec_rag_eval.llm.queries import (
     GenerationFailure,
     GenerationSettings,
     build_prompt,
@@ -22,7 +23,6 @@ from trec_rag_eval.engine.generate import (
     progress_path_for,
     retry_delay,
 )
-from trec_rag_eval.errors import TrecRagEvalWarning, UsageError
 
 # Each document's text names the behaviour the server scripts for it.
 CORPUS = [

@@ -9,13 +9,13 @@ import pytest
 from conftest import invoke
 
 from trec_rag_eval.checks.validate import read_reference_scores
-from trec_rag_eval.engine.generate import GenerationSettings
-from trec_rag_eval.engine.llm import read_progress
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.corpus import read_corpus
 from trec_rag_eval.io.json_formats import read_dataset, read_results
 from trec_rag_eval.io.load import load_topics, read_beir
 from trec_rag_eval.io.trec import iter_run_chunks, read_trec_qrels, read_trec_run
+from trec_rag_eval.llm.client import read_progress
+from trec_rag_eval.llm.queries import GenerationSettings
 
 BAD = b"\xe9"  # 'e acute' in Latin-1: not a UTF-8 sequence
 

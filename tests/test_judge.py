@@ -14,16 +14,16 @@ import pytest
 from chat_server import ChatServer, Reply, completion
 
 from trec_rag_eval.cli import main
-from trec_rag_eval.engine.judge import (
+from trec_rag_eval.io.judgments import read_llm_judgments, select_judgments, sidecar_path_for
+from trec_rag_eval.io.load import load_qrels, load_run
+from trec_rag_eval.llm.client import MalformedReply, make_client, progress_path_for
+from trec_rag_eval.llm.judging import (
     JudgeSettings,
     agreement,
     build_judge_prompt,
     judge_holes,
     parse_grade,
 )
-from trec_rag_eval.engine.llm import MalformedReply, make_client, progress_path_for
-from trec_rag_eval.io.judgments import read_llm_judgments, select_judgments, sidecar_path_for
-from trec_rag_eval.io.load import load_qrels, load_run
 
 ROOT = Path(__file__).resolve().parent.parent
 

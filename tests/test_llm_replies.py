@@ -15,10 +15,10 @@ from conftest import invoke
 from test_generate import SETTINGS as GENERATION
 from test_judge import DATASET, FAKE_GRADES, RUN, FakeJudge
 
-from trec_rag_eval.engine.generate import MAX_QUESTION_CHARS, MAX_REPLY_CHARS, checked_questions, generate_dataset
-from trec_rag_eval.engine.judge import parse_grade
-from trec_rag_eval.engine.llm import MalformedReply, make_client, progress_path_for
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.llm.client import MalformedReply, make_client, progress_path_for
+from trec_rag_eval.llm.judging import parse_grade
+from trec_rag_eval.llm.queries import MAX_QUESTION_CHARS, MAX_REPLY_CHARS, checked_questions, generate_dataset
 
 # --- judge: one grade, or none -------------------------------------------------------------------------
 

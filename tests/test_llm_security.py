@@ -15,8 +15,8 @@ from chat_server import ChatServer, Reply, completion
 from conftest import invoke
 from test_judge import DATASET, FAKE_GRADES, RUN
 
-from trec_rag_eval.engine.llm import LLMFailure, check_base_url, redact, redacted_excerpt, remember_secret
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.llm.client import LLMFailure, check_base_url, redact, redacted_excerpt, remember_secret
 
 KEY = "sk-test-0123456789abcdefSECRET"
 

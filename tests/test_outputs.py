@@ -246,9 +246,9 @@ def test_a_progress_file_that_cannot_be_written_is_one_error(tmp_path):
     # the LLM progress file is an output too: under a regular file its folder cannot exist
     from test_generate import CORPUS, SETTINGS, ScriptedServer
 
-    from trec_rag_eval.engine.generate import generate_dataset
-    from trec_rag_eval.engine.llm import make_client
     from trec_rag_eval.errors import OutputError
+    from trec_rag_eval.llm.client import make_client
+    from trec_rag_eval.llm.queries import generate_dataset
 
     blocker = tmp_path / "file"
     blocker.write_text("x")

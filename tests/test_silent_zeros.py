@@ -209,8 +209,8 @@ def test_every_engine_call_failing_gives_one_warning_not_two():
 
 
 def test_the_python_api_speaks_of_parameters_and_the_cli_of_flags(tmp_path):
-    from trec_rag_eval.engine.generate import GenerationSettings
     from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.llm.queries import GenerationSettings
 
     with pytest.raises(UsageError) as err:
         GenerationSettings(model="m", n=0).check()

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.core.settings import Settings as Settings
-from trec_rag_eval.engine.llm import progress_path_for as progress_path_for
 from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
+from trec_rag_eval.llm.client import progress_path_for as progress_path_for
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import read_judgments as read_judgments
@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.conversion import ConversionReport
-    from trec_rag_eval.engine.generate import GenerationReport
-    from trec_rag_eval.engine.judge import JudgeReport
     from trec_rag_eval.evaluation.context import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.id_paths import IdLocator
+    from trec_rag_eval.llm.judging import JudgeReport
+    from trec_rag_eval.llm.queries import GenerationReport
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.run_files import RunOutcome
     from trec_rag_eval.tables import Qrels, Run
@@ -620,7 +620,7 @@ def _corpus_documents(corpus: Any) -> list[dict[str, str]]:
 def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:
     if client is not None:
         return client
-    from trec_rag_eval.engine.llm import make_client
+    from trec_rag_eval.llm.client import make_client
 
     return make_client(base_url, api_key)
 
@@ -647,14 +647,14 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
 
     >>> report = generate_queries("corpus.jsonl", "dataset.json", model="llama3", base_url="http://localhost:8000/v1")
     """
-    from trec_rag_eval.engine.generate import GenerationSettings, generate_dataset, overlap_warning
-    from trec_rag_eval.engine.llm import progress_path_for
+    from trec_rag_eval.llm.client import progress_path_for
+    from trec_rag_eval.llm.queries import GenerationSettings, generate_dataset, overlap_warning
 
     settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency, timeout=timeout,
                                   max_retries=max_retries, temperature=temperature)
     settings.check()
     if client is None and base_url is not None:
-        from trec_rag_eval.engine.llm import check_base_url
+        from trec_rag_eval.llm.client import check_base_url
 
         check_base_url(base_url)  # a malformed URL is one line, before anything is read
     progress_file = progress_path or progress_path_for(output)
@@ -695,13 +695,13 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     ``report.coverage`` (per run: Judged@depth before and after), grades, failures, tokens.
     Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
     """
-    from trec_rag_eval.engine.judge import JudgeSettings, judge_holes
-    from trec_rag_eval.engine.llm import progress_path_for
-    from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.load import as_qrels, load_qrels
+    from trec_rag_eval.llm.client import progress_path_for
+    from trec_rag_eval.llm.judging import JudgeSettings, judge_holes
     from trec_rag_eval.notes import note as make_note
+    from trec_rag_eval.progress import bar
     from trec_rag_eval.service import read_whole_run
 
     note = on_note or Note.warn
@@ -710,7 +710,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
                              temperature=temperature)
     settings.check()
     if client is None and base_url is not None:
-        from trec_rag_eval.engine.llm import check_base_url
+        from trec_rag_eval.llm.client import check_base_url
 
         check_base_url(base_url)  # a malformed URL is one line, before anything is read
     progress_file = progress_path or progress_path_for(output)

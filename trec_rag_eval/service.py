@@ -440,9 +440,9 @@ def byte_progress() -> Progress:
     bar in a terminal, a widget in a notebook, an update every few seconds in a log file)."""
     import sys
 
-    from trec_rag_eval.engine.progress import bar
     from trec_rag_eval.io.location import basename
     from trec_rag_eval.io.location import size as size_of
+    from trec_rag_eval.progress import bar
 
     @contextmanager
     def display(path: str) -> Iterator[Callable[[int], None]]:
@@ -463,7 +463,7 @@ def task_progress() -> Iterator[TaskProgress]:
     the work ends, even on an error (whose line then starts a line of its own)."""
     import sys
 
-    from trec_rag_eval.engine.progress import bar
+    from trec_rag_eval.progress import bar
 
     shown: dict[str, Any] = {}
 

@@ -142,9 +142,9 @@ def _flush_stdout() -> None:
 
 
 def _without_secrets(text: str) -> str:
-    """The last line of defence: no API key a command sent reaches the terminal (``engine.llm.redact``;
+    """The last line of defence: no API key a command sent reaches the terminal (``llm.client.redact``;
     only the LLM commands load that module, and only they send a key)."""
-    llm = sys.modules.get("trec_rag_eval.engine.llm")
+    llm = sys.modules.get("trec_rag_eval.llm.client")
     return llm.redact(text) if llm is not None else text
 
 

@@ -1,5 +1,5 @@
 """The options of the commands that ask an LLM (``generate-queries``, ``judge``): one definition, since
-both go through the same client, retries and progress file (``engine.llm``); and ``--judgments``, the
+both go through the same client, retries and progress file (``llm.client``); and ``--judgments``, the
 choice between human and LLM judgments of the commands that evaluate."""
 
 from __future__ import annotations

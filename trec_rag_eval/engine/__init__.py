@@ -1,8 +1,9 @@
-"""Evaluate a search engine from Python, with a BM25 baseline and LLM query generation.
+"""Evaluate a search engine from Python, with a BM25 baseline.
 
-``Evaluator(engine).evaluate(dataset)`` runs every query through the engine and scores the run;
-``BM25Engine(corpus)`` is the offline baseline; ``engine.generate`` writes LLM-generated datasets.
-Nothing heavy is imported here: bm25s and openai load only when used.
+``Evaluator(engine).evaluate(dataset)`` runs every query through the engine and scores the run
+(``harness``); ``BM25Engine(corpus)`` is the offline baseline (``bm25``, with the word analyser of
+``tokens``); ``load`` imports an engine or a tokenizer named by text. Nothing heavy is imported here:
+bm25s loads only when used. Asking an LLM (test queries, relevance judgments) is ``trec_rag_eval.llm``'s.
 """
 
 from __future__ import annotations

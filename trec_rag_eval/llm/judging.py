@@ -12,7 +12,7 @@ The prompt is our own (French or English). Human judgments are never changed. Wi
 generator), and ``CalibrationAgreement`` gives Cohen's kappa (binary and linearly weighted) and the confusion
 matrix between the humans and the model.
 
-The client, concurrency, retries, token accounting and resumable progress file are ``engine.llm``'s,
+The client, concurrency, retries, token accounting and resumable progress file are ``llm.client``'s,
 shared with ``generate-queries``. Outputs are written only when every asked document got a grade
 (unless ``allow_failures``), never over existing files unless ``force``; the progress file is then
 removed, as ``generate-queries`` does.
@@ -37,7 +37,11 @@ from typing import Any
 
 from trec_rag_eval.arguments import check_count
 from trec_rag_eval.display import format_magnitude
-from trec_rag_eval.engine.llm import (
+from trec_rag_eval.errors import MissingDependencyError, UsageError
+from trec_rag_eval.io.atomic import all_or_none, check_output_paths
+from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
+from trec_rag_eval.io.load import files_read
+from trec_rag_eval.llm.client import (
     ChatCaller,
     LLMSettings,
     MalformedReply,
@@ -46,10 +50,6 @@ from trec_rag_eval.engine.llm import (
     redacted_excerpt,
     run_tasks,
 )
-from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.atomic import all_or_none, check_output_paths
-from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
-from trec_rag_eval.io.load import files_read
 from trec_rag_eval.tables import Qrels, Run, column_list, qrels_columns
 
 GRADES = (0, 1, 2, 3)

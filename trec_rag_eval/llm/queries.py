@@ -2,7 +2,7 @@
 
 For each document, one chat-completions request asks for ``n`` questions the document answers; the
 document becomes the relevant one for each of them. The client, concurrency, retries, token
-accounting and resumable progress file are ``engine.llm``'s, shared with ``judge``. The dataset
+accounting and resumable progress file are ``llm.client``'s, shared with ``llm.judging``. The dataset
 file is written atomically at the end, only when every document succeeded, and never over an
 existing file unless ``force`` is set.
 
@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from trec_rag_eval.arguments import check_count
-from trec_rag_eval.engine.llm import (
+from trec_rag_eval.engine.tokens import Analyzer, fold_accents
+from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.io.atomic import check_output_paths, write_atomic
+from trec_rag_eval.llm.client import (
     ChatCaller,
     LLMFailure,
     LLMSettings,
@@ -40,11 +43,8 @@ from trec_rag_eval.engine.llm import (
     retry_delay,
     run_tasks,
 )
-from trec_rag_eval.engine.progress import bar
-from trec_rag_eval.engine.tokens import Analyzer, fold_accents
-from trec_rag_eval.errors import TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.io.atomic import check_output_paths, write_atomic
 from trec_rag_eval.notes import Note, warning
+from trec_rag_eval.progress import bar
 
 __all__ = ["GenerationFailure", "GenerationReport", "GenerationSettings", "build_dataset", "build_prompt",
            "generate_dataset", "lexical_overlap", "make_client", "normalise_question", "overlap_warning",
@@ -65,7 +65,7 @@ PROMPTS = {
 }
 
 GenerationFailure = LLMFailure
-"""One document could not get its questions (the shared ``engine.llm`` failure)."""
+"""One document could not get its questions (the shared ``llm.client`` failure)."""
 
 
 @dataclass(frozen=True)
