@@ -44,6 +44,8 @@ def test_a_small_trec_evaluation_does_not_load_polars(tmp_path):
     loaded = _modules_after(code)
     assert "numpy" in loaded  # the evaluation really ran
     assert "polars" not in loaded and "pyarrow" not in loaded
+    # nor the search-engine harness and the LLM client (http, email): only the commands that use them load them
+    assert not {m for m in loaded if m.startswith(("trec_rag_eval.engine", "trec_rag_eval.llm", "email"))}
 
 
 def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):

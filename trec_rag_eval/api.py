@@ -17,7 +17,6 @@ from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
-from trec_rag_eval.llm.client import progress_path_for as progress_path_for
 from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import read_judgments as read_judgments
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.id_paths import IdLocator
+    from trec_rag_eval.llm.client import progress_path_for as progress_path_for
     from trec_rag_eval.llm.judging import JudgeReport
     from trec_rag_eval.llm.queries import GenerationReport
     from trec_rag_eval.measures.model import Measure
@@ -587,11 +587,17 @@ def search_engine(spec: str | None = None, corpus: str | os.PathLike[str] | None
 
 
 def __getattr__(name: str) -> Any:
-    """The harness type ``Evaluator`` (``engine.harness``), imported when first asked for."""
+    """Names imported when first asked for: the harness type ``Evaluator`` (``engine.harness``), and
+    ``progress_path_for`` (``llm.client``, which loads the http and email modules: only the commands that ask
+    an LLM need it, not every evaluation)."""
     if name == "Evaluator":
         from trec_rag_eval.engine.harness import Evaluator
 
         return Evaluator
+    if name == "progress_path_for":
+        from trec_rag_eval.llm.client import progress_path_for
+
+        return progress_path_for
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
