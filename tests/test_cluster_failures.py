@@ -21,7 +21,7 @@ import trec_rag_eval.cluster as cluster_module  # noqa: E402
 from trec_rag_eval.cluster import ClusterError, evaluate_run_tasks  # noqa: E402
 from trec_rag_eval.core.settings import Settings  # noqa: E402
 from trec_rag_eval.io.load import load_qrels  # noqa: E402
-from trec_rag_eval.measures.parse import parse_measures  # noqa: E402
+from trec_rag_eval.measures.requests import parse_measures  # noqa: E402
 
 PROCESS_TIMEOUT = 300.0
 """Seconds a scheduler or worker process may take to start on a loaded machine (a bound, not a delay)."""

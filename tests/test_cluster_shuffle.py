@@ -18,7 +18,7 @@ from trec_rag_eval.cluster import evaluate_partitioned
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.io.load import load_qrels
 from trec_rag_eval.io.trec import read_run_range
-from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.measures.requests import parse_measures
 
 WORKERS = 2
 SIX = "expected 6 columns (query_id Q0 doc_id rank score run_tag), got 5"

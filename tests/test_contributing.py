@@ -140,9 +140,9 @@ main(["crosscheck", "-m", "Hit@2", "-m", "Found(rel=2)@3", "qrels", "run"])
     ({"names": ("Toy",), "aliases": ("SetP(beta=2)",)}, "toy: 'SetP(beta=2)' is not a name with one of its parameters"),
 ])
 def test_a_name_that_would_mean_two_things_is_refused_and_nothing_is_registered(entry, error):
+    from trec_rag_eval.measures.ir_notation import NAMES
     from trec_rag_eval.measures.model import REGISTERED, Family, register
-    from trec_rag_eval.measures.notation import NAMES
-    from trec_rag_eval.measures.parse import RANX_NAMES
+    from trec_rag_eval.measures.requests import RANX_NAMES
 
     before = (dict(REGISTERED), dict(NAMES), dict(RANX_NAMES))
     with pytest.raises(ValueError) as refused:

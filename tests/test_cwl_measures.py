@@ -18,7 +18,7 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_notation
+from trec_rag_eval.measures.ir_notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q": {"a": 3, "b": 1, "c": 0, "d": 2}, "gone": {"a": 1}}

@@ -25,7 +25,7 @@ from peer_data import random_pair
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec import read_trec_qrels
-from trec_rag_eval.measures.notation import parse_notation
+from trec_rag_eval.measures.ir_notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS_TEXT = "1 1 a 1\n1 2 a 0\n1 2 b 2\n1 3 c 1\n1 1 d 1\n1 4 e 0\n2 1 f 1\n"

@@ -280,7 +280,7 @@ MEASURE_PIECES = ["P", "ndcg_cut", "iprec_at_recall", "utility", "relstring", "r
 
 @pytest.mark.parametrize("salt", [4])
 def test_fuzz_measure_parser(tmp_path, salt):
-    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.measures.requests import parse_measures
 
     rng = random.Random(SEED * 1000 + salt)
     qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from trec_rag_eval.checks.crosscheck import ir_measures_name
-from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures
+from trec_rag_eval.measures.requests import DEFAULT_RAG, parse_measures
 
 ir_measures = pytest.importorskip("ir_measures")
 
@@ -177,8 +177,8 @@ def test_every_case(text: str, level: int, judged_only: bool) -> None:
 
 
 def test_every_notation_name_and_ranx_name_is_a_case() -> None:
-    from trec_rag_eval.measures.notation import NAMES
-    from trec_rag_eval.measures.parse import RANX_NAMES
+    from trec_rag_eval.measures.ir_notation import NAMES
+    from trec_rag_eval.measures.requests import RANX_NAMES
 
     asked = {text.split("@")[0].split("(")[0] for text, _, _ in CASES}
     assert set(NAMES) - asked == set()

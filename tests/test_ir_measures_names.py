@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_notation
+from trec_rag_eval.measures.ir_notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 
 QRELS = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}

@@ -7,7 +7,7 @@ import pytest
 from peer_data import random_pair
 
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.measures.notation import parse_notation
+from trec_rag_eval.measures.ir_notation import parse_notation
 
 ir_measures = pytest.importorskip("ir_measures")
 

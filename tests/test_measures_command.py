@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import invoke
 
-from trec_rag_eval.measures.notation import NAMES
+from trec_rag_eval.measures.ir_notation import NAMES
 from trec_rag_eval.measures.registry import FAMILIES
 
 

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.errors import MeasureSyntaxError
+from trec_rag_eval.measures.ir_notation import NAMES, parse_measure_list, parse_notation
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.notation import NAMES, parse_measure_list, parse_notation
-from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.measures.requests import parse_measures
 
 ISSUE_NAMES = [
     "P@5", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",

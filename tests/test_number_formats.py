@@ -14,7 +14,7 @@ import pytest
 
 import trec_rag_eval as tre
 from trec_rag_eval.display import format_delta, format_magnitude, format_number, format_precise
-from trec_rag_eval.measures.parse import parse_measure
+from trec_rag_eval.measures.requests import parse_measure
 from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_number
 from trec_rag_eval.render.trec import format_trec_value
 

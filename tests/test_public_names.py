@@ -41,11 +41,11 @@ def test_the_facade_keeps_the_users_names_and_the_layers_say_what_they_do():
     assert defined["compare_runs"] == ["trec_rag_eval.compare"]
     assert defined["read_trec_run"] == ["trec_rag_eval.io.trec"]
     assert defined["write_trec_run"] == ["trec_rag_eval.io.writers"]
-    # the package's parse_measure is the function of that name (it was parse_one, exported under another
-    # name, while measures.notation had a parse_measure of its own that reads one notation only)
-    assert defined["parse_measure"] == ["trec_rag_eval.measures.parse"]
+    # the package's parse_measure is the function of that name and reads every notation; parse_notation reads
+    # ir-measures notation only
+    assert defined["parse_measure"] == ["trec_rag_eval.measures.requests"]
     assert tre.parse_measure.__name__ == "parse_measure"
-    assert defined["parse_notation"] == ["trec_rag_eval.measures.notation"]
+    assert defined["parse_notation"] == ["trec_rag_eval.measures.ir_notation"]
 
 
 def test_the_check_finds_a_name_defined_twice(tmp_path, monkeypatch):

@@ -143,7 +143,7 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
     # available (here 4 times its size, so just under) is read in pieces, with the same numbers
     import trec_rag_eval.service as streaming
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.measures.requests import parse_measures
 
     qrels_path, run_path = _generate(tmp_path)
     size = os.path.getsize(run_path)
@@ -170,7 +170,7 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
 
 def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.measures.parse import parse_measures
+    from trec_rag_eval.measures.requests import parse_measures
 
     qrels_path, run_path = _generate(tmp_path)
     other = tmp_path / "other.txt"

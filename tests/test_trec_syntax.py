@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.measures.notation import parse_notation
-from trec_rag_eval.measures.parse import parse_measures
+from trec_rag_eval.measures.ir_notation import parse_notation
+from trec_rag_eval.measures.requests import parse_measures
 
 QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 2\n1 0 d 1\n2 0 a 1\n2 0 e 0\n"
 RUN = "1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n1 Q0 x 3 1.0 r\n2 Q0 e 1 3 r\n2 Q0 a 2 2 r\n2 Q0 z 3 1 r\n"

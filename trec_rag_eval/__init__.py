@@ -37,7 +37,7 @@ _EXPORTS = {
     "convert": "trec_rag_eval.api",
     "read_qrels": "trec_rag_eval.api",
     "read_run": "trec_rag_eval.api",
-    "parse_measure": "trec_rag_eval.measures.parse",
+    "parse_measure": "trec_rag_eval.measures.requests",
     "Measure": "trec_rag_eval.measures.model",
     "Qrels": "trec_rag_eval.tables",
     "Run": "trec_rag_eval.tables",
@@ -128,5 +128,5 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion.result import Fusion
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.measures.parse import parse_measure
+    from trec_rag_eval.measures.requests import parse_measure
     from trec_rag_eval.tables import Qrels, Run

@@ -2,7 +2,7 @@
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
 line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.load.as_qrels``) and its measures into
-``Measure`` values (any notation, ranx's names too: see ``measures.parse.resolve_measures``), then
+``Measure`` values (any notation, ranx's names too: see ``measures.requests.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
 
@@ -17,7 +17,7 @@ from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
-from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import read_judgments as read_judgments
 from trec_rag_eval.service import run_from_any_shape
@@ -124,7 +124,7 @@ def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: 
     """The measures ``evaluate`` computes for ``measures``, in the order an output shows them: trec_eval's
     fixed order for its format (``order="trec"``), else the order asked. None: the RAG set (trec_eval's
     official set in its order), with Judged@10 when ``llm_judgments`` count; an empty list is a mistake."""
-    from trec_rag_eval.measures.parse import default_measures, named_as_asked, parse_measures
+    from trec_rag_eval.measures.requests import default_measures, named_as_asked, parse_measures
 
     if measures is None:
         chosen = default_measures(trec_output=order == "trec")

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.measures.parse import MeasuresArg
+    from trec_rag_eval.measures.requests import MeasuresArg
     from trec_rag_eval.tables import Places, Qrels, Run
 
 LOCAL = "local:"
@@ -327,7 +327,7 @@ def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = N
     from concurrent.futures import CancelledError
 
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.measures.parse import resolve_measures
+    from trec_rag_eval.measures.requests import resolve_measures
 
     measures, settings = resolve_measures(measures), settings or Settings()
     _refuse_pipes(paths)
@@ -539,7 +539,7 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import DuplicateDocumentError
     from trec_rag_eval.evaluation.streaming import combine_pieces
-    from trec_rag_eval.measures.parse import resolve_measures
+    from trec_rag_eval.measures.requests import resolve_measures
     from trec_rag_eval.tables import NOWHERE, Run, duplicate_error, qrels_query_ids
 
     measures, settings = resolve_measures(measures), settings or Settings()

@@ -233,7 +233,7 @@ def crosscheck_tables(
         raise UsageError(f"tolerance must be a number >= 0, got {tolerance!r}")
     ir_measures = _import_ir_measures()
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.measures.parse import resolve_measures
+    from trec_rag_eval.measures.requests import resolve_measures
 
     chosen = settings_of(settings, **overrides)
     resolved = [m for m in resolve_measures(list(DEFAULT_MEASURES) if measures is None else measures)

@@ -101,8 +101,9 @@ def _is_measure(name: str) -> bool:
 
 def resolve_name(name: str) -> Measure:
     """A printed measure name, trec_eval's (``ndcg_cut_10``, ``set_F_2.0``) or notation (``nDCG@10``)."""
-    from trec_rag_eval.measures.parse import parse_notation, parse_trec_measures
+    from trec_rag_eval.measures.ir_notation import parse_notation
     from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
+    from trec_rag_eval.measures.trec_syntax import parse_trec_measures
 
     if name in TREC_EVAL_FAMILIES and FAMILIES[name].kind not in ("int_cutoffs", "real_cutoffs"):
         return parse_trec_measures([name])[0]

@@ -23,13 +23,13 @@ from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.evaluation.notes import warn_query_set
-from trec_rag_eval.measures.parse import DEFAULT_RAG, parse_measures, resolve_measures
+from trec_rag_eval.measures.requests import DEFAULT_RAG, parse_measures, resolve_measures
 from trec_rag_eval.progress import progress_bar
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.measures.parse import MeasuresArg
+    from trec_rag_eval.measures.requests import MeasuresArg
     from trec_rag_eval.tables import Qrels, Run
 
 __all__ = ["PRIMARY_MEASURES", "RAG_MEASURES", "Comparison", "PairResult", "compare", "compare_all", "compare_values",

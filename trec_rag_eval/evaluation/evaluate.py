@@ -20,7 +20,7 @@ from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.tables import Qrels, Run, duplicate_error, per_document, query_id_set
 
 if TYPE_CHECKING:

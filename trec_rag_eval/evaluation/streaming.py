@@ -27,7 +27,7 @@ from trec_rag_eval.evaluation.evaluate import (
     warn_no_common_query,
 )
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.measures.parse import MeasuresArg, resolve_measures
+from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
 
 

@@ -122,7 +122,7 @@ def cross_validate(aligned: Aligned, qrels: Qrels, method: str, *, k: float, wei
                    settings: Settings | None, depth: int | None, progress: bool | None = None) -> Tuning:
     """Score every setting on every query once, then choose per fold (see the module docstring)."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.measures.parse import resolve_measures
+    from trec_rag_eval.measures.requests import resolve_measures
 
     resolved = resolve_measures(measure)
     if len(resolved) != 1:

@@ -86,7 +86,7 @@ class ByMeasure(Mapping[str, V]):
 
 def _measure_of(name: Any) -> Measure | None:
     """The measure a name (or Measure, or ir_measures object) means; None when it is not a measure."""
-    from trec_rag_eval.measures.parse import parse_measure
+    from trec_rag_eval.measures.requests import parse_measure
 
     try:
         return parse_measure(name)

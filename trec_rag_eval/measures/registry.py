@@ -17,7 +17,7 @@ _NDEVAL_REFERENCE = "ndeval (TREC Web track)"
 _CWL_REFERENCE = "Azzopardi, Thomas & Moffat, SIGIR 2019 (C/W/L); cwl_eval, depth 1000"
 _NERR_REFERENCE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021; cwl_eval, depth 1000"
 
-# the parameters of our notation's names, typed (see measures/notation.py)
+# the parameters of our notation's names, typed (see measures/ir_notation.py)
 REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
             "relevance level)")
 JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
