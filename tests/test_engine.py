@@ -15,7 +15,7 @@ from conftest import invoke
 from trec_rag_eval.cli import FLAGS
 from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
-from trec_rag_eval.engine.harness import Evaluator, normalise_results, parse_seed_dataset
+from trec_rag_eval.engine.harness import Evaluator, dataset_from_rows, normalise_results
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.trec import read_trec_run
 
@@ -132,7 +132,7 @@ def test_the_run_is_written_as_trec_and_json(tmp_path):
 
 
 def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
-    qrels = parse_seed_dataset([
+    qrels = dataset_from_rows([
         {"requête": "a", "pertinents": ["d1", "d2"], "non_pertinents": ["d9"]},
         {"query": "b", "relevant": {"d3": 2}},
     ])
@@ -141,17 +141,17 @@ def test_seed_dataset_shape_is_read_with_grades_and_non_relevant_as_zero():
     # the same reader as for files: the row is named by its position, the query by its id
     with pytest.raises(InputFormatError, match=r"^<dataset>: item 2 \(query q2\): missing required key 'requête' or "
                                                r"'query' \(keys present: 'pertinents'\)$"):
-        parse_seed_dataset([{"query": "a", "pertinents": ["d1"]}, {"pertinents": []}])
+        dataset_from_rows([{"query": "a", "pertinents": ["d1"]}, {"pertinents": []}])
     with pytest.raises(InputFormatError, match=r"^<dataset>: item 1 \(query q1\): the query text is empty"):
-        parse_seed_dataset([{"query": "  ", "pertinents": ["d1"]}])
+        dataset_from_rows([{"query": "  ", "pertinents": ["d1"]}])
     with pytest.raises(InputFormatError, match=r"^<dataset>: item 1 \(query q1\): missing required key 'pertinents'"):
-        parse_seed_dataset([{"query": "a"}])
+        dataset_from_rows([{"query": "a"}])
     # a string is not a list of ids: it must not be read as one id per character
     with pytest.raises(InputFormatError, match=r"item 1 \(query q1\): key 'non_pertinents': expected a list of "
                                                r"document ids, got the string \"d1\""):
-        parse_seed_dataset([{"id": "q1", "query": "x", "relevant": ["d9"], "non_pertinents": "d1"}])
+        dataset_from_rows([{"id": "q1", "query": "x", "relevant": ["d9"], "non_pertinents": "d1"}])
     with pytest.raises(InputFormatError, match=r"query id 'a' is used twice \(first by item 1 \(query a\)\)$"):
-        parse_seed_dataset([{"id": "a", "query": "x", "relevant": ["d"]}, {"id": "a", "query": "y", "relevant": []}])
+        dataset_from_rows([{"id": "a", "query": "x", "relevant": ["d"]}, {"id": "a", "query": "y", "relevant": []}])
 
 
 def test_search_command_imports_the_engine_and_writes_the_run(tmp_path, monkeypatch):

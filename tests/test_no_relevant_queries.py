@@ -13,7 +13,7 @@ import math
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.engine.harness import Evaluator, parse_seed_dataset
+from trec_rag_eval.engine.harness import Evaluator, dataset_from_rows
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.load import load_qrels, load_run
 from trec_rag_eval.io.trec import read_trec_run
@@ -68,7 +68,7 @@ def test_json_and_jsonl_datasets_keep_the_query_with_no_relevant_document(files,
 
 
 def test_python_list_and_engine_harness_give_the_same_numbers(tmp_path):
-    qrels = parse_seed_dataset(DATASET)
+    qrels = dataset_from_rows(DATASET)
     run = tmp_path / "run.txt"
     run.write_text("".join(f"{q} Q0 {d} {r} {10 - r} t\n" for q, ids in RESULTS.items() for r, d in enumerate(ids, 1)))
     result = evaluate_tables(qrels, read_trec_run(run), MEASURES)

@@ -17,7 +17,8 @@ from trec_rag_eval.cli.params import Integer
 @click.argument("corpus", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("-n", "n", type=Integer(1, 1000), default=3, show_default=True, help="Questions per document.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Dataset JSON to write (seed shape: id, requête, pertinents, lexical_overlap).")
+              help="Dataset JSON to write (rows: id, requête, pertinents, lexical_overlap; query, relevant in "
+                   "English).")
 @llm_options("Prompt language: the French RAG tutorial's prompt or its English translation.")
 @click.option("--force", is_flag=True, help="Overwrite OUTPUT if it exists.")
 def generate_queries_command(

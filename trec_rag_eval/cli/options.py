@@ -55,7 +55,8 @@ def output_format(choices: Sequence[str], default: str | None, help: str = "Outp
 def qrels_format() -> Decorator:
     return click.option("--qrels-format", type=click.Choice(QRELS_FORMATS), default="auto", show_default=True,
                         help="Format of QRELS (detected from the content by default): TREC, a JSON/JSONL dataset "
-                             "(seed shape, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR or Parquet.")
+                             "(the French RAG tutorial's rows, ragas rows, LlamaIndex, ranx/pytrec_eval dict), BEIR "
+                             "or Parquet.")
 
 
 def run_format() -> Decorator:

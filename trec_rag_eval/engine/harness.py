@@ -601,7 +601,7 @@ def run_queries(
 
 
 def dataset_qrels(dataset: Any) -> Qrels:
-    """Qrels (with topics) from a ``Qrels``, a dataset file path, or a list of seed-shaped dicts."""
+    """Qrels (with topics) from a ``Qrels``, a dataset file path, or a list of dataset rows (dicts)."""
     if isinstance(dataset, Qrels):
         if not dataset.topics:
             raise UsageError(f"{dataset.source}: the qrels have no query texts (topics) to search with")
@@ -609,7 +609,7 @@ def dataset_qrels(dataset: Any) -> Qrels:
     if isinstance(dataset, (str, os.PathLike)):
         return _read_dataset_file(Path(dataset))
     if isinstance(dataset, (list, tuple)):
-        return parse_seed_dataset(list(dataset))
+        return dataset_from_rows(list(dataset))
     raise UsageError(
         f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}"
     )
@@ -631,7 +631,7 @@ def _read_dataset_file(path: Path) -> Qrels:
     return qrels
 
 
-def parse_seed_dataset(items: list[Any], source: str = "<dataset>") -> Qrels:
+def dataset_from_rows(items: list[Any], source: str = "<dataset>") -> Qrels:
     """Read a dataset given as a list of dicts in the French RAG tutorial's shape (or any row shape the JSON
     reader takes): ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
 

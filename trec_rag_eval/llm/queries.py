@@ -383,7 +383,8 @@ def shortfall_warning(report: GenerationReport, n: int) -> str:
 def build_dataset(
     generated: Iterable[tuple[str, list[str]]], texts: dict[str, str], language: str
 ) -> tuple[list[dict[str, Any]], int]:
-    """Seed-shaped dataset items, deduplicated; returns (items, number of duplicates removed).
+    """Dataset rows (the French RAG tutorial's keys, or English ones), deduplicated; returns (rows,
+    number of duplicates removed).
 
     Ids are ``{doc_id}-q{position in the reply}``, stable across reruns.
     """
