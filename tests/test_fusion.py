@@ -222,7 +222,9 @@ def test_command_writes_what_the_library_fuses(tmp_path):
     assert tre.read_run(str(out)).to_dict() == expected.run.to_dict()
     lines = out.read_text().splitlines()
     assert lines[0].split()[3] == "1" and lines[0].split()[5] == "fused-wsum"
-    assert "Wrote" in result.stdout
+    # the command's report is the fusion's (str), then what it wrote
+    assert result.stdout == f"{expected}Wrote {out}: {expected.n_documents} documents for {expected.n_queries} " \
+                            "queries\n"
     # JSON results by suffix, the same ranking
     as_json = tmp_path / "fused.json"
     assert invoke("fuse", *RUNS, "--method", "wsum", "--weights", "0.3,0.7", "-o", str(as_json)).exit_code == 0

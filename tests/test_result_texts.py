@@ -1,7 +1,8 @@
 """The texts of the reports that are not measure tables (a cross-check, a validation, an LLM's calibration,
 a fusion), pinned byte for byte on reports built here by hand: every expected line is worked out below from
 the report's fields and the command's layout (column widths, 3, 4 or 6 decimals, plurals), not pasted
-from an output. """
+from an output. They are written by ``render/`` alone; the result types reach it through the display
+registry, the command line calls it directly."""
 
 from __future__ import annotations
 
@@ -75,6 +76,9 @@ OK_TEXT = (
                          ids=["failed", "ok"])
 def test_a_crosscheck_reads_as_the_command_prints_it(report, expected):
     assert report.render() == expected and str(report) == expected  # what Python users print
+    from trec_rag_eval.render.crosscheck import crosscheck_text
+
+    assert crosscheck_text(report) == expected  # what `crosscheck` prints
 
 
 def test_the_notebook_table_of_a_crosscheck():
@@ -115,6 +119,9 @@ def test_a_validation_reads_as_the_command_prints_it():
         "Verdict: FAILED: 7 agree, 1 agree under a known convention, 2 differ\n"  # 10 - 2 - 1 = 7
     )
     assert report.render() == expected
+    from trec_rag_eval.render.validation import validation_text
+
+    assert validation_text(report) == expected
     clean = ValidationReport("ref.json", "json", 3)
     assert clean.render() == "Validating against ref.json (json): 3 values compared\n" \
                              "Verdict: OK: 3 agree, 0 agree under a known convention, 0 differ\n"
@@ -139,6 +146,9 @@ def test_a_calibration_reads_as_the_command_prints_it():
         "  human 3    0    0    1    0\n"
     )
     assert agreement.render() == expected
+    from trec_rag_eval.render.calibration import calibration_text
+
+    assert calibration_text(agreement) == expected
 
 
 def test_an_undefined_kappa_and_a_wide_label():
@@ -165,6 +175,9 @@ RUN = Run({"q1": {"a": 0.5, "b": 0.25}, "q2": {"c": 1.0}})
 def test_a_fusion_reads_as_the_command_prints_it():
     fusion = Fusion(RUN, ["bm25", "dense"], "rrf", "none", 60, None, None)
     assert str(fusion) == "Fused 2 runs (bm25, dense) with rrf k=60: 2 queries, 3 documents\n"
+    from trec_rag_eval.render.fusion import fusion_text
+
+    assert fusion_text(fusion) == str(fusion)
 
 
 TUNING = Tuning("nDCG@10", "weights", 11,

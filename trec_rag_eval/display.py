@@ -1,18 +1,20 @@
 """How a result shows itself (``str()``, a notebook table, a figure) without knowing the renderers.
 
-The result types (``Evaluation``, ``Comparison``, ``EngineEvaluation``, ``CrosscheckReport``) live
-below ``render/`` (layers import one way), yet ``str()`` of each must be the command line's own text and
-its notebook table must be rendered by the same functions, so there is one wording. The result types
-ask this registry; ``render.results`` fills it, one entry per type (its qualified name) and way
-(``"text"``, ``"html"``, ``"plot"``, ...). The registry loads that module by name the first time a
-result is shown, as a plugin is loaded (the static imports still go one way: nothing here imports
-``render``). A way nobody registered falls back to the short repr (text) or raises (anything else).
+The result types (``Evaluation``, ``Comparison``, ``EngineEvaluation``, ``CrosscheckReport``,
+``ValidationReport``, ``Fusion``, ...) live below ``render/`` (layers import one way), yet ``str()`` of each
+(or its ``render()``) must be the command line's own text and its notebook table must be rendered by the same
+functions, so there is one wording. No result type writes text or HTML itself: its ``__str__``, ``render()``
+and ``_repr_html_`` ask this registry, which ``render.results`` fills, one entry per type (its qualified
+name) and way (``"text"``, ``"html"``, ``"plot"``, ...). The registry loads that module by name the first
+time a result is shown, as a plugin is loaded (the static imports still go one way: nothing here imports
+``render``). The command line, above ``render``, calls the render functions directly. A way nobody
+registered falls back to the short repr (text) or raises (anything else).
 
-Also here, since the result types below ``render`` use them (their reprs, the texts some still write):
-``short_repr`` and the number formats of what a person reads: ``format_number`` (a measure's value in
-every table: the command's, the notebook's, a repr), ``format_delta`` (a comparison's delta),
-``format_magnitude`` (a coefficient, a detectable delta) and ``format_precise`` (a cross-check's values).
-``render.trec`` has trec_eval's, ``render.numbers`` the other statistics' and the JSON/CSV values'.
+Also here, since the result types' short reprs use them: ``short_repr`` and the number formats of what a
+person reads: ``format_number`` (a measure's value in every table: the command's, the notebook's, a repr),
+``format_delta`` (a comparison's delta), ``format_magnitude`` (a coefficient, a detectable delta) and
+``format_precise`` (a cross-check's values). ``render.trec`` has trec_eval's, ``render.numbers`` the other
+statistics' and the JSON/CSV values'.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import format_precise
+from trec_rag_eval.display import show
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
@@ -107,55 +107,19 @@ class CrosscheckReport:
         return all(v.status != "differ" for v in self.verdicts)
 
     def render(self) -> str:
-        lines = [f"Cross-check against ir-measures {self.ir_measures_version} on {self.num_queries} queries "
-                 f"({'trec_eval 9 mode' if self.settings.get('trec_eval_9') else 'trec_eval 10 mode'}, "
-                 f"tolerance {self.settings.get('tolerance'):g})"]
-        width = max([len(v.measure) for v in self.verdicts] + [7])
-        for v in self.verdicts:
-            head = f"  {v.measure:<{width}}  "
-            if v.status == "unsupported":
-                lines.append(head + f"not supported by ir-measures ({v.reason})")
-                continue
-            where = f"{v.ir_measures} via {v.provider}"
-            if v.status == "agree":
-                lines.append(head + f"agree     {where}: mean {format_precise(v.ours)}")
-            elif v.status == "convention":
-                lines.append(head + f"agree     {where}, up to known conventions (max |diff| "
-                             f"{v.max_difference:.3g}):")
-                for key, queries in v.conventions.items():
-                    extra = " (and its ideal ranking's equal judgments by score, then qrels order)" if (
-                        v.provider == "compat") else ""
-                    text = CONVENTIONS[key].format(provider=v.provider, extra=extra)
-                    lines.append(" " * (width + 4) + f"- {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}: "
-                                 f"{text} ({_list(queries)})")
-            else:
-                lines.append(head + f"DIFFER    {where}: max |diff| {v.max_difference:.6g} in "
-                             f"{len(v.differing_queries)} quer{'y' if len(v.differing_queries) == 1 else 'ies'} "
-                             f"({_list(v.differing_queries)}); mean ours {format_precise(v.ours)} vs ir-measures "
-                             f"{format_precise(v.theirs)}{'; ' + v.reason if v.reason else ''}")
-        statuses = ("agree", "convention", "differ", "unsupported")
-        counts = {s: sum(v.status == s for v in self.verdicts) for s in statuses}
-        lines.append(f"Verdict: {'OK' if self.ok else 'FAILED'}: {counts['agree']} agree, {counts['convention']} agree "
-                     f"up to known conventions, {counts['differ']} differ, {counts['unsupported']} not supported")
-        return "\n".join(lines) + "\n"
+        """The ``crosscheck`` command's lines (``render.crosscheck``)."""
+        return str(show(self, "text"))
 
     def __str__(self) -> str:
         """The ``crosscheck`` command's lines."""
         return self.render()
 
     def _repr_html_(self) -> str:
-        from trec_rag_eval.display import show
-
         return str(show(self, "html"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "num_queries": self.num_queries, "settings": self.settings,
                 "ir_measures_version": self.ir_measures_version, "verdicts": [v.to_dict() for v in self.verdicts]}
-
-
-def _list(queries: list[str], limit: int = 5) -> str:
-    shown = ", ".join(queries[:limit])
-    return shown + (f", ... {len(queries) - limit} more" if len(queries) > limit else "")
 
 
 def _import_ir_measures() -> Any:

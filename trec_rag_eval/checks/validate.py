@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.core.settings import Settings, settings_of
+from trec_rag_eval.display import show
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
 from trec_rag_eval.io import reference as io_reference
 from trec_rag_eval.io.reference import SUMMARY, ReferenceValue
@@ -62,22 +63,8 @@ class ValidationReport:
         return not self.mismatches
 
     def render(self) -> str:
-        lines = [f"Validating against {self.reference_path} ({self.reference_format}): {self.compared} values compared"]
-        for title, rows in (("DIFFER", self.mismatches), ("convention", self.conventions)):
-            for m in rows:
-                where = f" (line {m.line})" if m.line else ""
-                ours = "missing" if m.ours is None else f"{m.ours:.10g}"
-                text = f"  {title:<10} {m.measure} {m.query_id}: reference {m.reference!r}, ours {ours}, " \
-                       f"allowed +/-{m.tolerance:.2g}{where}"
-                if m.convention:
-                    text += f": matches under {VARIANTS[m.convention][0]}"
-                lines.append(text)
-        for name, why in self.not_compared.items():
-            lines.append(f"  skipped    {name}: {why}")
-        verdict = "OK" if self.ok else "FAILED"
-        lines.append(f"Verdict: {verdict}: {self.compared - len(self.mismatches) - len(self.conventions)} agree, "
-                     f"{len(self.conventions)} agree under a known convention, {len(self.mismatches)} differ")
-        return "\n".join(lines) + "\n"
+        """The ``validate`` command's lines (``render.validation``)."""
+        return str(show(self, "text"))
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "reference": self.reference_path, "format": self.reference_format,

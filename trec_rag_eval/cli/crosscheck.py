@@ -13,6 +13,8 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
+from trec_rag_eval.render.crosscheck import crosscheck_text
+from trec_rag_eval.render.validation import validation_text
 
 
 def _options(func):  # the evaluation settings both commands share
@@ -71,7 +73,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
         if output_format == "json":
             payload.append({"run": path, **report.to_dict()})
         else:
-            write_stream(f"run: {path}\n" + report.render(), sys.stdout)
+            write_stream(f"run: {path}\n" + crosscheck_text(report), sys.stdout)
     if output_format == "json":
         common.say(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
     if failed:
@@ -105,7 +107,7 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     if output_format == "json":
         common.say(json.dumps(report.to_dict(), indent=2))
     else:
-        write_stream(report.render(), sys.stdout)
+        write_stream(validation_text(report), sys.stdout)
     if not report.ok:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 

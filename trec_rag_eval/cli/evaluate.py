@@ -211,13 +211,14 @@ def _output(output: str | None, force: bool) -> Any:
 def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,
                 topics: str | None, judgments: str | None, run_format: str, mapping: Any) -> None:
     from trec_rag_eval import api
+    from trec_rag_eval.render.crosscheck import crosscheck_text
 
     failed = False
     for path in run_paths:
         report = api.crosscheck(qrels, path, measures, settings, qrels_format=qrels_format, topics=topics,
                                 judgments=judgments, run_format=run_format, doc_map=mapping)
         click.echo(f"Cross-check of {path} against ir-measures:", err=True)
-        click.echo(report.render(), err=True)
+        click.echo(crosscheck_text(report), err=True)
         failed |= not report.ok
     if failed:
         raise click.exceptions.Exit(1)

@@ -12,6 +12,7 @@ from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import SEED, InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
+from trec_rag_eval.render.fusion import fusion_text
 
 METHOD_CHOICES = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "borda", "isr",
                   "sum", "mnz", "max", "min", "anz", "bordafuse")
@@ -103,4 +104,5 @@ def fuse_command(runs: tuple[str, ...], output: str, method: str, norm: str | No
                       measure=measure, folds=folds, seed=seed, step=step, ks=ks,
                       relevance_level=relevance_level)
     fusion.write(output, write_format, force=force)
-    write_stream(f"{fusion}Wrote {output}: {fusion.n_documents} documents for {fusion.n_queries} queries\n", sys.stdout)
+    write_stream(fusion_text(fusion) + f"Wrote {output}: {fusion.n_documents} documents for {fusion.n_queries} "
+                 f"queries\n", sys.stdout)

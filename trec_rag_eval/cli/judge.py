@@ -12,6 +12,7 @@ from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
 from trec_rag_eval.display import format_number
+from trec_rag_eval.render.calibration import calibration_text
 from trec_rag_eval.syntax import INT32
 
 
@@ -103,7 +104,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         click.echo(f"Warning: {len(report.skipped_queries)} run queries have no query text and were not "
                    f"judged: {', '.join(report.skipped_queries[:5])}", err=True)
     if report.agreement is not None:
-        say(report.agreement.render(), nl=False)
+        say(calibration_text(report.agreement), nl=False)
     for path, before, after in report.coverage:
         say(f"Judged@{depth} of {path}: {format_number(before)} before, {format_number(after)} after")
     if report.failures:

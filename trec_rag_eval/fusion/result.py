@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import format_number, show
+from trec_rag_eval.display import show
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import Run, num_rows, query_id_set
 
@@ -55,25 +55,9 @@ class Fusion:
         return " ".join(parts)
 
     def __str__(self) -> str:
-        lines = [f"Fused {len(self.runs)} runs ({', '.join(self.runs)}) with {self.settings_text}: "
-                 f"{len(query_id_set(self.run))} queries, {num_rows(self.run)} documents"]
-        tuning = self.tuning
-        if tuning is not None:
-            lines.append("")
-            lines.append(f"{tuning.parameter} chosen on {tuning.measure} by {len(tuning.folds)}-fold cross-validation "
-                         f"over {tuning.n_queries} queries (seed {tuning.seed}), {tuning.n_settings} settings tried:")
-            header = ["fold", "queries", "chosen", "training", "held-out"]
-            rows = [[str(f.fold), str(f.n_queries), f.chosen.label(self.method), format_number(f.training),
-                     format_number(f.held_out)] for f in tuning.folds]
-            widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-            for row in [header, *rows]:
-                lines.append("  " + "  ".join(cell.ljust(widths[i]) if i == 2 else cell.rjust(widths[i])
-                                              for i, cell in enumerate(row)).rstrip())
-            lines.append(f"{tuning.measure}: {format_number(tuning.held_out)} held out (each query scored with the "
-                         f"setting chosen without it), {format_number(tuning.training)} on the training folds")
-            lines.append(f"written with {tuning.chosen.label(self.method)}, chosen on all {tuning.n_queries} queries "
-                         f"({tuning.measure} {format_number(tuning.chosen_score)} on those same queries: optimistic)")
-        return "\n".join(lines) + "\n"
+        """``trec-rag-eval fuse``'s report: what was fused and how, the cross-validation when tuned
+        (``render.fusion``)."""
+        return str(show(self, "text"))
 
     def __repr__(self) -> str:
         return (f"Fusion(method={self.method!r}, runs={self.runs!r}, settings={self.settings_text!r}, "

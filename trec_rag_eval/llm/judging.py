@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from trec_rag_eval.arguments import check_count
-from trec_rag_eval.display import format_magnitude
+from trec_rag_eval.display import show
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_output_paths
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
@@ -162,20 +162,8 @@ class CalibrationAgreement:
     binary_agreement: float
 
     def render(self) -> str:
-        width = max(5, *(len(str(label)) + 2 for label in self.labels))
-        binary, graded = (format_magnitude(kappa, "undefined (a single label)")
-                          for kappa in (self.kappa_binary, self.kappa_graded))
-        lines = [
-            f"Agreement with the human judgments on {self.pairs} calibration documents:",
-            f"  binary (relevant = grade >= {self.relevance_level}): Cohen's kappa {binary}, "
-            f"same verdict {self.binary_agreement:.0%}",
-            f"  graded (linear weights): Cohen's kappa {graded}, same grade {self.raw_agreement:.0%}",
-            "  confusion matrix (rows: human grade, columns: LLM grade):",
-            "  " + " " * 7 + "".join(f"{label:>{width}}" for label in self.labels),
-        ]
-        for label, row in zip(self.labels, self.confusion, strict=True):
-            lines.append(f"  {'human ' + str(label):<7}" + "".join(f"{count:>{width}}" for count in row))
-        return "\n".join(lines) + "\n"
+        """What ``judge --calibrate`` prints: the kappas and the confusion matrix (``render.calibration``)."""
+        return str(show(self, "text"))
 
 
 def agreement(human: Sequence[int], model: Sequence[int], relevance_level: int = 1) -> CalibrationAgreement:

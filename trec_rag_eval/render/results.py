@@ -10,22 +10,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import format_precise, register_renderer
+from trec_rag_eval.display import register_renderer
 from trec_rag_eval.render.agreement import agreement_html, agreement_text
 from trec_rag_eval.render.allpairs import allpairs_html, allpairs_text
+from trec_rag_eval.render.calibration import calibration_text
+from trec_rag_eval.render.crosscheck import crosscheck_html, crosscheck_text
+from trec_rag_eval.render.fusion import fusion_html, fusion_text
 from trec_rag_eval.render.notebook import html_list, html_table
+from trec_rag_eval.render.validation import validation_text
 
 if TYPE_CHECKING:
-    from trec_rag_eval.checks.crosscheck import CrosscheckReport
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.fusion.result import Fusion
 
 EVALUATION = "trec_rag_eval.evaluation.evaluate.Evaluation"
 COMPARISON = "trec_rag_eval.compare.result.Comparison"
 ENGINE_EVALUATION = "trec_rag_eval.engine.harness.EngineEvaluation"
 CROSSCHECK_REPORT = "trec_rag_eval.checks.crosscheck.CrosscheckReport"
+VALIDATION_REPORT = "trec_rag_eval.checks.validate.ValidationReport"
+CALIBRATION_AGREEMENT = "trec_rag_eval.llm.judging.CalibrationAgreement"
 FUSION = "trec_rag_eval.fusion.result.Fusion"
 ALL_PAIRS = "trec_rag_eval.compare.allpairs.AllPairs"
 AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
@@ -124,38 +128,6 @@ def engine_html(evaluation: EngineEvaluation) -> str:
     return table + "".join(f"<p>{_escape(note)}</p>" for note in notes)
 
 
-# --- CrosscheckReport: ``trec-rag-eval crosscheck``'s lines -----------------------------------------------
-def crosscheck_html(report: CrosscheckReport) -> str:
-    """One row per measure (status, the ir-measures name and provider, both means, the largest
-    difference, what explains it); the command's first and last lines as caption and note."""
-    lines = report.render().splitlines()
-    rows = []
-    for v in report.verdicts:
-        explained = v.reason or "; ".join(f"{key}: {len(queries)} queries" for key, queries in v.conventions.items())
-        status = {"convention": "agree up to known conventions", "differ": "DIFFER",
-                  "unsupported": "not supported by ir-measures"}.get(v.status, v.status)
-        supported = v.status != "unsupported"
-        rows.append([v.measure, status, f"{v.ir_measures} via {v.provider}" if supported else "",
-                     format_precise(v.ours), format_precise(v.theirs),
-                     f"{v.max_difference:.3g}" if supported else "", explained])
-    header = ["measure", "verdict", "ir-measures", "ours", "ir-measures mean", "max |diff|", "note"]
-    return html_table(header, rows, lines[0], notes=[lines[-1]])
-
-
-# --- Fusion: the fused run's first rows, or the cross-validation's folds ----------------------------------
-def fusion_html(fusion: Fusion) -> str:
-    caption = f"{fusion.settings_text} of {', '.join(fusion.runs)}"
-    if fusion.tuning is None:
-        table = fusion.to_polars()
-        rows = [list(row) for row in table.head(20).iter_rows()]
-        return html_table(list(table.columns), rows, caption + f" (first 20 of {table.height} rows)")
-    tuning = fusion.tuning
-    rows = [[f.fold, f.n_queries, f.chosen.label(fusion.method), f.training, f.held_out] for f in tuning.folds]
-    rows.append(["all", tuning.n_queries, tuning.chosen.label(fusion.method), tuning.training, tuning.held_out])
-    return html_table(["fold", "queries", "chosen", f"training {tuning.measure}", f"held-out {tuning.measure}"],
-                      rows, caption)
-
-
 def _escape(text: str) -> str:
     import html
 
@@ -170,7 +142,13 @@ register_renderer(COMPARISON, "html", comparison_html)
 register_renderer(COMPARISON, "plot", comparison_plot)
 register_renderer(ENGINE_EVALUATION, "text", engine_text)
 register_renderer(ENGINE_EVALUATION, "html", engine_html)
+
+# --- CrosscheckReport, ValidationReport, CalibrationAgreement, Fusion: their own modules ------------------
+register_renderer(CROSSCHECK_REPORT, "text", crosscheck_text)
 register_renderer(CROSSCHECK_REPORT, "html", crosscheck_html)
+register_renderer(VALIDATION_REPORT, "text", validation_text)
+register_renderer(CALIBRATION_AGREEMENT, "text", calibration_text)
+register_renderer(FUSION, "text", fusion_text)
 register_renderer(FUSION, "html", fusion_html)
 
 

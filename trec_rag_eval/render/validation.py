@@ -1,0 +1,36 @@
+"""The text of a ``ValidationReport`` (``trec-rag-eval validate``): each value that differs or that a known
+convention explains, each measure not compared, the verdict with its counts.
+
+Formatting only: the values are the report's; what each convention means is ``checks.validate.VARIANTS``'
+sentence (imported when a report is rendered: ``render.results`` imports this module whenever any result is
+shown).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from trec_rag_eval.checks.validate import ValidationReport
+
+
+def validation_text(report: ValidationReport) -> str:
+    from trec_rag_eval.checks.validate import VARIANTS
+
+    lines = [f"Validating against {report.reference_path} ({report.reference_format}): {report.compared} values "
+             f"compared"]
+    for title, rows in (("DIFFER", report.mismatches), ("convention", report.conventions)):
+        for m in rows:
+            where = f" (line {m.line})" if m.line else ""
+            ours = "missing" if m.ours is None else f"{m.ours:.10g}"
+            text = f"  {title:<10} {m.measure} {m.query_id}: reference {m.reference!r}, ours {ours}, " \
+                   f"allowed +/-{m.tolerance:.2g}{where}"
+            if m.convention:
+                text += f": matches under {VARIANTS[m.convention][0]}"
+            lines.append(text)
+    for name, why in report.not_compared.items():
+        lines.append(f"  skipped    {name}: {why}")
+    verdict = "OK" if report.ok else "FAILED"
+    lines.append(f"Verdict: {verdict}: {report.compared - len(report.mismatches) - len(report.conventions)} agree, "
+                 f"{len(report.conventions)} agree under a known convention, {len(report.mismatches)} differ")
+    return "\n".join(lines) + "\n"
