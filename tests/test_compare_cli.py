@@ -1,6 +1,6 @@
 """End to end: TREC files -> ``trec-rag-eval compare`` / ``report`` -> verdicts, formats, files.
 
-The main case is the seed's warning: on thirty queries a 0.02 difference is noise and a 0.10
+The main case is the tutorial's warning: on thirty queries a 0.02 difference is noise and a 0.10
 drop in recall@5 is a clear signal. The runs are built so that R@5 per query is known by hand
 (hits in the top five / five relevant passages), and the expected p-values come from scipy on
 those hand values, not from our evaluator.

@@ -26,8 +26,8 @@ from trec_rag_eval.io.writers import (
 from trec_rag_eval.tables import Qrels, Run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED = FIXTURES / "eval_dataset_seed.json"
-SEED_RESULTS = FIXTURES / "results_seed.json"
+TUTORIAL = FIXTURES / "eval_dataset_tutorial.json"
+TUTORIAL_RESULTS = FIXTURES / "results_tutorial.json"
 
 SEED_QRELS_LINES = """\
 q1 0 doc_install_python 1
@@ -39,15 +39,15 @@ q2 0 doc_python_web 0
 """
 SEED_TOPICS_LINES = "q1\tcomment installer Python sur Windows\nq2\tconfigurer nginx comme reverse proxy\n"
 SEED_RUN_LINES = """\
-q1 Q0 doc_cuisine 1 5 results_seed
-q1 Q0 doc_setup_env 2 4 results_seed
-q1 Q0 doc_python_web 3 3 results_seed
-q1 Q0 doc_install_python 4 2 results_seed
-q1 Q0 doc_venv 5 1 results_seed
-q2 Q0 doc_nginx_config 1 4 results_seed
-q2 Q0 doc_apache 2 3 results_seed
-q2 Q0 doc_python_web 3 2 results_seed
-q2 Q0 doc_nginx_proxy 4 1 results_seed
+q1 Q0 doc_cuisine 1 5 results_tutorial
+q1 Q0 doc_setup_env 2 4 results_tutorial
+q1 Q0 doc_python_web 3 3 results_tutorial
+q1 Q0 doc_install_python 4 2 results_tutorial
+q1 Q0 doc_venv 5 1 results_tutorial
+q2 Q0 doc_nginx_config 1 4 results_tutorial
+q2 Q0 doc_apache 2 3 results_tutorial
+q2 Q0 doc_python_web 3 2 results_tutorial
+q2 Q0 doc_nginx_proxy 4 1 results_tutorial
 """
 
 
@@ -68,7 +68,7 @@ def run_main(args: list[str], capsys) -> tuple[int, str, str]:
 
 def test_seed_dataset_converts_to_the_expected_qrels_and_topics(tmp_path):
     qrels, topics = tmp_path / "eval.qrels", tmp_path / "eval.topics"
-    result = run_cli(["convert", str(SEED), "--qrels", str(qrels), "--topics", str(topics)])
+    result = run_cli(["convert", str(TUTORIAL), "--qrels", str(qrels), "--topics", str(topics)])
     assert result.exit_code == 0
     assert result.output == f"wrote {qrels}: 6 judgments for 2 queries\nwrote {topics}: 2 query texts\n"
     assert qrels.read_text(encoding="utf-8") == SEED_QRELS_LINES
@@ -77,14 +77,14 @@ def test_seed_dataset_converts_to_the_expected_qrels_and_topics(tmp_path):
 
 def test_topics_file_defaults_beside_the_qrels(tmp_path):
     qrels = tmp_path / "eval.qrels"
-    assert run_cli(["convert", str(SEED), "--qrels", str(qrels)]).exit_code == 0
+    assert run_cli(["convert", str(TUTORIAL), "--qrels", str(qrels)]).exit_code == 0
     assert (tmp_path / "eval.topics").read_text(encoding="utf-8") == SEED_TOPICS_LINES
 
 
 def test_results_keyed_by_text_convert_to_a_run_with_ranks_and_decreasing_scores(tmp_path):
     run = tmp_path / "results.run"
     result = CliRunner().invoke(
-        cli, ["convert", str(SEED_RESULTS), "--run", str(run), "--dataset", str(SEED)]
+        cli, ["convert", str(TUTORIAL_RESULTS), "--run", str(run), "--dataset", str(TUTORIAL)]
     )
     assert result.exit_code == 0
     assert run.read_text(encoding="utf-8") == SEED_RUN_LINES
@@ -96,7 +96,7 @@ def test_back_to_json_with_french_keys_gives_the_seed_items_with_ids(tmp_path):
     topics.write_text(SEED_TOPICS_LINES, encoding="utf-8")
     result = run_cli(["convert", str(qrels), "--topics", str(topics), "--json", str(back), "--keys", "fr"])
     assert result.exit_code == 0, result.output
-    expected = json.loads(SEED.read_text(encoding="utf-8"))
+    expected = json.loads(TUTORIAL.read_text(encoding="utf-8"))
     for number, item in enumerate(expected, start=1):
         item["id"] = f"q{number}"
     assert json.loads(back.read_text(encoding="utf-8")) == expected
@@ -118,11 +118,11 @@ def test_run_back_to_json_keeps_order_and_scores(tmp_path):
 def test_existing_file_is_kept_without_force(tmp_path, capsys):
     qrels = tmp_path / "eval.qrels"
     qrels.write_text("keep me\n", encoding="utf-8")
-    code, out, err = run_main(["convert", str(SEED), "--qrels", str(qrels)], capsys)
+    code, out, err = run_main(["convert", str(TUTORIAL), "--qrels", str(qrels)], capsys)
     assert (code, out, err) == (2, "", f"Error: {qrels} already exists; use --force to overwrite it\n")
     assert qrels.read_text(encoding="utf-8") == "keep me\n"
     assert not (tmp_path / "eval.topics").exists()  # nothing half-written either
-    code, _, _ = run_main(["convert", str(SEED), "--qrels", str(qrels), "--force"], capsys)
+    code, _, _ = run_main(["convert", str(TUTORIAL), "--qrels", str(qrels), "--force"], capsys)
     assert code == 0 and qrels.read_text(encoding="utf-8") == SEED_QRELS_LINES
     assert sorted(os.listdir(tmp_path)) == ["eval.qrels", "eval.topics"]  # no temporary file left
 
@@ -176,9 +176,9 @@ def test_bad_input_gives_one_error_line_and_exit_1(tmp_path, capsys, text, expec
 
 
 def test_usage_errors(tmp_path, capsys):
-    code, _, err = run_main(["convert", str(SEED)], capsys)
+    code, _, err = run_main(["convert", str(TUTORIAL)], capsys)
     assert (code, err) == (2, "Error: nothing to write: give --qrels (and --topics), --run, or --json\n")
-    code, _, err = run_main(["convert", str(SEED), "--qrels", "a", "--json", "b"], capsys)
+    code, _, err = run_main(["convert", str(TUTORIAL), "--qrels", "a", "--json", "b"], capsys)
     assert code == 2 and "cannot be combined" in err
 
 
@@ -186,7 +186,7 @@ def test_convert_warns_about_rag_mistakes(tmp_path):
     results = tmp_path / "r.json"
     results.write_text(json.dumps({"q1": ["doc_setup_env", "doc_setup_env"], "q3": ["x"]}), encoding="utf-8")
     result = CliRunner().invoke(
-        cli, ["convert", str(results), "--run", str(tmp_path / "r.run"), "--dataset", str(SEED)]
+        cli, ["convert", str(results), "--run", str(tmp_path / "r.run"), "--dataset", str(TUTORIAL)]
     )
     assert result.exit_code == 0
     warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
@@ -204,8 +204,8 @@ def test_convert_warns_about_rag_mistakes(tmp_path):
 def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
-    qrels_json = load_qrels(SEED)
-    run_json = load_run(SEED_RESULTS, qrels=qrels_json)
+    qrels_json = load_qrels(TUTORIAL)
+    run_json = load_run(TUTORIAL_RESULTS, qrels=qrels_json)
     write_trec_qrels(qrels_json, tmp_path / "q.txt")
     write_trec_run(run_json, tmp_path / "r.txt")
     qrels_trec, run_trec = load_qrels(tmp_path / "q.txt"), load_run(tmp_path / "r.txt")
@@ -233,18 +233,18 @@ def test_seed_evaluates_to_hand_checked_numbers_as_json_and_as_trec(tmp_path):
 
 def test_cli_prints_identical_numbers_for_json_and_converted_trec(tmp_path):
     qrels, topics, run = tmp_path / "eval.qrels", tmp_path / "eval.topics", tmp_path / "results.run"
-    assert run_cli(["convert", str(SEED), "--qrels", str(qrels), "--topics", str(topics)]).exit_code == 0
+    assert run_cli(["convert", str(TUTORIAL), "--qrels", str(qrels), "--topics", str(topics)]).exit_code == 0
     assert (
         run_cli(
             [
                 "convert",
-                str(SEED_RESULTS),
+                str(TUTORIAL_RESULTS),
                 "--run",
                 str(run),
                 "--dataset",
-                str(SEED),
+                str(TUTORIAL),
                 "--run-tag",
-                "results_seed",
+                "results_tutorial",
             ]
         ).exit_code
         == 0
@@ -252,9 +252,9 @@ def test_cli_prints_identical_numbers_for_json_and_converted_trec(tmp_path):
     for extra in ([], ["-q", "-m", "all_trec"]):
         trec = CliRunner().invoke(cli, ["evaluate", *extra, str(qrels), str(run)])
         assert trec.exit_code == 0, trec.output
-        as_json = CliRunner().invoke(cli, ["evaluate", *extra, str(SEED), str(SEED_RESULTS)])
+        as_json = CliRunner().invoke(cli, ["evaluate", *extra, str(TUTORIAL), str(TUTORIAL_RESULTS)])
         assert as_json.exit_code == 0, as_json.output
-        assert as_json.stdout.replace(str(SEED_RESULTS), "RUN") == trec.stdout.replace(str(run), "RUN")
+        assert as_json.stdout.replace(str(TUTORIAL_RESULTS), "RUN") == trec.stdout.replace(str(run), "RUN")
 
 
 # ---------------------------------------------------------------- round trips (hypothesis)

@@ -88,7 +88,7 @@ def test_progress_bar_goes_to_the_given_stream():
 
 
 def test_engine_shapes_search_and_rechercher_methods():
-    class Moteur:                      # the seed lesson's engine
+    class Moteur:                      # the tutorial's engine
         def rechercher(self, requete: str, k: int) -> list[dict]:
             return [{"id": "a", "score": 2.0}, {"id": "b", "score": 1.0}][:k]
 

@@ -66,9 +66,9 @@ def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
 
 
 def test_a_small_json_evaluation_does_not_load_polars():
-    # the RAG side: the seed's dataset and results, read as JSON, checked and evaluated
+    # the RAG side: the tutorial's dataset and results, read as JSON, checked and evaluated
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"
-    args = [str(fixtures / "eval_dataset_seed.json"), str(fixtures / "results_seed.json")]
+    args = [str(fixtures / "eval_dataset_tutorial.json"), str(fixtures / "results_tutorial.json")]
     code = f"from trec_rag_eval.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass"
     loaded = _modules_after(code)
     assert "trec_rag_eval.checks.rag" in loaded and "numpy" in loaded

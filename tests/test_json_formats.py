@@ -22,7 +22,7 @@ from trec_rag_eval.io.load import (
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SEED = FIXTURES / "eval_dataset_seed.json"
+TUTORIAL = FIXTURES / "eval_dataset_tutorial.json"
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -42,11 +42,11 @@ def ranking(run) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
-# ---------------------------------------------------------------- the seed lesson's dataset
+# ---------------------------------------------------------------- the tutorial's dataset
 
 
-def test_seed_fixture_is_the_lessons_dataset_verbatim():
-    # Exactly what the lesson's json.dump(dataset_eval, f, ensure_ascii=False, indent=2) writes.
+def test_tutorial_fixture_is_its_dataset_verbatim():
+    # Exactly what the tutorial's json.dump(dataset_eval, f, ensure_ascii=False, indent=2) writes.
     dataset_eval = [
         {
             "requête": "comment installer Python sur Windows",
@@ -59,11 +59,11 @@ def test_seed_fixture_is_the_lessons_dataset_verbatim():
             "non_pertinents": ["doc_python_web"],
         },
     ]
-    assert SEED.read_text(encoding="utf-8") == json.dumps(dataset_eval, ensure_ascii=False, indent=2)
+    assert TUTORIAL.read_text(encoding="utf-8") == json.dumps(dataset_eval, ensure_ascii=False, indent=2)
 
 
-def test_seed_dataset_reads_with_generated_ids_and_zero_for_non_pertinents():
-    qrels = read_dataset(SEED)
+def test_tutorial_dataset_reads_with_generated_ids_and_zero_for_non_pertinents():
+    qrels = read_dataset(TUTORIAL)
     assert judgments(qrels) == [
         ("q1", "doc_install_python", 1),
         ("q1", "doc_setup_env", 1),
@@ -76,12 +76,12 @@ def test_seed_dataset_reads_with_generated_ids_and_zero_for_non_pertinents():
         "q1": "comment installer Python sur Windows",
         "q2": "configurer nginx comme reverse proxy",
     }
-    assert qrels.source == str(SEED)
+    assert qrels.source == str(TUTORIAL)
 
 
 def test_results_keyed_by_query_text_match_the_dataset():
-    qrels = read_dataset(SEED)
-    run = read_results(FIXTURES / "results_seed.json", qrels)
+    qrels = read_dataset(TUTORIAL)
+    run = read_results(FIXTURES / "results_tutorial.json", qrels)
     assert ranking(run) == {
         "q1": [
             ("doc_cuisine", 5.0),
@@ -97,7 +97,7 @@ def test_results_keyed_by_query_text_match_the_dataset():
             ("doc_nginx_proxy", 1.0),
         ],
     }
-    assert run.run_tag == "results_seed"
+    assert run.run_tag == "results_tutorial"
 
 
 # ---------------------------------------------------------------- dataset shapes
@@ -154,7 +154,7 @@ def test_corrupt_gzip_is_an_error_naming_the_file(tmp_path):
 
 
 def test_nfd_accented_key_is_the_same_key(tmp_path):
-    # "requête" typed with a combining circumflex (macOS keyboards) is still the seed's key.
+    # "requête" typed with a combining circumflex (macOS keyboards) is still the tutorial's key.
     path = write(
         tmp_path, "d.json", json.dumps([{"reque\u0302te": "a", "pertinents": ["d1"]}], ensure_ascii=False)
     )
@@ -275,7 +275,7 @@ def test_trec_rag_request_jsonl(tmp_path):
 
 
 def test_rows_by_text_match_loosely_and_without_dataset_by_position(tmp_path):
-    qrels = read_dataset(SEED)
+    qrels = read_dataset(TUTORIAL)
     rows = [
         {"requête": "CONFIGURER  nginx comme reverse proxy ", "résultats": ["doc_nginx_proxy"]},
         {"requête": "comment installer Python sur Windows", "résultats": ["doc_setup_env"]},
@@ -290,7 +290,7 @@ def test_rows_by_text_match_loosely_and_without_dataset_by_position(tmp_path):
 
 
 def test_unmatched_query_text_is_kept_as_an_extra_query(tmp_path):
-    qrels = read_dataset(SEED)
+    qrels = read_dataset(TUTORIAL)
     path = write(tmp_path, "r.json", json.dumps({"une autre question": ["d1"], "q1": ["doc_setup_env"]}))
     run = read_results(path, qrels)
     assert list(ranking(run)) == ["une autre question", "q1"]
@@ -414,19 +414,19 @@ def test_not_utf8_and_empty_and_scalar(tmp_path):
 
 
 def test_detection(tmp_path):
-    assert detect_format(SEED) == "json"
+    assert detect_format(TUTORIAL) == "json"
     assert detect_format(write(tmp_path, "q.txt", "301 0 d1 1\n")) == "trec"
     assert detect_kind(write(tmp_path, "r.txt", "301 Q0 d1 1 2.5 tag\n")) == "results"
     assert detect_kind(write(tmp_path, "q2.txt", "301 0 d1 1\n")) == "dataset"
-    assert detect_kind(FIXTURES / "results_seed.json") == "results"
-    assert detect_kind(SEED) == "dataset"
+    assert detect_kind(FIXTURES / "results_tutorial.json") == "results"
+    assert detect_kind(TUTORIAL) == "dataset"
     assert detect_kind(write(tmp_path, "run.json", json.dumps({"q1": {"d1": 0.5}}))) == "results"
 
 
 def test_unknown_format_option(tmp_path):
     # the library names its parameter; the command line says the flag that sets it
     with pytest.raises(UsageError, match=r"unknown format 'xml' for load_qrels\(format=\.\.\.\)") as err:
-        load_qrels(SEED, "xml")
+        load_qrels(TUTORIAL, "xml")
     assert err.value.worded(FLAGS).startswith("unknown format 'xml' for --qrels-format; expected one of auto, trec")
 
 
@@ -476,8 +476,8 @@ def test_rag_checks_count_and_show_examples(tmp_path):
 
 
 def test_rag_checks_no_overlap_and_clean_data():
-    qrels = read_dataset(SEED)
-    run = load_run(FIXTURES / "results_seed.json", qrels=qrels)
+    qrels = read_dataset(TUTORIAL)
+    run = load_run(FIXTURES / "results_tutorial.json", qrels=qrels)
     assert check_rag(qrels, run) == []  # doc_venv, doc_apache are unjudged: normal, no warning
     from trec_rag_eval.tables import Run
 

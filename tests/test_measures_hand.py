@@ -216,7 +216,7 @@ def test_utility_fourth_coefficient_uses_collection_size():
     assert one("utility.0,0,0,1", num_docs=100) == approx(100 + 3 - 7 - 4)
 
 
-# -- the seed's example ------------------------------------------------------------------------
+# -- the tutorial's example ---------------------------------------------------------------------
 
 SEED_QRELS = {"s": {"a": 3, "b": 2, "c": 3, "d": 0, "e": 1}}
 SEED_RUN = {"s": {"a": 5.0, "b": 4.0, "c": 3.0, "d": 2.0, "e": 1.0}}
@@ -230,24 +230,24 @@ SEED_DCG5 = 3 / log2(2) + 2 / log2(3) + 3 / log2(4) + 0 / log2(5) + 1 / log2(6)
 SEED_IDCG5 = 3 / log2(2) + 3 / log2(3) + 2 / log2(4) + 1 / log2(5) + 0 / log2(6)
 
 
-def test_seed_example_written_out():
+def test_tutorial_example_written_out():
     assert SEED_DCG5 == approx(6.1487123, abs=1e-7)
     assert SEED_IDCG5 == approx(6.3234659, abs=1e-7)
     assert SEED_DCG5 / SEED_IDCG5 == approx(0.9723643, abs=1e-7)
 
 
 @pytest.mark.parametrize("spec", ["ndcg_cut.5", "nDCG@5", "ndcg"])
-def test_seed_ndcg(spec):
+def test_tutorial_ndcg(spec):
     # ndcg (no cut) equals ndcg_cut.5 here: N = 5 and the ideal list has 4 positive gains
     assert one(spec, SEED_QRELS, SEED_RUN, "s") == approx(SEED_DCG5 / SEED_IDCG5, rel=1e-12)
 
 
-def test_seed_dcg_and_ideal_dcg():
+def test_tutorial_dcg_and_ideal_dcg():
     assert one("dcg", SEED_QRELS, SEED_RUN, "s") == approx(SEED_DCG5, rel=1e-12)
     assert one("ideal_dcg", SEED_QRELS, SEED_RUN, "s") == approx(SEED_IDCG5, rel=1e-12)
 
 
-def test_seed_ndcg_ignores_relevance_level():
+def test_tutorial_ndcg_ignores_relevance_level():
     # graded measures use raw gains whatever -l says
     got = one("ndcg_cut.5", SEED_QRELS, SEED_RUN, "s", relevance_level=2)
     assert got == approx(SEED_DCG5 / SEED_IDCG5, rel=1e-12)
@@ -255,7 +255,7 @@ def test_seed_ndcg_ignores_relevance_level():
     assert one("P.5", SEED_QRELS, SEED_RUN, "s", relevance_level=2) == approx(3 / 5)
 
 
-def test_seed_ndcg_cut_3():
+def test_tutorial_ndcg_cut_3():
     # DCG@3 = 3 + 2/log2(3) + 3/2 ; IDCG@3 = 3 + 3/log2(3) + 2/2
     expected = (3 + 2 / log2(3) + 3 / 2) / (3 + 3 / log2(3) + 2 / 2)
     assert one("nDCG@3", SEED_QRELS, SEED_RUN, "s") == approx(expected, rel=1e-12)

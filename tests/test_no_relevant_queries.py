@@ -73,7 +73,7 @@ def test_python_list_and_engine_harness_give_the_same_numbers(tmp_path):
     run.write_text("".join(f"{q} Q0 {d} {r} {10 - r} t\n" for q, ids in RESULTS.items() for r, d in enumerate(ids, 1)))
     result = evaluate_tables(qrels, read_trec_run(run), MEASURES)
     _check(result.summary_by_name, len(result.query_ids))
-    # the seed's example: one query found, one with nothing relevant: 0.5, not 1.0
+    # the tutorial's example: one query found, one with nothing relevant: 0.5, not 1.0
     report = Evaluator(engine).evaluate(DATASET, k_values=(5, 10), measures=MEASURES)
     _check(report.summary, len(report.per_query))
     assert report.per_query["q2"]["nDCG@10"] == 0.0

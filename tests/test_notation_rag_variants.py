@@ -1,4 +1,4 @@
-"""The RAG variants of issue 4, on the seed article's example relevance list [3, 2, 3, 0, 1].
+"""The RAG variants, on the French RAG tutorial's example relevance list [3, 2, 3, 0, 1].
 
 Expected values are worked out by hand below (log2(3) = 1.5849625007, log2(5) = 2.3219280949,
 log2(6) = 2.5849625007), and the exponential-gain nDCG and ERR are checked against gdeval.pl
@@ -12,12 +12,12 @@ import pytest
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.tables import Qrels, Run
 
-# the seed's retrieved list, best first: d1..d5 judged 3, 2, 3, 0, 1 ...
+# the tutorial's retrieved list, best first: d1..d5 judged 3, 2, 3, 0, 1 ...
 RETRIEVED = {"d1": 3, "d2": 2, "d3": 3, "d4": 0, "d5": 1}
 RUN = Run.from_dict({"1": {"d1": 5.0, "d2": 4.0, "d3": 3.0, "d4": 2.0, "d5": 1.0}})
 # ... and one more document judged 3 that the system never returned
 QRELS_WITH_MISSED = Qrels.from_dict({"1": {**RETRIEVED, "d6": 3}})
-QRELS_SEED = Qrels.from_dict({"1": RETRIEVED})
+QRELS_TUTORIAL = Qrels.from_dict({"1": RETRIEVED})
 
 
 def _value(qrels: Qrels, name: str) -> float:
@@ -31,10 +31,10 @@ def test_seed_example_dcg_idcg_ndcg_over_the_retrieved_list() -> None:
     #        = 3/1 + 3/log2(3) + 2/log2(4) + 1/log2(5) + 0
     #        = 3 + 1.8927892607 + 1 + 0.4306765581                  = 6.3234658188
     # nDCG@5 = 6.1487123143 / 6.3234658188                          = 0.9723643
-    assert _value(QRELS_SEED, "DCG@5") == pytest.approx(6.1487123143, abs=1e-9)
-    assert _value(QRELS_SEED, "nDCG(ideal='retrieved')@5") == pytest.approx(0.9723643, abs=1e-7)
+    assert _value(QRELS_TUTORIAL, "DCG@5") == pytest.approx(6.1487123143, abs=1e-9)
+    assert _value(QRELS_TUTORIAL, "nDCG(ideal='retrieved')@5") == pytest.approx(0.9723643, abs=1e-7)
     # here every judged document was retrieved, so trec_eval's ideal is the same list
-    assert _value(QRELS_SEED, "nDCG@5") == pytest.approx(0.9723643, abs=1e-7)
+    assert _value(QRELS_TUTORIAL, "nDCG@5") == pytest.approx(0.9723643, abs=1e-7)
 
 
 def test_ideal_from_judged_documents_penalises_the_missed_one() -> None:
@@ -43,7 +43,7 @@ def test_ideal_from_judged_documents_penalises_the_missed_one() -> None:
     #        = 3 + 1.8927892607 + 1.5 + 0.8613531161 + 0.3868528072 = 7.6409951840
     # nDCG@5 = 6.1487123143 / 7.6409951840                          = 0.8047005
     assert _value(QRELS_WITH_MISSED, "nDCG@5") == pytest.approx(0.8047005, abs=1e-7)
-    # the seed's IDCG only sorts what came back, so missing d6 costs nothing
+    # the tutorial's IDCG only sorts what came back, so missing d6 costs nothing
     assert _value(QRELS_WITH_MISSED, "nDCG(ideal='retrieved')@5") == pytest.approx(0.9723643, abs=1e-7)
 
 
@@ -72,9 +72,9 @@ def test_err_as_gdeval() -> None:
 
 def test_precision_over_returned_documents() -> None:
     # 4 of the 5 returned documents are relevant (judgment >= 1)
-    assert _value(QRELS_SEED, "P@10") == pytest.approx(4 / 10)  # trec_eval: always / k
-    assert _value(QRELS_SEED, "P(denominator='returned')@10") == pytest.approx(4 / 5)
-    assert _value(QRELS_SEED, "P(denominator='returned')@2") == pytest.approx(2 / 2)
+    assert _value(QRELS_TUTORIAL, "P@10") == pytest.approx(4 / 10)  # trec_eval: always / k
+    assert _value(QRELS_TUTORIAL, "P(denominator='returned')@10") == pytest.approx(4 / 5)
+    assert _value(QRELS_TUTORIAL, "P(denominator='returned')@2") == pytest.approx(2 / 2)
 
 
 def test_gdeval_agrees_on_the_example() -> None:

@@ -113,8 +113,9 @@ def _assert_ir_measures_numbers(result, expected, shape):
 
 
 def test_json_files_are_read_like_the_cli_reads_them():
-    # the seed's two items and its results, by hand (README "From RAG JSON files"): MRR = (1/2 + 1/1) / 2
-    result = tre.evaluate(REPO / "fixtures" / "eval_dataset_seed.json", REPO / "fixtures" / "results_seed.json", "MRR")
+    # the tutorial's two items and its results, by hand (README "From RAG JSON files"): MRR = (1/2 + 1/1) / 2
+    fixtures = REPO / "fixtures"
+    result = tre.evaluate(fixtures / "eval_dataset_tutorial.json", fixtures / "results_tutorial.json", "MRR")
     assert result.summary["MRR"] == pytest.approx(0.75)
 
 
@@ -388,7 +389,7 @@ def test_polars_frames_of_other_types_are_brought_to_the_schema():
 
 
 def test_a_run_as_a_search_function_returns_it():
-    # the seed lesson keeps moteur.rechercher(query) results: [{"id": ..., "score": ...}, ...] per query
+    # the French RAG tutorial keeps moteur.rechercher(query) results: [{"id": ..., "score": ...}, ...] per query
     qrels = {"q1": {"a": 1, "c": 1}, "q2": {"b": 1}}
     run = {"q1": [{"id": "x", "score": 3.0}, {"id": "a", "score": 2.0}, {"id": "c", "score": 2.0}],
            "q2": [("b", 0.9), ("y", 0.1)]}
@@ -565,12 +566,12 @@ def test_a_trec_eval_printed_name_says_how_to_ask_for_it(printed, asked):
 
 
 def test_the_seed_s_results_dict_keyed_by_query_text_finds_its_queries():
-    """The seed lesson keeps results as {query text: [doc ids]} beside its dataset rows: given as Python
+    """The French RAG tutorial keeps results as {query text: [doc ids]} beside its dataset rows: given as Python
     objects they score as the same files do. By hand (AP): the first query's relevant documents come
     at ranks 2 and 4, (1/2 + 2/4) / 2 = 0.5; the second's at ranks 1 and 4, (1 + 2/4) / 2 = 0.75; mean 0.625.
     Before, every key was taken for an unknown query id and every query scored 0."""
-    dataset = json.loads((REPO / "fixtures" / "eval_dataset_seed.json").read_text(encoding="utf-8"))
-    results = json.loads((REPO / "fixtures" / "results_seed.json").read_text(encoding="utf-8"))
+    dataset = json.loads((REPO / "fixtures" / "eval_dataset_tutorial.json").read_text(encoding="utf-8"))
+    results = json.loads((REPO / "fixtures" / "results_tutorial.json").read_text(encoding="utf-8"))
     result = tre.evaluate(dataset, results, "AP")
     assert result.per_query["q1"]["AP"] == pytest.approx(0.5)
     assert result.per_query["q2"]["AP"] == pytest.approx(0.75)

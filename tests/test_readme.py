@@ -104,14 +104,14 @@ def _shell_script(lang: str, body: str) -> str:
 
 @pytest.fixture(scope="module")
 def readme_workspace(tmp_path_factory):
-    """A folder holding what the README's examples name: the fixtures, the seed's dataset and results,
+    """A folder holding what the README's examples name: the fixtures, the tutorial's dataset and results,
     the qrels and runs of the comparison example, an importable engine; trec-rag-eval on the PATH."""
     from test_compare_cli import write_seed_example
 
     root = tmp_path_factory.mktemp("readme")
     shutil.copytree(os.path.join(REPO, "fixtures"), root / "fixtures")
-    shutil.copy(root / "fixtures" / "eval_dataset_seed.json", root / "eval_dataset.json")
-    shutil.copy(root / "fixtures" / "results_seed.json", root / "results.json")
+    shutil.copy(root / "fixtures" / "eval_dataset_tutorial.json", root / "eval_dataset.json")
+    shutil.copy(root / "fixtures" / "results_tutorial.json", root / "results.json")
     results = json.loads((root / "results.json").read_text(encoding="utf-8"))
     reranked = {query: list(reversed(ids)) for query, ids in results.items()}
     (root / "results_reranked.json").write_text(json.dumps(reranked, ensure_ascii=False), encoding="utf-8")
@@ -119,7 +119,7 @@ def readme_workspace(tmp_path_factory):
     shutil.copy(root / "run_A.txt", root / "run.txt")
     (root / "my_search.py").write_text(
         "def search(query, k):\n    return ['doc_install_python', 'doc_nginx_proxy', 'doc_cuisine'][:k]\n")
-    # the chunk examples: a run of chunk ids for the seed dataset, its map, and the sentence chunks of the
+    # the chunk examples: a run of chunk ids for the tutorial's dataset, its map, and the sentence chunks of the
     # shipped corpus, made by the README's own Python block
     seed_docs = ["doc_install_python", "doc_setup_env", "doc_nginx_proxy", "doc_cuisine"]
     chunk_run = [f"{q} Q0 {d}#{n} {r} {20 - r} chunks" for q in ("q1", "q2")

@@ -139,12 +139,12 @@ def test_a_partitioned_parquet_run_by_url_gives_the_bytes_of_the_local_folder(me
 
 
 def test_json_dataset_and_results_by_url_give_the_bytes_of_the_local_files(memory):
-    dataset, results = f"{FIXTURES}/eval_dataset_seed.json", f"{FIXTURES}/results_seed.json"
-    dataset_url = _copy(dataset, f"{memory}/eval_dataset_seed.json")
-    results_url = _copy(results, f"{memory}/results_seed.json")
+    dataset, results = f"{FIXTURES}/eval_dataset_tutorial.json", f"{FIXTURES}/results_tutorial.json"
+    dataset_url = _copy(dataset, f"{memory}/eval_dataset_tutorial.json")
+    results_url = _copy(results, f"{memory}/results_tutorial.json")
     for options in ([], ["-q", "--format", "json"], ["-m", "all_trec"]):
         got = _same([*options, dataset, results], [*options, dataset_url, results_url])
-    assert "results_seed" in got.stdout  # the run tag is the file's name, under a URL as on disk
+    assert "results_tutorial" in got.stdout  # the run tag is the file's name, under a URL as on disk
 
 
 def test_a_folder_of_runs_by_url_is_every_run_file_in_it_in_name_order(memory, tmp_path):
@@ -366,7 +366,7 @@ def test_on_a_cluster_the_client_lists_a_folder_of_runs_and_opens_none_of_them(m
 
 
 def test_the_other_commands_take_urls_as_evaluate_does(memory, tmp_path):
-    for name in ("qrels.txt", "run_bm25.txt", "run_hybrid.txt", "eval_dataset_seed.json"):
+    for name in ("qrels.txt", "run_bm25.txt", "run_hybrid.txt", "eval_dataset_tutorial.json"):
         _copy(f"{FIXTURES}/{name}", f"{memory}/{name}")
     local = {f"{memory}/": f"{FIXTURES}/"}
     _same(["compare", f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"],
@@ -375,8 +375,8 @@ def test_the_other_commands_take_urls_as_evaluate_does(memory, tmp_path):
           ["fuse", f"{memory}/run_bm25.txt", f"{memory}/run_hybrid.txt", "-o", str(tmp_path / "b.txt")],
           {**local, str(tmp_path / "b.txt"): str(tmp_path / "a.txt")})
     assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
-    _same(["convert", f"{FIXTURES}/eval_dataset_seed.json", "--qrels", str(tmp_path / "a.qrels")],
-          ["convert", f"{memory}/eval_dataset_seed.json", "--qrels", str(tmp_path / "b.qrels")],
+    _same(["convert", f"{FIXTURES}/eval_dataset_tutorial.json", "--qrels", str(tmp_path / "a.qrels")],
+          ["convert", f"{memory}/eval_dataset_tutorial.json", "--qrels", str(tmp_path / "b.qrels")],
           {str(tmp_path / "b."): str(tmp_path / "a.")})
     assert (tmp_path / "a.qrels").read_bytes() == (tmp_path / "b.qrels").read_bytes()
     assert _one_error_line(invoke("compare", f"{memory}/qrels.txt", f"{memory}/run_bm25.txt", f"{memory}/gone.txt")

@@ -1,7 +1,7 @@
 """Write the golden input files (qrels and runs) into tests/golden/inputs/, from one seed.
 
     python tests/golden/make_inputs.py            # rewrites tests/golden/inputs/*
-    python tests/golden/make_inputs.py --check    # exit 1 if the committed files differ from the seed's
+    python tests/golden/make_inputs.py --check    # exit 1 if the committed files differ from those SEED generates
 
 The files are our own, written here (no file of trec_eval's test data is copied). They cover the
 conventions trec_eval's own test data covers, and a few it does not:
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         stale = [name for name, data in files.items()
                  if not (INPUTS / name).exists() or (INPUTS / name).read_bytes() != data]
         for name in stale:
-            print(f"differs from the seed's: {INPUTS / name}", file=sys.stderr)
+            print(f"differs from what SEED generates: {INPUTS / name}", file=sys.stderr)
         return 1 if stale else 0
     INPUTS.mkdir(exist_ok=True)
     for name, data in files.items():

@@ -84,7 +84,7 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
 
     By default (trec_eval) every judged document of the query, retrieved or not. With
     ``ideal='retrieved'`` only the retrieved documents, re-sorted by gain: the RAG tutorials'
-    IDCG (the seed article's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
+    IDCG (the French RAG tutorial's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
     relevant documents the system never returned, so a run that misses them can still score 1.
     """
     key = ("ideal", m.param("ideal", "judged"), tuple(sorted(_gains(m).items())), m.param("dcg", "log2"),
