@@ -16,7 +16,7 @@ from conftest import invoke
 import trec_rag_eval.cluster as cluster_module
 from trec_rag_eval.cluster import evaluate_partitioned
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.io.load import load_qrels
+from trec_rag_eval.io.any_format import load_qrels
 from trec_rag_eval.io.trec import read_run_range
 from trec_rag_eval.measures.requests import parse_measures
 

@@ -7,8 +7,8 @@ import pytest
 
 import trec_rag_eval as tre
 from trec_rag_eval.io import formats
+from trec_rag_eval.io.any_format import QRELS_FORMATS, RUN_FORMATS, detect_format
 from trec_rag_eval.io.formats import FORMATS, Format, register_format
-from trec_rag_eval.io.load import QRELS_FORMATS, RUN_FORMATS, detect_format
 
 
 def test_the_choices_come_from_the_registry():

@@ -9,7 +9,8 @@ import uuid
 import pytest
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
-from trec_rag_eval.io.load import load_qrels, load_topics
+from trec_rag_eval.io.any_format import load_qrels
+from trec_rag_eval.io.topics import load_topics
 from trec_rag_eval.io.trec import read_trec_qrels
 
 ir_datasets = pytest.importorskip("ir_datasets")

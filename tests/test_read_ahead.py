@@ -11,7 +11,7 @@ from conftest import benchmark_generator, invoke
 
 import trec_rag_eval as tre
 from trec_rag_eval import service as runs
-from trec_rag_eval.io import load
+from trec_rag_eval.io import any_format
 from trec_rag_eval.io.trec import SMALL_FILE_BYTES
 
 generate = benchmark_generator()
@@ -29,13 +29,13 @@ def pair(tmp_path_factory):
 def readers(monkeypatch):
     """The names of the threads that read runs (load_run_report), in call order."""
     names: list[str] = []
-    real = load.load_run_report
+    real = any_format.load_run_report
 
     def spy(*args, **kwargs):
         names.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(load, "load_run_report", spy)
+    monkeypatch.setattr(any_format, "load_run_report", spy)
     return names
 
 

@@ -571,7 +571,7 @@ def test_a_store_that_fails_is_one_error_line_naming_the_url_and_what_to_check(c
 
 
 def test_beir_data_by_url_reads_as_the_local_folder(memory, tmp_path):
-    from trec_rag_eval.io.load import load_qrels
+    from trec_rag_eval.io.any_format import load_qrels
 
     queries = '{"_id": "q1", "text": "one"}\n{"_id": "q2", "text": "two"}\n{"_id": "q9", "text": "x"}\n'
     files = {"queries.jsonl": queries,

@@ -1,7 +1,7 @@
 """The one-call functions of the public API: every input shape in, the library's own types out.
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
-line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.load.as_qrels``) and its measures into
+line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.any_input``) and its measures into
 ``Measure`` values (any notation, ranx's names too: see ``measures.requests.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.core.settings import Settings as Settings
-from trec_rag_eval.io.load import QRELS_FORMATS as QRELS_FORMATS
-from trec_rag_eval.io.load import RUN_FORMATS as RUN_FORMATS
+from trec_rag_eval.io.any_format import QRELS_FORMATS as QRELS_FORMATS
+from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
@@ -255,8 +255,9 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     file when it is not to be detected."""
     from trec_rag_eval.engine.load import load_tokenizer
     from trec_rag_eval.evaluation.context import measure_context_cost
+    from trec_rag_eval.io.any_format import load_run
+    from trec_rag_eval.io.any_input import as_qrels
     from trec_rag_eval.io.corpus import corpus_texts
-    from trec_rag_eval.io.load import as_qrels, load_run
 
     tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)
@@ -520,7 +521,7 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
     the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...). ``judgments``
     (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``."""
-    from trec_rag_eval.io.load import load_qrels
+    from trec_rag_eval.io.any_format import load_qrels
 
     table = load_qrels(path, format, topics=topics)
     if judgments is None:
@@ -536,8 +537,8 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     with topics matches results keyed by query text; ``id``: where each JSON result keeps its document
     id, as in ``evaluate``). ``doc_map`` maps its chunk ids to documents (with ``qrels``), as
     ``evaluate`` does; what that did is warned."""
+    from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.id_paths import check_locator
-    from trec_rag_eval.io.load import load_run
 
     if doc_map is None:
         return load_run(path, format, qrels, check_locator(id))
@@ -608,8 +609,8 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
     is read: an input, a file inside an input folder, or a file an input brings along (its
     ``.llm.tsv`` judgments, a BEIR TSV's ``queries.jsonl``), whatever the spelling (links
     included); outputs that exist unless ``force``; two outputs naming one file
-    (``io.load.check_outputs_against_inputs``)."""
-    from trec_rag_eval.io.load import check_outputs_against_inputs
+    (``io.output_checks.check_outputs_against_inputs``)."""
+    from trec_rag_eval.io.output_checks import check_outputs_against_inputs
 
     check_outputs_against_inputs(outputs, force, inputs, progress)
 
@@ -702,8 +703,9 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
     """
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
+    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.any_input import as_qrels
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
-    from trec_rag_eval.io.load import as_qrels, load_qrels
     from trec_rag_eval.llm.client import progress_path_for
     from trec_rag_eval.llm.judging import JudgeSettings, judge_holes
     from trec_rag_eval.notes import note as make_note

@@ -289,7 +289,7 @@ def _refuse_pipes(paths: Sequence[str]) -> None:
 def _kind(path: str, run_format: str) -> str:
     if run_format != "auto":
         return run_format
-    from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.any_format import detect_format
     from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 

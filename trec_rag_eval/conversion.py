@@ -45,8 +45,8 @@ def convert_files(input_path: PathArg, *, qrels: PathArg | None = None, topics: 
     file could be both, ``keys`` the dataset's key language, ``scores=False`` plain id lists). Existing
     files are kept unless ``force``; every file is written atomically, all of them or none.
     ``check=False``: the outputs were already checked against the inputs (``io.atomic.check_output_paths``)."""
+    from trec_rag_eval.io.any_format import load_qrels
     from trec_rag_eval.io.atomic import all_or_none
-    from trec_rag_eval.io.load import load_qrels
 
     source = os.fspath(input_path)
     qrels, topics, run, json, dataset = (_text(path) for path in (qrels, topics, run, json, dataset))
@@ -84,8 +84,8 @@ def _text(path: PathArg | None) -> str | None:
 
 
 def _check(outputs: list[str | None], force: bool, inputs: list[str | None]) -> None:
-    """No output replaces or joins an input (``io.load.check_outputs_against_inputs``)."""
-    from trec_rag_eval.io.load import check_outputs_against_inputs
+    """No output replaces or joins an input (``io.output_checks.check_outputs_against_inputs``)."""
+    from trec_rag_eval.io.output_checks import check_outputs_against_inputs
 
     check_outputs_against_inputs(outputs, force, inputs)
 
@@ -96,8 +96,8 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     """Write the qrels, topics (path, whether it is the default one) and run asked for, said in
     ``report``. ``dataset``: INPUT's judgments, if already read."""
     from trec_rag_eval.checks.rag import check_rag, order_warning
+    from trec_rag_eval.io.any_format import detect_kind, load_qrels, load_run_report
     from trec_rag_eval.io.formats import for_output
-    from trec_rag_eval.io.load import detect_kind, load_qrels, load_run_report
     from trec_rag_eval.io.writers import write_topics
     from trec_rag_eval.tables import query_id_set
 
@@ -145,7 +145,7 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
 def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_path: str | None, kind: str | None,
              qrels_format: str, run_format: str, keys: str, scores: bool, force: bool) -> str:
     """Write INPUT as JSON; return what to say once it is in place."""
-    from trec_rag_eval.io.load import detect_kind, load_qrels, load_run
+    from trec_rag_eval.io.any_format import detect_kind, load_qrels, load_run
     from trec_rag_eval.io.writers import write_dataset_json, write_results_json
 
     if kind is None:

@@ -60,7 +60,8 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     the notes about them. ``topics``: a TREC topics file (its queries with no judgment are evaluated
     too); ``judgments``: which judgments of a qrels file written by ``judge`` count (``"human"``,
     ``"llm"`` or ``"both"``, the default when its sidecar is there)."""
-    from trec_rag_eval.io.load import as_qrels, load_qrels
+    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.any_input import as_qrels
 
     is_path = isinstance(qrels, (str, os.PathLike))
     if is_path:
@@ -133,20 +134,20 @@ def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str |
 
 def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
                        id: IdLocator | None = None) -> Run:
-    """A run in any shape the library takes (``io.load.as_run``), plus what a search function returns,
+    """A run in any shape the library takes (``io.any_input.as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
     ``engine.harness.ranked_results``). A list is ranked in its order, whatever its scores
     (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
     each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
     ``io.id_paths``), in memory and in a JSON results file."""
-    from trec_rag_eval.io import load
+    from trec_rag_eval.io import any_input
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.tables.shapes import is_columns
 
     id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
-        return load.as_run(value, qrels, name, run_tag, id=id)
+        return any_input.as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and not is_columns(value, "score") and any(
             _holds_results(results) for results in value.values()):
         from trec_rag_eval.engine.harness import ranked_results
@@ -158,14 +159,14 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
             if rising:
                 disordered.append(str(query_id))
-        table = load.as_run(scored, qrels, name, run_tag)
+        table = any_input.as_run(scored, qrels, name, run_tag)
         if disordered:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import order_warning
 
             warn(f"{table.source}: {order_warning(disordered)}")
         return table
-    return load.as_run(value, qrels, name, run_tag)
+    return any_input.as_run(value, qrels, name, run_tag)
 
 
 def _holds_results(results: Any) -> bool:
@@ -179,8 +180,8 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     documents when ``doc_map`` asks, and the notes about it: the run every command that needs a run
     in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in
     memory (a file's come from the file); ``id``: where each result keeps its document id (``run_from_any_shape``)."""
+    from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.id_paths import check_locator
-    from trec_rag_eval.io.load import load_run
 
     if isinstance(value, (str, os.PathLike)):
         run = load_run(value, run_format, qrels, check_locator(id))
@@ -397,7 +398,7 @@ def _evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_me
         try:
             if cluster is None:
                 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-                from trec_rag_eval.io.load import load_run_shards
+                from trec_rag_eval.io.any_format import load_run_shards
 
                 evaluation = evaluate_tables(qrels, load_run_shards(paths, run_format), measures, settings)
             else:
@@ -517,7 +518,7 @@ def available_memory() -> int | None:
 
 class RunReader:
     """A TREC run file read on a background thread (``read_ahead``): the result, or the error, of
-    ``io.load.load_run_report`` when asked for."""
+    ``io.any_format.load_run_report`` when asked for."""
 
     def __init__(self, path: str, run_format: str) -> None:
         import threading
@@ -530,7 +531,7 @@ class RunReader:
         threading.Thread(target=self._read, args=(run_format,), name="trec-rag-eval read-ahead", daemon=True).start()
 
     def _read(self, run_format: str) -> None:
-        from trec_rag_eval.io.load import load_run_report
+        from trec_rag_eval.io.any_format import load_run_report
 
         try:
             self._value = load_run_report(self.path, run_format)
@@ -561,7 +562,7 @@ def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None =
     the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``,
     and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
-    from trec_rag_eval.io.load import detect_format
+    from trec_rag_eval.io.any_format import detect_format
     from trec_rag_eval.io.location import is_file, size
     from trec_rag_eval.io.trec import SMALL_FILE_BYTES
 

@@ -3,7 +3,7 @@
 A format says how to recognise a file (``sniff``; the registry's order is the order of detection),
 how to read judgments and runs from it, how to write them, and whether a run in it is read whole
 (JSON results: never in pieces, one task on a cluster, checked by the RAG checks). Loading
-(``io.load``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
+(``io.any_format``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
 ``--run-format`` choices all take their formats from here. A new format is its reader module, one
 ``register_format(Format(...))`` below and its tests (see CONTRIBUTING.md).
 """
@@ -195,24 +195,6 @@ def _results(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run,
     return read_results_report(path, qrels, id=id)
 
 
-def _beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
-    """A 'run' that looks like BEIR: a folder is refused; three fields on the first line (a run cut
-    short, bytes before it, BEIR qrels given as the run) are the TREC reader's error on that line."""
-    from trec_rag_eval.errors import InputFormatError
-    from trec_rag_eval.io.trec import read_trec_run
-    from trec_rag_eval.tables import ResultsReport
-
-    if is_dir(path):
-        raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")
-    try:
-        return read_trec_run(path), ResultsReport()
-    except InputFormatError as err:
-        if "got 3" not in err.reason:
-            raise
-        raise InputFormatError(err.path, err.line_no, f"{err.reason} (three columns, as in BEIR qrels: the judgments "
-                               "come first, then the runs)", err.line) from None
-
-
 _HELP_ORDER = {"trec": 0, "json": 1, "beir": 2, "parquet": 3}
 
 register_format(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
@@ -223,7 +205,7 @@ register_format(Format("parquet", "a Parquet file or a folder of partitions (que
 register_format(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict) or results", sniff=_is_json,
                 read_qrels=_dataset(None), read_run=_results, whole=True))
 register_format(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
-                read_qrels=_read("load", "read_beir"), read_run=_beir_run, run_by_name=False))
+                read_qrels=_read("beir", "read_beir"), read_run=_read("beir", "read_beir_run"), run_by_name=False))
 register_format(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
                 read_qrels=_read("trec", "read_trec_qrels"), read_run=_report(_read("trec", "read_trec_run")),
                 write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))

@@ -40,7 +40,7 @@ from trec_rag_eval.display import show
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_output_paths
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
-from trec_rag_eval.io.load import files_read
+from trec_rag_eval.io.output_checks import files_read
 from trec_rag_eval.llm.client import (
     ChatCaller,
     LLMSettings,
