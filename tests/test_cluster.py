@@ -129,7 +129,7 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
     five = [runs[0], runs[1], str(bad), runs[3], runs[4]]
     good = [runs[0], runs[1], runs[3], runs[4]]
     address = client.scheduler.address
-    for options in (["--format", "table"], ["--format", "json"], ["--format", "csv"],
+    for options in (["--format", "table"], ["--format", "json"], ["--format", "csv"], ["-q", "--format", "jsonl"],
                     ["-q", "-m", "all_trec", "--format", "trec"]):
         expected = invoke(*options, str(folder / "qrels.txt"), *good)
         got = invoke("--cluster", address, *options, str(folder / "qrels.txt"), *five)

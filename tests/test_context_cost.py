@@ -89,6 +89,12 @@ def test_the_command_and_python_give_the_same_table(tmp_path):
     assert re.search(r"\ntokens +2\.0 +3\.7\n", result.stdout)
     csv = invoke("--corpus", str(corpus), "-m", "P@1", "--format", "csv", str(qrels), str(run)).stdout
     assert "r,all,tokens@1,2.0\n" in csv and "r,all,tokens_p95@1,3.8" in csv
+    jsonl = invoke("--corpus", str(corpus), "-q", "-m", "P@1", "--format", "jsonl", str(qrels), str(run)).stdout
+    rows = [json.loads(line) for line in jsonl.splitlines()]  # the csv's rows (with -q, each query's tokens too)
+    assert {"run": "r", "query_id": "all", "measure": "tokens@1", "value": 2.0} in rows
+    assert [r["measure"] for r in rows if r["query_id"] == "all"][-2:] == ["tokens@1", "tokens_p95@1"]
+    assert [(r["query_id"], r["value"]) for r in rows if r["measure"] == "tokens@1"] == [
+        ("q1", 2), ("q2", 4), ("q3", 0), ("all", 2.0)]  # the top 1's words, then their mean
     refused = invoke("--corpus", str(corpus), "-m", "P@1", "--format", "trec", str(qrels), str(run))
     assert refused.exit_code != 0 and "--corpus" in refused.stderr
 

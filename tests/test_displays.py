@@ -33,6 +33,8 @@ def test_str_of_an_evaluation_is_the_commands_table():
     (["-q", "-m", "P@5", "-m", "AP"], "trec", True),
     (["-m", "P@5", "--format", "json"], "json", False),
     (["-q", "-m", "P@5", "--format", "csv"], "csv", True),
+    (["-q", "-m", "P@5", "-m", "AP", "--format", "jsonl"], "jsonl", True),
+    (["--format", "jsonl"], "jsonl", False),
     (["-q"], "table", True),
 ])
 def test_every_format_of_the_command_is_reachable_from_python(args, format, per_query):

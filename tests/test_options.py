@@ -74,7 +74,7 @@ def test_a_huge_measure_request_is_quoted_short(files):
     assert len(stderr) < 500
 
 
-@pytest.mark.parametrize("fmt", ["table", "csv", "json", "trec"])
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "jsonl", "trec"])
 @pytest.mark.parametrize("spec", ["relstring.5", "utility.1,-1,0,0", "11pt_avg.0.5,1"])
 def test_real_list_measures_render_in_every_format(files, fmt, spec):
     result = invoke("-q", "-m", spec, "--format", fmt, *files)
@@ -123,7 +123,7 @@ def test_randomization_on_a_single_query(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv", "table"])
+@pytest.mark.parametrize("fmt", ["json", "csv", "jsonl", "table"])
 def test_measure_order_is_kept_outside_trec_format(files, fmt):
     result = invoke("-m", "nDCG@10", "-m", "Rprec", "-m", "P.5", "-m", "infAP", "-m", "AP", "--format", fmt, *files)
     assert result.exit_code == 0, result.output

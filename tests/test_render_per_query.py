@@ -1,6 +1,7 @@
-"""Every per-query output (-q in trec, table, json and csv) is built a column at a time; here each is checked,
+"""Every per-query output (-q in trec, table, json, csv and jsonl) is built a column at a time; here each is checked,
 byte for byte, against the value-by-value rendering the formats define: C's ``%-22s\\t%s\\t%6.4f`` lines,
-``json.dumps(indent=2)`` of the documented dict, ``csv.writer`` rows, the table's f-strings."""
+``json.dumps(indent=2)`` of the documented dict, ``csv.writer`` rows, ``json.dumps`` of each JSON Lines row,
+the table's f-strings."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 import trec_rag_eval as tre
 from trec_rag_eval.display import format_number
 from trec_rag_eval.render import table, trec
-from trec_rag_eval.render.table import per_query_table, to_csv, to_dict, to_json
+from trec_rag_eval.render.table import per_query_table, to_csv, to_dict, to_json, to_jsonl
 from trec_rag_eval.render.trec import format_trec_value, trec_lines, trec_text
 
 
@@ -126,3 +127,47 @@ def test_csv_per_query() -> None:
     assert to_csv(evaluations, True) == _reference_csv(evaluations)
     rows = list(csv.reader(io.StringIO(to_csv(evaluations[:1], True))))
     assert ["run", "q,1", "P@5", "0.4"] in rows
+
+
+def _reference_jsonl(evaluations: list[tre.Evaluation]) -> str:
+    """The csv's rows, each ``json.dumps`` of its dict as the JSON format writes a value (NaN: null)."""
+    def line(e: tre.Evaluation, query: str, name: str, value: object) -> str:
+        plain = value if isinstance(value, str) else None if math.isnan(float(value)) else float(value)
+        return json.dumps({"run": e.run_tag, "query_id": query, "measure": name, "value": plain},
+                          ensure_ascii=False) + "\n"
+
+    lines = []
+    for e in evaluations:
+        for i, q in enumerate(e.query_ids):
+            lines += [line(e, q, str(m), e.values[m][i]) for m in e.measures if m.spec.per_query and m in e.values]
+        lines += [line(e, "all", str(m), e.summary[m]) for m in e.measures if e.summary.get(m) is not None]
+    return "".join(lines)
+
+
+def test_jsonl_per_query() -> None:
+    evaluations = _evaluations()
+    assert to_jsonl(evaluations, True) == _reference_jsonl(evaluations)
+    assert to_jsonl(evaluations, False) == "".join(line for line in _reference_jsonl(evaluations).splitlines(True)
+                                                   if '"query_id": "all"' in line)
+    rows = [json.loads(line) for line in to_jsonl(evaluations, True).splitlines()]
+    assert {"run": "run", "query_id": "q,1", "measure": "P@5", "value": 0.4} in rows  # 2 relevant in the top 5
+    # NaN (trec_eval's -nan: judged_only leaves é3 nothing retrieved and nothing relevant) is null, never NaN
+    assert {"run": "run", "query_id": "é3", "measure": "IPrec@0.0", "value": None} in rows
+    assert "NaN" not in to_jsonl(evaluations, True)
+
+
+def test_jsonl_escapes_every_string_as_json_does() -> None:
+    # quotes, backslashes, non-ASCII, control characters, a line separator json leaves as it is
+    odd = ['q"1', "q\\2", "é\u20283", "q\x014", "q\t5"]
+    qrels = {q: {"a": 1, "b": 0} for q in odd}
+    run = {q: {"b": 2.0, "a": 1.0} for q in odd}
+    e = tre.evaluate(qrels, run, ["P@1", "AP", "relstring.2"])
+    assert to_jsonl([e], True) == _reference_jsonl([e])
+    lines = to_jsonl([e], True).split("\n")[:-1]  # JSON Lines ends each object with "\n" alone
+    assert len(lines) == 3 * len(odd) + 2  # 3 values per query, then the means of P@1 and AP (none of relstring)
+    rows = [json.loads(line) for line in lines]
+    # every query: the relevant document second, so P@1 = 0, AP = 1/2, relstring "01"
+    assert [r["value"] for r in rows if r["query_id"] == "q\t5"] == [0.0, 0.5, "01"]
+    assert [(r["query_id"], r["value"]) for r in rows[-2:]] == [("all", 0.0), ("all", 0.5)]
+    assert {r["query_id"] for r in rows} == {*odd, "all"}
+    assert '"query_id": "q\\u00014"' in lines[0] and '"é\u20283"' in to_jsonl([e], True)  # as json.dumps escapes

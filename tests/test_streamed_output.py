@@ -1,7 +1,7 @@
 """The evaluate command writes each run's output as it is done, in run order (issue 28): each run's text is
 made where the run was evaluated (its thread, or its Dask worker), laid out by ``render.output.Document``,
 and written through standard output or ``io.atomic.OutputFile``. The reference for the bytes is the
-rendering of the whole list of evaluations at once (``render.table.to_json``/``to_csv``,
+rendering of the whole list of evaluations at once (``render.table.to_json``/``to_csv``/``to_jsonl``,
 ``render.trec.trec_text``, ``summary_table``): two paths, one output. Numbers are trec_eval 10's."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from trec_rag_eval import api
 from trec_rag_eval.errors import OutputExistsError
 from trec_rag_eval.io.atomic import OutputFile
 from trec_rag_eval.render.output import Document, RunRenderer, RunText
-from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
+from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json, to_jsonl
 from trec_rag_eval.render.trec import trec_text
 from trec_rag_eval.run_files import RunOutcome
 
@@ -62,6 +62,7 @@ def test_run_by_run_is_the_whole_lists_output(evaluations, per_query, count, col
     chosen, labels = evaluations[:count], ["a.txt", "b.txt", "c.txt"][:count]
     assert _document("json", chosen, labels, per_query)[0] == to_json(chosen, per_query)
     assert _document("csv", chosen, labels, per_query)[0] == to_csv(chosen, per_query)
+    assert _document("jsonl", chosen, labels, per_query)[0] == to_jsonl(chosen, per_query)
     tables = [per_query_table(e) if per_query else summary_table(e, f"run: {label}" if count > 1 else None)
               for label, e in zip(labels, chosen, strict=True)]
     assert _document("table", chosen, labels, per_query)[0] == "\n".join(tables)

@@ -1,4 +1,4 @@
-"""``trec-rag-eval [options] QRELS RUN [RUN ...]``: trec_eval's options, four output formats."""
+"""``trec-rag-eval [options] QRELS RUN [RUN ...]``: trec_eval's options, five output formats."""
 
 from __future__ import annotations
 
@@ -35,8 +35,11 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @click.option("-n", "--no-summary", is_flag=True, help="Do not print the summary ('all') lines.")
 @click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
 @options.trec_eval_9()
-@options.output_format(["trec", "table", "json", "csv"], None,
-                       "Output format. Default: table for the RAG set, trec when -m is given.")
+@options.output_format(["trec", "table", "json", "csv", "jsonl"], None,
+                       "Output format: trec (trec_eval's lines), table (measures x cutoffs), json (one document), "
+                       "csv (run,query_id,measure,value rows), jsonl (JSON Lines: the csv's rows, one JSON object "
+                       "a line, for jq, polars.read_ndjson, pandas.read_json(lines=True)). Default: table for the "
+                       "RAG set, trec when -m is given.")
 @options.qrels_format()
 @options.run_format()
 @click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
@@ -67,7 +70,7 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @click.option("--corpus", "corpus", type=InputPath(dir_okay=False, exists=True), default=None,
               help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
                    "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
-                   "each k (table, json and csv formats).")
+                   "each k (table, json, csv and jsonl formats).")
 @click.option("--tokenizer", metavar="MODULE:CALLABLE", default=None,
               help="With --corpus: count the tokens with this function (text -> number of tokens, or list of "
                    "tokens; a class is built without arguments), e.g. a model's tokenizer. Default: words.")
@@ -103,6 +106,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval -q -m all_trec qrels.txt run.txt     every trec_eval measure, per query
       trec-rag-eval -m P.5,10 -m ndcg_cut.10 -l 2 qrels.txt run.txt
       trec-rag-eval -m nDCG@10 --format json qrels.txt run.txt
+      trec-rag-eval -q -m AP --format jsonl qrels.txt run.txt
+                                                         JSON Lines: {"run", "query_id", "measure", "value"} a line
       trec-rag-eval eval_dataset.json results.json      a RAG dataset and its results
       trec-rag-eval qrels.txt runs/                      every run in a folder
       trec-rag-eval --cluster local:4 qrels.txt runs/    the same, on 4 Dask worker processes
@@ -133,8 +138,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     if corpus is not None and (fmt == "trec" or shards):
-        raise UsageError("--corpus adds the context tokens to the table, json and csv formats: not with --format "
-                         "trec (trec_eval's lines have no place for them) nor --shards")
+        raise UsageError("--corpus adds the context tokens to the table, json, csv and jsonl formats: not with "
+                         "--format trec (trec_eval's lines have no place for them) nor --shards")
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
     settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,

@@ -144,7 +144,8 @@ class Evaluation:
 
     def render(self, format: str = "table", per_query: bool = False) -> str:
         """The text the command line prints: ``format`` ``table`` (its default), ``trec`` (trec_eval's
-        lines, byte for byte), ``json`` or ``csv``; ``per_query`` as ``-q``."""
+        lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (JSON Lines: the CSV's rows, one object a
+        line, for ``polars.read_ndjson`` or ``pandas.read_json(lines=True)``); ``per_query`` as ``-q``."""
         return str(show(self, "text", format, per_query))
 
     def _repr_html_(self) -> str:

@@ -20,6 +20,7 @@ all of them, and the result is the output the whole list of evaluations gives at
   when there are several.
 * ``json``: one object for one run, else a list of them (one valid document either way).
 * ``csv``: one header, then every run's rows.
+* ``jsonl``: every run's rows, one JSON object a line (the CSV's rows and columns), with nothing around them.
 
 "One run" or "several" counts the runs that are written (a run that failed is not): the first run's
 text is held until a second arrives or the output ends.
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.model import Measure
 
-FORMATS = ("trec", "table", "json", "csv")
+FORMATS = ("trec", "table", "json", "csv", "jsonl")
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class RunText:
     """The run's tag (trec: the ``runid`` line that opens its block among several)."""
     body: str
     """trec: the per-query lines (``-q``); table: its table(s) without title; json: its object
-    (``json.dumps(indent=2)``), not indented as a list item; csv: its rows, without the header."""
+    (``json.dumps(indent=2)``), not indented as a list item; csv: its rows, without the header; jsonl:
+    its lines."""
     summary: str = ""
     """trec: the ``all`` lines among several runs (without a ``runid`` line: the block opens with one)."""
     summary_alone: str = ""
@@ -79,12 +81,14 @@ class RunRenderer:
             return RunText("trec", evaluation.run_tag, per_query_text(evaluation) if self.per_query else "",
                            summary_text(evaluation, runid=False) if self.summary else "",
                            summary_text(evaluation, runid=True) if self.summary else "", measures)
-        from trec_rag_eval.render.table import csv_rows, json_text, per_query_table, summary_table
+        from trec_rag_eval.render.table import csv_rows, json_text, jsonl_rows, per_query_table, summary_table
 
         if self.format == "table":
             body = per_query_table(evaluation) if self.per_query else summary_table(evaluation)
         elif self.format == "json":
             body = json_text(evaluation, self.per_query)
+        elif self.format == "jsonl":
+            body = jsonl_rows(evaluation, self.per_query)
         else:
             body = csv_rows(evaluation, self.per_query)
         return RunText(self.format, evaluation.run_tag, body, measures=measures,

@@ -38,8 +38,9 @@ AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
 def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bool = False) -> str:
     """``format``: ``table`` (the default output: measures x cutoffs, or one row per query with
-    ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json`` or ``csv``: the command's formats."""
-    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json
+    ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (the CSV's rows,
+    one JSON object a line): the command's formats."""
+    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json, to_jsonl
     from trec_rag_eval.render.trec import trec_text
 
     if format == "table":
@@ -50,7 +51,9 @@ def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bo
         return to_json([evaluation], per_query)
     if format == "csv":
         return to_csv([evaluation], per_query)
-    raise ValueError(f"unknown format {format!r}: expected 'table', 'trec', 'json' or 'csv'")
+    if format == "jsonl":
+        return to_jsonl([evaluation], per_query)
+    raise ValueError(f"unknown format {format!r}: expected 'table', 'trec', 'json', 'csv' or 'jsonl'")
 
 
 def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:

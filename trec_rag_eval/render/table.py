@@ -1,7 +1,8 @@
-"""Human-readable renderings of an evaluation: a measure x cutoff table, JSON and CSV.
+"""Human-readable renderings of an evaluation: a measure x cutoff table, JSON, CSV and JSON Lines.
 
 Their per-query parts are built a column at a time (``render.columns``), with the bytes a value-by-value
-rendering gives (``str.format``, ``json.dumps(indent=2)``, ``csv.writer``): ~670,000 values for
+rendering gives (``str.format``, ``json.dumps(indent=2)``, ``csv.writer``, ``json.dumps`` of each row):
+~670,000 values for
 ``-q -m all_trec`` on 7,000 queries.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -250,22 +252,32 @@ def csv_rows(e: Evaluation, per_query: bool = False) -> str:
     if per_query and _column_wise(e, _per_query_measures(e)):
         buffer.write(_csv_per_query(e))
     elif per_query:
-        table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
-        writer.writerows([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids)
-                         for name, column in table)
+        writer.writerows(_per_query_rows(e))
+    writer.writerows(_other_rows(e, per_query))
+    return buffer.getvalue()
+
+
+def _per_query_rows(e: Evaluation) -> Iterator[list[Any]]:
+    """``[run, query_id, measure, value]`` of every per-query value, query by query, value by value."""
+    table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
+    return ([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids) for name, column in table)
+
+
+def _other_rows(e: Evaluation, per_query: bool) -> Iterator[list[Any]]:
+    """The rows after the per-query values: each query's context tokens at each k (``-q``), the summary
+    (query ``all``), then the context cost at each k (mean, then p95 over queries)."""
     if per_query and e.context is not None:
         for q, by_k in e.context.per_query().items():
             for k, count in by_k.items():
-                writer.writerow([e.run_tag, q, f"tokens@{k}", count])
+                yield [e.run_tag, q, f"tokens@{k}", count]
     for m in e.measures:
         value = e.summary.get(m)
         if value is not None:
-            writer.writerow([e.run_tag, "all", str(m), plain_number(value)])
-    if e.context is not None:  # the context cost at each k: mean, then p95 over queries
+            yield [e.run_tag, "all", str(m), plain_number(value)]
+    if e.context is not None:
         for k in e.context.ks:
-            writer.writerow([e.run_tag, "all", f"tokens@{k}", e.context.mean(k)])
-            writer.writerow([e.run_tag, "all", f"tokens_p95@{k}", e.context.p95(k)])
-    return buffer.getvalue()
+            yield [e.run_tag, "all", f"tokens@{k}", e.context.mean(k)]
+            yield [e.run_tag, "all", f"tokens_p95@{k}", e.context.p95(k)]
 
 
 def _csv_field(text: str) -> str:
@@ -295,3 +307,51 @@ def _csv_per_query(evaluation: Evaluation) -> str:
     names = columns.cycle([_csv_field(str(m)) + "," for m in measures], len(ids))
     rows = columns.repeat_each([_csv_field(q) + "," for q in ids], len(measures))
     return columns.joined([pl.lit(run), rows, names, columns.interleave(values)])
+
+
+def to_jsonl(evaluations: list[Evaluation], per_query: bool = False) -> str:
+    """JSON Lines: the rows of ``to_csv`` (without its header), each a JSON object on its own line,
+    ``json.dumps({"run": ..., "query_id": ..., "measure": ..., "value": ...}, ensure_ascii=False)``: values
+    as the JSON format writes them (``plain_number``: floats at full precision, NaN as ``null``); the
+    per-query rows are written a column at a time."""
+    return "".join(jsonl_rows(e, per_query) for e in evaluations)
+
+
+JSONL_KEYS = ("run", "query_id", "measure", "value")
+
+
+def jsonl_rows(e: Evaluation, per_query: bool = False) -> str:
+    """The lines of one evaluation in ``to_jsonl``."""
+    lines = []
+    if per_query and _column_wise(e, _per_query_measures(e)):
+        lines.append(_jsonl_per_query(e))
+    elif per_query:
+        lines += [_jsonl_line(row) for row in _per_query_rows(e)]
+    lines += [_jsonl_line(row) for row in _other_rows(e, per_query)]
+    return "".join(lines)
+
+
+def _jsonl_line(row: list[Any]) -> str:
+    return json.dumps(dict(zip(JSONL_KEYS, row, strict=True)), ensure_ascii=False) + "\n"
+
+
+def _jsonl_per_query(evaluation: Evaluation) -> str:
+    """The per-query lines of ``jsonl_rows``: each run tag, query id and measure name json-escaped once, then
+    gathered beside the values' column of json texts."""
+    import polars as pl
+
+    from trec_rag_eval.render import columns
+
+    measures = _per_query_measures(evaluation)
+    ids = evaluation.query_ids
+    if not measures or not ids:
+        return ""
+
+    def text(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    values = columns.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
+    run = f'{{"run": {text(evaluation.run_tag)}, "query_id": '
+    rows = columns.repeat_each([f'{text(q)}, "measure": ' for q in ids], len(measures))
+    names = columns.cycle([f'{text(str(m))}, "value": ' for m in measures], len(ids))
+    return columns.joined([pl.lit(run), rows, names, values, pl.lit("}")])
