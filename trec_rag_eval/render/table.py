@@ -288,8 +288,8 @@ def _csv_field(text: str) -> str:
 
 
 def _csv_per_query(evaluation: Evaluation) -> str:
-    import polars as pl
-
+    """The per-query rows of ``csv_rows``: each run tag, query id and measure name quoted once (when it must
+    be), gathered beside the values' column, written by polars' CSV writer without quoting."""
     from trec_rag_eval.render import columns
 
     measures = _per_query_measures(evaluation)
@@ -303,10 +303,10 @@ def _csv_per_query(evaluation: Evaluation) -> str:
             values.append(columns.strings([_csv_field(v) for v in column]))
         else:
             values.append(columns.shortest(np.asarray(column, dtype=np.float64)).fill_null(""))
-    run = _csv_field(evaluation.run_tag) + ","
-    names = columns.cycle([_csv_field(str(m)) + "," for m in measures], len(ids))
-    rows = columns.repeat_each([_csv_field(q) + "," for q in ids], len(measures))
-    return columns.joined([pl.lit(run), rows, names, columns.interleave(values)])
+    run = _csv_field(evaluation.run_tag)
+    rows = columns.repeat_each([f"{run},{_csv_field(q)}" for q in ids], len(measures))
+    names = columns.cycle([_csv_field(str(m)) for m in measures], len(ids))
+    return columns.separated([rows, names, columns.interleave(values)], separator=",")
 
 
 def to_jsonl(evaluations: list[Evaluation], per_query: bool = False) -> str:
@@ -336,10 +336,9 @@ def _jsonl_line(row: list[Any]) -> str:
 
 
 def _jsonl_per_query(evaluation: Evaluation) -> str:
-    """The per-query lines of ``jsonl_rows``: each run tag, query id and measure name json-escaped once, then
-    gathered beside the values' column of json texts."""
-    import polars as pl
-
+    """The per-query lines of ``jsonl_rows``: each query id (with the run tag) and measure name json-escaped
+    once, gathered beside the values' column of json texts, the three written by polars' CSV writer with a
+    space between them: ``{"run": R, "query_id": Q,`` ``"measure": M, "value":`` ``V`` and ``}``."""
     from trec_rag_eval.render import columns
 
     measures = _per_query_measures(evaluation)
@@ -350,8 +349,8 @@ def _jsonl_per_query(evaluation: Evaluation) -> str:
     def text(value: str) -> str:
         return json.dumps(value, ensure_ascii=False)
 
-    values = columns.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
     run = f'{{"run": {text(evaluation.run_tag)}, "query_id": '
-    rows = columns.repeat_each([f'{text(q)}, "measure": ' for q in ids], len(measures))
-    names = columns.cycle([f'{text(str(m))}, "value": ' for m in measures], len(ids))
-    return columns.joined([pl.lit(run), rows, names, values, pl.lit("}")])
+    rows = columns.repeat_each([f"{run}{text(q)}," for q in ids], len(measures))
+    names = columns.cycle([f'"measure": {text(str(m))}, "value":' for m in measures], len(ids))
+    values = columns.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
+    return columns.separated([rows, names, values], separator=" ", line_end="}\n")
