@@ -128,3 +128,52 @@ def test_set_f_in_notation_matches_trec_eval(tmp_path):
     # trec_eval -m set_F.0.5 (above): 0.3810; SetF(beta=0.5) asked in our notation prints the same line
     result = invoke("--format", "trec", "-m", "SetF(beta=0.5)", *_files(tmp_path))
     assert result.stdout == "set_F_0.5             \tall\t0.3810\n"
+
+
+# A family registered later gets the same rules from its entry alone: the parser names no family
+TOY = '''
+from trec_rag_eval.errors import MeasureSyntaxError
+from trec_rag_eval.measures import sets
+from trec_rag_eval.measures.ir_notation import parse_notation
+from trec_rag_eval.measures.model import Family, Param, register
+from trec_rag_eval.measures.requests import parse_measures
+
+register(Family("toy_list", sets.utility, "A toy.", kind="real_list", defaults=(1.0, 2.0), list_param="weights",
+                list_values=("x", "y"), value_range=None))
+register(Family("toy_first", sets.set_f, "A toy.", kind="real_list", defaults=(1.0,), names=("ToyF",),
+                params={"beta": Param("float", 1.0)}, list_param="beta2", list_first="beta"))
+(m,) = parse_measures(["toy_list.3,4"])
+print(m.param("weights"), m.trec_name)
+try:
+    parse_measures(["toy_list.3"])
+except MeasureSyntaxError as err:
+    print(err.reason)
+(m,) = parse_measures(["toy_first.2,5"])
+print(m.param("beta"), m.trec_name, parse_measures(["toy_first.2.0"]) == [parse_notation("ToyF(beta=2.0)")])
+print(parse_notation("ToyF(beta=0.5)").trec_name, parse_notation("ToyF(beta=1.0)").trec_name)
+for wrong in [dict(kind="none", list_param="weights"), dict(kind="real_list"),
+              dict(kind="real_list", list_param="beta2", list_first="beta")]:
+    try:
+        Family("wrong", sets.utility, "A toy.", **wrong)
+    except ValueError as err:
+        print(err)
+'''
+
+
+def test_a_new_list_family_reads_its_rules_from_its_entry(tmp_path):
+    import subprocess
+    import sys
+
+    script = tmp_path / "toy.py"
+    script.write_text(TOY, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    # toy_first.2,5: only the first value counts (beta 2), printed back as typed, as set_F_2,3 is (above)
+    assert done.stdout.splitlines() == [
+        "(3.0, 4.0) toy_list_3,4",
+        "toy_list takes exactly 2 weights x,y",
+        "2.0 toy_first_2,5 True",
+        "toy_first_0.5 toy_first",
+        "wrong: list_param, list_values and list_first are for a real_list family",
+        "wrong: a real_list family names the parameter its list is held as (list_param)",
+        "wrong: list_first 'beta' is not one of its parameters",
+    ]

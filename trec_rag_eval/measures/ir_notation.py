@@ -23,7 +23,7 @@ from typing import Any
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures import registry  # noqa: F401  (the built-in families, registered first)
-from trec_rag_eval.measures.model import Family, Measure, Param, on_register
+from trec_rag_eval.measures.model import REGISTERED, Family, Measure, Param, on_register
 from trec_rag_eval.syntax import INT32, RELEVANCE_RANGE
 
 CUTOFF_MAX = INT32[1]
@@ -289,8 +289,10 @@ def parse_notation(text: str) -> Measure:
         if given is not None if value is None else given == value:
             family = variant
     typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))
-    # set_F prints its parameter in trec_eval's name (set_F_2.0), as `-m set_F.2.0` does
-    text_param = repr(params["beta"]) if family == "set_F" and "beta" in dict(typed) else None
+    # the parameter trec_eval's list gives (Family.list_first) prints in the trec_eval name, as -m writes it:
+    # SetF(beta=2.0) is set_F_2.0, as `-m set_F.2.0` is
+    first = REGISTERED[family].list_first
+    text_param = repr(params[first]) if first is not None and first in dict(typed) else None
     return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param, alias=name if spec.alias else None)
 
 

@@ -149,8 +149,8 @@ class Family:
     """A registry entry: how to parse, name, compute and aggregate one kind of measure.
 
     kinds of trec_eval parameters: ``none``; ``int_cutoffs`` (sorted, >0, one measure per
-    cutoff); ``real_cutoffs`` (sorted, names use %3.2f); ``real_list`` (as typed, one measure);
-    ``pairs`` (``k=v,k=v``, as typed, one measure).
+    cutoff); ``real_cutoffs`` (sorted, names use %3.2f); ``real_list`` (as typed, one measure: see
+    ``list_param``, ``list_values`` and ``list_first``); ``pairs`` (``k=v,k=v``, as typed, one measure).
     aggregate: ``mean``, ``sum``, ``gmean`` (floored at 1e-5), or ``none`` (per query only).
     value_range: the (lowest, highest) value one query can take, or None when unbounded (counts,
     DCG, utility); ``compare`` does not claim a detectable delta wider than this range.
@@ -182,10 +182,27 @@ class Family:
     trec_eval: str | None = None
     reference: str = "trec_eval v10 (usnistgov/trec_eval)"
     edge_cases: str = ""
-    extra_params: tuple[str, ...] = field(default=())
+    list_param: str = ""
+    """A ``real_list`` family: the parameter its measures hold trec_eval's list as (utility's ``coefficients``:
+    ``-m utility.2,-1,0,0``), also what an error about the list's values calls them."""
+    list_values: tuple[str, ...] = ()
+    """A ``real_list`` family whose list has a fixed length: the name of each value, in order (utility's
+    ``a``, ``b``, ``c``, ``d``); trec_eval's -m refuses another count."""
+    list_first: str | None = None
+    """A ``real_list`` family of which trec_eval reads only the first value: the parameter of our notation that
+    value is (set_F's ``beta``, so ``set_F.2`` is ``SetF(beta=2.0)``; left out at its default); a measure asked
+    with it in our notation prints it in its trec_eval name (``SetF(beta=2.0)`` is ``set_F_2.0``)."""
     value_range: tuple[float, float] | None = (0.0, 1.0)
     subtopics: bool = False
     """An intent-aware measure: it reads the qrels' iteration column as the subtopic (ndeval's format)."""
+
+    def __post_init__(self) -> None:
+        if self.kind == "real_list" and not self.list_param:
+            raise ValueError(f"{self.name}: a real_list family names the parameter its list is held as (list_param)")
+        if self.kind != "real_list" and (self.list_param or self.list_values or self.list_first):
+            raise ValueError(f"{self.name}: list_param, list_values and list_first are for a real_list family")
+        if self.list_first is not None and self.list_first not in self.params:
+            raise ValueError(f"{self.name}: list_first {self.list_first!r} is not one of its parameters")
 
     def label(self, m: Measure, alias: bool = True) -> str:
         """The notation of ``m``: under the name it was asked by, or (``alias=False``) the canonical one."""

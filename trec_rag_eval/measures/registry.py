@@ -105,7 +105,7 @@ _FAMILIES = [
     Family("relstring", sets.relstring,
            "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
            "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
-           aggregate="none", extra_params=("length",), value_range=None),
+           aggregate="none", list_param="length", value_range=None),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
            defaults=_CUTOFFS, names=("R@k",), aliases=("Recall@k",), params=BINARY,
            ranx={"recall": "R"}, ir_measures=IrMeasures("R")),
@@ -120,11 +120,11 @@ _FAMILIES = [
            defaults=tuple(i / 10 for i in range(2, 21, 2)), notation="RprecMult"),
     Family("utility", sets.utility,
            "a*RelRet + b*(N-RelRet) + c*(R-RelRet) + d*(num_docs+RelRet-N-R); default 1,-1,0,0.",
-           kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), notation="Utility", extra_params=("coefficients",),
-           value_range=None),
+           kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), notation="Utility", list_param="coefficients",
+           list_values=("a", "b", "c", "d"), value_range=None),
     Family("11pt_avg", binary.eleven_point_average,
            "Mean interpolated precision over the recall levels (default 0.0, 0.1, ..., 1.0).",
-           kind="real_list", defaults=_RECALL_LEVELS, notation="IPrecAvg", extra_params=("levels",)),
+           kind="real_list", defaults=_RECALL_LEVELS, notation="IPrecAvg", list_param="levels"),
     Family("binG", binary.binary_g, "Binary G: 1/log2(2 + non-relevant above) summed over relevant "
            "retrieved documents, divided by R.", notation="binG"),
     Family("G", graded.cumulative_gain_g, "G: graded gain discounted by the ideal-minus-actual cumulative gain.",
@@ -170,7 +170,8 @@ _FAMILIES = [
            kind="real_list", defaults=(1.0,), names=("SetF",),
            params={**BINARY, "beta": Param("float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so "
                                            "it acts as beta squared")},
-           ir_measures=IrMeasures("SetF", first=(("beta", None),)), extra_params=("beta2",)),
+           ir_measures=IrMeasures("SetF", first=(("beta", None),)), list_param="beta2",
+           list_first="beta"),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
            value_type="int", aggregate="sum", notation="NumNonRelJudgedRet", value_range=None),
     Family("yaap", binary.yaap, "Yet another AP: log((1+S)/(1+R-S)), S = sum of P@k at relevant ranks.",

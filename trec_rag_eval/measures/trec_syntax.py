@@ -79,14 +79,17 @@ def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Me
             raise MeasureSyntaxError(spec, offset, len(spec), "the same cutoff is given twice")
         return [Measure(family.name, cutoff=v) for v in reals]
     if family.kind == "real_list":
-        what = family.extra_params[0]
+        what = family.list_param
         reals_in_order = tuple(_atof(spec, item, at, what) for item, at in items)
-        if family.name == "utility" and len(reals_in_order) != 4:
-            raise MeasureSyntaxError(spec, offset, len(spec), "utility takes exactly 4 coefficients a,b,c,d")
-        if family.name == "set_F":
-            # trec_eval uses only the first value; the same value as SetF(beta=x) in the notation
-            beta = reals_in_order[0]
-            return [Measure(family.name, params=(("beta", beta),) if beta != 1.0 else (), text=params)]
+        count = len(family.list_values)
+        if count and len(reals_in_order) != count:
+            raise MeasureSyntaxError(spec, offset, len(spec), f"{family.name} takes exactly {count} {what} "
+                                     f"{','.join(family.list_values)}")
+        if family.list_first is not None:
+            # trec_eval reads the first value only: the same value as that parameter in our notation
+            key, first = family.list_first, reals_in_order[0]
+            return [Measure(family.name, params=((key, first),) if first != family.params[key].default else (),
+                            text=params)]
         return [Measure(family.name, params=((what, reals_in_order),), text=params)]
     # pairs: k=v,k=v; a key that is not an integer (other than p) is ignored, as trec_eval does
     gains: list[tuple[int, float]] = []
