@@ -201,7 +201,7 @@ def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
 
 def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
     """11pt_avg: mean of iprec_at_recall over the recall levels (default 0.0, 0.1, ..., 1.0)."""
-    levels = m.param("levels") or tuple(i / 10 for i in range(11))
+    levels = m.param("levels") or m.spec.defaults
     total = np.zeros(ctx.Q)
     for level in levels:
         total = total + _interpolated_precision(ctx, level, bool(m.param("trec_eval_9", False)))

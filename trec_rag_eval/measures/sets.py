@@ -31,7 +31,7 @@ def set_map(ctx: Context, m: Measure) -> np.ndarray:
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:
     """set_F with beta^2 = x (default 1): (x+1) P R / (x P + R); 0 when nothing relevant is retrieved."""
-    x = float(m.param("beta", 1.0))
+    x = float(m.param("beta", m.spec.params["beta"].default))
     p = set_precision(ctx, m)
     r = set_recall(ctx, m)
     value = ratio((x + 1.0) * p * r, x * p + r)
@@ -41,7 +41,7 @@ def set_f(ctx: Context, m: Measure) -> np.ndarray:
 def utility(ctx: Context, m: Measure) -> np.ndarray:
     """utility with coefficients a,b,c,d (default 1,-1,0,0):
     a*RR + b*(N-RR) + c*(R-RR) + d*(num_docs + RR - N - R), RR = relevant retrieved."""
-    a, b, c, d = m.param("coefficients") or (1.0, -1.0, 0.0, 0.0)
+    a, b, c, d = m.param("coefficients") or m.spec.defaults
     rr = ctx.rel_ret.astype(np.float64)
     n = ctx.N.astype(np.float64)
     r = ctx.R.astype(np.float64)
@@ -74,7 +74,7 @@ def relstring(ctx: Context, m: Measure) -> list[str]:
     """relstring_L: the judgments of the top L documents as characters: the digit for 0-9,
     '>' above 9, '-' not in the pool, '.' in the pool but unjudged."""
     # the length is a real, as trec_eval reads it; beyond any ranking's length it changes nothing
-    length = int(min(max((m.param("length") or (10,))[0], 0.0), 2.0**31))
+    length = int(min(max((m.param("length") or m.spec.defaults)[0], 0.0), 2.0**31))
     reset = ctx.reset_missing(m.text is not None)
     shown = np.where(reset, 0, np.minimum(ctx.N, length))  # the top rows of each query, read alone
     ends = np.cumsum(shown)
