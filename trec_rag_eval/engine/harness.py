@@ -265,8 +265,9 @@ class Evaluator:
         """
         ks = _k_values(k_values)
         if measures is None:
-            measures = [f"{family}@{k}" for family in ("P", "R", "F1", "HitRate", "nDCG") for k in ks]
-            measures += ["MRR", "MAP"]
+            from trec_rag_eval.measures.requests import rag_measures
+
+            measures = list(rag_measures(ks))
         qrels = dataset_qrels(dataset)
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
         from trec_rag_eval.evaluation.context import measure_context_cost, measure_ks

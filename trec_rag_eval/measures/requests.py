@@ -6,7 +6,7 @@ and the measures computed when none are asked for (the RAG set, trec_eval's ``of
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
@@ -15,10 +15,16 @@ from trec_rag_eval.measures.model import Family, Measure, on_register
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import is_trec_syntax, parse_trec_measures
 
-# the RAG set: P, R, F1, HitRate and nDCG at 1, 3, 5, 10, then MRR and MAP
 RAG_CUTOFFS = (1, 3, 5, 10)
-DEFAULT_RAG = tuple(f"{name}@{k}" for name in ("P", "R", "F1", "HitRate", "nDCG") for k in RAG_CUTOFFS) + (
-    "MRR", "MAP")
+
+
+def rag_measures(cutoffs: Sequence[int] = RAG_CUTOFFS) -> tuple[str, ...]:
+    """The RAG set at ``cutoffs``, in the RAG table's order: P, R, F1, HitRate and nDCG at each, then MRR and MAP."""
+    return tuple(f"{name}@{k}" for name in ("P", "R", "F1", "HitRate", "nDCG") for k in cutoffs) + ("MRR", "MAP")
+
+
+DEFAULT_RAG = rag_measures()
+"""The RAG set at 1, 3, 5 and 10: what is computed when no measure is asked for (outside trec_eval's output)."""
 
 RANX_NAMES: dict[str, str] = {}
 """ranx's metric names, each read as the same measure in our notation (``Family.ranx``), computed with
