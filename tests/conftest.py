@@ -48,6 +48,14 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
+def first_by_default(values, *, keep: int = 1) -> list:
+    """The cases of a heavy parametrized test (seeded blocks, one per command, ...): the first ``keep`` run by
+    default, the others are marked slow (``-m slow``, as CI runs them). The default run keeps a representative
+    case of every comparison, and stays short; a tuple is one case of several arguments."""
+    return [pytest.param(*(value if isinstance(value, tuple) else (value,)),
+                         marks=() if index < keep else pytest.mark.slow) for index, value in enumerate(values)]
+
+
 def golden_path(name: str) -> str:
     """A golden input (tests/golden/inputs) or, with a slash, a file under tests/golden (``expected/out.binary``)."""
     path = os.path.join(GOLDEN, name if "/" in name else os.path.join("inputs", name))

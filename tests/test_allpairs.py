@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REPO, invoke
+from conftest import REPO, first_by_default, invoke
 
 import trec_rag_eval as tre
 from trec_rag_eval.compare.allpairs import compare_all_pairs
@@ -81,6 +81,7 @@ def test_sampled_test_approaches_the_exact_p_values():
         assert sampled.pair("m", a, b).p_value == pytest.approx(expected[i, j], abs=0.015)
 
 
+@pytest.mark.slow  # 1,000 simulated experiments: a property of the test, not of one code path
 def test_family_wise_error_under_the_null_is_at_most_alpha():
     # 1,000 simulated experiments, 5 interchangeable systems over 20 queries (a query effect plus noise of the
     # same law for every system): any significant pair is a family-wise error
@@ -118,20 +119,20 @@ def random_experiment(seed: int):
     return qrels, runs
 
 
-def test_parametric_tukey_matches_ranx():
+@pytest.mark.parametrize("seed", first_by_default(range(3)))
+def test_parametric_tukey_matches_ranx(seed):
     import ranx  # in the test extra: ranx's compare(stat_test="tukey") is scipy's tukey_hsd over per-query scores
 
-    for seed in range(3):
-        qrels, runs = random_experiment(seed)
-        ours = tre.compare(qrels, runs, ["nDCG@10", "R@5"], pairs="all", test="tukey")
-        report = ranx.compare(ranx.Qrels(qrels), [ranx.Run(run, name=name) for name, run in runs.items()],
-                              metrics=["ndcg@10", "recall@5"], stat_test="tukey", max_p=0.05)
-        theirs = report.to_dict()
-        for ours_name, ranx_name in (("nDCG@10", "ndcg@10"), ("R@5", "recall@5")):
-            for a, b in itertools.combinations(runs, 2):
-                assert ours.means[a][ours_name] == pytest.approx(theirs[a]["scores"][ranx_name])
-                pair = ours.pair(ours_name, a, b)
-                assert pair.p_value == pytest.approx(float(theirs[a]["comparisons"][b][ranx_name]), rel=1e-9)
+    qrels, runs = random_experiment(seed)
+    ours = tre.compare(qrels, runs, ["nDCG@10", "R@5"], pairs="all", test="tukey")
+    report = ranx.compare(ranx.Qrels(qrels), [ranx.Run(run, name=name) for name, run in runs.items()],
+                          metrics=["ndcg@10", "recall@5"], stat_test="tukey", max_p=0.05)
+    theirs = report.to_dict()
+    for ours_name, ranx_name in (("nDCG@10", "ndcg@10"), ("R@5", "recall@5")):
+        for a, b in itertools.combinations(runs, 2):
+            assert ours.means[a][ours_name] == pytest.approx(theirs[a]["scores"][ranx_name])
+            pair = ours.pair(ours_name, a, b)
+            assert pair.p_value == pytest.approx(float(theirs[a]["comparisons"][b][ranx_name]), rel=1e-9)
 
 
 def test_renderings_carry_the_letters():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import first_by_default
 from peer_data import random_pair
 
 from trec_rag_eval.errors import MeasureSyntaxError
@@ -106,7 +107,7 @@ MEASURES = ["SDCG(max_rel=3)@5", "SDCG(max_rel=2,min_rel=1)@10", "NERR8(max_rel=
             "BPM(max_rel=3)@10", "BPM(T=2.0,max_rel=3)@5", "RBP(rel=1)", "RBP(p=0.5,rel=2)"]
 
 
-@pytest.mark.parametrize("block", range(4))
+@pytest.mark.parametrize("block", first_by_default(range(4)))  # 50 pairs by default, 200 with -m slow
 def test_200_seeded_pairs_agree_with_cwl_eval(block: int) -> None:
     pytest.importorskip("ir_measures")
     pytest.importorskip("cwl")

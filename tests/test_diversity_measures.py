@@ -20,6 +20,7 @@ from __future__ import annotations
 from math import log2
 
 import pytest
+from conftest import first_by_default
 from peer_data import random_pair
 
 from trec_rag_eval.errors import InputFormatError
@@ -158,7 +159,7 @@ MEASURES = ["alpha_nDCG@5", "alpha_nDCG@20", "alpha_DCG@10", "alpha_DCG@1", "ERR
             "AP_IA", "StRecall@5", "StRecall@20", "alpha_nDCG(alpha=0.2)@10", "AP_IA(rel=2)", "P@5", "nDCG@10"]
 
 
-@pytest.mark.parametrize("block", range(4))
+@pytest.mark.parametrize("block", first_by_default(range(4)))  # 50 pairs by default, 200 with -m slow
 def test_200_seeded_pairs_agree_with_pyndeval(block: int) -> None:
     pytest.importorskip("ir_measures")
     pytest.importorskip("pyndeval")

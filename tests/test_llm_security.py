@@ -12,7 +12,7 @@ import json
 
 import pytest
 from chat_server import ChatServer, Reply, completion
-from conftest import invoke
+from conftest import first_by_default, invoke
 from test_judge import DATASET, FAKE_GRADES, RUN
 
 from trec_rag_eval.errors import UsageError
@@ -93,7 +93,7 @@ def _leaks(tmp, result) -> list[str]:
     return [name for name, text in places.items() if KEY in text or KEY[:12] in text]
 
 
-@pytest.mark.parametrize("status", [401, 400, 500])
+@pytest.mark.parametrize("status", first_by_default([401, 400, 500]))  # 400 and 500 with -m slow
 @pytest.mark.parametrize("padding", [0, 150])  # 150: the message is cut at 160 characters, inside the key
 @pytest.mark.parametrize("command", ["judge", "generate-queries"])
 def test_an_error_that_echoes_the_key_never_shows_it(inputs, monkeypatch, status, padding, command):
@@ -127,7 +127,7 @@ def test_redaction_comes_before_the_cut():
     assert redact(f"a{KEY}b") == "a[API key redacted]b"
 
 
-@pytest.mark.parametrize("key", ["sk-abc\nX-Injected: 1", "sk-é-key", "sk key"])
+@pytest.mark.parametrize("key", first_by_default(["sk-abc\nX-Injected: 1", "sk-é-key", "sk key"]))
 @pytest.mark.parametrize("command", ["judge", "generate-queries"])
 def test_a_key_that_cannot_be_sent_is_one_error_line_without_the_key(inputs, monkeypatch, key, command):
     # it was "connection failed" (a line break) or "malformed reply ('ascii' codec can't encode...)"

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbconvert.preprocessors import ExecutePreprocessor
 
 REPO = Path(__file__).resolve().parent.parent
@@ -19,6 +20,7 @@ def _outputs(notebook, kind: str) -> list[str]:
             if kind in output.get("data", {})]
 
 
+@pytest.mark.slow  # a Jupyter kernel of its own
 def test_the_notebook_runs_and_shows_the_librarys_tables_and_plots(monkeypatch):
     # the kernel imports this checkout's package, whatever is installed
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import REPO, invoke
+from conftest import REPO, first_by_default, invoke
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n"
 RUN = "1 Q0 a 1 2.0 r\n1 Q0 x 2 1.0 r\n2 Q0 c 1 1.0 r\n"
@@ -77,7 +77,8 @@ def test_output_is_a_folder(files, tmp_path, command):
     assert os.listdir(folder) == []
 
 
-@pytest.mark.parametrize("failure", [errno.EACCES, errno.ENOSPC, errno.EROFS])
+# every command with a full disk by default; a refused write and a read-only disk with -m slow
+@pytest.mark.parametrize("failure", first_by_default([errno.ENOSPC, errno.EACCES, errno.EROFS]))
 @pytest.mark.parametrize("command", ["evaluate -o", "convert --qrels", "report -o", "compare --plot"])
 def test_operating_system_failures_while_writing(files, tmp_path, monkeypatch, command, failure):
     import trec_rag_eval.io.atomic as atomic
@@ -161,10 +162,11 @@ def test_standard_output_on_a_full_disk(files):
     assert result.stderr == "Error: cannot write standard output: No space left on device\n"
 
 
-@pytest.mark.parametrize("command", [["measures"], ["measures", "--markdown"], ["crosscheck", "-m", "P.1"],
-                                     ["crosscheck", "-f", "json", "-m", "P.1"], ["demo"],
-                                     ["validate"], ["validate", "-f", "json"], ["report", "--no-plots", "-o"],
-                                     ["search", "-o"], ["search"], ["convert"]])
+# a child process each (a second or more): the first by default, the others with -m slow
+@pytest.mark.parametrize("command", first_by_default([
+    ["measures"], ["measures", "--markdown"], ["crosscheck", "-m", "P.1"], ["crosscheck", "-f", "json", "-m", "P.1"],
+    ["demo"], ["validate"], ["validate", "-f", "json"], ["report", "--no-plots", "-o"], ["search", "-o"], ["search"],
+    ["convert"]]))
 def test_every_command_on_a_full_disk(files, tmp_path, command):
     # measures, crosscheck, validate, demo, report, search and convert printed with click.echo:
     # an OSError traceback at '> /dev/full'

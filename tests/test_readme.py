@@ -142,9 +142,12 @@ def readme_workspace(tmp_path_factory):
     return root, env
 
 
+# A transcript (console) shows what its commands print: compared in the default run. The other blocks only
+# have to run (each command a Python process of its own, a second or more): with -m slow, as CI runs them.
 @pytest.mark.parametrize(
     "lang, body",
-    [block for block in readme_blocks() if block[0] in ("sh", "console")],
+    [pytest.param(lang, body, marks=() if lang == "console" else pytest.mark.slow)
+     for lang, body in readme_blocks() if lang in ("sh", "console")],
     ids=lambda value: value.strip().splitlines()[0][:50] if "\n" in value.strip() or " " in value else value,
 )
 def test_readme_shell_block_runs_as_written(readme_workspace, lang, body):
