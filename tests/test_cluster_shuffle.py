@@ -221,6 +221,7 @@ def _tasks_for(client, qrels, measures, pieces: int, folder, shuffle: str = "p2p
     return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.plugins["count-tasks"].keys))
 
 
+@pytest.mark.slow  # 128 pieces through the shuffle: the growth of the task count, not a path the others miss
 def test_the_tasks_of_a_split_run_grow_linearly_with_its_pieces(counted, data, tmp_path):
     """With 8, 32 and 128 pieces (and 2, 8, 32 buckets), the scheduler runs a + b x pieces tasks (7 per
     piece: reading it, handing its rows and what the client must know of it, and Dask's steps that

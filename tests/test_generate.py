@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import threading
 import time
 
 import pytest
@@ -50,13 +52,19 @@ class ScriptedServer(ChatServer):
     """A chat-completions endpoint whose first replies per marker are scripted.
 
     Scripts: "429" (rate limited, Retry-After: 3), "garbage" (HTTP 200, body not JSON),
-    "slow" (sleeps past the client's timeout). When a marker's script is used up, it answers.
+    "slow" (no reply until the server stops: the client's timeout decides, whatever the machine's load).
+    When a marker's script is used up, it answers.
     """
 
     def __init__(self, scripts: dict[str, list[str]]) -> None:
         super().__init__()
         self.scripts = {marker: list(steps) for marker, steps in scripts.items()}
         self.requests: list[str] = []
+        self.stopping = threading.Event()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        super().__exit__(*exc)
 
     def answer(self, prompt: str, reply: Reply) -> None:
         marker = prompt.split("MARKER-")[1].split()[0]
@@ -70,7 +78,7 @@ class ScriptedServer(ChatServer):
         elif step == "garbage":
             reply.raw(200, b"<html>upstream proxy error</html>")
         elif step == "slow":
-            time.sleep(1.5)
+            self.stopping.wait(300)  # past any client's timeout; a bound, so that no thread outlives the test
             reply.json(200, _completion(ANSWERS[marker]))
         else:
             reply.json(200, _completion(ANSWERS[marker].format(doc=doc)))
@@ -80,7 +88,9 @@ def _completion(content: str) -> dict:
     return completion(content, prompt_tokens=40, completion_tokens=12)
 
 
-SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=0.5, max_retries=1,
+# 5 s: far above a reply of this process's server, even on a loaded machine, so that only a scripted
+# "slow" reply times out
+SETTINGS = GenerationSettings(model="test-model", n=3, concurrency=2, timeout=5, max_retries=1,
                               backoff=0.25)
 
 
@@ -124,14 +134,15 @@ def test_429_malformed_and_timeout_then_a_rerun_finishes(tmp_path):
     waits: list[float] = []
     with ScriptedServer(scripts) as server:
         client = make_client(server.base_url, api_key="dummy")
-        first = generate_dataset(CORPUS, output, SETTINGS, client, sleep=waits.append)
+        settings = dataclasses.replace(SETTINGS, timeout=2.0)  # d_slow waits out the timeout twice: 4 s
+        first = generate_dataset(CORPUS, output, settings, client, sleep=waits.append)
 
         # d_busy: a 429 with Retry-After: 3, then success. d_bad: a 200 whose body is not JSON,
-        # not retried. d_slow: two replies slower than the 0.5 s timeout (1 retry allowed).
+        # not retried. d_slow: no reply within the 2 s timeout, twice (1 retry allowed).
         failures = dict(first.failures)
         assert sorted(failures) == ["d_bad", "d_slow"]
         assert failures["d_bad"].startswith("malformed reply")
-        assert failures["d_slow"] == "no reply within 0.5 s, gave up after 2 attempts"
+        assert failures["d_slow"] == "no reply within 2 s, gave up after 2 attempts"
         assert sorted(waits) == [0.25, 3.0]   # backoff 0.25 * 2**0 after the timeout; Retry-After after 429
         assert sorted(server.requests) == ["bad", "busy", "busy", "ok", "slow", "slow"]
         assert (first.requests, first.retries) == (6, 2)
@@ -143,7 +154,7 @@ def test_429_malformed_and_timeout_then_a_rerun_finishes(tmp_path):
 
         # The rerun asks only for the two missing documents.
         server.requests.clear()
-        second = generate_dataset(CORPUS, output, SETTINGS, client, sleep=waits.append)
+        second = generate_dataset(CORPUS, output, settings, client, sleep=waits.append)
         assert sorted(server.requests) == ["bad", "slow"]
         assert second.failures == [] and second.written
         assert (second.resumed_documents, second.generated_documents) == (2, 2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from conftest import first_by_default
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -41,9 +42,7 @@ def _expected(rows, judgments):
     return out
 
 
-@settings(max_examples=150, deadline=None)
-@given(pairs(), st.randoms(use_true_random=False))
-def test_any_line_order_gives_the_trec_eval_ranking(data, random):
+def _any_line_order(data, random):
     rows, judgments = data
     qrels = Qrels.from_dict(judgments)
     expected = _expected(rows, judgments)
@@ -57,6 +56,11 @@ def test_any_line_order_gives_the_trec_eval_ranking(data, random):
     for order in (shuffled, grouped):
         for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
             assert rank(qrels, run).rel.tolist() == expected
+
+
+@pytest.mark.parametrize("examples", first_by_default([40, 150]))  # 150 examples with -m slow
+def test_any_line_order_gives_the_trec_eval_ranking(examples):
+    settings(max_examples=examples, deadline=None)(given(pairs(), st.randoms(use_true_random=False))(_any_line_order))()
 
 
 def test_doc_id_descending_in_byte_order_breaks_ties():

@@ -218,6 +218,7 @@ def test_threads_evaluate_a_bounded_number_of_runs_ahead_of_the_reader(tmp_path)
     outcomes.close()
 
 
+@pytest.mark.slow  # a cluster of its own (one worker: both runs rendered in the same process)
 def test_on_a_cluster_the_text_is_made_on_the_worker():
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -232,6 +233,7 @@ def test_on_a_cluster_the_text_is_made_on_the_worker():
         _line("map", "all", "0.3389"), _line("map", "all", "0.6254")]
 
 
+@pytest.mark.slow  # a command line starting its own cluster
 def test_the_command_on_a_cluster_prints_the_threads_bytes(tmp_path):
     pytest.importorskip("distributed")
     args = ["-q", "-m", "all_trec", QRELS, BM25, HYBRID]

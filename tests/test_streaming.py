@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import golden_path, invoke
+from conftest import first_by_default, golden_path, invoke
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
@@ -53,7 +53,9 @@ def _same(a, b):
                 np.testing.assert_array_equal(a.values[m], b.values[m], err_msg=str(m))
 
 
-@pytest.mark.parametrize("options", [{}, {"relevance_level": 2}, {"judged_only": True}, {"max_retrieved": 7}])
+# -l and -M with -m slow
+@pytest.mark.parametrize("options", first_by_default([{}, {"judged_only": True}, {"relevance_level": 2},
+                                                    {"max_retrieved": 7}], keep=2))
 def test_small_memory_budget_gives_the_same_numbers(tmp_path, options):
     qrels_path, run_path = _generate(tmp_path)
     qrels = read_trec_qrels(qrels_path)
