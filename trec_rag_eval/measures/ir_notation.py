@@ -279,8 +279,10 @@ def parse_notation(text: str) -> Measure:
     if missing:
         example = f"{name}({missing[0]}=3)" + (f"@{at}" if at is not None else "@10" if spec.family is None else "")
         raise scanner.error(name_start, len(text), f"{name} needs {' and '.join(missing)}, e.g. {example}")
-    if "min_rel" in spec.params and params.get("min_rel", 0) >= params["max_rel"]:
-        raise scanner.error(name_start, len(text), "min_rel must be below max_rel")
+    for key, param in spec.params.items():
+        high = params.get(param.below, spec.params[param.below].default) if param.below else None
+        if high is not None and params.get(key, param.default) >= high:
+            raise scanner.error(name_start, len(text), f"{key} must be below {param.below}")
     family = spec.family_at if at is not None else spec.family
     assert family is not None
     # ir-measures spellings that name another family: SetP(relative=True), NumRet(rel=k) (Family.aliases)

@@ -68,13 +68,15 @@ def cutoff_of(m: Measure) -> int | float:
 @dataclass(frozen=True)
 class Param:
     """A typed parameter of a name in our notation: ``kind`` is int (a relevance level, >= 0), level (any
-    judgment), float, bool, str (one of ``choices``) or gains (a dict judgment -> gain)."""
+    judgment), float, bool, str (one of ``choices``) or gains (a dict judgment -> gain). ``below``: another
+    parameter of the same name its value must be below (C/W/L's ``min_rel`` below ``max_rel``)."""
 
     kind: str
     default: Any = None
     choices: tuple[Any, ...] = ()
     help: str = ""
     required: bool = False
+    below: str = ""
 
 
 @dataclass(frozen=True)

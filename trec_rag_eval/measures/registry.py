@@ -32,7 +32,7 @@ _NDCG = {
 }
 _P = {**BINARY, "denominator": Param(
     "str", "k", ("k", "returned"), "divide by k (trec_eval) or by the documents returned in the top k")}
-_MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)")
+_MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)", below="max_rel")
 _MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are clipped to it); required",
                  required=True)
 _T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
