@@ -1,9 +1,10 @@
 """trec_eval's -m syntax for the families whose parameter is a list of reals: utility's four coefficients,
 set_F's first value (its beta squared), relstring's length and 11pt_avg's recall levels.
 
-Every expected output below is trec_eval 10's (usnistgov/trec_eval f4253652, /work/tools/trec_eval/trec_eval)
-on QRELS and RUN, with the command written above it. By hand, at relevance level 1: query 1 has R = 3 (a, c, d),
-retrieves a, b, x (N = 3, one relevant: P = R = 1/3); query 2 has R = 1 (a), retrieves e, a, z (P = 1/3, R = 1).
+Every expected output of TREC_EVAL is trec_eval 10's (usnistgov/trec_eval f4253652) on QRELS and RUN, with the
+command written above it; the last test registers toy families to show the rules come from the registry entry.
+By hand, at relevance level 1: query 1 has R = 3 (a, c, d), retrieves a, b, x (N = 3, one relevant: P = R = 1/3);
+query 2 has R = 1 (a), retrieves e, a, z (P = 1/3, R = 1).
 """
 
 from __future__ import annotations
