@@ -171,6 +171,22 @@ def test_beir_folder_with_header_and_queries(tmp_path):
     assert judgments(load_qrels(tmp_path / "qrels" / "test.tsv")) == judgments(qrels)
 
 
+def test_a_beir_tsv_takes_the_queries_beside_it_first_and_both_are_inputs(tmp_path):
+    # qrels/test.tsv with a queries.jsonl in qrels/ and one in the dataset folder: the texts come from the
+    # nearer one; an output may replace neither (both are files the reading may open)
+    from trec_rag_eval.io.output_checks import files_read
+
+    (tmp_path / "qrels").mkdir()
+    tsv = write(tmp_path, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq7\tdoc1\t1\n")
+    write(tmp_path, "qrels/queries.jsonl", '{"_id": "q7", "text": "beside"}\n{"_id": "q8", "text": "eight"}\n')
+    write(tmp_path, "queries.jsonl", '{"_id": "q7", "text": "in the dataset folder"}\n{"_id": "q8", "text": "8"}\n')
+    assert load_qrels(tsv).topics == {"q7": "beside"}
+    assert files_read(tsv)[2:] == [str(tmp_path / "qrels" / "queries.jsonl"), str(tmp_path / "queries.jsonl")]
+    (tmp_path / "qrels" / "queries.jsonl").unlink()
+    assert load_qrels(tsv).topics == {"q7": "in the dataset folder"}
+    assert files_read(tsv)[2:] == [str(tmp_path / "queries.jsonl")]
+
+
 def test_beir_bad_score_names_the_line(tmp_path):
     path = write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\n")
     with pytest.raises(InputFormatError) as err:

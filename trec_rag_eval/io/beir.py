@@ -63,17 +63,17 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
         tsv, queries_file = chosen, folder / "queries.jsonl"
     else:
         tsv = folder
-        queries_file = next(
-            (
-                p
-                for p in (folder.parent / "queries.jsonl", folder.parent.parent / "queries.jsonl")
-                if p.exists()
-            ),
-            None,
-        )
+        queries_file = next(iter(queries_beside(folder)), None)
     frame = _read_beir_tsv(os.fspath(tsv))
     return Qrels(frame, os.fspath(tsv), _beir_topics(
         frame, os.fspath(queries_file) if queries_file is not None and queries_file.exists() else None))
+
+
+def queries_beside(tsv: Path) -> list[Path]:
+    """The ``queries.jsonl`` files a local qrels TSV may take its query texts from, first the one
+    ``read_beir`` reads: its folder's, then its folder's folder's (``qrels/test.tsv`` beside
+    ``queries.jsonl``); those that exist."""
+    return [p for p in (tsv.parent / "queries.jsonl", tsv.parent.parent / "queries.jsonl") if p.exists()]
 
 
 def _beir_topics(frame: pl.DataFrame, queries_file: str | None) -> dict[str, str] | None:

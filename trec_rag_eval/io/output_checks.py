@@ -42,7 +42,7 @@ def files_read(path: str | os.PathLike[str]) -> list[str]:
         except TrecRagEvalError:
             beir = False  # the reader reports it, with the line
         if beir:
-            here = Path(name)
-            found += [os.fspath(p) for p in (here.parent / "queries.jsonl", here.parent.parent / "queries.jsonl")
-                      if p.exists()]
+            from trec_rag_eval.io.beir import queries_beside
+
+            found += [os.fspath(p) for p in queries_beside(Path(name))]
     return found
