@@ -187,6 +187,18 @@ def test_a_beir_tsv_takes_the_queries_beside_it_first_and_both_are_inputs(tmp_pa
     assert files_read(tsv)[2:] == [str(tmp_path / "queries.jsonl")]
 
 
+def test_a_beir_queries_jsonl_of_one_query_is_one_row(tmp_path):
+    # one line of JSONL is also a JSON object: it is the one query's row, not an object keyed by query
+    (tmp_path / "qrels").mkdir()
+    write(tmp_path, "qrels/test.tsv", "query-id\tcorpus-id\tscore\nq7\tdoc1\t1\n")
+    write(tmp_path, "queries.jsonl", '{"_id": "q7", "text": "seven", "metadata": {}}\n')
+    assert load_qrels(tmp_path).topics == {"q7": "seven"}
+    write(tmp_path, "queries.jsonl", '{"q7": "seven"}\n')  # not BEIR's row: refused, with the line
+    with pytest.raises(InputFormatError) as err:
+        load_qrels(tmp_path)
+    assert str(err.value) == f'{tmp_path / "queries.jsonl"}:1: expected {{"_id": ..., "text": ...}}'
+
+
 def test_beir_bad_score_names_the_line(tmp_path):
     path = write(tmp_path, "test.tsv", "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\thigh\n")
     with pytest.raises(InputFormatError) as err:

@@ -161,11 +161,13 @@ def _first_data_line(lines: list[str]) -> int:
 
 
 def _read_beir_queries(path: str) -> dict[str, str]:
-    """``{"_id": ..., "text": ...}`` per line; other keys are ignored."""
+    """``{"_id": ..., "text": ...}`` per line; other keys are ignored. A file of one line is one row
+    (``io.json_rows.row_entries``), not a JSON object keyed by query."""
+    from trec_rag_eval.io.json_rows import row_entries
     from trec_rag_eval.io.json_scanner import parse_document
 
     topics: dict[str, str] = {}
-    for entry in parse_document(path).entries:
+    for entry in row_entries(parse_document(path)):
         row = entry.value
         if not isinstance(row, dict) or "_id" not in row or not isinstance(row.get("text"), str):
             raise InputFormatError(path, entry.line, 'expected {"_id": ..., "text": ...}')
