@@ -216,6 +216,20 @@ def test_bad_rows_of_parquet_and_json_map_files_are_named(tmp_path):
     assert str(err.value) == f"{listed}:1: key 'c2': the document id '' is empty"
 
 
+def test_a_jsonl_map_of_one_line_is_its_one_row(tmp_path):
+    # one line of JSONL is also a JSON object; {"chunk_id": "c1", "doc_id": "d1"} maps c1 to d1, it does not
+    # map chunks named "chunk_id" and "doc_id"
+    path = tmp_path / "map.jsonl"
+    path.write_text('{"chunk_id": "c1", "doc_id": "d1"}\n')
+    assert read_doc_map(path) == {"c1": "d1"}
+    path.write_text('{"node_id": "c1", "document_id": "d1", "text": "..."}\n')
+    assert read_doc_map(path) == {"c1": "d1"}
+    path.write_text('{"chunk_id": "c1", "doc_id": "d1"}\n{"chunk_id": "c2", "doc_id": "d1"}\n')
+    assert read_doc_map(path) == {"c1": "d1", "c2": "d1"}
+    path.write_text('{"c1": "d1", "c2": "d2"}\n')  # an object keyed by chunk id stays one
+    assert read_doc_map(path) == {"c1": "d1", "c2": "d2"}
+
+
 def test_compare_and_the_harness_collapse_too():
     comparison = compare_runs(QRELS, {"chunks": Run.from_dict(CHUNK_RUN), "docs": Run.from_dict(DOC_RUN)},
                          measures=["P@3"], doc_map=PATTERN)

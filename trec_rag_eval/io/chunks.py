@@ -240,15 +240,18 @@ def _read_tsv_map(path: str, text: str) -> dict[str, str]:
 def _read_json_map(path: str) -> dict[str, str]:
     """An object ``{"chunk_id": "doc_id"}``, or an array (or JSONL) of ``{"chunk_id", "doc_id"}``
     objects. Ids are strings or integers, as in datasets: null, a list, a boolean or a fraction is
-    refused with its line; so is a key given twice in one object."""
-    from trec_rag_eval.io.json_rows import check_id, entry_error, json_excerpt
+    refused with its line; so is a key given twice in one object. An object with a chunk key and a
+    document key (``_CHUNK_KEYS``, ``_DOC_KEYS``) is one row: a JSONL file of one line."""
+    from trec_rag_eval.io.json_rows import check_id, entry_error, json_excerpt, row_entries
     from trec_rag_eval.io.json_scanner import parse_document
 
     document = parse_document(path)   # refuses a repeated key, NaN and the like, with the line
+    keys = {entry.key for entry in document.entries} if document.kind == "object" else set()
+    by_chunk = document.kind == "object" and not (keys & set(_CHUNK_KEYS) and keys & set(_DOC_KEYS))
     table: dict[str, str] = {}
     where: dict[str, str] = {}
-    for entry in document.entries:
-        if document.kind == "object":
+    for entry in document.entries if by_chunk else row_entries(document):
+        if by_chunk:
             chunk, doc = check_id(path, entry, "the chunk id", entry.key), entry.value
         else:
             item = entry.value
