@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import json
 import textwrap
+import warnings
 
+import pytest
 from conftest import invoke
 from test_judge import DATASET, RUN, FakeJudge
+
+import trec_rag_eval as tre
 
 # --- judge ---------------------------------------------------------------------------------------------
 # The run of test_judge (q1: d5 d1 d6 d2, q2: d7 d3 d8 d4) plus q3, a query the dataset has no text for.
@@ -50,6 +54,32 @@ def test_the_judge_command_tells_what_it_could_not_judge(tmp_path):
     bar, *lines = result.stderr.split("\n")  # the progress bar, then one line each, in this order
     assert bar.startswith("\rJudging:")
     assert lines == [f"Warning: {missing}", f"Warning: {empty}", f"Note: {cut}", f"Warning: {skipped}", ""]
+
+
+
+def _warned(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, [(w.message.kind, str(w.message), w.filename) for w in caught
+                    if issubclass(w.category, tre.TrecRagEvalWarning)]
+
+
+@pytest.mark.parametrize("shape", ["path", "dict"])
+def test_judge_from_python_warns_the_same_notes(tmp_path, monkeypatch, shape):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    _, run, corpus = _judge_files(tmp_path)
+    given = corpus if shape == "path" else JUDGE_TEXTS
+    with FakeJudge() as server:
+        report, warned = _warned(lambda: tre.judge(DATASET, run, given, tmp_path / "py.qrels", model="m", depth=3,
+                                                   max_chars=10, base_url=server.base_url, language="en",
+                                                   progress=False))
+    assert report.written and report.holes == 4
+    missing, empty, cut, skipped = judge_lines(str(corpus) if shape == "path" else "the corpus", "max_chars")
+    # said of the caller's line, as every other warning of the library
+    assert warned == [("warning", missing, __file__), ("warning", empty, __file__), ("note", cut, __file__),
+                      ("warning", skipped, __file__)]
+    assert [(n.kind, str(n)) for n in report.notes] == [(kind, text) for kind, text, _ in warned]
 
 
 # --- search --------------------------------------------------------------------------------------------

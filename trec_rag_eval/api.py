@@ -696,7 +696,9 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     ``generate_queries``. ``calibrate=N`` also asks about N human-judged documents per query and
     reports the agreement (``report.agreement``: Cohen's kappa; needs scikit-learn). The model,
     ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(note)`` receives the notes
-    (chunk mapping, earlier LLM judgments), by default each a ``TrecRagEvalWarning``.
+    (chunk mapping, earlier LLM judgments, then ``report.notes``: unjudged documents missing from the
+    corpus or with an empty text, passages cut at ``max_chars``, run queries without a query text), by
+    default each a ``TrecRagEvalWarning``.
 
     Returns the ``JudgeReport``: ``report.qrels`` (the filled judgments, to ``evaluate`` with),
     ``report.coverage`` (per run: Judged@depth before and after), grades, failures, tokens.
@@ -762,10 +764,13 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     try:
         report = judge_holes(qrels, tables, documents, output, settings, chosen, relevance_level=relevance_level,
                              force=force, allow_failures=allow_failures, progress_path=progress_file,
-                             on_start=on_start, on_task=on_task, previous=previous)
+                             on_start=on_start, on_task=on_task, previous=previous,
+                             corpus_name=os.fspath(corpus) if isinstance(corpus, (str, os.PathLike)) else "the corpus")
     finally:
         for shown in bars:
             shown.close()
+    for one in report.notes:  # what could not be judged as asked
+        note(one)
     if report.qrels is not None:
         measure = f"Judged@{depth}"
         report.coverage = [(label, float(evaluate_tables(qrels, table, [measure]).value(measure)),

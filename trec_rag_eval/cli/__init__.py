@@ -65,6 +65,7 @@ FLAGS = {
     "topics_out": "--topics",
     "topics_file": "--topics ",
     "kind": "--kind",
+    "max_chars": "--max-chars",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

@@ -89,20 +89,6 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         f"= {report.total_tokens}")
     counts = report.grade_counts("hole")
     say("Grades of the holes: " + ", ".join(f"{grade}: {n}" for grade, n in counts.items()))
-    if report.missing_text:
-        shown = ", ".join(f"{q}/{d}" for q, d in report.missing_text[:5])
-        click.echo(f"Warning: {len(report.missing_text)} unjudged documents are not in {corpus} and stay "
-                   f"holes: {shown}", err=True)
-    if report.empty_text:
-        shown = ", ".join(f"{q}/{d}" for q, d in report.empty_text[:5])
-        click.echo(f"Warning: {len(report.empty_text)} unjudged documents have an empty text in {corpus}: not shown "
-                   f"to the model, they stay holes: {shown}", err=True)
-    if report.truncated:
-        click.echo(f"Note: {len(report.truncated)} documents were cut at {max_chars} characters for the model "
-                   f"(--max-chars): {', '.join(report.truncated[:5])}", err=True)
-    if report.skipped_queries:
-        click.echo(f"Warning: {len(report.skipped_queries)} run queries have no query text and were not "
-                   f"judged: {', '.join(report.skipped_queries[:5])}", err=True)
     if report.agreement is not None:
         say(calibration_text(report.agreement), nl=False)
     for path, before, after in report.coverage:

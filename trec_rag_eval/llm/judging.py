@@ -50,6 +50,7 @@ from trec_rag_eval.llm.client import (
     redacted_excerpt,
     run_tasks,
 )
+from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.tables import Qrels, Run, column_list, qrels_columns
 
 GRADES = (0, 1, 2, 3)
@@ -231,6 +232,8 @@ class JudgeReport:
     written: bool = False
     # per run pooled: (its name, Judged@depth with the human judgments, with the holes filled); set by api.judge
     coverage: list[tuple[str, float, float]] = field(default_factory=list)
+    # what the user should know: the holes left without a text, the passages cut, the queries not judged
+    notes: list[Note] = field(default_factory=list)
 
     @property
     def total_tokens(self) -> int:
@@ -278,6 +281,7 @@ def judge_holes(
     on_start: Callable[[int], None] | None = None,
     on_task: Callable[[str, str | None], None] | None = None,
     previous: Sequence[LLMJudgment] = (),
+    corpus_name: str = "the corpus",
 ) -> JudgeReport:
     """Grade the unjudged pooled documents (and ``settings.calibrate`` judged ones per query); write
     the qrels with the holes filled to ``output`` and the LLM judgments to its ``.llm.tsv`` sidecar.
@@ -291,6 +295,8 @@ def judge_holes(
     ``previous``: the LLM judgments of an earlier run whose output ``qrels`` is (its sidecar). Its
     filled holes are judged, so they are not asked again, but they are not human judgments: they are
     never drawn for calibration. They are carried into the new sidecar, so provenance is kept.
+
+    ``report.notes`` says what could not be judged as asked (``corpus_name``: how they name the corpus).
     """
     settings.check()
     output = Path(output)
@@ -339,6 +345,7 @@ def judge_holes(
     report.asked = len(tasks)
     report.truncated = sorted({task.fields["doc_id"] for task in tasks
                                if len(corpus[task.fields["doc_id"]]) > settings.max_chars})
+    report.notes = unjudged_notes(report, corpus_name, settings.max_chars)
     if on_start:
         on_start(len(tasks))
 
@@ -383,6 +390,28 @@ def judge_holes(
     # its work is in the outputs now; a later run with another model or language starts clean
     progress.unlink(missing_ok=True)
     return report
+
+
+def unjudged_notes(report: JudgeReport, corpus_name: str, max_chars: int) -> list[Note]:
+    """What the pool left out or cut: holes absent from the corpus or with an empty text (they stay
+    holes), passages cut at ``max_chars``, run queries without a query text; the first five of each
+    named."""
+    out = []
+    if report.missing_text:
+        shown = ", ".join(f"{q}/{d}" for q, d in report.missing_text[:5])
+        out.append(warning(f"{len(report.missing_text)} unjudged documents are not in {corpus_name} and stay holes: "
+                           f"{shown}"))
+    if report.empty_text:
+        shown = ", ".join(f"{q}/{d}" for q, d in report.empty_text[:5])
+        out.append(warning(f"{len(report.empty_text)} unjudged documents have an empty text in {corpus_name}: not "
+                           f"shown to the model, they stay holes: {shown}"))
+    if report.truncated:
+        out.append(note(f"{len(report.truncated)} documents were cut at {max_chars} characters for the model "
+                        f"(max_chars): {', '.join(report.truncated[:5])}", parameters={"max_chars": "max_chars"}))
+    if report.skipped_queries:
+        out.append(warning(f"{len(report.skipped_queries)} run queries have no query text and were not judged: "
+                           f"{', '.join(report.skipped_queries[:5])}"))
+    return out
 
 
 def _task(query_id: str, doc_id: str, kind: str, query: str, passage: str, settings: JudgeSettings) -> Task:
