@@ -117,3 +117,17 @@ def test_the_search_command_tells_the_mapping_and_the_failed_queries(tmp_path, m
     # the mapping before the table, the failures after it: each failed query, then their count
     assert result.stderr.splitlines() == [f"Note: {mapped}", f"Warning: {unmapped}",
                                           "  failed: q2 ('boom'): RuntimeError: index offline", f"Warning: {failed}"]
+
+
+def test_the_harness_warns_the_same_notes_to_python(tmp_path):
+    namespace: dict = {}
+    exec(ENGINE, namespace)  # the engine of the command above, as a function
+    evaluator = tre.Evaluator(namespace["search"], doc_map=PATTERN, progress=False)
+    evaluation, warned = _warned(lambda: evaluator.evaluate(SEARCH_DATASET, k_values=[3], measures=["RR"]))
+    mapped, unmapped, failed = SEARCH_LINES
+    assert warned == [("note", mapped, __file__), ("warning", unmapped, __file__), ("warning", failed, __file__)]
+    assert [(n.kind, str(n)) for n in evaluation.notes] == [(kind, text) for kind, text, _ in warned]
+    # the values stay on the evaluation when the caller words them itself
+    quiet, none = _warned(lambda: evaluator.evaluate(SEARCH_DATASET, k_values=[3], measures=["RR"], warn=False))
+    assert none == [] and [str(n) for n in quiet.notes] == SEARCH_LINES
+    assert [str(n) for n in quiet.mapping_notes] == [mapped, unmapped] and str(quiet.failures_note) == failed

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.evaluation.notes import query_set_warnings
+from trec_rag_eval.evaluation.notes import collapse_notes, query_set_warnings
 from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
@@ -88,4 +88,4 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note]]:
     from trec_rag_eval.io.chunks import collapse_run
 
     collapsed, report = collapse_run(run, doc_map, qrels)
-    return collapsed, [note(report.summary())] + [warning(text) for text in report.warnings()]
+    return collapsed, collapse_notes(report)

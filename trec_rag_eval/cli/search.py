@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.cli import options as common
+from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import Integer
 from trec_rag_eval.io.atomic import write_stream
@@ -17,11 +18,11 @@ DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
 
 def echo_failures(evaluation: Any) -> None:
+    """Each failed query, then how many failed."""
     for failure in evaluation.failures:
         click.echo(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}", err=True)
-    if evaluation.failures:
-        count = len(evaluation.failures)
-        click.echo(f"Warning: {count} {'query' if count == 1 else 'queries'} failed (scored 0)", err=True)
+    if evaluation.failures_note is not None:
+        tell(evaluation.failures_note)
 
 
 @click.command("search")
@@ -96,15 +97,13 @@ def search_command(
     evaluator = api.Evaluator(engine, run_tag=tag, progress=progress,
                               doc_map=doc_map_value(doc_id_pattern, doc_map), corpus=corpus, tokenizer=tokenizer)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
+    # its notes are told here: the mapping before the table, the failures' count after the failed queries
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,
-                                    depth=depth, relevance_level=relevance_level)
+                                    depth=depth, relevance_level=relevance_level, warn=False)
     if output is not None:
         evaluation.write_run(output, format=run_format, force=force)
-    collapse = evaluation.result.collapse
-    if collapse is not None:
-        click.echo(f"Note: {collapse.summary()}", err=True)
-        for warning in collapse.warnings():
-            click.echo(f"Warning: {warning}", err=True)
+    for note in evaluation.mapping_notes:
+        tell(note)
     common.say(engine_report(evaluation, title=f"{tag} on {dataset.name}"), nl=False)
     echo_failures(evaluation)
     if output is not None:

@@ -37,8 +37,10 @@ from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.evaluation.notes import collapse_notes
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
+from trec_rag_eval.notes import Note, warning
 from trec_rag_eval.progress import progress_bar
 from trec_rag_eval.tables import Qrels, Run, run_columns
 
@@ -108,6 +110,25 @@ class EngineEvaluation:
     @property
     def failures(self) -> list[QueryFailure]:
         return self.outcome.failures
+
+    @property
+    def notes(self) -> list[Note]:
+        """What to tell about this evaluation: ``mapping_notes``, then ``failures_note``. ``Evaluator.evaluate``
+        warns them (``warn=True``)."""
+        return self.mapping_notes + ([self.failures_note] if self.failures_note is not None else [])
+
+    @property
+    def mapping_notes(self) -> list[Note]:
+        """With ``Evaluator(doc_map=...)``: what mapping the engine's chunk ids to documents did, then its
+        warnings (ids it does not cover, ...), as ``evaluate`` says them of a run file."""
+        collapse = self.result.collapse
+        return [] if collapse is None else collapse_notes(collapse)
+
+    @property
+    def failures_note(self) -> Note | None:
+        """How many queries failed and were scored 0 (each named in ``failures``), or None."""
+        count = len(self.failures)
+        return warning(f"{count} {'query' if count == 1 else 'queries'} failed (scored 0)") if count else None
 
     @property
     def context(self) -> ContextCost | None:
@@ -256,12 +277,15 @@ class Evaluator:
         measures: MeasuresArg = None,
         depth: int | None = None,
         settings: Settings | None = None,
+        warn: bool = True,
         **overrides: Any,
     ) -> EngineEvaluation:
         """Run the dataset and score the run with the core evaluator (``settings`` as for ``evaluate``).
 
         ``measures`` defaults to P@k, R@k, F1@k, HitRate@k and nDCG@k for each k, then MRR and MAP.
-        The engine is asked for ``depth`` results, by default ``max(k_values)``.
+        The engine is asked for ``depth`` results, by default ``max(k_values)``. The evaluation's notes
+        (``EngineEvaluation.notes``: the chunk ids mapped, the queries that failed) are warned to the
+        caller (``TrecRagEvalWarning``) unless ``warn=False``.
         """
         ks = _k_values(k_values)
         if measures is None:
@@ -289,7 +313,11 @@ class Evaluator:
         elif self.tokenizer is not None:
             raise UsageError("tokenizer= counts the tokens of the results' texts: the results carry none; give "
                              "them with corpus=", {"tokenizer= ": "tokenizer", "corpus=": "corpus"})
-        return EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
+        evaluation = EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
+        if warn:
+            for note in evaluation.notes:
+                note.warn()
+        return evaluation
 
 
 def _k_values(k_values: Any) -> list[int]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.notes import Note, warning
+from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.io.chunks import CollapseReport
 
 
 def query_set_warnings(evaluation: Evaluation) -> list[Note]:
@@ -30,8 +31,13 @@ def missing_queries_warning(missing: list[str]) -> Note:
                    f"scored 0: {shown}")
 
 
+def collapse_notes(report: CollapseReport) -> list[Note]:
+    """What mapping a run's chunk ids to documents did (a note), then its warnings (``io.chunks``)."""
+    return [note(report.summary())] + [warning(text) for text in report.warnings()]
+
+
 def warn_query_set(evaluation: Evaluation, source: str) -> None:
     """``query_set_warnings`` as ``TrecRagEvalWarning``s, each led by the run's ``source``, pointing at
     the caller's line."""
-    for note in query_set_warnings(evaluation):
-        note.about(source).warn()
+    for said in query_set_warnings(evaluation):
+        said.about(source).warn()
