@@ -131,3 +131,28 @@ def test_the_harness_warns_the_same_notes_to_python(tmp_path):
     quiet, none = _warned(lambda: evaluator.evaluate(SEARCH_DATASET, k_values=[3], measures=["RR"], warn=False))
     assert none == [] and [str(n) for n in quiet.notes] == SEARCH_LINES
     assert [str(n) for n in quiet.mapping_notes] == [mapped, unmapped] and str(quiet.failures_note) == failed
+
+
+def test_when_every_engine_call_fails_the_command_still_counts_them_and_python_hears_it_once(tmp_path, monkeypatch):
+    (tmp_path / "dead_engine.py").write_text("def search(query, k):\n    raise ConnectionError('index offline')\n",
+                                             encoding="utf-8")
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps(SEARCH_DATASET, ensure_ascii=False), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = invoke("search", str(dataset), "--engine", "dead_engine:search", "-m", "RR")
+    assert result.exit_code == 1
+    every = ("every engine call failed (3 of 3 queries), so every score is 0; first error, on 'q1': "
+             "ConnectionError: index offline")
+    assert result.stderr.splitlines() == [
+        f"Warning: {every}", "  failed: q1 ('delta'): ConnectionError: index offline",
+        "  failed: q2 ('boom'): ConnectionError: index offline",
+        "  failed: q3 ('gamma'): ConnectionError: index offline",
+        "Warning: 3 queries failed (scored 0)",
+        "Error: 3 of 3 queries failed and were scored 0 (--allow-failures to exit 0 anyway)"]
+    namespace: dict = {}
+    exec((tmp_path / "dead_engine.py").read_text(encoding="utf-8"), namespace)
+    evaluation, warned = _warned(lambda: tre.Evaluator(namespace["search"], progress=False).evaluate(SEARCH_DATASET))
+    # "every engine call failed" says more than the count: said once; the count stays among the notes
+    assert [text for _, text, _ in warned] == [every] and [str(n) for n in evaluation.notes] == [
+        "3 queries failed (scored 0)"]

@@ -284,8 +284,8 @@ class Evaluator:
 
         ``measures`` defaults to P@k, R@k, F1@k, HitRate@k and nDCG@k for each k, then MRR and MAP.
         The engine is asked for ``depth`` results, by default ``max(k_values)``. The evaluation's notes
-        (``EngineEvaluation.notes``: the chunk ids mapped, the queries that failed) are warned to the
-        caller (``TrecRagEvalWarning``) unless ``warn=False``.
+        (``EngineEvaluation.notes``: the chunk ids mapped, the queries that failed, unless every call
+        failed, which ``run`` said) are warned to the caller (``TrecRagEvalWarning``) unless ``warn=False``.
         """
         ks = _k_values(k_values)
         if measures is None:
@@ -297,9 +297,11 @@ class Evaluator:
         from trec_rag_eval.evaluation.context import measure_context_cost, measure_ks
         from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
+        # "every engine call failed" was then said, with the first error: "the run is empty" and "N queries
+        # failed" say less
+        every_call_failed = bool(outcome.failures) and len(outcome.failures) == len(outcome.latencies)
         with warnings.catch_warnings():
-            if outcome.failures and len(outcome.failures) == len(outcome.latencies):
-                # "every engine call failed" was said, with the first error: "the run is empty" says less
+            if every_call_failed:
                 warnings.simplefilter("ignore", EmptyRunWarning)
             result = evaluate_tables(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
         texts = dict(outcome.texts)
@@ -315,7 +317,7 @@ class Evaluator:
                              "them with corpus=", {"tokenizer= ": "tokenizer", "corpus=": "corpus"})
         evaluation = EngineEvaluation(outcome=outcome, result=result, qrels=qrels, measures=result.names)
         if warn:
-            for note in evaluation.notes:
+            for note in evaluation.notes if not every_call_failed else evaluation.mapping_notes:
                 note.warn()
         return evaluation
 
