@@ -136,7 +136,7 @@ main(["crosscheck", "-m", "Hit@2", "-m", "Found(rel=2)@3", "qrels", "run"])
     ({"names": ("AP@k",), "params": BINARY}, "'AP@k' names two measure families: map_cut and toy"),
     ({"names": ("AP@k",)}, "'AP@k' is written with other parameters by map and toy"),
     ({"names": ("Toy@k",), "ranx": {"mrr": "Toy"}}, "toy: ranx's name 'mrr' is already read as MRR"),
-    ({"names": ("Toy@q",)}, "toy: a name is written NAME, NAME@k or NAME@p, not 'Toy@q'"),
+    ({"names": ("Toy@q",)}, "toy: a name is written NAME, NAME@k, NAME@p or NAME@x, not 'Toy@q'"),
     ({"names": ("Toy",), "aliases": ("SetP(beta=2)",)}, "toy: 'SetP(beta=2)' is not a name with one of its parameters"),
 ])
 def test_a_name_that_would_mean_two_things_is_refused_and_nothing_is_registered(entry, error):

@@ -86,7 +86,7 @@ def test_errors_point_at_the_bad_characters() -> None:
         "  nDCG(dcg='exp')@10\n           ^^^^^")
     assert _error("P@0") == "bad measure 'P@0': the cutoff after @ must be a positive integer\n  P@0\n    ^"
     assert _error("P") == "bad measure 'P': P needs a cutoff, e.g. P@10\n  P\n  ^"
-    assert _error("ndcg@10") == "bad measure 'ndcg@10': unknown measure (did you mean nDCG?)\n  ndcg@10\n  ^^^^"
+    assert _error("ndcg@10") == "bad measure 'ndcg@10': unknown measure (did you mean 'nDCG@10'?)\n  ndcg@10\n  ^^^^"
     assert _error("P(x=1)@3") == (
         "bad measure 'P(x=1)@3': P has no parameter 'x' (allowed: rel, judged_only, denominator)\n"
         "  P(x=1)@3\n    ^")
@@ -106,7 +106,10 @@ def test_error_exit_code_is_usage() -> None:
 
 
 # -- property: parse(str(m)) == m over generated measures ---------------------------------------
-def _literal(kind: str, choices: tuple, key: str = "") -> st.SearchStrategy:
+def _literal(kind: str, choices: tuple, key: str = "", size: int = 0) -> st.SearchStrategy:
+    if kind == "reals":  # utility's 4 coefficients, 11pt_avg's recall levels
+        reals = st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 2))
+        return st.lists(reals, min_size=size or 1, max_size=size or 4).map(tuple)
     if kind == "level":  # min_rel below max_rel
         return st.integers(3, 6) if key == "max_rel" else st.integers(-1, 2)
     if kind == "int":
@@ -123,6 +126,8 @@ def _literal(kind: str, choices: tuple, key: str = "") -> st.SearchStrategy:
 def _render(value: object) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ",".join(repr(v) for v in value) + ")"
     return repr(value)
 
 
@@ -132,11 +137,13 @@ def notation_texts(draw: st.DrawFn) -> str:
     spec = NAMES[name]
     keys = draw(st.lists(st.sampled_from(sorted(spec.params)), unique=True, max_size=3)) if spec.params else []
     keys += [k for k, param in spec.params.items() if param.required and k not in keys]  # max_rel of C/W/L
-    args = [f"{k}={_render(draw(_literal(spec.params[k].kind, spec.params[k].choices, k)))}" for k in keys]
+    args = [f"{k}={_render(draw(_literal(spec.params[k].kind, spec.params[k].choices, k, spec.params[k].size)))}"
+            for k in keys]
     text = name + (f"({','.join(args)})" if args else "")
     needs_at = spec.family is None
     if spec.family_at is not None and (needs_at or draw(st.booleans())):
-        at = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0])) if spec.at == "recall" else draw(st.integers(1, 1000))
+        at = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0] + [2.0, 3.5] * (spec.at == "real"))) if spec.at in (
+            "recall", "real") else draw(st.integers(1, 1000))
         text += f"@{at}"
     return text
 

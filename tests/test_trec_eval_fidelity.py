@@ -86,7 +86,7 @@ def test_without_c_a_missing_query_scores_zero(files):
 def test_leftovers_never_leave_the_trec_format(files):
     result = invoke("--format", "json", "-q", "-c", *LEFTOVER_MEASURES, *files(QRELS, RUN))
     assert json.loads(result.stdout)["per_query"]["2"] == {
-        "Utility(coefficients=(1.0,-1.0,0.0,0.0))": 0.0, "relstring(length=(3.0))": "", "RBPResid(p=0.5)": 0.0,
+        "Utility": 0.0, "relstring@3": "", "RBPResid(p=0.5)": 0.0,
         "Unj@2": 0.0}
 
 

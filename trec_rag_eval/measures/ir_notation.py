@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -37,13 +38,16 @@ class Name:
     family: str | None  # without @ (None: the @ value is required)
     family_at: str | None  # with @ (None: no @ allowed)
     params: Mapping[str, Param] = field(default_factory=dict)
-    at: str = "cutoff"  # "cutoff" (positive integer) or "recall" (a real in [0, 1])
+    at: str = "cutoff"  # "cutoff" (positive integer), "recall" (a real in [0, 1]) or "real" (a real >= 0)
     alias: bool = False  # another name of the family's own notation, kept for display (MAP, MRR, HitRate)
     variants: tuple[tuple[str, Any, str], ...] = ()
     """(parameter, value, family): with that parameter at that value (None: at any value), the name means that
     other family (``SetP(relative=True)`` is set_relative_P, ``NumRet(rel=2)`` num_rel_ret at level 2); the
     parameter is then dropped, but for ``rel``, kept as the measure's level."""
 
+
+_AT_KINDS = {"k": "cutoff", "p": "recall", "x": "real"}
+"""What follows @ in a name as ``Family.names`` lists it: k a cutoff, p a recall level, x any real >= 0."""
 
 _VARIANT = re.compile(r"([^()@]+)\((\w+)=([^()]+)\)")
 
@@ -61,11 +65,10 @@ def names_of(families: Iterable[Family], known: Mapping[str, Name] | None = None
                 variants.append((spelling, family.name))
                 continue
             text, at, mark = spelling.partition("@")
-            if at and mark not in ("k", "p"):
-                raise ValueError(f"{family.name}: a name is written NAME, NAME@k or NAME@p, not {spelling!r}")
-            before = names.get(text, Name(None, None, family.params, "recall" if mark == "p" else "cutoff", alias))
-            if before.params != family.params or before.alias != alias or at and before.at != (
-                    "recall" if mark == "p" else "cutoff"):
+            if at and mark not in _AT_KINDS:
+                raise ValueError(f"{family.name}: a name is written NAME, NAME@k, NAME@p or NAME@x, not {spelling!r}")
+            before = names.get(text, Name(None, None, family.params, _AT_KINDS.get(mark, "cutoff"), alias))
+            if before.params != family.params or before.alias != alias or at and before.at != _AT_KINDS[mark]:
                 raise ValueError(f"{spelling!r} is written with other parameters by {before.family} and {family.name}")
             taken = before.family_at if at else before.family
             if taken not in (None, family.name):
@@ -131,9 +134,24 @@ class _Scanner:
         return found
 
     def value(self) -> tuple[Any, int, int]:
-        """A literal: number, 'string', True/False, or {int: number, ...}; with its span."""
+        """A literal: number, 'string', True/False, {int: number, ...} or (number, ...); with its span."""
         self.skip()
         start = self.pos
+        if self.peek() == "(":
+            self.pos += 1
+            reals: list[Any] = []
+            while self.peek() != ")":
+                found_number = self.match(_NUMBER)
+                if not found_number:
+                    raise self.error(self.pos, self.pos + 1, "expected a number in the list")
+                token = found_number.group()
+                reals.append(int(token) if re.fullmatch(r"[+-]?[0-9]+", token) else float(token))
+                if self.peek() == ",":
+                    self.pos += 1
+                elif self.peek() != ")":
+                    raise self.error(self.pos, self.pos + 1, "expected ',' or ')' in the list")
+            self.pos += 1
+            return tuple(reals), start, self.pos
         if self.peek() == "{":
             self.pos += 1
             items: dict[int, int | float] = {}
@@ -185,6 +203,12 @@ def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise scanner.error(start, end, f"{key} must be a finite number")
         return float(value)
+    if kind == "reals":
+        if not isinstance(value, tuple) or not value or not all(math.isfinite(v) for v in value):
+            raise scanner.error(start, end, f"{key} must be a list of finite numbers, e.g. (0.2,0.5)")
+        if spec.size and len(value) != spec.size:
+            raise scanner.error(start, end, f"{key} must be a list of {spec.size} numbers")
+        return tuple(float(v) for v in value)
     if kind == "bool":
         if not isinstance(value, bool):
             raise scanner.error(start, end, f"{key} must be True or False")
@@ -200,16 +224,45 @@ def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end
     return tuple(sorted((k, v) for k, v in value.items() if k != v))
 
 
-def closest(name: str, known: Iterable[str]) -> list[str]:
-    """The known name closest to a misspelt one (``ndgc`` -> ``nDCG``), compared without case
-    (``difflib``'s ratio, at least 0.6); empty when none is close."""
+def closest(name: str, known: Iterable[str], n: int = 1) -> list[str]:
+    """The ``n`` known names closest to a misspelt one (``ndgc`` -> ``nDCG``), compared without case
+    (``difflib``'s ratio, at least 0.6), closest first; a name equal but for case comes first."""
     import difflib
 
     by_lower: dict[str, str] = {}
     for candidate in known:
         by_lower.setdefault(candidate.lower(), candidate)
-    found = difflib.get_close_matches(name.lower(), list(by_lower), n=1, cutoff=0.6)
-    return [by_lower[found[0]]] if found else []
+    found = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    return [by_lower[match] for match in found]
+
+
+def suggestion(text: str, start: int, end: int, known: Iterable[str], parses: Callable[[str], object]) -> str | None:
+    """What to suggest for ``text`` whose name (``text[start:end]``) is unknown: the closest ``known`` name in
+    its place, the rest kept (else the name alone), when that text parses (``parses`` raises
+    ``MeasureSyntaxError`` if not) and is not ``text`` itself; None when no close name gives such a text. A
+    suggestion is never one the parser would refuse."""
+    if getattr(_SUGGESTING, "on", False):  # a candidate being tried: its own errors need no suggestion
+        return None
+    _SUGGESTING.on = True
+    try:
+        return _first_parsing(text, start, end, closest(text[start:end], known, n=5), parses)
+    finally:
+        _SUGGESTING.on = False
+
+
+_SUGGESTING = threading.local()
+
+
+def _first_parsing(text: str, start: int, end: int, names: list[str], parses: Callable[[str], object]) -> str | None:
+    for candidate in [text[:start] + name + text[end:] for name in names] + [text[:start] + name for name in names]:
+        if candidate == text:
+            continue
+        try:
+            parses(candidate)
+        except MeasureSyntaxError:
+            continue
+        return candidate
+    return None
 
 
 def parse_notation(text: str) -> Measure:
@@ -221,8 +274,8 @@ def parse_notation(text: str) -> Measure:
     name = found.group()
     name_start, name_end = found.span()
     if name not in NAMES:
-        close = [n for n in NAMES if n.lower() == name.lower()] or closest(name, NAMES)
-        hint = f" (did you mean {close[0]}?)" if close else " (see: trec-rag-eval measures)"
+        close = suggestion(text, name_start, name_end, NAMES, parse_notation)
+        hint = f" (did you mean {close!r}?)" if close else " (see: trec-rag-eval measures)"
         raise scanner.error(name_start, name_end, "unknown measure" + hint)
     spec = NAMES[name]
     rel: int | None = None
@@ -264,6 +317,10 @@ def parse_notation(text: str) -> Measure:
             if not found_at or not 0.0 <= float(found_at.group()) <= 1.0:
                 raise scanner.error(start, end, "the recall level after @ must be a number in [0, 1]")
             at = float(found_at.group())
+        elif spec.at == "real":
+            if not found_at or not 0.0 <= float(found_at.group()) < math.inf:
+                raise scanner.error(start, end, "the value after @ must be a finite number >= 0")
+            at = float(found_at.group())
         else:
             if not found_at or not re.fullmatch(r"\+?[0-9]+", found_at.group()) or int(found_at.group()) <= 0:
                 raise scanner.error(start, end, "the cutoff after @ must be a positive integer")
@@ -273,7 +330,8 @@ def parse_notation(text: str) -> Measure:
     if scanner.peek():
         raise scanner.error(scanner.pos, len(text), "unexpected text after the measure")
     if at is None and spec.family is None:
-        what = "a recall level, e.g. IPrec@0.5" if spec.at == "recall" else f"a cutoff, e.g. {name}@10"
+        what = {"recall": "a recall level, e.g. IPrec@0.5", "real": f"a value, e.g. {name}@0.5"}.get(
+            spec.at, f"a cutoff, e.g. {name}@10")
         raise scanner.error(name_start, len(text), f"{name} needs {what}")
     missing = [key for key, param in spec.params.items() if param.required and key not in params]
     if missing:
@@ -292,9 +350,14 @@ def parse_notation(text: str) -> Measure:
             family = variant
     typed = tuple(sorted((k, v) for k, v in params.items() if v != spec.params[k].default and v != ()))
     # the parameter trec_eval's list gives (Family.list_first) prints in the trec_eval name, as -m writes it:
-    # SetF(beta=2.0) is set_F_2.0, as `-m set_F.2.0` is
+    # SetF(beta=2.0) is set_F_2.0, as `-m set_F.2.0` is; relstring@3 is relstring_3
     first = REGISTERED[family].list_first
     text_param = repr(params[first]) if first is not None and first in dict(typed) else None
+    if first == "@" and at is not None:
+        text_param = str(at)
+    list_param = REGISTERED[family].list_param
+    if first is None and list_param in dict(typed):  # Utility(coefficients=(2,-1,0,0)) is utility_2.0,-1.0,0.0,0.0
+        text_param = ",".join(repr(value) for value in dict(typed)[list_param])
     return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param, alias=name if spec.alias else None)
 
 

@@ -68,8 +68,10 @@ def cutoff_of(m: Measure) -> int | float:
 @dataclass(frozen=True)
 class Param:
     """A typed parameter of a name in our notation: ``kind`` is int (a relevance level, >= 0), level (any
-    judgment), float, bool, str (one of ``choices``) or gains (a dict judgment -> gain). ``below``: another
-    parameter of the same name its value must be below (C/W/L's ``min_rel`` below ``max_rel``)."""
+    judgment), float, bool, str (one of ``choices``), gains (a dict judgment -> gain) or reals (a list of
+    finite numbers written ``(0.2,0.5)``, ``size`` of them when ``size`` is set: utility's coefficients).
+    ``below``: another parameter of the same name its value must be below (C/W/L's ``min_rel`` below
+    ``max_rel``)."""
 
     kind: str
     default: Any = None
@@ -77,6 +79,7 @@ class Param:
     help: str = ""
     required: bool = False
     below: str = ""
+    size: int = 0
 
 
 @dataclass(frozen=True)
@@ -166,12 +169,12 @@ class Family:
     value_type: str = "float"
     aggregate: str = "mean"
     per_query: bool = True
-    notation: str | None = None
-    """The name it is shown by in our notation when it has none in ``names`` (``RprecMult``)."""
     names: tuple[str, ...] = ()
-    """Its names in our notation (ir_measures'), as listed: ``AP`` (no @), ``AP@k`` (a cutoff required),
-    ``IPrec@p`` (a recall level), both ``Judged`` and ``Judged@k`` (either). The first is the name it is shown
-    by. A name may belong to two families, one without @ and one with (``AP``: map, ``AP@k``: map_cut)."""
+    """Its names in our notation (ir_measures' where it has one), as listed: ``AP`` (no @), ``AP@k`` (a cutoff
+    required), ``IPrec@p`` (a recall level), ``RprecMult@x`` (any real >= 0), both ``Judged`` and ``Judged@k``
+    (either). The first is the name it is shown by (the family's own name without one); every measure's name
+    reads back as the same measure (``parse_notation(str(m)) == m``). A name may belong to two families, one
+    without @ and one with (``AP``: map, ``AP@k``: map_cut)."""
     aliases: tuple[str, ...] = ()
     """Other names of it, shown as asked (``MAP``, ``MRR``, ``HitRate@k``), written as ``names``; or another
     family's name with one of its parameters (``SetP(relative=True)``, ``NumRet(rel=k)``: at any level)."""
@@ -186,14 +189,16 @@ class Family:
     edge_cases: str = ""
     list_param: str = ""
     """A ``real_list`` family: the parameter its measures hold trec_eval's list as (utility's ``coefficients``:
-    ``-m utility.2,-1,0,0``), also what an error about the list's values calls them."""
+    ``-m utility.2,-1,0,0`` is ``Utility(coefficients=(2.0,-1.0,0.0,0.0))``, left out at ``defaults``), also
+    what an error about the list's values calls them."""
     list_values: tuple[str, ...] = ()
     """A ``real_list`` family whose list has a fixed length: the name of each value, in order (utility's
     ``a``, ``b``, ``c``, ``d``); trec_eval's -m refuses another count."""
     list_first: str | None = None
     """A ``real_list`` family of which trec_eval reads only the first value: the parameter of our notation that
     value is (set_F's ``beta``, so ``set_F.2`` is ``SetF(beta=2.0)``; left out at its default); a measure asked
-    with it in our notation prints it in its trec_eval name (``SetF(beta=2.0)`` is ``set_F_2.0``)."""
+    with it in our notation prints it in its trec_eval name (``SetF(beta=2.0)`` is ``set_F_2.0``). ``"@"``: the
+    value is the measure's cutoff (relstring's length: ``relstring.3`` is ``relstring@3``)."""
     value_range: tuple[float, float] | None = (0.0, 1.0)
     subtopics: bool = False
     """An intent-aware measure: it reads the qrels' iteration column as the subtopic (ndeval's format)."""
@@ -203,7 +208,7 @@ class Family:
             raise ValueError(f"{self.name}: a real_list family names the parameter its list is held as (list_param)")
         if self.kind != "real_list" and (self.list_param or self.list_values or self.list_first):
             raise ValueError(f"{self.name}: list_param, list_values and list_first are for a real_list family")
-        if self.list_first is not None and self.list_first not in self.params:
+        if self.list_first not in (None, "@") and self.list_first not in self.params:
             raise ValueError(f"{self.name}: list_first {self.list_first!r} is not one of its parameters")
 
     def label(self, m: Measure, alias: bool = True) -> str:
@@ -222,10 +227,11 @@ class Family:
     @property
     def shown(self) -> str:
         """The name its measures are shown by in our notation: its first name (``AP`` for ``AP@k``)."""
-        return self.notation or (self.names[0].partition("@")[0] if self.names else self.name)
+        return self.names[0].partition("@")[0] if self.names else self.name
 
     def trec_label(self, m: Measure) -> str:
-        cut_elsewhere = m.cutoff is not None and self.kind not in ("int_cutoffs", "real_cutoffs")
+        cut_elsewhere = m.cutoff is not None and self.kind not in ("int_cutoffs", "real_cutoffs") and not (
+            self.list_first == "@" and m.text is not None)
         if m.rel is not None or (m.params and m.text is None) or cut_elsewhere:
             # parameters trec_eval's syntax cannot carry (P(rel=2)@5, nDCG(dcg='exp-log2')@10, RR@10,
             # RBP@10): the canonical notation itself, so two different measures never print under one

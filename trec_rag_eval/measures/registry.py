@@ -22,10 +22,13 @@ REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrid
             "relevance level)")
 JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
 BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
+GAINS = Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)")
+_P_RBP = Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' RBP defaults to 0.8: write "
+               "RBP(p=0.8) for its value)")
 _NDCG = {
     "dcg": Param("str", "log2", ("log2", "exp-log2"),
                  "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
-    "gains": Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)"),
+    "gains": GAINS,
     "ideal": Param("str", "judged", ("judged", "retrieved"),
                    "ideal ranking from every judged document (trec_eval) or from the retrieved list only"),
     "judged_only": JUDGED_ONLY,
@@ -61,7 +64,7 @@ def _own(name: str, rel: str = _GRADED) -> IrMeasures:
 
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
-           aggregate="none", per_query=False, value_range=None),
+           aggregate="none", per_query=False, names=("runid",), value_range=None),
     Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
            aggregate="sum", names=("NumQ",), ir_measures=IrMeasures("NumQ", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
            value_range=None),
@@ -105,7 +108,8 @@ _FAMILIES = [
     Family("relstring", sets.relstring,
            "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
            "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
-           aggregate="none", list_param="length", value_range=None),
+           aggregate="none", names=("relstring", "relstring@k"), list_param="length", list_first="@",
+           value_range=None),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
            defaults=_CUTOFFS, names=("R@k",), aliases=("Recall@k",), params=BINARY,
            ranx={"recall": "R"}, ir_measures=IrMeasures("R")),
@@ -114,21 +118,25 @@ _FAMILIES = [
            params={"rel": REL}, ir_measures=IrMeasures("infAP", judged_only=_NO_JUDGED_ONLY),
            reference="Yilmaz & Aslam, CIKM 2006"),
     Family("gm_bpref", binary.geometric_bpref, "Geometric mean of bpref, floored at 1e-5. Summary only.",
-           aggregate="gmean", per_query=False, notation="GMBpref"),
+           aggregate="gmean", per_query=False, names=("GMBpref",)),
     Family("Rprec_mult", binary.r_precision_mult,
            "Precision at rank floor(p*R + 0.9), not interpolated.", kind="real_cutoffs",
-           defaults=tuple(i / 10 for i in range(2, 21, 2)), notation="RprecMult"),
+           defaults=tuple(i / 10 for i in range(2, 21, 2)), names=("RprecMult@x",)),
     Family("utility", sets.utility,
            "a*RelRet + b*(N-RelRet) + c*(R-RelRet) + d*(num_docs+RelRet-N-R); default 1,-1,0,0.",
-           kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), notation="Utility", list_param="coefficients",
+           kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), names=("Utility",),
+           params={"coefficients": Param("reals", (1.0, -1.0, 0.0, 0.0), help="a,b,c,d, e.g. (2,-1,0,0)", size=4)},
+           list_param="coefficients",
            list_values=("a", "b", "c", "d"), value_range=None),
     Family("11pt_avg", binary.eleven_point_average,
            "Mean interpolated precision over the recall levels (default 0.0, 0.1, ..., 1.0).",
-           kind="real_list", defaults=_RECALL_LEVELS, notation="IPrecAvg", list_param="levels"),
+           kind="real_list", defaults=_RECALL_LEVELS, names=("IPrecAvg",),
+           params={"levels": Param("reals", _RECALL_LEVELS, help="the recall levels averaged, e.g. (0.2,0.5)")},
+           list_param="levels"),
     Family("binG", binary.binary_g, "Binary G: 1/log2(2 + non-relevant above) summed over relevant "
-           "retrieved documents, divided by R.", notation="binG"),
+           "retrieved documents, divided by R.", names=("binG",)),
     Family("G", graded.cumulative_gain_g, "G: graded gain discounted by the ideal-minus-actual cumulative gain.",
-           kind="pairs", notation="G", value_range=None),
+           kind="pairs", names=("G",), params={"gains": GAINS}, value_range=None),
     Family("dcg", graded.dcg, "Discounted cumulative gain: sum of gain_k / log2(k+1) over all retrieved.",
            kind="pairs", names=("DCG", "DCG@k"), params={k: v for k, v in _NDCG.items() if k != "ideal"},
            ranx={"dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')"}, value_range=None),
@@ -141,9 +149,9 @@ _FAMILIES = [
            ranx={"ndcg": "nDCG", "ndcg_burges": "nDCG(dcg='exp-log2')"}, ir_measures=_NDCG_IR,
            reference="Järvelin & Kekäläinen, TOIS 2002"),
     Family("ndcg_rel", graded.ndcg_rel, "nDCG averaged over the ranks of the relevant documents.",
-           kind="pairs", notation="nDCGRel"),
+           kind="pairs", names=("nDCGRel",), params={"gains": GAINS}),
     Family("Rndcg", graded.r_ndcg, "nDCG averaged over the points where the ideal gain changes.",
-           kind="pairs", notation="RnDCG"),
+           kind="pairs", names=("RnDCG",), params={"gains": GAINS}),
     Family("ndcg_cut", graded.ndcg_cut,
            "nDCG at k: DCG and IDCG both cut at k, gains = judgments (linear). 0 when IDCG@k = 0.",
            kind="int_cutoffs", defaults=_CUTOFFS, names=("nDCG@k", "NDCG@k"), params=_NDCG, ir_measures=_NDCG_IR),
@@ -173,13 +181,12 @@ _FAMILIES = [
            ir_measures=IrMeasures("SetF", first=(("beta", None),)), list_param="beta2",
            list_first="beta"),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
-           value_type="int", aggregate="sum", notation="NumNonRelJudgedRet", value_range=None),
+           value_type="int", aggregate="sum", names=("NumNonRelJudgedRet",), value_range=None),
     Family("yaap", binary.yaap, "Yet another AP: log((1+S)/(1+R-S)), S = sum of P@k at relevant ranks.",
-           notation="yaap", value_range=None),
+           names=("yaap",), value_range=None),
     Family("rbp", graded.rbp, "Rank-biased precision, persistence p (default 0.9), gains scaled to [0, 1].",
            kind="pairs", names=("RBP", "RBP@k"),
-           params={"p": Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' RBP defaults "
-                                                  "to 0.8: write RBP(p=0.8) for its value)"),
+           params={"p": _P_RBP, "gains": GAINS,
                    "rel": Param("int", help="binary gains: 1 for a judgment >= rel, 0 otherwise (without it, "
                                 "graded gains scaled to [0, 1])")},
            # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
@@ -188,9 +195,9 @@ _FAMILIES = [
                                   refused=(("gains", _RBP_NOT),), conventions=(("cwl_depth", "cwl_eval"),)),
            reference="Moffat & Zobel, TOIS 2008"),
     Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
-           kind="pairs", notation="RBPResid"),
+           kind="pairs", names=("RBPResid",), params={"gains": GAINS, "p": _P_RBP}),
     Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
-           kind="int_cutoffs", defaults=(5, 10, 20), notation="Unj"),
+           kind="int_cutoffs", defaults=(5, 10, 20), names=("Unj@k",)),
     # -- not in trec_eval ----------------------------------------------------------------------
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
            kind="int_cutoffs", defaults=(1, 3, 5, 10), names=("F1@k",), params=BINARY, ranx={"f1": "F1"},

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.measures.ir_notation import NAMES, closest, parse_notation
+from trec_rag_eval.measures.ir_notation import NAMES, parse_notation, suggestion
 from trec_rag_eval.measures.model import Family, Measure, on_register
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import is_trec_syntax, parse_trec_measures
@@ -90,19 +90,28 @@ def _parse_notation(spec: str) -> Measure:
         if "unknown measure" not in err.reason:
             raise
         printed = _PRINTED.fullmatch(spec.strip())
-        if printed is None or printed[1] not in FAMILIES:
+        asked = f"{printed[1]}.{printed[2]}" if printed is not None and printed[1] in FAMILIES else None
+        if asked is None or not _parses(asked):
             # a misspelt name: the closest of every name (ours, trec_eval's, ranx's), the rest as typed
             typed = spec.strip()
             name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", typed)
-            close = closest(name.group(), [*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES]) if name else []
-            if not close or name is None:
+            close = suggestion(typed, 0, name.end(), [*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES],
+                               lambda text: parse_measures([text])) if name else None
+            if close is None:
                 raise
             raise MeasureSyntaxError(err.text, err.start, err.end, f"unknown measure (did you mean "
-                                     f"{close[0] + typed[name.end():]!r}?)") from None
-        asked = f"{printed[1]}.{printed[2]}"
+                                     f"{close!r}?)") from None
         raise MeasureSyntaxError(err.text, err.start, err.end,
                                  f"unknown measure: did you mean {asked!r}? ({spec.strip()} is how trec_eval "
                                  "prints it)") from None
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_measures([text])
+    except MeasureSyntaxError:
+        return False
+    return True
 
 
 def default_measures(trec_output: bool = False) -> list[Measure]:

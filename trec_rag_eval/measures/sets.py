@@ -73,8 +73,8 @@ _SYMBOLS = np.frombuffer(b".-0123456789>", dtype=np.uint8)
 def relstring(ctx: Context, m: Measure) -> list[str]:
     """relstring_L: the judgments of the top L documents as characters: the digit for 0-9,
     '>' above 9, '-' not in the pool, '.' in the pool but unjudged."""
-    # the length is a real, as trec_eval reads it; beyond any ranking's length it changes nothing
-    length = int(min(max((m.param("length") or m.spec.defaults)[0], 0.0), 2.0**31))
+    # the length is the measure's cutoff (relstring.3 is relstring@3, trec_eval's real read as a count)
+    length = int(m.cutoff if m.cutoff is not None else m.spec.defaults[0])
     reset = ctx.reset_missing(m.text is not None)
     shown = np.where(reset, 0, np.minimum(ctx.N, length))  # the top rows of each query, read alone
     ends = np.cumsum(shown)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.measures.ir_notation import CUTOFF_MAX, NAMES, closest
+from trec_rag_eval.measures.ir_notation import CUTOFF_MAX, NAMES, suggestion
 from trec_rag_eval.measures.model import Family, Measure
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
@@ -85,12 +85,18 @@ def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Me
         if count and len(reals_in_order) != count:
             raise MeasureSyntaxError(spec, offset, len(spec), f"{family.name} takes exactly {count} {what} "
                                      f"{','.join(family.list_values)}")
+        if family.list_first == "@":
+            # trec_eval reads the first value only, as a count (relstring's length): the measure's cutoff
+            return [Measure(family.name, cutoff=int(min(max(reals_in_order[0], 0.0), float(CUTOFF_MAX))),
+                            text=params)]
         if family.list_first is not None:
             # trec_eval reads the first value only: the same value as that parameter in our notation
             key, first = family.list_first, reals_in_order[0]
             return [Measure(family.name, params=((key, first),) if first != family.params[key].default else (),
                             text=params)]
-        return [Measure(family.name, params=((what, reals_in_order),), text=params)]
+        # the default list is left out, as our notation leaves it out: one measure, one name
+        return [Measure(family.name, params=((what, reals_in_order),) if reals_in_order != family.defaults else (),
+                        text=params)]
     # pairs: k=v,k=v; a key that is not an integer (other than p) is ignored, as trec_eval does
     gains: list[tuple[int, float]] = []
     extra: list[tuple[str, float]] = []
@@ -102,8 +108,9 @@ def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Me
         if _JUDGMENT.fullmatch(key):
             judgment = _atol(spec, key, at, "judgment", RELEVANCE_RANGE)
             gains.append((judgment, _atof(spec, value, value_at, "gains")))
-        elif key == "p":
-            extra.append(("p", _atof(spec, value, value_at, "p")))
+        elif key == "p" and "p" in family.params:  # rbp's persistence; other families ignore it, as trec_eval
+            p = _atof(spec, value, value_at, "p")
+            extra.extend([("p", p)] if p != family.params["p"].default else [])
     typed: list[tuple[str, object]] = []
     if gains:
         typed.append(("gains", tuple(sorted(dict(gains).items()))))
@@ -130,8 +137,8 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
                 chosen.setdefault(member, None)
             continue
         if name not in FAMILIES:
-            close = closest(name, [*FAMILIES, *NICKNAMES])
-            hint = f"did you mean {close[0] + dot + params!r}?" if close else "see: trec-rag-eval measures"
+            close = suggestion(spec, 0, len(name), [*FAMILIES, *NICKNAMES], lambda text: parse_trec_measures([text]))
+            hint = f"did you mean {close!r}?" if close else "see: trec-rag-eval measures"
             raise MeasureSyntaxError(spec, 0, len(name), f"unknown measure ({hint})")
         family = FAMILIES[name]
         if dot and not params:

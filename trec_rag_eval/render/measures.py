@@ -10,8 +10,6 @@ def measure_rows() -> list[dict[str, str]]:
     """One row per registry family: names in each notation, definition, parameters, reference."""
     rows = []
     for family in FAMILIES.values():
-        if family.name == "runid":
-            continue
         # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
         spellings = family.names + family.aliases
         trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")
@@ -27,8 +25,8 @@ def measure_rows() -> list[dict[str, str]]:
             "definition": family.definition,
             "parameters": "; ".join(f"{k}: {p.help}" + (f" (default {p.default!r})" if p.default is not None else "")
                                     for k, p in family.params.items()) or "-",
-            "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "per query only"}[
-                family.aggregate],
+            "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean",
+                          "none": "per query only" if family.per_query else "one per run"}[family.aggregate],
             "reference": family.reference,
         })
     return rows

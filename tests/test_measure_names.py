@@ -1,0 +1,142 @@
+"""Every measure's name reads back as the same measure, in every family and parameter form (trec_eval's
+requests too), reads well, and an unknown name's suggestion is never the text typed nor one refused."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from trec_rag_eval.errors import MeasureSyntaxError
+from trec_rag_eval.measures.ir_notation import NAMES, parse_notation
+from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
+from trec_rag_eval.measures.requests import RANX_NAMES, parse_measures
+from trec_rag_eval.measures.trec_syntax import is_trec_syntax, parse_trec_measures
+
+
+def _trec_requests(name: str) -> list[str]:
+    """trec_eval -m requests of one family: bare, and with each kind of parameter list it takes."""
+    family = FAMILIES[name]
+    params = {
+        "none": [],
+        "int_cutoffs": ["1,7", "20.4"],
+        "real_cutoffs": ["0.25,.5", "1"] + (["2.0,0.2"] if name == "Rprec_mult" else []),
+        "pairs": ["1=3,2=9", "p=0.8", "1=2,p=0.5", "p=0.9", "0=1,p=0.95,x=3"],
+    }.get(family.kind)
+    if params is None:  # real_list
+        if family.list_values:
+            params = [",".join(["2", "-1", "0.5", "3"][: len(family.list_values)]),
+                      ",".join(str(v) for v in family.defaults)]
+        elif family.list_first is not None:
+            params = ["3", "2.5", "1", "1,4"]
+        else:
+            params = ["0.2,.5", "1", ",".join(str(v) for v in family.defaults)]
+    return [name] + [f"{name}.{p}" for p in params]
+
+
+# every family that trec_eval's syntax can ask for (C/W/L's need max_rel, which only the notation gives)
+TREC_REQUESTS = [request for name in FAMILIES for request in _trec_requests(name) if is_trec_syntax(request)]
+
+
+@pytest.mark.parametrize("request_text", TREC_REQUESTS)
+def test_every_trec_request_is_named_as_it_reads_back(request_text: str) -> None:
+    for measure in parse_trec_measures([request_text]):
+        again = parse_notation(str(measure))
+        # trec_eval's name keeps the parameters as typed (utility_2,-1,0.5,3; set_F_2.5): the only difference
+        assert replace(again, text=measure.text) == measure, (request_text, str(measure))
+        assert str(again) == str(measure)
+        assert parse_measures([str(measure)]) == [again]
+
+
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_every_name_of_the_notation_reads_back(name: str) -> None:
+    spec = NAMES[name]
+    params = [f"{k}=3" if p.kind == "level" and k == "max_rel" else None for k, p in spec.params.items()]
+    text = name + (f"({','.join(p for p in params if p)})" if any(params) else "")
+    texts = [text] if spec.family is not None else []
+    if spec.family_at is not None:
+        texts.append(text + {"cutoff": "@4", "recall": "@0.5", "real": "@1.5"}[spec.at])
+    for typed in texts:
+        measure = parse_notation(typed)
+        assert parse_notation(str(measure)) == measure, typed
+        assert str(parse_notation(str(measure))) == str(measure)
+
+
+@pytest.mark.parametrize("request_text, name, trec_name", [
+    # relstring's length is a count of top documents, a cutoff: written as P's is
+    ("relstring.3", "relstring@3", "relstring_3"),
+    ("relstring.2.5", "relstring@2", "relstring_2.5"),  # trec_eval reads 2.5 as 2 documents
+    ("relstring@3", "relstring@3", "relstring_3"),
+    ("relstring", "relstring", "relstring"),
+    ("utility.1,2,3,4", "Utility(coefficients=(1.0,2.0,3.0,4.0))", "utility_1,2,3,4"),
+    ("utility.1,-1,0,0", "Utility", "utility_1,-1,0,0"),  # the default coefficients: left out as in SetF
+    ("Utility(coefficients=(2,-1,0,0))", "Utility(coefficients=(2.0,-1.0,0.0,0.0))", "utility_2.0,-1.0,0.0,0.0"),
+    ("11pt_avg.0.2,.5", "IPrecAvg(levels=(0.2,0.5))", "11pt_avg_0.2,.5"),
+    ("IPrecAvg(levels=(0.5))", "IPrecAvg(levels=(0.5))", "11pt_avg_0.5"),
+    ("set_F.2", "SetF(beta=2.0)", "set_F_2"),
+    ("Rprec_mult.2", "RprecMult@2.0", "Rprec_mult_2.00"),
+    ("RprecMult@0.5", "RprecMult@0.5", "Rprec_mult_0.50"),
+    ("rbp.p=0.8", "RBP(p=0.8)", "rbp_p=0.8"),
+    ("rbp.p=0.9", "RBP", "rbp_p=0.9"),
+    ("ndcg.p=0.5", "nDCG", "ndcg_p=0.5"),  # ndcg has no p: ignored, as trec_eval ignores it
+    ("G.1=2,p=0.5", "G(gains={1:2.0})", "G_1=2,p=0.5"),
+    ("unj.5", "Unj@5", "unj_5"),
+    ("P.5", "P@5", "P_5"),
+    ("iprec_at_recall.0.5", "IPrec@0.5", "iprec_at_recall_0.50"),
+])
+def test_names_read_well(request_text: str, name: str, trec_name: str) -> None:
+    (measure,) = parse_measures([request_text])
+    assert (str(measure), measure.trec_name) == (name, trec_name)
+
+
+def test_a_trec_request_and_its_notation_are_one_measure() -> None:
+    # relstring@3 is what relstring.3 computes and prints (relstring_3), as SetF(beta=2.0) is set_F.2.0
+    assert parse_measures(["relstring.3"]) == [parse_notation("relstring@3")]
+    assert parse_measures(["set_F.2.0"]) == [parse_notation("SetF(beta=2.0)")]
+    assert parse_measures(["utility.2.0,-1.0,0.0,0.0"]) == [parse_notation("Utility(coefficients=(2,-1,0,0))")]
+
+
+def test_relstring_at_k_on_the_command_line(run_cli, tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n", encoding="utf-8")
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n1 Q0 b 3 1 r\n", encoding="utf-8")
+    # a is judged 2, x is not in the pool (-), b judged 0
+    assert run_cli("-q", "-m", "relstring@2", str(qrels), str(run)).stdout == "relstring_2           \t1\t'2-'\n"
+    csv = run_cli("-m", "relstring.3", "-q", "--format", "csv", str(qrels), str(run)).stdout
+    assert csv.splitlines()[1] == "r,1,relstring@3,2-0"
+
+
+# -- suggestions --------------------------------------------------------------------------------
+POOL = sorted({*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES})
+
+
+def _typos(name: str) -> list[str]:
+    out = {name.swapcase(), name[:-1] + name[-1] * 2}
+    if len(name) > 3:
+        out.add(name[:2] + name[3:])
+    return sorted(t for t in out if t and t not in POOL)
+
+
+@pytest.mark.parametrize("name", POOL)
+def test_a_suggestion_is_never_the_text_typed_and_always_parses(name: str) -> None:
+    for typo in _typos(name):
+        for tail in ("", "@2", ".5", "(rel=2)"):
+            typed = typo + tail
+            try:
+                parse_measures([typed])
+            except MeasureSyntaxError as err:
+                found = re.search(r"did you mean '([^']*)'", err.reason)
+                if found:
+                    assert found[1] != typed, typed
+                    parse_measures([found[1]])  # raises if the suggestion is refused
+
+
+def test_the_suggestion_for_a_misspelt_relstring() -> None:
+    with pytest.raises(MeasureSyntaxError) as err:
+        parse_measures(["relstirng@2"])
+    assert err.value.reason == "unknown measure (did you mean 'relstring@2'?)"
+    with pytest.raises(MeasureSyntaxError) as err:
+        parse_measures(["utilty.1,2"])  # utility.1,2 is refused (4 coefficients): the name alone
+    assert err.value.reason == "unknown measure (did you mean 'Utility'?)"
