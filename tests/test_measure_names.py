@@ -140,3 +140,45 @@ def test_the_suggestion_for_a_misspelt_relstring() -> None:
     with pytest.raises(MeasureSyntaxError) as err:
         parse_measures(["utilty.1,2"])  # utility.1,2 is refused (4 coefficients): the name alone
     assert err.value.reason == "unknown measure (did you mean 'Utility'?)"
+
+
+def test_one_measure_asked_in_both_syntaxes_is_one_row(run_cli, tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n", encoding="utf-8")
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n", encoding="utf-8")
+    # P = 1/2, R = 1/2: F with beta^2 = 2 is (2+1)PR/(2P+R) = 0.75/1.5 = 0.5
+    csv = run_cli("-m", "set_F.2", "-m", "SetF(beta=2.0)", "--format", "csv", str(qrels), str(run)).stdout
+    assert csv == "run,query_id,measure,value\nr,all,SetF(beta=2.0),0.5\n"
+    # trec_eval's output names each as typed (set_F_2 is -m set_F.2's, set_F_2.0 the notation's)
+    trec = run_cli("-m", "set_F.2", "-m", "SetF(beta=2.0)", str(qrels), str(run)).stdout
+    assert trec == "set_F_2               \tall\t0.5000\nset_F_2.0             \tall\t0.5000\n"
+
+
+# -- rules of a measure live on its registry entry ------------------------------------------------
+def test_renderers_and_evaluators_name_no_family() -> None:
+    # what sets a family apart (quoted values, the run tag, summary-only lines, trec_eval 9's rule) is a
+    # field of its entry (Family.quoted, run_tag, trec_per_query, trec_eval_9); the one rule left by name
+    # is trec_eval's -c recount of num_rel, a rule of its summary about that one count
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "trec_rag_eval"
+    pattern = re.compile(r"""(family|\.name)\s*(==|!=|in)\s*[("']""")
+    found = [f"{path.relative_to(root)}: {line.strip()}"
+             for folder in ("render", "evaluation", "compare", "checks")
+             for path in sorted((root / folder).rglob("*.py"))
+             for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
+    assert found == ['evaluation/evaluate.py: if family.name == "num_rel" and complete_flag and qrels is not None:']
+
+
+def test_validate_reads_trec_eval_output_with_relstring(run_cli, tmp_path) -> None:
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    reference = tmp_path / "reference"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n", encoding="utf-8")
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 x 2 2 r\n", encoding="utf-8")
+    # trec_eval -q -m relstring.3 -m P.5 qrels run (P_5 = 1/5; relstring quoted, as trec_eval prints it)
+    reference.write_text("P_5                   \t1\t0.2000\nrelstring_3           \t1\t'2-'\n"
+                         "P_5                   \tall\t0.2000\n", encoding="utf-8")
+    result = run_cli("validate", str(qrels), str(run), str(reference))
+    assert result.exit_code == 0, result.output

@@ -131,8 +131,8 @@ class Evaluation:
 
     def shown_summary(self) -> dict[str, Any]:
         """The aggregates worth showing (not the run tag, not the per-query-only measures)."""
-        return {name: value for name, value in self.summary.items() if value is not None
-                and not (isinstance(value, str) and name == "runid")}
+        return {str(m): value for m in self.measures
+                if (value := self.summary.get(m)) is not None and not m.spec.run_tag}
 
     def __repr__(self) -> str:
         return short_repr("Evaluation", [f"run={self.run_tag!r}", f"queries={len(self.query_ids)}"],
@@ -209,12 +209,13 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
               complete_flag: bool = False, run_tag: str = "") -> Any:
     """The summary value of one measure over queries (trec_eval's rules, §5 of the spec)."""
     family = measure.spec
-    if family.name == "runid":
+    if family.run_tag:
         return run_tag
     if family.aggregate == "none":
         return None
     if family.name == "num_rel" and complete_flag and qrels is not None:
-        # trec_eval -c recounts num_rel over the qrels as judgments > 0, whatever -l says
+        # trec_eval -c recounts num_rel over the qrels as judgments > 0, whatever -l says: a rule of trec_eval's
+        # -c summary about this one count (its per-query values keep -l), not a property of the measure
         return float((np.asarray(qrels.data["relevance"]) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
     if family.aggregate == "sum":
@@ -394,9 +395,9 @@ def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_lev
         if level not in contexts:
             contexts[level] = Context(ranked, level, options)
         family = measure.spec
-        if family.name != "runid":
+        if not family.run_tag:
             kernel_measure = measure
-            if trec_eval_9 and family.name in ("iprec_at_recall", "11pt_avg"):
+            if trec_eval_9 and family.trec_eval_9:
                 kernel_measure = Measure(measure.family, measure.cutoff,
                                          measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
             values[measure] = family.kernel(contexts[level], kernel_measure)

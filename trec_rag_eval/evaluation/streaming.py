@@ -108,7 +108,7 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
     for measure in measures:
-        if measure.family == "runid":
+        if measure.spec.run_tag:
             summary[measure] = run_tag
             continue
         pieces = [part.values[str(measure)] for part in parts]

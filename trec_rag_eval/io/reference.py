@@ -84,7 +84,8 @@ def read_reference(path: str, is_measure: Callable[[str], bool]) -> tuple[str, l
     out = []
     for i, line, parts in rows:
         name, query_id, value = (parts[0], parts[1], parts[2]) if trec_style else (parts[1], parts[0], parts[2])
-        if name in ("runid", "relstring"):
+        if name == "runid" or value.startswith("'") and value.endswith("'"):
+            # trec_eval's text values: the run tag, and relstring's (relstring_3 too), which it quotes
             continue
         out.append(ReferenceValue(name, query_id, _number(value, path, i, line), printed_tolerance(value), i))
     return ("trec_eval" if trec_style else "ir-measures"), out

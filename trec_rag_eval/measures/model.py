@@ -200,6 +200,17 @@ class Family:
     with it in our notation prints it in its trec_eval name (``SetF(beta=2.0)`` is ``set_F_2.0``). ``"@"``: the
     value is the measure's cutoff (relstring's length: ``relstring.3`` is ``relstring@3``)."""
     value_range: tuple[float, float] | None = (0.0, 1.0)
+    run_tag: bool = False
+    """Its value is the run's tag (runid): no kernel computes it, the summary holds the tag; tables leave it out
+    and trec_eval's summary may (several runs)."""
+    quoted: bool = False
+    """trec_eval prints its text values between single quotes (relstring's ``'-3-'``)."""
+    trec_per_query: bool = True
+    """trec_eval prints it in its per-query lines (``-q``); False: in the summary only (num_q, whose value per
+    query is 1), though our other formats show it per query."""
+    trec_eval_9: bool = False
+    """It has trec_eval 9's own rule, which ``--trec-eval-9`` asks for: its kernel is given the parameter
+    ``trec_eval_9=True`` (interpolated precision cut at floor(p*R + 0.9))."""
     subtopics: bool = False
     """An intent-aware measure: it reads the qrels' iteration column as the subtopic (ndeval's format)."""
 

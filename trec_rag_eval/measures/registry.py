@@ -64,10 +64,10 @@ def _own(name: str, rel: str = _GRADED) -> IrMeasures:
 
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
-           aggregate="none", per_query=False, names=("runid",), value_range=None),
+           aggregate="none", per_query=False, names=("runid",), value_range=None, run_tag=True),
     Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
            aggregate="sum", names=("NumQ",), ir_measures=IrMeasures("NumQ", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
-           value_range=None),
+           value_range=None, trec_per_query=False),
     Family("num_ret", binary.num_ret, "Documents retrieved (after -M and -J).", value_type="int", aggregate="sum",
            names=("NumRet",), params={"rel": REL},
            ir_measures=IrMeasures("NumRet", rel=_GRADED, judged_only=_NO_JUDGED_ONLY), value_range=None),
@@ -100,7 +100,7 @@ _FAMILIES = [
            "lround(p*R) relevant documents are retrieved.", kind="real_cutoffs", defaults=_RECALL_LEVELS,
            names=("IPrec@p",), params=BINARY,
            # trec_eval 9 (pytrec_eval) cuts at floor(p*R + 0.9)
-           ir_measures=IrMeasures("IPrec", conventions=(("iprec9", "pytrec_eval"),))),
+           ir_measures=IrMeasures("IPrec", conventions=(("iprec9", "pytrec_eval"),)), trec_eval_9=True),
     Family("P", binary.precision, "Precision at k: relevant in the top k, divided by k (always k).",
            kind="int_cutoffs", defaults=_CUTOFFS, names=("P@k",), aliases=("Precision@k",), params=_P,
            ranx={"precision": "P"},
@@ -109,7 +109,7 @@ _FAMILIES = [
            "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
            "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
            aggregate="none", names=("relstring", "relstring@k"), list_param="length", list_first="@",
-           value_range=None),
+           value_range=None, quoted=True),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
            defaults=_CUTOFFS, names=("R@k",), aliases=("Recall@k",), params=BINARY,
            ranx={"recall": "R"}, ir_measures=IrMeasures("R")),
@@ -132,7 +132,7 @@ _FAMILIES = [
            "Mean interpolated precision over the recall levels (default 0.0, 0.1, ..., 1.0).",
            kind="real_list", defaults=_RECALL_LEVELS, names=("IPrecAvg",),
            params={"levels": Param("reals", _RECALL_LEVELS, help="the recall levels averaged, e.g. (0.2,0.5)")},
-           list_param="levels"),
+           list_param="levels", trec_eval_9=True),
     Family("binG", binary.binary_g, "Binary G: 1/log2(2 + non-relevant above) summed over relevant "
            "retrieved documents, divided by R.", names=("binG",)),
     Family("G", graded.cumulative_gain_g, "G: graded gain discounted by the ideal-minus-actual cumulative gain.",

@@ -64,6 +64,9 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     trec = [s for s in specs if is_trec_syntax(s)]
     resolved = parse_trec_measures(trec) if trec else []
     out = [] if order == "asked" else list(resolved)
+    # outside trec_eval's output, a measure asked in both syntaxes (set_F.2 and SetF(beta=2.0)) is one
+    # measure under one name: only its trec_eval name (set_F_2, set_F_2.0) keeps the text as typed
+    seen = {replace(m, text=None) if order == "asked" else m for m in out}
     for spec in specs:
         if is_trec_syntax(spec):
             if order == "trec":
@@ -73,7 +76,11 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
             batch = [m for m in resolved if m.family in families]
         else:
             batch = [_parse_notation(spec)]
-        out.extend(m for m in batch if m not in out)
+        for m in batch:
+            key = replace(m, text=None) if order == "asked" else m
+            if key not in seen:
+                seen.add(key)
+                out.append(m)
     return out
 
 

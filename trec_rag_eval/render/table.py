@@ -41,9 +41,9 @@ def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any,
     """The summary as the table lays it out: (cutoffs, {measure family: {cutoff: mean}}, [(measure, mean)]
     of the measures without a cutoff). With a context cost, two more rows: the tokens of the top k
     (mean, then p95 over queries), as text with one decimal, at its cutoffs."""
-    with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and m in evaluation.summary]
+    with_cutoff = [m for m in evaluation.measures if m.cutoff is not None and evaluation.summary.get(m) is not None]
     plain = [m for m in evaluation.measures if m.cutoff is None and evaluation.summary.get(m) is not None
-             and m.family != "runid"]
+             and not m.spec.run_tag]
     cutoffs = {m.cutoff for m in with_cutoff if m.cutoff is not None}  # always true: for mypy
     rows: dict[str, dict[Any, Any]] = {}
     for m in with_cutoff:

@@ -26,7 +26,7 @@ def format_trec_value(measure: Measure, value: Any) -> str:
     number format of its lines; ``format_trec_column`` writes the same bytes a column at a time."""
     kind = measure.spec.value_type
     if kind == "str":
-        return f"'{value}'" if measure.family == "relstring" else str(value)
+        return f"'{value}'" if measure.spec.quoted else str(value)
     if kind == "int":
         return str(int(value))
     if math.isnan(value):
@@ -44,7 +44,7 @@ def format_trec_column(measure: Measure, values: Any) -> pl.Series:
     if kind == "str":
         text = columns.strings([str(v) for v in values])
         return pl.select(pl.concat_str([pl.lit("'"), text, pl.lit("'")])).to_series() \
-            if measure.family == "relstring" else text
+            if measure.spec.quoted else text
     if kind == "int":
         return columns.integers(values)
     return columns.fixed(values, 4, nan="-nan", width=6)
@@ -58,7 +58,7 @@ def per_query_measures(evaluation: Evaluation) -> list[Measure]:
     """The measures with a value per query, in output order (trec_eval prints num_q in the summary only:
     its per-query value is 1)."""
     return [m for m in evaluation.measures
-            if m.spec.per_query and str(m) in evaluation.values and m.family != "num_q"]
+            if m.spec.per_query and str(m) in evaluation.values and m.spec.trec_per_query]
 
 
 def trec_text(evaluation: Evaluation, per_query: bool = False, summary: bool = True, runid: bool = True) -> str:
@@ -83,7 +83,7 @@ def per_query_text(evaluation: Evaluation) -> str:
 def summary_text(evaluation: Evaluation, runid: bool = True) -> str:
     """The ``all`` lines (without the ``runid`` line when ``runid`` is False)."""
     return "".join(_line(measure, "all", value) for measure in evaluation.measures
-                   if (value := evaluation.summary.get(measure)) is not None and (runid or measure.family != "runid"))
+                   if (value := evaluation.summary.get(measure)) is not None and (runid or not measure.spec.run_tag))
 
 
 BLOCK_LINES = 1 << 16
