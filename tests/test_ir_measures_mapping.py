@@ -70,6 +70,11 @@ CASES = {
     "INSQ(max_rel=3)", ("BPM(max_rel=3)@10", 1, False): "BPM(max_rel=3)@10",
     ("RelP@5", 1, False): "no such measure in ir-measures", ("GMAP", 1, False): "no such measure in ir-measures",
     ("DCG@5", 1, False): "no such measure in ir-measures", ("IDCG", 1, False): "no such measure in ir-measures",
+    # trec_eval's measures that ir_measures has not, by their names in our notation
+    **{(name, 1, False): "no such measure in ir-measures" for name in (
+        "runid", "relstring", "relstring@3", "GMBpref", "RprecMult@0.5", "Utility",
+        "Utility(coefficients=(2,-1,0,0))", "IPrecAvg", "IPrecAvg(levels=(0.5))", "binG", "G", "G(gains={1:2})",
+        "nDCGRel", "RnDCG", "NumNonRelJudgedRet", "yaap", "RBPResid", "RBPResid(p=0.5)", "Unj@5")},
     # the relevance level: the measure's own, else the evaluation's; graded measures take none
     ("P@5", 2, False): "P(rel=2)@5", ("P(rel=3)@5", 2, False): "P(rel=3)@5", ("AP", 0, False): "AP(rel=0)",
     ("NumRel", 2, False): "NumRel(rel=2)", ("NumRet", 2, False): "NumRet", ("NumQ", 2, False): "NumQ",
