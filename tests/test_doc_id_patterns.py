@@ -155,3 +155,19 @@ def test_ctrl_c_stops_a_pathological_pattern(tmp_path, count):
             process.wait()
     assert process.returncode != 0
     assert b"Traceback" not in stderr
+
+
+def test_no_child_is_started_once_the_main_thread_has_ended(monkeypatch):
+    # the main thread's end stops every child listed; a worker thread about to start one (between the
+    # start and the listing) must not start it after that, or it would run its whole time budget unseen
+    import threading
+
+    from trec_rag_eval.io import patterns
+
+    monkeypatch.setattr(patterns, "_stopping", threading.Event())
+    started = []
+    monkeypatch.setattr(patterns.subprocess, "Popen", lambda *a, **k: started.append(a))
+    patterns._stop_children()
+    with pytest.raises(KeyboardInterrupt):
+        patterns.python_first_group(re.compile(r"(a+)+$"), ["aaaa!"])
+    assert started == []

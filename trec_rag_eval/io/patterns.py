@@ -188,11 +188,17 @@ def first_groups(pattern: re.Pattern[str], ids: list[str]) -> list[str | None]:
 _LIVE: set[subprocess.Popen[bytes]] = set()
 """The children matching right now: when Ctrl-C ends the main thread while a worker thread waits on
 one, they are stopped before Python waits for its threads (not after their time budget)."""
+_LIVE_LOCK = threading.Lock()
+_stopping = threading.Event()
+"""Set once the main thread ends: a worker thread starts no child after that (one started in between
+would run its whole budget unseen)."""
 
 
 def _stop_children() -> None:
-    for process in list(_LIVE):
-        process.kill()
+    with _LIVE_LOCK:  # a child being started now is in _LIVE once this runs
+        _stopping.set()
+        for process in list(_LIVE):
+            process.kill()
 
 
 if hasattr(threading, "_register_atexit"):  # runs as the main thread ends, before threads are joined
@@ -242,9 +248,12 @@ def python_first_group(pattern: re.Pattern[str], ids: list[str],
         seconds_per_id = PATTERN_SECONDS_PER_ID
     request = json.dumps({"pattern": pattern.pattern, "flags": pattern.flags,
                           "budget": seconds_per_id, "ids": ids}).encode()
-    process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WORKER], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    _LIVE.add(process)
+    with _LIVE_LOCK:  # started and listed at once, so the main thread's end never misses it
+        if _stopping.is_set():
+            raise KeyboardInterrupt
+        process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WORKER], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        _LIVE.add(process)
     try:
         stdout, stderr = process.communicate(request)
     finally:  # Ctrl-C, or anything else: the child does not outlive the call
