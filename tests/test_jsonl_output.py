@@ -79,9 +79,7 @@ def test_several_runs_each_runs_lines_in_turn_nothing_around_them(files, path, t
     assert summary == _lines(TAG, SUMMARY) + _lines("B", second[-4:])
 
 
-def test_the_same_bytes_through_a_file_stream_and_standard_input(files, path, tmp_path, monkeypatch):
-    # a process reads its standard input once and keeps it (io.text): each command here is a fresh process's
-    monkeypatch.setattr("trec_rag_eval.io.text._SPOOLED", {})
+def test_the_same_bytes_through_a_file_stream_and_standard_input(files, path, tmp_path):
     qrels, run = files
     expected = _lines(TAG, PER_QUERY + SUMMARY)
     out = tmp_path / "out.jsonl"

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.any_format import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.tables import Qrels, Run
 
 
+@per_call
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
              cluster: Any = None, corpus: Any = None, tokenizer: Any = None, **options: Any) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` with trec_eval's conventions.
@@ -86,6 +88,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     return outcome.evaluation
 
 
+@per_call
 def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
                   settings: Settings | None = None, **options: Any) -> Iterator[RunOutcome]:
     """Evaluate several runs against ``qrels`` read once: one ``RunOutcome`` per run (``label``,
@@ -244,6 +247,7 @@ def context_ks(evaluation: Evaluation) -> list[int]:
     return measure_ks(evaluation.measures)
 
 
+@per_call
 def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10), *, tokenizer: Any = None,
                  query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None) -> ContextCost:
     """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
@@ -277,6 +281,7 @@ def _asked(measures: MeasuresArg) -> list[Measure]:
     return resolved
 
 
+@per_call
 def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                   **options: Any) -> Iterator[QueryResult]:
     """``evaluate``, one query at a time: ``QueryResult(query_id, values)`` in trec_eval's query order,
@@ -296,6 +301,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
             **options: Any) -> AllPairs: ...
 
 
+@per_call
 def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
             baseline: str | None = None, settings: Settings | None = None, *, pairs: str = "baseline",
             **options: Any) -> Comparison | AllPairs:
@@ -375,6 +381,7 @@ def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
                      {"baseline ": "baseline"})
 
 
+@per_call
 def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
          weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
          optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
@@ -416,6 +423,7 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
                        folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
 
 
+@per_call
 def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None = None,
           measures: MeasuresArg = None, *, judgments: Sequence[str] | None = None, relevance_level: int = 1,
           confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
@@ -475,6 +483,7 @@ def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> S
     return settings_of(settings, **options)
 
 
+@per_call
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                **options: Any) -> CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
@@ -488,6 +497,7 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
     return crosscheck_tables(judgments, table, chosen, settings, **options)
 
 
+@per_call
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
              **options: Any) -> ValidationReport:
     """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON).
@@ -516,6 +526,7 @@ def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run
     return judgments, table
 
 
+@per_call
 def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
                topics: str | os.PathLike[str] | None = None, judgments: str | None = None) -> Qrels:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
@@ -531,6 +542,7 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
     return choose_judgments(path, table, judgments)[0]
 
 
+@per_call
 def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None, *,
              doc_map: Any = None, id: IdLocator | None = None) -> Run:
     """A run from any run file the command line reads: TREC, JSON/JSONL results, Parquet (``qrels``
@@ -554,6 +566,7 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     return run
 
 
+@per_call
 def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionReport:
     """Convert judgments and runs between JSON, TREC and Parquet files, losing nothing: see
     ``conversion.convert_files`` for the options (``qrels=``, ``topics=``, ``run=``, ``json=``, ``dataset=``,
@@ -569,6 +582,7 @@ def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionRep
     return report
 
 
+@per_call
 def search_engine(spec: str | None = None, corpus: str | os.PathLike[str] | None = None, *, language: str = "fr",
                   remove_stop_words: bool = True) -> Any:
     """A search engine for the ``Evaluator``: ``spec`` ``"module:callable"`` (your own, imported), or the
@@ -632,6 +646,7 @@ def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:
     return make_client(base_url, api_key)
 
 
+@per_call
 def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str, n: int = 3,
                      language: str = "fr", base_url: str | None = None, api_key: str | None = None,
                      client: Any = None, concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5,
@@ -676,6 +691,7 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
     return report
 
 
+@per_call
 def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], *, model: str,
           topics: str | os.PathLike[str] | None = None, depth: int = 10, language: str = "fr",
           calibrate: int = 0, seed: int = 42, max_chars: int = 8000, relevance_level: int = 1,

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.evaluation.notes import query_set_warnings
 from trec_rag_eval.io.formats import FORMATS
@@ -86,13 +87,16 @@ def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.Path
                  judgments: str | None = None) -> Callable[[], Qrels] | None:
     """How a cluster's worker reads the same judgments as ``read_judgments`` from their file (a
     picklable call), when ``qrels`` is the path of a file or folder, and ``topics`` one too; None
-    otherwise (qrels in memory, or named by an ir_datasets id: read here and sent)."""
+    otherwise (qrels in memory, standard input or a pipe, or named by an ir_datasets id: read here and sent)."""
     import functools
 
     from trec_rag_eval.io.location import exists
+    from trec_rag_eval.io.text import read_once
 
     paths = [qrels] + ([topics] if topics is not None else [])
-    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) for p in paths):
+    # a pipe is read here, once: a worker could not read it again
+    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) and not read_once(os.fspath(p))
+               for p in paths):
         return None
     return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
                              judgments)
@@ -343,7 +347,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         try:
             for _ in range(len(runs)):  # in run order, each as soon as it and those before it are done
                 while submitted < len(runs) and len(futures) < AHEAD_PER_THREAD * workers:
-                    futures.append(pool.submit(one, submitted))
+                    futures.append(pool.submit(carried(one), submitted))  # in this call's scope
                     submitted += 1
                 future = futures.popleft()
                 # waited for in short steps: a thread blocked on a lock does not see Ctrl-C, a loop does
@@ -528,7 +532,8 @@ class RunReader:
         self._value: tuple[Run, Any] | None = None
         self._error: BaseException | None = None
         # a daemon, so it never keeps a process alive by itself; whoever starts it still waits for it (wait)
-        threading.Thread(target=self._read, args=(run_format,), name="trec-rag-eval read-ahead", daemon=True).start()
+        threading.Thread(target=carried(self._read), args=(run_format,), name="trec-rag-eval read-ahead",
+                         daemon=True).start()
 
     def _read(self, run_format: str) -> None:
         from trec_rag_eval.io.any_format import load_run_report

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.allocators import settings_for_the_command
+from trec_rag_eval.call_scope import one_call
 from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning, Worded
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
@@ -91,7 +92,8 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trec-rag-eval", prog_name="trec-rag-eval")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Retrieval evaluation you can trust: trec_eval's exact conventions, RAG formats, comparisons.
 
     \b
@@ -100,6 +102,8 @@ def cli() -> None:
     trec-rag-eval compare QRELS RUN_A RUN_B
     trec-rag-eval measures               every measure, its definition and names
     """
+    # one command is one call of the library: its standard input or pipes read once, whatever it calls
+    ctx.with_resource(one_call())
 
 
 def _route(args: list[str]) -> list[str]:

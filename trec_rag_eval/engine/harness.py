@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.arguments import check_count
+from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show
@@ -256,6 +257,7 @@ class Evaluator:
         self.progress = progress
         self.progress_file = progress_file
 
+    @per_call
     def run(self, dataset: Any, depth: int = 10) -> SearchOutcome:
         """Send every dataset query to the engine for ``depth`` results; record run, latency, failures."""
         check_count("the search depth", depth)
@@ -270,6 +272,7 @@ class Evaluator:
             id=self.id,
         )
 
+    @per_call
     def evaluate(
         self,
         dataset: Any,

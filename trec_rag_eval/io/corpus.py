@@ -8,10 +8,12 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.text import iter_lines
 
 
+@per_call
 def read_corpus(path: str | os.PathLike[str]) -> list[dict[str, str]]:
     """Read a JSONL corpus: one ``{"id": ..., "text": ...}`` object a line (``_id`` and ``title`` accepted).
 

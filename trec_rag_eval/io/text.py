@@ -8,8 +8,9 @@ line by line with ``decode_line``), JSON datasets and results, topics, BEIR, ref
 
 A path that can be read only once (``-`` for standard input, ``/dev/stdin``, a named pipe, a
 process substitution ``<(...)``: anything that is neither a regular file nor a folder) is read
-whole on first use and kept in memory (``spooled``), so detecting its format and then parsing it
-read the same bytes, and every message still names it as the user did.
+whole on first use and kept in memory for the rest of the call that reads it (``spooled``, in the
+call's scope: ``trec_rag_eval.call_scope``), so detecting its format and then parsing it read the
+same bytes, every message still names it as the user did, and the next call reads it anew.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ import io
 import os
 import stat
 import sys
-import threading
 import zlib
 from collections.abc import Iterator
 from typing import BinaryIO, cast
 
+from trec_rag_eval.call_scope import current_call, this_call
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io import location
 
@@ -33,13 +34,12 @@ GZIP_ERRORS = (OSError, EOFError, zlib.error)
 
 
 STANDARD_INPUT = "-"
-_SPOOLED: dict[str, bytes] = {}
-_spool_lock = threading.Lock()
 
 
 def read_once(path: str) -> bool:
     """Whether ``path`` can be read only once: standard input ``-``, a pipe, a FIFO, a device."""
-    if path == STANDARD_INPUT or path in _SPOOLED:
+    call = current_call()
+    if path == STANDARD_INPUT or (call is not None and path in call.inputs):
         return True
     if location.is_url(path):  # read through fsspec, as often as needed
         return False
@@ -53,13 +53,16 @@ def read_once(path: str) -> bool:
 def spooled(path: str) -> bytes | None:
     """The whole content of ``path`` when it can be read only once (standard input ``-``, a pipe, a
     FIFO, a character device such as ``/dev/stdin``), read on first use and kept for every later
-    reader of the same name; None for a regular file, a folder or a missing path (read as usual)."""
-    if path in _SPOOLED:
-        return _SPOOLED[path]
+    reader of the same name in the same call (``call_scope``); None for a regular file, a folder or a
+    missing path (read as usual)."""
+    call = current_call()
+    if call is not None and path in call.inputs:
+        return call.inputs[path]
     if not read_once(path):
         return None
-    with _spool_lock:
-        if path not in _SPOOLED:
+    call = this_call(path)
+    with call.lock:
+        if path not in call.inputs:
             try:
                 if path == STANDARD_INPUT:
                     data = sys.stdin.buffer.read()
@@ -68,8 +71,8 @@ def spooled(path: str) -> bytes | None:
                         data = handle.read()
             except OSError as err:
                 raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
-            _SPOOLED[path] = data
-        return _SPOOLED[path]
+            call.inputs[path] = data
+        return call.inputs[path]
 
 
 def file_size(path: str) -> int:

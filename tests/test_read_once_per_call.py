@@ -1,0 +1,276 @@
+"""Standard input and pipes are read once per CALL of the library, not once per process.
+
+An input that can be read only once (``-``, a named pipe) is kept while one call reads it several times
+(format detection, the reader, duplicate citing), and dropped when the call ends
+(``trec_rag_eval.call_scope``). Kept for the process, ``tre.evaluate(qrels, "-")`` called twice in one
+notebook or server gave the first input's numbers the second time: a silently wrong number.
+
+Oracles, worked by hand on QRELS (q1: a relevant, b not; q2: c and d relevant):
+- RUN_A ranks q1: a, b and q2: x, c -> P@1 = (1 + 0) / 2 = 0.5, P@2 = (1/2 + 1/2) / 2 = 0.5;
+- RUN_B ranks q1: a and q2: c -> P@1 = (1 + 1) / 2 = 1.0, P@2 = (1/2 + 1/2) / 2 = 0.5;
+- OTHER ranks q1: b and q2: d -> P@1 = (0 + 1) / 2 = 0.5.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import threading
+
+import pytest
+from conftest import invoke
+
+import trec_rag_eval as tre
+from trec_rag_eval.call_scope import current_call, one_call, per_call
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"
+RUN_A = "1 Q0 a 1 2.0 A\n1 Q0 b 2 1.0 A\n2 Q0 x 1 3.0 A\n2 Q0 c 2 1.0 A\n"
+RUN_B = "1 Q0 a 1 2.0 B\n2 Q0 c 1 3.0 B\n"
+OTHER = "1 Q0 b 1 2.0 O\n2 Q0 d 1 3.0 O\n"
+
+
+@pytest.fixture
+def stdin(monkeypatch):
+    """``feed(text)``: standard input now holds ``text`` (as a pipe would, bytes under a text layer)."""
+
+    def feed(text: str) -> None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+
+    return feed
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "other.txt").write_text(OTHER)
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "other.txt")
+
+
+def test_two_evaluations_read_their_own_standard_input(stdin, files):
+    qrels, _ = files
+    stdin(RUN_A)
+    assert tre.evaluate(qrels, "-", ["P@1"]).summary["P@1"] == 0.5
+    stdin(RUN_B)
+    assert tre.evaluate(qrels, "-", ["P@1"]).summary["P@1"] == 1.0
+
+
+def test_standard_input_left_empty_is_the_usual_error_the_second_time(stdin, files):
+    qrels, _ = files
+    stdin(RUN_A)
+    assert tre.evaluate(qrels, "-", ["P@1"]).summary["P@1"] == 0.5
+    with pytest.raises(tre.InputFormatError, match="^-: empty file$"):  # read again: nothing is left
+        tre.evaluate(qrels, "-", ["P@1"])
+
+
+def test_qrels_from_standard_input_twice(stdin, tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text(RUN_A)
+    stdin(QRELS)
+    assert tre.evaluate("-", str(run), ["P@1"]).summary["P@1"] == 0.5
+    # now only a is relevant, for q1: q1 P@1 = 1, q2 (no relevant document) is not evaluated -> 1.0
+    stdin("1 0 a 1\n")
+    with pytest.warns(tre.TrecRagEvalWarning, match="1 query in the run but not in the qrels"):
+        assert tre.evaluate("-", str(run), ["P@1"]).summary["P@1"] == 1.0
+
+
+def test_topics_from_standard_input_twice(stdin, files):
+    qrels, other = files
+    # topics add their queries with no judgment: 3 queries, then 4 (num_q counts them)
+    stdin("3\tc\n")
+    with pytest.warns(tre.TrecRagEvalWarning, match="1 qrels query missing from the run, scored 0: 3$"):
+        assert tre.evaluate(qrels, other, ["num_q"], topics="-").summary["num_q"] == 3
+    stdin("3\tc\n4\td\n")
+    with pytest.warns(tre.TrecRagEvalWarning, match="2 qrels queries missing from the run, scored 0: 3, 4$"):
+        assert tre.evaluate(qrels, other, ["num_q"], topics="-").summary["num_q"] == 4
+
+
+@pytest.mark.parametrize("options", [{"jobs": 1}, {"jobs": 2}, {"stream": True}], ids=["one", "threads", "stream"])
+def test_evaluate_many_reads_its_own_standard_input(stdin, files, options):
+    qrels, other = files
+    for run, expected in ((RUN_A, 0.5), (RUN_B, 1.0)):
+        stdin(run)
+        outcomes = list(tre.evaluate_many(qrels, ["-", other], ["P@1"], **options))
+        assert [o.error for o in outcomes] == [None, None]
+        assert [o.evaluation.summary["P@1"] for o in outcomes] == [expected, 0.5]
+
+
+def test_within_one_call_standard_input_is_read_once(stdin, files):
+    # named twice, on two threads: the same bytes for both, read once (nothing left for a second read)
+    qrels, _ = files
+    stdin(RUN_A)
+    outcomes = list(tre.evaluate_many(qrels, ["-", "-"], ["P@1"], jobs=2))
+    assert [o.evaluation.summary["P@1"] for o in outcomes] == [0.5, 0.5]
+    assert sys.stdin.buffer.read() == b""
+
+
+def test_an_unfinished_evaluate_many_leaves_no_scope_to_its_caller(stdin, files):
+    # between two items of the generator, the caller's own calls read standard input anew
+    qrels, other = files
+    stdin(RUN_A)
+    outcomes = tre.evaluate_many(qrels, ["-", other], ["P@1"], jobs=1)
+    assert next(outcomes).evaluation.summary["P@1"] == 0.5
+    assert current_call() is None
+    stdin(RUN_B)
+    assert tre.evaluate(qrels, "-", ["P@1"]).summary["P@1"] == 1.0
+    assert next(outcomes).evaluation.summary["P@1"] == 0.5
+    outcomes.close()
+
+
+def test_iter_evaluate_twice(stdin, files):
+    qrels, _ = files
+    for run, first in ((RUN_A, 1.0), (RUN_B, 1.0)):  # q1 is right in both; q2 differs
+        stdin(run)
+        values = {r.query_id: r.values["P@1"] for r in tre.iter_evaluate(qrels, "-", ["P@1"])}
+        assert values == {"1": first, "2": 0.0 if run == RUN_A else 1.0}
+
+
+def test_compare_twice(stdin, files):
+    qrels, other = files
+    stdin(RUN_A)
+    first = tre.compare(qrels, {"s": "-", "o": other}, ["P@1"], baseline="o").to_dict()["s"]
+    stdin(RUN_B)
+    second = tre.compare(qrels, {"s": "-", "o": other}, ["P@1"], baseline="o").to_dict()["s"]
+    assert first == {"1": {"P@1": 1.0}, "2": {"P@1": 0.0}}
+    assert second == {"1": {"P@1": 1.0}, "2": {"P@1": 1.0}}
+
+
+def test_crosscheck_twice(stdin, files):
+    qrels, _ = files
+    ours = []
+    for run in (RUN_A, RUN_B):
+        stdin(run)
+        [verdict] = tre.crosscheck(qrels, "-", ["P@1"]).to_dict()["verdicts"]
+        ours.append(verdict["ours"])
+    assert ours == [0.5, 1.0]
+
+
+def test_validate_twice(stdin, files, tmp_path):
+    qrels, _ = files
+    reference = tmp_path / "reference.txt"
+    reference.write_text("P_1\tall\t0.5000\n")  # RUN_A's P@1; RUN_B's is 1.0
+    stdin(RUN_A)
+    assert tre.validate(qrels, "-", str(reference)).ok
+    stdin(RUN_B)
+    report = tre.validate(qrels, "-", str(reference))
+    assert not report.ok and len(report.mismatches) == 1
+
+
+def test_fuse_twice(stdin, files):
+    _, other = files
+    fused = []
+    for run in (RUN_A, RUN_B):
+        stdin(run)
+        fused.append(sorted(tre.fuse(["-", other], "rrf").run.to_dict()["1"]))
+    assert fused == [["a", "b"], ["a", "b"]]  # q1: a and b in both; q2 tells them apart
+    stdin(RUN_A)
+    assert sorted(tre.fuse(["-", other], "rrf").run.to_dict()["2"]) == ["c", "d", "x"]
+    stdin(RUN_B)
+    assert sorted(tre.fuse(["-", other], "rrf").run.to_dict()["2"]) == ["c", "d"]
+
+
+def test_read_run_and_read_qrels_twice(stdin):
+    stdin(RUN_A)
+    assert tre.read_run("-").to_dict()["2"] == {"x": 3.0, "c": 1.0}
+    stdin(RUN_B)
+    assert tre.read_run("-").to_dict()["2"] == {"c": 3.0}
+    stdin(QRELS)
+    assert tre.read_qrels("-").to_dict()["1"] == {"a": 1, "b": 0}
+    stdin("1 0 b 2\n")
+    assert tre.read_qrels("-").to_dict() == {"1": {"b": 2}}
+
+
+def test_convert_twice(stdin, tmp_path):
+    out = tmp_path / "out.qrels"
+    stdin('[{"id": "q1", "query": "a", "relevant": ["d1"]}]')
+    tre.convert("-", qrels=str(out))
+    assert out.read_text() == "q1 0 d1 1\n"
+    stdin('[{"id": "q2", "query": "b", "relevant": ["d2"]}]')
+    tre.convert("-", qrels=str(out), force=True)
+    assert out.read_text() == "q2 0 d2 1\n"
+
+
+def _feed_fifo(path, data: bytes) -> threading.Thread:
+    def feed() -> None:
+        try:
+            with open(path, "wb") as out:  # blocks until the reader opens it
+                out.write(data)
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return writer
+
+
+def _unblock(path) -> None:
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError:
+        pass
+
+
+def test_a_named_pipe_read_in_two_calls(files, tmp_path):
+    qrels, _ = files
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    got = []
+    for run in (RUN_A, RUN_B):
+        writer = _feed_fifo(fifo, run.encode())
+        try:
+            got.append(tre.evaluate(qrels, str(fifo), ["P@1"]).summary["P@1"])
+        finally:
+            _unblock(fifo)
+            writer.join(5)
+    assert got == [0.5, 1.0]
+
+
+def test_the_command_line_in_one_process_reads_each_commands_input(files):
+    # two commands in one process (CliRunner), each its own standard input
+    qrels, _ = files
+    first = invoke("-m", "P.1", qrels, "-", input=RUN_A)
+    second = invoke("-m", "P.1", qrels, "-", input=RUN_B)
+    assert (first.exit_code, second.exit_code) == (0, 0), first.output + second.output
+    assert first.stdout == "P_1                   \tall\t0.5000\n"
+    assert second.stdout == "P_1                   \tall\t1.0000\n"
+
+
+def test_a_read_once_input_outside_any_call_is_an_internal_error(stdin):
+    from trec_rag_eval.io.text import read_bytes
+
+    stdin(RUN_A)
+    with pytest.raises(RuntimeError, match="read outside a call of the library"):
+        read_bytes("-")
+    with one_call():
+        assert read_bytes("-") == read_bytes("-") == RUN_A.encode()
+    assert current_call() is None
+
+
+def test_a_call_inside_a_call_shares_its_scope(stdin):
+    from trec_rag_eval.io.text import read_bytes
+
+    @per_call
+    def inner() -> bytes:
+        return read_bytes("-")
+
+    stdin(RUN_A)
+    with one_call() as outer:
+        assert inner() == RUN_A.encode()
+        assert inner() == RUN_A.encode()  # the outer call keeps it: a command reads its input once
+        assert outer.inputs == {"-": RUN_A.encode()}
+    assert outer.inputs == {}  # dropped when the call ends
+
+
+def test_every_public_function_of_the_facade_opens_its_scope():
+    # a new public function that reads inputs must keep them per call, not per process
+    import inspect
+
+    from trec_rag_eval.engine import BM25Engine, Evaluator, read_corpus
+
+    functions = [getattr(tre, name) for name in tre.__all__ if inspect.isfunction(getattr(tre, name))]
+    functions = [f for f in functions if f.__module__ == "trec_rag_eval.api"]
+    assert len(functions) >= 14
+    missing = [f.__name__ for f in [*functions, Evaluator.run, Evaluator.evaluate, read_corpus]
+               if getattr(f, "__wrapped__", None) is None]
+    assert missing == []
+    assert BM25Engine.__init__.__module__ == "trec_rag_eval.engine.bm25"  # reads its corpus by read_corpus
