@@ -54,6 +54,8 @@ FLAGS = {
     "primary": "--no-primary",
     "measures": "-m",
     "n": "-n",
+    "no_summary": "-n",
+    "per_query": "-q",
     "max_retrieved": "-M",
     "judged_only": "-J",
     "doc_id_pattern": "--doc-id-pattern '",

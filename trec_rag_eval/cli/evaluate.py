@@ -32,7 +32,10 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @options.level()
 @options.judged_only()
 @options.max_retrieved()
-@click.option("-n", "--no-summary", is_flag=True, help="Do not print the summary ('all') lines.")
+@click.option("-n", "--no-summary", is_flag=True,
+              help="Leave out the summary (the 'all' values), with -q: trec and table without their 'all' "
+                   "lines and row, csv and jsonl without the rows of query 'all', json without its \"summary\". "
+                   "Without -q only trec accepts it and prints nothing, as trec_eval does.")
 @click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
 @options.trec_eval_9()
 @options.output_format(["trec", "table", "json", "csv", "jsonl"], None,
@@ -140,6 +143,10 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     if corpus is not None and (fmt == "trec" or shards):
         raise UsageError("--corpus adds the context tokens to the table, json, csv and jsonl formats: not with "
                          "--format trec (trec_eval's lines have no place for them) nor --shards")
+    if no_summary and corpus is not None and fmt == "json":
+        from trec_rag_eval.render.output import NO_CONTEXT_WITHOUT_SUMMARY, SUMMARY_PARAMETERS
+
+        raise UsageError(NO_CONTEXT_WITHOUT_SUMMARY, SUMMARY_PARAMETERS)
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
     settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,

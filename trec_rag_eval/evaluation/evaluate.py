@@ -142,11 +142,13 @@ class Evaluation:
         """The command line's table (``trec-rag-eval QRELS RUN``): measures x cutoffs, then the footer."""
         return self.render()
 
-    def render(self, format: str = "table", per_query: bool = False) -> str:
+    def render(self, format: str = "table", per_query: bool = False, summary: bool = True) -> str:
         """The text the command line prints: ``format`` ``table`` (its default), ``trec`` (trec_eval's
         lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (JSON Lines: the CSV's rows, one object a
-        line, for ``polars.read_ndjson`` or ``pandas.read_json(lines=True)``); ``per_query`` as ``-q``."""
-        return str(show(self, "text", format, per_query))
+        line, for ``polars.read_ndjson`` or ``pandas.read_json(lines=True)``); ``per_query`` as ``-q``;
+        ``summary=False`` as ``-n``: without the summary (query ``all``; json: no ``summary`` key), which
+        leaves nothing to show without ``per_query`` (an error, except trec: no line, as trec_eval)."""
+        return str(show(self, "text", format, per_query, summary))
 
     def _repr_html_(self) -> str:
         """The command line's table in HTML, its footer as the caption."""

@@ -62,8 +62,13 @@ class RunText:
 
 @dataclass(frozen=True)
 class RunRenderer:
-    """An evaluation's ``RunText`` in ``format`` (``-q``: ``per_query``; ``-n``: not ``summary``, trec
-    only). A value: sent to the Dask workers as it is, to render there."""
+    """An evaluation's ``RunText`` in ``format`` (``-q``: ``per_query``; ``-n``: not ``summary``). A value:
+    sent to the Dask workers as it is, to render there.
+
+    Without ``summary`` (``-n``), what aggregates over queries is left out: trec_eval's ``all`` lines, the
+    table's ``all`` row, the csv and jsonl rows of query ``all``, the JSON document's ``summary`` and
+    ``context_tokens``. With ``trec`` and not ``per_query`` nothing is left, as trec_eval prints nothing
+    for ``-n`` alone; the other formats refuse that pair (``check_summary``)."""
 
     format: str
     per_query: bool = False
@@ -72,6 +77,7 @@ class RunRenderer:
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
             raise ValueError(f"unknown format {self.format!r}: expected one of {', '.join(FORMATS)}")
+        check_summary(self.format, self.per_query, self.summary)
 
     def __call__(self, evaluation: Evaluation) -> RunText:
         measures = list(evaluation.measures)
@@ -83,14 +89,18 @@ class RunRenderer:
                            summary_text(evaluation, runid=True) if self.summary else "", measures)
         from trec_rag_eval.render.table import csv_rows, json_text, jsonl_rows, per_query_table, summary_table
 
+        if self.format == "json" and not self.summary and evaluation.context is not None:
+            from trec_rag_eval.errors import UsageError
+
+            raise UsageError(NO_CONTEXT_WITHOUT_SUMMARY, SUMMARY_PARAMETERS)
         if self.format == "table":
-            body = per_query_table(evaluation) if self.per_query else summary_table(evaluation)
+            body = per_query_table(evaluation, self.summary) if self.per_query else summary_table(evaluation)
         elif self.format == "json":
-            body = json_text(evaluation, self.per_query)
+            body = json_text(evaluation, self.per_query, self.summary)
         elif self.format == "jsonl":
-            body = jsonl_rows(evaluation, self.per_query)
+            body = jsonl_rows(evaluation, self.per_query, self.summary)
         else:
-            body = csv_rows(evaluation, self.per_query)
+            body = csv_rows(evaluation, self.per_query, self.summary)
         return RunText(self.format, evaluation.run_tag, body, measures=measures,
                        titled=self.format == "table" and not self.per_query)
 
@@ -153,6 +163,25 @@ class Document:
         if text.titled:
             return f"run: {label}\n" + text.body
         return text.body
+
+
+SUMMARY_PARAMETERS = {"summary=False": "no_summary", "per_query=True": "per_query", "corpus=": "corpus"}
+"""How the messages about ``summary`` name the parameters (the command line says its flags)."""
+NO_CONTEXT_WITHOUT_SUMMARY = ("summary=False drops the JSON document's context_tokens (means over queries), the only "
+                              "place it shows the context cost: drop corpus= or summary=False, or choose the csv, "
+                              "jsonl or table format (their rows per query keep the tokens)")
+
+
+def check_summary(format: str, per_query: bool, summary: bool) -> None:
+    """Refuse, before any work, an output left empty by ``summary=False``: every format but trec without
+    ``per_query`` (trec_eval prints nothing for ``-n`` alone, and trec keeps its bytes)."""
+    if summary or per_query or format == "trec":
+        return
+    from trec_rag_eval.errors import UsageError
+
+    raise UsageError(f"summary=False drops the summary (query 'all'), which is all the {format} format shows without "
+                     "per_query=True: add per_query=True (each query's values, without the summary)",
+                     SUMMARY_PARAMETERS)
 
 
 def _csv_header() -> str:

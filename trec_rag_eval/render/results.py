@@ -36,24 +36,19 @@ AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
 
 
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
-def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bool = False) -> str:
+def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bool = False,
+                    summary: bool = True) -> str:
     """``format``: ``table`` (the default output: measures x cutoffs, or one row per query with
     ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (the CSV's rows,
-    one JSON object a line): the command's formats."""
-    from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json, to_jsonl
-    from trec_rag_eval.render.trec import trec_text
+    one JSON object a line): the command's formats, made as the command makes them for one run
+    (``render.output``); ``summary=False`` as ``-n`` (``RunRenderer``)."""
+    from trec_rag_eval.render.output import Document, RunRenderer
 
-    if format == "table":
-        return per_query_table(evaluation) if per_query else summary_table(evaluation)
-    if format == "trec":
-        return trec_text(evaluation, per_query)
-    if format == "json":
-        return to_json([evaluation], per_query)
-    if format == "csv":
-        return to_csv([evaluation], per_query)
-    if format == "jsonl":
-        return to_jsonl([evaluation], per_query)
-    raise ValueError(f"unknown format {format!r}: expected 'table', 'trec', 'json', 'csv' or 'jsonl'")
+    pieces: list[str] = []
+    document = Document(format, pieces.append)
+    document.add(evaluation.run_tag, RunRenderer(format, per_query, summary)(evaluation))
+    document.close()
+    return "".join(pieces)
 
 
 def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:

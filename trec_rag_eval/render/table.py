@@ -113,8 +113,9 @@ def evaluation_footer(evaluation: Evaluation) -> str:
     return text
 
 
-def per_query_table(evaluation: Evaluation) -> str:
-    """One row per query (then 'all'), one column per measure; then the context tokens at each k, when known."""
+def per_query_table(evaluation: Evaluation, summary: bool = True) -> str:
+    """One row per query (then 'all', unless not ``summary``), one column per measure; then the context
+    tokens at each k, when known."""
     measures = _per_query_measures(evaluation)
     names = [str(m) for m in measures]
     context = evaluation.context
@@ -137,6 +138,8 @@ def per_query_table(evaluation: Evaluation) -> str:
         for i, q in enumerate(evaluation.query_ids):
             row = [format_number(column[i]) for column in table] + [str(spent[q][k]) for k in spent.get(q, {})]
             lines.append(q.ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(row, widths, strict=False)))
+    if not summary:
+        return "\n".join(lines) + "\n"
     totals = [format_number(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else ''
               for m in measures]
     totals += [] if context is None else [f"{context.mean(k):.1f}" for k in context.ks]
@@ -157,7 +160,9 @@ def _num_column(measure: Measure, values: Any) -> pl.Series:
     return columns.fixed(np.asarray(values, dtype=np.float64), 4, nan="nan")
 
 
-def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
+def to_dict(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> dict[str, Any]:
+    """The JSON document of one evaluation; without ``summary``, no ``summary`` nor ``context_tokens`` (the
+    means over queries): what ``-n`` leaves."""
     out: dict[str, Any] = {
         "run": evaluation.run_tag,
         "num_queries": len(evaluation.query_ids),
@@ -166,7 +171,9 @@ def to_dict(evaluation: Evaluation, per_query: bool = False) -> dict[str, Any]:
         "missing_queries": evaluation.missing_queries,
         "extra_queries": evaluation.extra_queries,
     }
-    if evaluation.context is not None:
+    if not summary:
+        del out["summary"]
+    elif evaluation.context is not None:
         out["context_tokens"] = {"tokenizer": evaluation.context.tokenizer,
                                  **{f"@{k}": v for k, v in evaluation.context.summary.items()}}
     if per_query:
@@ -189,10 +196,10 @@ def to_json(evaluations: list[Evaluation], per_query: bool = False) -> str:
     return "[\n  " + ",\n  ".join(text.replace("\n", "\n  ") for text in texts) + "\n]\n"
 
 
-def json_text(evaluation: Evaluation, per_query: bool) -> str:
+def json_text(evaluation: Evaluation, per_query: bool, summary: bool = True) -> str:
     if not per_query or not _column_wise(evaluation, _per_query_measures(evaluation)):
-        return json.dumps(to_dict(evaluation, per_query), indent=2, ensure_ascii=False)
-    text = json.dumps(to_dict(evaluation), indent=2, ensure_ascii=False)
+        return json.dumps(to_dict(evaluation, per_query, summary), indent=2, ensure_ascii=False)
+    text = json.dumps(to_dict(evaluation, summary=summary), indent=2, ensure_ascii=False)
     return text[: -len("\n}")] + ',\n  "per_query": ' + _json_per_query(evaluation) + "\n}"
 
 
@@ -245,15 +252,15 @@ def to_csv(evaluations: list[Evaluation], per_query: bool = False) -> str:
 CSV_HEADER = "run,query_id,measure,value\n"
 
 
-def csv_rows(e: Evaluation, per_query: bool = False) -> str:
-    """The rows of one evaluation in ``to_csv``, without the header."""
+def csv_rows(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
+    """The rows of one evaluation in ``to_csv``, without the header; without ``summary``, none of query ``all``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     if per_query and _column_wise(e, _per_query_measures(e)):
         buffer.write(_csv_per_query(e))
     elif per_query:
         writer.writerows(_per_query_rows(e))
-    writer.writerows(_other_rows(e, per_query))
+    writer.writerows(_other_rows(e, per_query, summary))
     return buffer.getvalue()
 
 
@@ -263,13 +270,16 @@ def _per_query_rows(e: Evaluation) -> Iterator[list[Any]]:
     return ([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids) for name, column in table)
 
 
-def _other_rows(e: Evaluation, per_query: bool) -> Iterator[list[Any]]:
+def _other_rows(e: Evaluation, per_query: bool, summary: bool = True) -> Iterator[list[Any]]:
     """The rows after the per-query values: each query's context tokens at each k (``-q``), the summary
-    (query ``all``), then the context cost at each k (mean, then p95 over queries)."""
+    (query ``all``), then the context cost at each k (mean, then p95 over queries); the last two only
+    with ``summary``."""
     if per_query and e.context is not None:
         for q, by_k in e.context.per_query().items():
             for k, count in by_k.items():
                 yield [e.run_tag, q, f"tokens@{k}", count]
+    if not summary:
+        return
     for m in e.measures:
         value = e.summary.get(m)
         if value is not None:
@@ -320,14 +330,14 @@ def to_jsonl(evaluations: list[Evaluation], per_query: bool = False) -> str:
 JSONL_KEYS = ("run", "query_id", "measure", "value")
 
 
-def jsonl_rows(e: Evaluation, per_query: bool = False) -> str:
-    """The lines of one evaluation in ``to_jsonl``."""
+def jsonl_rows(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
+    """The lines of one evaluation in ``to_jsonl``; without ``summary``, none of query ``all``."""
     lines = []
     if per_query and _column_wise(e, _per_query_measures(e)):
         lines.append(_jsonl_per_query(e))
     elif per_query:
         lines += [_jsonl_line(row) for row in _per_query_rows(e)]
-    lines += [_jsonl_line(row) for row in _other_rows(e, per_query)]
+    lines += [_jsonl_line(row) for row in _other_rows(e, per_query, summary)]
     return "".join(lines)
 
 
