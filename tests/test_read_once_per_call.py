@@ -274,3 +274,26 @@ def test_every_public_function_of_the_facade_opens_its_scope():
                if getattr(f, "__wrapped__", None) is None]
     assert missing == []
     assert BM25Engine.__init__.__module__ == "trec_rag_eval.engine.bm25"  # reads its corpus by read_corpus
+
+
+@pytest.mark.slow
+def test_qrels_from_a_named_pipe_on_a_cluster_are_read_here_and_sent(files, tmp_path):
+    # the workers read a qrels FILE themselves; a pipe, already read by this process, they waited on for ever
+    import subprocess
+
+    from conftest import REPO
+
+    pytest.importorskip("distributed")
+    _, other = files
+    fifo = tmp_path / "qrels.fifo"
+    os.mkfifo(fifo)
+    writer = _feed_fifo(fifo, QRELS.encode())
+    try:
+        result = subprocess.run([sys.executable, "-m", "trec_rag_eval", "--cluster", "local:1", "-m", "P.1",
+                                 str(fifo), other], capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "PYTHONPATH": REPO}, cwd=REPO)
+    finally:
+        _unblock(fifo)
+        writer.join(5)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "P_1                   \tall\t0.5000\n"  # OTHER: q1 b -> 0, q2 d -> 1
