@@ -17,6 +17,7 @@ import io
 import os
 import sys
 import threading
+import warnings
 
 import pytest
 from conftest import invoke
@@ -297,3 +298,86 @@ def test_qrels_from_a_named_pipe_on_a_cluster_are_read_here_and_sent(files, tmp_
         writer.join(5)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "P_1                   \tall\t0.5000\n"  # OTHER: q1 b -> 0, q2 d -> 1
+
+
+# --- what fsspec keeps for the process: a file system's listings ------------------------------------------
+
+fsspec = pytest.importorskip("fsspec")
+
+
+class _ListingStore(fsspec.AbstractFileSystem):
+    """An object store in this process that keeps its listings (folders, and each object's size) until
+    ``invalidate_cache``, as s3fs does; a file is opened at the size its listing says, as s3fs opens it."""
+
+    protocol = "listings"
+    objects: dict[str, bytes] = {}
+
+    def _listing(self, folder):
+        if folder not in self.dircache:
+            prefix = folder + "/" if folder else ""
+            names = sorted({prefix + name[len(prefix):].split("/")[0] for name in self.objects
+                            if name.startswith(prefix)})
+            self.dircache[folder] = [{"name": name, "size": len(self.objects.get(name, b"")),
+                                      "type": "file" if name in self.objects else "directory"} for name in names]
+        return self.dircache[folder]
+
+    def ls(self, path, detail=True, **kwargs):
+        entries = self._listing(self._strip_protocol(path).rstrip("/"))
+        return entries if detail else [entry["name"] for entry in entries]
+
+    def info(self, path, **kwargs):
+        path = self._strip_protocol(path).rstrip("/")
+        for entry in self._listing(path.rsplit("/", 1)[0] if "/" in path else ""):
+            if entry["name"] == path:
+                return entry
+        raise FileNotFoundError(path)
+
+    def invalidate_cache(self, path=None):
+        self.dircache.clear()
+
+    def _open(self, path, mode="rb", block_size=None, autocommit=True, cache_options=None, **kwargs):
+        return _ListedFile(self, path, mode, block_size=block_size or 1 << 20, size=self.info(path)["size"],
+                           cache_type="none")
+
+
+class _ListedFile(fsspec.spec.AbstractBufferedFile):
+    def _fetch_range(self, start, end):
+        return _ListingStore.objects[self._strip(self.path)][start:end]
+
+    @staticmethod
+    def _strip(path):
+        return path.split("://", 1)[-1]
+
+
+@pytest.fixture
+def store():
+    fsspec.register_implementation("listings", _ListingStore, clobber=True)
+    _ListingStore.objects.clear()
+    fsspec.filesystem("listings").invalidate_cache()  # fsspec keeps the instance: no listing from another test
+    yield _ListingStore.objects
+    _ListingStore.objects.clear()
+    fsspec.filesystem("listings").invalidate_cache()
+
+
+def test_a_run_rewritten_between_two_calls_is_read_whole(store, files):
+    # the listing kept from the first call said 30 bytes (RUN_B's): the second read stopped there, at q1's
+    # line, and q2 was scored 0 as missing: P@1 = 0 instead of 0.5
+    qrels, _ = files
+    store["runs/run.txt"] = RUN_B.encode()
+    assert tre.evaluate(qrels, "listings://runs/run.txt", ["P@1"]).summary["P@1"] == 1.0
+    # q1 ranks b (not relevant) -> 0; q2 ranks d (relevant) -> 1; P@1 = 0.5
+    store["runs/run.txt"] = b"1 Q0 b 1 2.0 C\n1 Q0 a 2 1.0 C\n2 Q0 d 1 3.0 C\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no query missing from the run
+        assert tre.evaluate(qrels, "listings://runs/run.txt", ["P@1"]).summary["P@1"] == 0.5
+
+
+def test_a_run_added_to_a_folder_between_two_calls_is_evaluated(store, files):
+    qrels, _ = files
+    store["runs/a.txt"] = RUN_A.encode()
+    first = list(tre.evaluate_many(qrels, ["listings://runs"], ["P@1"]))
+    store["runs/b.txt"] = RUN_B.encode()
+    second = list(tre.evaluate_many(qrels, ["listings://runs"], ["P@1"]))
+    assert [(o.label, o.evaluation.summary["P@1"]) for o in first] == [("listings://runs/a.txt", 0.5)]
+    assert [(o.label, o.evaluation.summary["P@1"]) for o in second] == [("listings://runs/a.txt", 0.5),
+                                                                         ("listings://runs/b.txt", 1.0)]

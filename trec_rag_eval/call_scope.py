@@ -14,7 +14,9 @@ test) would be given the first call's input again: a silently wrong number. So:
 - the threads a call starts run in its scope (``carried``): the runs evaluated side by side, the run
   read ahead while the judgments are read;
 - a read-once input read outside any scope is an internal error (``this_call``), never bytes kept
-  from another call.
+  from another call;
+- what fsspec keeps for the process (a file system's listings of folders and sizes) is refreshed once
+  per call (``first_in_this_call``, ``io.location``).
 
 The scope is a ``contextvars`` variable, so two calls on two threads (a server) each have their own.
 """
@@ -25,7 +27,7 @@ import contextvars
 import functools
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -34,12 +36,19 @@ R = TypeVar("R")
 
 
 class Call:
-    """What one call keeps: the bytes of each read-once input it has read, by the name it was given."""
+    """What one call keeps: the bytes of each read-once input it has read, by the name it was given,
+    and what it has already refreshed (``first_in_this_call``)."""
 
     def __init__(self) -> None:
         self.inputs: dict[str, bytes] = {}
         self.lock = threading.Lock()
         """Held while an input is read, so two threads of one call read it once."""
+        self.met: set[Hashable] = set()
+
+    def end(self) -> None:
+        """The call is over: what it kept is dropped."""
+        self.inputs.clear()
+        self.met.clear()
 
 
 _CALL: contextvars.ContextVar[Call | None] = contextvars.ContextVar("trec_rag_eval_call", default=None)
@@ -61,6 +70,21 @@ def this_call(path: str) -> Call:
     return call
 
 
+def first_in_this_call(key: Hashable) -> bool:
+    """Whether the call running here meets ``key`` for the first time (then it is remembered until the
+    call ends); always True outside any call. ``io.location`` refreshes a file system's listings, which
+    fsspec keeps for the process, once per call: a folder or a file changed between two calls is seen
+    as it is now, and as one state throughout one call."""
+    call = _CALL.get()
+    if call is None:
+        return True
+    with call.lock:
+        if key in call.met:
+            return False
+        call.met.add(key)
+        return True
+
+
 @contextmanager
 def one_call() -> Iterator[Call]:
     """The scope of one call (a command of the command line): what it reads once is kept until the
@@ -75,7 +99,7 @@ def one_call() -> Iterator[Call]:
         yield call
     finally:
         _CALL.reset(token)
-        call.inputs.clear()
+        call.end()
 
 
 def per_call(function: Callable[P, R]) -> Callable[P, R]:
@@ -93,11 +117,11 @@ def per_call(function: Callable[P, R]) -> Callable[P, R]:
         try:
             result = context.run(function, *args, **kwargs)
         except BaseException:
-            scope.inputs.clear()
+            scope.end()
             raise
         if isinstance(result, types.GeneratorType):
             return cast(R, _items_in(context, scope, result))
-        scope.inputs.clear()
+        scope.end()
         return result
 
     return call
@@ -115,7 +139,7 @@ def _items_in(context: contextvars.Context, scope: Call, items: types.GeneratorT
             yield item
     finally:
         context.run(items.close)  # its own clean-up (a thread pool shut down) runs in its scope too
-        scope.inputs.clear()
+        scope.end()
 
 
 def carried(function: Callable[P, R]) -> Callable[P, R]:

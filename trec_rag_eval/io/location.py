@@ -21,6 +21,7 @@ import posixpath
 import re
 from typing import IO, TYPE_CHECKING, Any
 
+from trec_rag_eval.call_scope import first_in_this_call
 from trec_rag_eval.errors import InputFormatError
 
 if TYPE_CHECKING:
@@ -61,7 +62,13 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
                                "'trec-rag-eval[cloud]' (or give a local path)") from None
     scheme = protocol(url)
     try:
-        return url_to_fs(url)
+        fs, path = url_to_fs(url)
+        # fsspec keeps one file system per URL's options for the process, with its listings (s3fs: folders
+        # and sizes, for ever): refreshed once per call, so a run rewritten since the last call is not read
+        # to its old size, nor a folder listed as it was
+        if first_in_this_call(("listings", id(fs))):
+            fs.invalidate_cache()
+        return fs, path
     except ImportError as err:  # fsspec knows the protocol; the package behind it is not installed
         package = _package_for(scheme, err)
         raise InputFormatError(url, None, f"reading {scheme}:// URLs needs the package {package}: pip install "
