@@ -381,3 +381,13 @@ def test_a_run_added_to_a_folder_between_two_calls_is_evaluated(store, files):
     assert [(o.label, o.evaluation.summary["P@1"]) for o in first] == [("listings://runs/a.txt", 0.5)]
     assert [(o.label, o.evaluation.summary["P@1"]) for o in second] == [("listings://runs/a.txt", 0.5),
                                                                          ("listings://runs/b.txt", 1.0)]
+
+
+def test_one_command_reads_its_standard_input_once_whatever_it_calls(files):
+    # --crosscheck evaluates the run again after the evaluation, through a second facade call: the same bytes
+    pytest.importorskip("ir_measures")
+    qrels, _ = files
+    result = invoke("--crosscheck", "-m", "P.1", qrels, "-", input=RUN_A)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "P_1                   \tall\t0.5000\n"
+    assert "P@1      agree     P@1 via pytrec_eval: mean 0.500000" in result.stderr
