@@ -391,3 +391,19 @@ def test_one_command_reads_its_standard_input_once_whatever_it_calls(files):
     assert result.exit_code == 0, result.output
     assert result.stdout == "P_1                   \tall\t0.5000\n"
     assert "P@1      agree     P@1 via pytrec_eval: mean 0.500000" in result.stderr
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_a_run_read_from_standard_input_cites_its_own_lines_in_a_later_call(stdin, files, monkeypatch, compressed):
+    # a document listed twice is found by the ranking, in the call that evaluates the run; its lines are
+    # those of the bytes the run was read from, not of whatever standard input holds by then
+    import gzip
+
+    qrels, _ = files
+    first = b"1 Q0 a 1 2.0 D\n1 Q0 a 2 1.0 D\n"  # a, twice: lines 1 and 2
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(first) if compressed else first)))
+    run = tre.read_run("-")
+    stdin("# another input\n#\n1 Q0 a 1 2.0 E\n1 Q0 a 2 1.0 E\n")  # the same pair at lines 3 and 4
+    with pytest.raises(tre.InputFormatError) as err:
+        tre.evaluate(qrels, run, ["P@1"])
+    assert str(err.value) == "-:2: document 'a' listed twice for query '1' (first at line 1)"

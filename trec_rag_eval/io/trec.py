@@ -28,6 +28,7 @@ from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.location import is_url
 from trec_rag_eval.io.text import (
     GZIP_ERRORS,
+    GZIP_MAGIC,
     check_file,
     decode_line,
     file_size,
@@ -85,14 +86,27 @@ def read_trec_run(path: str | os.PathLike[str]) -> Run:
 
 
 def trec_run_places(path: str) -> Places:
-    """Where the rows of a run read from the TREC file ``path`` stand: its lines."""
+    """Where the rows of a run read from the TREC file ``path`` stand: its lines. Standard input or a
+    pipe: the lines of the bytes this call read there, which the places hold (they are the call's, and
+    a later call evaluating the run would find other bytes there, or none)."""
+    kept = spooled(path)
+    if kept is not None:
+        return Places("line", partial(_kept_lines, path, kept))
     return Places("line", partial(_file_lines, path))
 
 
 def _file_lines(path: str, query_id: str, doc_id: str) -> list[tuple[str, int]]:
-    """(file, line) of every line of ``path`` where ``query_id`` and ``doc_id`` stand in columns 1 and 3
-    (standard input and pipes: the bytes kept when they were read)."""
+    """(file, line) of every line of ``path`` where ``query_id`` and ``doc_id`` stand in columns 1 and 3."""
     return [(path, line) for line in _lines_of(_open_source(path), query_id, doc_id)]
+
+
+def _kept_lines(path: str, kept: bytes, query_id: str, doc_id: str) -> list[tuple[str, int]]:
+    """As ``_file_lines``, in the bytes read from standard input or a pipe (gzip undone)."""
+    if kept[:2] == GZIP_MAGIC:
+        import gzip
+
+        kept = gzip.decompress(kept)
+    return _text_lines(path, kept, query_id, doc_id)
 
 
 def _text_lines(name: str, data: bytes, query_id: str, doc_id: str) -> list[tuple[str, int]]:
