@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.call_scope import carried
+from trec_rag_eval.call_scope import carried, per_call
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.evaluation.notes import query_set_warnings
 from trec_rag_eval.io.formats import FORMATS
@@ -55,6 +55,7 @@ TaskProgress = Callable[[int, int], None]
 
 # -- judgments -------------------------------------------------------------------------------------
 
+@per_call
 def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
                    judgments: str | None = None) -> tuple[Qrels, list[Note]]:
     """The judgments ``qrels`` (a path in any format the library reads, or any in-memory shape) and
