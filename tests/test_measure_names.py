@@ -150,9 +150,25 @@ def test_one_measure_asked_in_both_syntaxes_is_one_row(run_cli, tmp_path) -> Non
     # P = 1/2, R = 1/2: F with beta^2 = 2 is (2+1)PR/(2P+R) = 0.75/1.5 = 0.5
     csv = run_cli("-m", "set_F.2", "-m", "SetF(beta=2.0)", "--format", "csv", str(qrels), str(run)).stdout
     assert csv == "run,query_id,measure,value\nr,all,SetF(beta=2.0),0.5\n"
-    # trec_eval's output names each as typed (set_F_2 is -m set_F.2's, set_F_2.0 the notation's)
+    # trec_eval's output too: one line, under the first request's name (trec_eval keeps the first -m set_F
+    # with parameters); in the other order, the notation's (SetF(beta=2.0) is set_F_2.0)
     trec = run_cli("-m", "set_F.2", "-m", "SetF(beta=2.0)", str(qrels), str(run)).stdout
-    assert trec == "set_F_2               \tall\t0.5000\nset_F_2.0             \tall\t0.5000\n"
+    assert trec == "set_F_2               \tall\t0.5000\n"
+    trec = run_cli("-m", "SetF(beta=2.0)", "-m", "set_F.2", "--format", "trec", str(qrels), str(run)).stdout
+    assert trec == "set_F_2               \tall\t0.5000\n"
+
+
+def test_a_measure_asked_twice_keeps_its_own_value_under_c(run_cli, tmp_path) -> None:
+    # query 2 is missing from the run: trec_eval -c scores its dummy ranking (one unjudged document), and
+    # utility_1,-1,0,0 keeps the dummy's -1 (trec_eval clears only the bare name's); Utility, asked in our
+    # notation, is the same measure and prints once, as the first request names it
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 a 1\n2 0 c 1\n", encoding="utf-8")
+    run.write_text("1 Q0 a 1 2 r\n", encoding="utf-8")
+    trec = run_cli("-q", "-c", "-m", "utility.1,-1,0,0", "-m", "Utility", str(qrels), str(run)).stdout
+    assert trec == ("utility_1,-1,0,0      \t1\t1.0000\nutility_1,-1,0,0      \t2\t-1.0000\n"
+                    "utility_1,-1,0,0      \tall\t0.0000\n")
 
 
 # -- rules of a measure live on its registry entry ------------------------------------------------
@@ -182,3 +198,18 @@ def test_validate_reads_trec_eval_output_with_relstring(run_cli, tmp_path) -> No
                          "P_5                   \tall\t0.2000\n", encoding="utf-8")
     result = run_cli("validate", str(qrels), str(run), str(reference))
     assert result.exit_code == 0, result.output
+
+
+def test_every_name_of_a_measure_finds_its_value() -> None:
+    from trec_rag_eval.api import evaluate
+
+    qrels = {"1": {"a": 1, "b": 1}}
+    run = {"1": {"a": 2.0, "x": 1.0}}
+    result = evaluate(qrels, run, ["utility.2,-1,0,0", "set_F.2", "relstring.3"])
+    # utility: 2 * 1 relevant retrieved - 1 * 1 other retrieved = 1; F(beta^2 = 2) with P = R = 1/2 is 0.5
+    for name in ("utility.2,-1,0,0", "Utility(coefficients=(2,-1,0,0))", "utility.2.0,-1,0,0"):
+        assert result.summary[name] == 1.0, name
+    for name in ("set_F.2", "set_F.2.0", "SetF(beta=2)", "SetF(beta=2.0)"):
+        assert result.summary[name] == 0.5, name
+    for name in ("relstring.3", "relstring@3", "relstring.3.0"):
+        assert result.values[name] == ["1-"], name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from trec_rag_eval.errors import TrecRagEvalError
@@ -21,17 +22,19 @@ class ByMeasure(Mapping[str, V]):
     Names that are not measures (``compare_values`` takes any) are matched exactly.
     """
 
-    __slots__ = ("_values", "_by_measure")
+    __slots__ = ("_values", "_by_measure", "_by_value")
 
     def __init__(self, items: Iterable[tuple[Measure | str, V]] = ()) -> None:
         self._values: dict[str, V] = {}
         self._by_measure: dict[Measure, str] = {}
+        self._by_value: dict[Measure, str] = {}  # without the text trec_eval's name keeps as typed
         for key, value in items:
             name = str(key)
             self._values[name] = value
             measure = key if isinstance(key, Measure) else _measure_of(key)
             if measure is not None:
                 self._by_measure.setdefault(measure, name)
+                self._by_value.setdefault(replace(measure, text=None), name)
 
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
@@ -39,6 +42,8 @@ class ByMeasure(Mapping[str, V]):
         measure = _measure_of(key)  # a Measure, another name of it, an ir_measures measure object
         if measure is not None and measure in self._by_measure:
             return self._by_measure[measure]
+        if measure is not None and replace(measure, text=None) in self._by_value:  # utility.2,-1,0,0 is
+            return self._by_value[replace(measure, text=None)]  # Utility(coefficients=(2,-1,0,0))
         raise KeyError(key)
 
     def __getitem__(self, key: str | Measure) -> V:  # any name of the measure, or the Measure itself

@@ -64,9 +64,9 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     trec = [s for s in specs if is_trec_syntax(s)]
     resolved = parse_trec_measures(trec) if trec else []
     out = [] if order == "asked" else list(resolved)
-    # outside trec_eval's output, a measure asked in both syntaxes (set_F.2 and SetF(beta=2.0)) is one
-    # measure under one name: only its trec_eval name (set_F_2, set_F_2.0) keeps the text as typed
-    seen = {replace(m, text=None) if order == "asked" else m for m in out}
+    # a measure asked in both syntaxes (set_F.2 and SetF(beta=2.0)) is one measure under one name, the first
+    # request's (set_F_2 in trec_eval's output): they differ only in the text trec_eval's name keeps as typed
+    seen = {replace(m, text=None) for m in out}
     for spec in specs:
         if is_trec_syntax(spec):
             if order == "trec":
@@ -77,7 +77,7 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
         else:
             batch = [_parse_notation(spec)]
         for m in batch:
-            key = replace(m, text=None) if order == "asked" else m
+            key = replace(m, text=None)
             if key not in seen:
                 seen.add(key)
                 out.append(m)
@@ -172,7 +172,10 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         else:
             raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
                             f"{type(item).__name__}: {item!r}")
-    return list(dict.fromkeys(out))
+    unique: dict[Measure, Measure] = {}
+    for m in out:  # one measure once, whatever text trec_eval's name of it keeps (as parse_measures)
+        unique.setdefault(replace(m, text=None), m)
+    return list(unique.values())
 
 
 def _as_asked(specs: list[str]) -> list[Measure]:
