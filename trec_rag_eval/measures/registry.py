@@ -106,8 +106,8 @@ _FAMILIES = [
            ranx={"precision": "P"},
            ir_measures=IrMeasures("P", refused=(("denominator", "ir-measures' P always divides by k"),))),
     Family("relstring", sets.relstring,
-           "The judgments of the top L documents as characters (digit, '>' above 9, '-' not in pool, "
-           "'.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
+           "The judgments of the top k documents (default 10) as characters (digit, '>' above 9, '-' not in "
+           "pool, '.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
            aggregate="none", names=("relstring", "relstring@k"), list_param="length", list_first="@",
            value_range=None, quoted=True),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",

@@ -84,8 +84,15 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     return out
 
 
-_PRINTED = re.compile(r"([A-Za-z0-9_]+?)_([0-9]+(?:\.[0-9]+)?)")
-"""A name as trec_eval prints it: the family, '_', the parameter (``P_5``, ``ndcg_cut_10``)."""
+def _printed_request(typed: str) -> str | None:
+    """The trec_eval request of a name as trec_eval prints it (the family, '_', the parameters as typed:
+    ``P_5``, ``ndcg_cut_10``, ``utility_1,-1,0,0``, ``rbp_p=0.8``), when that request parses; else None."""
+    for family in sorted(FAMILIES, key=len, reverse=True):  # ndcg_cut_10 is ndcg_cut's, not ndcg's
+        if typed.startswith(family + "_") and len(typed) > len(family) + 1:
+            request = f"{family}.{typed[len(family) + 1:]}"
+            if _parses(request):
+                return request
+    return None
 
 
 def _parse_notation(spec: str) -> Measure:
@@ -94,11 +101,10 @@ def _parse_notation(spec: str) -> Measure:
     try:
         return parse_notation(_from_ranx(spec))
     except MeasureSyntaxError as err:
-        if "unknown measure" not in err.reason:
+        asked = _printed_request(spec.strip())
+        if asked is None and "unknown measure" not in err.reason:
             raise
-        printed = _PRINTED.fullmatch(spec.strip())
-        asked = f"{printed[1]}.{printed[2]}" if printed is not None and printed[1] in FAMILIES else None
-        if asked is None or not _parses(asked):
+        if asked is None:
             # a misspelt name: the closest of every name (ours, trec_eval's, ranx's), the rest as typed
             typed = spec.strip()
             name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", typed)
