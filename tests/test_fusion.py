@@ -264,3 +264,40 @@ def test_the_fused_run_is_written_in_every_run_format(tmp_path):
         assert tre.read_run(str(path)).to_dict() == expected, name
     with pytest.raises(OutputExistsError):
         fusion.write(tmp_path / "f.txt")  # never replaced without force
+
+
+# --- a parameter that would change nothing is refused, not ignored --------------------------------------------
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"folds": 3}, "folds= tunes optimize= (the qrels on which the setting is chosen): give optimize=, or leave it "
+                   "out"),
+    ({"measure": "P@5", "seed": 3}, "measure= and seed= tune optimize="),
+    ({"step": 0.2, "ks": [1, 2], "progress": True}, "step=, ks= and progress= tune optimize="),
+    ({"relevance_level": 2}, "relevance_level= tunes optimize="),
+    ({"method": "combsum", "k": 10}, "k=10 is rrf's constant: combsum has none"),
+])
+def test_tuning_parameters_without_optimize_are_refused(kwargs, message):
+    with pytest.raises(UsageError) as err:
+        tre.fuse(RUNS, **kwargs)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--folds", "3"], "Error: --folds tunes --optimize (the qrels on which the setting is chosen): give --optimize, "
+                       "or leave it out\n"),
+    (["-m", "P@5", "--seed", "3"], "Error: -m and --seed tune --optimize (the qrels on which the setting is chosen): "
+                                   "give --optimize, or leave them out\n"),
+    (["--step", "0.2", "--ks", "1,2", "-l", "2"], "Error: --step, --ks and -l tune --optimize (the qrels on which the "
+                                                  "setting is chosen): give --optimize, or leave them out\n"),
+    (["--method", "combsum", "--k", "10"], "Error: --k 10 is rrf's constant: combsum has none\n"),
+])
+def test_the_command_refuses_them_naming_its_flags(tmp_path, flags, message):
+    out = tmp_path / "fused.txt"
+    result = invoke("fuse", *RUNS, *flags, "-o", str(out))
+    assert (result.exit_code, result.stderr) == (2, message)
+    assert not out.exists()
+
+
+def test_the_defaults_given_by_name_are_not_refused():
+    # the values a caller spells out are the defaults: the same fused run
+    assert tre.fuse(RUNS, "rrf", k=60).run.to_dict() == tre.fuse(RUNS, "rrf").run.to_dict()
