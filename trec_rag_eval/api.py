@@ -382,39 +382,32 @@ def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
 
 
 @per_call
-def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None,
-         k: float | None = None, weights: Sequence[float] | None = None, *, depth: int | None = None,
-         run_tag: str | None = None, optimize: Any = None, measure: str | None = None, folds: int | None = None,
-         seed: int | None = None, step: float | None = None, ks: Sequence[float] | None = None,
-         settings: Settings | None = None, progress: bool | None = None, **options: Any) -> Fusion:
+def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
+         weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
+         optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
+         ks: Sequence[float] | None = None, settings: Settings | None = None, progress: bool | None = None,
+         **options: Any) -> Fusion:
     """Fuse runs into one (hybrid search): ``rrf`` (default), ``combsum``, ``combmnz``, ``combmax``,
     ``combmin``, ``combanz``, ``wsum``, ``borda`` or ``isr`` (ranx's names too: ``sum``, ``mnz``, ...).
 
     ``runs``: two or more, in any shape ``evaluate`` takes (a list, named by run tag or file name, or a
     mapping name -> run). ``norm``: ``minmax`` (the default for score methods), ``zscore``, ``sum``,
-    ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant (default 60).
-    ``weights``: one per run (wsum, rrf). ``depth``: documents kept per query. ``optimize``: qrels (any
-    shape) on which wsum's weights or rrf's k are chosen by ``folds``-fold (default 5) cross-validation
-    over queries on ``measure`` (default nDCG@10; ``seed`` 42 splits the folds, ``step`` 0.1 is wsum's grid,
-    ``ks`` rrf's values, the settings or their fields such as ``relevance_level`` score the measure); the
-    result reports the held-out score beside the training one (``progress``: a bar over the settings
-    tried; None shows it from 20 on). Those tune ``optimize`` and are refused without it, as ``k`` is with
-    a method other than rrf: a parameter that would change nothing is a mistake to say, not to ignore.
-    Returns a ``Fusion``: ``.run`` (a ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``;
-    definitions in ``trec_rag_eval.fusion.methods``.
+    ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant. ``weights``: one
+    per run (wsum, rrf). ``depth``: documents kept per query. ``optimize``: qrels (any shape) on which
+    wsum's weights or rrf's k are chosen by ``folds``-fold cross-validation over queries on ``measure``;
+    the result reports the held-out score beside the training one (``progress``: a bar over the
+    settings tried; None shows it from 20 on). Returns a ``Fusion``: ``.run`` (a
+    ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``; definitions in ``trec_rag_eval.fusion.methods``.
+    ``measure``, ``folds``, ``seed``, ``step``, ``ks``, ``progress`` and the settings tune ``optimize``: given
+    other than their defaults without it, they are refused, as ``k`` is with a method other than rrf (a
+    parameter that would change nothing is a mistake to say, not to ignore).
     """
     from trec_rag_eval.core.settings import settings_of
     from trec_rag_eval.fusion import fuse_tables
-    from trec_rag_eval.fusion.methods import method_name
 
-    _check_tuning(optimize, {"measure": measure, "folds": folds, "seed": seed, "step": step, "ks": ks,
-                             "progress": progress, "settings": settings, **options})
-    if k is not None and method_name(method) != "rrf":
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError(f"k={k:g} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
-    tuning: dict[str, Any] = {name: value for name, value in (("k", k), ("measure", measure), ("folds", folds),
-                                                              ("seed", seed), ("step", step)) if value is not None}
+    _check_fusion_parameters(method, optimize, {"k": k, "measure": measure, "folds": folds, "seed": seed,
+                                                "step": step, "ks": ks, "progress": progress, "settings": settings},
+                             options)
     judgments = None
     if optimize is not None:
         judgments, notes = read_judgments(optimize, judgments=options.pop("judgments", None))
@@ -432,17 +425,32 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
                         f"got {type(runs).__name__}")
     else:
         tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
-    return fuse_tables(tables, method, norm, weights=weights, depth=depth, run_tag=run_tag, optimize=judgments,
-                       ks=ks, settings=chosen, progress=progress, **tuning)
+    return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
+                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
 
 
-def _check_tuning(optimize: Any, given: Mapping[str, Any]) -> None:
-    """Without ``optimize``, the parameters that tune it (those of ``given`` that are not None) are refused."""
-    named = [f"{name}=" for name, value in given.items() if value is not None]
-    if optimize is not None or not named:
-        return
+def _check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Refuse what would change nothing: ``k`` (other than its default) with a method other than rrf, and
+    without ``optimize`` the parameters that tune it, those of ``given`` and the settings in ``options``
+    that differ from their defaults (``fuse``'s signature, ``Settings()``)."""
+    import inspect
+
+    from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.fusion.methods import method_name
 
+    defaults = {name: parameter.default for name, parameter in inspect.signature(fuse).parameters.items()}
+    if given["k"] != defaults["k"] and method_name(method) != "rrf":
+        raise UsageError(f"k={given['k']:g} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
+    if optimize is not None:
+        return
+    plain = Settings()
+    named = [f"{name}=" for name, value in given.items() if name != "k" and value != defaults[name]]
+    # a name that is no setting (nor judgments=) is left to settings_of, which says so
+    named += [f"{name}=" for name, value in options.items()
+              if value != getattr(plain, name, value if name != "judgments" else None)]
+    if not named:
+        return
     listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
     raise UsageError(f"{listed} {'tunes' if len(named) == 1 else 'tune'} optimize= (the qrels on which the setting is "
                      f"chosen): give optimize=, or leave {'it' if len(named) == 1 else 'them'} out",

@@ -6,7 +6,6 @@ import sys
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
@@ -101,13 +100,9 @@ def fuse_command(runs: tuple[str, ...], output: str, method: str, norm: str | No
         qrels = api.read_qrels(optimize, None if qrels_format == "auto" else qrels_format, judgments=judgments)
     elif judgments is not None:
         raise click.UsageError("--judgments chooses the judgments of --optimize QRELS: give --optimize")
-    # the options left at their defaults are not passed: the library refuses those that would change nothing
-    source = click.get_current_context().get_parameter_source
-    given: dict[str, Any] = {name: value for name, value in (
-        ("k", k), ("measure", measure), ("folds", folds), ("seed", seed), ("step", step),
-        ("relevance_level", relevance_level)) if source(name) is not ParameterSource.DEFAULT}
-    fusion = api.fuse(tables, method, norm, weights=weights, depth=depth, run_tag=run_tag, optimize=qrels, ks=ks,
-                      **given)
+    fusion = api.fuse(tables, method, norm, k, weights, depth=depth, run_tag=run_tag, optimize=qrels,
+                      measure=measure, folds=folds, seed=seed, step=step, ks=ks,
+                      relevance_level=relevance_level)
     fusion.write(output, write_format, force=force)
     write_stream(fusion_text(fusion) + f"Wrote {output}: {fusion.n_documents} documents for {fusion.n_queries} "
                  f"queries\n", sys.stdout)
