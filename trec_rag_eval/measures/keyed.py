@@ -27,14 +27,13 @@ class ByMeasure(Mapping[str, V]):
     def __init__(self, items: Iterable[tuple[Measure | str, V]] = ()) -> None:
         self._values: dict[str, V] = {}
         self._by_measure: dict[Measure, str] = {}
-        self._by_value: dict[Measure, str] = {}  # without the text trec_eval's name keeps as typed
+        self._by_value: dict[Measure, str] | None = None
         for key, value in items:
             name = str(key)
             self._values[name] = value
             measure = key if isinstance(key, Measure) else _measure_of(key)
             if measure is not None:
                 self._by_measure.setdefault(measure, name)
-                self._by_value.setdefault(replace(measure, text=None), name)
 
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
@@ -42,8 +41,15 @@ class ByMeasure(Mapping[str, V]):
         measure = _measure_of(key)  # a Measure, another name of it, an ir_measures measure object
         if measure is not None and measure in self._by_measure:
             return self._by_measure[measure]
-        if measure is not None and replace(measure, text=None) in self._by_value:  # utility.2,-1,0,0 is
-            return self._by_value[replace(measure, text=None)]  # Utility(coefficients=(2,-1,0,0))
+        if measure is not None:
+            # one measure whatever text trec_eval's name keeps as typed: utility.2,-1,0,0 is
+            # Utility(coefficients=(2,-1,0,0)); the table is made at the first lookup that needs it
+            if self._by_value is None:
+                self._by_value = {}
+                for known, name in self._by_measure.items():
+                    self._by_value.setdefault(replace(known, text=None), name)
+            if replace(measure, text=None) in self._by_value:
+                return self._by_value[replace(measure, text=None)]
         raise KeyError(key)
 
     def __getitem__(self, key: str | Measure) -> V:  # any name of the measure, or the Measure itself
