@@ -4,6 +4,7 @@ command-line runner."""
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -115,3 +116,26 @@ def table_form(request, monkeypatch):
         monkeypatch.setattr("trec_rag_eval.io.trec.SMALL_FILE_BYTES", 0)
         monkeypatch.setattr("trec_rag_eval.core.ranking.LIST_FORM_MAX_ROWS", -1)
     return request.param
+
+
+def feed_fifo(path, data: bytes) -> threading.Thread:
+    """The named pipe at ``path`` fed ``data`` once by a writer thread (as ``cat run > f &``)."""
+
+    def feed() -> None:
+        try:
+            with open(path, "wb") as out:  # blocks until the reader opens it
+                out.write(data)
+        except OSError:
+            pass
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    return writer
+
+
+def unblock_fifo(path) -> None:
+    """If nothing opened the pipe, open it once so its writer thread can end."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError:
+        pass

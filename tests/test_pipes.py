@@ -16,7 +16,7 @@ import threading
 import time
 
 import pytest
-from conftest import REPO, invoke
+from conftest import REPO, feed_fifo, invoke, unblock_fifo
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n"
 RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 x 1 3.0 r\n2 Q0 c 2 1.0 r\n"
@@ -31,28 +31,9 @@ def _cli(*args: str, stdin: bytes | None = None, timeout: float = 60) -> subproc
 
 
 def _fifo(path, data: bytes) -> threading.Thread:
-    """A named pipe at ``path`` fed ``data`` once by a writer thread (as ``cat run > f &``)."""
+    """A named pipe at ``path`` fed ``data`` once by a writer thread."""
     os.mkfifo(path)
-
-    def feed() -> None:
-        try:
-            with open(path, "wb") as out:  # blocks until the reader opens it
-                out.write(data)
-        except OSError:
-            pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    return writer
-
-
-def _unblock(path) -> None:
-    """If the command never opened the pipe, open it once so the writer thread can end."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        os.close(fd)
-    except OSError:
-        pass
+    return feed_fifo(path, data)
 
 
 @pytest.fixture
@@ -70,7 +51,7 @@ def test_a_run_from_a_named_pipe(tmp_path, qrels, content):
     try:
         result = _cli("-m", "P.1,2", qrels, str(fifo))
     finally:
-        _unblock(fifo)
+        unblock_fifo(fifo)
         writer.join(5)
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == EXPECTED
@@ -82,7 +63,7 @@ def test_qrels_and_run_both_from_named_pipes(tmp_path):
         result = _cli("-m", "P.1,2", str(tmp_path / "q"), str(tmp_path / "r"))
     finally:
         for name in ("q", "r"):
-            _unblock(tmp_path / name)
+            unblock_fifo(tmp_path / name)
         for writer in writers:
             writer.join(5)
     assert result.returncode == 0, result.stderr
@@ -127,7 +108,7 @@ def test_json_results_and_a_doc_map_from_pipes(tmp_path, qrels):
     try:
         result = _cli("-m", "P.1,2", "--doc-map", str(tmp_path / "map"), qrels, "-", stdin=results)
     finally:
-        _unblock(tmp_path / "map")
+        unblock_fifo(tmp_path / "map")
         writer.join(5)
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == EXPECTED

@@ -16,11 +16,10 @@ from __future__ import annotations
 import io
 import os
 import sys
-import threading
 import warnings
 
 import pytest
-from conftest import invoke
+from conftest import feed_fifo, invoke, unblock_fifo
 
 import trec_rag_eval as tre
 from trec_rag_eval.call_scope import current_call, one_call, per_call
@@ -191,37 +190,17 @@ def test_convert_twice(stdin, tmp_path):
     assert out.read_text() == "q2 0 d2 1\n"
 
 
-def _feed_fifo(path, data: bytes) -> threading.Thread:
-    def feed() -> None:
-        try:
-            with open(path, "wb") as out:  # blocks until the reader opens it
-                out.write(data)
-        except OSError:
-            pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    return writer
-
-
-def _unblock(path) -> None:
-    try:
-        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
-    except OSError:
-        pass
-
-
 def test_a_named_pipe_read_in_two_calls(files, tmp_path):
     qrels, _ = files
     fifo = tmp_path / "run.fifo"
     os.mkfifo(fifo)
     got = []
     for run in (RUN_A, RUN_B):
-        writer = _feed_fifo(fifo, run.encode())
+        writer = feed_fifo(fifo, run.encode())
         try:
             got.append(tre.evaluate(qrels, str(fifo), ["P@1"]).summary["P@1"])
         finally:
-            _unblock(fifo)
+            unblock_fifo(fifo)
             writer.join(5)
     assert got == [0.5, 1.0]
 
@@ -296,13 +275,13 @@ def test_qrels_from_a_named_pipe_on_a_cluster_are_read_here_and_sent(files, tmp_
     _, other = files
     fifo = tmp_path / "qrels.fifo"
     os.mkfifo(fifo)
-    writer = _feed_fifo(fifo, QRELS.encode())
+    writer = feed_fifo(fifo, QRELS.encode())
     try:
         result = subprocess.run([sys.executable, "-m", "trec_rag_eval", "--cluster", "local:1", "-m", "P.1",
                                  str(fifo), other], capture_output=True, text=True, timeout=120,
                                 env={**os.environ, "PYTHONPATH": REPO}, cwd=REPO)
     finally:
-        _unblock(fifo)
+        unblock_fifo(fifo)
         writer.join(5)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "P_1                   \tall\t0.5000\n"  # OTHER: q1 b -> 0, q2 d -> 1
