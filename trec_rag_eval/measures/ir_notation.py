@@ -126,6 +126,13 @@ class _Scanner:
             raise self.error(self.pos, self.pos + 1, reason)
         self.pos += 1
 
+    def after_item(self, closer: str, reason: str) -> None:
+        """After an item of a list that ``closer`` ends: past its ``,``, or at ``closer``; else ``reason``."""
+        if self.peek() == ",":
+            self.pos += 1
+        elif self.peek() != closer:
+            raise self.error(self.pos, self.pos + 1, reason)
+
     def match(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
         self.skip()
         found = pattern.match(self.text, self.pos)
@@ -144,12 +151,8 @@ class _Scanner:
                 found_number = self.match(_NUMBER)
                 if not found_number:
                     raise self.error(self.pos, self.pos + 1, "expected a number in the list")
-                token = found_number.group()
-                reals.append(int(token) if re.fullmatch(r"[+-]?[0-9]+", token) else float(token))
-                if self.peek() == ",":
-                    self.pos += 1
-                elif self.peek() != ")":
-                    raise self.error(self.pos, self.pos + 1, "expected ',' or ')' in the list")
+                reals.append(_number(found_number.group()))
+                self.after_item(")", "expected ',' or ')' in the list")
             self.pos += 1
             return tuple(reals), start, self.pos
         if self.peek() == "{":
@@ -165,10 +168,7 @@ class _Scanner:
                 if isinstance(gain, (bool, str, dict)) or not math.isfinite(gain):
                     raise self.error(g_start, g_end, "a gain must be a finite number")
                 items[key] = gain
-                if self.peek() == ",":
-                    self.pos += 1
-                elif self.peek() != "}":
-                    raise self.error(self.pos, self.pos + 1, "expected ',' or '}' in the gains")
+                self.after_item("}", "expected ',' or '}' in the gains")
             self.pos += 1
             return items, start, self.pos
         found = self.match(_STRING)
@@ -176,14 +176,17 @@ class _Scanner:
             return (found.group(1) if found.group(1) is not None else found.group(2)), start, self.pos
         found = self.match(_NUMBER)
         if found:
-            token = found.group()
-            is_int = re.fullmatch(r"[+-]?[0-9]+", token) is not None
-            return (int(token) if is_int else float(token)), start, self.pos
+            return _number(found.group()), start, self.pos
         found = self.match(_IDENT)
         if found and found.group() in ("True", "False"):
             return found.group() == "True", start, self.pos
         end = found.end() if found else start + 1
         raise self.error(start, end, "expected a value: a number, 'text', True, False or {judgment: gain}")
+
+
+def _number(token: str) -> int | float:
+    """A number token as written: an int without a point or exponent, else a float."""
+    return int(token) if re.fullmatch(r"[+-]?[0-9]+", token) else float(token)
 
 
 def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end: int) -> Any:
@@ -299,10 +302,7 @@ def parse_notation(text: str) -> Measure:
                 rel = checked
             else:
                 params[key] = checked
-            if scanner.peek() == ",":
-                scanner.pos += 1
-            elif scanner.peek() != ")":
-                raise scanner.error(scanner.pos, scanner.pos + 1, "expected ',' or ')'")
+            scanner.after_item(")", "expected ',' or ')'")
         scanner.pos += 1
     at: int | float | None = None
     if scanner.peek() == "@":
