@@ -184,6 +184,24 @@ def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path)
         assert _Source(str(path), data).polars_can_read()[0] is readable
 
 
+@pytest.mark.parametrize("field", range(6))
+def test_bytes_that_are_not_utf8_in_a_large_run_name_their_line(tmp_path, field):
+    # pyarrow's parse no longer checks UTF-8 (the separator check decodes any file with a byte above
+    # 127 and keeps the parse only for a UTF-8 file): a bad byte in any field of a large run still
+    # sends it the careful way, which names the line and the byte
+    lines = [f"1 Q0 d{i} {i + 1} {1000 - i} tag\n".encode() for i in range(60_000)]
+    fields = lines[7].split(b" ")
+    fields[field] = fields[field][:1] + b"\xe9" + fields[field][1:]
+    lines[7] = b" ".join(fields)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_bytes(b"".join(lines))
+    assert run.stat().st_size > 1 << 20  # above SMALL_FILE_BYTES (unless table_form lowered it): the fast path first
+    result = invoke("-m", "P.1", str(qrels), str(run))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Error: {run}:8: not UTF-8 text (byte 0xe9)\n"
+
+
 @pytest.mark.parametrize("values,dtype", [([1, 2**40], "Int64"), ([1, 2**63 + 5], "UInt64"), ([1.0, 1e30], "Float64")])
 def test_parquet_relevance_takes_the_same_range(tmp_path, values, dtype):
     import polars as pl

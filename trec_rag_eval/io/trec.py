@@ -424,7 +424,10 @@ def _arrow_read(source: _Source, skip_comments: bool) -> Any:
             convert_options=csv.ConvertOptions(
                 include_columns=["query_id", "doc_id", "score"],
                 column_types={"query_id": codes, "doc_id": pa.string(), "score": pa.float64()},
-                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+                null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False,
+                # the separator check (polars_can_read) decodes every file with a byte above 127, and
+                # its parse is kept only if that file is UTF-8: a second check here would be wasted
+                check_utf8=False),
             memory_pool=_arrow_pool())
     except (pa.ArrowException, ValueError, UnicodeDecodeError):  # the line-by-line reader explains any trouble
         return None
