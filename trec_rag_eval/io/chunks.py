@@ -524,7 +524,8 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
         return None
     # where each unknown id could be cut before a separator, longest prefix first; only those
     # prefixes are looked up (none at all for ids without a separator, such as MS MARCO's numbers)
-    cuts = {chunk_id: [cut for cut in range(len(chunk_id) - 1, 0, -1) if not chunk_id[cut].isalnum()]
+    cuts = {chunk_id: [] if chunk_id.isalnum() else  # one C call for an id without any separator
+            [cut for cut in range(len(chunk_id) - 1, 0, -1) if not chunk_id[cut].isalnum()]
             for chunk_id in unknown}
     prefixes = list({chunk_id[:cut] for chunk_id, at in cuts.items() for cut in at})
     judged = _judged_among(qrels, prefixes) if prefixes else set()
