@@ -209,7 +209,7 @@ def test_threads_evaluate_a_bounded_number_of_runs_ahead_of_the_reader(tmp_path)
 
     def render(evaluation):
         done.append(evaluation.run_tag)
-        return RunText("trec", evaluation.run_tag, "")
+        return RunText("trec", evaluation.run_tag, ())
 
     outcomes = tre.evaluate_many(QRELS, [str(folder)], ["AP"], render=render, jobs=2)
     next(outcomes)
@@ -241,3 +241,24 @@ def test_the_command_on_a_cluster_prints_the_threads_bytes(tmp_path):
     spread = invoke("--cluster", "local:1", *args)
     assert spread.exit_code == here.exit_code == 0
     assert spread.stdout == here.stdout and here.stdout.count("runid") == 2
+
+
+@pytest.mark.parametrize("runs", [1, 2])
+def test_the_per_query_lines_are_written_a_block_at_a_time(monkeypatch, evaluations, runs):
+    # -q's 25 MB for 7,000 queries is written a block of whole queries at a time, never joined into one
+    # string: each write is one block (or a line that holds the blocks together), in order
+    from trec_rag_eval.render import trec
+
+    monkeypatch.setattr(trec, "COLUMN_WISE_FROM", 0)
+    monkeypatch.setattr(trec, "BLOCK_LINES", 6)  # 3 measures: 2 queries a block
+    writes: list[str] = []
+    document = Document("trec", writes.append)
+    for evaluation in evaluations[:runs]:
+        document.add(evaluation.run_tag, RunRenderer("trec", per_query=True)(evaluation))
+    document.close()
+    if runs == 1:
+        assert "".join(writes) == trec_text(evaluations[0], per_query=True)
+    blocks = [w for w in writes if w.count("\n") > 1 and "\tall\t" not in w]
+    queries = len(evaluations[0].query_ids)
+    assert len(blocks) == runs * -(-queries // 2)  # one write per block of two queries
+    assert all(len({line.split("\t")[1] for line in b.splitlines()}) <= 2 for b in blocks)

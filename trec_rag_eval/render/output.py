@@ -46,10 +46,12 @@ class RunText:
     format: str
     tag: str
     """The run's tag (trec: the ``runid`` line that opens its block among several)."""
-    body: str
-    """trec: the per-query lines (``-q``); table: its table(s) without title; json: its object
-    (``json.dumps(indent=2)``), not indented as a list item; csv: its rows, without the header; jsonl:
-    its lines."""
+    body: tuple[str, ...]
+    """Its text in pieces, written one after another and never joined (trec's ``-q`` lines of 7,000
+    queries are 25 MB: blocks of whole queries, each written in turn, instead of one string of them
+    all, copied again on its way out). trec: the per-query lines (``-q``); table: its table(s) without
+    title; json: its object (``json.dumps(indent=2)``), not indented as a list item; csv: its rows,
+    without the header; jsonl: its lines."""
     summary: str = ""
     """trec: the ``all`` lines among several runs (without a ``runid`` line: the block opens with one)."""
     summary_alone: str = ""
@@ -82,9 +84,9 @@ class RunRenderer:
     def __call__(self, evaluation: Evaluation) -> RunText:
         measures = list(evaluation.measures)
         if self.format == "trec":
-            from trec_rag_eval.render.trec import per_query_text, summary_text
+            from trec_rag_eval.render.trec import per_query_pieces, summary_text
 
-            return RunText("trec", evaluation.run_tag, per_query_text(evaluation) if self.per_query else "",
+            return RunText("trec", evaluation.run_tag, tuple(per_query_pieces(evaluation)) if self.per_query else (),
                            summary_text(evaluation, runid=False) if self.summary else "",
                            summary_text(evaluation, runid=True) if self.summary else "", measures)
         from trec_rag_eval.render.table import csv_rows, json_text, jsonl_rows, per_query_table, summary_table
@@ -101,7 +103,7 @@ class RunRenderer:
             body = jsonl_rows(evaluation, self.per_query, self.summary)
         else:
             body = csv_rows(evaluation, self.per_query, self.summary)
-        return RunText(self.format, evaluation.run_tag, body, measures=measures,
+        return RunText(self.format, evaluation.run_tag, (body,), measures=measures,
                        titled=self.format == "table" and not self.per_query)
 
 
@@ -126,17 +128,22 @@ class Document:
             return
         if self._held is not None:
             first, self._held = self._held, None
-            self._write(self._opening() + self._among(*first))
-        self._write(self._separator() + self._among(label, text))
+            self._write_all((self._opening(), *self._among(*first)))
+        self._write_all((self._separator(), *self._among(label, text)))
 
     def close(self) -> None:
         """Write what is held and what closes the output (nothing when no run was added)."""
         if self._held is not None:
             label, text = self._held
             self._held = None
-            self._write(self._alone(text))
+            self._write_all(self._alone(text))
         elif self.count > 1 and self.format == "json":
             self._write("\n]\n")
+
+    def _write_all(self, pieces: tuple[str, ...]) -> None:
+        for piece in pieces:
+            if piece:
+                self._write(piece)
 
     def _opening(self) -> str:
         return {"json": "[\n  ", "csv": _csv_header()}.get(self.format, "")
@@ -144,24 +151,25 @@ class Document:
     def _separator(self) -> str:
         return {"json": ",\n  ", "table": "\n"}.get(self.format, "")
 
-    def _alone(self, text: RunText) -> str:
+    def _alone(self, text: RunText) -> tuple[str, ...]:
         if self.format == "trec":
-            return text.body + text.summary_alone
+            return *text.body, text.summary_alone
         if self.format == "json":
-            return text.body + "\n"
+            return *text.body, "\n"
         if self.format == "csv":
-            return _csv_header() + text.body
+            return _csv_header(), *text.body
         return text.body
 
-    def _among(self, label: str, text: RunText) -> str:
+    def _among(self, label: str, text: RunText) -> tuple[str, ...]:
         if self.format == "trec":
             name = label if text.tag in self._names else text.tag
             self._names.add(name)
-            return f"{'runid':<22}\tall\t{name}\n" + text.body + text.summary  # trec_eval's "%-22s\t%s\t%s\n"
+            return f"{'runid':<22}\tall\t{name}\n", *text.body, text.summary  # trec_eval's "%-22s\t%s\t%s\n"
         if self.format == "json":
-            return text.body.replace("\n", "\n  ")  # an item of the list, as json.dumps(indent=2) writes it
+            # an item of the list, as json.dumps(indent=2) writes it
+            return tuple(piece.replace("\n", "\n  ") for piece in text.body)
         if text.titled:
-            return f"run: {label}\n" + text.body
+            return f"run: {label}\n", *text.body
         return text.body
 
 

@@ -69,15 +69,21 @@ def trec_text(evaluation: Evaluation, per_query: bool = False, summary: bool = T
 
 def per_query_text(evaluation: Evaluation) -> str:
     """The per-query lines (``-q``), in query order."""
+    return "".join(per_query_pieces(evaluation))
+
+
+def per_query_pieces(evaluation: Evaluation) -> list[str]:
+    """``per_query_text`` in pieces (blocks of whole queries, in query order), for a writer that
+    writes them one after another: no string of all the lines is made."""
     measures = per_query_measures(evaluation)
     queries = len(evaluation.query_ids)
     if measures and queries * len(measures) < COLUMN_WISE_FROM:
         table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
-        return "".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
-                       for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)
+        return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
+                        for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)]
     if measures and queries:
-        return "".join(_per_query_blocks(evaluation, measures))
-    return ""
+        return _per_query_blocks(evaluation, measures)
+    return []
 
 
 def summary_text(evaluation: Evaluation, runid: bool = True) -> str:
