@@ -202,6 +202,24 @@ def test_bytes_that_are_not_utf8_in_a_large_run_name_their_line(tmp_path, field)
     assert result.stderr == f"Error: {run}:8: not UTF-8 text (byte 0xe9)\n"
 
 
+@pytest.mark.parametrize("where", [0, 12_345, 29_999, 59_999])
+def test_a_nan_score_anywhere_in_a_large_run_names_its_line(tmp_path, monkeypatch, where):
+    # the fast reader sees a NaN score in any of its chunks (the first, one in the middle, the last
+    # line of a chunk, the file's last line) and leaves the file to the careful reader, which names it
+    from trec_rag_eval.io import trec
+
+    monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 64 << 10)  # many chunks
+    lines = [f"1 Q0 d{i} {i + 1} {60_000 - i} tag\n" for i in range(60_000)]
+    lines[where] = f"1 Q0 d{where} {where + 1} nan tag\n"
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("1 0 d1 1\n")
+    run.write_text("".join(lines))
+    result = invoke("-m", "P.1", str(qrels), str(run))
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"Error: {run}:{where + 1}: score is NaN, which has no place in a ranking: "
+                             f"'1 Q0 d{where} {where + 1} nan tag'\n")
+
+
 @pytest.mark.parametrize("values,dtype", [([1, 2**40], "Int64"), ([1, 2**63 + 5], "UInt64"), ([1.0, 1e30], "Float64")])
 def test_parquet_relevance_takes_the_same_range(tmp_path, values, dtype):
     import polars as pl
