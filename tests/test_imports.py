@@ -65,6 +65,20 @@ def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
     assert "pyarrow.compute" not in loaded and "numpy.ma" not in loaded
 
 
+@pytest.mark.parametrize("output", ["trec", "csv", "jsonl", "table", "json"])
+def test_a_large_per_query_output_is_written_without_numpy_ma(tmp_path, output):
+    # -q's text is built a column at a time (above 20,000 values: 300 queries x ~120 measures here);
+    # handing numpy arrays to polars directly would import numpy.ma (~7 ms holding the GIL, mid-render)
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{q} 0 d{q}-1 1\n{q} 0 d{q}-7 2\n" for q in range(300)))
+    run.write_text("".join(f"{q} Q0 d{q}-{i} {i} {200 - i} t\n" for q in range(300) for i in range(200)))
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main(['-q', '-m', 'all_trec', '--format', {output!r}, "
+            f"{str(qrels)!r}, {str(run)!r}, '-o', {str(tmp_path / 'out')!r}])\nexcept SystemExit:\n    pass")
+    loaded = _modules_after(code)
+    assert (tmp_path / "out").stat().st_size > 300 * 500  # every query's values were written
+    assert "polars" in loaded and "numpy.ma" not in loaded
+
+
 def test_a_small_json_evaluation_does_not_load_polars():
     # the RAG side: the tutorial's dataset and results, read as JSON, checked and evaluated
     fixtures = Path(__file__).resolve().parent.parent / "fixtures"

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from trec_rag_eval.tables.arrow import polars_numbers
+
 _FIXED_LIMIT = 1e9  # |value| * 10^decimals below this: the product is off by < 2e-7, far from a tie
 _TIE_MARGIN = 1e-6  # a fraction this close to .5 is decided by Python's exact formatting instead
 
@@ -42,12 +44,13 @@ def fixed(values: np.ndarray, decimals: int = 4, nan: str = "nan", width: int = 
     if decimals > _LOOKUP_MAX_DECIMALS:
         return _padded(_built(values, digits, fast, decimals, nan), width)
     looked_up = fast & ~np.signbit(values) & (digits < 10 ** (decimals + 1))
-    text = _one_digit_texts(decimals).gather(np.where(looked_up, digits, 0))
+    text = _one_digit_texts(decimals).gather(polars_numbers(np.where(looked_up, digits, 0)))
     if width > decimals + 2 - (decimals == 0):  # wider than the table's texts ("d.dddd", or "d")
         text = _padded(text, width)
     rest = np.flatnonzero(~looked_up)
     if len(rest):
-        text = text.scatter(rest, _padded(_built(values[rest], digits[rest], fast[rest], decimals, nan), width))
+        built = _built(values[rest], digits[rest], fast[rest], decimals, nan)
+        text = text.scatter(polars_numbers(rest), _padded(built, width))
     return text
 
 
@@ -72,8 +75,9 @@ def _built(values: np.ndarray, digits: np.ndarray, fast: np.ndarray, decimals: i
     """The text of each value from its digits (``round(|v| * 10^decimals)``) where ``fast``, by Python's
     ``%f`` elsewhere; the sign from the value."""
     unit = 10 ** decimals
-    digit_series = pl.Series(np.where(fast, digits, 0))
-    sign = pl.when(pl.Series(np.signbit(values))).then(pl.lit("-")).otherwise(pl.lit(""))
+    digit_series = polars_numbers(np.where(fast, digits, 0))
+    negative = polars_numbers(np.signbit(values).view(np.uint8)) == 1
+    sign = pl.when(negative).then(pl.lit("-")).otherwise(pl.lit(""))
     parts: list[pl.Series | pl.Expr] = [sign, (digit_series // unit).cast(pl.String)]
     if decimals:
         parts += [pl.lit("."), (digit_series % unit).cast(pl.String).str.zfill(decimals)]
@@ -82,7 +86,7 @@ def _built(values: np.ndarray, digits: np.ndarray, fast: np.ndarray, decimals: i
     if len(slow):
         pattern = f"%.{decimals}f"
         exact = [nan if v != v else pattern % v for v in values[slow].tolist()]
-        text = text.scatter(slow, pl.Series(exact, dtype=pl.String))
+        text = text.scatter(polars_numbers(slow), pl.Series(exact, dtype=pl.String))
     return text
 
 
@@ -94,17 +98,17 @@ def shortest(values: np.ndarray) -> pl.Series:
     values = np.asarray(values, dtype=np.float64)
     magnitude = np.abs(values)
     fast = ((magnitude >= 1e-4) & (magnitude < 1e16)) | (values == 0)
-    text = pl.Series(values).cast(pl.String)
+    text = polars_numbers(values).cast(pl.String)
     slow = np.flatnonzero(~fast)
     if len(slow):
         exact = [None if v != v else repr(v) for v in values[slow].tolist()]
-        text = text.scatter(slow, pl.Series(exact, dtype=pl.String))
+        text = text.scatter(polars_numbers(slow), pl.Series(exact, dtype=pl.String))
     return text
 
 
 def integers(values: np.ndarray) -> pl.Series:
     """``str(int(v))`` of every value (counts are kept as floats)."""
-    return pl.Series(np.asarray(values, dtype=np.float64).astype(np.int64)).cast(pl.String)
+    return polars_numbers(np.asarray(values, dtype=np.float64).astype(np.int64)).cast(pl.String)
 
 
 def strings(values: Sequence[str]) -> pl.Series:
@@ -118,17 +122,17 @@ def interleave(columns: list[pl.Series]) -> pl.Series:
     rows = len(columns[0])
     order = (np.arange(len(columns), dtype=np.int64)[None, :] * rows
              + np.arange(rows, dtype=np.int64)[:, None]).ravel()
-    return pl.concat(columns, rechunk=True).gather(order)
+    return pl.concat(columns, rechunk=True).gather(polars_numbers(order))
 
 
 def repeat_each(items: Sequence[str] | pl.Series, times: int) -> pl.Series:
     """Each item ``times`` times in a row: a, a, b, b, ..."""
-    return _series(items).gather(np.repeat(np.arange(len(items), dtype=np.int64), times))
+    return _series(items).gather(polars_numbers(np.repeat(np.arange(len(items), dtype=np.int64), times)))
 
 
 def cycle(items: Sequence[str] | pl.Series, times: int) -> pl.Series:
     """The items ``times`` times over: a, b, a, b, ..."""
-    return _series(items).gather(np.tile(np.arange(len(items), dtype=np.int64), times))
+    return _series(items).gather(polars_numbers(np.tile(np.arange(len(items), dtype=np.int64), times)))
 
 
 def _series(items: Sequence[str] | pl.Series) -> pl.Series:
