@@ -9,6 +9,7 @@ from conftest import first_by_default
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from trec_rag_eval.core import ordering
 from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, run_columns
 
@@ -53,9 +54,15 @@ def _any_line_order(data, random):
     for r in shuffled:
         blocks.setdefault(r[0], []).append(r)
     grouped = [r for q in random.sample(list(blocks), len(blocks)) for r in sorted(blocks[q], key=lambda r: -r[2])]
-    for order in (shuffled, grouped):
-        for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
-            assert rank(qrels, run).rel.tolist() == expected
+    # grouped by query, each block in random line order: its blocks out of score order are sorted on their own,
+    # together (few rows a block) or one by one (BLOCK_SORT_MIN_ROWS rows a block on average)
+    unsorted = [r for q in random.sample(list(blocks), len(blocks)) for r in random.sample(blocks[q], len(blocks[q]))]
+    for order in (shuffled, grouped, unsorted):
+        for one_by_one in (False, True):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", 1 if one_by_one else 1 << 30)
+                for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
+                    assert rank(qrels, run).rel.tolist() == expected
 
 
 @pytest.mark.parametrize("examples", first_by_default([40, 150]))  # 150 examples with -m slow
@@ -100,3 +107,19 @@ def test_sort_in_parts_on_threads_orders_by_group_then_score(n, groups, part_row
     expected = np.lexsort((-scores, group))
     assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
     assert np.array_equal(np.sort(order), np.arange(n))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 300), min_size=1, max_size=40), st.randoms(use_true_random=False))
+def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, random):
+    """Query blocks out of score order, sorted each on its own (``_order_within_blocks``): what numpy's
+    lexsort gives on (block ascending, score descending), every row once; ties (few distinct scores,
+    -0.0 beside 0.0, infinities) in any order."""
+    rng = np.random.default_rng(random.randrange(1 << 32))
+    lengths = np.array(lengths)
+    group = np.repeat(np.arange(len(lengths)), lengths)
+    scores = rng.choice([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf], len(group))
+    order = ordering._order_within_blocks(scores, lengths)
+    expected = np.lexsort((-scores, group))
+    assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
+    assert np.array_equal(np.sort(order), np.arange(len(group)))
