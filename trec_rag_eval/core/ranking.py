@@ -123,6 +123,8 @@ def rank(
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
         #    One lookup per row, so the line order of the file does not matter.
         qrels_ids = byte_sorted(qrels_query_ids(qrels, distinct(qrels_data["query_id"])))
+        # the judgments of the qrels' queries need nothing from the run: prepared beside from the start
+        judging = beside.submit(Judgments, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
         row_query = index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
@@ -136,9 +138,9 @@ def rank(
                 # the last entry renumbers -1 (not evaluated) to itself
                 renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
                 row_query = renumber[row_query]
-        # the judgments are prepared beside while the rows are hashed (not while the queries are looked
-        # up: two threads running Python code in turns slow that loop of small numpy steps down)
-        judging = beside.submit(Judgments, qrels_data, query_ids, keyed)
+        # with the intersection, once the run's queries are known: beside while the rows are hashed
+        if judging is None:
+            judging = beside.submit(Judgments, qrels_data, query_ids, keyed)
         scores = numbers(run_data["score"], np.float64)
         if float32_scores:
             # C's double -> float conversion, as trec_eval 9 makes it: beyond 3.4e38 a score becomes
