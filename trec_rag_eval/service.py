@@ -331,7 +331,13 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                     if stream:  # asked for explicitly: the error says how to sort the file
                         raise
                     notes.append(warning("not grouped by query, so read whole instead of in pieces"))
-            read = ahead.result() if index == 0 and ahead is not None else None
+            read = None
+            if index == 0 and ahead is not None:
+                # the evaluation's modules (~12 ms of imports) load while the run is still being parsed,
+                # not after, when the ranking waits for them
+                import trec_rag_eval.evaluation.evaluate  # noqa: F401
+
+                read = ahead.result()
             evaluation, more = evaluate_run_file(qrels, path, measures, settings, run_format, mapping, read, id)
             return RunOutcome(label, evaluation, notes + more)
         except TrecRagEvalError as err:
