@@ -128,3 +128,48 @@ def test_the_engine_counts_are_checked_in_the_same_words(call, message, tmp_path
     with pytest.raises(tre.UsageError) as refused:
         call(tmp_path)
     assert str(refused.value) == message
+
+
+# what a chosen test draws nothing with: said once (a note), never silently dropped
+UNUSED = [
+    (["--seed", "7", "--n-resamples", "50"], "--seed and --n-resamples change nothing: the paired t-test and its "
+     "t-interval draw nothing at random"),
+    (["--seed", "7", "--test", "randomization"], None),
+    (["--n-resamples", "50", "--interval", "bootstrap"], None),
+    (["--seed", "7", "--test", "t", "--interval", "randomization"], None),
+    (["--all-pairs", "--test", "tukey", "--seed", "3"], "--seed changes nothing: the parametric Tukey HSD draws "
+     "nothing at random"),
+    (["--all-pairs", "--test", "t", "--n-resamples", "9"], "--n-resamples changes nothing: the paired t-test draws "
+     "nothing at random"),
+    (["--all-pairs", "--test", "tukey-hsd", "--correction", "none"], "--correction changes nothing: the Tukey HSD "
+     "tests each measure's pairs as one family already"),
+    (["--all-pairs", "--correction", "bonferroni"], "--correction changes nothing: the Tukey HSD"),  # its default
+    (["--all-pairs", "--test", "randomization", "--seed", "3", "--correction", "bonferroni"], None),
+    (["--all-pairs", "--seed", "3", "--n-resamples", "50"], None),  # the randomised Tukey HSD draws them
+    (["--seed", "42", "--n-resamples", "10000"], None),  # the defaults, typed: nothing to say
+]
+
+
+@pytest.mark.parametrize("flags, said", UNUSED)
+def test_a_setting_the_chosen_test_ignores_is_said_once(run_cli, flags, said):
+    result = run_cli("compare", *flags, "-m", "map", QRELS, *RUNS)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("Note: ")]
+    if said is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and notes[0].startswith(f"Note: {said}"), result.stderr
+
+
+def test_the_library_says_it_with_its_parameters_names():
+    with pytest.warns(tre.TrecRagEvalWarning, match=r"^seed= changes nothing: the paired t-test"):
+        tre.compare(QRELS, RUNS, "AP", seed=3)
+    with pytest.warns(tre.TrecRagEvalWarning, match=r"^correction= changes nothing: the Tukey HSD"):
+        tre.compare(QRELS, RUNS, "AP", pairs="all", test="tukey", correction="none")
+
+
+def test_all_pairs_refuses_a_confidence_level_it_has_no_interval_for(run_cli):
+    result = run_cli("compare", "--all-pairs", "--confidence", "0.9", "-m", "map", QRELS, *RUNS)
+    assert result.exit_code == 2
+    assert result.stderr == ("Error: --plot, --per-query, --interval and --confidence show deltas to a baseline (and "
+                             "their intervals); --all-pairs has none\n")

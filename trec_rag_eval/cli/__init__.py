@@ -61,6 +61,8 @@ FLAGS = {
     "measure": "-m",
     "folds": "--folds",
     "seed": "--seed",
+    "n_resamples": "--n-resamples",
+    "correction": "--correction",
     "step": "--step",
     "ks": "--ks",
     "relevance_level": "-l",

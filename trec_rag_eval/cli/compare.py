@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
@@ -202,8 +203,11 @@ def compare_command(
     all_pairs = options["all_pairs"]
     if all_pairs and options["baseline"] is not None:
         raise UsageError("--baseline names the run the others are compared with; --all-pairs compares every pair")
-    if all_pairs and (plot_path is not None or options["per_query"] or options["interval"] is not None):
-        raise UsageError("--plot, --per-query and --interval show deltas to a baseline; --all-pairs has none")
+    typed_confidence = click.get_current_context().get_parameter_source("confidence") != ParameterSource.DEFAULT
+    if all_pairs and (plot_path is not None or options["per_query"] or options["interval"] is not None
+                      or typed_confidence):
+        raise UsageError("--plot, --per-query, --interval and --confidence show deltas to a baseline (and their "
+                         "intervals); --all-pairs has none")
     if fmt == "html" and not all_pairs:
         raise UsageError("-f html is the --all-pairs table; for a comparison with a baseline, the report command "
                          "writes an HTML page")

@@ -20,6 +20,7 @@ from trec_rag_eval.arguments import check_choice, check_fractions, check_resampl
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.result import Comparison, PairResult
+from trec_rag_eval.compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.evaluation.notes import warn_query_set
@@ -43,10 +44,8 @@ asked are compared alone, in the order asked (``primary=True`` puts this set bef
 RAG_MEASURES = DEFAULT_RAG
 """The evaluator's default RAG table, for a comparison of every measure in it."""
 
-DEFAULT_SEED = 42
 PROGRESS_RUNS = 10
 """``compare`` shows its progress (the runs evaluated, then the pairs tested) from this many runs on."""
-DEFAULT_RESAMPLES = 10_000
 
 
 def compare_values(
@@ -94,6 +93,10 @@ def compare_values(
     check_choice("correction", correction, stats.CORRECTIONS)
     check_fractions(alpha=alpha, confidence=confidence, power=power)
     check_resampling(n_resamples, seed)
+    if test == "t" and interval == "t":
+        stats.say_unused({"seed": seed != DEFAULT_SEED, "n_resamples": n_resamples != DEFAULT_RESAMPLES},
+                         "the paired t-test and its t-interval draw nothing at random (the seed and the resamples "
+                         "are those of the randomization test, its interval and the bootstrap)")
     if measures is None:
         measures = list(values[baseline])
     measures = [measures] if isinstance(measures, str) else list(measures)

@@ -220,8 +220,8 @@ def compare_all_pairs(
     test: str = "tukey-hsd",
     correction: str = "holm",
     alpha: float = 0.05,
-    n_resamples: int = 10_000,
-    seed: int | None = 42,
+    n_resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int | None = stats.DEFAULT_SEED,
 ) -> AllPairs:
     """Test every pair of runs on every measure from per-query values ``values[run][measure]``
     aligned with ``query_ids`` (see the module docstring)."""
@@ -233,6 +233,15 @@ def compare_all_pairs(
     check_choice("correction", correction, stats.CORRECTIONS)
     check_fractions(alpha=alpha)
     check_resampling(n_resamples, seed)
+    if test in ("t", "tukey"):
+        stats.say_unused({"seed": seed != stats.DEFAULT_SEED, "n_resamples": n_resamples != stats.DEFAULT_RESAMPLES},
+                         f"{'the paired t-test' if test == 't' else 'the parametric Tukey HSD'} draws nothing at "
+                         "random (the seed and the resamples are those of the randomised Tukey HSD and the "
+                         "randomization test)")
+    if test in ("tukey-hsd", "tukey"):
+        stats.say_unused({"correction": correction != "holm"},
+                         "the Tukey HSD tests each measure's pairs as one family already (the correction adjusts "
+                         "the paired t and randomization tests' p-values over them)")
     chosen = list(values[runs[0]]) if measures is None else ([measures] if isinstance(measures, str)
                                                               else list(measures))
     n = len(query_ids)

@@ -13,16 +13,33 @@ the randomization test; the bootstrap is on request.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from scipy import optimize, stats
+
+from trec_rag_eval.notes import note
 
 TESTS = ("t", "randomization")
 INTERVALS = ("t", "randomization", "bootstrap")
 """Interval methods; by default the test's own (``t`` with the t-test, ``randomization`` with the
 randomization test), so the interval and the test cannot disagree."""
 CORRECTIONS = ("holm", "bonferroni", "none")
+DEFAULT_SEED = 42
+"""The seed of every comparison's random draws unless the caller gives one."""
+DEFAULT_RESAMPLES = 10_000
+"""The resamples of the randomization tests, their intervals and the bootstrap unless the caller says."""
+
+
+def say_unused(given: Mapping[str, bool], why: str) -> None:
+    """Tell the caller that the parameters it set to other than their defaults (``given``: name -> set)
+    change nothing in the comparison chosen, and ``why`` (a note: a ``TrecRagEvalWarning`` to a Python
+    caller, a ``Note:`` line naming the flags on the command line)."""
+    names = [name for name, set_ in given.items() if set_]
+    if names:
+        said = " and ".join(f"{name}=" for name in names)
+        note(f"{said} change{'s' if len(names) == 1 else ''} nothing: {why}",
+             parameters={f"{name}=": name for name in names}).warn()
 
 # Two per-query values closer than this are a tie: measures are ratios of small integers, so a
 # genuine difference is never this small, while float noise from different summation orders is.
