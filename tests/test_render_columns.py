@@ -80,3 +80,10 @@ def test_fixed_padded_is_percent_width_f(decimals: int, width: int) -> None:
     assert columns.fixed(values, decimals, width=width).to_list() == expected
     assert columns.repeat_each(columns.strings(["x", "y"]), 2).to_list() == ["x", "x", "y", "y"]
     assert columns.cycle(columns.strings(["x", "y"]), 2).to_list() == ["x", "y", "x", "y"]
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, 3, 4])
+def test_the_table_of_zero_to_ten_holds_every_text_in_order(decimals: int) -> None:
+    # the table fixed looks most measures up in: the i-th text is "%.{decimals}f" of i / 10^decimals
+    table = columns._one_digit_texts(decimals).to_list()
+    assert table == [f"{i / 10 ** decimals:.{decimals}f}" for i in range(10 ** (decimals + 1))]

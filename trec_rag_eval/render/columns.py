@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from trec_rag_eval.tables.arrow import polars_numbers
+from trec_rag_eval.tables.arrow import fixed_width_strings, polars_numbers
 
 _FIXED_LIMIT = 1e9  # |value| * 10^decimals below this: the product is off by < 2e-7, far from a tie
 _TIE_MARGIN = 1e-6  # a fraction this close to .5 is decided by Python's exact formatting instead
@@ -63,12 +63,18 @@ _LOOKUP_MAX_DECIMALS = 4  # the table holds 10^(decimals + 1) texts: 100,000 at 
 
 @functools.cache
 def _one_digit_texts(decimals: int) -> pl.Series:
-    """Every ``"%.{decimals}f"`` text of [0, 10) at that precision, the i-th that of ``i / 10^decimals``: the
-    texts of [0, 1) built once, then each leading digit put before their fractions (a tenth of the work)."""
-    count = 10 ** decimals
-    below_one = _built(np.zeros(count), np.arange(count, dtype=np.int64), np.ones(count, dtype=bool), decimals, "nan")
-    fractions = below_one.str.slice(1)  # ".0000" ... ".9999" ("" without decimals)
-    return pl.concat([pl.select(pl.lit(str(digit)) + fractions).to_series() for digit in range(10)])
+    """Every ``"%.{decimals}f"`` text of [0, 10) at that precision, the i-th that of ``i / 10^decimals``:
+    written as bytes by numpy, a fixed width each (``d.dddd``: 100,000 texts in ~1 ms, against ~9 ms
+    for polars' string kernels, paid by the first -q output of a process)."""
+    count = 10 ** (decimals + 1)
+    digits = np.arange(ord("0"), ord("9") + 1, dtype=np.uint8)
+    text = np.empty((count, decimals + 2 if decimals else 1), dtype=np.uint8)
+    text[:, 0] = np.repeat(digits, 10 ** decimals)  # the units: 0 for the first tenth of the texts, ...
+    if decimals:
+        text[:, 1] = ord(".")
+    for place in range(decimals):  # each fraction digit: runs of 10^(places after it), all ten in turn
+        text[:, 2 + place] = np.tile(np.repeat(digits, 10 ** (decimals - 1 - place)), 10 ** (place + 1))
+    return fixed_width_strings(text)
 
 
 def _built(values: np.ndarray, digits: np.ndarray, fast: np.ndarray, decimals: int, nan: str) -> pl.Series:

@@ -52,6 +52,18 @@ def polars_numbers(values: np.ndarray) -> Any:
                                                        [None, pa.py_buffer(values)])))
 
 
+def fixed_width_strings(text: np.ndarray) -> Any:
+    """A polars string Series of the rows of a 2-D uint8 array of ASCII bytes, one text a row: through
+    an Arrow string array over the array's own bytes (its offsets a fixed step)."""
+    import polars as pl
+    import pyarrow as pa
+
+    text = np.ascontiguousarray(text, dtype=np.uint8)
+    rows, width = text.shape
+    offsets = np.arange(0, rows * width + 1, width, dtype=np.int32)
+    return pl.Series(ArrowExport(pa.StringArray.from_buffers(rows, pa.py_buffer(offsets), pa.py_buffer(text))))
+
+
 ARROW_RUN_TYPES = {"query_id": "dictionary<values=string, indices=int32, ordered=0>", "doc_id": "string",
                    "score": "double"}
 
