@@ -301,3 +301,29 @@ def test_the_command_refuses_them_naming_its_flags(tmp_path, flags, message):
 def test_the_defaults_given_by_name_are_not_refused():
     # the values a caller spells out are the defaults: the same fused run
     assert tre.fuse(RUNS, "rrf", k=60).run.to_dict() == tre.fuse(RUNS, "rrf").run.to_dict()
+
+
+@pytest.mark.parametrize("method, norm, said", [
+    ("rrf", "zscore", True), ("isr", "minmax", True), ("borda", "sum", True),
+    ("rrf", "none", False), ("rrf", None, False), ("combsum", "zscore", False),
+])
+def test_a_normalisation_given_to_a_rank_method_is_said_to_change_nothing(tmp_path, method, norm, said):
+    # rrf, isr and borda read ranks: a --norm given with them is said once, never silently dropped
+    args = ["fuse", "--method", method, *(["--norm", norm] if norm else []),
+            f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt", "-o", str(tmp_path / "fused.txt")]
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    notes = [line for line in result.stderr.splitlines() if line.startswith("Note: ")]
+    expected = (f"Note: --norm '{norm}' changes nothing: {method} reads each run's ranks, which a normalisation "
+                "of its scores leaves as they are")
+    assert notes == ([expected] if said else [])
+    if said:  # the fused run is the one without --norm
+        plain = invoke(*[a for a in args if a not in ("--norm", norm)][:-1], str(tmp_path / "plain.txt"))
+        assert plain.exit_code == 0
+        assert (tmp_path / "fused.txt").read_text() == (tmp_path / "plain.txt").read_text()
+
+
+def test_the_library_says_it_with_its_parameter_name():
+    runs = [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"]
+    with pytest.warns(tre.TrecRagEvalWarning, match=r"^norm='zscore' changes nothing: rrf reads"):
+        tre.fuse(runs, "rrf", "zscore")

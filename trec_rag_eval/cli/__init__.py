@@ -63,6 +63,7 @@ FLAGS = {
     "seed": "--seed",
     "n_resamples": "--n-resamples",
     "correction": "--correction",
+    "norm": "--norm ",
     "step": "--step",
     "ks": "--ks",
     "relevance_level": "-l",

@@ -27,6 +27,7 @@ from trec_rag_eval.fusion.methods import (
     norm_name,
 )
 from trec_rag_eval.fusion.result import Fusion
+from trec_rag_eval.notes import note
 from trec_rag_eval.syntax import is_number
 
 if TYPE_CHECKING:
@@ -115,7 +116,9 @@ def _run_names(runs: list[Run]) -> list[str]:
 def _chosen_norm(method: str, norm: str | None) -> str:
     if method in RANK_METHODS:
         chosen = norm_name(norm)  # checked, then not used: ranks do not change under a normalisation
-        del chosen
+        if norm is not None and chosen != "none":
+            note(f"norm={norm!r} changes nothing: {method} reads each run's ranks, which a normalisation of its "
+                 "scores leaves as they are", parameters={"norm=": "norm"}).warn()
         return "none"
     return "minmax" if norm is None else norm_name(norm)
 
