@@ -123,3 +123,26 @@ def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, random):
     expected = np.lexsort((-scores, group))
     assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
     assert np.array_equal(np.sort(order), np.arange(len(group)))
+    # a NaN (Run.from_dict keeps one) takes the place the sort of every row together gives it: first
+    scores[rng.integers(0, len(scores), max(1, len(scores) // 10))] = np.nan
+    together = ordering._order_by_group_then_score(group, scores, 1)
+    order = ordering._order_within_blocks(scores, lengths)
+    assert np.array_equal(group[order], group[together])
+    assert np.array_equal(scores[order], scores[together], equal_nan=True)
+
+
+@pytest.mark.parametrize("rows", [63, 64, 300])
+def test_a_nan_score_ranks_alike_whichever_way_its_block_is_sorted(rows):
+    # Run.from_dict and frames keep a NaN score; a block out of order is sorted with the others or on its own
+    # (BLOCK_SORT_MIN_ROWS), and the NaN document takes the same place both ways
+    import random
+
+    shuffled = [("q1", f"d{i:03d}", float("nan") if i == 5 else float(i)) for i in range(rows)]
+    random.Random(1).shuffle(shuffled)
+    qrels = Qrels.from_dict({"q1": {"d005": 1}})
+    places = []
+    for threshold in (1, 1 << 30):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", threshold)
+            places.append(rank(qrels, Run(pl.DataFrame(shuffled, schema=RUN_SCHEMA, orient="row"))).rel.tolist())
+    assert places[0] == places[1]

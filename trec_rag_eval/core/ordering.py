@@ -162,13 +162,13 @@ of 1,000 rows: 10 ms against 44), until the loop's own cost per block takes over
 
 def _order_within_blocks(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Positions (int32) of consecutive blocks of ``lengths`` rows, each block's in score order,
-    best first (equal scores in any order)."""
+    best first (equal scores in any order): each block's ascending order reversed, as
+    ``_order_by_group_then_score`` takes it, so a NaN (kept by ``Run.from_dict``) comes first either way."""
     out = np.empty(len(scores), dtype=np.int32)
-    descending = np.negative(scores)
     start = 0
     for length in lengths.tolist():
         end = start + length
-        out[start:end] = np.argsort(descending[start:end])
+        out[start:end] = np.argsort(scores[start:end])[::-1]
         out[start:end] += start
         start = end
     return out
