@@ -136,7 +136,7 @@ def test_five_runs_one_bad_line_give_the_same_table_plus_the_one_error(client, d
         assert expected.exit_code == 0
         assert got.exit_code == 1
         assert got.stdout == expected.stdout
-        if "trec" in options:  # several runs: each block opens with its runid line (issue 24, item 7)
+        if "trec" in options:  # several runs: each block opens with its runid line
             assert [line.split("\t")[2] for line in got.stdout.splitlines() if line.startswith("runid ")] == \
                 ["tag0", "tag1", "tag3", "tag4"]
         errors = [line for line in got.stderr.splitlines() if line.startswith("Error:")]

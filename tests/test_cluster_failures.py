@@ -1,4 +1,4 @@
-"""Failures of the cluster itself (issue 28): each is one ``Error:`` line within a bounded time, no
+"""Failures of the cluster itself: each is one ``Error:`` line within a bounded time, no
 traceback. Everything listens on 127.0.0.1 only; every wait is bounded; the bounds of the handshake
 are made short here (the defaults are tens of seconds) so that a test that hangs fails instead."""
 

@@ -1,4 +1,4 @@
-"""compare says what it tested (issue 13, finding 5): independent intervals, measures in the order
+"""compare says what it tested: independent intervals, measures in the order
 given, verdicts naming the correction and the uncorrected p, a short primary set when no measure is asked, and
 no detectable delta beyond what the measure can take."""
 
@@ -54,7 +54,7 @@ def test_the_cli_interval_is_the_same_with_other_measures_before_it(seed):
 
 
 def test_measures_keep_the_order_given(seed):
-    # issue 24, finding 2: the measures asked, exactly those, in the order given, each once (RR is MRR,
+    # the measures asked, exactly those, in the order given, each once (RR is MRR,
     # recall.5 is R@5): `-m R@5 -m MRR -m nDCG@10` used to come back in the primary set's order
     qrels, runs, paths = seed
     comparison = compare_runs(qrels, runs[:2], measures=["R@5", "MAP", "nDCG@10", "RR", "P@5", "MRR"], n_resamples=200)
@@ -68,7 +68,7 @@ def test_measures_keep_the_order_given(seed):
 
 
 def test_m_compares_exactly_the_measures_asked_and_holm_covers_them_alone(seed):
-    # issue 24, finding 2: `compare -m P@5` compared nDCG@10, R@5, MRR and P@5 and corrected over all four
+    # `compare -m P@5` once compared nDCG@10, R@5, MRR and P@5 and corrected over all four
     qrels, runs, paths = seed
     files = [str(paths["qrels"]), str(paths["A"]), str(paths["B"]), str(paths["C"])]
     result = invoke("compare", "-m", "P@5", *files)
@@ -152,7 +152,7 @@ def test_the_detectable_delta_is_not_shown_beyond_the_measures_range():
     assert compare_values(values, ["q1", "q2"], n_resamples=200).pairs[0].min_detectable_delta > 1
 
 
-# --- finding 7: matplotlib is optional; the report says what it compares --------------------------
+# --- matplotlib is optional; the report says what it compares ------------------------------------
 
 
 def test_plot_and_report_without_matplotlib_fail_before_printing_anything(seed, tmp_path, monkeypatch):

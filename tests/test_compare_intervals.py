@@ -1,4 +1,4 @@
-"""The interval shown agrees with the test by construction (issue 24, finding 4), and where two figures
+"""The interval shown agrees with the test by construction, and where two figures
 could disagree the verdict says which one rules and why.
 
 The shipped demo showed nDCG@10 +0.021, paired t-test p = 0.165, beside a 95% BCa bootstrap interval

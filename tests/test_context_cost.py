@@ -1,4 +1,4 @@
-"""Context cost at k (issue 24, item 12): the tokens the top k results put into a prompt, beside the
+"""Context cost at k: the tokens the top k results put into a prompt, beside the
 quality at the same k, in the harness, the command's RAG table and the Python results. Expected values
 are counted by hand below."""
 

@@ -1,5 +1,5 @@
 """Document id patterns (``--doc-id-pattern``, ``doc_map='...'``): Python's ``re`` semantics for
-every id in any order, never a hang, and Ctrl-C that works (issue 27).
+every id in any order, never a hang, and Ctrl-C that works.
 
 The oracle is Python's ``re.search(pattern, id).group(1)`` itself."""
 

@@ -219,7 +219,7 @@ def test_latency_of_nothing_is_nan():
 
 
 def test_progress_outside_a_terminal_shows_how_far_it_got():
-    # issue 13, finding 6: click's bar printed "Searching" and nothing more to a log or a notebook
+    # click's bar once printed "Searching" and nothing more to a log or a notebook
     log = io.StringIO()
     Evaluator(engine, progress=True, progress_file=log).run(DATASET)
     text = log.getvalue()

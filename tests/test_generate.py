@@ -232,7 +232,7 @@ def test_an_unreachable_endpoint_stops_at_once_instead_of_trying_every_document(
     assert not (tmp_path / "dataset.json").exists()
 
 
-# --- issue 13: replies as real models write them, shortfalls, the progress file, dead endpoints ---
+# --- replies as real models write them, shortfalls, the progress file, dead endpoints ------------
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_replies_with_intro_lines_remarks_blank_lines_and_quotes_give_the_questi
 
 
 def test_an_intro_line_is_never_a_question_nor_a_duplicate_across_documents(tmp_path):
-    # issue 13, finding 1: ten documents answered with an intro line gave 21 questions, not 30
+    # ten documents answered with an intro line once gave 21 questions, not 30
     corpus = [{"id": f"d{i}", "text": f"MARKER-chatty doc{i} texte"} for i in range(10)]
     with ScriptedServer({}) as server:
         report = generate_dataset(corpus, tmp_path / "dataset.json", SETTINGS, make_client(server.base_url, "dummy"))

@@ -33,5 +33,5 @@ def test_markdown_table_has_one_row_per_family() -> None:
     text = invoke("measures", "--markdown").stdout
     rows = text.splitlines()[2:]
     assert len(rows) == len(FAMILIES)  # runid (the run tag) too: a name -m takes
-    assert "| `Success@k, HitRate@k` | `success.k` | `Success` |" in text  # HitRate@k is Success@k (issue 12)
+    assert "| `Success@k, HitRate@k` | `success.k` | `Success` |" in text  # HitRate@k is an alias of Success@k
     assert text.splitlines()[0] == "| notation | trec_eval | ir-measures | definition | aggregate |"

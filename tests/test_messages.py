@@ -1,4 +1,4 @@
-"""Messages that used to be wrong or raw (issue 27): each names what the user must look at."""
+"""Messages that used to be wrong or raw: each names what the user must look at."""
 
 from __future__ import annotations
 

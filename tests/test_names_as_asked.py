@@ -1,5 +1,5 @@
 """Results keyed as the user asked, suggestions for misspelt names, typed results, progress on long
-comparisons (issue 24, finding 11)."""
+comparisons."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One rule for a query with no relevant document, whatever the input shape (issue 13, finding 4).
+"""One rule for a query with no relevant document, whatever the input shape.
 
 The rule (trec_eval with -c, ir-measures): the query is kept, scores 0 on every measure that needs
 a relevant document, and counts in the mean. The same dataset goes through every path: a JSON

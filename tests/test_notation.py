@@ -36,7 +36,7 @@ def test_every_issue_name_round_trips(text: str) -> None:
     ("NDCG@10", "ndcg_cut", 10, "ndcg_cut_10"),
     ("RR", "recip_rank", None, "recip_rank"),
     ("Success@5", "success", 5, "success_5"),
-    ("HitRate@5", "success", 5, "success_5"),  # one measure with Success@5 (issue 12)
+    ("HitRate@5", "success", 5, "success_5"),  # an alias: one measure with Success@5
     ("SetAP", "set_map", None, "set_map"),
     ("IPrec@0.5", "iprec_at_recall", 0.5, "iprec_at_recall_0.50"),
     ("SetF(beta=2.0)", "set_F", None, "set_F_2.0"),
@@ -157,7 +157,7 @@ def test_parse_of_str_is_identity(text: str) -> None:
     assert str(parse_notation(str(measure))) == str(measure)
 
 
-# --- MAP, MRR and HitRate are other names of AP, RR and Success (issue 12) --------------------------
+# --- MAP, MRR and HitRate are other names of AP, RR and Success -----------------------------------
 @pytest.mark.parametrize("alias, canonical", [
     ("MAP", "AP"), ("MAP@10", "AP@10"), ("MRR", "RR"), ("MRR@10", "RR@10"), ("HitRate@5", "Success@5"),
     ("MAP(rel=2)", "AP(rel=2)"),

@@ -1,6 +1,6 @@
 """The RAG engineer's notebook (examples/rag_engineer.ipynb) runs end to end, offline, as Jupyter runs it:
 executed by nbconvert in a fresh kernel from its own folder, every cell without error, and its tables
-and pictures are the library's displays (issue 24)."""
+and pictures are the library's displays."""
 
 from __future__ import annotations
 

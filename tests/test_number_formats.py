@@ -1,4 +1,4 @@
-"""One number format per output convention (issue 23): a measure's value in a table a person reads
+"""One number format per output convention: a measure's value in a table a person reads
 (text, notebook, repr) is ``display.format_number``'s, trec_eval's lines ``render.trec.format_trec_value``'s,
 a value in JSON or CSV ``render.numbers.plain_number``'s, a coefficient ``display.format_magnitude``'s.
 There were four 4-decimal formatters (core/frames, render/table, render/numbers, render/trec)."""

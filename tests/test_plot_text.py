@@ -1,4 +1,4 @@
-"""Run tags and file names are drawn as written: matplotlib must not parse them as TeX math (issue 27:
+"""Run tags and file names are drawn as written: matplotlib must not parse them as TeX math (a tag
 ``$x^^y$`` ended ``report`` and ``compare --plot`` in a ParseSyntaxException, no report written)."""
 
 from __future__ import annotations

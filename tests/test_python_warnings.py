@@ -1,4 +1,4 @@
-"""Warnings from Python (issue 24, findings 3 and 6): each points at the caller's line, whichever
+"""Warnings from Python: each points at the caller's line, whichever
 public function and path led to it, and says the same thing on every path; `compare` warns about
 queries missing from a run as `evaluate` does; a run of chunk ids says how to map them (doc_map=)."""
 
@@ -45,7 +45,7 @@ def _files(tmp_path):
 
 
 def test_compare_warns_about_missing_queries_as_evaluate_does(tmp_path):
-    # finding 3: tre.compare scored q3 as 0 without a word, where evaluate warns
+    # tre.compare once scored q3 as 0 without a word, where evaluate warns
     said = _recorded(lambda: tre.evaluate(QRELS, RUN, "P@1"))
     compared = _recorded(lambda: tre.compare(QRELS, {"A": RUN, "B": OTHER}, "P@1"))
     expected = "1 qrels query missing from the run, scored 0: q3"
@@ -94,14 +94,14 @@ CALLS = {
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_every_warning_points_at_the_callers_line(tmp_path, name):
-    # finding 6: warnings pointed into the library (api.py:117) on some paths
+    # warnings once pointed into the library (api.py:117) on some paths
     said = _recorded(lambda: CALLS[name](_files(tmp_path)))
     assert said, name
     assert {w.filename for w in said} == {__file__}, [(w.filename, w.lineno, str(w.message)) for w in said]
 
 
 def test_a_run_of_chunk_ids_is_told_about_doc_map():
-    # finding 6: from Python, nothing matches, and the sentence names the keyword that fixes it
+    # from Python, nothing matches, and the sentence names the keyword that fixes it
     qrels = {"q1": {"docA": 1, "docB": 0}, "q2": {"docC": 1}}
     chunks = {"q1": {"docA::1": 2.0, "docB::2": 1.0}, "q2": {"docC::1": 1.0}}
     said = _recorded(lambda: tre.evaluate(qrels, chunks, "P@1"))

@@ -70,7 +70,7 @@ def test_architecture_lists_every_layer_of_the_contract():
     assert len(described) <= 12
 
 
-# --- every shell block of the README runs as written (issue 13, finding 7) ---------------------------
+# --- every shell block of the README runs as written ----------------------------------------------
 
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 # blocks the test cannot run, and why (nothing else is skipped)

@@ -1,5 +1,5 @@
-"""``id=``: where search results keep their document id, wherever results are read (issue 24,
-finding 10). LangChain's retrievers return Documents whose id is ``None`` and whose source is
+"""``id=``: where search results keep their document id, wherever results are read.
+LangChain's retrievers return Documents whose id is ``None`` and whose source is
 ``metadata["source"]``: refused before, with no way to say where the id is."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Several runs in trec_eval's format: each run's lines say which run they belong to (issue 24, item 7),
+"""Several runs in trec_eval's format: each run's lines say which run they belong to,
 and one run alone stays trec_eval's output byte for byte."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_a_runid_asked_for_is_printed_once_per_run():
 
 
 def test_a_run_whose_tag_an_earlier_block_gave_is_named_by_its_path(tmp_path):
-    # each block is written as its run is done (issue 28): a later run's tag is not known yet when the
+    # each block is written as its run is done: a later run's tag is not known yet when the
     # first block is written, so the first keeps its tag and the later runs sharing it are named by path
     copy, again = tmp_path / "bm25_again.txt", tmp_path / "bm25_third.txt"
     shutil.copy(BM25, copy)  # the same tag, bm25, in all three files

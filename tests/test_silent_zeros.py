@@ -1,4 +1,4 @@
-"""No silent zeros (issue 13, findings 2 and 3): a mistake that would give an all-zero or empty
+"""No silent zeros: a mistake that would give an all-zero or empty
 result says so. A warning (``TrecRagEvalWarning``) where the data could be right, an exception
 where it cannot; on the command line, one line on stderr.
 """
@@ -29,7 +29,7 @@ def _write(tmp_path, name, text):
     return path
 
 
-# --- finding 3: evaluate_tables() on data that shares nothing ------------------------------------------
+# --- evaluate_tables() on data that shares nothing -----------------------------------------------------
 
 
 def test_evaluate_warns_when_qrels_and_run_share_no_query(tmp_path):
@@ -84,7 +84,7 @@ def test_cli_results_keyed_by_nothing_in_the_dataset_warn_on_stderr(tmp_path):
     assert result.stderr.count("Warning:") >= 1
 
 
-# --- finding 3: an engine that cannot be called, or that always fails -------------------------
+# --- an engine that cannot be called, or that always fails ------------------------------------
 
 
 def test_an_engine_taking_one_argument_is_an_error_before_any_query():
@@ -118,7 +118,7 @@ def test_every_engine_call_failing_warns():
     assert report.summary["P@1"] == 0.0
 
 
-# --- finding 2: where the engine's ids live --------------------------------------------------
+# --- where the engine's ids live -------------------------------------------------------------
 
 
 class LangChainDocument:
@@ -276,7 +276,7 @@ def test_langchain_pairs_with_a_score_and_integer_ids_are_read():
 
 
 def test_json_results_whose_scores_contradict_their_order_say_so(tmp_path):
-    # a list of results is ranked in its order, from a file as in memory (issue 24, finding 1): distances
+    # a list of results is ranked in its order, from a file as in memory: distances
     # stored as "score" (rising along the list) are said, and no longer reverse the list
     dataset = tmp_path / "d.json"
     dataset.write_text(json.dumps([{"id": "q1", "query": "a", "relevant": ["d1"]},

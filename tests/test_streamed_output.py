@@ -1,4 +1,4 @@
-"""The evaluate command writes each run's output as it is done, in run order (issue 28): each run's text is
+"""The evaluate command writes each run's output as it is done, in run order: each run's text is
 made where the run was evaluated (its thread, or its Dask worker), laid out by ``render.output.Document``,
 and written through standard output or ``io.atomic.OutputFile``. The reference for the bytes is the
 rendering of the whole list of evaluations at once (``render.table.to_json``/``to_csv``/``to_jsonl``,

@@ -3,7 +3,7 @@
 An extra beside test_trec_eval_golden.py (our own golden files, which run everywhere): this module is
 collected only where ../shared/reference sits beside the checkout (see conftest.py). Each case is a row
 of the table in that folder's README: the same flags and files must print exactly the expected file.
-The prefs, qrels_jg and -Z cases are out of scope (issue 2).
+The prefs, qrels_jg and -Z cases are out of scope (preference judgments, jg qrels and -Z are not read).
 """
 
 from __future__ import annotations
