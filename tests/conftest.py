@@ -3,7 +3,10 @@ command-line runner."""
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import shutil
+import socket
 import threading
 
 import pytest
@@ -18,6 +21,64 @@ GOLDEN = os.path.join(REPO, "tests", "golden")
 # where ../shared/reference sits beside the checkout; elsewhere it is not collected (the header says so),
 # rather than reported as dozens of skips.
 collect_ignore = [] if os.path.isdir(REFERENCE) else ["test_trec_eval_reference.py"]
+
+
+# No test lets a cloud SDK look for credentials: not on the network (an instance's metadata service), not in
+# this machine's files or environment. Set here, for the whole session and every process it starts (Dask
+# workers, command lines); a test that needs a store starts a fake one on 127.0.0.1 and gives it fake keys.
+CLOUD_ISOLATION = {
+    "AWS_EC2_METADATA_DISABLED": "true",        # botocore: no instance metadata service (169.254.169.254)
+    "AWS_CONFIG_FILE": os.devnull,              # nor ~/.aws/config, ~/.aws/credentials
+    "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    "NO_GCE_CHECK": "True",                     # google-auth: no probe of the GCE metadata server
+    "GCE_METADATA_HOST": "127.0.0.1:9",         # and, were it asked anyway, a closed port of this machine
+    "GCE_METADATA_IP": "127.0.0.1:9",
+}
+CLOUD_CREDENTIALS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+                     "AWS_DEFAULT_PROFILE", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                     "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ENDPOINT_URL",
+                     "AWS_ENDPOINT_URL_S3", "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_STORAGE_CONNECTION_STRING",
+                     "AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT_KEY")
+os.environ.update(CLOUD_ISOLATION)
+for _name in CLOUD_CREDENTIALS:
+    os.environ.pop(_name, None)
+
+
+def _loopback(address: object) -> bool:
+    """Whether a socket address is on this machine (127.0.0.0/8, ::1, localhost), or no IP address at all
+    (a Unix socket)."""
+    if not isinstance(address, tuple):
+        return True
+    host = str(address[0])
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:  # a name: create_connection resolves names before it connects, so this is a raw connect
+        return False
+
+
+def _guarded(connect):
+    def guarded(self, address, *args):
+        if self.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address):
+            raise OSError(f"the tests connect to this machine only (127.0.0.1, ::1), not to {address!r}")
+        return connect(self, address, *args)
+    return guarded
+
+
+# the rule above, enforced in the test process: any connection off this machine fails at once, loudly
+socket.socket.connect = _guarded(socket.socket.connect)  # type: ignore[method-assign]
+socket.socket.connect_ex = _guarded(socket.socket.connect_ex)  # type: ignore[method-assign]
+
+
+def trec_eval_binary() -> str | None:
+    """trec_eval itself, the oracle of some tests: ``TREC_EVAL=/path/to/trec_eval``, else ``trec_eval`` on the
+    PATH; None when neither is there (those tests then skip, saying how to give it)."""
+    path = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+    return path if path and os.access(path, os.X_OK) else None
+
+
+NO_TREC_EVAL = "trec_eval not found: set TREC_EVAL=/path/to/trec_eval or put trec_eval on the PATH"
 
 
 def pytest_report_header(config):

@@ -20,6 +20,7 @@ import random
 import re
 
 import pytest
+from conftest import trec_eval_binary
 
 from trec_rag_eval.errors import TrecRagEvalError
 
@@ -301,7 +302,7 @@ def test_fuzz_measure_parser(tmp_path, salt):
     assert parsed > 20  # the generator reaches valid requests too
 
 
-# --- issue 27: the surfaces added since (patterns, chunk maps, Parquet, Python inputs) -----------------
+# --- the newer surfaces: patterns, chunk maps, Parquet, Python inputs ----------------------------------
 # Each has its own oracle: Python's re for patterns, trec_eval 10 for numbers, the expectation written
 # here from the rules for the rest.
 
@@ -432,11 +433,10 @@ def test_fuzz_chunk_maps_read_the_written_table_or_refuse_it(tmp_path):
 
 
 def _trec_eval_values(qrels: str, run: str) -> dict[str, float] | None:
-    import os
     import subprocess
 
-    binary = "/work/tools/trec_eval/trec_eval"
-    if not os.access(binary, os.X_OK):
+    binary = trec_eval_binary()
+    if binary is None:
         return None
     out = subprocess.run([binary, "-m", "map", "-m", "P.5", "-m", "recip_rank", "-m", "ndcg_cut.10", qrels, run],
                          capture_output=True, text=True, check=True).stdout
@@ -549,7 +549,7 @@ def test_fuzz_python_qrels_and_runs_are_read_as_written_or_refused():
     assert min(outcomes.values()) > 20, outcomes   # both sides of the rule are exercised
 
 
-# --- LLM replies and progress records; output and input paths (issue 27) --------------------------------
+# --- LLM replies and progress records; output and input paths -------------------------------------------
 # Each case is built from labelled parts, so the expectation is written by hand from the parts, not read
 # back from the code under test: which questions a reply holds, which grade, which progress line is refused,
 # which output would replace what is read.

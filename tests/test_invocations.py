@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import GOLDEN, benchmark_generator, invoke
+from conftest import GOLDEN, benchmark_generator, invoke, trec_eval_binary
 
 generate = benchmark_generator()
 
@@ -36,11 +34,6 @@ INVOCATIONS = {  # name: (trec_eval's arguments, ours beyond them)
     "all_trec": (["-m", "all_trec"], []),
     "all_trec-q": (["-q", "-m", "all_trec"], []),
 }
-
-
-def trec_eval_binary() -> str | None:
-    path = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
-    return path if path and os.access(path, os.X_OK) else None
 
 
 def _pair(out: Path, order: str) -> tuple[Path, Path]:

@@ -17,7 +17,6 @@ What is not the core's: ``-c`` (the core always gives a qrels query missing from
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import NO_TREC_EVAL, trec_eval_binary
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +32,7 @@ from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
 from trec_rag_eval.tables import Qrels, Run, qrels_columns, run_columns
 
-TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
+TREC_EVAL = trec_eval_binary()
 FORMS = ["lists", "polars", "arrow", "file"]
 
 
@@ -216,7 +216,7 @@ def _relstrings(values: dict[str, list[int]]) -> dict[str, str]:
     return {q: "".join(char(v) for v in rels) for q, rels in values.items()}
 
 
-@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason=f"trec_eval 10 not built at {TREC_EVAL}")
+@pytest.mark.skipif(TREC_EVAL is None, reason=NO_TREC_EVAL)
 @pytest.mark.parametrize("name", list(CASES))
 def test_trec_eval_10_ranks_every_case_the_same(name, tmp_path):
     """The expectations above are trec_eval 10's: ``-c`` so that a qrels query missing from the run is

@@ -1,4 +1,4 @@
-"""One ranking rule per shape, wherever the data comes from (issue 24, finding 1).
+"""One ranking rule per shape, wherever the data comes from.
 
 A list of hits is an ordered list: ranked as given, best first, from memory, a JSON or JSONL file, a
 search engine, or a TREC file ``convert`` wrote from it. A ``{doc_id: score}`` mapping (pytrec_eval's
@@ -18,19 +18,18 @@ by hand below, and the TREC files are also read by trec_eval 10 itself.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import warnings
 from types import SimpleNamespace
 
 import pytest
-from conftest import invoke
+from conftest import NO_TREC_EVAL, invoke, trec_eval_binary
 
 import trec_rag_eval as tre
 from trec_rag_eval.errors import TrecRagEvalWarning
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 
-TREC_EVAL = os.environ.get("TREC_EVAL", "/work/tools/trec_eval/trec_eval")
+TREC_EVAL = trec_eval_binary()
 MEASURES = ["RR", "P@1", "AP"]
 QRELS = {"q1": {"a": 1, "b": 0, "c": 0}, "q2": {"a": 1, "b": 0}, "q3": {"x": 1, "y": 0, "z": 1}}
 HITS = {"q1": [("a", 0.1), ("b", 0.4), ("c", 0.9)], "q2": [("a", 1.0), ("b", 1.0)],
@@ -238,7 +237,7 @@ def test_scored_files_follow_trec_eval_s_rule(tmp_path):
     assert _values(_said(lambda: tre.evaluate(QRELS, str(back), MEASURES))[0]) == _approx(BY_SCORE)
 
 
-@pytest.mark.skipif(not os.access(TREC_EVAL, os.X_OK), reason=f"trec_eval 10 not built at {TREC_EVAL}")
+@pytest.mark.skipif(TREC_EVAL is None, reason=NO_TREC_EVAL)
 def test_trec_eval_itself_agrees_on_the_converted_and_the_scored_files(tmp_path):
     qrels, path = _write_qrels(tmp_path), _json_hits(tmp_path)
     converted = tmp_path / "hits.run"
