@@ -32,14 +32,14 @@ _MARKDOWN = re.compile(r"([\\`*<\[\]|])")
 
 def cli_reference() -> str:
     """The Markdown text of ``docs/cli.md``."""
-    root = click.Context(cli, info_name=PROGRAM)
+    root = click.Context(cli, info_name=PROGRAM, **cli.context_settings)
     parts = [HEADER, "| command | what it does |", "|---|---|"]
     parts += [f"| [`{name}`](#{PROGRAM}-{name}) | {_escape(short)} |" for name, (_, short) in COMMANDS.items()]
     parts.append("")
     for name, (_, short) in COMMANDS.items():
         command = cli.get_command(root, name)
         assert command is not None  # every name of COMMANDS is a command
-        parts.append(_command(click.Context(command, info_name=name, parent=root), short))
+        parts.append(_command(click.Context(command, info_name=name, parent=root, **command.context_settings), short))
     return "\n".join(parts)
 
 
@@ -48,12 +48,14 @@ def _command(ctx: click.Context, short: str) -> str:
     usage = " ".join([PROGRAM, str(ctx.info_name), *command.collect_usage_pieces(ctx)])
     lines = [f"## `{PROGRAM} {ctx.info_name}`", "", _escape(short), "", "```text", usage, "```", ""]
     lines += _docstring(command.help or "")
-    arguments = [p for p in command.get_params(ctx) if isinstance(p, click.Argument)]
-    options = [p for p in command.get_params(ctx) if isinstance(p, click.Option)]
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    # click makes the help option once per command, from the first context that asks: said here from ours
+    options = [p for p in command.params if isinstance(p, click.Option)]
     if arguments:
         lines += ["Arguments: " + ", ".join(f"`{_argument(p)}`" for p in arguments) + ".", ""]
     lines += ["Options:", ""]
     lines += [_option(p) for p in options]
+    lines.append(f"- {', '.join(f'`{opt}`' for opt in ctx.help_option_names)}: Show this message and exit.")
     lines.append("")
     return "\n".join(lines)
 
