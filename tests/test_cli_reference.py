@@ -6,13 +6,13 @@ import os
 
 from conftest import REPO
 
-REFERENCE = os.path.join(REPO, "docs", "cli.md")
+DOCS_CLI = os.path.join(REPO, "docs", "cli.md")
 
 
 def test_docs_cli_is_generated_from_the_commands():
     from trec_rag_eval.cli.reference import cli_reference
 
-    with open(REFERENCE, encoding="utf-8") as handle:
+    with open(DOCS_CLI, encoding="utf-8") as handle:
         written = handle.read()
     assert written == cli_reference(), (
         "docs/cli.md is stale: regenerate it with `python -m trec_rag_eval.cli.reference > docs/cli.md`")
