@@ -147,3 +147,109 @@ def test_the_command_line_redacts_every_error_it_prints():
 
     remember_secret(KEY)
     assert _without_secrets(f"Error: HTTP 400: {KEY}") == "Error: HTTP 400: [API key redacted]"
+
+
+# --- credentials in --base-url (http://user:password@host/v1, sent as HTTP Basic auth) --------------------
+
+USER = "alice"
+
+
+def _forms(user: str, password: str) -> dict[str, str]:
+    """Every form the password may come back in: as written in the URL (percent-encoded), decoded,
+    encoded again, the Basic auth header's base64 of user:password (padded or not), and a piece of it."""
+    import base64
+    import urllib.parse
+
+    decoded = urllib.parse.unquote(password)
+    pair = f"{urllib.parse.unquote(user)}:{decoded}".encode()
+    return {"as written": password, "decoded": decoded, "re-encoded": urllib.parse.quote(decoded, safe=""),
+            "basic auth": base64.b64encode(pair).decode(), "basic auth unpadded": base64.b64encode(pair).decode()
+            .rstrip("="), "url-safe base64": base64.urlsafe_b64encode(pair).decode(), "a piece": decoded[-10:]}
+
+
+def _shown(tmp, result, forms: dict[str, str]) -> list[str]:
+    """(form, where) of every form found in stdout, stderr or a file left in the test's folder."""
+    places = {"stdout": result.stdout, "stderr": result.stderr}
+    places |= {str(p): p.read_text(errors="replace") for p in tmp.rglob("*") if p.is_file()}
+    return [f"{form} in {where}" for form, text in forms.items() for where, shown in places.items() if text in shown]
+
+
+def _with_credentials(base_url: str, userinfo: str) -> str:
+    return base_url.replace("http://", f"http://{userinfo}@", 1)
+
+
+@pytest.mark.parametrize("status", first_by_default([401, 400, 500, 200]))  # 200: the reply repeats the header
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_a_password_in_the_base_url_never_comes_back_in_any_form(inputs, monkeypatch, status, command):
+    # it came back base64-encoded when the server echoed the Authorization header ("Invalid key Basic dXNlcjpz...")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    password = f"pa%40ss%2F{status}{command[:5]}-SECRET"  # each case its own: a process remembers what it sent
+    forms = _forms(USER, password)
+    with Echoing(status) as server:
+        result = (_judge if command == "judge" else _generate)(
+            inputs, _with_credentials(server.base_url, f"{USER}:{password}"), "--concurrency", "1")
+    assert server.seen and server.seen[0] == f"Basic {forms['basic auth']}"  # sent, and echoed
+    assert "Traceback" not in result.stderr
+    if status in (400, 401):  # a 4xx quotes the server's message: the header is there, without its secret
+        assert "invalid credentials: 'Basic [credentials redacted]'" in result.stderr, result.stderr
+    assert _shown(inputs, result, forms) == []
+
+
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_a_lone_token_in_the_base_url_never_comes_back(inputs, monkeypatch, command):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    token = f"tok-{command[:5]}-0123456789SECRET"
+    # sent as Basic auth of "token:" (an empty password)
+    forms = {name: form for name, form in _forms(token, "").items() if name.endswith("base64") or "auth" in name}
+    forms |= {"token": token, "a piece": token[-10:]}
+    with Echoing(401) as server:
+        result = (_judge if command == "judge" else _generate)(inputs, _with_credentials(server.base_url, token))
+    assert server.seen and server.seen[0] == f"Basic {forms['basic auth']}"
+    assert result.exit_code == 1
+    assert _shown(inputs, result, forms) == []
+
+
+@pytest.mark.parametrize("command", ["judge", "generate-queries"])
+def test_a_malformed_base_url_with_a_password_is_said_without_it(inputs, monkeypatch, command):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = (_judge if command == "judge" else _generate)(inputs, "http://alice:Malformed-SECRET@127.0.0.1:99999/v1")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        "Error: --base-url 'http://alice:[credentials redacted]@127.0.0.1:99999/v1' is not a URL the client can "
+        "use: Port out of range 0-65535 (expected e.g. http://localhost:8000/v1)"]
+
+
+def test_the_key_and_the_url_password_are_both_kept_out(inputs, monkeypatch):
+    # both given: the key goes unsent (the URL's Basic auth wins) but is never shown either
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    password = "both-0123456789SECRET"
+    with Echoing(401) as server:
+        result = _generate(inputs, _with_credentials(server.base_url, f"{USER}:{password}"))
+    assert result.exit_code == 1
+    assert _shown(inputs, result, _forms(USER, password) | {"key": KEY}) == []
+
+
+def test_from_python_the_error_holds_no_form_of_the_password(inputs, monkeypatch):
+    import trec_rag_eval as tre
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    password = "python-0123456789SECRET"
+    with Echoing(401) as server, pytest.raises(LLMFailure) as caught:
+        tre.generate_queries(str(inputs / "corpus.jsonl"), inputs / "out.json", model="m", n=1, max_retries=0,
+                             base_url=_with_credentials(server.base_url, f"{USER}:{password}"), progress=False)
+    assert [form for form, text in _forms(USER, password).items() if text in str(caught.value)] == []
+
+
+def test_every_form_of_a_credential_is_redacted():
+    from trec_rag_eval.credentials import REDACTED, redact, remember_url, without_credentials
+
+    password = "unit%2Bform-0123456789SECRET"
+    remember_url(f"https://{USER}:{password}@example.invalid/v1")
+    for name, form in _forms(USER, password).items():
+        if name != "a piece":  # a piece of a secret is only kept out of what is shown by keeping the whole out
+            assert form not in redact(f"<{form}>"), name
+    # any URL's password is masked, remembered or not; a URL without one is left as it is
+    assert without_credentials("see s3://bucket/run.txt and http://bob:pw@host:1/x?a=b@c") == \
+        f"see s3://bucket/run.txt and http://bob:{REDACTED}@host:1/x?a=b@c"
+    assert without_credentials("http://token@host/") == f"http://{REDACTED}@host/"
+    assert redact("P@5 and memory://x/run.txt") == "P@5 and memory://x/run.txt"

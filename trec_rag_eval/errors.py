@@ -7,6 +7,7 @@ import sys
 import warnings
 from collections.abc import Mapping
 
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.syntax import QUOTE_LIMIT, quote
 
 
@@ -28,9 +29,13 @@ class Worded:
 
 class TrecRagEvalError(Worded, Exception):
     """Base class of every error this package raises on purpose. Its messages speak of parameters,
-    never of flags (see ``Worded``)."""
+    never of flags (see ``Worded``). Its text never holds a credential this process sent, nor a URL's
+    password (``credentials.redact``): a server's message or a URL quoted in it is said without them."""
 
     exit_code = 1
+
+    def __str__(self) -> str:
+        return redact(super().__str__())
 
 
 class InputFormatError(TrecRagEvalError):
@@ -154,6 +159,9 @@ class TrecRagEvalWarning(Worded, UserWarning):
         if parameters:
             self.parameters = dict(parameters)
         self.kind = kind
+
+    def __str__(self) -> str:  # as an error's: no credential, no URL's password
+        return redact(super().__str__())
 
 
 class EmptyRunWarning(TrecRagEvalWarning):

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalWarning, Worded, warn
 
 Kind = Literal["warning", "note"]
@@ -28,8 +29,8 @@ class Note(Worded):
     subject: str | None = None
     parameters: Mapping[str, str] = field(default_factory=dict)
 
-    def __str__(self) -> str:
-        return f"{self.subject}: {self.message}" if self.subject else self.message
+    def __str__(self) -> str:  # a server's message or a URL in it without credentials (``credentials.redact``)
+        return redact(f"{self.subject}: {self.message}" if self.subject else self.message)
 
     def about(self, subject: str) -> Note:
         """The same note, said of ``subject`` (a file or run)."""

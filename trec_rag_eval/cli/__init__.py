@@ -18,6 +18,7 @@ import click
 
 from trec_rag_eval.allocators import settings_for_the_command
 from trec_rag_eval.call_scope import one_call
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning, Worded
 
 # name -> (module:attribute, one-line help). Each module defines one click command.
@@ -132,7 +133,7 @@ def tell(note: Worded | str, kind: str = "warning") -> None:
     kind = getattr(note, "kind", kind)
     # the library speaks of its parameters (judged_only); here the flags are the way to say them
     text = note.worded(FLAGS) if isinstance(note, Worded) else str(note)
-    click.echo(f"{'Note' if kind == 'note' else 'Warning'}: {text}", err=True)
+    click.echo(f"{'Note' if kind == 'note' else 'Warning'}: {redact(text)}", err=True)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
@@ -160,10 +161,9 @@ def _flush_stdout() -> None:
 
 
 def _without_secrets(text: str) -> str:
-    """The last line of defence: no API key a command sent reaches the terminal (``llm.client.redact``;
-    only the LLM commands load that module, and only they send a key)."""
-    llm = sys.modules.get("trec_rag_eval.llm.client")
-    return llm.redact(text) if llm is not None else text
+    """The last line of defence: no credential a command sent (an API key, a URL's password, in any form)
+    and no URL's password reaches the terminal (``credentials.redact``)."""
+    return redact(text)
 
 
 def main(args: list[str] | None = None) -> None:

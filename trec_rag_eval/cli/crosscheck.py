@@ -12,6 +12,7 @@ from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
+from trec_rag_eval.credentials import without_credentials
 from trec_rag_eval.io.atomic import write_stream
 from trec_rag_eval.render.crosscheck import crosscheck_text
 from trec_rag_eval.render.validation import validation_text
@@ -71,9 +72,9 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
                                 tolerance=tolerance)
         failed |= not report.ok
         if output_format == "json":
-            payload.append({"run": path, **report.to_dict()})
-        else:
-            write_stream(f"run: {path}\n" + crosscheck_text(report), sys.stdout)
+            payload.append({"run": without_credentials(path), **report.to_dict()})
+        else:  # a URL's password, if it holds one, is not shown
+            write_stream(f"run: {without_credentials(path)}\n" + crosscheck_text(report), sys.stdout)
     if output_format == "json":
         common.say(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
     if failed:

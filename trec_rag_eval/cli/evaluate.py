@@ -11,6 +11,7 @@ from trec_rag_eval.cli import options, tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
@@ -229,7 +230,7 @@ def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings:
     for path in run_paths:
         report = api.crosscheck(qrels, path, measures, settings, qrels_format=qrels_format, topics=topics,
                                 judgments=judgments, run_format=run_format, doc_map=mapping)
-        click.echo(f"Cross-check of {path} against ir-measures:", err=True)
+        click.echo(redact(f"Cross-check of {path} against ir-measures:"), err=True)
         click.echo(crosscheck_text(report), err=True)
         failed |= not report.ok
     if failed:

@@ -11,6 +11,7 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import Integer
+from trec_rag_eval.credentials import redact
 
 
 @click.command("generate-queries")
@@ -66,7 +67,7 @@ def generate_queries_command(
         tell(note)
     if report.failures:
         for doc_id, reason in report.failures:
-            click.echo(f"  failed: {doc_id}: {reason}", err=True)
+            click.echo(redact(f"  failed: {doc_id}: {reason}"), err=True)
         raise GenerationIncomplete(
             f"{len(report.failures)} of {report.documents} documents failed; {output} was not written. "
             f"Done documents are kept in {progress}: run the same command again to retry the rest."

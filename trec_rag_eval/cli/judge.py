@@ -11,6 +11,7 @@ from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.display import format_number
 from trec_rag_eval.render.calibration import calibration_text
 from trec_rag_eval.syntax import INT32
@@ -95,7 +96,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
         say(f"Judged@{depth} of {path}: {format_number(before)} before, {format_number(after)} after")
     if report.failures:
         for query_id, doc_id, reason in report.failures:
-            click.echo(f"  failed: {query_id} {doc_id}: {reason}", err=True)
+            click.echo(redact(f"  failed: {query_id} {doc_id}: {reason}"), err=True)
         if not report.written:
             raise JudgingIncomplete(
                 f"{len(report.failures)} of {report.asked} documents got no grade; {output} was not written. "

@@ -13,6 +13,7 @@ import click
 
 from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
 from trec_rag_eval.cli.params import COUNT, LEVEL
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -20,8 +21,8 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 def say(text: str, nl: bool = True) -> None:
     """``click.echo`` to standard output through the one writer: a full disk or a closed pipe is one
-    ``Error:`` line, not a traceback."""
-    write_stream(text + ("\n" if nl else ""), sys.stdout)
+    ``Error:`` line, not a traceback. A line said to a person: no credential in it (``credentials.redact``)."""
+    write_stream(redact(text) + ("\n" if nl else ""), sys.stdout)
 
 
 def level(help: str = "Relevance threshold: judged relevance >= LEVEL is relevant (binary measures).") -> Decorator:

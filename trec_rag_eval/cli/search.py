@@ -12,6 +12,7 @@ from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import Integer
+from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
 
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
@@ -20,7 +21,8 @@ DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 def echo_failures(evaluation: Any) -> None:
     """Each failed query, then how many failed."""
     for failure in evaluation.failures:
-        click.echo(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}", err=True)
+        # an engine's error may quote its server's URL with a password in it (a client's connection error)
+        click.echo(redact(f"  failed: {failure.query_id} ({failure.query!r}): {failure.error}"), err=True)
     if evaluation.failures_note is not None:
         tell(evaluation.failures_note)
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from trec_rag_eval.arguments import check_count, check_positive
+from trec_rag_eval.credentials import KEY_REDACTED, redact, remember_secret, remember_url, without_credentials
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, OutputError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.text import read_text
 
@@ -60,25 +61,15 @@ class LLMFailure(TrecRagEvalError):
         self.refused = refused
 
 
-_SECRETS: set[str] = set()
-_secrets_lock = threading.Lock()
-REDACTED = "[API key redacted]"
+REDACTED = KEY_REDACTED
 
 
-def remember_secret(key: str | None) -> None:
-    """Note an API key this process sends, so ``redact`` keeps it out of everything printed or written."""
-    if key and len(key) >= 4 and key != NO_KEY:
-        with _secrets_lock:
-            _SECRETS.add(key)
-
-
-def redact(text: str) -> str:
-    """``text`` without any API key this process sent (``remember_secret``): a 401 whose body echoes
-    the Authorization header, an error message, a reply, never print or write the key."""
-    for key in sorted(_SECRETS, key=len, reverse=True):
-        if key in text:
-            text = text.replace(key, REDACTED)
-    return text
+def _remember_key(key: str | None) -> None:
+    """Note an API key this process sends, so ``redact`` (``credentials.redact``) keeps it, in any form (as
+    sent, URL-encoded, in base64), out of everything printed or written: a 401 whose body echoes the
+    Authorization header, an error message, a reply. The placeholder sent to a server needing no key is none."""
+    if key != NO_KEY:
+        remember_secret(key)
 
 
 class MalformedReply(ValueError):
@@ -139,9 +130,11 @@ NO_KEY = "no-key"
 def check_base_url(base_url: str) -> None:
     """A ``UsageError`` unless ``base_url`` is an ``http(s)://host[:port]/...`` URL: a malformed one
     (``http://[::1``, a port out of range, a space) is said in one line, before any request."""
+    remember_url(base_url)  # its password, if it has one, is never shown again, in any form
+
     def refuse(reason: str) -> UsageError:
-        return UsageError(f"base_url {base_url!r} is not a URL the client can use: {reason} "
-                          "(expected e.g. http://localhost:8000/v1)", {"base_url": "base_url"})
+        return UsageError(f"base_url {without_credentials(base_url)!r} is not a URL the client can use: "
+                          f"{redact(reason)} (expected e.g. http://localhost:8000/v1)", {"base_url": "base_url"})
 
     bad = next((ch for ch in base_url if ord(ch) <= 32 or ord(ch) == 127), None)
     if bad is not None:
@@ -160,8 +153,9 @@ def check_base_url(base_url: str) -> None:
 def make_client(base_url: str | None, api_key: str | None = None) -> Any:
     """An ``openai.OpenAI`` client with its own retries off; key from OPENAI_API_KEY.
 
-    A local server (any ``base_url``) may need no key: a placeholder is sent then. The key is
-    remembered, so that no message or file of this process ever shows it (``redact``).
+    A local server (any ``base_url``) may need no key: a placeholder is sent then. The key and the
+    credentials in ``base_url`` (``http://user:password@host/v1``, sent as HTTP Basic auth) are
+    remembered, so that no message or file of this process ever shows them (``redact``).
     """
     if base_url is not None:
         check_base_url(base_url)
@@ -180,11 +174,12 @@ def make_client(base_url: str | None, api_key: str | None = None) -> Any:
         where = "api_key" if api_key else "OPENAI_API_KEY"
         raise UsageError(f"{where} holds a space, a line break or a non-ASCII character (character {bad + 1} of "
                          f"{len(key)}), which cannot be sent in an HTTP header: check how it was set")
-    remember_secret(key)
+    _remember_key(key)
     try:
         return openai.OpenAI(base_url=base_url, api_key=key, max_retries=0)
     except Exception as err:  # the HTTP layer's InvalidURL, whichever package it ships in
-        raise UsageError(f"base_url {base_url!r} is not a URL the client can use: {redact(str(err))}",
+        raise UsageError(f"base_url {without_credentials(str(base_url))!r} is not a URL the client can use: "
+                         f"{redact(str(err))}",
                          {"base_url": "base_url"}) from None
 
 
@@ -206,7 +201,8 @@ class ChatCaller:
     ) -> None:
         settings.check()
         self.client = client
-        remember_secret(getattr(client, "api_key", None))  # a client made by the caller: its key is kept out too
+        _remember_key(getattr(client, "api_key", None))  # a client made by the caller: its key is kept out too
+        remember_url(str(getattr(client, "base_url", "") or ""))  # and the credentials in its URL
         self.settings = settings
         self.sleep = sleep
         self._lock = threading.Lock()

@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from trec_rag_eval.credentials import without_credentials
+
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.model import Measure
@@ -121,7 +123,9 @@ class Document:
         self._names: set[str] = set()
 
     def add(self, label: str, text: RunText) -> None:
-        """One more run (``label``: as the user named it, its path), after those added before."""
+        """One more run (``label``: as the user named it, its path; a URL's without its password), after those
+        added before."""
+        label = without_credentials(label)
         self.count += 1
         if self.count == 1:
             self._held = (label, text)  # one run alone or the first of several: known when the next comes

@@ -1,0 +1,106 @@
+"""Credentials this process sends (an API key, a URL's ``user:password``), kept out of everything it says.
+
+A credential may come back in another form than the one given: a server that echoes the Authorization
+header it got shows HTTP Basic auth's ``base64("user:password")``, a URL shows its user information
+percent-encoded, an HTTP library may decode it first. ``remember_secret`` and ``remember_url`` note every such
+form of what is sent; ``redact`` replaces each in a text, longest first, and also masks the user information
+of any URL in the text (``scheme://user:password@host`` -> ``scheme://user:[credentials redacted]@host``),
+remembered or not. The library words its errors, warnings and notes through it (``errors``, ``notes``); the
+command line's last line of defence is the same function.
+
+A secret shorter than ``MIN_LENGTH`` characters is not looked for alone (every short word of every message
+would be cut): its forms within ``user:password``, and the URL's user information, are.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import threading
+import urllib.parse
+
+KEY_REDACTED = "[API key redacted]"
+REDACTED = "[credentials redacted]"
+MIN_LENGTH = 4
+
+_forms: dict[str, str] = {}   # a form of a credential -> the placeholder said instead
+_ordered: list[tuple[str, str]] = []  # the same, longest first (a form may hold a shorter one)
+_lock = threading.Lock()
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^\s/?#@'\"<>\\]+)@")
+
+
+def _encodings(text: str) -> set[str]:
+    """``text`` as given, URL-decoded and URL-encoded, and each of those in base64 (standard and URL-safe,
+    padded or not)."""
+    plain = {text, urllib.parse.unquote(text), urllib.parse.quote(text, safe=""),
+             urllib.parse.quote_plus(text, safe="")}
+    encoded = set()
+    for form in plain:
+        data = form.encode("utf-8", "surrogatepass")
+        for coded in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
+            encoded |= {coded.decode("ascii"), coded.decode("ascii").rstrip("=")}
+    return plain | encoded
+
+
+def _add(forms: set[str], placeholder: str) -> None:
+    global _ordered
+    with _lock:
+        for form in forms:
+            if len(form) >= MIN_LENGTH and form not in _forms:
+                _forms[form] = placeholder
+        _ordered = sorted(_forms.items(), key=lambda item: len(item[0]), reverse=True)
+
+
+def remember_secret(secret: str | None, placeholder: str = KEY_REDACTED) -> None:
+    """Note a secret this process sends (an API key): ``redact`` then keeps every form of it out."""
+    if secret and len(secret) >= MIN_LENGTH:
+        _add(_encodings(secret), placeholder)
+
+
+def _userinfo(url: str) -> tuple[str, str | None] | None:
+    """(user, password or None) as written in ``url``, or None when it has no user information."""
+    found = _USERINFO.match(url.strip())
+    if not found:
+        return None
+    user, colon, password = found.group("userinfo").partition(":")
+    return user, (password if colon else None)
+
+
+def remember_url(url: str | None) -> None:
+    """Note the credentials in ``url``'s user information (``http://user:password@host/...``), in every
+    form they may be sent or echoed in (HTTP Basic auth's base64 of ``user:password``, decoded or not)."""
+    if not url or "@" not in url:
+        return
+    info = _userinfo(url)
+    if info is None:
+        return
+    user, password = info
+    if password is None:  # a lone token in the user's place is the secret itself (sent as "token:")
+        _add(_encodings(user) | _encodings(f"{user}:") | _encodings(f"{urllib.parse.unquote(user)}:"), REDACTED)
+        return
+    pairs = {f"{user}:{password}", f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"}
+    forms = set().union(*(_encodings(pair) for pair in pairs))
+    if len(password) >= MIN_LENGTH or len(urllib.parse.unquote(password)) >= MIN_LENGTH:
+        forms |= _encodings(password)
+    _add(forms, REDACTED)
+
+
+def without_credentials(url: str) -> str:
+    """``url`` with its password (or a lone user token) replaced by a placeholder: what may be shown."""
+    return _USERINFO.sub(_masked, url)
+
+
+def _masked(found: re.Match[str]) -> str:
+    user, colon, _ = found.group("userinfo").partition(":")
+    return f"{found.group('scheme')}{user + ':' if colon else ''}{REDACTED}@"
+
+
+def redact(text: str) -> str:
+    """``text`` without any form of a credential this process noted (``remember_secret``,
+    ``remember_url``), and without the user information of any URL in it."""
+    if "@" in text and "://" in text:  # first, so that a URL keeps its user's name
+        text = without_credentials(text)
+    for form, placeholder in _ordered:
+        if form in text:
+            text = text.replace(form, placeholder)
+    return text
