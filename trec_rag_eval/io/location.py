@@ -16,12 +16,17 @@ Only reading goes through here: outputs are local paths (``io.atomic``).
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import re
+import socket
+import urllib.parse
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import first_in_this_call
+from trec_rag_eval.credentials import remember_url
 from trec_rag_eval.errors import InputFormatError
 
 if TYPE_CHECKING:
@@ -61,6 +66,7 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
         raise InputFormatError(url, None, "reading a URL needs the package fsspec: pip install "
                                "'trec-rag-eval[cloud]' (or give a local path)") from None
     scheme = protocol(url)
+    remember_url(url)  # a password in it is sent (HTTP Basic auth): never shown, in any form
     try:
         fs, path = url_to_fs(url)
         # fsspec keeps one file system per URL's options for the process, with its listings (s3fs: folders
@@ -101,6 +107,9 @@ def _failure(url: str, err: BaseException) -> InputFormatError:
     """What fsspec or its back-end raised while reading ``url``, in one line."""
     if isinstance(err, InputFormatError):
         return err
+    hidden = _out_of_reach(url, err)
+    if hidden is not None:
+        return hidden
     if isinstance(err, FileNotFoundError):
         return InputFormatError(url, None, "no such file")
     if isinstance(err, IsADirectoryError):
@@ -116,6 +125,51 @@ def _failure(url: str, err: BaseException) -> InputFormatError:
 def _said(err: BaseException) -> str:
     text = " ".join(str(err).split())
     return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
+def _chain(err: BaseException) -> Iterator[BaseException]:
+    """``err`` and what it was raised from or during, outermost first."""
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
+    """What a failure hides when the store was never asked or refused the request: fsspec's HTTP file system
+    raises "not found" for a connection refused, a host unknown or an HTTP 403 alike. None when nothing in
+    ``err``'s chain says so (a file that is really not there, or another failure)."""
+    parts = urllib.parse.urlsplit(url)
+    where = parts.netloc.rpartition("@")[2]  # host[:port], the user information left out
+    for cause in _chain(err):
+        status = getattr(cause, "status", None)  # an HTTP reply (aiohttp's ClientResponseError)
+        if isinstance(status, int) and not isinstance(cause, OSError) and status >= 400:
+            if status in (404, 410):
+                return None
+            said = f"HTTP {status} {getattr(cause, 'message', '') or ''}".strip()
+            if status in (401, 403):
+                return InputFormatError(url, None, f"cannot read: permission denied ({said}); check the credentials "
+                                        "the URL gives")
+            return InputFormatError(url, None, f"cannot read: the server answered {said}")
+        underlying = getattr(cause, "os_error", None)  # aiohttp's connection errors wrap the socket's
+        for failure in (cause, underlying):
+            if isinstance(failure, socket.gaierror):
+                host = getattr(cause, "host", None) or parts.hostname or where
+                return InputFormatError(url, None, f"cannot read: the host {host} was not found; check the URL")
+            if isinstance(failure, ConnectionRefusedError) or (
+                    isinstance(failure, OSError) and failure.errno == errno.ECONNREFUSED):
+                at = f" by {where}" if where else ""
+                return InputFormatError(url, None, f"cannot read: the connection was refused{at}; check the URL, "
+                                        "and that its server is running")
+            if isinstance(failure, OSError) and failure.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+                return InputFormatError(url, None, f"cannot read: {where or 'the host'} cannot be reached "
+                                        f"({_said(failure)}); check the URL and the network")
+        if isinstance(cause, TimeoutError):
+            return InputFormatError(url, None, f"cannot read: no answer from {where or 'the store'} in time; "
+                                    "check the URL, and that its server is running and reachable")
+    return None
 
 
 def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
@@ -134,7 +188,10 @@ def _kind(url: str) -> str | None:
     fs, path = _filesystem(url)
     try:
         kind = fs.info(path).get("type")
-    except FileNotFoundError:
+    except FileNotFoundError as err:
+        hidden = _out_of_reach(url, err)  # a connection refused, an HTTP 403, said as "not found" by fsspec
+        if hidden is not None:
+            raise hidden from None
         return None
     except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
         raise _failure(url, err) from None

@@ -1,0 +1,128 @@
+"""Inputs by an http:// URL (fsspec's HTTP file system, over aiohttp), served by a real server on 127.0.0.1:
+what stands in the way is said as it is (a connection refused, a permission denied, a server's error), never
+as "no such file"; a password in the URL never comes back on stdout or stderr, in any form.
+
+The servers listen on 127.0.0.1 only (tests/file_server.py); a refused connection is a port held bound and
+never listening."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+
+import pytest
+from conftest import invoke
+from file_server import FileServer, closed_port
+
+import trec_rag_eval as tre
+from trec_rag_eval.errors import InputFormatError
+
+pytest.importorskip("aiohttp")  # fsspec's http:// needs it (the cloud extra; the test extra installs it)
+
+FIXTURES = "fixtures"
+QRELS = f"{FIXTURES}/qrels.txt"
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code == 1, (result.exit_code, result.stderr)
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    return lines[0]
+
+
+# --- what stands in the way is said --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["run.txt", "runs/", "run.txt.gz"])
+def test_a_closed_port_says_the_connection_was_refused(name):
+    # it said "no such file": fsspec's HTTP file system calls every failure FileNotFoundError
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/{name}"
+        line = _one_error_line(invoke(QRELS, url))
+    assert line == (f"Error: {url}: cannot read: the connection was refused by 127.0.0.1:{port}; check the URL, "
+                    "and that its server is running")
+
+
+def test_qrels_at_a_closed_port_and_from_python_say_the_same():
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/qrels.txt"
+        line = _one_error_line(invoke(url, f"{FIXTURES}/run_bm25.txt"))
+        with pytest.raises(InputFormatError) as caught:
+            tre.evaluate(url, f"{FIXTURES}/run_bm25.txt", ["P@5"])
+    assert line == f"Error: {caught.value}"
+    assert "connection was refused" in line
+
+
+@pytest.mark.parametrize("status, said", [
+    (403, "cannot read: permission denied (HTTP 403 Forbidden); check the credentials the URL gives"),
+    (401, "cannot read: permission denied (HTTP 401 Unauthorized); check the credentials the URL gives"),
+    (500, "cannot read: the server answered HTTP 500 Internal Server Error"),
+    (404, "no such file"),  # the one status that says the file is not there
+])
+def test_a_refusal_is_said_with_its_status(tmp_path, status, said):
+    with FileServer(tmp_path, refuse={"run.txt": (status, "no")}) as server:
+        line = _one_error_line(invoke(QRELS, server.url("run.txt")))
+    assert line == f"Error: {server.url('run.txt')}: {said}"
+
+
+def test_a_file_served_reads_as_its_local_copy(tmp_path):
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", tmp_path / "run.txt")
+    with FileServer(tmp_path) as server:
+        got = invoke("-m", "P@5", "-m", "MAP", QRELS, server.url("run.txt"))
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout == invoke("-m", "P@5", "-m", "MAP", QRELS, f"{FIXTURES}/run_bm25.txt").stdout
+
+
+# --- a password in the URL -------------------------------------------------------------------------------
+
+
+def _forms(user: str, password: str) -> dict[str, str]:
+    pair = f"{user}:{password}".encode()
+    return {"password": password, "basic auth": base64.b64encode(pair).decode(),
+            "a piece": password[-8:]}
+
+
+def _leaked(result, forms) -> list[str]:
+    return [f"{name} in {where}" for name, form in forms.items()
+            for where, text in (("stdout", result.stdout), ("stderr", result.stderr)) if form in text]
+
+
+def test_runs_named_by_a_url_with_a_password_are_shown_without_it(tmp_path):
+    # two runs with one tag: the second is named by its URL on stdout, in trec_eval's format and as a table
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", tmp_path / "a.txt")
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", tmp_path / "b.txt")
+    password = "labels-0123456789SECRET"
+    with FileServer(tmp_path) as server:
+        urls = [server.url(name, f"bob:{password}") for name in ("a.txt", "b.txt")]
+        results = [invoke("-m", "P@5", "-f", "trec", QRELS, *urls), invoke("-m", "P@5", QRELS, *urls),
+                   invoke("-m", "P@5", "-f", "trec", "--crosscheck", QRELS, *urls),
+                   invoke("crosscheck", "-m", "P@5", QRELS, urls[1])]
+    assert server.seen[0] == "Basic " + base64.b64encode(f"bob:{password}".encode()).decode()  # it was sent
+    for result in results:
+        assert result.exit_code == 0, result.stderr
+        assert _leaked(result, _forms("bob", password)) == []
+    runids = [line.split("\t")[2] for line in results[0].stdout.splitlines() if line.startswith("runid")]
+    assert runids == ["bm25", server.url("b.txt", "bob:[credentials redacted]")]
+    assert f"Cross-check of {server.url('b.txt', 'bob:[credentials redacted]')}" in results[2].stderr
+    assert results[3].stdout.startswith(f"run: {server.url('b.txt', 'bob:[credentials redacted]')}\n")
+
+
+@pytest.mark.parametrize("status", [403, 500])
+def test_a_refusal_of_a_url_with_a_password_never_shows_it(tmp_path, status):
+    password = f"refused-{status}-0123456789SECRET"
+    with FileServer(tmp_path, refuse={"run.txt": (status, "bad {authorization}")}) as server:
+        url = server.url("run.txt", f"bob:{password}")
+        result = invoke(QRELS, url)
+    assert server.seen and password not in server.seen[0]  # sent as Basic auth
+    line = _one_error_line(result)
+    assert line.startswith(f"Error: {server.url('run.txt', 'bob:[credentials redacted]')}: cannot read: ")
+    assert _leaked(result, _forms("bob", password)) == []
+
+
+def test_a_closed_port_with_a_password_in_the_url_never_shows_it():
+    password = "closed-0123456789SECRET"
+    with closed_port() as port:
+        result = invoke(QRELS, f"http://bob:{password}@127.0.0.1:{port}/run.txt")
+    assert "connection was refused" in _one_error_line(result)
+    assert _leaked(result, _forms("bob", password)) == []
