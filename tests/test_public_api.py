@@ -554,15 +554,34 @@ def test_qrels_from_dict_checks_values_as_the_dict_shape_does():
 
 @pytest.mark.parametrize("printed, asked", [
     ("P_5", "P.5"), ("ndcg_cut_10", "ndcg_cut.10"), ("recall_100", "recall.100"), ("success_1", "success.1"),
-    ("map_cut_10", "map_cut.10"),
+    ("map_cut_10", "map_cut.10"), ("iprec_at_recall_0.10", "iprec_at_recall.0.1"),
+    ("Rprec_mult_0.20", "Rprec_mult.0.2"), ("relative_P_5", "relative_P.5"), ("set_F_2", "set_F.2"),
 ])
-def test_a_trec_eval_printed_name_says_how_to_ask_for_it(printed, asked):
-    """pytrec_eval and trec_eval print P_5; trec_eval is asked -m P.5: the error says so instead of only
-    'unknown measure', and the name it suggests is one the parser takes."""
+def test_a_name_as_pytrec_eval_keys_it_is_that_measure(printed, asked):
+    """pytrec_eval and trec_eval print P_5 for what trec_eval is asked as -m P.5: code that reads
+    pytrec_eval's keys asks for the measure by the same name."""
+    assert tre.parse_measure(printed) == tre.parse_measure(asked)
+
+
+def test_results_asked_by_pytrec_eval_s_keys_are_keyed_and_found_by_them():
+    """By hand: one query, a, c and d relevant, b not; the run ranks a, b, c. P@5 = 2/5; recall@100 = 2/3;
+    nDCG@10 = (1 + 1/log2(4)) / (1 + 1/log2(3) + 1/log2(4))."""
+    import math
+
+    result = tre.evaluate({"1": {"a": 1, "b": 0, "c": 1, "d": 1}}, {"1": {"a": 3.0, "b": 2.0, "c": 1.0}},
+                          ["ndcg_cut_10", "P_5", "recall_100"])
+    ndcg = (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert dict(result.summary) == pytest.approx({"ndcg_cut_10": ndcg, "P_5": 0.4, "recall_100": 2 / 3})
+    assert result.per_query["1"]["nDCG@10"] == pytest.approx(ndcg)  # and by every other name of the measure
+    asked_ours = tre.evaluate({"1": {"a": 1, "b": 0, "c": 1, "d": 1}}, {"1": {"a": 3.0, "b": 2.0, "c": 1.0}},
+                              ["nDCG@10"])
+    assert asked_ours.summary["ndcg_cut_10"] == pytest.approx(ndcg)
+
+
+def test_a_printed_name_of_several_measures_says_the_request_that_asks_for_them():
     with pytest.raises(tre.MeasureSyntaxError) as refused:
-        tre.parse_measure(printed)
-    assert f"did you mean {asked!r}? ({printed} is how trec_eval prints it)" in str(refused.value)
-    tre.parse_measure(asked)
+        tre.parse_measure("ndcg_cut_20,4")
+    assert refused.value.reason == "ndcg_cut_20,4 names 2 measures, not one: ask for them with 'ndcg_cut.20,4'"
 
 
 def test_the_seed_s_results_dict_keyed_by_query_text_finds_its_queries():

@@ -84,47 +84,43 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     return out
 
 
-def _printed_request(typed: str) -> str | None:
+def _printed_request(typed: str) -> tuple[str, list[Measure]] | None:
     """The trec_eval request of a name as trec_eval prints it (the family, '_', the parameters as typed:
-    ``P_5``, ``ndcg_cut_10``, ``utility_1,-1,0,0``, ``rbp_p=0.8``), when that request parses; else None."""
+    ``P_5``, ``ndcg_cut_10``, ``utility_1,-1,0,0``, ``rbp_p=0.8``) and the measures it computes, when that
+    request parses; else None."""
     for family in sorted(FAMILIES, key=len, reverse=True):  # ndcg_cut_10 is ndcg_cut's, not ndcg's
         if typed.startswith(family + "_") and len(typed) > len(family) + 1:
             request = f"{family}.{typed[len(family) + 1:]}"
-            if _parses(request):
-                return request
+            try:
+                return request, parse_trec_measures([request])
+            except MeasureSyntaxError:
+                continue
     return None
 
 
 def _parse_notation(spec: str) -> Measure:
-    """Our notation (ranx's names too); a name as trec_eval prints it (``P_5``) gets a hint to its
-    request form (``P.5``), since pytrec_eval hands results keyed that way."""
+    """Our notation (ranx's names too), or a measure's name as trec_eval and pytrec_eval print it (``P_5``,
+    ``ndcg_cut_10``, ``iprec_at_recall_0.10``, ``utility_2,-1,0,0``): the measure its request (``P.5``)
+    computes, so that results keyed by those names (pytrec_eval's) are asked for by the same names."""
     try:
         return parse_notation(_from_ranx(spec))
     except MeasureSyntaxError as err:
-        asked = _printed_request(spec.strip())
-        if asked is None and "unknown measure" not in err.reason:
+        typed = spec.strip()
+        printed = _printed_request(typed)
+        if printed is not None and len(printed[1]) == 1:
+            return printed[1][0]
+        if printed is not None:  # P_5,10: trec_eval prints no such name; its request asks for several
+            raise MeasureSyntaxError(err.text, err.start, err.end, f"{typed} names {len(printed[1])} measures, "
+                                     f"not one: ask for them with {printed[0]!r}") from None
+        if "unknown measure" not in err.reason:
             raise
-        if asked is None:
-            # a misspelt name: the closest of every name (ours, trec_eval's, ranx's), the rest as typed
-            typed = spec.strip()
-            name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", typed)
-            close = suggestion(typed, 0, name.end(), [*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES],
-                               lambda text: parse_measures([text])) if name else None
-            if close is None:
-                raise
-            raise MeasureSyntaxError(err.text, err.start, err.end, f"unknown measure (did you mean "
-                                     f"{close!r}?)") from None
-        raise MeasureSyntaxError(err.text, err.start, err.end,
-                                 f"unknown measure: did you mean {asked!r}? ({spec.strip()} is how trec_eval "
-                                 "prints it)") from None
-
-
-def _parses(text: str) -> bool:
-    try:
-        parse_measures([text])
-    except MeasureSyntaxError:
-        return False
-    return True
+        # a misspelt name: the closest of every name (ours, trec_eval's, ranx's), the rest as typed
+        name = re.match(r"[A-Za-z_][A-Za-z0-9_]*", typed)
+        close = suggestion(typed, 0, name.end(), [*NAMES, *FAMILIES, *NICKNAMES, *RANX_NAMES],
+                           lambda text: parse_measures([text])) if name else None
+        if close is None:
+            raise
+        raise MeasureSyntaxError(err.text, err.start, err.end, f"unknown measure (did you mean {close!r}?)") from None
 
 
 def default_measures(trec_output: bool = False) -> list[Measure]:
