@@ -242,7 +242,7 @@ def _column_list(column: Any) -> list[Any]:
     return column.to_list() if hasattr(column, "to_list") else column.tolist()
 
 
-def _nested(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, Any, Any]]:
+def _nested(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, ...]]:
     """{query_id: {doc_id: value}} or {query_id: [doc_id, ...]} as (query_id, doc_id, value) rows."""
     for query_id, docs in value.items():
         if isinstance(docs, Mapping):
@@ -251,7 +251,7 @@ def _nested(value: Mapping[Any, Any], source: str, value_column: str) -> Iterabl
         elif isinstance(docs, (list, tuple)):
             for position, doc_id in enumerate(docs):
                 # a list: relevant documents (qrels), or the ranking best first (run: n, n-1, ..., 1)
-                yield query_id, doc_id, 1 if value_column == "relevance" else float(len(docs) - position)
+                yield query_id, doc_id, 1 if value_column == "relevance" else float(len(docs) - position), position + 1
         else:
             raise InputFormatError(source, None, f"query {query_id!r}: expected a dict {{doc_id: {value_column}}} "
                                    f"or a list of doc ids, got {type(docs).__name__}")
@@ -275,17 +275,18 @@ def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -
         yield get("query_id"), get("doc_id"), number
 
 
-def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column: str, by_row: bool,
+def _check_rows(rows: Iterable[tuple[Any, ...]], source: str, value_column: str, by_row: bool,
                 iterations: list[str] | None = None) -> dict[str, Any]:
     """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once (once per
     iteration, when judgments come with theirs: ndeval's subtopics)."""
     query_ids: list[str] = []
     doc_ids: list[str] = []
     numbers: list[Any] = []
-    first: dict[tuple[str, ...], int] = {}
+    first: dict[tuple[str, ...], tuple[int, Any, list[int]]] = {}  # the row, the doc id as given, its place in a list
     spelled: dict[str, tuple[Any, str]] = {}   # query id -> how it was first given, and where
     is_qrels = value_column == "relevance"
-    for row, (query_id, doc_id, number) in enumerate(rows, start=1):
+    position: list[int]  # a row's place in its query's list of ids, when it comes from one
+    for row, (query_id, doc_id, number, *position) in enumerate(rows, start=1):
         q, d = _id(query_id, "query id"), _id(doc_id, "doc id")
         where = f"row {row} (query {q!r}, document {d!r})" if by_row else f"query {q!r}, document {d!r}"
         for text, what in ((q, "query id"), (d, "doc id")):
@@ -301,14 +302,9 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
                                    "as a string or as an integer")
         key: tuple[str, ...] = (q, d) if iterations is None else (q, iterations[row - 1], d)  # type: ignore[assignment]
         if key in first:
-            if by_row:
-                reason = f"row {row}: document {d!r} {'judged' if is_qrels else 'listed'} twice for query {q!r} " \
-                         f"(first at row {first[key]})"
-            else:  # a dict holds 1 and "1" as two keys
-                other = d if not isinstance(doc_id, str) else int(doc_id)
-                reason = f"{where}: given twice (as {doc_id!r} and as {other!r})"
-            raise InputFormatError(source, None, reason)
-        first[key] = row
+            raise InputFormatError(source, None, _repeat_reason(first[key], (row, doc_id, position), key[0], key[-1],
+                                                                where, "judged" if is_qrels else "listed", by_row))
+        first[key] = (row, doc_id, position)
         query_ids.append(q)  # type: ignore[arg-type]
         doc_ids.append(d)  # type: ignore[arg-type]
         numbers.append(_relevance(number, source, where) if is_qrels else _score(number, source, where))
@@ -316,6 +312,22 @@ def _check_rows(rows: Iterable[tuple[Any, Any, Any]], source: str, value_column:
         return {"query_id": query_ids, "iteration": iterations or ["0"] * len(query_ids), "doc_id": doc_ids,
                 "relevance": np.array(numbers, dtype=np.int64)}
     return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(numbers, dtype=np.float64)}
+
+
+def _repeat_reason(earlier: tuple[int, Any, list[int]], later: tuple[int, Any, list[int]], query_id: str,
+                   doc_id: str, where: str, what: str, by_row: bool) -> str:
+    """Why a (query, document) pair given twice is refused, naming both places: two rows of a table, two
+    places in one query's list of ids, or two keys of one query's dict (``1`` and ``"1"``)."""
+    (first_row, first_id, first_place), (row, given, place) = earlier, later
+    if by_row:
+        return f"row {row}: document {doc_id!r} {what} twice for query {query_id!r} (first at row {first_row})"
+    if place:  # a list of ids: the same id twice, or 1 and "1"
+        if type(first_id) is type(given):
+            return f"query {query_id!r}: document {doc_id!r} {what} twice in its list (positions " \
+                   f"{first_place[0]} and {place[0]})"
+        return f"query {query_id!r}: document {doc_id!r} {what} twice in its list (as {first_id!r} at " \
+               f"position {first_place[0]} and as {given!r} at position {place[0]})"
+    return f"{where}: given twice (as {given!r} and as {first_id!r})"  # a dict holds 1 and "1" as two keys
 
 
 def _id(value: Any, what: str) -> str | None:
