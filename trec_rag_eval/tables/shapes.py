@@ -36,6 +36,7 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
+from trec_rag_eval.tables.bulk import column_columns, nested_columns, record_columns
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
@@ -185,14 +186,18 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
             return _polars_table(converted, source, value_column)
         columns = [_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
         return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
+    # every shape is read in bulk first (tables.bulk); the rows one by one only to word what is wrong
     if isinstance(value, Mapping) and is_columns(value, value_column):
         iterations = _iterations(value, source) if value_column == "relevance" and "iteration" in value else None
-        return _check_rows(_column_rows(value, source, value_column), source, value_column, by_row=True,
-                           iterations=iterations)
+        return column_columns(value, value_column, iterations) or _check_rows(
+            _column_rows(value, source, value_column), source, value_column, by_row=True, iterations=iterations)
     if isinstance(value, Mapping):
-        return _check_rows(_nested(value, source, value_column), source, value_column, by_row=False)
+        return nested_columns(value, value_column) or _check_rows(
+            _nested(value, source, value_column), source, value_column, by_row=False)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-        return _check_rows(_records(value, source, value_column, kinds), source, value_column, by_row=True)
+        items = value if isinstance(value, list) else list(value)  # a generator is read once, for both paths
+        return record_columns(items, value_column) or _check_rows(
+            _records(items, source, value_column, kinds), source, value_column, by_row=True)
     raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
 
 

@@ -1,0 +1,145 @@
+"""In-memory shapes read in bulk (``tables.bulk``) against the row path (``tables.shapes._check_rows``).
+
+The bulk path decides only whether an object is clean; the row path words what is wrong. So, for any
+object: when the bulk path gives columns, the row path accepts the object too and gives the same
+columns (same ids, same values, same order); when the row path refuses it, the bulk path gives None.
+Objects are generated with every kind of id and value the README names (strings, integers, numpy
+integers, ``bool``, ``None``, floats, empty strings, ``1`` beside ``"1"``) and every kind of value
+(floats, integers, NaN, infinities, ``10**400``, ``bool``, strings, numpy numbers).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.tables import bulk, shapes
+
+IDS = st.one_of(st.sampled_from(["a", "b", "c", "10", "2"]), st.integers(0, 3),
+                st.sampled_from([np.int64(1), np.int32(2), True, None, 1.5, "", "1"]))
+SCORES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5),
+                   st.sampled_from([10**400, True, "1.5", None, np.float32(0.25), np.int64(3), np.float64(2.5)]))
+GRADES = st.one_of(st.integers(-3, 4), st.sampled_from([1.0, 2.0, 0.5, math.nan, math.inf, 2**31, -(2**31) - 1,
+                                                         10**30, True, "1", None, np.int64(2), np.float64(3.0)]))
+Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance", "iteration"], defaults=["0"])
+ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
+
+
+def _row_path(value: Any, value_column: str) -> Any:
+    """What the row path alone makes of ``value`` (the bulk path switched off), or the error it raises."""
+    source = shapes.source_name(value, value_column)
+    try:
+        if isinstance(value, dict) and shapes.is_columns(value, value_column):
+            iterations = (shapes._iterations(value, source) if value_column == "relevance" and "iteration" in value
+                          else None)
+            return shapes._check_rows(shapes._column_rows(value, source, value_column), source, value_column,
+                                      by_row=True, iterations=iterations)
+        if isinstance(value, dict):
+            return shapes._check_rows(shapes._nested(value, source, value_column), source, value_column, by_row=False)
+        return shapes._check_rows(shapes._records(value, source, value_column, "kinds"), source, value_column,
+                                  by_row=True)
+    except (InputFormatError, TypeError) as err:
+        return err
+
+
+def _bulk_path(value: Any, value_column: str) -> Any:
+    if isinstance(value, dict) and shapes.is_columns(value, value_column):
+        return bulk.column_columns(value, value_column)
+    if isinstance(value, dict):
+        return bulk.nested_columns(value, value_column)
+    return bulk.record_columns(value, value_column)
+
+
+def _same_columns(left: dict[str, Any], right: dict[str, Any]) -> None:
+    assert left.keys() == right.keys()
+    for name in left:
+        a, b = left[name], right[name]
+        if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape, name
+            assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+        else:
+            assert list(a) == list(b) and all(type(x) is str for x in a), name
+
+
+def _agree(value: Any, value_column: str) -> None:
+    made = _bulk_path(value, value_column)
+    by_rows = _row_path(value, value_column)
+    if isinstance(by_rows, Exception):
+        assert made is None, (value, by_rows)
+    elif made is not None:
+        _same_columns(made, by_rows)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(IDS.filter(lambda i: isinstance(i, (str, int))), st.one_of(
+    st.dictionaries(IDS, SCORES, max_size=4), st.lists(IDS, max_size=4)), max_size=4))
+@example({"q": {"": 1.0}})
+@example({"": {"a": 1.0}})
+@example({"q": [""]})
+@example({"q": {"a": 1.0, 1: 2.0}})
+@example({"1": {"a": 1.0}, 1: {"b": 2.0}})
+def test_nested_runs(value):
+    _agree(value, "score")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(IDS.filter(lambda i: isinstance(i, (str, int))), st.one_of(
+    st.dictionaries(IDS, GRADES, max_size=4), st.lists(IDS, max_size=4)), max_size=4))
+@example({"q": {"": 1}})
+@example({"q": {"a": 2**31}})
+@example({"q": {"a": 1.5}})
+def test_nested_judgments(value):
+    _agree(value, "relevance")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(IDS, IDS, st.one_of(SCORES, GRADES)), max_size=6), st.sampled_from(["score", "relevance"]),
+       st.sampled_from(["lists", "tuples", "numpy"]))
+def test_dicts_of_columns(rows, value_column, kind):
+    columns = [list(column) for column in zip(*rows, strict=True)] if rows else [[], [], []]
+    if kind == "tuples":
+        columns = [tuple(column) for column in columns]
+    elif kind == "numpy":
+        columns = [columns[0], columns[1], np.array(columns[2], dtype=object)]
+    _agree(dict(zip(("query_id", "doc_id", value_column), columns, strict=True)), value_column)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(IDS, IDS, st.one_of(SCORES, GRADES)), max_size=6), st.sampled_from(["score", "relevance"]),
+       st.sampled_from(["named", "dicts"]))
+def test_records(rows, value_column, kind):
+    if kind == "dicts":
+        records: list[Any] = [{"query_id": q, "doc_id": d, value_column: v} for q, d, v in rows]
+    elif value_column == "score":
+        records = [ScoredDoc(q, d, v) for q, d, v in rows]
+    else:
+        records = [Qrel(q, d, v) for q, d, v in rows]
+    _agree(records, value_column)
+
+
+def test_the_usual_shapes_take_the_bulk_path():
+    """The shapes people pass, clean, are read in bulk (not only refused consistently)."""
+    assert bulk.nested_columns({"q1": {"a": 1.5, "b": 2}, 2: {"c": np.float32(0.5)}}, "score") is None  # mixed keys
+    assert bulk.nested_columns({"q1": {"a": 1.5, "b": 2}, "q2": {"c": np.float32(0.5)}}, "score") is not None
+    assert bulk.nested_columns({1: {7: 2}, 2: {8: 0}}, "relevance") is not None
+    assert bulk.nested_columns({"q1": ["a", "b"], "q2": []}, "relevance") is not None
+    assert bulk.column_columns({"query_id": ["1"], "doc_id": ["a"], "score": np.array([0.5])}, "score") is not None
+    assert bulk.record_columns([ScoredDoc("1", "a", 0.5), ScoredDoc("1", "b", 0.25)], "score") is not None
+    assert bulk.record_columns([{"query_id": "1", "doc_id": "a", "relevance": 2}], "relevance") is not None
+
+
+def test_a_ranked_list_gives_descending_scores_and_keeps_nan_only_when_asked():
+    columns = bulk.nested_columns({"q": ["x", "y", "z"], "r": ["w"]}, "score")
+    assert columns is not None
+    assert columns["query_id"] == ["q", "q", "q", "r"] and columns["doc_id"] == ["x", "y", "z", "w"]
+    assert columns["score"].tolist() == [3.0, 2.0, 1.0, 1.0]
+    assert bulk.nested_columns({"q": {"a": math.nan}}, "score") is None
+    kept = bulk.nested_columns({"q": {"a": math.nan}}, "score", allow_nan=True)
+    assert kept is not None and math.isnan(kept["score"][0])

@@ -1,0 +1,182 @@
+"""In-memory shapes turned into a table's columns in bulk: whole columns gathered by C-level iteration
+(``itertools.chain``, ``map``, ``operator.attrgetter``) and checked at once, never a Python step per row.
+
+Each function returns the table's ``Columns`` when every check holds, or None as soon as one fails (a
+type that is not the usual one, an empty id, NaN, a relevance out of range, a pair given twice): the
+row path of ``tables.shapes`` then reads the same object row by row, finds the first row at fault and
+words the error. So the checks here decide only *whether* the input is clean; what is said about it is
+said in one place. Kept deliberately narrow: an input they do not recognise (mixed id types, ``Fraction``
+scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the slower row path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
+from typing import Any
+
+import numpy as np
+
+from trec_rag_eval.syntax import RELEVANCE_RANGE
+
+Columns = dict[str, Any]
+
+_FLOATS = (float, np.float64, np.float32, np.float16)
+_INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
+
+
+def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool = False) -> Columns | None:
+    """``{query_id: {doc_id: value}}`` or ``{query_id: [doc_id, ...]}`` as columns, or None (see the module).
+
+    In a dict of dicts whose ids are all strings (or all integers) no pair can repeat: the inner keys are
+    unique. A list of ids is checked for repeats, list by list. ``allow_nan``: a NaN score is kept
+    (``Run.from_dict``)."""
+    inner = list(value.values())
+    kinds = set(map(type, inner))
+    if kinds and all(issubclass(kind, dict) for kind in kinds):
+        lists = False
+    elif kinds and all(kind in (list, tuple) for kind in kinds):
+        lists = True
+    elif kinds:
+        return None
+    else:
+        lists = False
+    query_ids = id_texts(list(value))
+    lengths = list(map(len, inner))
+    # an empty key of a dict is found by one lookup per query, not by a scan of every id
+    doc_ids = id_texts(list(chain.from_iterable(inner)), empty=lists)
+    if query_ids is None or doc_ids is None:
+        return None
+    if lists:
+        if any(len(set(ids)) < len(ids) for ids in inner):
+            return None
+        numbers = _list_values(lengths, value_column)
+    else:
+        if any("" in docs for docs in inner):
+            return None
+        values = checked_values(list(chain.from_iterable(map(dict.values, inner))), value_column, allow_nan)
+        if values is None:
+            return None
+        numbers = values
+    query_column = list(chain.from_iterable(map(repeat, query_ids, lengths)))
+    return _columns(query_column, doc_ids, numbers, value_column)
+
+
+def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None
+                   ) -> Columns | None:
+    """A dict of columns (``DataFrame.to_dict("list")``: lists, tuples or numpy arrays of one length) as
+    columns, or None. ``iterations``: the judgments' iteration column, already read as strings."""
+    names = ("query_id", "doc_id", value_column)
+    lengths = {len(value[name]) for name in names}
+    if len(lengths) > 1:
+        return None
+    query_ids, doc_ids = (id_texts(_plain(value[name])) for name in ("query_id", "doc_id"))
+    if query_ids is None or doc_ids is None:
+        return None
+    numbers = checked_values(value[value_column], value_column)
+    if numbers is None or not _distinct_rows(query_ids, doc_ids, iterations):
+        return None
+    return _columns(query_ids, doc_ids, numbers, value_column, iterations)
+
+
+def record_columns(items: Sequence[Any], value_column: str) -> Columns | None:
+    """Named tuples (ir_measures' ``Qrel`` / ``ScoredDoc``, ir_datasets') or dicts with the column names,
+    all of one type, as columns, or None."""
+    kinds = set(map(type, items))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    names = ("query_id", "doc_id", value_column)
+    getters: list[Callable[[Any], Any]]
+    if issubclass(kind, dict):
+        getters = [itemgetter(name) for name in names]
+    elif all(hasattr(kind, name) for name in names):
+        getters = [attrgetter(name) for name in names]
+    else:
+        return None
+    try:
+        given_queries, given_docs, values = (list(map(get, items)) for get in getters)
+    except (KeyError, AttributeError):
+        return None
+    query_ids, doc_ids = id_texts(given_queries), id_texts(given_docs)
+    if query_ids is None or doc_ids is None:
+        return None
+    numbers = checked_values(values, value_column)
+    if numbers is None or not _distinct_rows(query_ids, doc_ids):
+        return None
+    return _columns(query_ids, doc_ids, numbers, value_column)
+
+
+def id_texts(ids: list[Any], empty: bool = True) -> list[str] | None:
+    """The ids as a TREC file spells them when they are all strings, none empty (``empty=False``: the
+    caller looked for an empty one already), or all integers (not ``bool``): ``1`` reads as ``"1"``; None
+    for anything else (mixed kinds go row by row, where ``1`` and ``"1"`` meeting in one query is named)."""
+    kinds = set(map(type, ids))
+    if kinds <= {str}:
+        return None if empty and "" in ids else ids
+    if all(kind in _INTS for kind in kinds):
+        return list(map(str, ids)) if kinds == {int} else [str(int(i)) for i in ids]
+    return None
+
+
+def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> np.ndarray | None:
+    """A relevance column (int64, whole numbers in ``RELEVANCE_RANGE``) or a score column (float64, no NaN
+    unless ``allow_nan``, finite or infinite) from a list or a numpy array, or None."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "O":
+        values = values.tolist()  # Python objects: checked as a list's
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind not in "iuf":
+            return None
+        array = values
+    else:
+        values = list(values)
+        kinds = set(map(type, values))
+        if not all(kind in _INTS or kind in _FLOATS for kind in kinds):
+            return None
+        whole = all(kind in _INTS for kind in kinds)
+        try:
+            array = np.array(values, dtype=np.int64 if whole and value_column == "relevance" else np.float64)
+        except OverflowError:  # beyond a double or an int64: the row path says which
+            return None
+    if value_column == "score":
+        array = array.astype(np.float64, copy=False)
+        return array if allow_nan or not np.isnan(array).any() else None
+    if array.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            if not (np.isfinite(array) & (array == np.round(array))).all():
+                return None
+    low, high = RELEVANCE_RANGE
+    if len(array) and (array.min() < low or array.max() > high):
+        return None
+    return array.astype(np.int64, copy=False)
+
+
+def _plain(column: Any) -> list[Any]:
+    """A column of ids as a list (numpy's strings and numbers as Python's)."""
+    return column.tolist() if isinstance(column, np.ndarray) else list(column)
+
+
+def _list_values(lengths: list[int], value_column: str) -> np.ndarray:
+    """The values of lists of ids: relevance 1 (judgments), or n, n-1, ..., 1 down each list (a run)."""
+    total = sum(lengths)
+    if value_column == "relevance":
+        return np.ones(total, dtype=np.int64)
+    sizes = np.asarray(lengths, dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    return (np.repeat(sizes + starts, sizes) - np.arange(total)).astype(np.float64)
+
+
+def _distinct_rows(query_ids: list[str], doc_ids: list[str], iterations: list[str] | None = None) -> bool:
+    """Whether no (query, document) pair, or (query, iteration, document) triple, is given twice."""
+    keys: Iterable[tuple[str, ...]] = (zip(query_ids, doc_ids, strict=True) if iterations is None
+                                       else zip(query_ids, iterations, doc_ids, strict=True))
+    return len(set(keys)) == len(query_ids)
+
+
+def _columns(query_ids: list[str], doc_ids: list[str], numbers: np.ndarray, value_column: str,
+             iterations: list[str] | None = None) -> Columns:
+    if value_column == "relevance":
+        return {"query_id": query_ids, "iteration": iterations or ["0"] * len(query_ids), "doc_id": doc_ids,
+                "relevance": numbers}
+    return {"query_id": query_ids, "doc_id": doc_ids, "score": numbers}
