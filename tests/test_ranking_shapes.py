@@ -26,6 +26,7 @@ import pytest
 from conftest import NO_TREC_EVAL, invoke, trec_eval_binary
 
 import trec_rag_eval as tre
+from trec_rag_eval.core import ranking
 from trec_rag_eval.errors import TrecRagEvalWarning
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 
@@ -250,3 +251,14 @@ def test_trec_eval_itself_agrees_on_the_converted_and_the_scored_files(tmp_path)
     report, _ = _said(lambda: tre.Evaluator(lambda q, k: HITS[q.split()[-1]][:k]).evaluate(DATASET, measures=MEASURES))
     report.write_run(written)
     assert _trec_eval(qrels, written) == _approx(AS_LISTED, 4)
+
+
+def test_a_nan_score_ranks_alike_in_every_form_of_table():
+    # a run held as lists (a small dict, tre.Run.from_dict) is ordered by the same sort as a polars frame: NaN took
+    # the last place in lists (numpy's lexsort) and the first in frames
+    scores = {"q1": {f"d{i}": float("nan") if i == 3 else float(i % 4) for i in range(10)}}
+    qrels = tre.Qrels.from_dict({"q1": {"d3": 1, "d1": 2}})
+    as_lists = tre.Run.from_dict(scores)
+    as_frame = tre.Run(tre.Run.from_dict(scores).frame)  # .frame keeps the frame in place of the lists
+    assert isinstance(as_lists.data, dict)
+    assert ranking.rank(qrels, as_lists).rel.tolist() == ranking.rank(qrels, as_frame).rel.tolist()

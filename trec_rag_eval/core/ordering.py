@@ -138,9 +138,7 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     ``lengths``: the groups are already together, 0, 1, 2, ... one after the other, this many rows
     each; groups of ``BLOCK_SORT_MIN_ROWS`` rows or more on average are then sorted each on its own.
     """
-    if isinstance(doc_ids, list):
-        order = np.lexsort((-scores, group))
-    elif lengths is not None and len(lengths) and len(scores) >= BLOCK_SORT_MIN_ROWS * len(lengths):
+    if lengths is not None and len(lengths) and len(scores) >= BLOCK_SORT_MIN_ROWS * len(lengths):
         order = _order_within_blocks(scores, lengths)
     else:
         order = _order_by_group_then_score(group, scores, threads)
