@@ -7,6 +7,7 @@ time so that no copy of a whole column is made)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -120,7 +121,7 @@ def index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
     """The index of each id in ``index_of`` (int32), or -1: one hash lookup per row (for Arrow's
     dictionary-encoded ids, one per distinct id)."""
     if isinstance(ids, list):
-        return np.array([index_of.get(q, -1) for q in ids], dtype=np.int32)
+        return np.fromiter(map(index_of.get, ids, repeat(-1)), dtype=np.int32, count=len(ids))
     if is_arrow(ids):  # each chunk has its own dictionary: one lookup per distinct id of a chunk
         out = np.empty(len(ids), dtype=np.int32)
 

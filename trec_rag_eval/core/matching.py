@@ -11,7 +11,8 @@ collision never changes a value.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,21 +33,36 @@ UNJUDGED = -2
 """The value of a ranked document the qrels give a negative value (trec_eval's "in the pool, not judged")."""
 
 
-def match_lists(run: Run, query_ids: list[str], qrels_data: dict[str, Any], judged: Judgments,
-                row_query: np.ndarray, doc_ids: list[str]) -> np.ndarray:
+def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np.ndarray, doc_ids: list[str],
+                starts: np.ndarray | None, distinct: bool = False) -> np.ndarray:
     """Judgment of every row (as ``Judgments.of``) and the duplicate check (as ``judge_rows``), for
-    tables held as lists: one dictionary lookup per row."""
-    judgments = {(i, d): int(r) for d, r, i in zip(qrels_data["doc_id"], judged.relevance.tolist(),
-                                                   judged.qidx.tolist(), strict=True) if i >= 0}
-    values: list[int] = []
-    seen: set[tuple[int, str]] = set()
-    for pair in zip(row_query.tolist(), doc_ids, strict=True):
-        if pair in seen:
-            raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
-        seen.add(pair)
-        value = judgments.get(pair)
-        values.append(NOT_IN_POOL if value is None else value if value >= 0 else UNJUDGED)
-    return np.array(values, dtype=judged.dtype)
+    tables held as lists: each row's query's dict of judgments (``Judgments.by_query``) asked for its
+    document by C-level iteration (``map(dict.get, ...)``), no Python step per row. ``starts``: the query
+    blocks of a run written one query at a time (``ordering.block_starts``), whose repeats are looked for
+    block by block; ``distinct``: the rows are known to hold each pair once (checked when the run was made
+    from an in-memory shape: ``tables.CheckedColumns``), so no repeat is looked for."""
+    n = len(doc_ids)
+    if n == 0:
+        return np.zeros(0, dtype=judged.dtype)
+    per_query = judged.by_query()
+    if starts is not None:
+        lengths = np.diff(np.append(starts, n)).tolist()
+        row_dicts: Iterable[dict[str, int]] = chain.from_iterable(
+            map(repeat, [per_query[q] for q in row_query[starts].tolist()], lengths))
+        bounds = np.append(starts, n).tolist()
+        repeated = not distinct and any(len(set(doc_ids[a:b])) < b - a
+                                        for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+    else:
+        rows = row_query.tolist()
+        row_dicts = map(per_query.__getitem__, rows)
+        repeated = not distinct and len(set(zip(rows, doc_ids, strict=True))) < n
+    if repeated:
+        seen: set[tuple[int, str]] = set()
+        for pair in zip(row_query.tolist(), doc_ids, strict=True):  # the first repeat, to name it
+            if pair in seen:
+                raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
+            seen.add(pair)
+    return np.fromiter(map(dict.get, row_dicts, doc_ids, repeat(NOT_IN_POOL)), dtype=judged.dtype, count=n)
 
 
 def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
@@ -142,6 +158,8 @@ class Judgments:
     matches run rows with."""
 
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
+        self.qrels_data, self.num_queries = qrels_data, len(query_ids)
+        self._by_query: list[dict[str, int]] | None = None
         self.qidx = index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
@@ -161,6 +179,25 @@ class Judgments:
             keys = polars_numbers(self.keys)
             self.key_set = keys.implode()
             self.index = pl.DataFrame({"key": keys, "judgment": polars_numbers(np.arange(len(keys), dtype=np.int64))})
+
+    def by_query(self) -> list[dict[str, int]]:
+        """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
+        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use."""
+        if self._by_query is None:
+            usable = np.flatnonzero(self.qidx >= 0)
+            queries = self.qidx[usable]
+            reordered = bool(np.any(queries[1:] < queries[:-1]))
+            if reordered:  # not one query after the other: gathered by query
+                usable = usable[np.argsort(queries, kind="stable")]
+                queries = self.qidx[usable]
+            docs = self.qrels_data["doc_id"]
+            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)[usable].tolist()
+            if reordered or len(usable) < len(docs):
+                docs = [docs[i] for i in usable.tolist()]
+            bounds = _offsets(queries, self.num_queries).tolist()
+            self._by_query = [dict(zip(docs[a:b], values[a:b], strict=True))
+                              for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        return self._by_query
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
            out: np.ndarray | None = None) -> np.ndarray:

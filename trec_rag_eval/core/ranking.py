@@ -35,7 +35,7 @@ from trec_rag_eval.core.columns import distinct, gather, index_in, keep_where, n
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.tables import Qrels, Run, qrels_query_ids
+from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived, qrels_query_ids
 from trec_rag_eval.tables.arrow import is_arrow
 
 LIST_FORM_MAX_ROWS = 50_000
@@ -116,16 +116,18 @@ def rank(
     else:
         run_data, qrels_data = run.data if is_arrow(run.data) else run.frame, qrels.frame
 
-    from concurrent.futures import ThreadPoolExecutor
-
-    keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not a dict of tuples
-    with ThreadPoolExecutor(max_workers=2) as beside:  # the judgments, the order of a grouped run
+    keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not dicts of judgments
+    # lists are ranked on this thread alone: a thread pool would cost more than the work it shares
+    with _beside() if keyed else _Here() as beside:  # the judgments, the order of a grouped run
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
         #    One lookup per row, so the line order of the file does not matter.
-        qrels_ids = byte_sorted(qrels_query_ids(qrels, distinct(qrels_data["query_id"])))
-        # the judgments of the qrels' queries need nothing from the run: prepared beside from the start
-        judging = beside.submit(Judgments, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
-        row_query = index_in(run_data["query_id"], {q: i for i, q in enumerate(qrels_ids)})
+        qrels_ids = derived(qrels, "query_ids", lambda: byte_sorted(qrels_query_ids(
+            qrels, distinct(qrels_data["query_id"]))))
+        # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
+        # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
+        judging = beside.submit(derived, qrels, ("judgments", keyed),
+                                lambda: Judgments(qrels_data, qrels_ids, keyed)) if queries == "qrels" else None
+        row_query = _row_queries(run_data, {q: i for i, q in enumerate(qrels_ids)})
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
         extra = [] if outside is None else byte_sorted(distinct(gather(run_data["query_id"],
@@ -172,7 +174,8 @@ def rank(
         if keyed:
             rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
         else:
-            rel = match_lists(run, query_ids, qrels_data, judging.result(), row_query, doc_ids)
+            rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
+                              distinct=isinstance(run_data, CheckedColumns))
         judgments = judging.result()
         reorder = ranking_order(row_query, scores, doc_ids, starts) if ordering is None else ordering.result()
     rel = reorder.apply(rel)
@@ -204,6 +207,46 @@ def rank(
         run_tag=run.run_tag,
         extra_queries=extra,
     )
+
+
+def _row_queries(run_data: Any, index_of: dict[str, int]) -> np.ndarray:
+    """Each row's query: its index in ``index_of``, or -1 (``columns.index_in``); rows made from a dict of
+    dicts (``CheckedColumns.blocks``) look each query up once."""
+    blocks = run_data.blocks if isinstance(run_data, CheckedColumns) else None
+    if blocks is None:
+        return index_in(run_data["query_id"], index_of)
+    ids, lengths = blocks
+    return np.repeat(index_in(ids, index_of), lengths)
+
+
+def _beside() -> Any:
+    """Two threads beside the ranking's own (the judgments, the order of a grouped run)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=2)
+
+
+class _Done:
+    """A result already there, asked for as a future's."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+class _Here:
+    """``_beside`` for work too small to share: each task done when submitted, on this thread."""
+
+    def __enter__(self) -> _Here:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, work: Any, *args: Any) -> _Done:
+        return _Done(work(*args))
 
 
 def only_judged(ranked: RankedQueries) -> RankedQueries:

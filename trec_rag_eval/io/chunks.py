@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.text import read_text, spooled
 from trec_rag_eval.syntax import FIELD_SEPARATORS
-from trec_rag_eval.tables import Qrels, Run, column_head, column_list, duplicate_error, run_columns
+from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived, duplicate_error, run_columns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -550,11 +550,11 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     return pattern, *example[pattern]
 
 
-def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str]:
+def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str] | frozenset[str]:
     """The ids of ``doc_ids`` that the qrels judge (for some query); a large qrels table is searched
     for the few ids, not turned into a Python set."""
-    if isinstance(qrels.data, dict):
-        return set(doc_ids).intersection(qrels.data["doc_id"])
+    if isinstance(qrels.data, dict):  # the judged ids as a set, made once per Qrels
+        return derived(qrels, "doc_ids", lambda: frozenset(qrels.data["doc_id"])).intersection(doc_ids)
     import polars as pl
 
     column = qrels.frame["doc_id"]

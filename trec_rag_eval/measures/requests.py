@@ -5,6 +5,7 @@ and the measures computed when none are asked for (the RAG set, trec_eval's ``of
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -168,7 +169,7 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         if isinstance(item, Measure):
             out.append(item)
         elif isinstance(item, str):
-            out.extend(_as_asked(_split_names(item)))
+            out.extend(_named(item))
         elif is_ir_measures_measure(item):
             out.append(parse_measure(str(item)))
         else:
@@ -178,6 +179,16 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
     for m in out:  # one measure once, whatever text trec_eval's name of it keeps (as parse_measures)
         unique.setdefault(replace(m, text=None), m)
     return list(unique.values())
+
+
+@functools.lru_cache(maxsize=256)
+def _named(text: str) -> tuple[Measure, ...]:
+    """The measures one string asks for, named as asked: parsed once per process (a training loop asks for
+    the same names every epoch); forgotten when a family is registered, which may change what a name means."""
+    return tuple(_as_asked(_split_names(text)))
+
+
+on_register(lambda family: _named.cache_clear)
 
 
 def _as_asked(specs: list[str]) -> list[Measure]:

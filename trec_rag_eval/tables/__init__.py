@@ -16,16 +16,18 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
+from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
+from trec_rag_eval.tables.bulk import nested_columns
 from trec_rag_eval.tables.shapes import is_columns, is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
@@ -63,6 +65,29 @@ def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
             data = pl.from_arrow(data).cast(schema)  # type: ignore[union-attr]
         object.__setattr__(owner, "data", data)  # a cache: the same rows, in the same order
     return data
+
+
+T = TypeVar("T")
+
+
+def derived(owner: Qrels | Run, key: Hashable, make: Callable[[], T]) -> T:
+    """What is derived from a table's rows (its query ids in trec_eval's order, its judgments ready for
+    matching), made on first use and kept with the table: a table never changes its rows, so judgments
+    given as one ``Qrels`` to many evaluations (a parameter sweep, a check per training epoch) are prepared
+    once. Two threads asking at once may both make it; either result is the same."""
+    cache = owner.__dict__.setdefault(_DERIVED, {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]  # type: ignore[no-any-return]
+
+
+_DERIVED = "_derived"
+"""Where ``derived`` keeps its values in a table's ``__dict__``; left out when the table is pickled (sent to a
+worker, which derives them again from the rows it receives)."""
+
+
+def _state_without_derived(owner: Any) -> dict[str, Any]:
+    return {name: value for name, value in owner.__dict__.items() if name != _DERIVED}
 
 
 def qrels_columns(rows: list[tuple[str, str, str, int]]) -> Columns:
@@ -177,6 +202,8 @@ class Qrels:
     @property
     def frame(self) -> pl.DataFrame:
         return _as_frame(self, "QRELS_SCHEMA")
+
+    __getstate__ = _state_without_derived
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
@@ -296,13 +323,17 @@ class Run:
     def frame(self) -> pl.DataFrame:
         return _as_frame(self, "RUN_SCHEMA")
 
+    __getstate__ = _state_without_derived
+
     @classmethod
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape); ids that are
         not strings become their ``str()``. Unlike ``Run(dict)``, a NaN score is kept (as a TREC
         file's ``nan`` is): the ranking places it as trec_eval does."""
-        rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
-        return cls(run_columns(rows), run_tag, source)
+        columns = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
+        if columns is None:  # ids of other kinds (their str()), bool scores: row by row
+            columns = run_columns([(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()])
+        return cls(columns, run_tag, source)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

@@ -22,6 +22,15 @@ from trec_rag_eval.syntax import RELEVANCE_RANGE
 
 Columns = dict[str, Any]
 
+
+class CheckedColumns(dict[str, Any]):
+    """A table's columns made from an in-memory shape, every row checked (here or by the row path), each
+    (query, document) pair once: the ranking need not look for a repeat again. ``blocks``: when the rows
+    come one query after the other (a dict of dicts), each query's id and its number of rows, so that the
+    ranking looks each query up once rather than each row."""
+
+    blocks: tuple[list[str], list[int]] | None = None
+
 _FLOATS = (float, np.float64, np.float32, np.float16)
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
 
@@ -60,7 +69,9 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
             return None
         numbers = values
     query_column = list(chain.from_iterable(map(repeat, query_ids, lengths)))
-    return _columns(query_column, doc_ids, numbers, value_column)
+    columns = _columns(query_column, doc_ids, numbers, value_column)
+    columns.blocks = (query_ids, lengths)
+    return columns
 
 
 def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None
@@ -175,8 +186,8 @@ def _distinct_rows(query_ids: list[str], doc_ids: list[str], iterations: list[st
 
 
 def _columns(query_ids: list[str], doc_ids: list[str], numbers: np.ndarray, value_column: str,
-             iterations: list[str] | None = None) -> Columns:
+             iterations: list[str] | None = None) -> CheckedColumns:
     if value_column == "relevance":
-        return {"query_id": query_ids, "iteration": iterations or ["0"] * len(query_ids), "doc_id": doc_ids,
-                "relevance": numbers}
-    return {"query_id": query_ids, "doc_id": doc_ids, "score": numbers}
+        return CheckedColumns(query_id=query_ids, iteration=iterations or ["0"] * len(query_ids), doc_id=doc_ids,
+                              relevance=numbers)
+    return CheckedColumns(query_id=query_ids, doc_id=doc_ids, score=numbers)

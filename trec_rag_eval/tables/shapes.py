@@ -36,7 +36,7 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
-from trec_rag_eval.tables.bulk import column_columns, nested_columns, record_columns
+from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, nested_columns, record_columns
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
@@ -281,7 +281,7 @@ def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -
 
 
 def _check_rows(rows: Iterable[tuple[Any, ...]], source: str, value_column: str, by_row: bool,
-                iterations: list[str] | None = None) -> dict[str, Any]:
+                iterations: list[str] | None = None) -> CheckedColumns:
     """Columns from (query_id, doc_id, value) rows: ids as strings, values checked, pairs once (once per
     iteration, when judgments come with theirs: ndeval's subtopics)."""
     query_ids: list[str] = []
@@ -314,9 +314,9 @@ def _check_rows(rows: Iterable[tuple[Any, ...]], source: str, value_column: str,
         doc_ids.append(d)  # type: ignore[arg-type]
         numbers.append(_relevance(number, source, where) if is_qrels else _score(number, source, where))
     if is_qrels:
-        return {"query_id": query_ids, "iteration": iterations or ["0"] * len(query_ids), "doc_id": doc_ids,
-                "relevance": np.array(numbers, dtype=np.int64)}
-    return {"query_id": query_ids, "doc_id": doc_ids, "score": np.array(numbers, dtype=np.float64)}
+        return CheckedColumns(query_id=query_ids, iteration=iterations or ["0"] * len(query_ids), doc_id=doc_ids,
+                              relevance=np.array(numbers, dtype=np.int64))
+    return CheckedColumns(query_id=query_ids, doc_id=doc_ids, score=np.array(numbers, dtype=np.float64))
 
 
 def _repeat_reason(earlier: tuple[int, Any, list[int]], later: tuple[int, Any, list[int]], query_id: str,
