@@ -191,6 +191,45 @@ def test_minimum_detectable_delta_has_the_stated_power_by_simulation() -> None:
     assert abs(rejections / trials - 0.8) < 0.035
 
 
+@pytest.mark.parametrize("n", [2, 3, 8, 30, 500])
+@pytest.mark.parametrize(("alpha", "power"), [(0.05, 0.8), (0.01, 0.9), (0.1, 0.5), (0.2, 0.99)])
+def test_minimum_detectable_delta_solves_the_noncentral_t_power_as_scipy_optimize_does(n, alpha, power) -> None:
+    # the power of the two-sided paired t-test at noncentrality nc, P(|T| > t_crit) with T ~ nct(n - 1, nc), set
+    # equal to ``power`` and solved by scipy's own brentq on scipy.stats' distributions: the same delta
+    from scipy import optimize
+
+    diff = np.random.default_rng(n).normal(0, 1, n)
+    sd = float(np.std(diff, ddof=1))
+    t_crit = scipy_stats.t.ppf(1 - alpha / 2, n - 1)
+
+    def shortfall(nc: float) -> float:
+        # the far tail (below 1e-10 wherever it matters) is NaN in scipy.stats out there: counted as 0
+        lower = float(np.nan_to_num(scipy_stats.nct.cdf(-t_crit, n - 1, nc)))
+        return float(scipy_stats.nct.sf(t_crit, n - 1, nc)) + lower - power
+
+    high = t_crit + 4.0
+    while shortfall(high) < 0:
+        high *= 2
+    expected = optimize.brentq(shortfall, 0.0, high, xtol=1e-12) * sd / math.sqrt(n)
+    assert minimum_detectable_delta(np.zeros(n), diff, alpha, power) == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_small_comparison_imports_neither_scipy_stats_nor_scipy_optimize() -> None:
+    # scipy.stats costs a first comparison about a second of imports; the t-test, its interval and the MDD need
+    # the distributions of scipy.special alone
+    import subprocess
+    import sys
+
+    code = ("import sys, trec_rag_eval as tre\n"
+            "q = {'1': {'a': 1, 'b': 0}, '2': {'c': 2}, '3': {'d': 1}}\n"
+            "runs = {'x': {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0, 'e': 3.0}, '3': {'d': 1.0}},\n"
+            "        'y': {'1': {'a': 1.0, 'b': 2.0}, '2': {'c': 3.0, 'e': 1.0}, '3': {'f': 1.0}}}\n"
+            "str(tre.compare(q, runs, 'nDCG@10'))\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'scipy.optimize'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
 def test_minimum_detectable_delta_edges() -> None:
     assert math.isnan(minimum_detectable_delta(np.array([0.1]), np.array([0.2])))
     assert math.isnan(minimum_detectable_delta(np.zeros(5), np.full(5, 0.1)))

@@ -2,9 +2,10 @@
 
 Every function takes per-query arrays aligned on the same query list (``baseline[i]`` and
 ``run[i]`` are the same query) and knows nothing about measures, files or rendering.
-Distributions come from scipy (``ttest_rel``, ``t``, ``nct``, ``norm``); the resampling is numpy,
-vectorised over resamples: the sign flips of the randomization test and of its interval
-(``SignFlips``), and the bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its
+Distributions come from scipy.special (the t, noncentral t and normal distributions: ``stdtr``,
+``nctdtr``, ``ndtr`` and their inverses; importing scipy.stats would cost a first comparison about a
+second); the resampling is numpy, vectorised over resamples: the sign flips of the randomization test
+and of its interval (``SignFlips``), and the bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its
 per-call overhead). Each test has the interval that agrees with it by construction: the
 t-interval with the t-test, the randomization interval (the deltas the sign-flip test keeps) with
 the randomization test; the bootstrap is on request.
@@ -13,10 +14,10 @@ the randomization test; the bootstrap is on request.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import special
 
 from trec_rag_eval.notes import note
 
@@ -78,7 +79,9 @@ def paired_t_test(baseline: np.ndarray, run: np.ndarray) -> float:
     diff = b - a
     if diff.size < 2 or _is_constant(diff):
         return 1.0 if diff.size == 0 or abs(float(diff[0])) <= TIE_TOLERANCE else 0.0
-    return float(stats.ttest_rel(b, a).pvalue)
+    n = diff.size
+    t = float(np.mean(diff)) / math.sqrt(float(np.var(diff, ddof=1)) / n)  # as scipy.stats.ttest_rel computes it
+    return float(2 * special.stdtr(n - 1, -abs(t)))
 
 
 class SignFlips:
@@ -215,7 +218,8 @@ def t_interval(baseline: np.ndarray, run: np.ndarray, confidence: float = 0.95) 
     mean = float(np.mean(diff))
     if diff.size < 2 or _is_constant(diff):
         return (mean, mean)
-    half = float(stats.t.ppf((1 + confidence) / 2, diff.size - 1)) * float(np.std(diff, ddof=1)) / math.sqrt(diff.size)
+    half = float(special.stdtrit(diff.size - 1, (1 + confidence) / 2)) * float(np.std(diff, ddof=1)) / math.sqrt(
+        diff.size)
     return (mean - half, mean + half)
 
 
@@ -257,10 +261,10 @@ def bootstrap_interval(
     spread = jackknife.mean() - jackknife
     denominator = 6.0 * float(np.sum(spread ** 2)) ** 1.5
     if 0 < below < 1 and denominator > 0:
-        bias = float(stats.norm.ppf(below))
+        bias = float(special.ndtri(below))
         acceleration = float(np.sum(spread ** 3)) / denominator
-        z = stats.norm.ppf(levels)
-        levels = stats.norm.cdf(bias + (bias + z) / (1 - acceleration * (bias + z)))
+        z = special.ndtri(levels)
+        levels = special.ndtr(bias + (bias + z) / (1 - acceleration * (bias + z)))
     low, high = np.percentile(means, 100 * levels)
     return (float(low), float(high))
 
@@ -296,7 +300,7 @@ def minimum_detectable_delta(
 
     Uses the observed standard deviation of the differences and n queries: the power of the
     test at true difference delta is P(|T| > t_crit) with T ~ noncentral t(n - 1, delta*sqrt(n)/sd)
-    (``scipy.stats.nct``); we solve power(delta) = ``power`` for delta. NaN below two queries
+    (``scipy.special.nctdtr``); we solve power(delta) = ``power`` for delta. NaN below two queries
     and when the differences do not vary (no spread to base the power on).
     """
     a, b = _as_pair(baseline, run)
@@ -308,20 +312,32 @@ def minimum_detectable_delta(
     if sd <= TIE_TOLERANCE:
         return math.nan
     df = n - 1
-    t_crit = float(stats.t.ppf(1 - alpha / 2, df))
+    t_crit = float(special.stdtrit(df, 1 - alpha / 2))
 
     def shortfall(noncentrality: float) -> float:
-        upper = float(stats.nct.sf(t_crit, df, noncentrality))
+        upper = 1.0 - float(special.nctdtr(df, noncentrality, t_crit))
         # The far tail is below 1e-10 for any noncentrality that matters here, and scipy's
         # nct.cdf can return NaN out there, so a NaN counts as 0.
-        lower = float(np.nan_to_num(stats.nct.cdf(-t_crit, df, noncentrality)))
+        lower = float(np.nan_to_num(special.nctdtr(df, noncentrality, -t_crit)))
         return upper + lower - power
 
     high = t_crit + 4.0
     while shortfall(high) < 0:
         high *= 2
-    noncentrality = optimize.brentq(shortfall, 0.0, high, xtol=1e-10)
-    return noncentrality * sd / math.sqrt(n)
+    return root_of_increasing(shortfall, 0.0, high) * sd / math.sqrt(n)
+
+
+def root_of_increasing(function: Callable[[float], float], low: float, high: float, tolerance: float = 1e-10) -> float:
+    """The root of an increasing ``function`` with ``function(low) <= 0 <= function(high)``, to within ``tolerance``,
+    by bisection: scipy.stats and scipy.optimize (brentq) would cost a first comparison 0.3-1 s of imports,
+    for a root the power functions here give in some 40 steps of scipy.special's distributions."""
+    while high - low > tolerance:
+        middle = (low + high) / 2
+        if function(middle) < 0:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
 
 
 def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> list[float]:
