@@ -35,8 +35,7 @@ from trec_rag_eval.core.columns import distinct, gather, index_in, keep_where, n
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived, qrels_query_ids
-from trec_rag_eval.tables.arrow import is_arrow
+from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived, large_run_data, qrels_query_ids
 
 LIST_FORM_MAX_ROWS = 50_000
 """Tables held as lists are ranked as lists up to this many run rows (faster than importing
@@ -114,7 +113,7 @@ def rank(
     if isinstance(run.data, dict) and isinstance(qrels.data, dict) and len(run.data["query_id"]) <= LIST_FORM_MAX_ROWS:
         run_data, qrels_data = run.data, qrels.data  # lists: no polars needed
     else:
-        run_data, qrels_data = run.data if is_arrow(run.data) else run.frame, qrels.frame
+        run_data, qrels_data = large_run_data(run), qrels.frame
 
     keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not dicts of judgments
     # lists are ranked on this thread alone: a thread pool would cost more than the work it shares

@@ -25,7 +25,7 @@ import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
+from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
 from trec_rag_eval.tables.bulk import nested_columns
 from trec_rag_eval.tables.shapes import is_columns, is_table_data, qrels_data, run_data
@@ -65,6 +65,22 @@ def _as_frame(owner: Any, schema_name: str) -> pl.DataFrame:
             data = pl.from_arrow(data).cast(schema)  # type: ignore[union-attr]
         object.__setattr__(owner, "data", data)  # a cache: the same rows, in the same order
     return data
+
+
+def large_run_data(run: Run) -> Any:
+    """A large run in the form it is ranked in: an Arrow table (the fast reader's), or a polars frame. A run
+    made from a dict of dicts (``CheckedColumns`` with its blocks) becomes the Arrow table of the fast reader,
+    its query ids dictionary-encoded from the blocks, each converted once rather than once a row; kept in
+    place of the lists, as ``frame`` keeps its frame."""
+    data = run.data
+    if is_arrow(data):
+        return data
+    if isinstance(data, CheckedColumns) and data.blocks is not None:
+        table = arrow_run(*data.blocks, data["doc_id"], data["score"])
+        if table is not None:
+            object.__setattr__(run, "data", table)  # the same rows, in the same order
+            return table
+    return run.frame
 
 
 T = TypeVar("T")

@@ -1,0 +1,87 @@
+"""Judgments and runs handed over in memory give the numbers of the same data read from TREC files, whatever
+path the library takes with them: ranked as Python lists (small), as the fast reader's Arrow table (a large
+dict of dicts, its query ids encoded from the dict's blocks), or as polars frames (ids that are not ASCII);
+and ``Qrels`` prepared once give the same numbers to every run evaluated against them.
+
+The TREC file path is the reference: its numbers are trec_eval's (tests/golden, test_trec_eval_golden.py).
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+from conftest import first_by_default
+
+import trec_rag_eval as tre
+from trec_rag_eval.core import ranking
+from trec_rag_eval.tables import derived, is_arrow
+
+MEASURES = ["all_trec"]
+
+
+def _pair(seed: int, ascii_ids: bool = True) -> tuple[dict, dict]:
+    rng = random.Random(seed)
+    accent = "" if ascii_ids else "é"
+    queries = [f"{rng.choice(['q', 'Q', '1'])}{i}" for i in range(rng.randint(3, 12))]
+    qrels = {q: {f"d{d}{accent if d % 3 == 0 else ''}": rng.choice([-1, 0, 0, 1, 2, 3])
+                 for d in rng.sample(range(40), rng.randint(1, 12))} for q in queries}
+    run = {}
+    for q in queries[:-1] if len(queries) > 3 else queries:  # one query of the qrels missing from the run
+        docs = rng.sample(range(40), rng.randint(1, 30))
+        run[q] = {f"d{d}{accent if d % 3 == 0 else ''}": float(rng.choice([1, 2, 2, 3, rng.random()]))
+                  for d in docs}  # few distinct scores: ties for doc_id to break
+    run["extra"] = {"d1": 1.0}
+    return qrels, run
+
+
+def _written(tmp_path, qrels: dict, run: dict) -> tuple[str, str]:
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels_path.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()),
+                          encoding="utf-8")
+    run_path.write_text("".join(f"{q} Q0 {d} 0 {s!r} run\n" for q, docs in run.items() for d, s in docs.items()),
+                        encoding="utf-8")
+    return str(qrels_path), str(run_path)
+
+
+def _values(evaluation) -> dict:
+    return {name: evaluation.summary[name] for name in evaluation.names if name != "runid"} | {
+        (q, name): value for q, values in evaluation.to_dict().items() for name, value in values.items()}
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("seed", first_by_default(range(6), keep=2))
+@pytest.mark.parametrize("ascii_ids", [True, False])
+def test_a_dict_of_dicts_gives_the_file_s_numbers_on_every_path(tmp_path, monkeypatch, seed, ascii_ids):
+    qrels, run = _pair(seed, ascii_ids)
+    expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+    as_lists = _values(tre.evaluate(qrels, run, MEASURES))
+    monkeypatch.setattr(ranking, "LIST_FORM_MAX_ROWS", -1)  # every table ranked as a large one
+    table = tre.Run(run)
+    as_large = _values(tre.evaluate(qrels, table, MEASURES))
+    # ASCII ids: the fast reader's Arrow table, made from the dict's blocks; others: a polars frame
+    assert is_arrow(table.data) == ascii_ids
+    assert as_lists.keys() == expected.keys() == as_large.keys()
+    for key, value in expected.items():
+        assert as_lists[key] == pytest.approx(value, abs=1e-12), key
+        assert as_large[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent():
+    qrels_dict, _ = _pair(7)
+    qrels = tre.Qrels(qrels_dict)
+    runs = [_pair(seed)[1] for seed in range(8, 12)]
+    for run in runs:  # the same numbers as judgments made anew for each run
+        assert tre.evaluate(qrels, run, ["AP", "nDCG@10"]).to_dict() == \
+            tre.evaluate(qrels_dict, run, ["AP", "nDCG@10"]).to_dict()
+    made = []
+    derived(qrels, "probe", lambda: made.append(1) or np.arange(3))
+    derived(qrels, "probe", lambda: made.append(1) or np.arange(3))
+    assert made == [1]  # made once, kept with the table
+    assert "query_ids" in qrels.__dict__["_derived"]  # what the evaluations derived from the judgments
+    # a table sent to a worker (pickled) carries its rows, not what was derived from them
+    sent = pickle.loads(pickle.dumps(qrels))
+    assert sent.to_dict() == qrels.to_dict() and "_derived" not in sent.__dict__
