@@ -123,41 +123,49 @@ def check_means(ours: Any, theirs: dict[str, dict[str, float]], measures: str) -
     return worst
 
 
-def in_memory(sizes: list[str], shapes: list[str], measure_sets: list[str], budget: float, peers: bool) -> bool:
+def calls_for(qrels: dict, run: dict, measures: str, shapes: list[str], peers: bool
+              ) -> tuple[dict[str, Callable[[], Any]], Any, float | None]:
+    """The calls timed for one size and measure set, pytrec_eval's evaluator built once, and ranx's first
+    call's time (None without the peers, or for the official set)."""
     import pytrec_eval
 
+    ours_m, pytrec_m = OURS[measures], PYTREC[measures]
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, pytrec_m)
+    calls: dict[str, Callable[[], Any]] = {
+        "pytrec_eval (built in the timing)": lambda: pytrec_eval.RelevanceEvaluator(qrels, pytrec_m).evaluate(run),
+        "pytrec_eval (built once)": lambda: evaluator.evaluate(run)}
+    for shape in shapes:
+        q, r = shaped(qrels, run, shape)
+        calls[f"ours: {shape}"] = lambda q=q, r=r: tre.evaluate(q, r, ours_m)
+    prepared = tre.Qrels(qrels)
+    calls["ours: tre.Qrels once, run a dict"] = lambda: tre.evaluate(prepared, run, ours_m)
+    tables = (tre.Qrels(qrels), tre.Run(run))
+    calls["ours: prebuilt tre.Qrels and tre.Run"] = lambda: tre.evaluate(*tables, ours_m)
+    if not peers or measures == "official":
+        return calls, evaluator, None
+    import ir_measures
+    import ranx
+
+    ir_m = [ir_measures.parse_measure(m.replace("HitRate", "Success")) for m in ours_m]
+    calls["ir_measures: dict"] = lambda: ir_measures.calc_aggregate(ir_m, qrels, run)
+    if "pandas" in shapes:
+        pq, pr = shaped(qrels, run, "pandas")
+        calls["ir_measures: pandas"] = lambda: ir_measures.calc_aggregate(ir_m, pq, pr)
+    start = time.perf_counter()
+    ranx.evaluate(qrels, run, RANX[measures])
+    first = time.perf_counter() - start
+    calls["ranx: dict (warm)"] = lambda: ranx.evaluate(qrels, run, RANX[measures])
+    return calls, evaluator, first
+
+
+def in_memory(sizes: list[str], shapes: list[str], measure_sets: list[str], budget: float, peers: bool) -> bool:
     agree = True
     for size in sizes:
         queries, depth = SIZES[size]
         qrels, run = make_pair(queries, depth)
         print(f"\n## {size}: {queries:,} queries x {depth:,} documents ({queries * depth:,} run rows)\n")
         for measures in measure_sets:
-            ours_m, pytrec_m = OURS[measures], PYTREC[measures]
-            calls: dict[str, Callable[[], Any]] = {
-                "pytrec_eval (built in the timing)": lambda: pytrec_eval.RelevanceEvaluator(qrels, pytrec_m).evaluate(run)}
-            evaluator = pytrec_eval.RelevanceEvaluator(qrels, pytrec_m)
-            calls["pytrec_eval (built once)"] = lambda: evaluator.evaluate(run)
-            for shape in shapes:
-                q, r = shaped(qrels, run, shape)
-                calls[f"ours: {shape}"] = lambda q=q, r=r: tre.evaluate(q, r, ours_m)
-            prepared = tre.Qrels(qrels)
-            calls["ours: tre.Qrels once, run a dict"] = lambda: tre.evaluate(prepared, run, ours_m)
-            tables = (tre.Qrels(qrels), tre.Run(run))
-            calls["ours: prebuilt tre.Qrels and tre.Run"] = lambda: tre.evaluate(*tables, ours_m)
-            if peers and measures != "official":
-                import ir_measures
-
-                ir_m = [ir_measures.parse_measure(m.replace("HitRate", "Success")) for m in ours_m]
-                calls["ir_measures: dict"] = lambda: ir_measures.calc_aggregate(ir_m, qrels, run)
-                if "pandas" in shapes:
-                    pq, pr = shaped(qrels, run, "pandas")
-                    calls["ir_measures: pandas"] = lambda: ir_measures.calc_aggregate(ir_m, pq, pr)
-                import ranx
-
-                start = time.perf_counter()
-                ranx.evaluate(qrels, run, RANX[measures])
-                first = time.perf_counter() - start
-                calls["ranx: dict (warm)"] = lambda: ranx.evaluate(qrels, run, RANX[measures])
+            calls, evaluator, first = calls_for(qrels, run, measures, shapes, peers)
             medians = timed(calls, budget)
             built, once = medians["pytrec_eval (built in the timing)"], medians["pytrec_eval (built once)"]
             print(f"### {measures}\n")
@@ -165,9 +173,9 @@ def in_memory(sizes: list[str], shapes: list[str], measure_sets: list[str], budg
             print("|---|---|---|---|")
             for name, value in medians.items():
                 print(f"| {name} | {show(value)} | {value / built:.2f} | {value / once:.2f} |")
-            if peers and measures != "official":
+            if first is not None:
                 print(f"| ranx: first call (numba compiles) | {show(first)} | | |")
-            worst = check_means(tre.evaluate(qrels, run, ours_m), evaluator.evaluate(run), measures)
+            worst = check_means(tre.evaluate(qrels, run, OURS[measures]), evaluator.evaluate(run), measures)
             agree &= worst <= 1e-9
             print(f"\nmeans against pytrec_eval's: largest difference {worst:.1e}"
                   f"{'' if worst <= 1e-9 else '  <-- DIFFER'}\n")
