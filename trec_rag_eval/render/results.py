@@ -155,3 +155,30 @@ register_renderer(ALL_PAIRS, "text", allpairs_text)
 register_renderer(ALL_PAIRS, "html", allpairs_html)
 register_renderer(AGREEMENT, "text", agreement_text)
 register_renderer(AGREEMENT, "html", agreement_html)
+
+
+# --- TopicSetPlan (plan): its own module ------------------------------------------------------------------
+TOPIC_SET_PLAN = "trec_rag_eval.compare.planning.TopicSetPlan"
+
+
+def _plan_text(plan: Any, format: str = "table") -> str:
+    from trec_rag_eval.render.planning import plan_text
+
+    return plan_text(plan, format)
+
+
+def _plan_html(plan: Any) -> str:
+    from trec_rag_eval.render.planning import plan_html
+
+    return plan_html(plan)
+
+
+def _plan_plot(plan: Any) -> Any:
+    from trec_rag_eval.render.planning import plan_figure
+
+    return plan_figure(plan)
+
+
+register_renderer(TOPIC_SET_PLAN, "text", _plan_text)
+register_renderer(TOPIC_SET_PLAN, "html", _plan_html)
+register_renderer(TOPIC_SET_PLAN, "plot", _plan_plot)
