@@ -26,6 +26,7 @@ _EXPORTS = {
     "evaluate": "trec_rag_eval.api",
     "iter_evaluate": "trec_rag_eval.api",
     "compare": "trec_rag_eval.api",
+    "plan": "trec_rag_eval.api",
     "fuse": "trec_rag_eval.api",
     "agree": "trec_rag_eval.api",
     "crosscheck": "trec_rag_eval.api",
@@ -46,6 +47,7 @@ _EXPORTS = {
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
     "Comparison": "trec_rag_eval.compare.result",
     "AllPairs": "trec_rag_eval.compare.allpairs",
+    "TopicSetPlan": "trec_rag_eval.compare.planning",
     "Agreement": "trec_rag_eval.compare.agreement",
     "Fusion": "trec_rag_eval.fusion.result",
     "Evaluator": "trec_rag_eval.engine.harness",
@@ -64,7 +66,7 @@ __all__ = [
     "Agreement", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
-    "context_cost", "evaluate_many", "convert",
+    "context_cost", "evaluate_many", "convert", "plan", "TopicSetPlan",
 ]
 
 
@@ -108,12 +110,14 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         generate_queries,
         iter_evaluate,
         judge,
+        plan,
         read_qrels,
         read_run,
         validate,
     )
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.planning import TopicSetPlan
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator

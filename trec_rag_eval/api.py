@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.planning import TopicSetPlan
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.conversion import ConversionReport
     from trec_rag_eval.evaluation.context import ContextCost
@@ -334,6 +335,20 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
 
         raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
     from trec_rag_eval.compare import run_names
+
+    judgments, chosen, given = _paired_runs(qrels, runs, options, "a comparison")
+    if pairs == "all":
+        return compare_all(judgments, chosen, measures, settings=settings, **options)
+    if baseline is not None and not isinstance(chosen, Mapping):
+        baseline = _baseline_name(baseline, run_names(chosen), given)
+    return compare_runs(judgments, chosen, measures, baseline, settings=settings, **options)
+
+
+def _paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: dict[str, Any],
+                 what: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
+    """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
+    ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
+    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order."""
     from trec_rag_eval.service import read_whole_run
 
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
@@ -346,7 +361,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     if isinstance(runs, Mapping):
         given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError("runs must be a list of runs or a mapping name -> run (a comparison needs two or more); "
+        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({what} needs two or more); "
                         f"got {type(runs).__name__}")
     else:
         given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
@@ -355,17 +370,37 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
         if isinstance(value, (str, os.PathLike)):
             label = os.fspath(value)
         table, notes = read_whole_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
-                                doc_map=doc_map, id=id)
+                                      doc_map=doc_map, id=id)
         for note in notes:  # queries missing from the run are said by the comparison, as evaluate says them
             note.about(label).warn()
         tables.append(table)
     chosen: Sequence[Run] | Mapping[str, Run] = (
         dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
-    if pairs == "all":
-        return compare_all(judgments, chosen, measures, settings=settings, **options)
-    if baseline is not None and not isinstance(runs, Mapping):
-        baseline = _baseline_name(baseline, run_names(tables), [value for _, value, _ in given])
-    return compare_runs(judgments, chosen, measures, baseline, settings=settings, **options)
+    return judgments, chosen, [value for _, value, _ in given]
+
+
+@per_call
+def plan(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None, *, delta: float,
+         alpha: float = 0.05, power: float = 0.8, ci_width: float | None = None, queries: int | None = None,
+         confidence: float = 0.95, settings: Settings | None = None, **options: Any) -> TopicSetPlan:
+    """How many queries must be judged to detect a difference of ``delta``? A topic set size plan from a pilot.
+
+    ``runs`` (two or more, in any shape ``compare`` takes) are evaluated on the pilot's judgments as ``compare``
+    evaluates them, on ``measures`` (none given: compare's primary set nDCG@10, R@5, MRR). For each measure the
+    plan gives the queries a paired t-test (two runs) or a one-way ANOVA and a Tukey HSD over all pairs (more
+    runs) needs to detect ``delta`` at ``alpha`` with ``power``, and with ``ci_width`` the queries whose interval
+    of a difference is expected no wider; the range of those counts over the ``confidence`` interval of the
+    pilot's variance; the pilot's power for ``delta``; and the delta detectable at ``queries`` (default: the
+    pilot's). Returns a ``TopicSetPlan`` (``str()`` is the command's text, ``render(format)``, ``to_pandas()``,
+    ``plot()``); the methods are ``trec_rag_eval.compare.planning``'s. ``judgments``, ``topics``,
+    ``qrels_format``, ``run_format``, ``doc_map``, ``id`` and the settings as in ``compare``.
+    """
+    from trec_rag_eval.compare.planning import check_plan_arguments, plan_runs
+
+    check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)  # before reading anything
+    judgments, chosen, _ = _paired_runs(qrels, runs, options, "a plan")
+    return plan_runs(judgments, chosen, measures, delta=delta, alpha=alpha, power=power, confidence=confidence,
+                     ci_width=ci_width, queries=queries, settings=settings, **options)
 
 
 def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:

@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "convert": ("trec_rag_eval.cli.convert:convert_command", "Convert JSON datasets/results to TREC files and back."),
     "compare": ("trec_rag_eval.cli.compare:compare_command", "Compare runs: deltas, significance tests, intervals."),
     "report": ("trec_rag_eval.cli.compare:report_command", "Write a self-contained HTML comparison report."),
+    "plan": ("trec_rag_eval.cli.plan:plan_command",
+             "How many queries do I need? Topic set size design from a pilot's runs."),
     "agree": ("trec_rag_eval.cli.agree:agree_command",
               "Do two sets of judgments agree? Kappa, alpha, and the ranking of systems (tau, tau_AP)."),
     "fuse": ("trec_rag_eval.cli.fuse:fuse_command", "Fuse runs into one (RRF, CombSUM/MNZ, weighted sum, Borda, ...)."),
@@ -81,6 +83,12 @@ FLAGS = {
     "topics_file": "--topics ",
     "kind": "--kind",
     "max_chars": "--max-chars",
+    "delta": "--delta",
+    "alpha": "--alpha",
+    "power": "--power",
+    "confidence": "--confidence",
+    "ci_width": "--ci-width",
+    "queries": "--queries",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 
