@@ -222,6 +222,18 @@ def test_a_delta_too_small_for_any_count_says_more_than_the_limit():
     assert size.queries is None and "more than 1,000,000,000 queries" in str(result)
 
 
+def test_a_detectable_delta_beyond_the_measures_range_is_not_shown_as_a_number():
+    # two queries detect a difference only far beyond what nDCG@10 (between 0 and 1) can take: as compare's MDD
+    values = {"A": {"nDCG@10": np.array([0.1, 0.5])}, "B": {"nDCG@10": np.array([0.3, 0.4])}}
+    result = plan_values(values, ids(2), delta=0.1)
+    size = result.plan("nDCG@10").design("paired_t")
+    assert size.detectable_delta > 1 and result.plan("nDCG@10").value_span == 1
+    text = str(result)
+    assert text.splitlines()[3].endswith("  > 1")
+    assert (f"the pilot's 2 queries detect no difference nDCG@10 can take (its values span 1; the test would need "
+            f"{size.detectable_delta:.2f})") in text
+
+
 def test_a_delta_wider_than_the_measure_is_said():
     with pytest.warns(TrecRagEvalWarning, match=r"delta 1\.500 is more than nDCG@10 can differ by"):
         plan_values(pilot(52, 2, 10), ids(10), delta=1.5)

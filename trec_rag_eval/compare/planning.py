@@ -90,6 +90,9 @@ class MeasurePlan:
     variance_low: float
     variance_high: float
     designs: list[DesignSize]
+    # the width of the range one query's value can take (1 for nDCG@10), NaN when unknown: a detectable delta
+    # beyond it is more than the measure can differ by
+    value_span: float = math.nan
 
     @property
     def sd(self) -> float:
@@ -307,7 +310,10 @@ def _measure_plan(measure: str, matrix: np.ndarray, delta: float, alpha: float, 
     if ci_width is not None:
         keys.append("ci_width")
     designs = [_design_size(key, variance, low, high, m, n, delta, alpha, power, ci_width, at) for key in keys]
-    return MeasurePlan(measure, variance, df, low, high, designs)
+    from trec_rag_eval.compare import _range_width
+
+    span = _range_width(measure)
+    return MeasurePlan(measure, variance, df, low, high, designs, math.nan if span is None else span)
 
 
 def _design_size(key: str, variance: float, low: float, high: float, runs: int, pilot: int, delta: float,

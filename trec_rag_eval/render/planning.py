@@ -86,9 +86,16 @@ def plan_rows(plan: TopicSetPlan) -> list[list[str]]:
                 "-" if size.approx_queries is None else f"{size.approx_queries:,}",
                 "-" if none else _range(size, limit),
                 format_power(size.pilot_power),
-                format_magnitude(size.detectable_delta),
+                _detectable(measure_plan, size.detectable_delta),
             ])
     return rows
+
+
+def _detectable(measure_plan: MeasurePlan, delta: float) -> str:
+    """A detectable delta, or ``> span`` when it is more than the measure can differ by."""
+    if delta > measure_plan.value_span:  # NaN (no span known) compares False
+        return f"> {format_plain(measure_plan.value_span)}"
+    return format_magnitude(delta)
 
 
 def plan_verdicts(plan: TopicSetPlan) -> list[tuple[str, str]]:
@@ -126,14 +133,17 @@ def _verdict(plan: TopicSetPlan, measure_plan: MeasurePlan) -> str:
                  f"{format_magnitude(plan.ci_width)} needs {format_queries(width.queries, limit)} "
                  f"({_between(width, limit)})")
     found = "a difference" if plan.paired else "a range"
-    if plan.at_queries == plan.n_queries:
-        text += (f"; the pilot's {plan.n_queries} queries detect {found} of about "
-                 f"{format_magnitude(main.detectable_delta)} and have {format_power(main.pilot_power)} power for "
-                 f"{delta}")
+    if main.detectable_delta > measure_plan.value_span:
+        detects = (f"no difference {measure_plan.measure} can take (its values span "
+                   f"{format_plain(measure_plan.value_span)}; the test would need {main.detectable_delta:.2f})")
     else:
-        text += (f"; {plan.at_queries:,} queries would detect {found} of about "
-                 f"{format_magnitude(main.detectable_delta)} ({format_power(main.power_at_queries)} power for "
-                 f"{delta}), the pilot's {plan.n_queries} have {format_power(main.pilot_power)}")
+        detects = f"{found} of about {format_magnitude(main.detectable_delta)}"
+    if plan.at_queries == plan.n_queries:
+        text += (f"; the pilot's {plan.n_queries} queries detect {detects} and have {format_power(main.pilot_power)} "
+                 f"power for {delta}")
+    else:
+        text += (f"; {plan.at_queries:,} queries would detect {detects} ({format_power(main.power_at_queries)} "
+                 f"power for {delta}), the pilot's {plan.n_queries} have {format_power(main.pilot_power)}")
     return text
 
 
