@@ -4,6 +4,7 @@ convert; a format added there is detected, read and evaluated on every path."""
 from __future__ import annotations
 
 import pytest
+from conftest import invoke
 
 import trec_rag_eval as tre
 from trec_rag_eval.io import formats
@@ -56,3 +57,70 @@ def test_a_registered_format_is_detected_read_and_evaluated(tmp_path):
         assert tre.evaluate(str(trec), str(run), "MRR").summary["MRR"] == 0.75  # the same data, the same number
     finally:
         FORMATS.pop("toy")
+
+
+# --- detection reads the file's lines, not its first line alone --------------------------------------------
+# A file whose lines are nearly all of one format, with one bad line (a field lost, one too many), is read as
+# that format, and the error names the bad line; the first line alone decided before, so a TREC file whose
+# first line lost a field was taken for BEIR (or JSON) and blamed on its second line.
+
+RUN = "q1 Q0 d1 1 2.0 r\nq1 Q0 d2 2 1.0 r\n"
+
+
+@pytest.mark.parametrize("role, text, error", [
+    ("qrels", "1 0 1\n1 0 b 0\n1 0 c 2\n",
+     "1: expected 4 columns (query_id iteration doc_id relevance), got 3: '1 0 1'"),
+    ("qrels", "{q1} 0 d1\n{q1} 0 d2 1\n{q1} 0 d3 0\n",
+     "1: expected 4 columns (query_id iteration doc_id relevance), got 3: '{q1} 0 d1'"),
+    ("qrels", "[q1] 0 d1 1 x\n[q1] 0 d2 1\n[q1] 0 d3 0\n",
+     "1: expected 4 columns (query_id iteration doc_id relevance), got 5: '[q1] 0 d1 1 x'"),
+    ("run", "[q1] Q0 d1 1 2.0\n[q1] Q0 d2 2 1.0 r\n[q1] Q0 d3 3 0.5 r\n",
+     "1: expected 6 columns (query_id Q0 doc_id rank score run_tag), got 5: '[q1] Q0 d1 1 2.0'"),
+    ("run", "{q1} Q0 d1 1 2.0 r\n{q1} Q0 d2\n{q1} Q0 d3 3 0.5 r\n",
+     "2: expected 6 columns (query_id Q0 doc_id rank score run_tag), got 3: '{q1} Q0 d2'"),
+    # and the other way round: a BEIR file whose first row has a field too many is BEIR, blamed on that row
+    ("qrels", "q1\td1\t1\t9\nq1\td2\t1\nq1\td3\t0\n",
+     "1: expected 3 columns (query-id corpus-id score), separated by tabs, got 4: 'q1\\td1\\t1\\t9'"),
+    ("qrels", "query-id\tcorpus-id\tscore\nq1\td1\t1\t9\n",
+     "2: expected 3 columns (query-id corpus-id score), separated by tabs, got 4: 'q1\\td1\\t1\\t9'"),
+])
+def test_a_file_with_one_bad_line_is_read_as_the_format_of_the_others(tmp_path, role, text, error):
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    other = tmp_path / ("run.txt" if role == "qrels" else "qrels.txt")
+    other.write_text(RUN if role == "qrels" else "q1 0 d1 1\n")
+    args = [str(path), str(other)] if role == "qrels" else [str(other), str(path)]
+    result = invoke(*args)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"Error: {path}:{error}"]
+
+
+@pytest.mark.parametrize("text, name", [
+    ("1 0 1\n1 0 b 0\n1 0 c 2\n", "trec"),
+    ("query-id\tcorpus-id\tscore\nq1\td1\t1\n", "beir"),
+    ("q1\td1\t1\nq1\td2\t0\n", "beir"),
+    ("q1\td1\t1\n", "beir"),
+    ('{"q1": {"d1": 1}}\n', "json"),
+    ('[\n  {"id": "q1", "query": "a b c", "relevant": ["d1"]}\n]\n', "json"),
+    ('{"query_id": "q1", "doc_id": "d1", "score": 3}\n{"query_id": "q1", "doc_id": "d2", "score": 2}\n', "json"),
+    ("{q1} Q0 d1 1 2.0 r\n", "trec"),
+])
+def test_detection_by_the_lines_of_the_head(tmp_path, text, name):
+    path = tmp_path / "input"
+    path.write_text(text)
+    assert formats.detect(str(path)) == name
+
+
+@pytest.mark.parametrize("text, error", [
+    ("q1 Q0 d1 1 2.0\nq1 Q0 d2 2 1.0 r\nq1 Q0 d3 3 0.5 r\n",
+     "1: expected 6 columns (query_id Q0 doc_id rank score run_tag), got 5: 'q1 Q0 d1 1 2.0'"),
+    ("q1 0 d1 1 5\nq1 0 d2 1\nq1 0 d3 0\n", "1: expected 4 columns (query_id iteration doc_id relevance), got 5: "
+     "'q1 0 d1 1 5'"),
+])
+def test_convert_tells_a_run_from_judgments_by_the_lines_not_the_first_alone(tmp_path, text, error):
+    # a run whose first line lost a field was converted as judgments, and refused as qrels
+    path = tmp_path / "input.txt"
+    path.write_text(text)
+    result = invoke("convert", str(path), "--json", str(tmp_path / "out.json"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"Error: {path}:{error}"]

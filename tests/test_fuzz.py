@@ -719,3 +719,52 @@ def test_fuzz_output_paths(tmp_path):
             allowed += 1
         assert Path(qrels).read_text() == "q 0 d 1\n"
     assert refused > 10 and allowed > 10
+
+
+# --- format detection: a file with one bad line is read as the format of its other lines ------------------
+# The expectation is the line the generator damaged: whatever its place (often the first, which alone decided
+# the format before) and whatever the ids start with ('[' and '{' are JSON's first characters), the error is
+# the format's own, naming that file and that line.
+
+
+def test_fuzz_one_damaged_line_is_named_in_the_format_of_the_others(tmp_path):
+    import trec_rag_eval as tre
+    from trec_rag_eval.errors import InputFormatError
+
+    rng = random.Random(SEED * 1000 + 31)
+    ok = tmp_path / "ok.qrels"
+    ok.write_text("q 0 d 1\n")
+    good_run = tmp_path / "ok.run"
+    good_run.write_text("q Q0 d 1 1.0 r\n")
+    named = {"trec qrels": 0, "trec run": 0, "beir": 0}
+    for case in range(150):
+        kind = rng.choice(list(named))
+        count = rng.randint(3, 12)  # two good lines at least: with one, which line is the bad one is a guess
+        ids = [rng.choice(["q", "[q", "{q", "1", "query-"]) + str(rng.randint(0, 9)) for _ in range(count)]
+        if kind == "trec qrels":
+            rows = [[qid, "0", f"d{i}", str(rng.randint(0, 3))] for i, qid in enumerate(ids)]
+            expected = "expected 4 columns (query_id iteration doc_id relevance)"
+        elif kind == "trec run":
+            rows = [[qid, "Q0", f"d{i}", str(i + 1), f"{rng.uniform(-5, 5):.3f}", "tag"] for i, qid in enumerate(ids)]
+            expected = "expected 6 columns (query_id Q0 doc_id rank score run_tag)"
+        else:
+            rows = [[qid, f"d{i}", str(rng.randint(0, 3))] for i, qid in enumerate(ids)]
+            expected = "expected 3 columns (query-id corpus-id score), separated by tabs"
+        bad = 0 if rng.random() < 0.5 else rng.randrange(count)
+        # a field too many (trec_eval reads a run line's seventh field, and ignores it: so does the reader)
+        if kind == "beir" or (kind == "trec qrels" and rng.random() < 0.5):
+            rows[bad] = rows[bad] + [str(rng.randint(0, 3))]
+        else:
+            rows[bad] = rows[bad][:-1] if rng.random() < 0.5 else rows[bad][:-2]  # a field or two lost
+        separator = "\t" if kind == "beir" else rng.choice([" ", "\t"])
+        header = ["query-id\tcorpus-id\tscore"] if kind == "beir" and rng.random() < 0.5 else []
+        path = tmp_path / f"case{case}.txt"
+        path.write_text("\n".join(header + [separator.join(row) for row in rows]) + "\n")
+        qrels, run = (str(ok), str(path)) if kind == "trec run" else (str(path), str(good_run))
+        with pytest.raises(InputFormatError) as caught:
+            tre.evaluate(qrels, run, ["P@1"])
+        assert (caught.value.path, caught.value.line_no) == (str(path), bad + 1 + len(header)), \
+            (kind, path.read_text(), str(caught.value))
+        assert caught.value.reason.startswith(expected), (kind, path.read_text(), str(caught.value))
+        named[kind] += 1
+    assert min(named.values()) > 30, named

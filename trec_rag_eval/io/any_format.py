@@ -24,7 +24,7 @@ from trec_rag_eval.io.formats import (
     FORMATS,
     HEAD_BYTES,
     detect,
-    first_data_line,
+    head_lines,
     qrels_formats,
     run_formats,
 )
@@ -51,7 +51,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 def detect_kind(path: str | os.PathLike[str]) -> str:
     """What a file holds: ``"dataset"`` (judgments), ``"results"`` (a run) or ``"both"`` (ragas rows).
 
-    TREC: six fields on the first line make a run, otherwise qrels. BEIR: a dataset. Parquet: a
+    TREC: more lines of six fields than of four make a run (the first line decides a tie), otherwise qrels, so
+    that a run whose first line lost a field is still a run, its error naming that line. BEIR: a dataset. Parquet: a
     ``score`` column makes a run, otherwise judgments. JSON: see ``json_formats.json_content_kind``.
     """
     name = os.fspath(path)
@@ -66,7 +67,11 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
         return json_formats.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
-    return "results" if len(split_fields(first_data_line(read_head(name, HEAD_BYTES)))) == 6 else "dataset"
+    counts = [len(split_fields(line)) for line in head_lines(read_head(name, HEAD_BYTES))]
+    six, four = counts.count(6), counts.count(4)
+    if six != four:
+        return "results" if six > four else "dataset"
+    return "results" if counts[:1] == [6] else "dataset"
 
 
 def load_qrels(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.formats import BEIR_HEADER_WORDS
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.location import is_dir, is_file, is_url, join, list_dir
 from trec_rag_eval.io.text import read_text
@@ -28,8 +29,6 @@ if TYPE_CHECKING:  # polars is imported where used
     import polars as pl
 
     from trec_rag_eval.io.id_paths import IdLocator
-
-_BEIR_HEADER_WORDS = {"query-id", "query_id", "qid", "corpus-id", "corpus_id", "doc-id", "doc_id", "docid"}
 
 
 def read_beir(path: str | os.PathLike[str]) -> Qrels:
@@ -126,7 +125,7 @@ def _read_beir_tsv(path: str) -> pl.DataFrame:
         if (
             not rows
             and line_no == _first_data_line(lines)
-            and {query_id.lower(), doc_id.lower()} & _BEIR_HEADER_WORDS
+            and {query_id.lower(), doc_id.lower()} & BEIR_HEADER_WORDS
         ):
             continue  # the header
         try:

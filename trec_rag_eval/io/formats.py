@@ -10,6 +10,7 @@ how to read judgments and runs from it, how to write them, and whether a run in 
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.io.id_paths import IdLocator
     from trec_rag_eval.tables import Qrels, ResultsReport, Run
 
+BEIR_HEADER_WORDS = frozenset({"query-id", "query_id", "qid", "corpus-id", "corpus_id", "doc-id", "doc_id", "docid"})
+"""The words of a BEIR qrels header's first two columns (query-id corpus-id score)."""
 HEAD_BYTES = 65536
 """How much of a file (after gzip) detection reads."""
 
@@ -116,6 +119,41 @@ def first_data_line(text: str) -> str:
     return next((line for line in text.split("\n") if split_fields(line) and not line.startswith("#")), "")
 
 
+SNIFFED_LINES = 64
+"""How many of the head's first data lines decide a text format (``head_lines``)."""
+
+
+def head_lines(text: str) -> list[str]:
+    """The first ``SNIFFED_LINES`` data lines of a file's head (as ``first_data_line`` counts them), whole
+    lines only: the last one is left out when the head may have cut it."""
+    lines = text.split("\n", SNIFFED_LINES * 4)  # enough for comments and blank lines between them
+    # the last is the rest of the text past those, or a line the head may have cut (4 bytes a character)
+    if len(lines) > SNIFFED_LINES * 4 or (len(lines) > 1 and len(text) >= HEAD_BYTES // 4):
+        lines.pop()
+    data = (line for line in lines if split_fields(line) and not line.startswith("#"))
+    return list(itertools.islice(data, SNIFFED_LINES))
+
+
+def _looks_tabular(line: str) -> bool:
+    """A TREC line (``looks_like_trec_line``) or a BEIR row: three tab-separated fields, an integer last."""
+    if looks_like_trec_line(line):
+        return True
+    fields = line.split("\t")
+    if len(fields) != 3 or not all(field.strip() for field in fields):
+        return False
+    try:
+        parse_integer(fields[2].strip())
+    except ValueError:
+        return False
+    return True
+
+
+def mostly_tabular(lines: list[str]) -> bool:
+    """Whether more of ``lines`` look like TREC lines or BEIR rows than not: such a file with a bad line (a
+    field lost, whatever its first character) is still read as TREC or BEIR, so that the error names that line."""
+    return sum(_looks_tabular(line) for line in lines) * 2 > len(lines)
+
+
 def looks_like_trec_line(line: str) -> bool:
     """A qrels line (4 fields, integer relevance) or a run line (6 fields, numeric score): a query id
     may start with '[' or '{', so the first character alone does not make a file JSON."""
@@ -144,19 +182,31 @@ def _is_json(path: str, head: Head) -> bool:
     if is_dir(path):
         return False
     stripped = head().lstrip()
-    return stripped[:1] in ("[", "{") and not looks_like_trec_line(first_data_line(stripped))
+    if stripped[:1] not in ("[", "{"):
+        return False
+    # a query id may start with '[' or '{': TREC lines and BEIR rows are theirs, the first one bad or not
+    lines = head_lines(stripped)
+    return not _looks_tabular(first_data_line(stripped)) and not mostly_tabular(lines)
+
+
+def _beir_fields(line: str) -> list[str]:
+    return line.split("\t") if "\t" in line else split_fields(line)
 
 
 def _is_beir(path: str, head: Head) -> bool:
+    """A folder (not Parquet partitions), or a text whose first line is BEIR's header (query-id corpus-id score,
+    tab-separated) or more of whose lines have BEIR's 3 columns than TREC's 4 or 6: the lines decide, not the
+    first alone, so that a TREC file whose first line lost a field is read as TREC (and the other way round)."""
     if is_dir(path):  # a folder that is not Parquet partitions: a BEIR dataset
         return True
-    text = head()
-    stripped = text.lstrip()
-    first = first_data_line(stripped)
-    fields = first.split("\t") if "\t" in first else split_fields(first)
-    # BEIR's header (query-id corpus-id score) or its rows; TREC has 4 or 6. A first line longer
-    # than the head read is not counted: its fields are not all there.
-    return len(fields) == 3 and (f"{first}\n" in stripped or len(text) < HEAD_BYTES // 4)
+    lines = head_lines(head().lstrip())
+    if not lines:  # a first line longer than the head: its fields are not all there
+        return False
+    first = [field.strip(" ").lower() for field in _beir_fields(lines[0])]
+    if len(first) == 3 and set(first[:2]) & BEIR_HEADER_WORDS:
+        return True  # the header
+    # a tie is TREC's, the fallback
+    return sum(len(_beir_fields(line)) == 3 for line in lines) > sum(looks_like_trec_line(line) for line in lines)
 
 
 def _read(module: str, function: str) -> Callable[..., Any]:
