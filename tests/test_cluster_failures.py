@@ -246,3 +246,21 @@ def test_a_scheduler_killed_mid_run_is_one_error_line_from_the_command(tmp_path)
     assert 2 <= done < 40
     assert text == invoke("-q", "-m", "all_trec", str(tmp_path / "qrels.txt"),
                           *[str(folder / f"run{r:02}.txt") for r in range(done)]).stdout
+
+
+def test_a_closed_port_is_said_at_once_not_after_the_handshake_bound(data):
+    # distributed retries a refused connection until its timeout: the command waited the whole 30 s
+    from file_server import closed_port
+
+    qrels, runs = data
+    with closed_port() as port:
+        address = f"tcp://127.0.0.1:{port}"
+        started = time.monotonic()
+        line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
+        took = time.monotonic() - started
+        with pytest.raises(ClusterError) as caught:
+            evaluate_run_tasks(load_qrels(qrels), runs, parse_measures(["P.5"]), Settings(), cluster=f"127.0.0.1:{port}")
+    assert line == (f"Error: cannot connect to the Dask scheduler at {address}: connection refused (nothing listens "
+                    "there: is the scheduler running, and is this its address, such as tcp://host:8786?)")
+    assert str(caught.value) == line.replace(address, f"127.0.0.1:{port}")[len("Error: "):]
+    assert took < cluster_module.CONNECT_TIMEOUT / 3, took  # at once: a loaded machine is given room, not 30 s

@@ -202,15 +202,44 @@ def _is_comm_error(err: BaseException) -> bool:
     return isinstance(err, CommClosedError)
 
 
+def _refused(address: str) -> bool:
+    """Whether a TCP connection to ``address`` (``tcp://`` or ``tls://``, or no scheme) is refused: asked once,
+    within ``CONNECT_TIMEOUT``, and closed at once. Anything else (a malformed address, another protocol, a host
+    that does not answer) is left to distributed's handshake, which words it."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme not in ("tcp", "tls"):
+            return False
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return False
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
+
+
 def _probe(address: str) -> None:
     """Ask ``address`` who it is, within ``CONNECT_TIMEOUT`` seconds for the whole exchange, before a
     Client connects: distributed bounds only parts of its handshake, so a silent listener or an HTTP
     server at the address would hold the Client for ever (or, for a proxy's reply read as a message's
-    length, make it allocate exabytes). Anything but a Dask scheduler answering is one ClusterError."""
+    length, make it allocate exabytes). Anything but a Dask scheduler answering is one ClusterError; a
+    connection refused (nothing listens there), at once: distributed would retry it for the whole bound."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
     from distributed.comm import connect as comm_connect
+
+    if _refused(address):
+        raise ClusterError(f"cannot connect to the Dask scheduler at {address}: connection refused (nothing listens "
+                           "there: is the scheduler running, and is this its address, such as tcp://host:8786?)")
 
     async def identity() -> Any:
         comm = await comm_connect(address, timeout=CONNECT_TIMEOUT)
