@@ -259,7 +259,8 @@ def test_a_closed_port_is_said_at_once_not_after_the_handshake_bound(data):
         line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
         took = time.monotonic() - started
         with pytest.raises(ClusterError) as caught:
-            evaluate_run_tasks(load_qrels(qrels), runs, parse_measures(["P.5"]), Settings(), cluster=f"127.0.0.1:{port}")
+            evaluate_run_tasks(load_qrels(qrels), runs, parse_measures(["P.5"]), Settings(),
+                               cluster=f"127.0.0.1:{port}")
     assert line == (f"Error: cannot connect to the Dask scheduler at {address}: connection refused (nothing listens "
                     "there: is the scheduler running, and is this its address, such as tcp://host:8786?)")
     assert str(caught.value) == line.replace(address, f"127.0.0.1:{port}")[len("Error: "):]
