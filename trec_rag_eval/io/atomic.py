@@ -28,7 +28,6 @@ import contextvars
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
@@ -276,7 +275,7 @@ def _backup(target: str) -> str | None:
 
 def _temporary_name(target: str, suffix: str) -> str:
     folder, name = os.path.split(target)
-    handle, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=suffix)
+    handle, temporary = _mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=suffix)
     os.close(handle)
     os.unlink(temporary)
     return temporary
@@ -285,7 +284,7 @@ def _temporary_name(target: str, suffix: str) -> str:
 def _write_temporary(target: str, data: bytes) -> str:
     folder, name = os.path.split(target)
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+        handle, temporary = _mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
     except OSError as err:
         raise OutputError(target, _reason(err)) from None
     try:
@@ -359,7 +358,7 @@ class OutputFile:
         check_output(target, force)
         folder, name = os.path.split(target)
         try:
-            handle, self._temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
+            handle, self._temporary = _mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
         except OSError as err:
             raise OutputError(target, _reason(err)) from None
         self._out = os.fdopen(handle, "wb")
@@ -468,3 +467,11 @@ def discard(stream: TextIO) -> None:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, stream.fileno())
         os.close(null)
+
+
+def _mkstemp(dir: str, prefix: str, suffix: str) -> tuple[int, str]:
+    """``tempfile.mkstemp``: tempfile (with shutil and random) is imported only when an output is written to
+    a file, not by every command that prints."""
+    import tempfile
+
+    return tempfile.mkstemp(dir=dir, prefix=prefix, suffix=suffix)

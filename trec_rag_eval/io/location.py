@@ -20,7 +20,6 @@ import errno
 import os
 import posixpath
 import re
-import socket
 import urllib.parse
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
@@ -155,7 +154,7 @@ def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
             return InputFormatError(url, None, f"cannot read: the server answered {said}")
         underlying = getattr(cause, "os_error", None)  # aiohttp's connection errors wrap the socket's
         for failure in (cause, underlying):
-            if isinstance(failure, socket.gaierror):
+            if isinstance(failure, _host_not_found()):
                 host = getattr(cause, "host", None) or parts.hostname or where
                 return InputFormatError(url, None, f"cannot read: the host {host} was not found; check the URL")
             if isinstance(failure, ConnectionRefusedError) or (
@@ -286,3 +285,10 @@ def open_bytes(path: str, head: bool = False) -> IO[bytes]:
     handle: IO[bytes] = (_ask(path, "open", "rb", HEAD_BLOCK_BYTES, cache_type="none") if head
                          else _ask(path, "open", "rb"))
     return handle
+
+
+def _host_not_found() -> type[OSError]:
+    """``socket.gaierror``, imported only when a URL could not be read (socket is not needed to read files)."""
+    import socket
+
+    return socket.gaierror
