@@ -126,3 +126,33 @@ def test_the_tables_floor_loads_no_columnar_library():
     assert "trec_rag_eval.tables.shapes" in loaded and "numpy" in loaded
     assert "polars" not in loaded and "pyarrow" not in loaded
     assert not {name for name in loaded if name.startswith(("trec_rag_eval.io", "trec_rag_eval.core"))}
+
+
+SMALL = ("import trec_rag_eval as tre\n"
+         "qrels = {'1': {'a': 1, 'b': 0}, '2': {'c': 2}, '3': {'d': 1}}\n"
+         "runs = {'x': {'1': {'a': 2.0, 'b': 1.0}, '2': {'c': 1.0, 'e': 3.0}, '3': {'d': 1.0}},\n"
+         "        'y': {'1': {'a': 1.0, 'b': 2.0}, '2': {'c': 3.0, 'e': 1.0}, '3': {'f': 1.0}}}\n")
+
+
+def _beyond(loaded: set[str], reference: str) -> set[str]:
+    """The modules of ``loaded`` that neither the standard library, nor trec_rag_eval, nor the process that runs
+    ``reference`` alone (``import numpy``: numpy and what it loads) has."""
+    return {m for m in loaded - _modules_after(reference)
+            if m.split(".")[0] not in sys.stdlib_module_names and not m.startswith("trec_rag_eval")}
+
+
+def test_a_small_evaluation_from_python_loads_numpy_alone():
+    # a notebook's first tre.evaluate on dicts: the tables as lists, ranked and measured with numpy; neither
+    # polars, pyarrow, pandas nor scipy (each would add a tenth of a second to a few seconds to the first call)
+    loaded = _modules_after(SMALL + "str(tre.evaluate(qrels, runs['x'], ['nDCG@10', 'AP', 'P@5']))")
+    assert _beyond(loaded, "import numpy") == set()
+    assert not {m for m in loaded if m.startswith(("trec_rag_eval.compare", "trec_rag_eval.engine",
+                                                     "trec_rag_eval.llm", "trec_rag_eval.cluster"))}
+
+
+def test_a_small_comparison_from_python_loads_numpy_and_scipy_special_alone():
+    # the paired t-test, its interval and the MDD read scipy.special's distributions: scipy.stats and
+    # scipy.optimize (about a second of imports) are not loaded, nor are polars, pyarrow and pandas
+    loaded = _modules_after(SMALL + "str(tre.compare(qrels, runs, 'nDCG@10'))")
+    assert _beyond(loaded, "import numpy, scipy.special") == set()
+    assert not {m for m in loaded if m.startswith(("scipy.stats", "scipy.optimize"))}

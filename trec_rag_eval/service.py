@@ -153,8 +153,7 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
         return any_input.as_run(value, qrels, name, run_tag, id=id)
-    if isinstance(value, Mapping) and not is_columns(value, "score") and any(
-            _holds_results(results) for results in value.values()):
+    if isinstance(value, Mapping) and not is_columns(value, "score") and _holds_any_results(value):
         from trec_rag_eval.engine.harness import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}
@@ -174,9 +173,13 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     return any_input.as_run(value, qrels, name, run_tag)
 
 
-def _holds_results(results: Any) -> bool:
-    """A list of result items rather than of doc ids."""
-    return isinstance(results, (list, tuple)) and any(not isinstance(item, (str, int)) for item in results)
+def _holds_any_results(value: Mapping[Any, Any]) -> bool:
+    """Whether some query's value is a list of result items rather than of doc ids (or a dict of scores),
+    told by the kinds of the values and of the items, not by a Python step per item."""
+    if not any(issubclass(kind, (list, tuple)) for kind in set(map(type, value.values()))):
+        return False
+    return any(isinstance(results, (list, tuple)) and not all(
+        issubclass(kind, (str, int)) for kind in set(map(type, results))) for results in value.values())
 
 
 def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",

@@ -166,7 +166,7 @@ def _order_within_blocks(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     start = 0
     for length in lengths.tolist():
         end = start + length
-        out[start:end] = np.argsort(scores[start:end])[::-1]
+        out[start:end] = scores[start:end].argsort()[::-1]  # the method: numpy's function adds two Python calls
         out[start:end] += start
         start = end
     return out

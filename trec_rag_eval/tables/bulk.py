@@ -62,7 +62,7 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
             return None
         numbers = _list_values(lengths, value_column)
     else:
-        if any("" in docs for docs in inner):
+        if any(map(dict.__contains__, inner, repeat(""))):
             return None
         values = checked_values(list(chain.from_iterable(map(dict.values, inner))), value_column, allow_nan)
         if values is None:
