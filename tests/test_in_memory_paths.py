@@ -85,3 +85,31 @@ def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent(
     # a table sent to a worker (pickled) carries its rows, not what was derived from them
     sent = pickle.loads(pickle.dumps(qrels))
     assert sent.to_dict() == qrels.to_dict() and "_derived" not in sent.__dict__
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_a_small_data_frame_is_read_as_lists_and_gives_the_file_s_numbers(tmp_path, monkeypatch, library):
+    # below SMALL_FRAME_ROWS a frame's columns become lists, ranked without polars' hashing; above, the frame is
+    # ranked by polars as before: both give the numbers of the same data read from TREC files
+    from trec_rag_eval.io.any_input import as_run
+    from trec_rag_eval.tables import CheckedColumns, shapes
+
+    module = pytest.importorskip(library)
+    qrels, run = _pair(3)
+    expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+
+    def frame(nested: dict, value: str):
+        rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+        return module.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+                                 value: [r[2] for r in rows]})
+
+    frames = frame(qrels, "relevance"), frame(run, "score")
+    assert isinstance(as_run(frames[1]).data, CheckedColumns)  # what evaluate() makes of the frame
+    as_lists = _values(tre.evaluate(*frames, MEASURES))
+    monkeypatch.setattr(shapes, "SMALL_FRAME_ROWS", -1)
+    assert not isinstance(as_run(frames[1]).data, dict)
+    as_frames = _values(tre.evaluate(*frames, MEASURES))
+    for key, value in expected.items():
+        assert as_lists[key] == pytest.approx(value, abs=1e-12), key
+        assert as_frames[key] == pytest.approx(value, abs=1e-12), key

@@ -346,7 +346,7 @@ class Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape); ids that are
         not strings become their ``str()``. Unlike ``Run(dict)``, a NaN score is kept (as a TREC
         file's ``nan`` is): the ranking places it as trec_eval does."""
-        columns = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
+        columns: Columns | None = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
         if columns is None:  # ids of other kinds (their str()), bool scores: row by row
             columns = run_columns([(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()])
         return cls(columns, run_tag, source)

@@ -35,7 +35,7 @@ _FLOATS = (float, np.float64, np.float32, np.float16)
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
 
 
-def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool = False) -> Columns | None:
+def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool = False) -> CheckedColumns | None:
     """``{query_id: {doc_id: value}}`` or ``{query_id: [doc_id, ...]}`` as columns, or None (see the module).
 
     In a dict of dicts whose ids are all strings (or all integers) no pair can repeat: the inner keys are
@@ -75,7 +75,7 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
 
 
 def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None
-                   ) -> Columns | None:
+                   ) -> CheckedColumns | None:
     """A dict of columns (``DataFrame.to_dict("list")``: lists, tuples or numpy arrays of one length) as
     columns, or None. ``iterations``: the judgments' iteration column, already read as strings."""
     names = ("query_id", "doc_id", value_column)
@@ -91,7 +91,7 @@ def column_columns(value: Mapping[str, Any], value_column: str, iterations: list
     return _columns(query_ids, doc_ids, numbers, value_column, iterations)
 
 
-def record_columns(items: Sequence[Any], value_column: str) -> Columns | None:
+def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
     """Named tuples (ir_measures' ``Qrel`` / ``ScoredDoc``, ir_datasets') or dicts with the column names,
     all of one type, as columns, or None."""
     kinds = set(map(type, items))

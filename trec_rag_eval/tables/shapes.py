@@ -36,7 +36,7 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
-from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, nested_columns, record_columns
+from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, id_texts, nested_columns, record_columns
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
@@ -168,14 +168,23 @@ def source_name(value: Any, name: str) -> str:
     return f"{name} ({type(value).__name__})"
 
 
+SMALL_FRAME_ROWS = 50_000
+"""DataFrames up to this many rows are read as Python lists (``tables.bulk``) and ranked as lists, as small
+files are (``core.ranking.LIST_FORM_MAX_ROWS``): polars' hashing and joins cost more than they save there."""
+
+
 def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
+    library = library_of(value)
+    if library is not None and len(value) <= SMALL_FRAME_ROWS:
+        small = _small_frame(value, value_column)
+        if small is not None:  # else the frame's own path says what is wrong, in polars' words as before
+            return small
     if is_table_data(value, value_column):
         return value
     if isinstance(value, (str, bytes, os.PathLike)):
         reader = "read_qrels" if value_column == "relevance" else "read_run"
         raise TypeError(f"{'Qrels' if value_column == 'relevance' else 'Run'}() takes the data itself; a file is "
                         f"read by trec_rag_eval.{reader}({value!r}), or given to evaluate() as it is")
-    library = library_of(value)
     if library == "polars":
         return _polars_table(value, source, value_column)
     if library is not None:
@@ -199,6 +208,21 @@ def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
         return record_columns(items, value_column) or _check_rows(
             _records(items, source, value_column, kinds), source, value_column, by_row=True)
     raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
+
+
+def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
+    """A small pandas or polars frame's columns as lists, checked in bulk (``tables.bulk.column_columns``), or
+    None when a column is missing, given twice, or fails a check."""
+    names = list(frame.columns)
+    if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
+        return None
+    iterations = None
+    if value_column == "relevance" and "iteration" in names:
+        iterations = id_texts(_column_list(frame["iteration"]))
+        if iterations is None:
+            return None
+    return column_columns({"query_id": _column_list(frame["query_id"]), "doc_id": _column_list(frame["doc_id"]),
+                           value_column: frame[value_column].to_numpy()}, value_column, iterations)
 
 
 def is_columns(value: Mapping[Any, Any], value_column: str) -> bool:
