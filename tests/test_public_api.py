@@ -335,13 +335,15 @@ def test_the_readme_from_python_section_runs(monkeypatch, capsys):
     pytest.importorskip("pandas")
     monkeypatch.chdir(REPO)
     blocks = _readme_python_blocks()
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for block in blocks:
         exec(compile(block, "README.md", "exec"), {})  # noqa: S102 - the README's own example
     printed = capsys.readouterr().out
     # trec_eval 10 on the same pair: ndcg_cut_10 0.4772, map 0.3389, recall_10 0.6208
     assert printed.startswith("measure      @10\n----------------\nnDCG      0.4772\nR         0.6208\n\n"
                               "MAP       0.3389\n\nqueries: 8; run: bm25\n")
+    # the judgments read once, two runs: trec_eval 10's ndcg_cut_10 on each pair, 0.4772 and 0.6342
+    assert "fixtures/run_bm25.txt 0.4772\nfixtures/run_hybrid.txt 0.6342\n" in printed
 
 
 def test_the_readme_notebook_numbers():
