@@ -13,6 +13,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.arguments import check_choice
 from trec_rag_eval.display import format_delta, format_magnitude, format_number
 from trec_rag_eval.render.numbers import (
     format_effect,
@@ -501,6 +502,5 @@ def render(comparison: Comparison, fmt: str = "table", per_query: bool = False) 
     page is ``render.html.render_html``)."""
     renderers = {"table": render_table, "markdown": render_markdown, "latex": render_latex, "csv": render_csv,
                  "json": render_json}
-    if fmt not in renderers:
-        raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(renderers)}")
+    check_choice("format", fmt, renderers)
     return renderers[fmt](comparison, per_query=per_query)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from trec_rag_eval.arguments import check_choice
 from trec_rag_eval.credentials import without_credentials
 
 if TYPE_CHECKING:
@@ -79,8 +80,7 @@ class RunRenderer:
     summary: bool = True
 
     def __post_init__(self) -> None:
-        if self.format not in FORMATS:
-            raise ValueError(f"unknown format {self.format!r}: expected one of {', '.join(FORMATS)}")
+        check_choice("format", self.format, FORMATS)
         check_summary(self.format, self.per_query, self.summary)
 
     def __call__(self, evaluation: Evaluation) -> RunText:
@@ -114,8 +114,7 @@ class Document:
     in run order, then ``close`` (see the module's docstring)."""
 
     def __init__(self, format: str, write: Callable[[str], None]) -> None:
-        if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}: expected one of {', '.join(FORMATS)}")
+        check_choice("format", format, FORMATS)
         self.format, self._write = format, write
         self.count = 0
         """Runs added so far."""
