@@ -232,7 +232,6 @@ def bench_text(args: argparse.Namespace) -> None:
     import trec_rag_eval as tre
     import trec_rag_eval.cluster as cluster_module
     from trec_rag_eval.cluster import _pieces, connect
-    from trec_rag_eval.render.trec import trec_text
 
     class CountTasks(SchedulerPlugin):
         name = "count-tasks"
@@ -295,7 +294,7 @@ def bench_text(args: argparse.Namespace) -> None:
                   f"tasks; worker peaks {peaks} MB; client peak {_usage()[1]:,.0f} MB  [{_load()}]")
             print(f"  per worker against one machine: {lines / spread / args.workers / (lines / wall):.2f}x by the "
                   f"clock, {(lines / worker_cpu) / (lines / cpu):.2f}x per CPU-s", flush=True)
-            text = trec_text(evaluation, True, True).encode()
+            text = evaluation.render("trec", per_query=True).encode()
             print(f"  same output as one machine: {text == single.read_bytes()}", flush=True)
 
 

@@ -116,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     ranked = phases("rank", lambda: rank(qrels, run))
     result = phases("measures", lambda: evaluate_ranked(ranked, parse_measures(measures, order="trec")))
     if args.per_query:
-        from trec_rag_eval.render.trec import trec_text
-
-        text = phases("render", lambda: trec_text(result, per_query=True))
+        text = phases("render", lambda: result.render("trec", per_query=True))
         print(f"-q output: {len(text):,} characters, {text.count(chr(10)):,} lines")
     if profiler is not None:
         profiler.disable()

@@ -23,7 +23,6 @@ from trec_rag_eval.errors import InputFormatError, MissingDependencyError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.any_format import load_qrels, load_run
 from trec_rag_eval.measures.requests import parse_measures
-from trec_rag_eval.render.trec import trec_lines
 
 WORKERS = 2
 LIVE_WORKERS_TIMEOUT = 300.0
@@ -163,7 +162,7 @@ def test_library_warnings_of_a_run_on_a_cluster_name_it_once_as_on_one_machine(c
 
 def _trec_bytes(evaluation) -> str:
     """The `-q` trec output of one evaluation, the summary included."""
-    return "".join(trec_lines(evaluation, True, True))
+    return evaluation.render("trec", per_query=True)
 
 
 def _single_machine_bytes(qrels, runs, measures) -> list[str]:

@@ -120,7 +120,7 @@ def test_identical_runs_say_so() -> None:
 
 def test_unknown_format() -> None:
     comparison = compare_values({"A": {"m": [0.1, 0.2]}, "B": {"m": [0.2, 0.1]}}, ["1", "2"], n_resamples=50)
-    with pytest.raises(UsageError, match="^unknown format 'xml'; expected one of table, markdown, latex, csv, json$"):
+    with pytest.raises(UsageError, match="^unknown format 'xml'; expected one of table, markdown, latex, json, csv$"):
         render(comparison, "xml")
 
 

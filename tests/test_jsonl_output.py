@@ -40,7 +40,8 @@ def _lines(tag: str, rows: list[tuple[str, str, object]]) -> str:
 
 @pytest.fixture(params=["column-wise", "value by value"])
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setattr("trec_rag_eval.render.table.COLUMN_WISE_FROM", 0 if request.param == "column-wise" else 10**9)
+    threshold = 0 if request.param == "column-wise" else 10**9
+    monkeypatch.setattr("trec_rag_eval.render.output_formats.COLUMN_WISE_FROM", threshold)
     return str(request.param)
 
 

@@ -147,7 +147,7 @@ def test_the_help_says_what_n_does():
 @pytest.mark.parametrize("fmt", ["table", "json", "csv", "jsonl"])
 def test_built_a_column_at_a_time_the_same_bytes(paths, fmt, monkeypatch):
     # large evaluations render their per-query part column-wise (render.table): forced here on the small pair
-    monkeypatch.setattr("trec_rag_eval.render.table.COLUMN_WISE_FROM", 0)
+    monkeypatch.setattr("trec_rag_eval.render.output_formats.COLUMN_WISE_FROM", 0)
     result = _run(paths, "-q", "-n", "--format", fmt)
     assert result.exit_code == 0, result.output
     assert result.stdout == EXPECTED[fmt][1]

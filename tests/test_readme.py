@@ -56,6 +56,18 @@ def test_measure_table_is_generated_from_the_registry():
     assert README[start:end].strip() == table.strip()
 
 
+def test_the_format_choices_the_readme_lists_are_the_registrys():
+    # `--format trec\|table\|...` and `-f table|markdown|...`: each list is the choices of one kind of result
+    from trec_rag_eval.render.output_formats import OUTPUT_FORMATS, choices
+
+    kinds = {kind for fmt in OUTPUT_FORMATS.values() for kind in fmt.kinds}
+    known = {choices(kind) for kind in kinds}
+    listed = re.findall(r"`(?:--format|-f) ((?:[a-z]+\\?\|)+[a-z]+)`", README)
+    assert len(listed) >= 2
+    for names in listed:
+        assert tuple(names.replace("\\", "").split("|")) in known, names
+
+
 def test_architecture_lists_every_layer_of_the_contract():
     # the README's ten lines and import-linter's contract name the same layers, in the same order
     import tomllib

@@ -14,9 +14,10 @@ import pytest
 
 import trec_rag_eval as tre
 from trec_rag_eval.display import format_number
-from trec_rag_eval.render import table, trec
-from trec_rag_eval.render.table import per_query_table, to_csv, to_dict, to_json, to_jsonl
-from trec_rag_eval.render.trec import format_trec_value, trec_lines, trec_text
+from trec_rag_eval.render import trec
+from trec_rag_eval.render.output import Document, RunRenderer
+from trec_rag_eval.render.table import per_query_table, per_query_table_columns, to_dict
+from trec_rag_eval.render.trec import format_trec_value
 
 
 @pytest.fixture(autouse=True, params=["column-wise", "value by value"])
@@ -24,8 +25,7 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     """Both ways each output is built (polars columns from COLUMN_WISE_FROM values, one call per value
     below) must give the same bytes."""
     threshold = 0 if request.param == "column-wise" else 10**9
-    monkeypatch.setattr(table, "COLUMN_WISE_FROM", threshold)
-    monkeypatch.setattr(trec, "COLUMN_WISE_FROM", threshold)
+    monkeypatch.setattr("trec_rag_eval.render.output_formats.COLUMN_WISE_FROM", threshold)
     monkeypatch.setattr(trec, "BLOCK_LINES", 150)  # trec's lines in blocks of queries: one a block here
     # the blocks in 3 groups of queries, one per thread (5 queries: groups of 1, 2 and 2), whatever the cores
     monkeypatch.setattr(trec, "PARALLEL_FROM", 0)
@@ -35,6 +35,28 @@ def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 # query ids a column path could mishandle: non-ASCII, a comma, a quote, a long one; a query whose
 # values are NaN (nothing left after judged_only and no relevant document: trec_eval's 0/0), one
 # with nothing relevant, one missing from the run
+def _whole(fmt: str, evaluations: list[tre.Evaluation], per_query: bool) -> str:
+    """The evaluate command's output of these evaluations, run after run (``render.output``)."""
+    pieces: list[str] = []
+    document = Document(fmt, pieces.append)
+    for e in evaluations:
+        document.add(e.run_tag, RunRenderer(fmt, per_query)(e))
+    document.close()
+    return "".join(pieces)
+
+
+def to_json(evaluations: list[tre.Evaluation], per_query: bool) -> str:
+    return _whole("json", evaluations, per_query)
+
+
+def to_csv(evaluations: list[tre.Evaluation], per_query: bool) -> str:
+    return _whole("csv", evaluations, per_query)
+
+
+def to_jsonl(evaluations: list[tre.Evaluation], per_query: bool) -> str:
+    return _whole("jsonl", evaluations, per_query)
+
+
 QRELS = {"q,1": {"a": 2, "b": 0, "c": 1}, "q\"2": {"a": 1, "x": 3}, "é3": {"d": 0, "e": 0},
          "q4-with-a-rather-long-query-id": {"a": 1}, "q5": {"z": 1}}
 RUN = {"q,1": {"a": 3.0, "b": 2.0, "u": 1.5, "c": 1.0}, "q\"2": {"u": 2.0, "x": 1.0, "a": 0.5},
@@ -102,14 +124,14 @@ def test_the_evaluations_hold_what_the_renderers_must_get_right() -> None:
 @pytest.mark.parametrize("summary", [True, False])
 def test_trec_per_query_lines(summary: bool) -> None:
     for e in _evaluations():
-        assert trec_text(e, True, summary) == _reference_trec(e, summary)
-        assert "".join(trec_lines(e, True, summary)) == _reference_trec(e, summary)
-    assert "  -nan\n" in trec_text(_evaluations()[1], True)
+        assert e.render("trec", per_query=True, summary=summary) == _reference_trec(e, summary)
+    assert "  -nan\n" in _evaluations()[1].render("trec", per_query=True)
 
 
-def test_table_per_query() -> None:
+def test_table_per_query(path: str) -> None:
+    make = per_query_table_columns if path == "column-wise" else per_query_table
     for e in _evaluations():
-        assert per_query_table(e) == _reference_table(e)
+        assert make(e) == _reference_table(e)
 
 
 def test_json_per_query() -> None:

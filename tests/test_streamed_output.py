@@ -1,8 +1,8 @@
 """The evaluate command writes each run's output as it is done, in run order: each run's text is
 made where the run was evaluated (its thread, or its Dask worker), laid out by ``render.output.Document``,
 and written through standard output or ``io.atomic.OutputFile``. The reference for the bytes is the
-rendering of the whole list of evaluations at once (``render.table.to_json``/``to_csv``/``to_jsonl``,
-``render.trec.trec_text``, ``summary_table``): two paths, one output. Numbers are trec_eval 10's."""
+rendering of the whole list of evaluations at once (``json.dumps`` of the list of documents, the csv header and
+every run's rows, trec_eval's lines, ``summary_table``): two paths, one output. Numbers are trec_eval 10's."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from trec_rag_eval import api
 from trec_rag_eval.errors import OutputExistsError
 from trec_rag_eval.io.atomic import OutputFile
 from trec_rag_eval.render.output import Document, RunRenderer, RunText
-from trec_rag_eval.render.table import per_query_table, summary_table, to_csv, to_json, to_jsonl
-from trec_rag_eval.render.trec import trec_text
+from trec_rag_eval.render.table import csv_rows, jsonl_rows, per_query_table, summary_table, to_dict
+from trec_rag_eval.render.trec import per_query_lines, summary_text
 from trec_rag_eval.run_files import RunOutcome
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,6 +36,24 @@ def _line(name: str, query: str, value: str) -> str:
 @pytest.fixture(scope="module")
 def evaluations():
     return [tre.evaluate(QRELS, path, ["P@5", "AP", "nDCG@10"]) for path in (BM25, HYBRID, BM25)]
+
+
+def trec_text(evaluation, per_query: bool = False, runid: bool = True) -> str:
+    """trec_eval's lines of one run: each query's (``-q``), then the ``all`` lines (with a runid asked, or not)."""
+    return "".join(per_query_lines(evaluation) if per_query else []) + summary_text(evaluation, runid)
+
+
+def to_json(evaluations, per_query: bool) -> str:
+    documents = [to_dict(e, per_query) for e in evaluations]
+    return json.dumps(documents[0] if len(documents) == 1 else documents, indent=2, ensure_ascii=False) + "\n"
+
+
+def to_csv(evaluations, per_query: bool) -> str:
+    return "run,query_id,measure,value\n" + "".join(csv_rows(e, per_query) for e in evaluations)
+
+
+def to_jsonl(evaluations, per_query: bool) -> str:
+    return "".join(jsonl_rows(e, per_query) for e in evaluations)
 
 
 def _document(fmt: str, evaluations, labels, per_query: bool = False) -> tuple[str, list[int]]:
@@ -57,8 +75,7 @@ def _document(fmt: str, evaluations, labels, per_query: bool = False) -> tuple[s
 @pytest.mark.parametrize("count", [1, 2, 3])
 def test_run_by_run_is_the_whole_lists_output(evaluations, per_query, count, column_wise, monkeypatch):
     if column_wise:  # the per-query text built a column at a time, as for a large evaluation
-        monkeypatch.setattr("trec_rag_eval.render.trec.COLUMN_WISE_FROM", 0)
-        monkeypatch.setattr("trec_rag_eval.render.table.COLUMN_WISE_FROM", 0)
+        monkeypatch.setattr("trec_rag_eval.render.output_formats.COLUMN_WISE_FROM", 0)
     chosen, labels = evaluations[:count], ["a.txt", "b.txt", "c.txt"][:count]
     assert _document("json", chosen, labels, per_query)[0] == to_json(chosen, per_query)
     assert _document("csv", chosen, labels, per_query)[0] == to_csv(chosen, per_query)
@@ -249,7 +266,7 @@ def test_the_per_query_lines_are_written_a_block_at_a_time(monkeypatch, evaluati
     # string: each write is one block (or a line that holds the blocks together), in order
     from trec_rag_eval.render import trec
 
-    monkeypatch.setattr(trec, "COLUMN_WISE_FROM", 0)
+    monkeypatch.setattr("trec_rag_eval.render.output_formats.COLUMN_WISE_FROM", 0)
     monkeypatch.setattr(trec, "BLOCK_LINES", 6)  # 3 measures: 2 queries a block
     writes: list[str] = []
     document = Document("trec", writes.append)

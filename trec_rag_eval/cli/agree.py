@@ -10,6 +10,7 @@ from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.io.atomic import write_atomic, write_stream
+from trec_rag_eval.render.output_formats import AGREEMENT, OUTPUT_FORMATS, choices, choices_help
 
 VIEWS = ("human", "llm", "both")
 
@@ -44,7 +45,7 @@ class Views(click.ParamType):
 @click.option("--n-resamples", type=Integer(1, 10_000_000), default=1000, show_default=True,
               help="Bootstrap resamples of the queries.")
 @click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the bootstrap.")
-@common.output_format(["text", "json"], "text")
+@common.output_format(choices(AGREEMENT), "text", help=f"Output format: {choices_help(AGREEMENT)}.")
 @common.output()
 @common.run_format()
 @common.force("Allow -o to replace an existing file (never an input).")
@@ -73,7 +74,7 @@ def agree_command(qrels_a: str, qrels_b: str, runs: tuple[str, ...], measures: t
     tables = [api.read_run(path, None if run_format == "auto" else run_format) for path in runs]
     result = api.agree(qrels_a, qrels_b, tables or None, list(measures) or None, judgments=judgments,
                        relevance_level=relevance_level, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    text = result.to_json() if output_format == "json" else str(result)
+    text = OUTPUT_FORMATS[output_format].render(AGREEMENT, result)
     if output is None:
         write_stream(text, sys.stdout)
     else:

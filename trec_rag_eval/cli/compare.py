@@ -16,9 +16,7 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
-
-FORMATS = ("table", "markdown", "latex", "csv", "json")
-ALL_PAIRS_FORMATS = (*FORMATS, "html")
+from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, choices, choices_help
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -154,8 +152,9 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
 
 @click.command("compare")
 @_comparison_options
-@common.output_format(ALL_PAIRS_FORMATS, "table", name="fmt",
-                      help="Output format (html: the --all-pairs table as an HTML fragment).")
+@common.output_format(choices(COMPARISON, ALL_PAIRS), "table", name="fmt",
+                      help="Output format: " + choices_help(COMPARISON, ALL_PAIRS, only={ALL_PAIRS: "--all-pairs only"})
+                      + ".")
 @common.output()
 @click.option(
     "--all-pairs",
@@ -208,9 +207,9 @@ def compare_command(
                       or typed_confidence):
         raise UsageError("--plot, --per-query, --interval and --confidence show deltas to a baseline (and their "
                          "intervals); --all-pairs has none")
-    if fmt == "html" and not all_pairs:
-        raise UsageError("-f html is the --all-pairs table; for a comparison with a baseline, the report command "
-                         "writes an HTML page")
+    if not all_pairs and fmt not in choices(COMPARISON):
+        raise UsageError(f"-f {fmt} is the --all-pairs table; a comparison with a baseline is written as "
+                         f"{', '.join(choices(COMPARISON))} (-f), or as an HTML page by the report command")
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -14,8 +14,7 @@ from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
 from trec_rag_eval.credentials import without_credentials
 from trec_rag_eval.io.atomic import write_stream
-from trec_rag_eval.render.crosscheck import crosscheck_text
-from trec_rag_eval.render.validation import validation_text
+from trec_rag_eval.render.output_formats import CROSSCHECK, OUTPUT_FORMATS, VALIDATION, choices, choices_help
 
 
 def _options(func):  # the evaluation settings both commands share
@@ -27,7 +26,6 @@ def _options(func):  # the evaluation settings both commands share
         common.max_retrieved("Keep only the top N documents of each query."),
         common.intersection("Only queries in both qrels and run."),
         common.trec_eval_9("trec_eval 9.0.x / pytrec_eval conventions: float32 scores, iprec at floor(pR+0.9)."),
-        common.output_format(["text", "json"], "text"),
         common.qrels_format(),
         common.run_format(),
     ]):
@@ -39,6 +37,7 @@ def _options(func):  # the evaluation settings both commands share
 @click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True))
 @click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
+@common.output_format(choices(CROSSCHECK), "text", help=f"Output format: {choices_help(CROSSCHECK)}.")
 @click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
               help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
 @doc_map_options
@@ -64,19 +63,19 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     qrels_table = _judgments(qrels, qrels_format)
     mapping = doc_map_value(doc_id_pattern, doc_map)
     failed = False
-    payload = []
-    for path in runs:
-        report = api.crosscheck(qrels_table, path, list(measures) or None, run_format=run_format, doc_map=mapping,
-                                relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
-                                queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                                tolerance=tolerance)
-        failed |= not report.ok
-        if output_format == "json":
-            payload.append({"run": without_credentials(path), **report.to_dict()})
-        else:  # a URL's password, if it holds one, is not shown
-            write_stream(f"run: {without_credentials(path)}\n" + crosscheck_text(report), sys.stdout)
-    if output_format == "json":
-        common.say(json.dumps(payload[0] if len(payload) == 1 else payload, indent=2))
+
+    def reports() -> Iterator[tuple[str, Any]]:  # each run's, as it is made: text shows it at once
+        nonlocal failed
+        for path in runs:
+            report = api.crosscheck(qrels_table, path, list(measures) or None, run_format=run_format,
+                                    doc_map=mapping, relevance_level=relevance_level, judged_only=judged_only,
+                                    max_retrieved=max_retrieved, queries="intersection" if intersection else "qrels",
+                                    trec_eval_9=trec_eval_9, tolerance=tolerance)
+            failed |= not report.ok
+            yield without_credentials(path), report  # a URL's password, if it holds one, is not shown
+
+    for piece in OUTPUT_FORMATS[output_format].render(CROSSCHECK, reports()):
+        write_stream(piece, sys.stdout)
     if failed:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 
@@ -86,6 +85,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 @click.argument("run", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @click.argument("reference", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
+@common.output_format(choices(VALIDATION), "text", help=f"Output format: {choices_help(VALIDATION)}.")
 def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
                      judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
                      output_format: str, qrels_format: str, run_format: str) -> None:
@@ -105,10 +105,7 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     report = api.validate(_judgments(qrels, qrels_format), run, reference, run_format=run_format,
                           relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                           queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
-    if output_format == "json":
-        common.say(json.dumps(report.to_dict(), indent=2))
-    else:
-        write_stream(validation_text(report), sys.stdout)
+    write_stream(OUTPUT_FORMATS[output_format].render(VALIDATION, report), sys.stdout)
     if not report.ok:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 

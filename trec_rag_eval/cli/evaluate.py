@@ -1,4 +1,5 @@
-"""``trec-rag-eval [options] QRELS RUN [RUN ...]``: trec_eval's options, five output formats."""
+"""``trec-rag-eval [options] QRELS RUN [RUN ...]``: trec_eval's options, every output format that writes
+evaluations (``render.output_formats``)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,20 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
+from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, choices, choices_help
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.api import Settings
+
+
+def _with_tokens() -> str:
+    """The formats that show the context cost, as a sentence lists them."""
+    names = [name for name in choices(EVALUATION) if OUTPUT_FORMATS[name].context_tokens]
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def _without_tokens() -> str:
+    return " or ".join(f"--format {name}" for name in choices(EVALUATION) if not OUTPUT_FORMATS[name].context_tokens)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,16 +46,14 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @options.judged_only()
 @options.max_retrieved()
 @click.option("-n", "--no-summary", is_flag=True,
-              help="Leave out the summary (the 'all' values), with -q: trec and table without their 'all' "
-                   "lines and row, csv and jsonl without the rows of query 'all', json without its \"summary\". "
-                   "Without -q only trec accepts it and prints nothing, as trec_eval does.")
+              help="Leave out the summary: with -q, each query's values without the rows of query 'all' "
+                   "(trec_eval's 'all' lines, the table's 'all' row, the JSON document's \"summary\"). Without -q "
+                   "only --format trec accepts it and prints nothing, as trec_eval does.")
 @click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
 @options.trec_eval_9()
-@options.output_format(["trec", "table", "json", "csv", "jsonl"], None,
-                       "Output format: trec (trec_eval's lines), table (measures x cutoffs), json (one document), "
-                       "csv (run,query_id,measure,value rows), jsonl (JSON Lines: the csv's rows, one JSON object "
-                       "a line, for jq, polars.read_ndjson, pandas.read_json(lines=True)). Default: table for the "
-                       "RAG set, trec when -m is given.")
+@options.output_format(choices(EVALUATION), None,
+                       f"Output format: {choices_help(EVALUATION)}. Default: table for the RAG set, trec when -m "
+                       "is given.")
 @options.qrels_format()
 @options.run_format()
 @click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
@@ -74,7 +84,7 @@ if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
 @click.option("--corpus", "corpus", type=InputPath(dir_okay=False, exists=True), default=None,
               help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
                    "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
-                   "each k (table, json, csv and jsonl formats).")
+                   f"each k ({_with_tokens()} formats).")
 @click.option("--tokenizer", metavar="MODULE:CALLABLE", default=None,
               help="With --corpus: count the tokens with this function (text -> number of tokens, or list of "
                    "tokens; a class is built without arguments), e.g. a model's tokenizer. Default: words.")
@@ -141,19 +151,19 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
-    if corpus is not None and (fmt == "trec" or shards):
-        raise UsageError("--corpus adds the context tokens to the table, json, csv and jsonl formats: not with "
-                         "--format trec (trec_eval's lines have no place for them) nor --shards")
-    if no_summary and corpus is not None and fmt == "json":
-        from trec_rag_eval.render.output import NO_CONTEXT_WITHOUT_SUMMARY, SUMMARY_PARAMETERS
+    layout = OUTPUT_FORMATS[fmt]
+    if corpus is not None and (not layout.context_tokens or shards):
+        raise UsageError(f"--corpus adds the context tokens to the {_with_tokens()} formats: not with "
+                         f"{_without_tokens()} (its lines have no place for them) nor --shards")
+    from trec_rag_eval.render.output import check_summary
 
-        raise UsageError(NO_CONTEXT_WITHOUT_SUMMARY, SUMMARY_PARAMETERS)
+    check_summary(fmt, per_query, not no_summary, context=corpus is not None)
     if stream and run_format == "json":
         raise UsageError("--stream reads TREC runs; JSON results are read whole")
     settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                             queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
                             num_docs=num_docs, complete=complete,
-                            leftovers=complete and fmt == "trec")  # trec_eval's exact bytes, where claimed
+                            leftovers=complete and layout.trec_eval)  # trec_eval's exact bytes, where claimed
     mapping = doc_map_value(doc_id_pattern, doc_map)
     from trec_rag_eval.render.output import Document, RunRenderer
 
@@ -162,7 +172,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     failures: list[TrecRagEvalError] = []
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
     outcomes = api.evaluate_many(
-        qrels, list(runs), list(measures) or None, settings, order="trec" if fmt == "trec" else "asked",
+        qrels, list(runs), list(measures) or None, settings, order="trec" if layout.trec_eval else "asked",
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
         doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,

@@ -2,7 +2,7 @@
 
 ``compare_runs(qrels, runs)`` evaluates every run with the core evaluator and compares each with a
 baseline; ``compare_values(values, query_ids)`` does the same from per-query arrays you already
-have. Both return a ``Comparison`` that renders itself (table, Markdown, LaTeX, CSV, JSON, HTML).
+have. Both return a ``Comparison`` that renders itself in every output format that writes one (and HTML).
 """
 
 from __future__ import annotations

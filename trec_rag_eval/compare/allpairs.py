@@ -43,7 +43,6 @@ from trec_rag_eval.errors import UsageError
 
 ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
 TIE_TOLERANCE = stats.TIE_TOLERANCE
-FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 
 
 def letter(index: int) -> str:
@@ -199,10 +198,9 @@ class AllPairs:
 
     # --- renderings (render.allpairs, through the display registry) ----------------------------
     def render(self, fmt: str = "table") -> str:
-        """The letters table and the pairs as ``table`` (text, the command's), ``markdown``, ``latex``,
-        ``csv``, ``json`` or ``html``."""
-        if fmt not in FORMATS:
-            raise UsageError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        """The letters table and the pairs in the output format ``fmt``: ``table`` (the command's text) or
+        another that writes all pairs (``trec_rag_eval.render.output_formats``; the command's ``--help``
+        lists them)."""
         return str(show(self, "text", fmt))
 
 

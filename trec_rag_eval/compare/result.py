@@ -3,8 +3,8 @@
 A ``Comparison`` holds the per-query values, each run's means and one ``PairResult`` per
 (measure, run) compared with the baseline, and gives them as Python data (``summary``,
 ``per_query``, DataFrames, a short repr and a notebook table of the numbers).
-``trec_rag_eval.render.comparison`` renders it as text (table, Markdown, LaTeX, CSV, JSON, the
-verdict sentences), ``render.html`` as a report page and ``render.plot`` as pictures; they only
+``trec_rag_eval.render.comparison`` renders it as text in each output format that writes comparisons (with
+the verdict sentences), ``render.html`` as a report page and ``render.plot`` as pictures; they only
 format what is stored here.
 """
 
@@ -178,7 +178,8 @@ class Comparison:
         return self.render()
 
     def render(self, format: str = "table", per_query: bool = False) -> str:
-        """The command's report as ``table`` (its default), ``markdown``, ``latex``, ``csv`` or ``json``;
+        """The command's report in an output format that writes comparisons (``table``, its default; the
+        others are in ``trec_rag_eval.render.output_formats``, and ``trec-rag-eval compare --help`` lists them);
         ``per_query`` adds each query's values and deltas."""
         return str(show(self, "text", format, per_query))
 

@@ -143,10 +143,9 @@ class Evaluation:
         return self.render()
 
     def render(self, format: str = "table", per_query: bool = False, summary: bool = True) -> str:
-        """The text the command line prints: ``format`` ``table`` (its default), ``trec`` (trec_eval's
-        lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (JSON Lines: the CSV's rows, one object a
-        line, for ``polars.read_ndjson`` or ``pandas.read_json(lines=True)``); ``per_query`` as ``-q``;
-        ``summary=False`` as ``-n``: without the summary (query ``all``; json: no ``summary`` key), which
+        """The text the command line prints, in an output format that writes evaluations (``table``, its
+        default; the others are in ``trec_rag_eval.render.output_formats``, and ``trec-rag-eval --help`` lists
+        them); ``per_query`` as ``-q``; ``summary=False`` as ``-n``: without the summary (query ``all``), which
         leaves nothing to show without ``per_query`` (an error, except trec: no line, as trec_eval)."""
         return str(show(self, "text", format, per_query, summary))
 

@@ -1,5 +1,6 @@
 """Renderings of an ``AllPairs`` (``compare --all-pairs``): the table of runs with superscript letters
-naming the runs each one beats, and the pairs, as text, Markdown, LaTeX, CSV, JSON and HTML.
+naming the runs each one beats, and the pairs; one function per output format that writes them
+(``allpairs_table``, ``allpairs_markdown``, ...: ``render.output_formats`` names them).
 
 Formatting only: every number and decision is read from the ``AllPairs``.
 """
@@ -50,21 +51,26 @@ def method_text(result: AllPairs) -> str:
 
 
 def allpairs_text(result: AllPairs, fmt: str = "table") -> str:
-    """``table`` (the command's text), ``markdown``, ``latex``, ``csv``, ``json`` or ``html``."""
-    if fmt == "json":
-        return json.dumps(result.to_dict(), indent=2) + "\n"
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["measure", "run_a", "run_b", "mean_a", "mean_b", "delta", "p_value", "p_adjusted",
-                         "significant", "winner"])
-        for p in result.pairs:
-            writer.writerow([p.measure, p.run_a, p.run_b, repr(p.mean_a), repr(p.mean_b), repr(p.delta),
-                             repr(p.p_value), repr(p.p_adjusted), p.significant, p.winner or ""])
-        return out.getvalue()
-    renderers: dict[str, Callable[[AllPairs], str]] = {"table": _text, "markdown": _markdown, "latex": _latex,
-                                                        "html": allpairs_html}
-    return renderers[fmt](result)
+    """``result`` in the output format ``fmt``: one that writes all pairs (``render.output_formats``:
+    ``choices(ALL_PAIRS)``; ``table``, the command's text, by default)."""
+    from trec_rag_eval.render.output_formats import ALL_PAIRS, find_format
+
+    return find_format(fmt, ALL_PAIRS).render(ALL_PAIRS, result)
+
+
+def allpairs_json(result: AllPairs) -> str:
+    return json.dumps(result.to_dict(), indent=2) + "\n"
+
+
+def allpairs_csv(result: AllPairs) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["measure", "run_a", "run_b", "mean_a", "mean_b", "delta", "p_value", "p_adjusted",
+                     "significant", "winner"])
+    for p in result.pairs:
+        writer.writerow([p.measure, p.run_a, p.run_b, repr(p.mean_a), repr(p.mean_b), repr(p.delta),
+                         repr(p.p_value), repr(p.p_adjusted), p.significant, p.winner or ""])
+    return out.getvalue()
 
 
 def _cells(result: AllPairs, mark: Callable[[str], str]) -> list[list[str]]:
@@ -82,7 +88,7 @@ def _pair_lines(result: AllPairs) -> list[str]:
     return lines
 
 
-def _text(result: AllPairs) -> str:
+def allpairs_table(result: AllPairs) -> str:
     header = ["", "run", *result.measures]
     rows = _cells(result, lambda letters: "".join(SUPERSCRIPTS.get(ch, ch) for ch in letters))
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
@@ -94,7 +100,7 @@ def _text(result: AllPairs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _markdown(result: AllPairs) -> str:
+def allpairs_markdown(result: AllPairs) -> str:
     rows = _cells(result, lambda letters: f"<sup>{letters}</sup>" if letters else "")
     lines = ["| | run | " + " | ".join(result.measures) + " |", "|---|---|" + "---|" * len(result.measures)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -106,7 +112,7 @@ def _latex_escape(text: str) -> str:
     return "".join("\\" + ch if ch in "&%$#_{}" else ch for ch in text)
 
 
-def _latex(result: AllPairs) -> str:
+def allpairs_latex(result: AllPairs) -> str:
     rows = _cells(result, lambda letters: f"$^{{{letters}}}$" if letters else "")
     lines = ["\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
              " & Run & " + " & ".join(_latex_escape(m) for m in result.measures) + " \\\\", "\\midrule"]

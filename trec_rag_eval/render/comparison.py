@@ -1,4 +1,5 @@
-"""Text renderings of a ``Comparison``: terminal table, Markdown, LaTeX, CSV, JSON.
+"""Text renderings of a ``Comparison``, one function per output format that writes one (``render_table``,
+``render_markdown``, ...: ``render.output_formats`` names them).
 
 Formatting only: every number is read from the ``Comparison``; nothing is computed here
 except the per-query differences it defines (``Comparison.deltas``). Measures keep their
@@ -13,7 +14,6 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.arguments import check_choice
 from trec_rag_eval.display import format_delta, format_magnitude, format_number
 from trec_rag_eval.render.numbers import (
     format_effect,
@@ -498,9 +498,8 @@ def render_json(comparison: Comparison, per_query: bool = False) -> str:
 
 
 def render(comparison: Comparison, fmt: str = "table", per_query: bool = False) -> str:
-    """``comparison`` as ``table``, ``markdown``, ``latex``, ``csv`` or ``json`` (the HTML report
-    page is ``render.html.render_html``)."""
-    renderers = {"table": render_table, "markdown": render_markdown, "latex": render_latex, "csv": render_csv,
-                 "json": render_json}
-    check_choice("format", fmt, renderers)
-    return renderers[fmt](comparison, per_query=per_query)
+    """``comparison`` in the output format ``fmt``: one that writes a comparison (``render.output_formats``:
+    ``choices(COMPARISON)``). The HTML report page is ``render.html.render_html``."""
+    from trec_rag_eval.render.output_formats import COMPARISON, find_format
+
+    return find_format(fmt, COMPARISON).render(COMPARISON, comparison, per_query=per_query)

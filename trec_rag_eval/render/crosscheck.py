@@ -7,6 +7,8 @@ this module whenever any result is shown, and ``checks.crosscheck`` loads polars
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.display import format_precise
@@ -74,3 +76,16 @@ def crosscheck_html(report: CrosscheckReport) -> str:
 def _list(queries: list[str], limit: int = 5) -> str:
     shown = ", ".join(queries[:limit])
     return shown + (f", ... {len(queries) - limit} more" if len(queries) > limit else "")
+
+
+def crosschecks_text(reports: Iterable[tuple[str, CrosscheckReport]]) -> Iterator[str]:
+    """The crosscheck command's text: each run's report under a ``run: PATH`` line, as soon as it is made."""
+    for path, report in reports:
+        yield f"run: {path}\n" + crosscheck_text(report)
+
+
+def crosscheck_json(reports: Iterable[tuple[str, CrosscheckReport]]) -> Iterator[str]:
+    """The crosscheck command's JSON, once every run's report is made: each report (``to_dict``) with its
+    run's path, in a list; one run alone, its object."""
+    payload = [{"run": path, **report.to_dict()} for path, report in reports]
+    yield json.dumps(payload[0] if len(payload) == 1 else payload, indent=2) + "\n"

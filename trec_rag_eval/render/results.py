@@ -38,10 +38,9 @@ AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
 def evaluation_text(evaluation: Evaluation, format: str = "table", per_query: bool = False,
                     summary: bool = True) -> str:
-    """``format``: ``table`` (the default output: measures x cutoffs, or one row per query with
-    ``per_query``), ``trec`` (trec_eval's lines, byte for byte), ``json``, ``csv`` or ``jsonl`` (the CSV's rows,
-    one JSON object a line): the command's formats, made as the command makes them for one run
-    (``render.output``); ``summary=False`` as ``-n`` (``RunRenderer``)."""
+    """The evaluation in an output format that writes evaluations (``render.output_formats``; ``table``, the
+    default output: measures x cutoffs, or one row per query with ``per_query``), made as the command makes it
+    for one run (``render.output``); ``summary=False`` as ``-n`` (``RunRenderer``)."""
     from trec_rag_eval.render.output import Document, RunRenderer
 
     pieces: list[str] = []

@@ -1,9 +1,10 @@
-"""Human-readable renderings of an evaluation: a measure x cutoff table, JSON, CSV and JSON Lines.
+"""An evaluation's text in the output formats other than trec_eval's (``render.output_formats``): the table
+a person reads (measure x cutoff, or one row per query), the JSON document, CSV rows and JSON Lines.
 
-Their per-query parts are built a column at a time (``render.columns``), with the bytes a value-by-value
-rendering gives (``str.format``, ``json.dumps(indent=2)``, ``csv.writer``, ``json.dumps`` of each row):
-~670,000 values for
-``-q -m all_trec`` on 7,000 queries.
+Each per-query part is written two ways with the same bytes: value by value (``str.format``,
+``json.dumps(indent=2)``, ``csv.writer``, ``json.dumps`` of each row) and a column at a time
+(``render.columns``, the ``*_columns`` functions) for a large evaluation: ~670,000 values for
+``-q -m all_trec`` on 7,000 queries. The format's object chooses (``output_formats.column_wise``).
 """
 
 from __future__ import annotations
@@ -23,15 +24,6 @@ from trec_rag_eval.render.numbers import plain_number
 
 if TYPE_CHECKING:
     import polars as pl
-
-COLUMN_WISE_FROM = 20_000
-"""Per-query values from which a rendering is built a column at a time (polars); below, value by value,
-before polars would be imported (a small evaluation never loads it)."""
-
-
-def _column_wise(evaluation: Evaluation, measures: list[Measure]) -> bool:
-    return len(evaluation.query_ids) * len(measures) >= COLUMN_WISE_FROM
-
 
 def _base(measure: Measure) -> str:
     return str(measure).rsplit("@", 1)[0] if measure.cutoff is not None else str(measure)
@@ -115,31 +107,51 @@ def evaluation_footer(evaluation: Evaluation) -> str:
 
 def per_query_table(evaluation: Evaluation, summary: bool = True) -> str:
     """One row per query (then 'all', unless not ``summary``), one column per measure; then the context
-    tokens at each k, when known."""
+    tokens at each k, when known. Value by value."""
+    measures, qwidth, widths, lines = _per_query_head(evaluation)
+    table = [evaluation.values[str(m)] for m in measures]
+    context = evaluation.context
+    spent = {} if context is None else context.per_query()
+    for i, q in enumerate(evaluation.query_ids):
+        row = [format_number(column[i]) for column in table] + [str(spent[q][k]) for k in spent.get(q, {})]
+        lines.append(q.ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(row, widths, strict=False)))
+    return _per_query_end(evaluation, measures, qwidth, widths, lines, summary)
+
+
+def per_query_table_columns(evaluation: Evaluation, summary: bool = True) -> str:
+    """``per_query_table``, its rows built a column at a time (with context tokens, value by value)."""
+    if not evaluation.query_ids or evaluation.context is not None:
+        return per_query_table(evaluation, summary)
+    import polars as pl
+
+    from trec_rag_eval.render import columns
+
+    measures, qwidth, widths, lines = _per_query_head(evaluation)
+    cells: list[pl.Series | pl.Expr] = [columns.strings([q.ljust(qwidth) for q in evaluation.query_ids])]
+    for m, w in zip(measures, widths, strict=False):
+        cells += [pl.lit(" "), _num_column(m, evaluation.values[str(m)]).str.pad_start(w)]
+    lines.append(columns.joined(cells)[:-1])
+    return _per_query_end(evaluation, measures, qwidth, widths, lines, summary)
+
+
+def _per_query_head(evaluation: Evaluation) -> tuple[list[Measure], int, list[int], list[str]]:
+    """The per-query table's measures, the width of its query column and of each other, its header line."""
     measures = _per_query_measures(evaluation)
     names = [str(m) for m in measures]
     context = evaluation.context
     tokens = [] if context is None else [f"tokens@{k}" for k in context.ks]
     qwidth = max([len(q) for q in evaluation.query_ids] + [8])
     widths = [max(len(n), 7) for n in [*names, *tokens]]
-    lines = ["query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip([*names, *tokens], widths, strict=False))]
-    if evaluation.query_ids and context is None and _column_wise(evaluation, measures):
-        import polars as pl
+    header = "query".ljust(qwidth) + "".join(f" {n:>{w}}" for n, w in zip([*names, *tokens], widths, strict=False))
+    return measures, qwidth, widths, [header]
 
-        from trec_rag_eval.render import columns
 
-        cells: list[pl.Series | pl.Expr] = [columns.strings([q.ljust(qwidth) for q in evaluation.query_ids])]
-        for m, w in zip(measures, widths, strict=False):
-            cells += [pl.lit(" "), _num_column(m, evaluation.values[str(m)]).str.pad_start(w)]
-        lines.append(columns.joined(cells)[:-1])
-    else:
-        table = [evaluation.values[str(m)] for m in measures]
-        spent = {} if context is None else context.per_query()
-        for i, q in enumerate(evaluation.query_ids):
-            row = [format_number(column[i]) for column in table] + [str(spent[q][k]) for k in spent.get(q, {})]
-            lines.append(q.ljust(qwidth) + "".join(f" {c:>{w}}" for c, w in zip(row, widths, strict=False)))
+def _per_query_end(evaluation: Evaluation, measures: list[Measure], qwidth: int, widths: list[int], lines: list[str],
+                   summary: bool) -> str:
+    """The per-query table's lines, then its 'all' row (unless not ``summary``)."""
     if not summary:
         return "\n".join(lines) + "\n"
+    context = evaluation.context
     totals = [format_number(evaluation.summary.get(m)) if evaluation.summary.get(m) is not None else ''
               for m in measures]
     totals += [] if context is None else [f"{context.mean(k):.1f}" for k in context.ks]
@@ -185,20 +197,15 @@ def to_dict(evaluation: Evaluation, per_query: bool = False, summary: bool = Tru
     return out
 
 
-def to_json(evaluations: list[Evaluation], per_query: bool = False) -> str:
-    """``json.dumps(payload, indent=2, ensure_ascii=False)`` of ``to_dict`` (one evaluation) or of the list of
-    them; the per-query part is written a column at a time, with the bytes json writes."""
-    texts = [json_text(e, per_query) for e in evaluations]
-    if len(texts) == 1:
-        return texts[0] + "\n"
-    if not texts:
-        return "[]\n"
-    return "[\n  " + ",\n  ".join(text.replace("\n", "\n  ") for text in texts) + "\n]\n"
-
-
 def json_text(evaluation: Evaluation, per_query: bool, summary: bool = True) -> str:
-    if not per_query or not _column_wise(evaluation, _per_query_measures(evaluation)):
-        return json.dumps(to_dict(evaluation, per_query, summary), indent=2, ensure_ascii=False)
+    """The JSON document of one evaluation (``to_dict``), as ``json.dumps(indent=2)`` writes it."""
+    return json.dumps(to_dict(evaluation, per_query, summary), indent=2, ensure_ascii=False)
+
+
+def json_text_columns(evaluation: Evaluation, per_query: bool, summary: bool = True) -> str:
+    """``json_text``, its ``per_query`` part written a column at a time."""
+    if not per_query:
+        return json_text(evaluation, per_query, summary)
     text = json.dumps(to_dict(evaluation, summary=summary), indent=2, ensure_ascii=False)
     return text[: -len("\n}")] + ',\n  "per_query": ' + _json_per_query(evaluation) + "\n}"
 
@@ -243,24 +250,23 @@ def _json_per_query(evaluation: Evaluation) -> str:
     return "{\n" + columns.joined([columns.interleave([opening, *entries, closing])])[:-1] + "\n  }"
 
 
-def to_csv(evaluations: list[Evaluation], per_query: bool = False) -> str:
-    """``run,query_id,measure,value`` rows as ``csv.writer`` writes them (floats as repr, NaN empty); the
-    per-query rows are written a column at a time."""
-    return CSV_HEADER + "".join(csv_rows(e, per_query) for e in evaluations)
-
-
-CSV_HEADER = "run,query_id,measure,value\n"
-
-
 def csv_rows(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
-    """The rows of one evaluation in ``to_csv``, without the header; without ``summary``, none of query ``all``."""
+    """The csv rows of one evaluation (``run,query_id,measure,value``, as ``csv.writer`` writes them: floats as
+    repr, NaN empty), without the header; without ``summary``, none of query ``all``."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    if per_query and _column_wise(e, _per_query_measures(e)):
-        buffer.write(_csv_per_query(e))
-    elif per_query:
+    if per_query:
         writer.writerows(_per_query_rows(e))
     writer.writerows(_other_rows(e, per_query, summary))
+    return buffer.getvalue()
+
+
+def csv_rows_columns(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
+    """``csv_rows``, its per-query rows written a column at a time."""
+    buffer = io.StringIO()
+    if per_query:
+        buffer.write(_csv_per_query(e))
+    csv.writer(buffer, lineterminator="\n").writerows(_other_rows(e, per_query, summary))
     return buffer.getvalue()
 
 
@@ -319,24 +325,21 @@ def _csv_per_query(evaluation: Evaluation) -> str:
     return columns.separated([rows, names, columns.interleave(values)], separator=",")
 
 
-def to_jsonl(evaluations: list[Evaluation], per_query: bool = False) -> str:
-    """JSON Lines: the rows of ``to_csv`` (without its header), each a JSON object on its own line,
-    ``json.dumps({"run": ..., "query_id": ..., "measure": ..., "value": ...}, ensure_ascii=False)``: values
-    as the JSON format writes them (``plain_number``: floats at full precision, NaN as ``null``); the
-    per-query rows are written a column at a time."""
-    return "".join(jsonl_rows(e, per_query) for e in evaluations)
-
-
 JSONL_KEYS = ("run", "query_id", "measure", "value")
 
 
 def jsonl_rows(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
-    """The lines of one evaluation in ``to_jsonl``; without ``summary``, none of query ``all``."""
-    lines = []
-    if per_query and _column_wise(e, _per_query_measures(e)):
-        lines.append(_jsonl_per_query(e))
-    elif per_query:
-        lines += [_jsonl_line(row) for row in _per_query_rows(e)]
+    """JSON Lines: the csv rows of one evaluation, each ``json.dumps({"run": ..., "query_id": ..., "measure": ...,
+    "value": ...}, ensure_ascii=False)`` on its own line, values as the JSON format writes them (``plain_number``:
+    floats at full precision, NaN as ``null``); without ``summary``, none of query ``all``."""
+    lines = [_jsonl_line(row) for row in _per_query_rows(e)] if per_query else []
+    lines += [_jsonl_line(row) for row in _other_rows(e, per_query, summary)]
+    return "".join(lines)
+
+
+def jsonl_rows_columns(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
+    """``jsonl_rows``, its per-query lines written a column at a time."""
+    lines = [_jsonl_per_query(e)] if per_query else []
     lines += [_jsonl_line(row) for row in _other_rows(e, per_query, summary)]
     return "".join(lines)
 

@@ -1,13 +1,13 @@
 """trec_eval's output, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, integer measures as ``%ld``.
 
 The per-query lines (``-q``: one per query and measure, ~670,000 for ``-m all_trec`` on 7,000 queries)
-are built a column at a time (``render.columns``), never one Python call per line.
+are built value by value (``per_query_lines``) for a small evaluation, a column at a time (``render.columns``,
+``per_query_blocks``) for a large one: the ``trec`` output format (``render.output_formats``) chooses.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.evaluation.evaluate import Evaluation
@@ -15,11 +15,6 @@ from trec_rag_eval.measures.model import Measure
 
 if TYPE_CHECKING:
     import polars as pl
-
-COLUMN_WISE_FROM = 20_000
-"""Per-query values from which the output is built a column at a time (polars); below, one call per
-value is done before polars would be imported (a small evaluation never loads it)."""
-
 
 def format_trec_value(measure: Measure, value: Any) -> str:
     """trec_eval's text of one value (its ``%6.4f``, counts as ``%ld``, NaN as glibc's ``-nan``), the one
@@ -61,29 +56,23 @@ def per_query_measures(evaluation: Evaluation) -> list[Measure]:
             if m.spec.per_query and str(m) in evaluation.values and m.spec.trec_per_query]
 
 
-def trec_text(evaluation: Evaluation, per_query: bool = False, summary: bool = True, runid: bool = True) -> str:
-    """Per-query lines (``-q``) in query order, then the ``all`` block (unless ``-n``; without its
-    ``runid`` line when ``runid`` is False)."""
-    return (per_query_text(evaluation) if per_query else "") + (summary_text(evaluation, runid) if summary else "")
-
-
-def per_query_text(evaluation: Evaluation) -> str:
-    """The per-query lines (``-q``), in query order."""
-    return "".join(per_query_pieces(evaluation))
-
-
-def per_query_pieces(evaluation: Evaluation) -> list[str]:
-    """``per_query_text`` in pieces (blocks of whole queries, in query order), for a writer that
-    writes them one after another: no string of all the lines is made."""
+def per_query_lines(evaluation: Evaluation) -> list[str]:
+    """The per-query lines, value by value (one piece)."""
     measures = per_query_measures(evaluation)
-    queries = len(evaluation.query_ids)
-    if measures and queries * len(measures) < COLUMN_WISE_FROM:
-        table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
-        return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
-                        for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)]
-    if measures and queries:
-        return _per_query_blocks(evaluation, measures)
-    return []
+    if not measures or not evaluation.query_ids:
+        return []
+    table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
+    return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
+                    for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)]
+
+
+def per_query_blocks(evaluation: Evaluation) -> list[str]:
+    """The per-query lines built a column at a time, in blocks of whole queries (in query order): no string
+    of all the lines is made."""
+    measures = per_query_measures(evaluation)
+    if not measures or not evaluation.query_ids:
+        return []
+    return _per_query_blocks(evaluation, measures)
 
 
 def summary_text(evaluation: Evaluation, runid: bool = True) -> str:
@@ -157,14 +146,3 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
         sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
     return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)][first:last])
             for m in measures]
-
-
-def trec_lines(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> Iterator[str]:
-    """``trec_text`` line by line."""
-    text = trec_text(evaluation, per_query, summary)
-    start = 0
-    while start < len(text):
-        end = text.index("\n", start) + 1
-        yield text[start:end]
-        start = end
-
