@@ -140,7 +140,7 @@ def _command(name: str) -> click.Command:
 
 @pytest.mark.parametrize("command, kinds", [
     ("evaluate", (EVALUATION,)), ("compare", (COMPARISON, ALL_PAIRS)), ("agree", ("agreement",)),
-    ("crosscheck", ("crosscheck",)), ("validate", ("validation",))])
+    ("crosscheck", ("crosscheck",)), ("validate", ("validation",)), ("plan", ("plan",))])
 def test_every_commands_format_choices_are_the_registrys(command, kinds):
     option = next(p for p in _command(command).params if "--format" in p.opts)
     assert tuple(option.type.choices) == choices(*kinds)

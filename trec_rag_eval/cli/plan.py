@@ -14,8 +14,8 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
+from trec_rag_eval.render.output_formats import PLAN, choices, choices_help
 
-FORMATS = ("table", "markdown", "latex", "csv", "json")
 NUMBER = Real()
 """Any finite number: the plan's parameters are checked by the library (``compare.planning``), whose one-line
 error names the flag (a --delta of 0, an --alpha of 1), as the Python caller's names the parameter."""
@@ -49,7 +49,7 @@ error names the flag (a --delta of 0, an --alpha of 1), as the Python caller's n
 @common.trec_eval_9()
 @common.qrels_format()
 @common.run_format()
-@common.output_format(FORMATS, "table", name="fmt")
+@common.output_format(choices(PLAN), "table", name="fmt", help=f"Output format: {choices_help(PLAN)}.")
 @common.output()
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also draw power against the number of queries for half, once and twice --delta (.png or .svg).")

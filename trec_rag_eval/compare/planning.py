@@ -212,7 +212,8 @@ class TopicSetPlan:
         return self.render()
 
     def render(self, format: str = "table") -> str:
-        """The command's output as ``table`` (its default), ``markdown``, ``latex``, ``csv`` or ``json``."""
+        """The command's output in an output format that writes plans (``table``, its default; the others are in
+        ``trec_rag_eval.render.output_formats``, and ``trec-rag-eval plan --help`` lists them)."""
         return str(show(self, "text", format))
 
     def _repr_html_(self) -> str:

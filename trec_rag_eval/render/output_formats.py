@@ -8,7 +8,7 @@ A format is its name, a few words saying what it is, and what it writes:
   ``-q -m all_trec`` on 7,000 queries, which one Python call per value would take seconds to write); what opens
   several runs (``opening``), stands between two (``separator``) and closes them (``closing``); how a run alone
   (``alone``) and a run among several (``among``) are written;
-* **the other results** (``COMPARISON``, ``ALL_PAIRS``, ``AGREEMENT``, ``CROSSCHECK``, ``VALIDATION``): one
+* **the other results** (``COMPARISON``, ``ALL_PAIRS``, ``AGREEMENT``, ``CROSSCHECK``, ``VALIDATION``, ``PLAN``): one
   function of ``render/`` for each it writes (``renders``), imported when first used.
 
 Every command's ``--format`` choices and help (``choices``, ``choices_help``), the renderers, the result types'
@@ -42,6 +42,8 @@ CROSSCHECK = "crosscheck"
 they are made and give the text in pieces (each run's as soon as it is known, when the format allows)."""
 VALIDATION = "validation"
 """A ``ValidationReport``: ``validate``."""
+PLAN = "plan"
+"""A ``TopicSetPlan``: ``plan`` and ``TopicSetPlan.render``."""
 
 COLUMN_WISE_FROM = 20_000
 """Per-query values from which a run's body is built a column at a time (``body_columns``, with polars);
@@ -259,7 +261,8 @@ class Table(OutputFormat):
     context_tokens = True
     summary = "to read"
     summaries = {EVALUATION: "measures x cutoffs"}
-    renders = {COMPARISON: _render("comparison", "render_table"), ALL_PAIRS: _render("allpairs", "allpairs_table")}
+    renders = {COMPARISON: _render("comparison", "render_table"), ALL_PAIRS: _render("allpairs", "allpairs_table"),
+               PLAN: _render("planning", "plan_table")}
     separator = "\n"
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
@@ -283,13 +286,14 @@ class Markdown(OutputFormat):
     name = "markdown"
     summary = "Markdown"
     renders = {COMPARISON: _render("comparison", "render_markdown"),
-               ALL_PAIRS: _render("allpairs", "allpairs_markdown")}
+               ALL_PAIRS: _render("allpairs", "allpairs_markdown"), PLAN: _render("planning", "plan_markdown")}
 
 
 class Latex(OutputFormat):
     name = "latex"
     summary = "LaTeX, booktabs"
-    renders = {COMPARISON: _render("comparison", "render_latex"), ALL_PAIRS: _render("allpairs", "allpairs_latex")}
+    renders = {COMPARISON: _render("comparison", "render_latex"), ALL_PAIRS: _render("allpairs", "allpairs_latex"),
+               PLAN: _render("planning", "plan_latex")}
 
 
 class Json(OutputFormat):
@@ -300,7 +304,8 @@ class Json(OutputFormat):
     summary = "one document"
     renders = {COMPARISON: _render("comparison", "render_json"), ALL_PAIRS: _render("allpairs", "allpairs_json"),
                AGREEMENT: lambda result: result.to_json(), CROSSCHECK: _render("crosscheck", "crosscheck_json"),
-               VALIDATION: lambda report: json.dumps(report.to_dict(), indent=2) + "\n"}
+               VALIDATION: lambda report: json.dumps(report.to_dict(), indent=2) + "\n",
+               PLAN: _render("planning", "plan_json")}
     opening = "[\n  "
     separator = ",\n  "
     closing = "\n]\n"
@@ -341,7 +346,8 @@ class Csv(OutputFormat):
     context_tokens = True
     summary = "rows under one header"
     summaries = {EVALUATION: "run,query_id,measure,value rows"}
-    renders = {COMPARISON: _render("comparison", "render_csv"), ALL_PAIRS: _render("allpairs", "allpairs_csv")}
+    renders = {COMPARISON: _render("comparison", "render_csv"), ALL_PAIRS: _render("allpairs", "allpairs_csv"),
+               PLAN: _render("planning", "plan_csv")}
 
     opening = "run,query_id,measure,value\n"
 

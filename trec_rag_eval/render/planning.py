@@ -1,5 +1,6 @@
 """Renderings of a ``TopicSetPlan`` (``trec-rag-eval plan``): the table, one verdict per measure and the footer
-as text, Markdown and LaTeX; CSV and JSON; the notebook table; the power curves.
+in each output format that writes a plan (``plan_table``, ``plan_markdown``, ...: ``render.output_formats``
+names them); the notebook table; the power curves.
 
 Formatting only: every number is read from the plan (``compare.planning``); the power curves evaluate the
 design's power function (``compare.sample_size``) over a range of query counts.
@@ -22,7 +23,6 @@ from trec_rag_eval.render.numbers import format_percent, format_plain, plain_num
 if TYPE_CHECKING:
     from trec_rag_eval.compare.planning import DesignSize, MeasurePlan, TopicSetPlan
 
-PLAN_FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 def format_queries(queries: int | None, limit: int) -> str:
@@ -72,7 +72,7 @@ def _range(size: DesignSize, limit: int) -> str:
 
 
 def plan_rows(plan: TopicSetPlan) -> list[list[str]]:
-    """The cells of the table, as the text, Markdown, LaTeX and the notebook show them."""
+    """The cells of the table, as every format of a table and the notebook show them."""
     limit = _limit()
     rows = []
     for measure_plan in plan.plans:
@@ -181,15 +181,14 @@ def plan_footer(plan: TopicSetPlan) -> list[str]:
 
 # --- the formats ----------------------------------------------------------------------------------------
 def plan_text(plan: TopicSetPlan, fmt: str = "table") -> str:
-    """``table`` (the command's text), ``markdown``, ``latex``, ``csv`` or ``json``."""
-    if fmt not in PLAN_FORMATS:
-        from trec_rag_eval.errors import UsageError
+    """``plan`` in the output format ``fmt``: one that writes a plan (``render.output_formats``:
+    ``choices(PLAN)``; ``table``, the command's text, by default)."""
+    from trec_rag_eval.render.output_formats import PLAN, find_format
 
-        raise UsageError(f"unknown format {fmt!r}; expected one of {', '.join(PLAN_FORMATS)}")
-    return {"table": _text, "markdown": _markdown, "latex": _latex, "csv": _csv, "json": _json}[fmt](plan)
+    return str(find_format(fmt, PLAN).render(PLAN, plan))
 
 
-def _text(plan: TopicSetPlan) -> str:
+def plan_table(plan: TopicSetPlan) -> str:
     rows = [plan_header(plan), *plan_rows(plan)]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     right = {2, 3, 4, 5, 6, 7}
@@ -203,7 +202,7 @@ def _text(plan: TopicSetPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _markdown(plan: TopicSetPlan) -> str:
+def plan_markdown(plan: TopicSetPlan) -> str:
     head = plan_header(plan)
     lines = [f"**{plan_title(plan)}**", "", "| " + " | ".join(head) + " |",
              "|" + "|".join("---" if i < 2 else "---:" for i in range(len(head))) + "|"]
@@ -212,7 +211,7 @@ def _markdown(plan: TopicSetPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _latex(plan: TopicSetPlan) -> str:
+def plan_latex(plan: TopicSetPlan) -> str:
     head = plan_header(plan)
     lines = [r"\begin{table}[t]", r"\centering", r"\begin{tabular}{ll" + "r" * (len(head) - 2) + "}", r"\toprule",
              " & ".join(latex_escape(h) for h in head) + r" \\", r"\midrule"]
@@ -223,7 +222,7 @@ def _latex(plan: TopicSetPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _csv(plan: TopicSetPlan) -> str:
+def plan_csv(plan: TopicSetPlan) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     rows = plan.rows()
@@ -252,7 +251,7 @@ def _plain(value: Any) -> Any:
     return plain_number(value)
 
 
-def _json(plan: TopicSetPlan) -> str:
+def plan_json(plan: TopicSetPlan) -> str:
     return json.dumps(_plain(plan.to_dict()), indent=2, ensure_ascii=False) + "\n"
 
 
