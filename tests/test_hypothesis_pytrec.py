@@ -5,7 +5,7 @@ here are multiples of 1/8 in a small range, exact in float32 and full of ties (t
 doc_id descending in byte order, so the doc ids mix lengths and cases: "d9" > "d20" > "d10").
 iprec_at_recall and 11pt_avg are left out: trec_eval 9 rounds their cutoff differently (another
 test covers them). Every qrels query has at least one judgment >= 0: trec_eval 9 misbehaves on a
-query whose judgments are all negative (it reuses the previous query's levels, spec section 3.1).
+query whose judgments are all negative (it reuses the previous query's levels: docs/trec_eval_conventions.md §1.1).
 
 Query sets: a qrels query missing from the run scores 0 in both (ir-measures fills it in; we do
 what trec_eval -c does). The one exception is NumRel, which ir-measures fills with 0 while we

@@ -1,6 +1,6 @@
 """One field splitter and one number syntax on every reader path, as trec_eval's C reads them.
 
-Expected values are worked out by hand from trec_eval's rules (TREC_EVAL_SEMANTICS.md §3): fields are
+Expected values are worked out by hand from trec_eval's rules (docs/trec_eval_conventions.md §1): fields are
 separated by C ``isspace`` (space, tab, CR, VT, FF), scores are ``strtod`` numbers, relevance ``atol``
 integers, ASCII only. Every test runs on the small-file line reader and on the polars reader.
 """

@@ -1,8 +1,8 @@
 """Hand-computed values for every measure family of the registry.
 
 Every expected value below is arithmetic written out from the definitions in
-TREC_EVAL_SEMANTICS.md (section 7 for formulas, 4 for ranking and judgments, 5 for the query
-set), never a number copied from our own output.
+docs/trec_eval_conventions.md (§8 for the formulas, §2-§4 for ranking and judgments, §5 for the
+query set), never a number copied from our own output.
 
 The main example, query "q" (used by most tests):
 

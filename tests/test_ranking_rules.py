@@ -1,8 +1,8 @@
 """trec_eval's ranking rules, one by one, against the core's ranking function (``core.ranking.rank``).
 
 Each case gives its qrels, its run lines in file order, the options, and the relevance of every ranked
-document, query by query, worked out by hand in the comment beside it (TREC_EVAL_SEMANTICS.md sections
-4 and 5): a judged document's grade, -2 (``UNJUDGED``) for a negative judgment, -1 (``NOT_IN_POOL``)
+document, query by query, worked out by hand in the comment beside it (docs/trec_eval_conventions.md §2, §3
+and §5.1): a judged document's grade, -2 (``UNJUDGED``) for a negative judgment, -1 (``NOT_IN_POOL``)
 for a document the qrels do not judge for that query. Every case runs on every form a table takes
 (Python lists, polars frames, an Arrow table in several chunks, and a TREC file read by the fast
 reader, whose rank column contradicts the scores) and in two line orders (as written, and interleaved

@@ -15,7 +15,7 @@ number exactly:
   read doubles;
 * ``all_negative``: a query whose judgments are all negative is kept from pytrec_eval, whose
   trec_eval 9 code crashes the process on it (or reuses another query's data); trec_eval 10
-  refuses such qrels. We score it with R = 0 (TREC_EVAL_SEMANTICS 3.1); it is not compared;
+  refuses such qrels. We score it with R = 0 (docs/trec_eval_conventions.md §1.1); it is not compared;
 * ``all_relevant``: ir-measures' Accuracy divides by zero on a query whose top k is all relevant, so the
   query is not asked of it (ours is 1);
 * ``unretrieved_first``: compat's ideal ranking orders equal judgments by run score, unretrieved documents

@@ -208,7 +208,7 @@ def _sequential_sum(values: np.ndarray) -> float:
 
 def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | None = None,
               complete_flag: bool = False, run_tag: str = "") -> Any:
-    """The summary value of one measure over queries (trec_eval's rules, §5 of the spec)."""
+    """The summary value of one measure over queries (trec_eval's rules: docs/trec_eval_conventions.md §5.2)."""
     family = measure.spec
     if family.run_tag:
         return run_tag
