@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.ir_notation import NAMES, parse_measure_list, parse_notation
-from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.model import ANY_FINITE, Measure, Range
 from trec_rag_eval.measures.requests import parse_measures
 
 ISSUE_NAMES = [
@@ -106,7 +106,7 @@ def test_error_exit_code_is_usage() -> None:
 
 
 # -- property: parse(str(m)) == m over generated measures ---------------------------------------
-def _literal(kind: str, choices: tuple, key: str = "", size: int = 0) -> st.SearchStrategy:
+def _literal(kind: str, choices: tuple, key: str = "", size: int = 0, within: Range = ANY_FINITE) -> st.SearchStrategy:
     if kind == "reals":  # utility's 4 coefficients, 11pt_avg's recall levels
         reals = st.floats(-5, 5, allow_nan=False).map(lambda x: round(x, 2))
         return st.lists(reals, min_size=size or 1, max_size=size or 4).map(tuple)
@@ -114,8 +114,8 @@ def _literal(kind: str, choices: tuple, key: str = "", size: int = 0) -> st.Sear
         return st.integers(3, 6) if key == "max_rel" else st.integers(-1, 2)
     if kind == "int":
         return st.integers(0, 5)
-    if kind == "float":
-        return st.floats(0.05, 10, allow_nan=False).map(lambda x: round(x, 3))
+    if kind == "float":  # within the parameter's range (the registry's table of ranges): 0.05 to 10 at most
+        return st.floats(max(within.low, 0.05), min(within.high, 10), allow_nan=False).map(lambda x: round(x, 3))
     if kind == "bool":
         return st.booleans()
     if kind == "str":
@@ -137,8 +137,8 @@ def notation_texts(draw: st.DrawFn) -> str:
     spec = NAMES[name]
     keys = draw(st.lists(st.sampled_from(sorted(spec.params)), unique=True, max_size=3)) if spec.params else []
     keys += [k for k, param in spec.params.items() if param.required and k not in keys]  # max_rel of C/W/L
-    args = [f"{k}={_render(draw(_literal(spec.params[k].kind, spec.params[k].choices, k, spec.params[k].size)))}"
-            for k in keys]
+    args = [f"{k}={_render(draw(_literal(param.kind, param.choices, k, param.size, param.within)))}"
+            for k, param in ((k, spec.params[k]) for k in keys)]
     text = name + (f"({','.join(args)})" if args else "")
     needs_at = spec.family is None
     if spec.family_at is not None and (needs_at or draw(st.booleans())):

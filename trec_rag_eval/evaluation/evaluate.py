@@ -21,6 +21,7 @@ from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
+from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, duplicate_error, per_document, query_id_set
 
 if TYPE_CHECKING:
@@ -202,8 +203,9 @@ def _plain_column(measure: Measure, column: Any) -> list[Any]:
 
 
 def _sequential_sum(values: np.ndarray) -> float:
-    """Sum in query order, one addition at a time, as trec_eval does (np.sum would pair them)."""
-    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+    """Sum in query order, one addition at a time, from 0.0, as trec_eval does (np.sum would pair them; without
+    the 0.0, values all -0.0 would sum to -0.0, which trec_eval's mean never is)."""
+    return 0.0 + float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
 def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | None = None,
@@ -219,11 +221,18 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
         # -c summary about this one count (its per-query values keep -l), not a property of the measure
         return float((np.asarray(qrels.data["relevance"]) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
-    if family.aggregate == "sum":
-        return _sequential_sum(array)
-    if family.aggregate == "gmean":
-        return math.exp(_sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
-    return _sequential_sum(array) / num_queries
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is refused just below
+        if family.aggregate == "sum":
+            total = _sequential_sum(array)
+        elif family.aggregate == "gmean":
+            total = math.exp(_sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
+        else:
+            total = _sequential_sum(array) / num_queries
+    if not math.isfinite(total) and np.isfinite(array).all():
+        # finite values whose sum overflows (utility.1e308,-1,0,1 over two queries): trec_eval prints inf
+        raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters (its "
+                         "values' sum overflows; trec_eval prints inf or nan there)")
+    return total
 
 
 def no_query_error(qrels: Qrels, run: Run) -> UsageError:
@@ -401,8 +410,20 @@ def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_lev
             if trec_eval_9 and family.trec_eval_9:
                 kernel_measure = Measure(measure.family, measure.cutoff,
                                          measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
-            values[measure] = family.kernel(contexts[level], kernel_measure)
+            values[measure] = _computed(family.kernel, contexts[level], kernel_measure, measure)
     return values
+
+
+def _computed(kernel: Any, ctx: Context, kernel_measure: Measure, measure: Measure) -> Any:
+    """A kernel's values, refused when its arithmetic leaves the finite numbers (an overflow, a division by zero
+    or an undefined operation) rather than written as inf or nan: a parameter trec_eval computes with at any
+    value (``rbp.p=1e300``, a utility coefficient of 1e308, ``set_F.-1``) can take it there."""
+    try:
+        with np.errstate(over="raise", divide="raise", invalid="raise"):
+            return kernel(ctx, kernel_measure)
+    except FloatingPointError as err:
+        raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters "
+                         f"({err}; trec_eval prints inf or nan there)") from None
 
 
 KERNEL_SPLIT_ROWS = 1 << 20

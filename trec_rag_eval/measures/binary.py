@@ -79,8 +79,9 @@ def r_precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
-    c = np.floor(float(cutoff_of(m)) * ctx.R + 0.9).astype(np.int64)
-    c = np.maximum(c, 0)  # a negative multiplier: no rank, and 0 / c would be -0.0 ('-0.0000')
+    # a negative multiplier: no rank, and 0 / c would be -0.0 ('-0.0000'); a huge one (trec_eval takes any real,
+    # Rprec_mult.1e300) a rank past every ranking, held below what an int64 takes
+    c = np.clip(np.floor(float(cutoff_of(m)) * ctx.R + 0.9), 0, 2.0**62).astype(np.int64)
     return ratio(ctx.cnt_at(c), c)
 
 
@@ -164,12 +165,14 @@ def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarra
 
     trec_eval 10 rounds p*R half away from zero (C lround); trec_eval 9 used floor(p*R + 0.9).
     """
-    # a recall level outside [0, 1] is legal in trec_eval (nothing checks it); clipped so the count
-    # stays an integer: below 0 it asks for no relevant document, above R for more than exist
-    x = np.clip(p * R.astype(np.float64), -1.0, 2.0**53)
-    if trec_eval_9:
-        return np.floor(x + 0.9).astype(np.int64)
-    return np.floor(x + 0.5).astype(np.int64)
+    # a recall level outside [0, 1] is legal in trec_eval (nothing checks it): below 0 it asks for no relevant
+    # document, above 1 for more than exist; past what a C long holds (iprec_at_recall.1e300), the conversion
+    # gives LONG_MIN on x86-64, which asks for none
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = p * R.astype(np.float64)
+        x = np.floor(x + 0.9) if trec_eval_9 else np.floor(x + 0.5)
+        inside = np.abs(x) < 2.0**63
+        return np.where(inside, np.where(inside, x, 0.0).astype(np.int64), np.iinfo(np.int64).min)
 
 
 def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.ndarray:
@@ -185,7 +188,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     first_rel = np.concatenate([[0], np.cumsum(ctx.rel_ret)])[:-1]
     c = recall_cutoff_count(p, ctx.R, trec_eval_9)
     reachable = c <= ctx.rel_ret
-    index = first_rel + np.maximum(c - 1, 0)
+    index = first_rel + np.maximum(c, 1) - 1
     out = np.zeros(ctx.Q)
     has_rel = reachable & (ctx.rel_ret > 0)
     out[has_rel] = suffix[index[has_rel]]
@@ -200,11 +203,27 @@ def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
-    """11pt_avg: mean of iprec_at_recall over the recall levels (default 0.0, 0.1, ..., 1.0)."""
+    """11pt_avg: mean of iprec_at_recall over the recall levels (default 0.0, 0.1, ..., 1.0), read as
+    trec_eval reads them: from the last, assuming them ascending (it takes them in the order given).
+
+    Trailing levels asking for more relevant documents than retrieved get 0. Reading on, a level whose count
+    of relevant documents c is below 1, or above the count of the level after it, is never reached by
+    trec_eval's walk up the ranking: it and every level before it get the precision interpolated at recall 0
+    (``-m 11pt_avg.7,0.5``: 7 gets what 0 would). Ascending levels are each their own iprec_at_recall.
+    """
     levels = m.param("levels") or m.spec.defaults
+    trec_eval_9 = bool(m.param("trec_eval_9", False))
+    at_zero = _interpolated_precision(ctx, 0.0, trec_eval_9)
     total = np.zeros(ctx.Q)
-    for level in levels:
-        total = total + _interpolated_precision(ctx, level, bool(m.param("trec_eval_9", False)))
+    trailing = np.ones(ctx.Q, dtype=bool)
+    stuck = np.zeros(ctx.Q, dtype=bool)
+    bound = ctx.rel_ret
+    for level in reversed(levels):  # trec_eval adds them in this order
+        count = recall_cutoff_count(level, ctx.R, trec_eval_9)
+        trailing &= count > ctx.rel_ret
+        stuck |= ~trailing & ((count < 1) | (count > bound))
+        total = total + np.where(stuck, at_zero, _interpolated_precision(ctx, level, trec_eval_9))
+        bound = np.where(trailing | stuck, bound, count)
     return total / len(levels)
 
 

@@ -295,8 +295,9 @@ def rbp(ctx: Context, m: Measure) -> np.ndarray:
     keep = gains != 0
     if m.cutoff is not None:
         keep &= rows.pos <= int(m.cutoff)
-    terms = gains[keep] * _powers(ctx, p)[rows.pos[keep] - 1]
-    return (1.0 - p) * np.bincount(rows.q[keep], weights=terms, minlength=ctx.Q)
+    with np.errstate(over="ignore", invalid="ignore"):  # p^k past a ranking's end may overflow, unused
+        terms = gains[keep] * _powers(ctx, p)[rows.pos[keep] - 1]
+        return _finite((1.0 - p) * np.bincount(rows.q[keep], weights=terms, minlength=ctx.Q))
 
 
 def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
@@ -304,11 +305,21 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     them of p^(k-1) (trec_eval's order of operations); 0 when every retrieved document is judged.
     A query missing from the run is 0, except for trec_eval's leftovers (``Settings.leftovers``)."""
     p = float(m.param("p", 0.9))
-    powers = _powers(ctx, p)
     has_unknown = ctx.judged_count() < ctx.N
-    unknown = ctx.sum_by_rank(powers, lambda rel: rel < 0) if has_unknown.any() else np.zeros(ctx.Q)
-    value = powers[ctx.N] + (1.0 - p) * unknown
-    return np.where(has_unknown & ~ctx.reset_missing(m.text is not None), value, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):  # a query with nothing unknown does not read them
+        powers = _powers(ctx, p)
+        unknown = ctx.sum_by_rank(powers, lambda rel: rel < 0) if has_unknown.any() else np.zeros(ctx.Q)
+        value = powers[ctx.N] + (1.0 - p) * unknown
+        return _finite(np.where(has_unknown & ~ctx.reset_missing(m.text is not None), value, 0.0))
+
+
+def _finite(values: np.ndarray) -> np.ndarray:
+    """``values``, or the error the evaluation refuses a measure with when one is not finite: a persistence
+    above 1 (trec_eval takes any) whose powers overflow where they are read, where trec_eval prints inf or
+    nan."""
+    if not np.isfinite(values).all():
+        raise FloatingPointError("overflow encountered in the powers of p")
+    return values
 
 
 ERR_MAX_JUDGMENT = 4  # gdeval.pl's $MAX_JUDGMENT

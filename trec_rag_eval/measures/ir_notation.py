@@ -190,7 +190,17 @@ def _number(token: str) -> int | float:
 
 
 def _check(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end: int) -> Any:
-    """Type-check one parameter value and normalise it (ints to floats for real parameters)."""
+    """Type-check one parameter value, normalised (ints to floats for real parameters), within its range
+    (``Param.within``, the registry's table of ranges)."""
+    checked = _typed(scanner, key, spec, value, start, end)
+    problem = spec.refusal(key, checked)
+    if problem:
+        raise scanner.error(start, end, problem)
+    return checked
+
+
+def _typed(scanner: _Scanner, key: str, spec: Param, value: Any, start: int, end: int) -> Any:
+    """One parameter value of the type its ``Param`` says, normalised (ints to floats for real parameters)."""
     kind = spec.kind
     if kind == "int":  # rel, a relevance level: negative levels would make unjudged documents relevant
         low, high = 0, RELEVANCE_RANGE[1]

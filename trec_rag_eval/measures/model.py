@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -66,12 +67,52 @@ def cutoff_of(m: Measure) -> int | float:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values a real parameter means something at: from ``low`` to ``high``, an end left out when
+    ``open`` names it (``"low"``, ``"high"`` or ``"both"``); ``why`` says what the parameter is, and so why
+    the range (it follows a refusal). The default is every finite number."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    open: str = ""
+    why: str = ""
+
+    def __contains__(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return False
+        above = value > self.low if self.open in ("low", "both") else value >= self.low
+        below = value < self.high if self.open in ("high", "both") else value <= self.high
+        return above and below
+
+    def __str__(self) -> str:
+        """``a number in (0, 1]``, ``a number > 0``, ``any finite number``."""
+        low_open, high_open = self.open in ("low", "both"), self.open in ("high", "both")
+        low, high = format(self.low, "g"), format(self.high, "g")
+        if math.isinf(self.low) and math.isinf(self.high):
+            return "any finite number"
+        if math.isinf(self.high):
+            return f"a number {'>' if low_open else '>='} {low}"
+        if math.isinf(self.low):
+            return f"a number {'<' if high_open else '<='} {high}"
+        return f"a number in {'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
+
+    def refusal(self, key: str) -> str:
+        """The sentence refusing a value of parameter ``key`` outside the range."""
+        return f"{key} must be {self}" + (f" ({self.why})" if self.why else "")
+
+
+ANY_FINITE = Range()
+
+
+@dataclass(frozen=True)
 class Param:
     """A typed parameter of a name in our notation: ``kind`` is int (a relevance level, >= 0), level (any
     judgment), float, bool, str (one of ``choices``), gains (a dict judgment -> gain) or reals (a list of
     finite numbers written ``(0.2,0.5)``, ``size`` of them when ``size`` is set: utility's coefficients).
     ``below``: another parameter of the same name its value must be below (C/W/L's ``min_rel`` below
-    ``max_rel``)."""
+    ``max_rel``). ``within``: the values a float means something at, and each number of a list of reals or
+    gains (the registry's table of ranges); every way a measure is given is checked against it
+    (``range_problem``)."""
 
     kind: str
     default: Any = None
@@ -80,6 +121,22 @@ class Param:
     required: bool = False
     below: str = ""
     size: int = 0
+    within: Range = ANY_FINITE
+
+    def refusal(self, key: str, value: Any) -> str | None:
+        """Why ``value`` (already of the parameter's type) is outside ``within``; None when it is inside."""
+        if self.kind == "float":
+            numbers = [value]
+        elif self.kind == "reals":
+            numbers = list(value) if isinstance(value, (tuple, list)) else [value]
+        elif self.kind == "gains":
+            pairs = value.items() if isinstance(value, dict) else value if isinstance(value, (tuple, list)) else ()
+            numbers = [pair[1] if isinstance(pair, tuple) and len(pair) == 2 else None for pair in pairs]
+        else:
+            return None
+        if all(number in self.within for number in numbers):
+            return None
+        return self.within.refusal(key if self.kind == "float" else f"{key}: each")
 
 
 @dataclass(frozen=True)
@@ -252,7 +309,9 @@ class Family:
         if self.kind == "int_cutoffs" and m.cutoff is not None:
             return f"{name}_{int(m.cutoff)}"
         if self.kind == "real_cutoffs" and m.cutoff is not None:
-            return f"{name}_{m.cutoff:3.2f}"
+            # trec_eval writes the value %3.2f into 8 characters, cutting a longer one (Rprec_mult.1e10 prints
+            # as Rprec_mult_10000000)
+            return f"{name}_{m.cutoff:3.2f}"[: len(name) + 9]
         if m.text is not None:
             return f"{name}_{m.text}"
         return name
@@ -266,6 +325,19 @@ def _format_value(value: Any) -> str:
     if isinstance(value, tuple):  # a list of reals (utility's coefficients, 11pt_avg's levels)
         return "(" + ",".join(_format_value(v) for v in value) + ")"
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def range_problem(m: Measure) -> str | None:
+    """Why a measure's parameters are outside the registry's table of ranges (``Param.within``; the first
+    such parameter), None when they are all inside: what the parsers refuse, for a ``Measure`` built in
+    Python."""
+    spec = m.spec
+    for key, value in m.params:
+        param = spec.params.get(key)
+        problem = param.refusal(key, value) if param is not None else None
+        if problem:
+            return problem
+    return None
 
 
 REGISTERED: dict[str, Family] = {}

@@ -8,7 +8,7 @@ command and the README's measure table are generated from this registry.
 from __future__ import annotations
 
 from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, sets
-from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Param, register
+from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Param, Range, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -17,14 +17,30 @@ _NDEVAL_REFERENCE = "ndeval (TREC Web track)"
 _CWL_REFERENCE = "Azzopardi, Thomas & Moffat, SIGIR 2019 (C/W/L); cwl_eval, depth 1000"
 _NERR_REFERENCE = "Azzopardi, Mackenzie & Moffat, ICTIR 2021; cwl_eval, depth 1000"
 
+# -- the table of ranges: the values each real parameter means something at (``Param.within``). Our notation,
+# trec_eval's -m, ir_measures' measure objects and ``Measure`` values are all checked against it, in one place
+# (``Param.refusal``), and a value outside is refused with its range. A parameter of a measure trec_eval
+# computes keeps every finite value trec_eval computes with (``rbp.p=1.5``), meaningful or not: the same
+# request gives the same number here.
+TREC_EVAL_ANY = Range(why="trec_eval computes with any value")
+GAIN = Range(-1e9, 1e9, why="trec_eval orders the gains by their difference taken as an int, which larger ones "
+             "overflow")
+PERSISTENCE_RBO = Range(0.0, 1.0, open="low", why="the persistence of a rank-biased overlap: depth i weighs p^(i-1)")
+CONTINUATION = Range(0.0, 1.0, why="the user goes on from each rank with probability p (1 - gain)")
+DESIRED_GAIN = Range(0.0, open="low", why="the total gain the user wants, gains being in [0, 1]")
+DESIRED_GAIN_INST = Range(0.25, why="the total gain the user wants, gains being in [0, 1]; below 0.25 INST's chance "
+                          "of going on from a rank can exceed 1")
+REDUNDANCY = Range(0.0, 1.0, why="the share of a subtopic's gain lost with each document already seen for it")
+PATIENCE = Range(0.0, 1.0, why="rank i weighs beta^(i-1)")
+
 # the parameters of our notation's names, typed (see measures/ir_notation.py)
 REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
             "relevance level)")
 JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
 BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
-GAINS = Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)")
+GAINS = Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)", within=GAIN)
 _P_RBP = Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' RBP defaults to 0.8: write "
-               "RBP(p=0.8) for its value)")
+               "RBP(p=0.8) for its value)", within=TREC_EVAL_ANY)
 _NDCG = {
     "dcg": Param("str", "log2", ("log2", "exp-log2"),
                  "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
@@ -38,11 +54,12 @@ _P = {**BINARY, "denominator": Param(
 _MIN_REL = Param("level", 0, help="the judgment scaled to gain 0 (lower ones are clipped to it)", below="max_rel")
 _MAX_REL = Param("level", help="the judgment scaled to gain 1 (higher ones are clipped to it); required",
                  required=True)
-_T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])")
+_T = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])", within=DESIRED_GAIN)
+_T_INST = Param("float", 1.0, help="the total gain the user wants (gains scaled to [0, 1])", within=DESIRED_GAIN_INST)
 _CWL = {"min_rel": _MIN_REL, "max_rel": _MAX_REL}
 _ALPHA = {"rel": REL, "alpha": Param("float", 0.5, help="redundancy intolerance: a subtopic's gain falls by "
-                                    "(1 - alpha) with each document already seen for it")}
-_NRBP = {**_ALPHA, "beta": Param("float", 0.5, help="patience: the weight of rank i is beta^(i-1)")}
+                                    "(1 - alpha) with each document already seen for it", within=REDUNDANCY)}
+_NRBP = {**_ALPHA, "beta": Param("float", 0.5, help="patience: the weight of rank i is beta^(i-1)", within=PATIENCE)}
 
 # how the cross-check names them in ir_measures' notation, where it is not by name alone
 _NO_JUDGED_ONLY = "ir-measures has no judged_only for this measure"
@@ -50,7 +67,6 @@ _GRADED = "none"  # graded measures take no relevance level in ir_measures
 _NDCG_IR = IrMeasures("nDCG", rel=_GRADED,
                       refused=(("ideal", "ir-measures' ideal ranking uses every judged document"),))
 _RBP_NOT = "ir-measures' RBP has no custom gains and no judged_only"
-
 
 def _ndeval(name: str) -> IrMeasures:
     return IrMeasures(name, judged_only="the cross-check has no judged_only for the intent-aware measures",
@@ -125,13 +141,15 @@ _FAMILIES = [
     Family("utility", sets.utility,
            "a*RelRet + b*(N-RelRet) + c*(R-RelRet) + d*(num_docs+RelRet-N-R); default 1,-1,0,0.",
            kind="real_list", defaults=(1.0, -1.0, 0.0, 0.0), names=("Utility",),
-           params={"coefficients": Param("reals", (1.0, -1.0, 0.0, 0.0), help="a,b,c,d, e.g. (2,-1,0,0)", size=4)},
+           params={"coefficients": Param("reals", (1.0, -1.0, 0.0, 0.0), help="a,b,c,d, e.g. (2,-1,0,0)", size=4,
+                                         within=TREC_EVAL_ANY)},
            list_param="coefficients",
            list_values=("a", "b", "c", "d"), value_range=None),
     Family("11pt_avg", binary.eleven_point_average,
            "Mean interpolated precision over the recall levels (default 0.0, 0.1, ..., 1.0).",
            kind="real_list", defaults=_RECALL_LEVELS, names=("IPrecAvg",),
-           params={"levels": Param("reals", _RECALL_LEVELS, help="the recall levels averaged, e.g. (0.2,0.5)")},
+           params={"levels": Param("reals", _RECALL_LEVELS, help="the recall levels averaged, e.g. (0.2,0.5)",
+                                    within=TREC_EVAL_ANY)},
            list_param="levels", trec_eval_9=True),
     Family("binG", binary.binary_g, "Binary G: 1/log2(2 + non-relevant above) summed over relevant "
            "retrieved documents, divided by R.", names=("binG",)),
@@ -177,7 +195,7 @@ _FAMILIES = [
     Family("set_F", sets.set_f, "F-measure of set_P and set_recall with beta^2 = x (default 1).",
            kind="real_list", defaults=(1.0,), names=("SetF",),
            params={**BINARY, "beta": Param("float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so "
-                                           "it acts as beta squared")},
+                                           "it acts as beta squared", within=TREC_EVAL_ANY)},
            ir_measures=IrMeasures("SetF", first=(("beta", None),)), list_param="beta2",
            list_first="beta"),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
@@ -218,7 +236,7 @@ _FAMILIES = [
            "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
            "last), to depth max(N, n); normalised by the ideal ranking's own overlap unless normalize=False.",
            names=("Compat",),
-           params={"p": Param("float", 0.95, help="persistence of the rank-biased overlap"),
+           params={"p": Param("float", 0.95, help="persistence of the rank-biased overlap", within=PERSISTENCE_RBO),
                    "normalize": Param("bool", True, help="divide by the ideal ranking's own overlap (a perfect "
                                       "run scores 1)")},
            ir_measures=_own("Compat"), reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
@@ -291,7 +309,7 @@ _FAMILIES = [
            ir_measures=_own("NERR9"), reference=_NERR_REFERENCE),
     Family("NERR10", cwl.nerr10,
            "Not-but-nearly ERR, eq. 10 (C/W/L): continue with probability p (1 - g_i), p default 0.9.",
-           names=("NERR10",), params={"p": Param("float", 0.9, help="persistence"), **_CWL},
+           names=("NERR10",), params={"p": Param("float", 0.9, help="persistence", within=CONTINUATION), **_CWL},
            ir_measures=_own("NERR10"), reference=_NERR_REFERENCE),
     Family("NERR11", cwl.nerr11,
            "Not-but-nearly ERR, eq. 11 (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2 (1 - g_i), "
@@ -299,7 +317,7 @@ _FAMILIES = [
            ir_measures=_own("NERR11"), reference=_NERR_REFERENCE),
     Family("INST", cwl.inst,
            "INST (C/W/L): continue with probability ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T minus the gain so far "
-           "(T default 1).", names=("INST",), params={"T": _T, **_CWL},
+           "(T default 1).", names=("INST",), params={"T": _T_INST, **_CWL},
            ir_measures=_own("INST"),
            reference="Moffat, Bailey, Scholer & Thomas, ADCS 2015; cwl_eval"),
     Family("INSQ", cwl.insq,

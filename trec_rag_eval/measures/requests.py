@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.ir_notation import NAMES, parse_notation, suggestion
-from trec_rag_eval.measures.model import Family, Measure, on_register
+from trec_rag_eval.measures.model import Family, Measure, on_register, range_problem
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import is_trec_syntax, parse_trec_measures
 
@@ -135,7 +135,7 @@ def parse_measure(text: str | Measure) -> Measure:
     ``map``) or ranx's (``ndcg@10``, ``mrr``), or an ir_measures measure object; a ``Measure`` is
     returned as it is. A trec_eval name that means several (``P``) is an error."""
     if isinstance(text, Measure):
-        return text
+        return _within_ranges(text)
     if is_ir_measures_measure(text):
         text = str(text)
     if not isinstance(text, str):
@@ -167,7 +167,7 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
     out: list[Measure] = []
     for item in items:
         if isinstance(item, Measure):
-            out.append(item)
+            out.append(_within_ranges(item))
         elif isinstance(item, str):
             out.extend(_named(item))
         elif is_ir_measures_measure(item):
@@ -189,6 +189,16 @@ def _named(text: str) -> tuple[Measure, ...]:
 
 
 on_register(lambda family: _named.cache_clear)
+
+
+def _within_ranges(measure: Measure) -> Measure:
+    """A ``Measure`` built in Python, refused as the parsers refuse its name when a parameter is outside the
+    registry's table of ranges."""
+    problem = range_problem(measure)
+    if problem:
+        text = str(measure)
+        raise MeasureSyntaxError(text, 0, len(text), problem)
+    return measure
 
 
 def _as_asked(specs: list[str]) -> list[Measure]:

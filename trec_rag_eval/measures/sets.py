@@ -30,12 +30,17 @@ def set_map(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def set_f(ctx: Context, m: Measure) -> np.ndarray:
-    """set_F with beta^2 = x (default 1): (x+1) P R / (x P + R); 0 when nothing relevant is retrieved."""
+    """set_F with beta^2 = x (default 1): (x+1) P R / (x P + R); 0 when nothing relevant is retrieved.
+
+    With x >= 0 the divisor is at least R > 0. trec_eval takes any x: a negative one can make it 0, where
+    trec_eval prints inf or nan; the division is then refused (``evaluation.evaluate``), never written as 0."""
     x = float(m.param("beta", m.spec.params["beta"].default))
     p = set_precision(ctx, m)
     r = set_recall(ctx, m)
-    value = ratio((x + 1.0) * p * r, x * p + r)
-    return np.where(ctx.rel_ret > 0, value, 0.0)
+    found = ctx.rel_ret > 0
+    value = np.zeros(len(p))
+    value[found] = (x + 1.0) * p[found] * r[found] / (x * p[found] + r[found])
+    return value
 
 
 def utility(ctx: Context, m: Measure) -> np.ndarray:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.ir_notation import CUTOFF_MAX, NAMES, suggestion
-from trec_rag_eval.measures.model import Family, Measure
+from trec_rag_eval.measures.model import Family, Measure, range_problem
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.syntax import RELEVANCE_RANGE, atof_prefix, atol_prefix, quote
 
@@ -148,6 +148,10 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
         if dot:
             if chosen.get(name) is None:
                 chosen[name] = _trec_params(spec, family, params, len(name) + 1)
+                for measure in chosen[name] or ():  # the registry's table of ranges, as every notation
+                    problem = range_problem(measure)
+                    if problem:
+                        raise MeasureSyntaxError(spec, len(name) + 1, len(spec), problem)
         else:
             chosen.setdefault(name, None)
     out: list[Measure] = []

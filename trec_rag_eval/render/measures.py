@@ -3,6 +3,9 @@ the README's measure table."""
 
 from __future__ import annotations
 
+import math
+
+from trec_rag_eval.measures.model import Param
 from trec_rag_eval.measures.registry import FAMILIES, TREC_EVAL_FAMILIES
 
 
@@ -23,13 +26,20 @@ def measure_rows() -> list[dict[str, str]]:
             "trec_eval": trec or "-",
             "ir_measures": family.ir_measures.shown if family.ir_measures else "-",
             "definition": family.definition,
-            "parameters": "; ".join(f"{k}: {p.help}" + (f" (default {p.default!r})" if p.default is not None else "")
-                                    for k, p in family.params.items()) or "-",
+            "parameters": "; ".join(f"{k}: {p.help}" + _default_and_range(p) for k, p in family.params.items()) or "-",
             "aggregate": {"mean": "mean", "sum": "sum", "gmean": "geometric mean",
                           "none": "per query only" if family.per_query else "one per run"}[family.aggregate],
             "reference": family.reference,
         })
     return rows
+
+
+def _default_and_range(param: Param) -> str:
+    """`` (default 0.95; a number in (0, 1])``: a parameter's default and the range the registry gives it."""
+    parts = [f"default {param.default!r}"] if param.default is not None else []
+    if math.isfinite(param.within.low) or math.isfinite(param.within.high):
+        parts.append(("each " if param.kind in ("reals", "gains") else "") + str(param.within))
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def markdown_table() -> str:

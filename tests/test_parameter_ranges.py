@@ -1,0 +1,129 @@
+"""Measure parameters: each real parameter is refused outside the values it means something at (the
+registry's table of ranges), the same in every way a measure is given (our notation, trec_eval's -m,
+ir_measures' measure objects, ``Measure`` values); a parameter trec_eval computes with keeps trec_eval's number,
+and where that number is not finite the measure is refused rather than written as inf or nan.
+
+The example used by hand below (binary judgments, so trec_eval's RBP gains are the judgments):
+
+    qrels  1: a 1, b 0, c 1          2: e 1
+    run    1: a 4, b 3, c 2, x 1 (x not judged)      2: e 1
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import invoke
+
+import trec_rag_eval as tre
+from trec_rag_eval.errors import MeasureSyntaxError, UsageError
+from trec_rag_eval.measures.ir_notation import parse_notation
+from trec_rag_eval.measures.model import ANY_FINITE, Measure
+from trec_rag_eval.measures.registry import FAMILIES
+
+QRELS = "1 0 a 1\n1 0 b 0\n1 0 c 1\n2 0 e 1\n"
+RUN = "1 Q0 a 1 4 t\n1 Q0 b 2 3 t\n1 Q0 c 3 2 t\n1 Q0 x 4 1 t\n2 Q0 e 1 1 t\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    return str(qrels), str(run)
+
+
+# -- refused outside the range ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "value", "refusal"), [
+    ("Compat(p=2)", "2", "p must be a number in (0, 1] (the persistence of a rank-biased overlap: depth i weighs "
+     "p^(i-1))"),
+    ("Compat(p=0)", "0", "p must be a number in (0, 1]"),
+    ("NERR10(max_rel=3,p=1.5)", "1.5", "p must be a number in [0, 1] (the user goes on from each rank with "
+     "probability p (1 - gain))"),
+    ("NERR10(max_rel=3,p=-1)", "-1", "p must be a number in [0, 1]"),
+    ("INST(max_rel=3,T=-2)", "-2", "T must be a number >= 0.25 (the total gain the user wants, gains being in "
+     "[0, 1]; below 0.25 INST's chance of going on from a rank can exceed 1)"),
+    ("BPM(max_rel=3,T=-1)@5", "-1", "T must be a number > 0 (the total gain the user wants, gains being in [0, 1])"),
+    ("NERR11(max_rel=3,T=-1)", "-1", "T must be a number > 0"),
+    ("INSQ(max_rel=3,T=-0.5)", "-0.5", "T must be a number > 0"),
+    ("alpha_nDCG(alpha=1.5)@5", "1.5", "alpha must be a number in [0, 1]"),
+    ("NRBP(beta=-0.5)", "-0.5", "beta must be a number in [0, 1] (rank i weighs beta^(i-1))"),
+    ("nDCG(gains={1:2e9})", "{1:2e9}", "gains: each must be a number in [-1e+09, 1e+09] (trec_eval orders the "
+     "gains by their difference taken as an int, which larger ones overflow)"),
+    ("ndcg.1=2,2=-2e9", "1=2,2=-2e9", "gains: each must be a number in [-1e+09, 1e+09]"),
+])
+def test_a_parameter_outside_its_range_is_refused_with_the_range(files, text: str, value: str, refusal: str) -> None:
+    result = invoke("-m", text, "--format", "csv", *files)
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"Error: bad measure '{text}': {refusal}")
+    assert lines[1:] == ["  " + text, "  " + " " * text.rindex(value) + "^" * len(value)]
+
+
+def test_the_range_ends_are_in_or_out_as_written() -> None:
+    # Compat: (0, 1]; NERR10: [0, 1]; T: > 0, INST's >= 0.25; alpha and beta: [0, 1]
+    for inside in ("Compat(p=1)", "Compat(p=1e-9)", "NERR10(max_rel=3,p=0)", "NERR10(max_rel=3,p=1)",
+                   "INSQ(max_rel=3,T=1e-9)", "INST(max_rel=3,T=0.25)", "BPM(max_rel=3,T=100)@5",
+                   "NRBP(alpha=0,beta=1)", "nNRBP(alpha=1,beta=0)"):
+        parse_notation(inside)
+    for outside in ("Compat(p=0)", "Compat(p=1.0000001)", "NERR10(max_rel=3,p=-1e-9)", "INSQ(max_rel=3,T=0)",
+                    "INST(max_rel=3,T=0.2499)", "BPM(max_rel=3,T=0)@5", "NRBP(alpha=-0.1)", "nNRBP(beta=1.1)"):
+        with pytest.raises(MeasureSyntaxError, match="must be a number"):
+            parse_notation(outside)
+
+
+def test_every_real_parameter_names_its_range() -> None:
+    # a new real parameter must say the values it means something at (or that trec_eval takes any)
+    unnamed = [(family.name, key) for family in FAMILIES.values() for key, param in family.params.items()
+               if param.kind in ("float", "reals", "gains") and param.within is ANY_FINITE]
+    assert unnamed == []
+
+
+def test_a_measure_value_built_in_python_is_checked_against_the_same_table(files) -> None:
+    outside = Measure("Compat", params=(("p", 2.0),))
+    with pytest.raises(MeasureSyntaxError, match=r"p must be a number in \(0, 1\]"):
+        tre.evaluate(*files, [outside])
+    with pytest.raises(MeasureSyntaxError, match="T must be a number > 0"):
+        tre.parse_measure(Measure("INSQ", params=(("T", -0.5), ("max_rel", 3))))
+
+
+# -- trec_eval's values kept where trec_eval computes them ---------------------------------------------------------
+@pytest.mark.parametrize("p", [1.5, -0.1, 1.0, 0.0, 2.0])
+def test_rbp_at_any_persistence_is_trec_evals(files, p: float) -> None:
+    # query 1: gains 1, 0, 1 at ranks 1-3 and x unjudged at rank 4; query 2: gain 1 at rank 1
+    # rbp = (1-p) * sum of g_k p^(k-1): (1-p)(1 + p^2) and (1-p); rbp_resid = p^N + (1-p) * sum over the
+    # unjudged of p^(k-1): p^4 + (1-p) p^3 for query 1, 0 for query 2 (all judged)
+    rbp = [(1 - p) * (1 + p**2), 1 - p]
+    resid = [p**4 + (1 - p) * p**3, 0.0]
+    result = tre.evaluate(*files, [f"rbp.p={p}", f"RBPResid(p={p})"])
+    for i, query in enumerate(("1", "2")):
+        assert result.per_query[query][f"RBP(p={p})"] == pytest.approx(rbp[i], abs=1e-12)
+        assert result.per_query[query][f"RBPResid(p={p})"] == pytest.approx(resid[i], abs=1e-12)
+
+
+@pytest.mark.parametrize(("measure", "why"), [
+    ("rbp.p=1e200", "overflow"),                 # p^3 = 1e600: trec_eval prints -inf
+    ("rbp_resid.p=-1e200", "overflow"),
+    ("utility.1e308,1e308,0,0", "overflow"),    # trec_eval prints inf
+    ("set_F.-1", "invalid value"),              # query 2: P = R = 1, so (x+1)PR / (xP+R) = 0/0: trec_eval's -nan
+])
+def test_a_value_trec_eval_prints_as_inf_or_nan_is_refused(files, measure: str, why: str) -> None:
+    result = invoke("-m", measure, "-q", "--format", "trec", *files)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("Error: measure '") and why in result.stderr
+    assert "trec_eval prints inf or nan there" in result.stderr and len(result.stderr.splitlines()) == 1
+    with pytest.raises(UsageError):
+        tre.evaluate(*files, measure)
+
+
+def test_set_f_with_a_negative_parameter_is_trec_evals_where_it_is_finite(files) -> None:
+    # query 1: P = 2/4, R = 2/2; x = -0.5: 0.5 * 0.5 * 1 / (-0.25 + 1) = 1/3; query 2: P = R = 1 -> 0.5 / 0.5 = 1
+    result = tre.evaluate(*files, "set_F.-0.5")
+    assert result.per_query["1"]["SetF(beta=-0.5)"] == pytest.approx(1 / 3, abs=1e-12)
+    assert result.per_query["2"]["SetF(beta=-0.5)"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_a_huge_rprec_mult_is_a_rank_past_every_ranking(files) -> None:
+    # trec_eval: Rprec_mult_10000000 0.0000 (its name cut to 8 characters after the family's, as it writes it)
+    result = invoke("-m", "Rprec_mult.1e300", "--format", "trec", *files)
+    assert result.exit_code == 0 and result.stderr == ""
+    assert result.stdout == "Rprec_mult_10000000   \tall\t0.0000\n"
