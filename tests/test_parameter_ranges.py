@@ -3,6 +3,9 @@ registry's table of ranges), the same in every way a measure is given (our notat
 ir_measures' measure objects, ``Measure`` values); a parameter trec_eval computes with keeps trec_eval's number,
 and where that number is not finite the measure is refused rather than written as inf or nan.
 
+ir_measures' measure objects keep every parameter they carry, even at ir_measures' own default; ir_measures'
+keyword forms ``P(cutoff=10)`` and ``IPrec(recall=0.5)`` are read as it reads them.
+
 The example used by hand below (binary judgments, so trec_eval's RBP gains are the judgments):
 
     qrels  1: a 1, b 0, c 1          2: e 1
@@ -10,6 +13,8 @@ The example used by hand below (binary judgments, so trec_eval's RBP gains are t
 """
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from conftest import invoke
@@ -127,3 +132,101 @@ def test_a_huge_rprec_mult_is_a_rank_past_every_ranking(files) -> None:
     result = invoke("-m", "Rprec_mult.1e300", "--format", "trec", *files)
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout == "Rprec_mult_10000000   \tall\t0.0000\n"
+
+
+# -- ir_measures' measure objects ---------------------------------------------------------------------------------
+ir_measures = pytest.importorskip("ir_measures")
+
+
+def test_an_ir_measures_object_keeps_a_parameter_at_ir_measures_default() -> None:
+    # ir_measures' RBP persistence defaults to 0.8 and leaves it out of the name; ours defaults to 0.9
+    for given in (ir_measures.RBP(p=0.8, rel=1), ir_measures.RBP(rel=1)):
+        measure = tre.parse_measure(given)
+        assert measure.param("p") == 0.8 and measure.rel == 1
+    # binary RBP at p = 0.8, query 1: gains 1, 0, 1 -> 0.2 * (1 + 0.64) = 0.328; query 2: 0.2
+    result = tre.evaluate(QRELS_DICT, RUN_DICT, [ir_measures.RBP(p=0.8, rel=1)])
+    assert result.per_query["1"]["RBP(rel=1,p=0.8)"] == pytest.approx(0.328, abs=1e-12)
+    assert result.summary["RBP(rel=1,p=0.8)"] == pytest.approx((0.328 + 0.2) / 2, abs=1e-12)
+
+
+QRELS_DICT = {"1": {"a": 1, "b": 0, "c": 1}, "2": {"e": 1}}
+RUN_DICT = {"1": {"a": 4.0, "b": 3.0, "c": 2.0, "x": 1.0}, "2": {"e": 1.0}}
+
+
+def _explicit(name: str):
+    """ir_measures' measure of that name with every parameter that has a default given at it, and the required
+    ones (a cutoff, a recall level, max_rel) given."""
+    base = ir_measures.measures.registry[name]
+    params = {}
+    for key, info in base.SUPPORTED_PARAMS.items():
+        if isinstance(info.default, (bool, int, float, str)):
+            params[key] = info.default
+        elif info.required or key == "cutoff":
+            params[key] = {"max_rel": 3, "recall": 0.5, "cutoff": 5}[key]
+    return base(**params)
+
+
+def _seeded_pair(seed: int):
+    """Judgments 0-3 and rankings without ties (so no tie-breaking rule differs), numeric query ids (gdeval's)."""
+    rng = random.Random(seed)
+    qrels = {str(q): {f"d{d}": rng.choice([0, 1, 2, 3]) for d in rng.sample(range(30), 12)} for q in range(1, 7)}
+    run = {q: {f"d{d}": float(30 - i) for i, d in enumerate(rng.sample(range(30), 20))} for q in qrels}
+    return qrels, run
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_every_ir_measures_object_at_its_defaults_gives_ir_measures_value() -> None:
+    qrels, run = _seeded_pair(3)
+    theirs_qrels = [ir_measures.Qrel(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
+    theirs_run = [ir_measures.ScoredDoc(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    compared = 0
+    for name in sorted(ir_measures.measures.registry):
+        given = _explicit(name)
+        if name == "RBP":  # graded RBP is trectools', outside ir_measures' default pipeline: cwl_eval's binary RBP
+            given = ir_measures.RBP(p=0.8, rel=1)   # (without a cutoff) here
+        theirs = ir_measures.calc_aggregate([given], theirs_qrels, theirs_run)[given]
+        ours = tre.evaluate(qrels, run, [given])
+        tolerance = 5e-6 if name == "ERR" else 1e-9  # gdeval.pl prints ERR with 5 decimals
+        assert float(next(iter(ours.summary.values()))) == pytest.approx(float(theirs), abs=tolerance), (name, given)
+        compared += 1
+    assert compared >= 51
+
+
+def test_an_ir_measures_object_outside_a_range_is_refused_as_a_name_is() -> None:
+    with pytest.raises(MeasureSyntaxError, match=r"p must be a number in \(0, 1\]"):
+        tre.parse_measure(ir_measures.Compat(p=2.0))
+    with pytest.raises(MeasureSyntaxError, match="AP_IA has no parameter 'judged_only'"):
+        tre.parse_measure(ir_measures.AP_IA(judged_only=True))   # ours has none: only its default is dropped
+    assert tre.parse_measure(ir_measures.AP_IA(judged_only=False)) == parse_notation("AP_IA")
+
+
+# -- ir_measures' keyword forms ----------------------------------------------------------------------------------
+def test_the_keyword_forms_of_ir_measures_are_its_at_forms() -> None:
+    assert parse_notation("P(cutoff=10)") == parse_notation("P@10")
+    assert parse_notation("IPrec(recall=0.5)") == parse_notation("IPrec@0.5")
+    assert parse_notation("P(rel=2,cutoff=5)") == parse_notation("P(rel=2)@5")
+    assert parse_notation("IPrec(recall=1)") == parse_notation("IPrec@1.0")
+    # every ir_measures name whose cutoff (or recall level) may be given by keyword
+    for name, base in sorted(ir_measures.measures.registry.items()):
+        keyword = base.AT_PARAM
+        if keyword not in base.SUPPORTED_PARAMS:
+            continue
+        value = 0.5 if keyword == "recall" else 5
+        required = "max_rel=3," if "max_rel" in base.SUPPORTED_PARAMS else ""
+        assert parse_notation(f"{name}({required}{keyword}={value})") == parse_notation(
+            f"{name}{f'({required[:-1]})' if required else ''}@{value}"), name
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("P(cutoff=10)@5", "the cutoff is given twice (cutoff= and @)"),
+    ("P(cutoff=5,cutoff=6)", "cutoff is given twice"),
+    ("P(cutoff=0)", "cutoff must be a positive integer"),
+    ("P(cutoff=10.0)", "cutoff must be a positive integer"),
+    ("IPrec(recall=1.5)", "recall must be a number in [0, 1]"),
+    ("Rprec(cutoff=5)", "Rprec has no parameter 'cutoff'"),
+    ("IPrec(cutoff=5)", "IPrec has no parameter 'cutoff'"),
+])
+def test_a_wrong_keyword_form_is_refused(text: str, reason: str) -> None:
+    with pytest.raises(MeasureSyntaxError) as info:
+        parse_notation(text)
+    assert info.value.reason.startswith(reason)

@@ -293,6 +293,8 @@ def parse_notation(text: str) -> Measure:
     spec = NAMES[name]
     rel: int | None = None
     params: dict[str, Any] = {}
+    at: int | float | None = None
+    keyword = _AT_KEYWORDS.get(spec.at) if spec.family_at is not None else None
     if scanner.peek() == "(":
         scanner.pos += 1
         while scanner.peek() != ")":
@@ -300,21 +302,21 @@ def parse_notation(text: str) -> Measure:
             if not key_match:
                 raise scanner.error(scanner.pos, scanner.pos + 1, "expected a parameter name")
             key = key_match.group()
-            if key not in spec.params:
+            if key not in spec.params and key != keyword:
                 allowed = ", ".join(spec.params) or "none"
                 raise scanner.error(*key_match.span(), f"{name} has no parameter {key!r} (allowed: {allowed})")
-            if key == "rel" and rel is not None or key in params:
+            if key == "rel" and rel is not None or key in params or key == keyword and at is not None:
                 raise scanner.error(*key_match.span(), f"{key} is given twice")
             scanner.expect("=", f"expected '=' after {key}")
             value, start, end = scanner.value()
-            checked = _check(scanner, key, spec.params[key], value, start, end)
-            if key == "rel":
-                rel = checked
+            if key == keyword:  # ir_measures' P(cutoff=10), IPrec(recall=0.5): the value after @
+                at = _at_value(scanner, spec, value, start, end, key)
+            elif key == "rel":
+                rel = _check(scanner, key, spec.params[key], value, start, end)
             else:
-                params[key] = checked
+                params[key] = _check(scanner, key, spec.params[key], value, start, end)
             scanner.after_item(")", "expected ',' or ')'")
         scanner.pos += 1
-    at: int | float | None = None
     if scanner.peek() == "@":
         scanner.pos += 1
         scanner.skip()
@@ -323,20 +325,9 @@ def parse_notation(text: str) -> Measure:
         end = found_at.end() if found_at else len(text)
         if spec.family_at is None:
             raise scanner.error(start - 1, max(end, start), f"{name} takes no @ value")
-        if spec.at == "recall":
-            if not found_at or not 0.0 <= float(found_at.group()) <= 1.0:
-                raise scanner.error(start, end, "the recall level after @ must be a number in [0, 1]")
-            at = float(found_at.group())
-        elif spec.at == "real":
-            if not found_at or not 0.0 <= float(found_at.group()) < math.inf:
-                raise scanner.error(start, end, "the value after @ must be a finite number >= 0")
-            at = float(found_at.group())
-        else:
-            if not found_at or not re.fullmatch(r"\+?[0-9]+", found_at.group()) or int(found_at.group()) <= 0:
-                raise scanner.error(start, end, "the cutoff after @ must be a positive integer")
-            at = int(found_at.group())
-            if at > CUTOFF_MAX:
-                raise scanner.error(start, end, f"the cutoff after @ must be a positive integer (at most {CUTOFF_MAX})")
+        if at is not None:
+            raise scanner.error(start - 1, max(end, start), f"the {keyword} is given twice ({keyword}= and @)")
+        at = _at_value(scanner, spec, _number(found_at.group()) if found_at else None, start, end)
     if scanner.peek():
         raise scanner.error(scanner.pos, len(text), "unexpected text after the measure")
     if at is None and spec.family is None:
@@ -369,6 +360,31 @@ def parse_notation(text: str) -> Measure:
     if first is None and list_param in dict(typed):  # Utility(coefficients=(2,-1,0,0)) is utility_2.0,-1.0,0.0,0.0
         text_param = ",".join(repr(value) for value in dict(typed)[list_param])
     return Measure(family, cutoff=at, params=typed, rel=rel, text=text_param, alias=name if spec.alias else None)
+
+
+_AT_KEYWORDS = {"cutoff": "cutoff", "recall": "recall"}
+"""The parameter ir_measures lets the value after @ be given as, by what that value is: ``P(cutoff=10)`` is
+``P@10``, ``IPrec(recall=0.5)`` is ``IPrec@0.5`` (its measures' ``AT_PARAM``)."""
+
+
+def _at_value(scanner: _Scanner, spec: Name, value: Any, start: int, end: int, keyword: str = "") -> int | float:
+    """The value after @ (or given as ``keyword=``), checked for what the name takes there."""
+    what = keyword or {"recall": "the recall level after @", "real": "the value after @"}.get(
+        spec.at, "the cutoff after @")
+    number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if spec.at == "recall":
+        if number is None or not 0.0 <= number <= 1.0:
+            raise scanner.error(start, end, f"{what} must be a number in [0, 1]")
+        return float(number)
+    if spec.at == "real":
+        if number is None or not 0.0 <= number < math.inf:
+            raise scanner.error(start, end, f"{what} must be a finite number >= 0")
+        return float(number)
+    if not isinstance(number, int) or number <= 0:
+        raise scanner.error(start, end, f"{what} must be a positive integer")
+    if number > CUTOFF_MAX:
+        raise scanner.error(start, end, f"{what} must be a positive integer (at most {CUTOFF_MAX})")
+    return number
 
 
 def parse_measure_list(text: str) -> list[Measure]:

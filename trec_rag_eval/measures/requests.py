@@ -6,9 +6,11 @@ and the measures computed when none are asked for (the RAG set, trec_eval's ``of
 from __future__ import annotations
 
 import functools
+import numbers
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures.ir_notation import NAMES, parse_notation, suggestion
@@ -137,7 +139,7 @@ def parse_measure(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return _within_ranges(text)
     if is_ir_measures_measure(text):
-        text = str(text)
+        return from_ir_measures(text)
     if not isinstance(text, str):
         raise TypeError(f"a measure name must be a string, got {type(text).__name__}")
     measures = parse_measures([text])
@@ -171,7 +173,7 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         elif isinstance(item, str):
             out.extend(_named(item))
         elif is_ir_measures_measure(item):
-            out.append(parse_measure(str(item)))
+            out.append(from_ir_measures(item))
         else:
             raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
                             f"{type(item).__name__}: {item!r}")
@@ -221,6 +223,46 @@ def is_ir_measures_measure(value: object) -> bool:
     """Whether ``value`` is one of ir_measures' measure objects (``ir_measures.nDCG@10``): its ``str``
     is its name in the notation we read. Told by its module, without importing ir_measures."""
     return type(value).__module__.startswith("ir_measures.measures") and hasattr(value, "NAME")
+
+
+def from_ir_measures(value: Any) -> Measure:
+    """One of ir_measures' measure objects as our measure: its name with every parameter it carries, even one
+    at ir_measures' default (which its ``str`` leaves out), written in our notation and read by its parser,
+    so a value outside its range is refused as a typed name is. A parameter left to ir_measures' default takes
+    that default where ours differs (RBP's persistence: 0.8 there, 0.9 here); the relevance level, when not
+    given, stays the evaluation's (ir_measures' default, 1, is ours). A parameter ours has not is dropped when at
+    ir_measures' default, which is what ours computes (``AP_IA(judged_only=False)``), and refused otherwise."""
+    name = str(value.__name__)
+    params = dict(value.params)
+    at_key = str(value.AT_PARAM)
+    ours = NAMES.get(name)
+    for key, info in value.SUPPORTED_PARAMS.items():
+        default = getattr(info, "default", None)
+        if ours is None or key in (at_key, "rel") or not isinstance(default, (int, float, str)):
+            continue
+        if key in ours.params and key not in params and default != ours.params[key].default:
+            params[key] = default
+        elif key not in ours.params and key in params and params[key] == default and type(params[key]) is type(default):
+            del params[key]  # judged_only=False of an intent-aware measure: what ours does, without the parameter
+    at = params.pop(at_key, None)
+    if at is not None:  # the keyword form our notation reads as ir_measures does: P(cutoff=10), IPrec(recall=0.5)
+        params[at_key] = at
+    args = ",".join(f"{key}={_literal(given)}" for key, given in params.items())
+    return parse_notation(name + (f"({args})" if args else ""))
+
+
+def _literal(value: Any) -> str:
+    """A parameter value of an ir_measures object as our notation writes it (anything else as its ``repr``,
+    which the parser refuses, pointing at it)."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_literal(k)}:{_literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
 
 
 def _split_names(text: str) -> list[str]:
