@@ -77,12 +77,12 @@ def test_a_real_difference_fails(tmp_path) -> None:
     honest = crosscheck_tables(qrels, run, ["AP"])
     assert honest.ok
     # a deliberately wrong name mapping (AP compared with P@1) must be caught, with the query named
-    original = module.ir_measures_name
-    module.ir_measures_name = lambda m, *a: ("P@1", "")
+    original = module.ir_measures_object
+    module.ir_measures_object = lambda ir_measures, m, *a: ir_measures.P @ 1
     try:
         report = crosscheck_tables(qrels, run, ["AP"])
     finally:
-        module.ir_measures_name = original
+        module.ir_measures_object = original
     assert not report.ok
     assert report.verdicts[0].differing_queries == ["1"] and report.verdicts[0].max_difference == pytest.approx(0.5)
     assert "DIFFER" in report.render() and "Verdict: FAILED" in report.render()

@@ -3,8 +3,9 @@ registry's table of ranges), the same in every way a measure is given (our notat
 ir_measures' measure objects, ``Measure`` values); a parameter trec_eval computes with keeps trec_eval's number,
 and where that number is not finite the measure is refused rather than written as inf or nan.
 
-ir_measures' measure objects keep every parameter they carry, even at ir_measures' own default; ir_measures'
-keyword forms ``P(cutoff=10)`` and ``IPrec(recall=0.5)`` are read as it reads them.
+ir_measures' measure objects keep every parameter they carry, even at ir_measures' own default; the cross-check
+builds ir_measures' objects itself (its parser of names refuses negative values and needs ``ast.Num``, gone in
+Python 3.14); ir_measures' keyword forms ``P(cutoff=10)`` and ``IPrec(recall=0.5)`` are read as it reads them.
 
 The example used by hand below (binary judgments, so trec_eval's RBP gains are the judgments):
 
@@ -230,3 +231,46 @@ def test_a_wrong_keyword_form_is_refused(text: str, reason: str) -> None:
     with pytest.raises(MeasureSyntaxError) as info:
         parse_notation(text)
     assert info.value.reason.startswith(reason)
+
+
+# -- the cross-check builds ir_measures' objects itself ------------------------------------------------------------
+@pytest.mark.parametrize("measure", ["SDCG(max_rel=3,min_rel=-1)@5", "RBP(p=-0.1,rel=1)", "rbp.p=-0.1",
+                                     "NERR10(max_rel=3,p=0)", "nDCG(gains={1:-2,2:5})"])
+def test_crosscheck_with_a_negative_or_any_parameter_answers(files, measure: str) -> None:
+    result = invoke("crosscheck", "-m", measure, *files)
+    assert result.exit_code == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "Verdict: OK" in result.stdout
+
+
+def test_crosscheck_needs_no_parser_of_ir_measures(monkeypatch) -> None:
+    from trec_rag_eval.checks.crosscheck import DEFAULT_MEASURES, crosscheck_tables
+    from trec_rag_eval.tables import Qrels, Run
+
+    def gone(*args, **kwargs):  # as on Python 3.14, where its parser's ast.Num is gone
+        raise AttributeError("module 'ast' has no attribute 'Num'")
+
+    monkeypatch.setattr(ir_measures, "parse_measure", gone)
+    monkeypatch.setattr(ir_measures.util, "parse_measure", gone)
+    qrels, run = _seeded_pair(5)
+    report = crosscheck_tables(Qrels.from_dict(qrels), Run.from_dict(run), list(DEFAULT_MEASURES))
+    assert report.ok, report.render()
+    assert not [v for v in report.verdicts if "failed" in v.reason]
+    assert sum(v.status in ("agree", "convention") for v in report.verdicts) >= 35
+
+
+def test_crosscheck_names_every_parameter_of_ir_measures_measure(files) -> None:
+    # RBP(p=0.8,rel=1): ir_measures' own name leaves p=0.8 out (its default); the report writes it
+    result = invoke("crosscheck", "-m", "RBP(p=0.8,rel=1)", *files)
+    assert "RBP(p=0.8,rel=1) via cwl_eval" in result.stdout
+
+
+def test_crosscheck_leaves_out_what_ir_measures_computes_otherwise(files) -> None:
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
+    from trec_rag_eval.tables import Qrels, Run
+
+    report = crosscheck_tables(Qrels.from_dict(QRELS_DICT), Run.from_dict(RUN_DICT),
+                               ["RBP(p=1.5,rel=1)", "RBP(p=1,rel=1)", "SetF(beta=-0.5)", "nDCG(gains={1:-2})"])
+    reasons = [v.reason for v in report.verdicts]
+    assert [v.status for v in report.verdicts] == ["unsupported"] * 4
+    assert "compared for -1 < p < 1 only" in reasons[0] and "compared for -1 < p < 1 only" in reasons[1]
+    assert "compared for beta >= 0 only" in reasons[2] and "a negative one is unjudged" in reasons[3]

@@ -139,6 +139,19 @@ def ir_measures_name(measure: Measure, relevance_level: int = 1, judged_only: bo
     return spec.name_of(measure, measure.spec, relevance_level, judged_only)
 
 
+def ir_measures_object(ir_measures: Any, measure: Measure, relevance_level: int = 1, judged_only: bool = False) -> Any:
+    """ir-measures' measure object for one of ours (``ir_measures_name`` says it in its notation), built from
+    its registry and the parameters' values, never through its parser of names: that parser refuses negative
+    values (``RBP(p=-0.1)``) and uses ``ast.Num``, which Python 3.14 removed."""
+    spec = measure.spec.ir_measures
+    assert spec is not None
+    args, _ = spec.arguments_of(measure, measure.spec, relevance_level, judged_only)
+    assert args is not None
+    base = ir_measures.measures.registry[spec.name]
+    params = {(base.AT_PARAM if key == "@" else key): value for key, value in args}
+    return base(**params)
+
+
 def _tie_ascending(run: Run) -> Run:
     """The same run with ties broken by doc_id ascending (msmarco / judged providers): each
     document's score becomes minus its position under (score desc, doc_id asc)."""
@@ -233,15 +246,16 @@ def crosscheck_tables(
 
     # which ir-measures measure and provider stands for each of ours
     targets: dict[Measure, Any] = {}
+    written: dict[Measure, str] = {}
     verdicts: dict[Measure, Verdict] = {}
     for m in resolved:
         name, why = ir_measures_name(m, chosen.relevance_level, chosen.judged_only)
         if name is None:
             verdicts[m] = Verdict(str(m), None, None, "unsupported", why)
             continue
-        theirs = ir_measures.parse_measure(name)
+        theirs = ir_measures_object(ir_measures, m, chosen.relevance_level, chosen.judged_only)
         provider = next((p for p in ir_measures.DefaultPipeline.providers
-                         if p.is_available() and p.supports(theirs)), None)
+                         if p.is_available() and _supports(p, theirs)), None)
         if provider is None:
             verdicts[m] = Verdict(str(m), name, None, "unsupported", _no_provider(ir_measures, theirs))
             continue
@@ -249,6 +263,7 @@ def crosscheck_tables(
             verdicts[m] = Verdict(str(m), name, "gdeval", "unsupported", "gdeval.pl needs numeric query ids")
             continue
         targets[m] = (theirs, provider)
+        written[m] = name  # every parameter written, ir_measures' defaults too (its repr leaves them out)
 
     # intent-aware qrels: pyndeval reads every subtopic (the iteration); the others one judgment per document
     subtopic_qrels = [ir_measures.Qrel(q, d, int(r), str(i)) for q, i, d, r in
@@ -304,7 +319,7 @@ def crosscheck_tables(
                     retied.setdefault(metric.measure, {})[metric.query_id] = float(metric.value)
         except Exception as err:  # a provider failing on this data is reported, not raised
             for m in group:
-                verdicts[m] = Verdict(str(m), str(targets[m][0]), provider_name, "unsupported",
+                verdicts[m] = Verdict(str(m), written[m], provider_name, "unsupported",
                                       f"ir-measures failed: {type(err).__name__}: {err}".strip())
                 targets.pop(m)
 
@@ -353,7 +368,7 @@ def crosscheck_tables(
         ours_mean = _as_float(ours.summary.get(m))
         theirs_mean = _aggregate(theirs_measure, [theirs_values.get(q, float(theirs_measure.DEFAULT))
                                                   for q in ours.query_ids])
-        verdict = Verdict(str(m), str(theirs_measure), provider.NAME, "agree", ours=ours_mean, theirs=theirs_mean,
+        verdict = Verdict(str(m), written[m], provider.NAME, "agree", ours=ours_mean, theirs=theirs_mean,
                           max_difference=max_diff, conventions=explained)
         aggregate_agrees = ours_mean is None or theirs_mean is None or _same(ours_mean, theirs_mean, max(tol, 1e-9))
         if differing:

@@ -154,6 +154,8 @@ class IrMeasures:
     ``max_cutoff``: the largest cutoff it is computed at, with why (a cutoff is then required).
     ``conventions``: (convention, provider) of ``checks.crosscheck.CONVENTIONS`` that may explain a difference
     for this measure beyond its provider's own ("": with any provider).
+    ``within``: (our parameter, the range ir_measures computes the same measure in, its ``why`` saying why): a
+    measure with the parameter (or its default) outside is not compared.
     """
 
     name: str
@@ -163,6 +165,7 @@ class IrMeasures:
     refused: tuple[tuple[str, str], ...] = ()
     max_cutoff: tuple[int, str] | None = None
     conventions: tuple[tuple[str, str], ...] = ()
+    within: tuple[tuple[str, Range], ...] = ()
 
     @property
     def shown(self) -> str:
@@ -171,9 +174,13 @@ class IrMeasures:
         args += ["rel=1"] if self.rel == "always" else []
         return self.name + (f"({','.join(args)})" if args else "")
 
-    def name_of(self, m: Measure, spec: Family, level: int, judged_only: bool) -> tuple[str | None, str]:
-        """The ir_measures notation of ``m`` (a measure of ``spec``) under the evaluation's relevance
-        ``level`` and -J, or (None, why ir_measures cannot compute it)."""
+    def arguments_of(self, m: Measure, spec: Family, level: int, judged_only: bool
+                     ) -> tuple[tuple[tuple[str, Any], ...] | None, str]:
+        """The parameters of ``m`` (a measure of ``spec``) in ir_measures' notation under the evaluation's
+        relevance ``level`` and -J, in the order its name writes them and with the values of ir_measures'
+        types (gains a dict of integers), the value after @ last as ``("@", value)``; or (None, why
+        ir_measures cannot compute it). The cross-check builds ir_measures' measure objects from them, never
+        through ir_measures' parser of names."""
         params = dict(m.params)
         if params.pop("judged_only", False):
             judged_only = True
@@ -184,25 +191,49 @@ class IrMeasures:
         for key, why in self.refused:
             if key in params:
                 return None, why
+        for key, compared in self.within:
+            value = params.get(key, spec.params[key].default if key in spec.params else None)
+            if value is not None and value not in compared:
+                return None, compared.why
         gains = params.get("gains")
         if gains and any(float(v) != int(v) for _, v in gains):
             return None, "pytrec_eval takes integer gains only"
-        args = [f"{key}={_ir_value(key, params.pop(key, value))}" for key, value in self.first
+        if gains and any(v < 0 for _, v in gains):
+            return None, "ir-measures hands pytrec_eval the gains as the judgments, where a negative one is unjudged"
+        args = [(key, _ir_value(key, params.pop(key, value))) for key, value in self.first
                 if key in params or value is not None]
         rel = m.rel if m.rel is not None else level
         if self.rel == "always" or self.rel == "level" and rel != 1 or self.rel == "asked" and m.rel is not None:
-            args.append(f"rel={rel}")
+            args.append(("rel", rel))
         if judged_only:
             params["judged_only"] = True
-        args += [f"{key}={_ir_value(key, value)}" for key, value in sorted(params.items())]
-        at = f"@{m.cutoff}" if m.cutoff is not None else ""
-        return self.name + (f"({','.join(args)})" if args else "") + at, ""
+        args += [(key, _ir_value(key, value)) for key, value in sorted(params.items())]
+        if m.cutoff is not None:
+            args.append(("@", m.cutoff))
+        return tuple(args), ""
+
+    def name_of(self, m: Measure, spec: Family, level: int, judged_only: bool) -> tuple[str | None, str]:
+        """The ir_measures notation of ``m`` (see ``arguments_of``), or (None, why ir_measures cannot compute
+        it)."""
+        args, why = self.arguments_of(m, spec, level, judged_only)
+        if args is None:
+            return None, why
+        written = [f"{key}={_ir_text(value)}" for key, value in args if key != "@"]
+        at = "".join(f"@{value}" for key, value in args if key == "@")
+        return self.name + (f"({','.join(written)})" if written else "") + at, ""
 
 
-def _ir_value(key: str, value: Any) -> str:
-    """A parameter value as ir_measures writes it: gains as ``{judgment:gain}`` with integer gains."""
+def _ir_value(key: str, value: Any) -> Any:
+    """A parameter value of ours as ir_measures types it: gains as a dict {judgment: gain} of integers."""
     if key == "gains":
-        return "{" + ",".join(f"{k}:{int(v)}" for k, v in value) + "}"
+        return {k: int(v) for k, v in value}
+    return value
+
+
+def _ir_text(value: Any) -> str:
+    """A parameter value as ir_measures writes it: gains as ``{judgment:gain}``."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{v}" for k, v in value.items()) + "}"
     return repr(value)
 
 

@@ -67,6 +67,9 @@ _GRADED = "none"  # graded measures take no relevance level in ir_measures
 _NDCG_IR = IrMeasures("nDCG", rel=_GRADED,
                       refused=(("ideal", "ir-measures' ideal ranking uses every judged document"),))
 _RBP_NOT = "ir-measures' RBP has no custom gains and no judged_only"
+_CWL_RBP = Range(-1.0, 1.0, open="both", why="cwl_eval divides RBP's weights by their sum over its 1000 ranks, "
+                 "1 - p^1000, which is 0 at p = 1 and p = -1 and overflows further out: compared for -1 < p < 1 only")
+
 
 def _ndeval(name: str) -> IrMeasures:
     return IrMeasures(name, judged_only="the cross-check has no judged_only for the intent-aware measures",
@@ -196,7 +199,9 @@ _FAMILIES = [
            kind="real_list", defaults=(1.0,), names=("SetF",),
            params={**BINARY, "beta": Param("float", 1.0, help="trec_eval's set_F parameter x: (x+1)PR/(xP+R), so "
                                            "it acts as beta squared", within=TREC_EVAL_ANY)},
-           ir_measures=IrMeasures("SetF", first=(("beta", None),)), list_param="beta2",
+           ir_measures=IrMeasures("SetF", first=(("beta", None),), within=(("beta", Range(
+               0.0, why="pytrec_eval reads set_F's parameter without a sign: compared for beta >= 0 only")),)),
+           list_param="beta2",
            list_first="beta"),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
            value_type="int", aggregate="sum", names=("NumNonRelJudgedRet",), value_range=None),
@@ -210,7 +215,8 @@ _FAMILIES = [
            # graded RBP (no rel) is trectools' only, which ir-measures leaves out of its default pipeline;
            # binary RBP(rel=r) is cwl_eval's
            ir_measures=IrMeasures("RBP", rel="asked", first=(("p", 0.9),), judged_only=_RBP_NOT,
-                                  refused=(("gains", _RBP_NOT),), conventions=(("cwl_depth", "cwl_eval"),)),
+                                  refused=(("gains", _RBP_NOT),), conventions=(("cwl_depth", "cwl_eval"),),
+                                  within=(("p", _CWL_RBP),)),
            reference="Moffat & Zobel, TOIS 2008"),
     Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
            kind="pairs", names=("RBPResid",), params={"gains": GAINS, "p": _P_RBP}),
