@@ -20,7 +20,7 @@ import random
 import re
 
 import pytest
-from conftest import trec_eval_binary
+from conftest import invoke, trec_eval_binary
 
 from trec_rag_eval.errors import TrecRagEvalError
 
@@ -768,3 +768,187 @@ def test_fuzz_one_damaged_line_is_named_in_the_format_of_the_others(tmp_path):
         assert caught.value.reason.startswith(expected), (kind, path.read_text(), str(caught.value))
         named[kind] += 1
     assert min(named.values()) > 30, named
+
+
+# --- measure parameters: each one's range checked both ways -----------------------------------------------------
+# The oracle is the table below, written from what each parameter means (not read from the registry): a value
+# inside gives a finite number for every query, with no warning, and ir_measures' number where it computes the
+# measure; a value outside is refused with the range, alike from our notation, an ir_measures measure object
+# and a Measure value. (low, high, low included, high included); the names carry the other parameters needed.
+INF = math.inf
+PARAMETER_RANGES = {
+    ("Compat", "p"): (0.0, 1.0, False, True),        # the persistence of a rank-biased overlap
+    ("NERR10(max_rel=3)", "p"): (0.0, 1.0, True, True),   # a probability of going on
+    ("NERR11(max_rel=3)", "T"): (0.0, INF, False, False),  # a total gain wanted
+    ("INSQ(max_rel=3)", "T"): (0.0, INF, False, False),
+    ("INST(max_rel=3)", "T"): (0.25, INF, True, False),    # below 0.25 INST's chance of going on can exceed 1
+    ("BPM(max_rel=3)@10", "T"): (0.0, INF, False, False),
+    ("alpha_nDCG@10", "alpha"): (0.0, 1.0, True, True),    # the share of a subtopic's gain lost per repeat
+    ("alpha_DCG@10", "alpha"): (0.0, 1.0, True, True),
+    ("NRBP", "alpha"): (0.0, 1.0, True, True),
+    ("NRBP", "beta"): (0.0, 1.0, True, True),              # rank i weighs beta^(i-1)
+    ("nNRBP", "alpha"): (0.0, 1.0, True, True),
+    ("nNRBP", "beta"): (0.0, 1.0, True, True),
+}
+# parameters trec_eval computes with at any finite value (its number kept), and gains (within +-1e9)
+TREC_EVAL_PARAMETERS = {("RBP", "p"), ("RBPResid", "p"), ("SetF", "beta"), ("Utility", "coefficients"),
+                        ("IPrecAvg", "levels"), ("G", "gains"), ("nDCG", "gains"), ("nDCG@5", "gains"),
+                        ("IDCG", "gains"), ("DCG", "gains"), ("nDCGRel", "gains"), ("RnDCG", "gains"),
+                        ("RBPResid", "gains"), ("RBP", "gains")}
+
+
+def _range_text(low: float, high: float, low_in: bool, high_in: bool) -> str:
+    if high == INF:
+        return f"a number {'>=' if low_in else '>'} {low:g}"
+    return f"a number in {'[' if low_in else '('}{low:g}, {high:g}{']' if high_in else ')'}"
+
+
+def _with_parameter(name: str, key: str, value: float) -> str:
+    """``name`` with ``key=value`` added to its parameters."""
+    base, at, cutoff = name.partition("@")
+    text = f"{base[:-1]},{key}={value!r})" if base.endswith(")") else f"{base}({key}={value!r})"
+    return text + at + cutoff
+
+
+def _values(rng: random.Random, low: float, high: float) -> list[float]:
+    """The ends and just past them, random values inside and outside, and far ones."""
+    ends = [low, math.nextafter(low, -INF), math.nextafter(low, INF)]
+    if high != INF:
+        ends += [high, math.nextafter(high, -INF), math.nextafter(high, INF)]
+    top = high if high != INF else low + 50
+    return ends + [rng.uniform(low, top) for _ in range(3)] + [
+        rng.uniform(low - 5, low), rng.uniform(top, top + 5), -rng.uniform(1, 1e6), rng.uniform(1e6, 1e300),
+        -rng.uniform(1e-300, 1e-3), rng.choice([0.0, -0.0, 1.0, -1.0, 2.0])]
+
+
+def test_every_parameter_range_is_listed_here():
+    from trec_rag_eval.measures.ir_notation import parse_notation
+    from trec_rag_eval.measures.registry import FAMILIES
+
+    listed = {(parse_notation(name).family, key) for name, key in [*PARAMETER_RANGES, *TREC_EVAL_PARAMETERS]}
+    real = {(family.name, key) for family in FAMILIES.values() for key, param in family.params.items()
+            if param.kind in ("float", "reals", "gains")}
+    assert real == listed
+
+
+def test_fuzz_parameter_ranges_both_ways(recwarn):
+    """Inside: finite values, no warning, and ir_measures' number (the cross-check's verdict); outside: refused
+    with the range from every way a measure is given."""
+    import dataclasses
+    import warnings
+
+    import numpy as np
+    from peer_data import random_pair
+
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
+    from trec_rag_eval.errors import MeasureSyntaxError
+    from trec_rag_eval.evaluation.evaluate import evaluate_tables
+    from trec_rag_eval.measures.ir_notation import parse_notation
+    from trec_rag_eval.measures.requests import resolve_measures
+
+    ir_measures = pytest.importorskip("ir_measures")
+    rng = random.Random(SEED * 1000 + 33)
+    qrels, run = random_pair(SEED * 1000 + 33, subtopics=3)
+    inside_count = outside_count = 0
+    for (name, key), (low, high, low_in, high_in) in PARAMETER_RANGES.items():
+        inside: list[str] = []
+        for value in _values(rng, low, high):
+            text = _with_parameter(name, key, value)
+            is_inside = (value > low or low_in and value == low) and (value < high or high_in and value == high)
+            base = parse_notation(name)
+            given = {**dict(base.params), key: value}
+            if value == base.spec.params[key].default:  # a Measure value holds no parameter at its default
+                del given[key]
+            as_value = dataclasses.replace(base, params=tuple(sorted(given.items())))
+            theirs_name = base.spec.ir_measures.name
+            theirs_params = {k: v for k, v in dict(base.params).items()}
+            theirs_params[key] = value
+            if base.cutoff is not None:
+                theirs_params["cutoff"] = base.cutoff
+            as_object = ir_measures.measures.registry[theirs_name](**theirs_params)
+            if not is_inside:
+                refusal = f"{key} must be {_range_text(low, high, low_in, high_in)}"
+                for given in (text, as_value, as_object):
+                    with pytest.raises(MeasureSyntaxError) as info:
+                        resolve_measures([given])
+                    assert info.value.reason.startswith(refusal), (given, info.value.reason)
+                outside_count += 1
+                continue
+            assert resolve_measures([text]) == resolve_measures([as_value]) == resolve_measures([as_object]), text
+            inside.append(text)
+            inside_count += 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            result = evaluate_tables(qrels, run, inside)
+        for measure in result.measures:
+            assert np.isfinite(np.asarray(result.values[measure], dtype=float)).all(), measure
+        report = crosscheck_tables(qrels, run, inside)
+        assert report.ok and all(v.status in ("agree", "convention") for v in report.verdicts), report.render()
+    assert inside_count > 50 and outside_count > 50
+
+
+def _trec_files(rng: random.Random, tmp_path) -> tuple[str, str]:
+    """A small TREC qrels and run, judgments -1 to 3 (each query one judgment >= 0), scores with ties."""
+    qrels, run = [], []
+    for q in range(1, rng.randint(2, 4) + 1):
+        judged = rng.sample(range(20), rng.randint(2, 9))
+        grades = [rng.choice([-1, 0, 1, 1, 2, 3]) for _ in judged]
+        grades[0] = max(grades[0], 0)
+        qrels += [f"{q} 0 d{d} {g}\n" for d, g in zip(judged, grades, strict=True)]
+        run += [f"{q} Q0 d{d} {i + 1} {rng.choice([1, 2, 3, 4.5, 7])} t\n"
+                for i, d in enumerate(rng.sample(range(20), rng.randint(1, 15)))]
+    (tmp_path / "qrels").write_text("".join(qrels))
+    (tmp_path / "run").write_text("".join(run))
+    return str(tmp_path / "qrels"), str(tmp_path / "run")
+
+
+# trec_eval orders custom gains through (int)(g1 - g2), so gains less than 1 apart (0.5 against level 0's 0) are
+# left in the C library's merge order: its ideal ranking is then not sorted by gain, where ours is. The requests
+# whose gains trec_eval sorts take whole numbers (``w``); rbp reads only their least and greatest.
+TREC_EVAL_REQUESTS = [
+    lambda r, v, w: f"rbp.p={v}", lambda r, v, w: f"rbp_resid.p={v}", lambda r, v, w: f"set_F.{v}",
+    lambda r, v, w: f"utility.{v},{r.choice([-1, 0.5, v])},{r.choice([0, -2, v])},{r.choice([0, 1])}",
+    lambda r, v, w: f"11pt_avg.{v},{r.choice([0.5, 1, 1.5, -0.5])}",
+    lambda r, v, w: f"ndcg.1={w},2={r.choice([3, -2, 7])}", lambda r, v, w: f"ndcg_cut.{r.choice([3, 5])}",
+    lambda r, v, w: f"G.2={w}", lambda r, v, w: f"Rndcg.0={w},3=7", lambda r, v, w: f"ndcg_rel.1={w}",
+    lambda r, v, w: f"rbp.p={r.choice([0.5, 0.9, 1.2])},2={v}",
+]
+TREC_VALUES = [0.0, 1.0, -1.0, 0.5, 1.5, -0.1, 2.0, 7.0, -3.5, 1e3, -1e3, 1e8, 1e10, -1e10, 1e200, -1e200, 1e308]
+
+
+def test_fuzz_trec_eval_parameters_give_trec_evals_numbers_or_are_refused(tmp_path):
+    """A parameter trec_eval computes with at any finite value: our trec_eval output is trec_eval 10's where
+    its numbers are finite, and a refusal (exit 2, one Error line) where it prints inf or nan; a gain beyond
+    +-1e9 is refused with its range. Without trec_eval, the numbers are finite or the request refused."""
+    import subprocess
+
+    binary = trec_eval_binary()
+    rng = random.Random(SEED * 1000 + 34)
+    agreed = refused = 0
+    for case in range(100):
+        qrels, run = _trec_files(rng, tmp_path)
+        value = rng.choice(TREC_VALUES + [round(rng.uniform(-3, 3), 3)])
+        whole = float(round(value)) if abs(value) < 1e15 else value
+        request = rng.choice(TREC_EVAL_REQUESTS)(rng, repr(value) if rng.random() < 0.7 else f"{value:g}", f"{whole:g}")
+        ours = invoke("-q", "-m", request, "--format", "trec", qrels, run)
+        assert "Traceback" not in ours.stderr and "nan" not in ours.stdout and "inf" not in ours.stdout, request
+        gains = [float(x.split("=")[1]) for x in request.partition(".")[2].split(",") if "=" in x and x[0] != "p"]
+        if any(abs(g) > 1e9 for g in gains):
+            assert ours.exit_code == 2 and "each must be a number in [-1e+09, 1e+09]" in ours.stderr, request
+            refused += 1
+            continue
+        if binary is None:
+            assert ours.exit_code in (0, 2), (request, ours.stderr)
+            refused += ours.exit_code == 2
+            continue
+        theirs = subprocess.run([binary, "-q", "-m", request, qrels, run], capture_output=True, text=True)
+        assert theirs.returncode == 0, (request, theirs.stderr)
+        if "nan" in theirs.stdout or "inf" in theirs.stdout:
+            assert ours.exit_code == 2 and ours.stdout == "", (request, ours.stdout)
+            assert ours.stderr.startswith("Error: measure ") and "trec_eval prints inf or nan" in ours.stderr
+            refused += 1
+        else:
+            assert ours.exit_code == 0, (request, ours.stderr)
+            assert ours.stdout == theirs.stdout, (case, request)
+            agreed += 1
+    assert refused > 5 and (binary is None or agreed > 25), (agreed, refused)
