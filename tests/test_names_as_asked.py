@@ -41,6 +41,19 @@ def test_trec_eval_requests_keep_trec_eval_s_measures():
     assert list(tre.evaluate(QRELS, RUN, ["P.5,10"]).summary) == ["P@5", "P@10"]
 
 
+def test_pytrec_eval_s_keys_ask_for_their_measures_in_python_and_on_the_command_line(tmp_path):
+    # by hand: AP@100 is 0.75 (above), P@5 is (1 + 1) / 5 / 2 = 0.2
+    result = tre.evaluate(QRELS, RUN, ["map_cut_100", "P_5"])
+    assert dict(result.summary) == {"map_cut_100": 0.75, "P_5": 0.2}
+    assert result.summary["AP@100"] == 0.75 and result.summary["P.5"] == 0.2
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n")
+    (tmp_path / "run.txt").write_text("q1 Q0 a 2 1.0 r\nq1 Q0 b 1 2.0 r\nq2 Q0 c 1 1.0 r\n")
+    printed = invoke("-m", "map_cut_100", "-m", "P_5", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
+    asked = invoke("-m", "map_cut.100", "-m", "P.5", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"))
+    assert printed.exit_code == 0 and sorted(printed.stdout.splitlines()) == sorted(asked.stdout.splitlines())
+    assert "map_cut_100           \tall\t0.7500" in printed.stdout
+
+
 @pytest.mark.parametrize(("typed", "suggested"), [
     ("ndgc@10", "'nDCG@10'"), ("mapp", "'MAP'"), ("Recal@5", "'Recall@5'"), ("ndcg_cutt.10", "'ndcg_cut.10'"),
     ("recip_rnk", "'recip_rank'"), ("Sucess@3", "'Success@3'"), ("mrrr", "'MRR'")])

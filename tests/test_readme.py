@@ -82,6 +82,22 @@ def test_architecture_lists_every_layer_of_the_contract():
     assert len(described) <= 12
 
 
+def test_the_pytrec_eval_example_prints_what_the_readme_shows():
+    blocks = readme_blocks()
+    at = next(i for i, (lang, body) in enumerate(blocks) if lang == "python" and "import pytrec_eval" in body)
+    shown_lang, shown = blocks[at + 1]
+    assert shown_lang == "text"
+    done = subprocess.run([sys.executable, "-c", blocks[at][1]], capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [REPO, os.environ.get(
+                              "PYTHONPATH")]))))
+    assert done.stdout == shown
+    # and pytrec_eval itself prints the same
+    theirs = subprocess.run([sys.executable, "-c", blocks[at][1].replace("from trec_rag_eval import pytrec_eval",
+                                                                          "import pytrec_eval")],
+                            capture_output=True, text=True, check=True)
+    assert theirs.stdout == shown
+
+
 # --- every shell block of the README runs as written ----------------------------------------------
 
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)

@@ -11,7 +11,11 @@ from __future__ import annotations
 import os
 
 import pytest
+import pytrec_eval as oracle
 from conftest import REFERENCE, invoke, reference_path
+from test_pytrec_eval import agree_with_trec_eval_9
+
+from trec_rag_eval import pytrec_eval
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 
@@ -66,3 +70,20 @@ def test_intersection_drops_missing_queries():
     result = invoke("--format", "trec", "-m", "num_q", "--intersection", reference_path("qrels.test"),
                     reference_path("results.trunc"))
     assert result.stdout == "num_q                 \tall\t2\n"
+
+
+# --- trec_rag_eval.pytrec_eval on the files of pytrec_eval's own integration test (trec_eval 9.0.8's outputs) ---
+
+@pytest.mark.parametrize("qrels_name, expected, options", [
+    ("qrels.test", "v9.0.8_expected/out.test", {}),
+    ("qrels.rel_level", "v9.0.8_expected/out.test.aql", {"relevance_level": 2}),
+])
+def test_the_pytrec_eval_module_on_trec_eval_9_s_test_files(qrels_name, expected, options):
+    with open(reference_path(qrels_name), encoding="utf-8") as lines:
+        qrels = pytrec_eval.parse_qrel(lines)
+    with open(reference_path("results.test"), encoding="utf-8") as lines:
+        run = pytrec_eval.parse_run(lines)
+    with open(reference_path(qrels_name), encoding="utf-8") as qrel_lines, \
+            open(reference_path("results.test"), encoding="utf-8") as run_lines:
+        assert (qrels, run) == (oracle.parse_qrel(qrel_lines), oracle.parse_run(run_lines))
+    agree_with_trec_eval_9(qrels, run, reference_path(expected), **options)
