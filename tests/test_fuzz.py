@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import decimal
 import json
 import math
 import random
@@ -952,3 +953,212 @@ def test_fuzz_trec_eval_parameters_give_trec_evals_numbers_or_are_refused(tmp_pa
             assert ours.stdout == theirs.stdout, (case, request)
             agreed += 1
     assert refused > 5 and (binary is None or agreed > 25), (agreed, refused)
+
+
+# --- fusion with infinite, huge and tiny scores and parameters ----------------------------------------------
+# The oracle is the README's rule written out with exact fractions (``fractions.Fraction`` holds any finite
+# double, so no sum overflows or underflows on the way): ranks by score then doc id descending; before a
+# scale-free normalisation each infinite score stands one spread beyond the run's finite scores of the query;
+# ``none`` adds the scores as numbers (inf - inf has no value); a fused score beyond a double is refused.
+
+FUSION_SCORES = [math.inf, -math.inf, 1.5e308, -1.5e308, 1e300, 1e-300, 1e-320, 5e-324, -5e-324, 0.0, 1.0, 2.5, -3.0]
+FUSION_WEIGHTS = [0.0, 0.5, 1.0, 3.0, 1e300, 1e-300, 1e-320]
+FUSION_KS = [0.0, 1.0, 60.0, 1e12, 1e300, 1.7e308, 1e-300, 5e-324]
+TINY = 2.2250738585072014e-308
+DOUBLE_MAX = 1.7976931348623157e308
+
+
+class _Refused(Exception):
+    """The oracle's word: this fusion has no number to write (the library must refuse it)."""
+
+
+def _doc_key(doc: str) -> list[int]:
+    return [-b for b in doc.encode("utf-8")] + [1]  # byte order, descending; a prefix after its extensions
+
+
+def _normalised_by_hand(scores: dict[str, float], norm: str) -> dict[str, object]:
+    from fractions import Fraction
+
+    order = sorted(scores, key=lambda d: (-scores[d], _doc_key(d)))
+    n = len(order)
+    if norm == "rank":
+        return {d: 1 - Fraction(r, n) for r, d in enumerate(order)}
+    if norm == "none":
+        return dict(scores)
+    finite = [Fraction(v) for v in scores.values() if math.isfinite(v)]
+    low, high = (min(finite), max(finite)) if finite else (Fraction(0), Fraction(0))
+    spread = high - low or abs(high) or Fraction(1)
+    standing = {d: high + spread if v == math.inf else low - spread if v == -math.inf else Fraction(v)
+                for d, v in scores.items()}
+    values = list(standing.values())
+    if norm == "minmax":
+        span = max(values) - min(values)
+        return {d: (v - min(values)) / span if span else Fraction(0) for d, v in standing.items()}
+    if norm == "sum":
+        total = sum(v - min(values) for v in values)
+        return {d: (v - min(values)) / total if total else Fraction(0) for d, v in standing.items()}
+    if norm == "max":
+        if max(values) <= 0:
+            raise _Refused("max normalisation needs a positive top")
+        ratios = {d: v / max(values) for d, v in standing.items()}
+        if any(abs(v) > DOUBLE_MAX for v in ratios.values()):
+            raise _Refused("a tiny top puts a ratio beyond a double")
+        return ratios
+    mean = sum(values) / n
+    variance = sum((v - mean) ** 2 for v in values) / n
+    if not variance:
+        return {d: Fraction(0) for d in standing}
+    with decimal.localcontext() as context:  # the root to 60 digits: a z-score of 1e-308 keeps its digits
+        context.prec = 60
+        sd = (decimal.Decimal(variance.numerator) / decimal.Decimal(variance.denominator)).sqrt()
+        return {d: Fraction((v - mean).numerator) / Fraction((v - mean).denominator) / Fraction(sd)
+                for d, v in standing.items()}
+
+
+def _fused_by_hand(runs: list[dict], method: str, norm: str, k: float, weights: list[float] | None,
+                   may_refuse: list, scales: dict | None = None) -> dict:
+    """The fused run by the rule; ``may_refuse`` gets the documents whose refusal the rule leaves open,
+    ``scales`` each query's largest finite term (a weighted share), the size a float computation is exact to."""
+    from fractions import Fraction
+
+    fused: dict[str, dict[str, float]] = {}
+    for query in dict.fromkeys(q for run in runs for q in run):
+        lists = [run.get(query, {}) for run in runs]
+        normal = [_normalised_by_hand(scores, norm) if scores else {} for scores in lists]
+        ranks = [{d: r + 1 for r, d in enumerate(sorted(s, key=lambda d: (-s[d], _doc_key(d))))} for s in lists]
+        docs = list(dict.fromkeys(d for scores in lists for d in scores))
+        if scales is not None:
+            w_all = weights or [1.0] * len(runs)
+            terms = [abs(float(w_all[i]) * float(v)) for i in range(len(runs)) for v in normal[i].values()
+                     if w_all[i] and math.isfinite(float(v)) and method not in ("rrf", "isr", "borda")]
+            scales[query] = max([t for t in terms if math.isfinite(t)] + [1.0 if norm != "none" else 0.0])
+        out = {}
+        w = weights or ([0.5 if len(runs) == 2 else 1 / 3] * len(runs) if method == "wsum" else [1.0] * len(runs))
+        for doc in docs:
+            there = [i for i in range(len(runs)) if doc in lists[i]]
+            m = len(there)
+            if method in ("wsum", "rrf"):
+                for i in there:  # a run's weighted share must be a double itself
+                    share = 1 / (Fraction(k) + ranks[i][doc]) if method == "rrf" else normal[i][doc]
+                    if w[i] and not (isinstance(share, float) and math.isinf(share)) and \
+                            abs(Fraction(w[i]) * Fraction(float(share))) > DOUBLE_MAX:
+                        raise _Refused("a weighted share beyond a double")
+                # the weights push every share of the document (of the runs that count) below the normal doubles
+                # though one of them is a normal double: its fused score would lose its digits
+                # each share as the double that holds it (a normalised score below 5e-324 is 0)
+                counted = {i: abs(Fraction(float(1 / (Fraction(k) + ranks[i][doc]) if method == "rrf"
+                                                 else normal[i][doc])))
+                           for i in there if w[i] and (method == "rrf" or math.isfinite(normal[i][doc]))}
+                if counted:
+                    big = max(counted.values())
+                    weighted = max(abs(Fraction(w[i])) * share for i, share in counted.items())
+                    if norm == "zscore" and big < 1e-8:  # a z-score near 0 is the rounding of its mean: either way
+                        if weighted < 4 * TINY:
+                            may_refuse.append(doc)
+                    elif weighted < TINY / 4 and big >= 4 * TINY:
+                        raise _Refused("the weights make a fused score lose its digits")
+                    elif weighted < 4 * TINY and big >= TINY / 4:  # near the edge: refused or not
+                        may_refuse.append(doc)
+            if method in ("rrf", "isr", "borda"):
+                if method == "rrf":
+                    shares = {i: 1 / (Fraction(k) + ranks[i][doc]) for i in there}
+                    value: object = sum(Fraction(w[i]) * shares[i] for i in there)
+                elif method == "isr":
+                    value = m * sum(Fraction(1, ranks[i][doc] ** 2) for i in there)
+                else:
+                    c = len(docs)
+                    value = sum(c - ranks[i][doc] + 1 if doc in lists[i] else Fraction(c - len(lists[i]) + 1, 2)
+                                for i in range(len(runs)))
+            else:
+                shares = {i: normal[i][doc] for i in there}
+                if method == "wsum":
+                    shares = {i: v for i, v in shares.items() if w[i]}  # a run of weight 0 counts nothing
+                infinite = {v for v in shares.values() if isinstance(v, float) and math.isinf(v)}
+                if method in ("combmax", "combmin"):
+                    pick = max if method == "combmax" else min
+                    value = pick(shares.values(), key=lambda v: v if isinstance(v, float) else float(v))
+                elif infinite:
+                    if len(infinite) == 2:
+                        raise _Refused("inf - inf")
+                    value = infinite.pop()
+                else:
+                    exact = {i: Fraction(v) for i, v in shares.items()}
+                    if method == "wsum":
+                        exact = {i: Fraction(w[i]) * v for i, v in exact.items()}
+                    total = sum(exact.values(), Fraction(0))
+                    value = total * m if method == "combmnz" else total / m if method == "combanz" else total
+            try:
+                out[doc] = float(value)  # type: ignore[arg-type]
+            except OverflowError:
+                raise _Refused("beyond a double") from None
+        fused[query] = out
+    return fused
+
+
+def test_fuzz_fusion_with_extreme_scores_is_the_rule_or_refused(tmp_path):
+    """Random runs with infinite, huge and tiny scores, every method and normalisation, huge and tiny k and
+    weights: the fused scores are the rule's (finite, or the infinity ``none`` adds up to), the file is read
+    back as written, no NaN, no numpy warning; or both the rule and the library refuse."""
+    import warnings
+
+    import trec_rag_eval as tre
+    from trec_rag_eval.errors import UsageError
+
+    rng = random.Random(SEED * 1000 + 36)
+    outcomes = {"fused": 0, "refused": 0, "infinite": 0}
+    for case in range(CASES):
+        runs = []
+        for _ in range(rng.randint(2, 3)):
+            run: dict[str, dict[str, float]] = {}
+            for query in ("q1", "q2")[: rng.randint(1, 2)]:
+                docs = rng.sample(["a", "b", "c", "d", "e"], rng.randint(1, 4))
+                run[query] = {d: rng.choice(FUSION_SCORES) if rng.random() < 0.6 else rng.uniform(-5, 5)
+                              for d in docs}
+            runs.append(run)
+        method = rng.choice(["combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "rrf", "isr", "borda"])
+        norm = "none" if method in ("rrf", "isr", "borda") else rng.choice(
+            ["minmax", "zscore", "sum", "max", "rank", "none", "none"])
+        k = rng.choice(FUSION_KS)
+        weights = ([rng.choice(FUSION_WEIGHTS) for _ in runs] if method in ("wsum", "rrf") and rng.random() < 0.6
+                   else None)
+        if weights is not None and not any(weights):
+            weights[0] = 1.0
+        where = (case, runs, method, norm, k, weights)
+        open_refusal: list[str] = []
+        scales: dict[str, float] = {}
+        try:
+            expected = _fused_by_hand(runs, method, norm, k if method == "rrf" else 60.0, weights, open_refusal,
+                                      scales)
+        except _Refused:
+            expected = None
+        named = {f"R{i}": run for i, run in enumerate(runs)}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # a numpy warning fails the case
+            warnings.simplefilter("ignore", tre.TrecRagEvalWarning)  # the notes (a k too large to rank) are allowed
+            try:
+                fusion = tre.fuse(named, method, norm, k=k if method == "rrf" else None, weights=weights)
+            except UsageError:
+                assert expected is None or open_refusal, where
+                outcomes["refused"] += 1
+                continue
+        assert expected is not None, where
+        got = fusion.run.to_dict()
+        assert set(got) == set(expected), where
+        for query, docs in expected.items():
+            assert set(got[query]) == set(docs), where
+            for doc, value in docs.items():
+                ours = got[query][doc]
+                assert not math.isnan(ours), where
+                if math.isinf(value):
+                    assert ours == value, where
+                    outcomes["infinite"] += 1
+                else:
+                    # to 9 digits of the query's scale: a float sum or z-score is exact to the size of its terms
+                    scale = max([abs(v) for v in docs.values() if math.isfinite(v)] + [scales[query], 1e-300])
+                    assert ours == pytest.approx(value, rel=1e-9, abs=1e-9 * scale), where
+        path = tmp_path / f"fused{case}.txt"
+        fusion.write(path)
+        assert "nan" not in path.read_text().lower(), where
+        assert tre.read_run(str(path)).to_dict() == got, where
+        outcomes["fused"] += 1
+    assert min(outcomes.values()) > 10, outcomes

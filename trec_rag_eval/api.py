@@ -417,7 +417,7 @@ def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
 
 
 @per_call
-def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float = 60,
+def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None, k: float | None = None,
          weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
          optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
          ks: Sequence[float] | None = None, settings: Settings | None = None, progress: bool | None = None,
@@ -427,8 +427,9 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
 
     ``runs``: two or more, in any shape ``evaluate`` takes (a list, named by run tag or file name, or a
     mapping name -> run). ``norm``: ``minmax`` (the default for score methods), ``zscore``, ``sum``,
-    ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant. ``weights``: one
-    per run (wsum, rrf). ``depth``: documents kept per query. ``optimize``: qrels (any shape) on which
+    ``max``, ``rank`` or ``none`` (ranx's ``min-max``, ``zmuv``). ``k``: rrf's constant (default 60).
+    ``weights``: one per run (wsum, rrf); with ``optimize``, the parameter it chooses (wsum's weights, rrf's
+    k) is refused. ``depth``: documents kept per query. ``optimize``: qrels (any shape) on which
     wsum's weights or rrf's k are chosen by ``folds``-fold cross-validation over queries on ``measure``;
     the result reports the held-out score beside the training one (``progress``: a bar over the
     settings tried; None shows it from 20 on). Returns a ``Fusion``: ``.run`` (a
@@ -475,7 +476,7 @@ def _check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any
     from trec_rag_eval.fusion.methods import method_name
 
     defaults = {name: parameter.default for name, parameter in inspect.signature(fuse).parameters.items()}
-    if given["k"] != defaults["k"] and method_name(method) != "rrf":
+    if given["k"] is not None and method_name(method) != "rrf":
         raise UsageError(f"k={given['k']:g} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
     if optimize is not None:
         return

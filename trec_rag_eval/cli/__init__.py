@@ -61,6 +61,7 @@ FLAGS = {
     "per_query": "-q",
     "optimize": "--optimize",
     "k": "--k ",
+    "weights": "--weights",
     "measure": "-m",
     "folds": "--folds",
     "seed": "--seed",

@@ -40,7 +40,7 @@ class NumberList(click.ParamType):
 @click.option("--norm", type=click.Choice(NORM_CHOICES), default=None,
               help="Score normalisation per run and query before a score method [default: minmax]; "
                    "rrf, isr and borda read ranks and ignore it.")
-@click.option("--k", "k", type=Real(0.0), default=60.0, show_default=True, help="RRF's constant: 1 / (k + rank).")
+@click.option("--k", "k", type=Real(0.0), default=None, help="RRF's constant: 1 / (k + rank) [default: 60].")
 @click.option("--weights", type=NumberList(), default=None, metavar="W1,W2,...",
               help="One weight per run, in the order given (wsum, rrf). wsum's default: equal weights.")
 @click.option("--depth", type=Integer(1), default=None, metavar="N", help="Keep the top N documents of each query.")
@@ -64,7 +64,7 @@ class NumberList(click.ParamType):
 @common.qrels_format()
 @judgments_option
 @common.force("Allow -o to replace an existing file (never an input).")
-def fuse_command(runs: tuple[str, ...], output: str, method: str, norm: str | None, k: float,
+def fuse_command(runs: tuple[str, ...], output: str, method: str, norm: str | None, k: float | None,
                  weights: list[float] | None, depth: int | None, run_tag: str | None, optimize: str | None,
                  measure: str, folds: int, seed: int, step: float, ks: list[float] | None,
                  write_format: str | None, relevance_level: int, run_format: str, qrels_format: str,

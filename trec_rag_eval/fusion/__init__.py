@@ -13,18 +13,23 @@ from collections.abc import Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from trec_rag_eval.arguments import check_count
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.methods import (
     METHODS,
     NORMS,
     RANK_METHODS,
+    SIGNIFICANT_DIGITS,
     WEIGHTED,
+    Aligned,
     align,
     combine,
     fused_run,
     method_name,
     norm_name,
+    rounded,
 )
 from trec_rag_eval.fusion.result import Fusion
 from trec_rag_eval.notes import note
@@ -43,7 +48,7 @@ def fuse_tables(
     runs: Sequence[Run] | Mapping[str, Run],
     method: str = "rrf",
     norm: str | None = None,
-    k: float = DEFAULT_K,
+    k: float | None = None,
     weights: Sequence[float] | None = None,
     depth: int | None = None,
     run_tag: str | None = None,
@@ -60,8 +65,9 @@ def fuse_tables(
     """Fuse ``runs`` (two or more; a list, named by run tag, or a mapping name -> Run) with ``method``.
 
     ``norm``: how each run's scores are scaled per query before a score method combines them
-    (default ``minmax``, as ranx; rrf, isr and borda read ranks and take none). ``k``: rrf's constant.
-    ``weights``: one per run, for wsum (default: equal weights summing to 1) and rrf (default 1 each).
+    (default ``minmax``, as ranx; rrf, isr and borda read ranks and take none). ``k``: rrf's constant
+    (default ``DEFAULT_K``, 60). ``weights``: one per run, for wsum (default: equal weights summing to 1)
+    and rrf (default 1 each). Infinite, huge and tiny scores: see ``fusion.methods``.
     ``depth``: keep the top ``depth`` documents of each query (default all). ``optimize``: qrels on
     which to choose wsum's weights (a grid of ``step``) or rrf's k (``ks``) by ``folds``-fold
     cross-validation over queries, scored with ``measure`` (see ``fusion.optimize``); ``progress``:
@@ -70,13 +76,18 @@ def fuse_tables(
     names, tables = _named(runs)
     chosen_method = method_name(method)
     chosen_norm = _chosen_norm(chosen_method, norm)
-    _check_k(k)
+    if k is not None:
+        _check_k(k)
+    if optimize is not None:
+        _check_not_chosen(chosen_method, k, weights)
+    given_weights = weights
     weights = _checked_weights(chosen_method, weights, len(tables))
     if depth is not None:
         check_count("depth", depth)
     tag = run_tag or f"fused-{chosen_method}"
-    aligned = align(tables, chosen_norm)
+    aligned = align(tables, chosen_norm, names)
     tuning = None
+    k = DEFAULT_K if k is None else k
     if optimize is not None:
         from trec_rag_eval.fusion.optimize import cross_validate
 
@@ -85,6 +96,8 @@ def fuse_tables(
                                 progress=progress)
         k, weights = tuning.chosen.k, tuning.chosen.weights
     scores = combine(aligned, chosen_method, float(k), weights)
+    if chosen_method == "rrf":
+        _say_if_ranks_vanish(float(k), aligned, given_weights is not None)
     run = fused_run(aligned, scores, tag, depth, source=f"<{chosen_method} of {', '.join(names)}>")
     return Fusion(run=run, runs=names, method=chosen_method, norm=chosen_norm,
                   k=float(k) if chosen_method == "rrf" else None,
@@ -121,6 +134,34 @@ def _chosen_norm(method: str, norm: str | None) -> str:
                  "scores leaves as they are", parameters={"norm=": "norm"}).warn()
         return "none"
     return "minmax" if norm is None else norm_name(norm)
+
+
+def _check_not_chosen(method: str, k: float | None, weights: Sequence[float] | None) -> None:
+    """With ``optimize``, refuse the parameter it chooses when given too (it would be replaced in silence)."""
+    if method == "wsum" and weights is not None:
+        raise UsageError("weights= and optimize= both set wsum's weights: optimize= chooses them (every vector of "
+                         "multiples of step= summing to 1); give one or the other",
+                         {"weights=": "weights", "optimize=": "optimize", "step=": "step"})
+    if method == "rrf" and k is not None:
+        shown = f"{k:g}" if is_number(k, Real) else repr(k)
+        raise UsageError(f"k={shown} and optimize= both set rrf's k: optimize= chooses it among ks=; give one or the "
+                         "other (ks= with that one value keeps it, with the cross-validated score)",
+                         {"k=": "k", "optimize=": "optimize", "ks=": "ks"})
+
+
+def _say_if_ranks_vanish(k: float, aligned: Aligned, weighted: bool) -> None:
+    """A note when k is so large that every rank's share 1 / (k + r) rounds to one number (``rounded``):
+    the fused run then follows the number of runs that retrieved each document, not their ranks."""
+    deepest = float(np.nanmax(aligned.ranks)) if aligned.ranks.size else 1.0
+    if deepest < 2:
+        return
+    first, last = rounded(np.array([1.0 / (k + 1.0), 1.0 / (k + deepest)]))
+    if first != last:
+        return
+    by = "the sum of the weights of the runs" if weighted else "the number of runs"
+    note(f"k={k:g} is so large that 1 / (k + r) is the same to {SIGNIFICANT_DIGITS} significant digits for every "
+         f"rank r up to {deepest:g}: the fused run orders each query's documents by {by} that retrieved them, then "
+         "by doc id", parameters={"k=": "k"}).warn()
 
 
 def _check_k(k: float) -> None:
