@@ -175,3 +175,35 @@ def test_notebook_table_carries_the_statistics():
                        measures=["nDCG@10"])
     page = result._repr_html_()
     assert "Cohen&#x27;s kappa (binary)" in page and "<td>1.0000</td>" in page and "hybrid &gt; bm25" in page
+
+
+def test_a_negative_grade_is_not_a_label(tmp_path):
+    # d is in A's pool but not judged (-1): B alone judges it; a, b, c agree, so both kappas are 1
+    qa, qb = tmp_path / "qa", tmp_path / "qb"
+    qa.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq1 0 d -1\n")
+    qb.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq1 0 d 2\n")
+    labels = tre.agree(str(qa), str(qb)).labels
+    assert (labels.shared, labels.only_a, labels.only_b) == (3, 0, 1)
+    assert labels.grades == [0, 1, 2] and labels.confusion == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    assert labels.kappa_binary == pytest.approx(1.0) and labels.kappa_linear == pytest.approx(1.0)
+    assert labels.alpha_interval == pytest.approx(1.0)
+    command = invoke("agree", str(qa), str(qb))
+    assert command.exit_code == 0, command.output
+    assert "Pairs judged by both: 3; only in A: 0; only in B: 1\n" in command.stdout
+    assert "A -1" not in command.stdout  # no confusion row for the grade that is no label
+    # negative on both sides: judged by neither
+    labels = tre.agree({"q": {"a": 1, "b": -2, "c": 0}}, {"q": {"a": 1, "b": -1, "c": 0}}).labels
+    assert (labels.shared, labels.only_a, labels.only_b) == (2, 0, 0)
+
+
+def test_one_set_of_judgments_is_refused_from_python_as_by_the_command():
+    qrels = {"q": {"a": 1, "b": 0}}
+    with pytest.raises(UsageError) as err:
+        tre.agree(qrels)
+    assert str(err.value) == ("b= is missing: give two sets of judgments (A, then B), or a file judge wrote (its LLM "
+                              "judgments beside it), or judgments= naming the two views of one file")
+    with pytest.raises(UsageError) as err:
+        tre.agree(qrels, None)
+    with pytest.raises(UsageError) as err:
+        tre.agree(qrels, qrels)
+    assert str(err.value) == "A and B are the same judgments (one object given twice): give two sets of judgments"

@@ -505,13 +505,19 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
     queries. A is the reference (tau_AP weighs B's errors near A's top).
 
     ``a``, ``b``: qrels in any shape. ``judgments=("human", "llm")``: the views of files ``judge`` wrote
-    (``"human"``, ``"llm"`` or ``"both"``, as ``evaluate(judgments=...)``); ``b`` None is ``a`` again, and
-    with ``a`` a file ``judge`` wrote and no ``judgments``, the human judgments are compared with the
-    LLM's. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
+    (``"human"``, ``"llm"`` or ``"both"``, as ``evaluate(judgments=...)``); ``b`` None is ``a`` again (with
+    ``judgments``, or ``a`` a file ``judge`` wrote: its human judgments are compared with the LLM's);
+    otherwise one set of judgments, or one object given twice, is refused, as the command refuses one
+    file given twice. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
     """
     from trec_rag_eval.compare.agreement import agree_tables
     from trec_rag_eval.errors import UsageError
 
+    if b is None and judgments is None and not isinstance(a, (str, os.PathLike)):
+        raise UsageError("b= is missing: give two sets of judgments (A, then B), or a file judge wrote (its LLM "
+                         "judgments beside it), or judgments= naming the two views of one file")
+    if b is a and judgments is None and not isinstance(a, (str, os.PathLike)):
+        raise UsageError("A and B are the same judgments (one object given twice): give two sets of judgments")
     if b is None:
         b = a
     if judgments is None and isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike)) and (

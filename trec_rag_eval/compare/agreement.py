@@ -3,11 +3,11 @@
 ``agree_tables(a, b, runs, measures)`` compares qrels A (the reference, e.g. human judgments) with qrels B
 (e.g. an LLM's):
 
-* labels, on the (query, document) pairs both judge: Cohen's kappa on binary labels (relevant =
-  grade >= ``relevance_level``) and linearly weighted over the grades (weights ``|g_a - g_b|``,
-  Cohen 1968), Krippendorff's alpha (nominal on the binary labels, interval on the grades;
-  Krippendorff 2004, two coders, no missing value), the share of identical labels, the confusion
-  matrix, and the pairs only one side judges;
+* labels, on the (query, document) pairs both judge (a negative grade, in the pool but not judged, is
+  no label): Cohen's kappa on binary labels (relevant = grade >= ``relevance_level``) and linearly
+  weighted over the grades (weights ``|g_a - g_b|``, Cohen 1968), Krippendorff's alpha (nominal on the
+  binary labels, interval on the grades; Krippendorff 2004, two coders, no missing value), the share of
+  identical labels, the confusion matrix, and the pairs only one side judges;
 * rankings, when runs are given: each run evaluated under A and under B on the queries both judge,
   for each measure the two orderings of the runs, Kendall's tau between the two lists of mean scores
   (tau-b, ``scipy.stats.kendalltau``), tau_AP (Yilmaz, Aslam and Robertson, SIGIR 2008: B's ordering
@@ -251,9 +251,9 @@ class Agreement:
 
 
 def label_agreement(a: Qrels, b: Qrels, relevance_level: int = 1) -> LabelAgreement:
-    """Compare the labels of the pairs both qrels judge (see the module docstring)."""
-    grades_a = {(q, d): int(r) for q, d, r in a.frame.select("query_id", "doc_id", "relevance").iter_rows()}
-    grades_b = {(q, d): int(r) for q, d, r in b.frame.select("query_id", "doc_id", "relevance").iter_rows()}
+    """Compare the labels of the pairs both qrels judge (see the module docstring). A negative grade
+    (in the pool, not judged: trec_eval's convention) is no label: that side does not judge the pair."""
+    grades_a, grades_b = _labels(a), _labels(b)
     shared = [key for key in grades_a if key in grades_b]
     only_a = len(grades_a) - len(shared)
     only_b = len(grades_b) - len(shared)
@@ -273,6 +273,12 @@ def label_agreement(a: Qrels, b: Qrels, relevance_level: int = 1) -> LabelAgreem
         kappa_binary=cohen_kappa(bx, by), kappa_linear=cohen_kappa(x, y, weighted=True),
         alpha_nominal=krippendorff_alpha(bx, by, "nominal"), alpha_interval=krippendorff_alpha(x, y, "interval"),
         same_binary=float(np.mean(bx == by)), same_grade=float(np.mean(x == y)), grades=grades, confusion=confusion)
+
+
+def _labels(qrels: Qrels) -> dict[tuple[str, str], int]:
+    """The judged pairs and their grades: every judgment but the negative ones (in the pool, not judged)."""
+    rows = qrels.frame.select("query_id", "doc_id", "relevance").iter_rows()
+    return {(q, d): int(r) for q, d, r in rows if r >= 0}
 
 
 def ranking_agreement(measure: str, runs: list[str], per_query_a: np.ndarray, per_query_b: np.ndarray,
