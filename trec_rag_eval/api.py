@@ -575,14 +575,16 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
 
 @per_call
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
-             **options: Any) -> ValidationReport:
-    """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON).
-    ``options``: those of ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``,
-    ``run_format`` and ``doc_map`` as in ``evaluate_many``."""
+             measures: MeasuresArg = None, **options: Any) -> ValidationReport:
+    """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON): every value
+    it holds, or those of ``measures`` (either notation; each must be in the file). ``options``: those of
+    ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as
+    in ``evaluate_many``."""
     from trec_rag_eval.checks.validate import validate_tables
 
+    chosen = None if measures is None else resolve_measures(measures)
     judgments, table = _one_pair(qrels, run, options)
-    return validate_tables(judgments, table, os.fspath(reference), settings, **options)
+    return validate_tables(judgments, table, os.fspath(reference), settings, measures=chosen, **options)
 
 
 def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:

@@ -18,7 +18,7 @@ from typing import Any
 
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import show
-from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError
+from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError, UsageError
 from trec_rag_eval.io import reference as io_reference
 from trec_rag_eval.io.reference import SUMMARY, ReferenceValue
 from trec_rag_eval.measures.model import Measure
@@ -57,6 +57,10 @@ class ValidationReport:
     mismatches: list[Mismatch] = field(default_factory=list)
     conventions: list[Mismatch] = field(default_factory=list)
     not_compared: dict[str, str] = field(default_factory=dict)
+    measures: list[str] = field(default_factory=list)
+    """The measures asked (``measures=``, ``-m``): their values alone are compared; empty: every value."""
+    left_out: int = 0
+    """Values of the reference not compared because their measure was not asked."""
 
     @property
     def ok(self) -> bool:
@@ -69,7 +73,8 @@ class ValidationReport:
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "reference": self.reference_path, "format": self.reference_format,
                 "compared": self.compared, "mismatches": [m.__dict__ for m in self.mismatches],
-                "conventions": [m.__dict__ for m in self.conventions], "not_compared": self.not_compared}
+                "conventions": [m.__dict__ for m in self.conventions], "not_compared": self.not_compared,
+                "measures": self.measures or None, "left_out": self.left_out}
 
 
 def read_reference_scores(path: str) -> tuple[str, list[ReferenceValue]]:
@@ -107,23 +112,42 @@ def validate_tables(
     run: Run,
     reference_path: str,
     settings: Settings | None = None,
+    measures: list[Measure] | None = None,
     **overrides: Any,
 ) -> ValidationReport:
-    """Compare our scores with every value of the reference file (see the module docstring);
-    ``settings`` as for ``evaluate``."""
+    """Compare our scores with every value of the reference file, or with those of ``measures`` alone (each
+    must be in the file), see the module docstring; ``settings`` as for ``evaluate``."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
-    fmt, values = read_reference_scores(os.fspath(reference_path))
-    measures: dict[str, Measure] = {}
+    if measures is not None and not measures:
+        raise UsageError("measures= is empty: name the measures to compare, or leave it out to compare every value",
+                         {"measures=": "measures"})
+    path = os.fspath(reference_path)
+    fmt, values = read_reference_scores(path)
+    named: dict[str, Measure] = {}
     skipped: dict[str, str] = {}
     for ref in values:
-        if ref.measure in measures or ref.measure in skipped:
+        if ref.measure in named or ref.measure in skipped:
             continue
         try:
-            measures[ref.measure] = resolve_name(ref.measure)
+            named[ref.measure] = resolve_name(ref.measure)
         except (MeasureSyntaxError, TrecRagEvalError) as err:
             skipped[ref.measure] = f"unknown measure name ({str(err).splitlines()[0]})"
-    wanted = list(dict.fromkeys(measures.values()))
+    left_out = 0
+    if measures is not None:
+        held = list(dict.fromkeys(named.values()))
+        missing = [m for m in measures if m not in held]
+        if missing:
+            error = InputFormatError(path, None, f"no value of {', '.join(map(str, missing))} to compare (measures= "
+                                                 f"asked for {'it' if len(missing) == 1 else 'them'}; the reference "
+                                                 f"holds {', '.join(map(str, held)) or 'no known measure'})")
+            error.parameters = {"measures=": "measures"}
+            raise error
+        left_out = sum(1 for ref in values if ref.measure in named and named[ref.measure] not in measures)
+        named = {name: m for name, m in named.items() if m in measures}
+        skipped = {}  # the measures not asked are not read: whether we know them does not matter
+    measures_of = named
+    wanted = list(dict.fromkeys(measures_of.values()))
     chosen = settings_of(settings, **overrides)
     ours = evaluate_tables(qrels, run, wanted, chosen)
     variants: dict[str, Any] = {}
@@ -137,14 +161,15 @@ def validate_tables(
             return None
         return None if value is None or isinstance(value, str) else float(value)
 
-    if not measures:  # a verdict over nothing would read as agreement
+    if not measures_of:  # a verdict over nothing would read as agreement
         why = (f"no measure of the reference is known: {', '.join(quote(name, 40) for name in list(skipped)[:5])}"
                if skipped else "the reference holds no score (runid and relstring lines, nulls and "
                "strings are not scores)")
         raise InputFormatError(os.fspath(reference_path), None, f"nothing to compare: {why}")
-    report = ValidationReport(os.fspath(reference_path), fmt, 0, not_compared=skipped)
+    report = ValidationReport(path, fmt, 0, not_compared=skipped,
+                              measures=[] if measures is None else [str(m) for m in measures], left_out=left_out)
     for ref in values:
-        measure = measures.get(ref.measure)
+        measure = measures_of.get(ref.measure)
         if measure is None:
             continue
         report.compared += 1

@@ -94,15 +94,18 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     Every value further from ours than the reference's printed precision (half a unit of its
     last digit) is listed; a difference that a known convention explains (trec_eval 9 /
     pytrec_eval, averages over the run's queries) is named as such. Exit status 1 when any
-    value differs. Measures are the ones the reference names (-m is ignored).
+    value differs. Every value of the reference is compared, or with -m those of the measures
+    named (each must be in the reference).
 
     \b
-    Example:
+    Examples:
       trec-rag-eval validate qrels.txt run.txt published_scores.txt
+      trec-rag-eval validate -m MAP -m nDCG@10 qrels.txt run.txt published_scores.txt
     """
     from trec_rag_eval import api
 
-    report = api.validate(_judgments(qrels, qrels_format), run, reference, run_format=run_format,
+    report = api.validate(_judgments(qrels, qrels_format), run, reference, measures=list(measures) or None,
+                          run_format=run_format,
                           relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                           queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     write_stream(OUTPUT_FORMATS[output_format].render(VALIDATION, report), sys.stdout)

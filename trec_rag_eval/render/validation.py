@@ -17,8 +17,14 @@ if TYPE_CHECKING:
 def validation_text(report: ValidationReport) -> str:
     from trec_rag_eval.checks.validate import VARIANTS
 
-    lines = [f"Validating against {report.reference_path} ({report.reference_format}): {report.compared} values "
-             f"compared"]
+    if report.measures:
+        values = f"{report.compared} value{'s' if report.compared != 1 else ''} of {', '.join(report.measures)}"
+        asked = (f" (of {report.compared + report.left_out} in the reference: the measures asked leave "
+                 f"{report.left_out} out)" if report.left_out else "")
+        lines = [f"Validating against {report.reference_path} ({report.reference_format}): {values} compared{asked}"]
+    else:
+        lines = [f"Validating against {report.reference_path} ({report.reference_format}): {report.compared} values "
+                 f"compared"]
     for title, rows in (("DIFFER", report.mismatches), ("convention", report.conventions)):
         for m in rows:
             where = f" (line {m.line})" if m.line else ""
