@@ -67,3 +67,28 @@ def test_a_run_whose_tag_an_earlier_block_gave_is_named_by_its_path(tmp_path):
 def test_no_summary_still_names_the_runs():
     result = invoke("-q", "-n", "-m", "P.5", QRELS, BM25, HYBRID)
     assert result.stdout.count("\tall\t") == 2 and result.stdout.startswith(_line("runid", "all", "bm25"))
+
+
+def test_several_runs_asked_label_every_run_printed_even_when_one_fails(tmp_path):
+    # the second run does not exist: the first is printed with its runid (trec_eval 10 -m map: 0.3389), then
+    # the error; nothing would say whose numbers they are without it
+    missing = str(tmp_path / "nope.txt")
+    result = invoke("-m", "map", QRELS, BM25, missing)
+    assert result.exit_code == 1
+    assert result.stdout == _line("runid", "all", "bm25") + _line("map", "all", "0.3389")
+    assert result.stderr == f"Error: {missing}: no such file\n"
+    # the failing run first: the same label
+    result = invoke("-m", "map", QRELS, missing, BM25)
+    assert result.exit_code == 1 and result.stdout == _line("runid", "all", "bm25") + _line("map", "all", "0.3389")
+
+
+def test_every_format_labels_the_one_run_left_of_several(tmp_path):
+    missing = str(tmp_path / "nope.txt")
+    table = invoke("-m", "AP", "-f", "table", QRELS, BM25, missing)
+    assert table.stdout.startswith(f"run: {BM25}\n"), table.stdout
+    json_out = invoke("-m", "AP", "-f", "json", QRELS, BM25, missing)
+    import json
+
+    assert isinstance(json.loads(json_out.stdout), list)  # a list of runs, as several runs asked give
+    csv_out = invoke("-m", "AP", "-f", "csv", QRELS, BM25, missing)
+    assert csv_out.stdout.splitlines()[0] == invoke("-m", "AP", "-f", "csv", QRELS, BM25, HYBRID).stdout.splitlines()[0]

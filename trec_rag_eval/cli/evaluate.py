@@ -185,6 +185,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                 tell(note.about(outcome.label))
             if outcome.error is not None:
                 failures.append(outcome.error)
+                document.skip()  # the runs asked are several: each one printed is labelled
                 continue
             labels.append(outcome.label)
             measures_done = measures_done or outcome.rendered.measures

@@ -10,8 +10,9 @@ trec_eval block's ``runid`` line), and writes each run's text as soon as the nex
 holds one or two runs' texts, never all of them, and the result is the output the whole list of evaluations
 gives at once. Each format's docstring says how it lays out several runs.
 
-"One run" or "several" counts the runs that are written (a run that failed is not): the first run's
-text is held until a second arrives or the output ends.
+"One run" or "several" counts the runs asked, those that failed (``skip``) included: a run left alone
+by another's failure is labelled as among several, so its lines still say whose they are once the error
+follows. The first run's text is held until a second run (written or failed) comes, or the output ends.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class Document:
         self._layout = find_format(format, EVALUATION)
         self.count = 0
         """Runs added so far."""
+        self._seen = 0  # runs added or skipped
         self._held: tuple[str, RunText] | None = None
         self._names: set[str] = set()
 
@@ -68,13 +70,24 @@ class Document:
         added before."""
         label = without_credentials(label)
         self.count += 1
-        if self.count == 1:
+        self._seen += 1
+        if self._seen == 1:
             self._held = (label, text)  # one run alone or the first of several: known when the next comes
             return
+        self._release()
+        self._write_all(((self._layout.separator if self.count > 1 else self._layout.opening),
+                         *self._layout.among(label, text, self._names)))
+
+    def skip(self) -> None:
+        """A run asked that failed (its error is said elsewhere): the runs are several, so each is labelled."""
+        self._seen += 1
+        self._release()
+
+    def _release(self) -> None:
+        """The first run, held, written as the first of several."""
         if self._held is not None:
             first, self._held = self._held, None
             self._write_all((self._layout.opening, *self._layout.among(*first, self._names)))
-        self._write_all((self._layout.separator, *self._layout.among(label, text, self._names)))
 
     def close(self) -> None:
         """Write what is held and what closes the output (nothing when no run was added)."""
@@ -82,7 +95,7 @@ class Document:
             label, text = self._held
             self._held = None
             self._write_all(self._layout.alone(text))
-        elif self.count > 1:
+        elif self.count and self._seen > 1:  # the runs asked were several, though one alone may be written
             self._write_all((self._layout.closing,))
 
     def _write_all(self, pieces: Sequence[str]) -> None:
