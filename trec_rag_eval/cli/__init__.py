@@ -73,6 +73,7 @@ FLAGS = {
     "relevance_level": "-l",
     "max_retrieved": "-M",
     "judged_only": "-J",
+    "intersection": "--intersection",
     "doc_id_pattern": "--doc-id-pattern '",
     "doc_map": "--doc-id-pattern or --doc-map",
     "stream": "--stream",

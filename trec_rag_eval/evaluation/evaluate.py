@@ -22,7 +22,7 @@ from trec_rag_eval.measures.keyed import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables import Qrels, Run, duplicate_error, per_document, query_id_set
+from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, per_document, query_id_set
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -221,6 +221,8 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
         # -c summary about this one count (its per-query values keep -l), not a property of the measure
         return float((np.asarray(qrels.data["relevance"]) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
+    if num_queries == 0 and family.aggregate != "sum":
+        return None  # a mean over no query has no value (an empty run under queries="intersection")
     with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is refused just below
         if family.aggregate == "sum":
             total = _sequential_sum(array)
@@ -275,8 +277,9 @@ def evaluate_tables(
                       queries=chosen.queries, float32_scores=chosen.trec_eval_9)
     except DuplicateDocumentError as err:  # the ranking knows rows; the run knows where they were read
         raise duplicate_error(run, err.query_id, err.doc_id) from None
-    if ranked.num_queries == 0:
-        raise no_query_error(qrels, run)
+    if ranked.num_queries == 0 and not (chosen.queries == "intersection" and num_rows(run) == 0
+                                        and query_id_set(qrels)):
+        raise no_query_error(qrels, run)  # an empty run under queries="intersection" has no query: pytrec_eval's {}
     warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
     judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
@@ -313,11 +316,14 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     # a query of the run whose every document judged_only (or max_retrieved) removed has no row left
     present &= np.diff(ranked.offsets) > 0
     if not present.any():
+        scored = ("no query is evaluated (queries='intersection' keeps the queries of both)" if not ranked.num_queries
+                  else "every query scores 0")
         warn(
             EmptyRunWarning(
                 f"{source}: the run holds no result for any query (none left after judged_only or max_retrieved, "
-                "if given), so every query scores 0: did the search run at all?",
-                {"judged_only": "judged_only", "max_retrieved": "max_retrieved"}))
+                f"if given), so {scored}: did the search run at all?",
+                {"judged_only": "judged_only", "max_retrieved": "max_retrieved",
+                 "queries='intersection'": "intersection"}))
         return
     retrieved = int(np.diff(ranked.offsets)[present].sum())
     # the rows of the other queries are the dummy rankings of missing queries (NOT_IN_POOL): any judged
