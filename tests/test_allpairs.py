@@ -175,3 +175,16 @@ def test_library_refuses_a_baseline_with_all_pairs():
     with pytest.raises(UsageError, match="pairs='all' compares every pair"):
         tre.compare(f"{FIXTURES}/qrels.txt", [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"],
                     baseline="bm25", pairs="all")
+
+
+def test_the_json_carries_the_seed_of_a_test_that_draws_alone():
+    from trec_rag_eval.compare.allpairs import compare_all_pairs
+
+    values = {run: {"m": np.array(v)} for run, v in (("A", [0.1, 0.5, 0.3]), ("B", [0.2, 0.4, 0.6]),
+                                                    ("C", [0.3, 0.3, 0.2]))}
+    for test in ("tukey", "t"):  # scipy's Tukey HSD and the t-test draw nothing at random
+        data = compare_all_pairs(values, ["q1", "q2", "q3"], test=test).to_dict()
+        assert "seed" not in data and "n_resamples" not in data, test
+    for test in ("tukey-hsd", "randomization"):
+        data = compare_all_pairs(values, ["q1", "q2", "q3"], test=test, seed=5, n_resamples=100).to_dict()
+        assert (data["seed"], data["n_resamples"]) == (5, 100), test

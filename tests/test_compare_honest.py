@@ -181,8 +181,9 @@ def test_the_report_header_says_what_it_compares(seed, tmp_path):
     from trec_rag_eval import __version__
 
     for text in (str(paths["qrels"]), str(paths["A"]), str(paths["B"]), f"trec-rag-eval {__version__}",
-                 "paired t-test, Holm correction", "seed 42", "nDCG@10, R@5, MRR"):
+                 "paired t-test, Holm correction", "paired t-interval", "nDCG@10, R@5, MRR"):
         assert html.escape(text, quote=False) in header, text
+    assert "seed" not in header  # the t-test with its t-interval draws nothing at random
     assert "<th>relevance level</th><td>2</td>" in header
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", header)
 

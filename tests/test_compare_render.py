@@ -52,7 +52,7 @@ def test_table_rows_footer_and_verdicts(comparison: Comparison) -> None:
     assert "+0.083" in b_row  # (5 * 0.1) / 6
     assert "Verdicts:" in lines
     assert lines[-1].startswith("paired t-test, Holm correction over 4 comparisons, alpha 0.05;")
-    assert "seed 1; 6 queries; baseline A." in lines[-1]
+    assert "paired t-interval, not adjusted; 6 queries; baseline A." in lines[-1]  # no seed: nothing drawn
 
 
 def test_per_query_adds_one_row_per_measure_and_query(comparison: Comparison) -> None:
@@ -102,7 +102,7 @@ def test_csv_long_format(comparison: Comparison) -> None:
 def test_json_is_plain_data(comparison: Comparison) -> None:
     data = json.loads(render_json(comparison, per_query=True))
     assert data["baseline"] == "A" and data["runs"] == ["A", "B", "C"] and data["n_queries"] == 6
-    assert data["seed"] == 1 and data["test"] == "t" and data["correction"] == "holm"
+    assert "seed" not in data and data["test"] == "t" and data["correction"] == "holm"  # the t-test draws nothing
     first = data["comparisons"][0]
     assert (first["measure"], first["run"]) == ("nDCG@10", "B")
     assert first["verdict"] == verdict(comparison, comparison.pairs[0])
@@ -134,3 +134,17 @@ def test_plot_png_and_svg(tmp_path, comparison: Comparison) -> None:
     assert "<svg" in text and "</svg>" in text
     with pytest.raises(UsageError, match=r"the plot file must end in \.png or \.svg"):
         save_plot(comparison, tmp_path / "deltas.pdf")
+
+
+def test_the_seed_is_said_where_something_is_drawn_alone(tmp_path) -> None:
+    # the t-test with its t-interval draws nothing: no seed in the footer, the caption, the header or the JSON;
+    # a bootstrap interval or the randomization test draws: the seed is said everywhere
+    values = {"A": {"m": np.array([0.1, 0.2, 0.3, 0.4])}, "B": {"m": np.array([0.2, 0.2, 0.5, 0.4])}}
+    queries = ["q1", "q2", "q3", "q4"]
+    plain = compare_values(values, queries, test="t", interval="t", seed=7)
+    assert "seed" not in render_table(plain) and "seed" not in render_latex(plain)
+    assert "seed" not in json.loads(render_json(plain)) and "n_resamples" not in json.loads(render_json(plain))
+    for drawn in (compare_values(values, queries, test="t", interval="bootstrap", seed=7, n_resamples=200),
+                  compare_values(values, queries, test="randomization", seed=7, n_resamples=200)):
+        assert "seed 7" in render_table(drawn) and "seed 7" in render_latex(drawn)
+        assert json.loads(render_json(drawn))["seed"] == 7 and json.loads(render_json(drawn))["n_resamples"] == 200

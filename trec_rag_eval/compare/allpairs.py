@@ -149,10 +149,17 @@ class AllPairs:
         return {run: "".join(self.letter(other) for other in self.beaten(measure, run)) for run in self.runs}
 
     # --- data ---------------------------------------------------------------------------------
+    @property
+    def draws(self) -> bool:
+        """Whether the test draws at random (the randomised Tukey HSD, the randomization test): only then do
+        the seed and the resamples say how the p-values were made."""
+        return self.test in ("tukey-hsd", "randomization")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "test": self.test, "correction": self.correction if self.test in ("t", "randomization") else None,
-            "alpha": self.alpha, "n_resamples": self.n_resamples, "seed": self.seed, "queries": self.n_queries,
+            "alpha": self.alpha, **({"n_resamples": self.n_resamples, "seed": self.seed} if self.draws else {}),
+            "queries": self.n_queries,
             "runs": {run: self.letter(run) for run in self.runs},
             "measures": {m: {
                 "means": {run: self.means[run][m] for run in self.runs},

@@ -101,6 +101,12 @@ class Comparison:
         return INTERVAL_METHODS[self.interval].format(n_resamples=self.n_resamples)
 
     @property
+    def draws(self) -> bool:
+        """Whether anything was drawn at random (a randomization test, a randomization or bootstrap interval):
+        only then do the seed and the resamples say how the numbers were made."""
+        return self.test == "randomization" or self.interval in ("randomization", "bootstrap")
+
+    @property
     def interval_matches_test(self) -> bool:
         """Whether each interval excludes 0 exactly when the uncorrected test rejects at alpha: the
         test's own interval, at the confidence 1 - alpha."""

@@ -117,10 +117,11 @@ def comparison_footer(comparison: Comparison) -> str:
     if comparison.test == "randomization":
         test += f" ({comparison.n_resamples} resamples)"
     seed = "none (not reproducible)" if comparison.seed is None else str(comparison.seed)
+    drawn = f"seed {seed}; " if comparison.draws else ""  # a t-test with its t-interval draws nothing
     return (
         f"{test}, {correction}, alpha {format_plain(comparison.alpha)}; "
         f"{format_percent(comparison.confidence)} CI: {comparison.interval_method}, not adjusted; "
-        f"seed {seed}; {comparison.n_queries} queries; baseline {comparison.baseline}. "
+        f"{drawn}{comparison.n_queries} queries; baseline {comparison.baseline}. "
         f"d = mean delta / sd of deltas. MDD = smallest delta a paired t-test detects here "
         f"(alpha {format_plain(comparison.alpha)}, power {format_plain(comparison.power)}, observed sd)."
     )
@@ -323,7 +324,7 @@ def render_latex(comparison: Comparison, per_query: bool = False) -> str:
         f"Mean over {comparison.n_queries} queries. $^{{\\dagger}}$/$^{{\\ddagger}}$: "
         f"significantly better/worse than {latex_escape(comparison.baseline)} "
         f"({test}, {correction} over {len(comparison.pairs)} comparisons, "
-        f"$p < {comparison.alpha:g}$; seed {seed})."
+        f"$p < {comparison.alpha:g}${f'; seed {seed}' if comparison.draws else ''})."
     )
     lines += [r"\caption{" + caption + "}", r"\end{table}"]
     if per_query:
@@ -433,8 +434,8 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
         "alpha": comparison.alpha,
         "confidence": comparison.confidence,
         "power": comparison.power,
-        "n_resamples": comparison.n_resamples,
-        "seed": comparison.seed,
+        # the seed and the resamples only where something was drawn at random (a t-test with its t-interval: no)
+        **({"n_resamples": comparison.n_resamples, "seed": comparison.seed} if comparison.draws else {}),
         "means": {
             run: {m: _json_number(v) for m, v in by_measure.items()}
             for run, by_measure in comparison.means.items()

@@ -109,7 +109,7 @@ def _header(comparison: Comparison, generated: datetime.datetime) -> str:
     test = TEST_NAMES[comparison.test] + (
         "" if comparison.correction == "none" else f", {CORRECTION_NAMES[comparison.correction]} correction")
     rows.append(("test", f"{test}, alpha {comparison.alpha:g}, {comparison.confidence * 100:g}% CI: "
-                         f"{comparison.interval_method}, seed {comparison.seed}"))
+                         f"{comparison.interval_method}" + (f", seed {comparison.seed}" if comparison.draws else "")))
     rows += list(comparison.evaluation_settings.items())
     rows.append(("made by", f"trec-rag-eval {__version__}, {generated:%Y-%m-%d %H:%M} UTC"))
     cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
