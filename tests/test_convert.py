@@ -70,7 +70,7 @@ def test_seed_dataset_converts_to_the_expected_qrels_and_topics(tmp_path):
     qrels, topics = tmp_path / "eval.qrels", tmp_path / "eval.topics"
     result = run_cli(["convert", str(TUTORIAL), "--qrels", str(qrels), "--topics", str(topics)])
     assert result.exit_code == 0
-    assert result.output == f"wrote {qrels}: 6 judgments for 2 queries\nwrote {topics}: 2 query texts\n"
+    assert result.output == f"Wrote {qrels}: 6 judgments for 2 queries\nWrote {topics}: 2 query texts\n"
     assert qrels.read_text(encoding="utf-8") == SEED_QRELS_LINES
     assert topics.read_text(encoding="utf-8") == SEED_TOPICS_LINES
 

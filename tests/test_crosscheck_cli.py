@@ -109,3 +109,10 @@ def test_a_query_judged_only_negative_is_not_given_to_pytrec_eval(tmp_path) -> N
     # query 1 is not compared, and the report says why; query 2 agrees
     assert "judgments are all negative" in done.stdout and "(1)" in done.stdout
     assert "DIFFER" not in done.stdout
+
+
+def test_the_help_says_what_the_crosscheck_extra_adds_not_that_it_is_needed():
+    # ir-measures is installed with the package (setup.cfg install_requires): the command runs without the extra
+    text = invoke("crosscheck", "--help").output
+    assert "Needs:" not in text
+    assert "ir-measures comes with the package" in " ".join(text.split())

@@ -24,7 +24,7 @@ PathArg = str | os.PathLike[str]
 
 @dataclass
 class ConversionReport:
-    """What ``convert`` wrote (one line per file: ``wrote FILE: ...``) and its notes."""
+    """What ``convert`` wrote (one line per file: ``Wrote FILE: ...``) and its notes."""
 
     written: list[str] = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
@@ -109,10 +109,10 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
             assert write is not None
             count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
-            report.written.append(f"wrote {qrels_out}: {count} judgments for {queries} queries")
+            report.written.append(f"Wrote {qrels_out}: {count} judgments for {queries} queries")
         if dataset.topics and topics_path is not None:
             count = write_topics(dataset.topics, topics_path, force=force)
-            report.written.append(f"wrote {topics_path}: {count} query texts")
+            report.written.append(f"Wrote {topics_path}: {count} query texts")
             unjudged = sorted(set(dataset.topics) - query_id_set(dataset))
             if unjudged and qrels_out is not None:
                 # a qrels file has no line for a query without any judgment: the topics file keeps it
@@ -135,7 +135,7 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
         assert written.write_run is not None
         count = written.write_run(run, run_out, run_tag=run_tag, force=force)
         queries = run.frame["query_id"].n_unique()
-        report.written.append(f"wrote {run_out}: {count} {written.unit} for {queries} queries")
+        report.written.append(f"Wrote {run_out}: {count} {written.unit} for {queries} queries")
         if dataset is not None:
             report.notes.extend(warning(str(found)) for found in check_rag(dataset, run, read))
         elif read.disordered:  # said with a dataset by check_rag, in the same words
@@ -155,11 +155,11 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
     if kind == "dataset":
         qrels = load_qrels(input_path, qrels_format, topics=topics_path)
         count = write_dataset_json(qrels, json_out, keys=keys, force=force)
-        return f"wrote {json_out}: {count} queries"
+        return f"Wrote {json_out}: {count} queries"
     dataset = load_qrels(dataset_path, qrels_format) if dataset_path is not None else None
     run = load_run(input_path, run_format, dataset)
     count = write_results_json(run, json_out, scores=scores, force=force)
-    return f"wrote {json_out}: results for {count} queries"
+    return f"Wrote {json_out}: results for {count} queries"
 
 
 def _default_topics_path(qrels_out: str) -> str:

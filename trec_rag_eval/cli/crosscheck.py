@@ -51,7 +51,9 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     Verdict per measure: agree; agree up to a named convention (pytrec_eval's 32-bit scores,
     trec_eval 9's iprec rounding, the msmarco provider's tie order, missing queries scored 0);
     DIFFER (largest difference, which queries); or not supported by ir-measures.
-    Exit status 1 when any measure differs. Needs: pip install 'trec-rag-eval[crosscheck]'.
+    Exit status 1 when any measure differs. ir-measures comes with the package; the crosscheck
+    extra (pip install 'trec-rag-eval[crosscheck]') adds its cwl_eval and pyndeval providers,
+    which check the CWL and intent-aware measures (else reported as not supported).
 
     \b
     Examples:
