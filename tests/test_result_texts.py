@@ -6,7 +6,10 @@ registry, the command line calls it directly."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -222,10 +225,67 @@ def test_the_notebook_tables_of_a_fusion():
 
 
 # --- the registry -----------------------------------------------------------------------------------------
-def test_every_registered_type_exists():
-    # a type is registered by its qualified name (the result types live below render): a class moved or
-    # renamed without its registration would silently show its short repr instead of its text
-    display.renderer(object(), "text")  # loads render.results, which registers every renderer
-    for type_name, _way in display._REGISTRY:
-        module, _, name = type_name.rpartition(".")
-        assert isinstance(getattr(importlib.import_module(module), name, None), type), type_name
+def test_a_renderer_is_registered_by_the_type_itself_not_by_its_name():
+    # a name could be misspelt and never match, and str() would print something else in silence
+    with pytest.raises(TypeError, match="register_renderer takes the result type itself"):
+        display.register_renderer("trec_rag_eval.fusion.result.Fusion", "text", str)
+
+
+def _ways_asked() -> list[tuple[str, str, str]]:
+    """(module, class, way) of every ``show(self, way)`` a class of the package makes."""
+    import ast
+    from pathlib import Path
+
+    package = Path(display.__file__).parent
+    asked = []
+    for path in sorted(package.rglob("*.py")):
+        module = ".".join(path.relative_to(package.parent).with_suffix("").parts)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                for call in ast.walk(node):
+                    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "show"
+                            and len(call.args) >= 2 and isinstance(call.args[1], ast.Constant)):
+                        asked.append((module, node.name, call.args[1].value))
+    return sorted(set(asked))
+
+
+def test_every_result_type_has_a_renderer_for_each_way_it_asks():
+    asked = _ways_asked()
+    assert len({(module, name) for module, name, _ in asked}) >= 10  # every result type of the package
+    for module, name, way in asked:
+        cls = getattr(importlib.import_module(module), name)
+        assert display.renderer_for(cls, way) is not None, (module, name, way)
+
+
+def test_a_type_nobody_registered_is_an_error_not_its_repr():
+    @dataclasses.dataclass
+    class Unregistered:
+        value: int = 1
+
+        def __str__(self) -> str:
+            return str(display.show(self, "text"))
+
+    with pytest.raises(TypeError, match="Unregistered cannot be shown as 'text': no renderer is registered"):
+        str(Unregistered())
+
+
+def test_a_misspelt_registrar_fails_the_first_time_a_value_is_shown():
+    @display.shown_by("trec_rag_eval.render.results:register_evaluatoin")
+    @dataclasses.dataclass
+    class Misspelt:
+        def __str__(self) -> str:
+            return str(display.show(self, "text"))
+
+    with pytest.raises(AttributeError, match="register_evaluatoin"):
+        str(Misspelt())
+
+
+def test_showing_an_evaluation_loads_no_other_results_renderers():
+    # the registrar of each type is called for that type alone: an evaluation's table needs no scipy
+    script = ("import sys, trec_rag_eval as tre\n"
+              "e = tre.evaluate({'1': {'a': 1}}, {'1': {'a': 1.0}}, ['P@1'])\n"
+              "str(e), e._repr_html_()\n"
+              "others = ('trec_rag_eval.compare', 'trec_rag_eval.engine', 'trec_rag_eval.checks')\n"
+              "print(sorted(m for m in sys.modules if m in ('scipy', 'polars') or m.startswith(others)))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert result.stdout == "[]\n"

@@ -41,7 +41,7 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import show
+from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
@@ -93,6 +93,7 @@ class Verdict:
         return dict(self.__dict__)
 
 
+@shown_by("trec_rag_eval.render.results:register_crosscheck_report")
 @dataclass
 class CrosscheckReport:
     """Verdicts per measure, in the order asked; ``ok`` is False when any measure differs."""

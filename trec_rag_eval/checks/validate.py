@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import show
+from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError, UsageError
 from trec_rag_eval.io import reference as io_reference
 from trec_rag_eval.io.reference import SUMMARY, ReferenceValue
@@ -47,6 +47,7 @@ class Mismatch:
     convention: str | None = None
 
 
+@shown_by("trec_rag_eval.render.results:register_validation_report")
 @dataclass
 class ValidationReport:
     """Every compared value; ``mismatches`` are failures, ``conventions`` are explained."""

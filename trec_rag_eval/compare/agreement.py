@@ -29,7 +29,7 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import format_number, show
+from trec_rag_eval.display import format_number, show, shown_by
 from trec_rag_eval.errors import UsageError
 
 if TYPE_CHECKING:
@@ -163,6 +163,7 @@ class RankingAgreement:
         return _ordering(self.scores_a if side == "a" else self.scores_b, self.runs)
 
 
+@shown_by("trec_rag_eval.render.results:register_agreement")
 @dataclass(frozen=True)
 class Agreement:
     """What ``agree`` found (see the module docstring)."""

@@ -38,7 +38,7 @@ from trec_rag_eval.arguments import check_choice, check_fractions, check_resampl
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import show
+from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import UsageError
 
 ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
@@ -101,6 +101,7 @@ def randomised_tukey_hsd(matrix: np.ndarray, n_resamples: int, rng: np.random.Ge
     return np.minimum(p_values, 1.0), exact
 
 
+@shown_by("trec_rag_eval.render.results:register_all_pairs")
 @dataclass(frozen=True)
 class AllPairs:
     """Every pair of runs on every measure: means, p-values, decisions and letters.

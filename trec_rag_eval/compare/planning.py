@@ -35,7 +35,7 @@ from trec_rag_eval.compare import sample_size
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.stats import TIE_TOLERANCE
 from trec_rag_eval.core.frames import frame
-from trec_rag_eval.display import format_magnitude, show
+from trec_rag_eval.display import format_magnitude, show, shown_by
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import warning
 
@@ -115,6 +115,7 @@ class MeasurePlan:
         return self.plannable and self.variance_high >= WIDE_RANGE * self.variance_low
 
 
+@shown_by("trec_rag_eval.render.results:register_topic_set_plan")
 @dataclass(frozen=True)
 class TopicSetPlan:
     """A topic set size plan from a pilot: ``plans`` holds one ``MeasurePlan`` per measure, in order.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
-from trec_rag_eval.display import format_delta, short_repr, show
+from trec_rag_eval.display import format_delta, short_repr, show, shown_by
 from trec_rag_eval.measures.keyed import ByMeasure
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ class PairResult:
         return "better" if self.delta > 0 else "worse"
 
 
+@shown_by("trec_rag_eval.render.results:register_comparison")
 @dataclass(frozen=True)
 class Comparison:
     """Runs compared with a baseline over one query list.

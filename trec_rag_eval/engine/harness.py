@@ -36,7 +36,7 @@ from trec_rag_eval.arguments import check_count
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.display import short_repr, show
+from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.notes import collapse_notes
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
@@ -95,6 +95,7 @@ class SearchOutcome:
         return self.latency_percentile(95)
 
 
+@shown_by("trec_rag_eval.render.results:register_engine_evaluation")
 @dataclass(frozen=True)
 class EngineEvaluation:
     """Scores of one engine on one dataset, with the run and the latencies that produced them."""

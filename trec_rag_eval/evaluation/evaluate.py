@@ -14,7 +14,7 @@ from trec_rag_eval.core.frames import frame, results_frame
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import short_repr, show
+from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
@@ -38,6 +38,7 @@ class QueryResult(NamedTuple):
     values: ByMeasure[Any]
 
 
+@shown_by("trec_rag_eval.render.results:register_evaluation")
 @dataclass
 class Evaluation:
     """Per-query values and aggregates of one run.

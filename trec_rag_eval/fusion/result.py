@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import show
+from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import Run, num_rows, query_id_set
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 RUN_WRITE_FORMATS = ("trec", "json", "parquet")
 
 
+@shown_by("trec_rag_eval.render.results:register_fusion")
 @dataclass(frozen=True)
 class Fusion:
     """``run`` is the fused ``Run`` (its rows in ranking order); ``runs`` the names of the runs fused;

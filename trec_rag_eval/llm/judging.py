@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from trec_rag_eval.arguments import check_count
-from trec_rag_eval.display import show
+from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_output_paths
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
@@ -143,6 +143,7 @@ class JudgeSettings(LLMSettings):
         return {"model": self.model, "language": self.language, "max_chars": self.max_chars}
 
 
+@shown_by("trec_rag_eval.render.results:register_calibration_agreement")
 @dataclass(frozen=True)
 class CalibrationAgreement:
     """Human grades against the model's on the calibration documents.

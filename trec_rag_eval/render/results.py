@@ -1,9 +1,11 @@
 """How each result type shows itself: its ``str()`` is the command line's text, its notebook table
 (``_repr_html_``) the same information in HTML, its ``plot()`` render.plot's figure.
 
-Registered in ``trec_rag_eval.display`` (which loads this module the first time a result is shown),
-so the result types below ``render`` reach these functions without importing them. Each function
-reuses the one the command line prints with: one wording.
+One registrar per result type (``register_evaluation``, ``register_comparison``, ...), named by the type's
+``@display.shown_by`` and called with the type the first time one of its values is shown: it registers the
+type's renderers by the type itself, so the result types below ``render`` reach these functions without
+importing them, and nothing here imports a result type (a comparison's module, with scipy, is not loaded to
+show an evaluation). Each function reuses the one the command line prints with: one wording.
 """
 
 from __future__ import annotations
@@ -23,16 +25,6 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
-
-EVALUATION = "trec_rag_eval.evaluation.evaluate.Evaluation"
-COMPARISON = "trec_rag_eval.compare.result.Comparison"
-ENGINE_EVALUATION = "trec_rag_eval.engine.harness.EngineEvaluation"
-CROSSCHECK_REPORT = "trec_rag_eval.checks.crosscheck.CrosscheckReport"
-VALIDATION_REPORT = "trec_rag_eval.checks.validate.ValidationReport"
-CALIBRATION_AGREEMENT = "trec_rag_eval.llm.judging.CalibrationAgreement"
-FUSION = "trec_rag_eval.fusion.result.Fusion"
-ALL_PAIRS = "trec_rag_eval.compare.allpairs.AllPairs"
-AGREEMENT = "trec_rag_eval.compare.agreement.Agreement"
 
 
 # --- Evaluation: the command line's RAG table (``trec-rag-eval QRELS RUN``) -------------------------------
@@ -131,33 +123,50 @@ def _escape(text: str) -> str:
     return html.escape(text)
 
 
-register_renderer(EVALUATION, "text", evaluation_text)
-register_renderer(EVALUATION, "html", evaluation_html)
-register_renderer(EVALUATION, "context_plot", evaluation_context_plot)
-register_renderer(COMPARISON, "text", comparison_text)
-register_renderer(COMPARISON, "html", comparison_html)
-register_renderer(COMPARISON, "plot", comparison_plot)
-register_renderer(ENGINE_EVALUATION, "text", engine_text)
-register_renderer(ENGINE_EVALUATION, "html", engine_html)
-
-# --- CrosscheckReport, ValidationReport, CalibrationAgreement, Fusion: their own modules ------------------
-register_renderer(CROSSCHECK_REPORT, "text", crosscheck_text)
-register_renderer(CROSSCHECK_REPORT, "html", crosscheck_html)
-register_renderer(VALIDATION_REPORT, "text", validation_text)
-register_renderer(CALIBRATION_AGREEMENT, "text", calibration_text)
-register_renderer(FUSION, "text", fusion_text)
-register_renderer(FUSION, "html", fusion_html)
+# --- the registrars, one per result type (``@display.shown_by`` names each) ------------------------------
+def register_evaluation(cls: type) -> None:
+    register_renderer(cls, "text", evaluation_text)
+    register_renderer(cls, "html", evaluation_html)
+    register_renderer(cls, "context_plot", evaluation_context_plot)
 
 
-# --- AllPairs (compare --all-pairs) and Agreement (agree): their own modules ------------------------------
-register_renderer(ALL_PAIRS, "text", allpairs_text)
-register_renderer(ALL_PAIRS, "html", allpairs_html)
-register_renderer(AGREEMENT, "text", agreement_text)
-register_renderer(AGREEMENT, "html", agreement_html)
+def register_comparison(cls: type) -> None:
+    register_renderer(cls, "text", comparison_text)
+    register_renderer(cls, "html", comparison_html)
+    register_renderer(cls, "plot", comparison_plot)
 
 
-# --- TopicSetPlan (plan): its own module ------------------------------------------------------------------
-TOPIC_SET_PLAN = "trec_rag_eval.compare.planning.TopicSetPlan"
+def register_engine_evaluation(cls: type) -> None:
+    register_renderer(cls, "text", engine_text)
+    register_renderer(cls, "html", engine_html)
+
+
+def register_crosscheck_report(cls: type) -> None:
+    register_renderer(cls, "text", crosscheck_text)
+    register_renderer(cls, "html", crosscheck_html)
+
+
+def register_validation_report(cls: type) -> None:
+    register_renderer(cls, "text", validation_text)
+
+
+def register_calibration_agreement(cls: type) -> None:
+    register_renderer(cls, "text", calibration_text)
+
+
+def register_fusion(cls: type) -> None:
+    register_renderer(cls, "text", fusion_text)
+    register_renderer(cls, "html", fusion_html)
+
+
+def register_all_pairs(cls: type) -> None:
+    register_renderer(cls, "text", allpairs_text)
+    register_renderer(cls, "html", allpairs_html)
+
+
+def register_agreement(cls: type) -> None:
+    register_renderer(cls, "text", agreement_text)
+    register_renderer(cls, "html", agreement_html)
 
 
 def _plan_text(plan: Any, format: str = "table") -> str:
@@ -178,6 +187,7 @@ def _plan_plot(plan: Any) -> Any:
     return plan_figure(plan)
 
 
-register_renderer(TOPIC_SET_PLAN, "text", _plan_text)
-register_renderer(TOPIC_SET_PLAN, "html", _plan_html)
-register_renderer(TOPIC_SET_PLAN, "plot", _plan_plot)
+def register_topic_set_plan(cls: type) -> None:
+    register_renderer(cls, "text", _plan_text)
+    register_renderer(cls, "html", _plan_html)
+    register_renderer(cls, "plot", _plan_plot)
