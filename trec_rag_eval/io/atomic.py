@@ -16,6 +16,8 @@
   done) with ``write_atomic``'s promise: a temporary file, moved into place by ``commit``, removed
   if anything fails first.
 * ``write_stream`` prints to standard output.
+* ``output_to`` and ``write_output`` are how a command writes its results: to standard output, or with ``-o``
+  through ``OutputFile``; ``write_atomic`` is an ``OutputFile`` written once.
 
 Every operating-system failure (missing folder, permission, full disk, broken pipe) becomes an
 ``OutputError`` naming the file and the reason.
@@ -28,6 +30,7 @@ import contextvars
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
@@ -194,27 +197,11 @@ _STAGE: contextvars.ContextVar[_Stage | None] = contextvars.ContextVar("trec_rag
 
 def write_atomic(path: PathLike, content: str | bytes, force: bool = False) -> None:
     """Write ``content`` (text as UTF-8) to ``path`` without ever leaving half a file (see the
-    module docstring); inside ``all_or_none`` the file is only staged until the block ends."""
-    target = os.fspath(path)
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    if _is_special(target):
-        _write_in_place(target, data)
-        return
-    if os.path.islink(target):  # a link's file is written (atomically), the link itself kept
-        target = os.path.realpath(target)
-    check_output(target, force)
-    temporary = _write_temporary(target, data)
-    stage = _STAGE.get()
-    if stage is not None:
-        if any(_identity(s.target) == _identity(target) for s in stage.staged):
-            _remove(temporary)
-            raise UsageError(f"two outputs name the same file: {target}")
-        stage.staged.append(_Staged(temporary, target, force))
-        return
-    try:
-        _place(_Staged(temporary, target, force))
-    finally:
-        _remove(temporary)
+    module docstring); inside ``all_or_none`` the file is only staged until the block ends. The one
+    way there: an ``OutputFile`` written once."""
+    with OutputFile(path, force) as out:
+        out.write(content)
+        out.commit()
 
 
 @contextlib.contextmanager
@@ -281,29 +268,6 @@ def _temporary_name(target: str, suffix: str) -> str:
     return temporary
 
 
-def _write_temporary(target: str, data: bytes) -> str:
-    folder, name = os.path.split(target)
-    try:
-        handle, temporary = _mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
-    except OSError as err:
-        raise OutputError(target, _reason(err)) from None
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
-    except OSError as err:
-        _remove(temporary)
-        raise OutputError(target, _reason(err)) from None
-    except BaseException:
-        _remove(temporary)
-        raise
-    return temporary
-
-
 def _place(item: _Staged) -> None:
     """Move the staged temporary file to its target: replace under ``force``, else link (atomic
     no-clobber), falling back to check-then-rename where hard links are not supported."""
@@ -323,17 +287,6 @@ def _place(item: _Staged) -> None:
         raise
     except OSError as err:
         raise OutputError(item.target, _reason(err)) from None
-
-
-def _write_in_place(target: str, data: bytes) -> None:
-    # a stream is continued, not truncated: `>> log.txt` keeps what the log held (reopening
-    # /dev/stdout for writing would empty the file the shell appends to)
-    mode = "ab" if _STREAM.fullmatch(os.path.abspath(target)) else "wb"
-    try:
-        with open(target, mode) as out:
-            out.write(data)
-    except OSError as err:
-        raise OutputError(target, _reason(err)) from None
 
 
 class OutputFile:
@@ -381,7 +334,9 @@ class OutputFile:
             raise OutputError(self.target, _reason(err)) from None
 
     def commit(self) -> None:
-        """Move what was written into place (see ``write_atomic``)."""
+        """Move what was written into place: under ``force`` it replaces the file, else a hard link puts it
+        there, which fails if the file appeared meanwhile (inside ``all_or_none``, staged until the block ends).
+        A target written in place is closed (created empty when nothing was written)."""
         if self._special:
             if self._in_place is None:
                 self.write(b"")
@@ -447,6 +402,39 @@ def _remove(path: str) -> None:
 
 
 STANDARD_OUTPUT = "standard output"
+
+
+class StandardOutput:
+    """Standard output as ``output_to`` gives it: each piece printed and flushed as it comes (``write_stream``);
+    there is nothing to commit or discard."""
+
+    def write(self, content: str) -> None:
+        write_stream(content, sys.stdout)
+
+    def commit(self) -> None:
+        pass
+
+    def discard(self) -> None:
+        pass
+
+    def __enter__(self) -> StandardOutput:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def output_to(path: PathLike | None, force: bool = False) -> OutputFile | StandardOutput:
+    """Where a command's results go, a piece at a time: standard output when ``path`` is None, else an
+    ``OutputFile`` (its pieces appear at ``path`` all at once, on ``commit``). Use it as a context manager."""
+    return StandardOutput() if path is None else OutputFile(path, force)
+
+
+def write_output(text: str, path: PathLike | None, force: bool = False) -> None:
+    """A command's whole text: printed when ``path`` is None, else written to ``path`` (``write_atomic``)."""
+    with output_to(path, force) as out:
+        out.write(text)
+        out.commit()
 
 
 def write_stream(text: str, stream: TextIO, name: str = STANDARD_OUTPUT) -> None:
