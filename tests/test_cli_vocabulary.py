@@ -41,9 +41,9 @@ EXPECTED = {
                "output", "measures", "per_query"},
     "search": {"relevance_level", "output", "measures", "format"},
     "crosscheck": {"relevance_level", "max_retrieved", "judged_only", "intersection", "trec_eval_9", "qrels_format",
-                   "run_format", "measures", "format"},
+                   "run_format", "output", "measures", "format"},
     "validate": {"relevance_level", "max_retrieved", "judged_only", "intersection", "trec_eval_9", "qrels_format",
-                 "run_format", "measures", "format"},
+                 "run_format", "output", "measures", "format"},
 }
 
 

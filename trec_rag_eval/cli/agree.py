@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
-from trec_rag_eval.io.atomic import write_atomic, write_stream
-from trec_rag_eval.render.output_formats import AGREEMENT, OUTPUT_FORMATS, choices, choices_help
+from trec_rag_eval.render.output_formats import AGREEMENT, OUTPUT_FORMATS
 
 VIEWS = ("human", "llm", "both")
 
@@ -45,10 +42,8 @@ class Views(click.ParamType):
 @click.option("--n-resamples", type=Integer(1, 10_000_000), default=1000, show_default=True,
               help="Bootstrap resamples of the queries.")
 @click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the bootstrap.")
-@common.output_format(choices(AGREEMENT), "text", help=f"Output format: {choices_help(AGREEMENT)}.")
-@common.output()
+@common.output_options(AGREEMENT, default="text")
 @common.run_format()
-@common.force("Allow -o to replace an existing file (never an input).")
 def agree_command(qrels_a: str, qrels_b: str, runs: tuple[str, ...], measures: tuple[str, ...],
                   judgments: tuple[str, str] | None, relevance_level: int, confidence: float, n_resamples: int,
                   seed: int, output_format: str, output: str | None, run_format: str, force: bool) -> None:
@@ -75,7 +70,4 @@ def agree_command(qrels_a: str, qrels_b: str, runs: tuple[str, ...], measures: t
     result = api.agree(qrels_a, qrels_b, tables or None, list(measures) or None, judgments=judgments,
                        relevance_level=relevance_level, confidence=confidence, n_resamples=n_resamples, seed=seed)
     text = OUTPUT_FORMATS[output_format].render(AGREEMENT, result)
-    if output is None:
-        write_stream(text, sys.stdout)
-    else:
-        write_atomic(output, text, force=force)
+    common.write_results(text, output, force)

@@ -16,7 +16,7 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
-from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, choices, choices_help
+from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, choices
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -106,7 +106,6 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
         common.trec_eval_9(),
         common.qrels_format(),
         common.run_format(),
-        common.force("Overwrite existing output files."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -152,10 +151,8 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
 
 @click.command("compare")
 @_comparison_options
-@common.output_format(choices(COMPARISON, ALL_PAIRS), "table", name="fmt",
-                      help="Output format: " + choices_help(COMPARISON, ALL_PAIRS, only={ALL_PAIRS: "--all-pairs only"})
-                      + ".")
-@common.output()
+@common.output_options(COMPARISON, ALL_PAIRS, default="table", only={ALL_PAIRS: "--all-pairs only"},
+                       force_help="Allow -o and --plot to replace an existing file (never an input).")
 @click.option(
     "--all-pairs",
     is_flag=True,
@@ -172,7 +169,8 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
     help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).",
 )
 def compare_command(
-    qrels: str, runs: tuple[str, ...], fmt: str, output: str | None, plot_path: str | None, **options: Any
+    qrels: str, runs: tuple[str, ...], output_format: str, output: str | None, plot_path: str | None,
+    **options: Any
 ) -> None:
     """Compare runs with a baseline: deltas, paired tests, their intervals, verdicts.
 
@@ -207,8 +205,8 @@ def compare_command(
                       or typed_confidence):
         raise UsageError("--plot, --per-query, --interval and --confidence show deltas to a baseline (and their "
                          "intervals); --all-pairs has none")
-    if not all_pairs and fmt not in choices(COMPARISON):
-        raise UsageError(f"-f {fmt} is the --all-pairs table; a comparison with a baseline is written as "
+    if not all_pairs and output_format not in choices(COMPARISON):
+        raise UsageError(f"-f {output_format} is the --all-pairs table; a comparison with a baseline is written as "
                          f"{', '.join(choices(COMPARISON))} (-f), or as an HTML page by the report command")
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
@@ -218,15 +216,12 @@ def compare_command(
     check_outputs([output, plot_path], options["force"], [qrels, *runs, options["doc_map"]])  # before any work
     comparison = _run_comparison(qrels, runs, options)
     if all_pairs:
-        text = comparison.render(fmt)
+        text = comparison.render(output_format)
     else:
         from trec_rag_eval.render.comparison import render
 
-        text = render(comparison, fmt, per_query=options["per_query"])
-    if output is None:
-        write_stream(text, sys.stdout)
-    else:
-        write_atomic(output, text, force=options["force"])
+        text = render(comparison, output_format, per_query=options["per_query"])
+    common.write_results(text, output, options["force"])
     if plot_path is not None:
         from trec_rag_eval.render.plot import comparison_figure, figure_bytes, plot_format
 
@@ -239,6 +234,7 @@ def compare_command(
 @_comparison_options
 @common.output("Where to write the report (refuses to overwrite without --force).", required=True,
                metavar="FILE.html")
+@common.force("Allow -o to replace an existing file (never an input).")
 @click.option("--title", default=None, help="Title of the page.")
 @click.option("--no-plots", is_flag=True, help="Leave the pictures out (then matplotlib is not needed).")
 def report_command(

@@ -13,8 +13,8 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
 from trec_rag_eval.credentials import without_credentials
-from trec_rag_eval.io.atomic import write_stream
-from trec_rag_eval.render.output_formats import CROSSCHECK, OUTPUT_FORMATS, VALIDATION, choices, choices_help
+from trec_rag_eval.io.atomic import output_to
+from trec_rag_eval.render.output_formats import CROSSCHECK, OUTPUT_FORMATS, VALIDATION
 
 
 def _options(func):  # the evaluation settings both commands share
@@ -37,14 +37,14 @@ def _options(func):  # the evaluation settings both commands share
 @click.argument("qrels", type=QrelsPath(exists=True, allow_dash=True))
 @click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
-@common.output_format(choices(CROSSCHECK), "text", help=f"Output format: {choices_help(CROSSCHECK)}.")
+@common.output_options(CROSSCHECK, default="text")
 @click.option("--tolerance", type=Real(0.0), default=1e-9, show_default=True,
               help="Largest difference counted as agreement (gdeval's 5 printed decimals are allowed for).")
 @doc_map_options
 def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,
                        judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
-                       output_format: str, qrels_format: str, run_format: str, tolerance: float,
-                       doc_id_pattern: str | None, doc_map: str | None) -> None:
+                       output_format: str, output: str | None, force: bool, qrels_format: str, run_format: str,
+                       tolerance: float, doc_id_pattern: str | None, doc_map: str | None) -> None:
     """Compare every (query, measure) value and aggregate with ir-measures.
 
     \b
@@ -62,6 +62,7 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
     """
     from trec_rag_eval import api
 
+    api.check_outputs([output], force, [qrels, *runs, doc_map])  # before any work
     qrels_table = _judgments(qrels, qrels_format)
     mapping = doc_map_value(doc_id_pattern, doc_map)
     failed = False
@@ -76,8 +77,10 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
             failed |= not report.ok
             yield without_credentials(path), report  # a URL's password, if it holds one, is not shown
 
-    for piece in OUTPUT_FORMATS[output_format].render(CROSSCHECK, reports()):
-        write_stream(piece, sys.stdout)
+    with output_to(output, force) as out:  # stdout, or -o FILE through the one writer (io.atomic)
+        for piece in OUTPUT_FORMATS[output_format].render(CROSSCHECK, reports()):
+            out.write(piece)
+        out.commit()
     if failed:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 
@@ -87,10 +90,11 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 @click.argument("run", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @click.argument("reference", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
-@common.output_format(choices(VALIDATION), "text", help=f"Output format: {choices_help(VALIDATION)}.")
+@common.output_options(VALIDATION, default="text")
 def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
                      judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
-                     output_format: str, qrels_format: str, run_format: str) -> None:
+                     output_format: str, output: str | None, force: bool, qrels_format: str,
+                     run_format: str) -> None:
     """Check our scores against REFERENCE: trec_eval (-q) output, ir-measures (-q) output or JSON.
 
     Every value further from ours than the reference's printed precision (half a unit of its
@@ -106,11 +110,12 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     """
     from trec_rag_eval import api
 
+    api.check_outputs([output], force, [qrels, run, reference])  # before any work
     report = api.validate(_judgments(qrels, qrels_format), run, reference, measures=list(measures) or None,
                           run_format=run_format,
                           relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                           queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
-    write_stream(OUTPUT_FORMATS[output_format].render(VALIDATION, report), sys.stdout)
+    common.write_results(OUTPUT_FORMATS[output_format].render(VALIDATION, report), output, force)
     if not report.ok:
         sys.exit(1)  # click.exceptions.Exit is swallowed by main() (standalone_mode=False)
 

@@ -14,7 +14,8 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
-from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, choices, choices_help
+from trec_rag_eval.io.atomic import output_to
+from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, choices
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     from trec_rag_eval.api import Settings
@@ -51,9 +52,7 @@ def _without_tokens() -> str:
                    "only --format trec accepts it and prints nothing, as trec_eval does.")
 @click.option("-N", "--num-docs", type=COUNT, default=0, help="Collection size (only utility uses it).")
 @options.trec_eval_9()
-@options.output_format(choices(EVALUATION), None,
-                       f"Output format: {choices_help(EVALUATION)}. Default: table for the RAG set, trec when -m "
-                       "is given.")
+@options.output_options(EVALUATION, default=None, help="Default: table for the RAG set, trec when -m is given.")
 @options.qrels_format()
 @options.run_format()
 @click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
@@ -91,8 +90,6 @@ def _without_tokens() -> str:
 @doc_map_options
 @id_key_option
 @judgments_option
-@options.output()
-@options.force()
 def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], per_query: bool, complete: bool,
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
@@ -178,7 +175,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
         render=RunRenderer(fmt, per_query, not no_summary),  # on the thread or worker that evaluated the run
         **({"id": id_key} if id_key is not None else {}))
-    with _output(output, force) as out:
+    with output_to(output, force) as out:  # stdout, or -o FILE through the one writer (io.atomic)
         document = Document(fmt, out.write)
         for outcome in outcomes:  # in run order, whatever finished first; each written, then released
             for note in outcome.notes:
@@ -202,34 +199,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                     mapping)
     if failures:
         raise click.exceptions.Exit(1)
-
-
-class _Stdout:
-    """Standard output as ``_output`` gives it: each piece printed (and flushed) as it comes."""
-
-    def write(self, text: str) -> None:
-        from trec_rag_eval.io.atomic import write_stream
-
-        write_stream(text, sys.stdout)
-
-    def commit(self) -> None:
-        pass
-
-    def __enter__(self) -> _Stdout:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-
-def _output(output: str | None, force: bool) -> Any:
-    """Where the output goes, a piece at a time: standard output, or ``-o FILE`` through the one writer
-    (a temporary file beside it, moved into place once complete: nothing is left if anything fails)."""
-    if output is None:
-        return _Stdout()
-    from trec_rag_eval.io.atomic import OutputFile
-
-    return OutputFile(output, force)
 
 
 def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,

@@ -6,7 +6,7 @@ Older spellings stay accepted as second names (``--relevance-level`` for ``--lev
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
@@ -15,6 +15,7 @@ from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
 from trec_rag_eval.cli.params import COUNT, LEVEL
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
+from trec_rag_eval.render.output_formats import choices, choices_help
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -47,10 +48,31 @@ def trec_eval_9(help: str = "Reproduce trec_eval 9.0.x / pytrec_eval: float32 sc
     return click.option("--trec-eval-9", "trec_eval_9", is_flag=True, help=help)
 
 
-def output_format(choices: Sequence[str], default: str | None, help: str = "Output format.",
-                  name: str = "output_format") -> Decorator:
-    return click.option("-f", "--format", name, type=click.Choice(list(choices)), default=default,
-                        show_default=default is not None, help=help)
+def output_options(*kinds: str, default: str | None, help: str | None = None,
+                   only: Mapping[str, str] | None = None,
+                   force_help: str = "Allow -o to replace an existing file (never an input).") -> Decorator:
+    """The options of every command that prints results, one definition: ``-f/--format`` (the formats of the
+    output-format registry that write these ``kinds``, said with what each is; ``help`` adds to that),
+    ``-o/--output`` and ``--force``. The command writes with ``write_results`` (or ``io.atomic.output_to``)."""
+    said = f"Output format: {choices_help(*kinds, only=only)}." + (f" {help}" if help else "")
+    options: list[Decorator] = [
+        click.option("-f", "--format", "output_format", type=click.Choice(choices(*kinds)), default=default,
+                     show_default=default is not None, help=said),
+        output(), force(force_help)]
+
+    def apply(function: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return apply
+
+
+def write_results(text: str, output: str | None, force: bool) -> None:
+    """A command's results: printed, or written to ``-o`` through the one writer (``io.atomic``)."""
+    from trec_rag_eval.io.atomic import write_output
+
+    write_output(text, output, force)
 
 
 def qrels_format() -> Decorator:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
@@ -13,8 +12,8 @@ from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_opti
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.atomic import write_atomic, write_stream
-from trec_rag_eval.render.output_formats import PLAN, choices, choices_help
+from trec_rag_eval.io.atomic import write_atomic
+from trec_rag_eval.render.output_formats import PLAN
 
 NUMBER = Real()
 """Any finite number: the plan's parameters are checked by the library (``compare.planning``), whose one-line
@@ -49,15 +48,14 @@ error names the flag (a --delta of 0, an --alpha of 1), as the Python caller's n
 @common.trec_eval_9()
 @common.qrels_format()
 @common.run_format()
-@common.output_format(choices(PLAN), "table", name="fmt", help=f"Output format: {choices_help(PLAN)}.")
-@common.output()
+@common.output_options(PLAN, default="table",
+                       force_help="Allow -o and --plot to replace an existing file (never an input).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Also draw power against the number of queries for half, once and twice --delta (.png or .svg).")
-@common.force("Overwrite existing output files.")
 @judgments_option
 @id_key_option
 @doc_map_options
-def plan_command(qrels: str, runs: tuple[str, ...], fmt: str, output: str | None, plot_path: str | None,
+def plan_command(qrels: str, runs: tuple[str, ...], output_format: str, output: str | None, plot_path: str | None,
                  **options: Any) -> None:
     """How many queries do I need? Topic set size design from a pilot.
 
@@ -102,11 +100,7 @@ def plan_command(qrels: str, runs: tuple[str, ...], fmt: str, output: str | None
     )
     from trec_rag_eval.render.planning import plan_text
 
-    text = plan_text(result, fmt)
-    if output is None:
-        write_stream(text, sys.stdout)
-    else:
-        write_atomic(output, text, force=options["force"])
+    common.write_results(plan_text(result, output_format), output, options["force"])
     if plot_path is not None:
         from trec_rag_eval.render.planning import plan_figure
         from trec_rag_eval.render.plot import figure_bytes, plot_format
