@@ -624,3 +624,53 @@ def test_outcomes_of_many_runs_are_given_as_they_are_done_not_all_at_once(client
     finally:
         open(marker, "w").close()
         client.unregister_worker_plugin("hold-run-2")
+
+
+class _DieWhenAskedForData(distributed.WorkerPlugin):
+    """Ends its worker the first time it is asked for a run's result (``get_data``): the client's gather then
+    fails ("Couldn't gather 1 keys, rescheduling", distributed's log), and Dask computes the result again."""
+
+    def __init__(self, marker: str):
+        self.marker = marker
+
+    def setup(self, worker):
+        real = worker.handlers["get_data"]
+        marker = self.marker
+
+        async def get_data(comm, keys, who=None, serializers=None):  # the handler's own signature
+            if any(str(key).startswith("trec-rag-eval-run-") for key in keys) and not os.path.exists(marker):
+                open(marker, "w").close()
+                os._exit(1)
+            return await real(comm, keys, who=who, serializers=serializers)
+
+        worker.handlers["get_data"] = get_data
+
+
+@pytest.mark.slow  # a cluster of its own
+def test_a_worker_lost_while_its_result_is_gathered_logs_nothing(own_client, data, tmp_path):
+    # the README: no log line of distributed's reaches the command's stderr; the result is still right
+    import logging
+
+    client = own_client
+    folder, runs = data
+    marker = str(tmp_path / "asked")
+    client.register_plugin(_DieWhenAskedForData(marker), name="die-when-asked")
+    said: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record)
+
+    keep = Keep(logging.DEBUG)
+    for name in ("distributed.client", "distributed"):
+        logging.getLogger(name).addHandler(keep)
+    try:
+        args = ["-m", "P.5", "-m", "map", "--format", "trec", str(folder / "qrels.txt"), *runs[:2]]
+        got = invoke("--cluster", client.scheduler.address, *args)
+    finally:
+        for name in ("distributed.client", "distributed"):
+            logging.getLogger(name).removeHandler(keep)
+    assert os.path.exists(marker)  # a worker did die when asked for a result
+    assert got.exit_code == 0, got.stderr
+    assert got.stdout == invoke(*args).stdout
+    assert [r.getMessage() for r in said if r.name.startswith("distributed.client") and r.levelno >= logging.INFO] == []

@@ -136,7 +136,7 @@ def connect(cluster: Any) -> Iterator[Client]:
                     f"cannot start the {count} local worker process(es) of {cluster} ({err}); from a Python "
                     "script, call this under `if __name__ == \"__main__\":`, as each worker process imports the "
                     "script") from None
-        with local, Client(local) as client:
+        with local, Client(local) as client, _quiet(client):
             yield client
         return
     _probe(cluster)
@@ -144,7 +144,7 @@ def connect(cluster: Any) -> Iterator[Client]:
         client = Client(cluster, timeout=f"{CONNECT_TIMEOUT}s")
     except Exception as err:  # noqa: BLE001 - whatever distributed raises, said in one line
         raise ClusterError(f"cannot connect to the Dask scheduler at {cluster}: {_said(err)}") from None
-    with _quiet_once_lost(client), client:
+    with _quiet(client), client:
         try:
             client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
         except Exception as err:  # noqa: BLE001
@@ -163,23 +163,38 @@ def connect(cluster: Any) -> Iterator[Client]:
             raise
 
 
+RESCHEDULED = "Couldn't gather"
+"""How distributed's client and scheduler log a result lost with its worker while it was fetched: Dask computes
+it again (the result is the same), so nothing is for the user to act on."""
+
+
 @contextmanager
-def _quiet_once_lost(client: Client) -> Iterator[None]:
-    """Within the block (the client's close included), distributed's client logs nothing once its
-    scheduler is lost: that is said here, as one ClusterError, not also by its log (a traceback of the
-    reconnection cancelled, "Failed to reconnect to scheduler") on the command's stderr."""
+def _quiet(client: Client) -> Iterator[None]:
+    """Within the block (the client's close included), distributed logs nothing of what is said here or
+    changes nothing for the user: once its scheduler is lost, its client's log (a traceback of the
+    reconnection cancelled, "Failed to reconnect to scheduler"; said here as one ClusterError); a result
+    lost with its worker while fetched, which Dask computes again ("Couldn't gather 1 keys, rescheduling",
+    by the client, and by a scheduler running in this process, as with local:N). The README promises the
+    command's stderr no line of distributed's log."""
     import logging
 
-    class Lost(logging.Filter):
+    class Quiet(logging.Filter):
         def filter(self, record: logging.LogRecord) -> bool:
-            return not _lost(client)
+            return not _lost(client) and not str(record.msg).startswith(RESCHEDULED)
 
-    logger, lost = logging.getLogger("distributed.client"), Lost()
-    logger.addFilter(lost)
+    class Rescheduled(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not str(record.msg).startswith(RESCHEDULED)
+
+    filters = [(logging.getLogger("distributed.client"), Quiet()),
+               (logging.getLogger("distributed.scheduler"), Rescheduled())]
+    for logger, quiet in filters:
+        logger.addFilter(quiet)
     try:
         yield
     finally:
-        logger.removeFilter(lost)
+        for logger, quiet in filters:
+            logger.removeFilter(quiet)
 
 
 def _said(err: BaseException) -> str:
