@@ -122,10 +122,11 @@ def test_a_service_that_answers_at_once_is_one_error_line_not_exabytes(short, da
     assert "is it a Dask scheduler's address" in line
 
 
-def _start(args: list[str], expect: str) -> tuple[subprocess.Popen, str]:
-    """A dask process on 127.0.0.1, and the line of its log that holds ``expect`` (read, bounded)."""
+def _start(args: list[str], expect: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """A dask process on 127.0.0.1 (``env``: its environment, this one's by default), and the line of its log
+    that holds ``expect`` (read, bounded)."""
     process = subprocess.Popen([sys.executable, "-m", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, env=env)
     found: list[str] = []
 
     def read() -> None:

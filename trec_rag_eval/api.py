@@ -118,7 +118,7 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     else:
         labels, values = None, list(runs)
         if values and all(isinstance(run, (str, os.PathLike)) for run in values):
-            values = expand_run_paths(values)
+            values = expand_run_paths(values, workers_read=options.get("cluster") is not None)
     options.setdefault("labels", labels)
     yield from _outcomes(qrels, values, measures, settings, cluster=options.pop("cluster", None),
                          shards=options.pop("shards", False), options=options)

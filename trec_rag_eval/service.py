@@ -198,17 +198,19 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     return map_chunks(run, doc_id_map(doc_map), qrels)
 
 
-def expand_run_paths(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool = False) -> list[str]:
     """Run files as given; a folder stands for the files in it, in name order, except a folder of
     Parquet files, which is one run in partitions. A folder given by URL is listed through fsspec
-    (``io.location``): its files are named by the folder's URL, and none is opened here."""
-    from trec_rag_eval.io.location import is_dir, join, list_dir
+    (``io.location``): its files are named by the folder's URL, and none is opened here.
+    ``workers_read``: a cluster's workers read the runs, with their own credentials; a URL this machine
+    lacks the credentials to ask about is then taken for a run file, left to them."""
+    from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir
     from trec_rag_eval.io.parquet import is_parquet
 
     out: list[str] = []
     for given in paths:
         path = os.fspath(given)
-        if is_dir(path) and not is_parquet(path):
+        if (is_dir_here(path) if workers_read else is_dir(path)) and not is_parquet(path):
             try:
                 entries = list_dir(path)
             except OSError as err:

@@ -180,10 +180,11 @@ def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
         raise _failure(url, err) from None
 
 
-def _kind(url: str) -> str | None:
+def _kind(url: str, unknown_without_credentials: bool = False) -> str | None:
     """``"file"``, ``"directory"`` (for object storage: a prefix holding objects), or None when nothing
     is there. fsspec's ``exists``, ``isdir`` and ``isfile`` answer False to any failure; asked here,
-    credentials refused or a store out of reach are said as such, never as a missing file."""
+    credentials refused or a store out of reach are said as such, never as a missing file; or, with
+    ``unknown_without_credentials``, ``"unknown"`` when this machine has none the store accepts."""
     fs, path = _filesystem(url)
     try:
         kind = fs.info(path).get("type")
@@ -193,6 +194,8 @@ def _kind(url: str) -> str | None:
             raise hidden from None
         return None
     except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
+        if unknown_without_credentials and _without_credentials_here(err):
+            return "unknown"
         raise _failure(url, err) from None
     return "directory" if kind == "directory" else "file"
 
@@ -209,6 +212,32 @@ def is_dir(path: str) -> bool:
     if not is_url(path):
         return os.path.isdir(path)
     return _kind(path) == "directory"
+
+
+def is_dir_here(path: str) -> bool | None:
+    """``is_dir``, or None when this machine cannot tell because it lacks the credentials to ask (none found,
+    or refused): a cluster's workers, which read the runs with their own, may still (the command then leaves
+    the question to them)."""
+    if not is_url(path):
+        return os.path.isdir(path)
+    kind = _kind(path, unknown_without_credentials=True)
+    return None if kind == "unknown" else kind == "directory"
+
+
+_CREDENTIALS_ERRORS = ("NoCredentialsError", "PartialCredentialsError", "DefaultCredentialsError",
+                       "CredentialUnavailableError", "ClientAuthenticationError", "RefreshError")
+"""Back-ends' names for "no usable credentials here" (botocore's, google-auth's, azure-identity's)."""
+
+
+def _without_credentials_here(err: BaseException) -> bool:
+    """Whether ``err`` says this machine has no credentials the store accepts: none found, or refused."""
+    for cause in _chain(err):
+        if isinstance(cause, PermissionError) or type(cause).__name__ in _CREDENTIALS_ERRORS:
+            return True
+        status = getattr(cause, "status", None)
+        if isinstance(status, int) and not isinstance(cause, OSError) and status in (401, 403):
+            return True
+    return False
 
 
 def is_file(path: str) -> bool:
