@@ -26,6 +26,7 @@ def test_every_quoted_example_is_the_code_of_its_file():
     files = {
         "def success(": "trec_rag_eval/measures/binary.py",
         'Family("success"': "trec_rag_eval/measures/registry.py",
+        "class Jsonl(": "trec_rag_eval/render/output_formats.py",
     }
     blocks = re.findall(r"```python\n(.*?)```", TEXT, re.S)
     assert len(blocks) == len(files)

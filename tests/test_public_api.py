@@ -130,6 +130,19 @@ def test_the_package_exports_its_api():
     assert sorted(tre.__all__) == sorted(tre._EXPORTS)  # every listed name has its module, and only those
 
 
+def test_the_three_edits_of_an_export_agree():
+    # a public name is in _EXPORTS (its module), __all__, and the TYPE_CHECKING imports (for type checkers)
+    import ast
+
+    tree = ast.parse((REPO / "trec_rag_eval" / "__init__.py").read_text(encoding="utf-8"))
+    typed = {(alias.asname or alias.name, node.module)
+             for block in tree.body if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+             for node in ast.walk(block) if isinstance(node, ast.ImportFrom) and node.module != "typing"
+             for alias in node.names}
+    assert typed == set(tre._EXPORTS.items())
+    assert sorted(tre.__all__) == sorted(tre._EXPORTS)
+
+
 def test_evaluate_takes_dicts():
     # before: AttributeError: 'dict' object has no attribute 'data'
     qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"d": 1}}

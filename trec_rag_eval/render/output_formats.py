@@ -258,12 +258,12 @@ class Table(OutputFormat):
     several runs, one table each, separated by an empty line, a summary table titled ``run: PATH``."""
 
     name = "table"
-    context_tokens = True
     summary = "to read"
     summaries = {EVALUATION: "measures x cutoffs"}
     renders = {COMPARISON: _render("comparison", "render_table"), ALL_PAIRS: _render("allpairs", "allpairs_table"),
                PLAN: _render("planning", "plan_table")}
     separator = "\n"
+    context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
         from trec_rag_eval.render.table import per_query_table, summary_table
@@ -300,7 +300,6 @@ class Json(OutputFormat):
     """One JSON document: one object for one run, a list of them for several (``json.dumps(indent=2)``)."""
 
     name = "json"
-    context_tokens = True
     summary = "one document"
     renders = {COMPARISON: _render("comparison", "render_json"), ALL_PAIRS: _render("allpairs", "allpairs_json"),
                AGREEMENT: lambda result: result.to_json(), CROSSCHECK: _render("crosscheck", "crosscheck_json"),
@@ -309,6 +308,7 @@ class Json(OutputFormat):
     opening = "[\n  "
     separator = ",\n  "
     closing = "\n]\n"
+    context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
         from trec_rag_eval.render.table import json_text
@@ -343,11 +343,11 @@ class Csv(OutputFormat):
     """One header, then every run's rows."""
 
     name = "csv"
-    context_tokens = True
     summary = "rows under one header"
     summaries = {EVALUATION: "run,query_id,measure,value rows"}
     renders = {COMPARISON: _render("comparison", "render_csv"), ALL_PAIRS: _render("allpairs", "allpairs_csv"),
                PLAN: _render("planning", "plan_csv")}
+    context_tokens = True
 
     opening = "run,query_id,measure,value\n"
 
@@ -369,9 +369,9 @@ class Jsonl(OutputFormat):
     """JSON Lines: every run's rows (the csv's rows and columns), one JSON object a line, nothing around them."""
 
     name = "jsonl"
-    context_tokens = True
     summary = ("JSON Lines: the csv's rows, one JSON object a line, for jq, polars.read_ndjson, "
                "pandas.read_json(lines=True)")
+    context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
         from trec_rag_eval.render.table import jsonl_rows
