@@ -78,9 +78,9 @@ def test_only_the_unsorted_blocks_are_sorted(pair, monkeypatch):
     calls: list[tuple[int, bool]] = []
     full_sort = ordering._sorted_rows
 
-    def spy(group, scores, doc_ids, rows=None, threads=None, lengths=None):
+    def spy(group, scores, doc_ids, rows=None, threads=None, lengths=None, ids_descending=True):
         calls.append((len(scores), rows is None))
-        return full_sort(group, scores, doc_ids, rows, threads, lengths)
+        return full_sort(group, scores, doc_ids, rows, threads, lengths, ids_descending)
 
     monkeypatch.setattr(ordering, "_sorted_rows", spy)
     qrels = pair["sorted"][0]

@@ -79,8 +79,9 @@ def bincount(values: np.ndarray, minlength: int = 0, starts: np.ndarray | None =
 
 
 def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
-                  starts: np.ndarray | None) -> Reorder:
-    """How to put rows in trec_eval order: query, score descending, doc_id descending.
+                  starts: np.ndarray | None, ids_descending: bool = True) -> Reorder:
+    """How to put rows in trec_eval order: query, score descending, doc_id descending (ascending when
+    ``ids_descending`` is False: trec_eval's order for preference judgments).
 
     Runs are nearly always written one query at a time with scores descending; that is checked
     in linear time (``starts``: the query blocks, ``block_starts``), and then only the groups of
@@ -94,7 +95,7 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     if n == 0:
         return reorder
     if starts is None:
-        reorder.permutation = _sorted_rows(row_query, scores, doc_ids)
+        reorder.permutation = _sorted_rows(row_query, scores, doc_ids, ids_descending=ids_descending)
         return reorder
     block_query = row_query[starts]
     lengths = np.diff(np.append(starts, n))
@@ -109,7 +110,8 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     tie_block = np.searchsorted(starts, ties, side="right") - 1
     keep = ~unsorted[tie_block]  # ties inside an unsorted block are found once it is sorted
     if keep.any():
-        tied_places, tied_rows = _sort_ties(ties[keep], tie_block[keep], scores, doc_ids, None)
+        tied_places, tied_rows = _sort_ties(ties[keep], tie_block[keep], scores, doc_ids, None,
+                                            ids_descending=ids_descending)
         places.append(tied_places)
         sources.append(tied_rows)
     if unsorted.any():
@@ -117,7 +119,8 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
         block = np.repeat(np.arange(np.count_nonzero(unsorted)), lengths[unsorted])
         places.append(rows)
         # one thread: a grouped run is put in order beside the judgment lookup, which uses the others
-        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows, threads=1, lengths=lengths[unsorted]))
+        sources.append(_sorted_rows(block, scores[rows], doc_ids, rows, threads=1, lengths=lengths[unsorted],
+                                    ids_descending=ids_descending))
     if places:
         reorder.places, reorder.sources = np.concatenate(places), np.concatenate(sources)
     if np.any(block_query[1:] < block_query[:-1]):
@@ -128,8 +131,8 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
 
 def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
                  rows: np.ndarray | None = None, threads: int | None = None,
-                 lengths: np.ndarray | None = None) -> np.ndarray:
-    """Rows in order of group (ascending), score descending, doc_id descending.
+                 lengths: np.ndarray | None = None, ids_descending: bool = True) -> np.ndarray:
+    """Rows in order of group (ascending), score descending, doc_id descending (or ascending).
 
     ``group`` and ``scores`` are given for some rows (``rows``; None: all rows, in order). The
     scores are sorted once; then one integer per row, group * n + the row's rank by score, is
@@ -144,7 +147,7 @@ def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
         order = _order_by_group_then_score(group, scores, threads)
     ties = _tied_positions(order, group, scores, threads)
     if len(ties):
-        places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows)
+        places, sources = _sort_ties(ties, group[order[ties]], scores, doc_ids, order, rows, ids_descending)
     if rows is not None:
         order = rows[order]
     if len(ties):
@@ -247,8 +250,9 @@ def _members(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
 
 
 def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
-               order: np.ndarray | None, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Sort each run of tied scores by doc_id descending (byte order).
+               order: np.ndarray | None, rows: np.ndarray | None = None,
+               ids_descending: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each run of tied scores by doc_id descending (byte order; ascending if not ``ids_descending``).
 
     ``ties[i]``: position ties[i]+1 ties position ties[i], within group ``group[i]``; ``order``
     maps positions to indices of ``scores`` (None: the same), and ``rows`` those indices to rows of
@@ -264,7 +268,8 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
         picked = rows[picked]
     if isinstance(doc_ids, list):
         groups, docs = group[pair].tolist(), gather(doc_ids, picked)
-        by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"), reverse=True)
+        by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"),
+                        reverse=ids_descending)
         by_doc.sort(key=lambda i: (groups[i], -tied_scores[i]))  # stable: doc_id stays descending within a tie
         return places, picked[np.array(by_doc, dtype=np.int64)]
     import polars as pl
@@ -273,5 +278,5 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
         # + 0.0 turns -0.0 into 0.0: C compares them equal, so the sort must too
         "g": polars_numbers(group[pair]), "s": polars_numbers(tied_scores + 0.0),
         "doc_id": series(gather(doc_ids, picked)), "row": polars_numbers(picked),
-    }).sort(["g", "s", "doc_id"], descending=[False, True, True])
+    }).sort(["g", "s", "doc_id"], descending=[False, True, ids_descending])
     return places, tied["row"].to_numpy()

@@ -83,8 +83,12 @@ def rank(
     judged_only: bool = False,
     queries: str = "qrels",
     float32_scores: bool = False,
+    ids_descending: bool = True,
 ) -> RankedQueries:
     """Align a run with its qrels into ``RankedQueries`` (see the module docstring for the rules).
+
+    ``ids_descending=False`` breaks ties by doc_id ascending: trec_eval's rule for preference judgments
+    (form_prefs_counts), before -M as after.
 
     ``float32_scores`` rounds scores to 32-bit floats before ranking, as trec_eval 9 and
     pytrec_eval do, so scores equal at float precision tie and doc_id decides; a score beyond the
@@ -166,17 +170,18 @@ def rank(
                 # -M cuts before anything is matched, as in trec_eval: a document listed twice is refused
                 # only when both are among the documents kept
                 row_query, scores, doc_ids = _first_of_each_query(row_query, scores, doc_ids, starts,
-                                                                  len(query_ids), max_retrieved)
+                                                                  len(query_ids), max_retrieved, ids_descending)
                 starts = block_starts(row_query)
-        ordering = beside.submit(ranking_order, row_query, scores, doc_ids, starts) if keyed and starts is not None \
-            else None
+        ordering = beside.submit(ranking_order, row_query, scores, doc_ids, starts, ids_descending) \
+            if keyed and starts is not None else None
         if keyed:
             rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
         else:
             rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
                               distinct=isinstance(run_data, CheckedColumns))
         judgments = judging.result()
-        reorder = ranking_order(row_query, scores, doc_ids, starts) if ordering is None else ordering.result()
+        reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending) if ordering is None \
+            else ordering.result()
     rel = reorder.apply(rel)
     counts = bincount(row_query, len(query_ids), starts)
     del row_query, scores, doc_ids
@@ -255,10 +260,11 @@ def only_judged(ranked: RankedQueries) -> RankedQueries:
 
 
 def _first_of_each_query(row_query: np.ndarray, scores: np.ndarray, doc_ids: Any, starts: np.ndarray | None,
-                         num_queries: int, max_retrieved: int) -> tuple[np.ndarray, np.ndarray, Any]:
+                         num_queries: int, max_retrieved: int, ids_descending: bool = True
+                         ) -> tuple[np.ndarray, np.ndarray, Any]:
     """-M: the first ``max_retrieved`` rows of each query in trec_eval's order (query, score
-    descending, doc_id descending), in that order."""
-    order = ranking_order(row_query, scores, doc_ids, starts).apply(np.arange(len(row_query)))
+    descending, doc_id descending or ascending), in that order."""
+    order = ranking_order(row_query, scores, doc_ids, starts, ids_descending).apply(np.arange(len(row_query)))
     ranked_query = row_query[order]
     position = np.arange(len(order)) - _starts(bincount(ranked_query, num_queries))[ranked_query]
     kept = order[position < max_retrieved]
