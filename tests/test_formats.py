@@ -13,7 +13,8 @@ from trec_rag_eval.io.formats import FORMATS, Format, register_format
 
 
 def test_the_choices_come_from_the_registry():
-    assert QRELS_FORMATS == ("auto", "trec", "json", "beir", "parquet", "rag", "ragas", "llamaindex", "dict")
+    assert QRELS_FORMATS == ("auto", "trec", "json", "beir", "parquet", "prefs", "qrels_prefs", "qrels_jg", "rag",
+                             "ragas", "llamaindex", "dict")
     assert RUN_FORMATS == ("auto", "trec", "json", "parquet")  # BEIR's run reader only answers detection
     assert set(QRELS_FORMATS[1:]) == {name for name, fmt in FORMATS.items() if fmt.read_qrels is not None}
 

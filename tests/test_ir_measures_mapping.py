@@ -74,7 +74,12 @@ CASES = {
     **{(name, 1, False): "no such measure in ir-measures" for name in (
         "runid", "relstring", "relstring@3", "GMBpref", "RprecMult@0.5", "Utility",
         "Utility(coefficients=(2,-1,0,0))", "IPrecAvg", "IPrecAvg(levels=(0.5))", "binG", "G", "G(gains={1:2})",
-        "nDCGRel", "RnDCG", "NumNonRelJudgedRet", "yaap", "RBPResid", "RBPResid(p=0.5)", "Unj@5")},
+        "nDCGRel", "RnDCG", "NumNonRelJudgedRet", "yaap", "RBPResid", "RBPResid(p=0.5)", "Unj@5",
+        # judgment groups and preferences (trec_eval's -R qrels_jg, prefs): ir_measures reads neither
+        "AP_avgjg", "P_avgjg@5", "RprecMult_avgjg@0.5", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel",
+        "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+        "prefs_pair_imp", "prefs_avgjg_imp")},
     # the relevance level: the measure's own, else the evaluation's; graded measures take none
     ("P@5", 2, False): "P(rel=2)@5", ("P(rel=3)@5", 2, False): "P(rel=3)@5", ("AP", 0, False): "AP(rel=0)",
     ("NumRel", 2, False): "NumRel(rel=2)", ("NumRet", 2, False): "NumRet", ("NumQ", 2, False): "NumQ",

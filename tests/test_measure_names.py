@@ -174,8 +174,8 @@ def test_a_measure_asked_twice_keeps_its_own_value_under_c(run_cli, tmp_path) ->
 # -- rules of a measure live on its registry entry ------------------------------------------------
 def test_renderers_and_evaluators_name_no_family() -> None:
     # what sets a family apart (quoted values, the run tag, summary-only lines, trec_eval 9's rule) is a
-    # field of its entry (Family.quoted, run_tag, trec_per_query, trec_eval_9); the one rule left by name
-    # is trec_eval's -c recount of num_rel, a rule of its summary about that one count
+    # field of its entry (Family.quoted, run_tag, trec_per_query, trec_eval_9, zscore); the one rule left by
+    # name is trec_eval's -c recount of num_rel, a rule of its summary about that one count
     import pathlib
 
     root = pathlib.Path(__file__).resolve().parents[1] / "trec_rag_eval"
@@ -184,7 +184,7 @@ def test_renderers_and_evaluators_name_no_family() -> None:
              for folder in ("render", "evaluation", "compare", "checks")
              for path in sorted((root / folder).rglob("*.py"))
              for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
-    assert found == ['evaluation/evaluate.py: if family.name == "num_rel" and complete_flag and qrels is not None:']
+    assert found == ['evaluation/evaluate.py: return measure.spec.name == "num_rel" and complete_flag']
 
 
 def test_validate_reads_trec_eval_output_with_relstring(run_cli, tmp_path) -> None:

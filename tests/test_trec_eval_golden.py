@@ -47,7 +47,8 @@ def test_the_golden_files_are_what_the_committed_scripts_make():
     flags = " ".join(" ".join(case.args) for case in TREC_EVAL_10)
     for needed in ("-c", "-J", "-M", "-l", "-q", "-n", "-N", "all_trec", "official", "set", "relstring",
                    "iprec_at_recall", "ndcg.", "qrels.graded", "run.trunc", "run.ties.messy",
-                   "qrels.binary.comments", "qrels.msmarco"):
+                   "qrels.binary.comments", "qrels.msmarco", "-R prefs", "-R qrels_prefs", "-R qrels_jg", "all_prefs",
+                   "qrels_jg", "-Z", "prefs.mixed.comments", "qrels.groups.comments"):
         assert needed in flags, needed
 
 

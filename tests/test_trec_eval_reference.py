@@ -3,7 +3,8 @@
 An extra beside test_trec_eval_golden.py (our own golden files, which run everywhere): this module is
 collected only where ../shared/reference sits beside the checkout (see conftest.py). Each case is a row
 of the table in that folder's README: the same flags and files must print exactly the expected file.
-The prefs, qrels_jg and -Z cases are out of scope (preference judgments, jg qrels and -Z are not read).
+The first fifteen are trec_eval's own quicktest (its Makefile), the others outputs of trec_eval 10 on the same
+data.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ CASES = [
     ("out.test.aqcM", ["-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"]),
     ("out.test.aql", ["-m", "all_trec", "-mrelstring.20", "-q", "-l2", "qrels.rel_level", "results.test"]),
     ("out.test.meas_params", MEAS_PARAMS),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.test", "prefs.results.test"]),
+    ("out.test.prefs", ["-m", "all_prefs", "-q", "-R", "prefs", "prefs.comment.test", "prefs.results.test"]),
+    ("out.test.qrels_prefs", ["-m", "all_prefs", "-q", "-R", "qrels_prefs", "qrels.test", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.123", "results.test"]),
+    ("out.test.qrels_jg", ["-m", "qrels_jg", "-q", "-R", "qrels_jg", "qrels.comments.123", "results.test"]),
+    ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
     ("out.302.aq.current", ["-q", "-m", "all_trec", "qrels-302.test", "results-302.test"]),
     ("out.comment.test.aq.current", ["-q", "-m", "all_trec", "qrels.comment.test", "results.comment.test"]),
     ("out.rel_level.aq.current", ["-q", "-m", "all_trec", "qrels.rel_level", "results.test"]),
@@ -48,6 +55,15 @@ def test_prints_trec_eval_expected_file(expected, args):
     assert result.exit_code == 0, result.stderr
     with open(expected_path, encoding="utf-8") as handle:
         assert result.stdout == handle.read()
+
+
+def test_the_quicktest_is_every_check_of_trec_eval_s_makefile():
+    # trec_eval's `make quicktest` (its Makefile at f425365) compares fifteen outputs with these files: every
+    # one is among the cases above, as many times
+    makefile = ["out.test", "out.test", "out.comment.test", "out.test.a", "out.test.aq", "out.test.aqc",
+                "out.test.aqcM", "out.test.aql", "out.test.prefs", "out.test.prefs", "out.test.qrels_prefs",
+                "out.test.qrels_jg", "out.test.qrels_jg", "out.test.meas_params", "out.test.aqZ"]
+    assert sorted(expected for expected, _ in CASES[:15]) == sorted(makefile)
 
 
 def test_options_may_follow_the_files():

@@ -72,6 +72,11 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     per query, mean and p95, at the measures' cutoffs), shown beside the measures and tabled against
     k by ``context_table()``; ``tokenizer`` counts the tokens (any callable text -> count or tokens;
     default whitespace words: see ``evaluation.context``).
+    ``qrels`` may also be judgment groups or preferences (trec_eval's ``-R qrels_jg``, ``prefs``, ``qrels_prefs``:
+    ``qrels_format=`` names them, or ``read_qrels(path, format=...)`` reads them), each scored by its own measures
+    (``measures="qrels_jg"``, ``"all_prefs"``; by default trec_eval's set of the kind). ``zscores``: a file of
+    per-query means and standard deviations (trec_eval's ``-Z``): every value is then a z-score
+    (``evaluation.zscores``).
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
@@ -170,6 +175,9 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     check_cluster(cluster)
     corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
     render = options.pop("render", None)
+    zscores = _zscores(options.pop("zscores", None), corpus)
+    if zscores is not None and render is not None:
+        render = _ZScored(render, zscores)  # where the evaluation is made, as the render itself
     if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError
 
@@ -197,9 +205,14 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     try:
         table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
                                       judgments=reading.get("judgments"))
-        for note in notes:
+        from trec_rag_eval.evaluation.judgment_kinds import check_judgments, default_measure_set, judgment_notes
+
+        for note in notes + judgment_notes(table, chosen):
             note.warn()
-        asked = measures_for(measures, order=order, llm_judgments=has_llm_judgments(notes))
+        kind_default = default_measure_set(table) if measures is None else None  # judgment groups, preferences
+        asked = measures_for([kind_default] if kind_default else measures, order=order,
+                             llm_judgments=has_llm_judgments(notes))
+        check_judgments(table, asked)  # once, before any run is read
         if cluster is not None:  # the workers read the qrels file themselves, as they read the runs
             running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
                                                  topics=reading.get("topics"), judgments=reading.get("judgments"))
@@ -207,7 +220,15 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead,
                                  render=render if corpus is None else None, **running)
         if corpus is None:
-            yield from outcomes
+            if zscores is None or render is not None:
+                yield from outcomes
+                return
+            from trec_rag_eval.evaluation.zscores import zscored
+
+            for outcome in outcomes:
+                if outcome.evaluation is not None:
+                    outcome.evaluation = zscored(outcome.evaluation, zscores)
+                yield outcome
             return
         if shards:
             from trec_rag_eval.errors import UsageError
@@ -225,6 +246,33 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         bars.close()
         if ahead is not None:
             ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
+
+
+def _zscores(zscores: Any, corpus: Any) -> Any:
+    """The means and standard deviations of ``zscores=`` (a path to trec_eval's -Z file, or ``io.zscores.ZScores``),
+    read before anything else; None without it."""
+    if zscores is None:
+        return None
+    if corpus is not None:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("zscores= gives z-scores of the measures; the context cost of corpus= has none: not both",
+                         {"zscores=": "zscores", "corpus=": "corpus"})
+    from trec_rag_eval.io.zscores import ZScores, read_zscores
+
+    return zscores if isinstance(zscores, ZScores) else read_zscores(zscores)
+
+
+class _ZScored:
+    """A render of evaluations as z-scores (picklable, for a cluster's workers as for threads)."""
+
+    def __init__(self, render: Callable[[Evaluation], Any], zscores: Any) -> None:
+        self.render, self.zscores = render, zscores
+
+    def __call__(self, evaluation: Evaluation) -> Any:
+        from trec_rag_eval.evaluation.zscores import zscored
+
+        return self.render(zscored(evaluation, self.zscores))
 
 
 def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokenizer: Any, qrels: Qrels,
@@ -608,7 +656,8 @@ def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run
 def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
                topics: str | os.PathLike[str] | None = None, judgments: str | None = None) -> Qrels:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
-    the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...). ``judgments``
+    the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...; ``"qrels_jg"``, ``"prefs"`` and
+    ``"qrels_prefs"`` read trec_eval's judgment groups and preferences: ``tables.judgment_kinds``). ``judgments``
     (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``."""
     from trec_rag_eval.io.any_format import load_qrels
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import Note, note, warning
+from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
 if TYPE_CHECKING:
     from trec_rag_eval.tables import Qrels
@@ -105,8 +106,7 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     if qrels_out is not None or topics_path is not None:
         dataset = dataset or load_qrels(input_path, qrels_format)
         if qrels_out is not None:
-            write = for_output(qrels_out).write_qrels
-            assert write is not None
+            write = _judgments_writer(dataset, qrels_out)
             count = write(dataset, qrels_out, force=force)
             queries = dataset.frame["query_id"].n_unique()
             report.written.append(f"Wrote {qrels_out}: {count} judgments for {queries} queries")
@@ -154,12 +154,29 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
             raise UsageError(f"{input_path} holds both judgments and results: say which with kind=", {"kind=": "kind"})
     if kind == "dataset":
         qrels = load_qrels(input_path, qrels_format, topics=topics_path)
+        if judgment_kind(qrels) == "preferences":  # their own JSON: one object per line of the prefs file
+            count = _judgments_writer(qrels, json_out)(qrels, json_out, force=force)
+            return f"wrote {json_out}: {count} preferences"
         count = write_dataset_json(qrels, json_out, keys=keys, force=force)
         return f"Wrote {json_out}: {count} queries"
     dataset = load_qrels(dataset_path, qrels_format) if dataset_path is not None else None
     run = load_run(input_path, run_format, dataset)
     count = write_results_json(run, json_out, scores=scores, force=force)
     return f"Wrote {json_out}: results for {count} queries"
+
+
+def _judgments_writer(judgments: Qrels, path: str) -> Any:
+    """How to write ``judgments`` to ``path``: in the format its name asks for (``io.formats.for_output``);
+    preferences in theirs (prefs text, Parquet or JSON rows: ``io.prefs_files.write_preferences``)."""
+    if judgment_kind(judgments) == "preferences":
+        from trec_rag_eval.io.prefs_files import write_preferences
+
+        return write_preferences
+    from trec_rag_eval.io.formats import for_output
+
+    write = for_output(path).write_qrels
+    assert write is not None
+    return write
 
 
 def _default_topics_path(qrels_out: str) -> str:

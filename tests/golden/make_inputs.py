@@ -22,6 +22,14 @@ conventions trec_eval's own test data covers, and a few it does not:
 - ``run.ties.messy``: the same results with comment lines, blank and whitespace-only lines, leading
   blanks, tabs and CRLF line ends: trec_eval prints the same bytes for it.
 - ``run.trunc``: ``run.ties`` without topics 10 and 302 (missing queries, for ``-c``).
+- ``prefs.mixed``: preferences (``query_id group subgroup doc_id level``) over the judged documents of every
+  topic, for ``-R prefs``: groups of one subgroup (a line written twice) and of several (made transitive, with
+  negative levels), integer and real levels, several groups on the same documents; ``prefs.mixed.comments``:
+  the same with comment lines, tabs and CRLF line ends.
+- ``qrels.groups``: every topic judged by two or three judgment groups (the iteration column), for ``-R
+  qrels_jg``; ``qrels.groups.comments``: the same with comment lines, tabs and CRLF.
+- ``zscores.binary``: ``query_id measure mean stddev`` for ``-Z``: topic 10 and some measures left out, num_rel's
+  standard deviation 0 (its true mean for most topics, a wrong one for 301).
 - ``qrels.msmarco`` / ``run.msmarco``: MS MARCO v2.1 segment ids (``msmarco_v2.1_doc_00_880019750#4_16338``)
   and TREC 2024 RAG style topic ids, graded 0-3, a run grouped by topic (so it can be streamed) with 100
   documents for each of 80 topics of which 25 are judged; scores at full double precision, some equal
@@ -160,6 +168,77 @@ def _msmarco(rng: random.Random) -> tuple[list[str], list[str]]:
     return qrels, run
 
 
+def _preferences(rng: random.Random, judgments: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
+    """Preference lines (query_id group subgroup doc_id level) over the judged documents of every topic: groups
+    of one subgroup (integer and real levels, a line written twice) and of several (made transitive, a
+    document at a negative level), several groups judging the same documents, one non-positive level per
+    one-subgroup group (trec_eval reads past the lowest level otherwise, in prefs_avgjg_Rnonrel)."""
+    lines: list[str] = []
+    for topic in TOPICS:
+        docs = sorted(judgments[topic])
+        for number, group in enumerate(rng.sample(["u1", "u2", "U3", "10", "9"], rng.randint(1, 3))):
+            nonrel = rng.choice([0, 0, -1])
+            latent = {d: rng.choice([nonrel, nonrel, 1, 2, 3]) for d in docs}
+            real = number % 2 == 1
+            if rng.random() < 0.5:
+                for doc in rng.sample(docs, min(len(docs), rng.randint(5, 40))):
+                    level = latent[doc] * (1.5 if real and latent[doc] > 0 else 1)
+                    lines.append(f"{topic} {group} F:Rnk {doc} {level:g}")
+                    if rng.random() < 0.05:
+                        lines.append(lines[-1])  # counted twice, as trec_eval counts it
+            else:
+                for doc in rng.sample(docs, 2):
+                    latent[doc] = -2  # neither relevant nor not, in a group of several subgroups
+                for subgroup in range(rng.randint(2, 4)):
+                    scale = rng.choice([1, 2, 3])
+                    for doc in rng.sample(docs, min(len(docs), rng.randint(2, 8))):
+                        level = latent[doc] * scale if latent[doc] > 0 else latent[doc]
+                        lines.append(f"{topic} {group} s{subgroup} {doc} {level}")
+    rng.shuffle(lines)
+    return lines
+
+
+def _groups(rng: random.Random, judgments: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
+    """Qrels of judgment groups: every topic judged by two or three groups, on overlapping documents."""
+    lines: list[str] = []
+    for topic in TOPICS:
+        docs = sorted(judgments[topic])
+        for group in rng.sample(["0", "1", "2", "a"], rng.randint(2, 3)):
+            for doc in rng.sample(docs, rng.randint(len(docs) // 3, len(docs))):
+                binary = judgments[topic][doc][0]
+                grade = rng.choice([-1, 0, 1, 2, 3]) if rng.random() < 0.2 else binary * rng.choice([1, 2])
+                lines.append(f"{topic} {group} {doc} {grade}")
+    return lines
+
+
+ZSCORE_MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+                   "iprec_at_recall_0.00", "iprec_at_recall_0.50", "P_5", "P_10", "P_30", "P_100", "recall_100",
+                   "utility", "ndcg", "ndcg_cut_10", "map_cut_100", "success_5", "set_F", "rbp", "unj_10",
+                   "num_nonrel_judged_ret", "11pt_avg", "infAP", "gm_bpref"]
+"""The measures the z-scores file gives means for (the others of all_trec score -1000000)."""
+
+
+def _zscores(rng: random.Random, judgments: dict[str, dict[str, tuple[int, int]]]) -> list[str]:
+    """``query_id measure mean stddev``: topic 10 left out (all -1000000), a few measures left out per topic,
+    num_rel's standard deviation 0 with its true mean (z = 0) and another 0 with a wrong mean (-1000000)."""
+    lines: list[str] = []
+    for topic in TOPICS:
+        if topic == "10":
+            continue
+        relevant = sum(binary for binary, _ in judgments[topic].values())
+        for measure in ZSCORE_MEASURES:
+            if rng.random() < 0.1:
+                continue
+            if measure == "num_rel":
+                lines.append(f"{topic} num_rel {relevant if topic != '301' else relevant + 1} 0")
+                continue
+            mean, spread = (rng.uniform(100, 800), rng.uniform(10, 300)) if measure.startswith("num") else (
+                rng.uniform(-3, 0.6) if measure.startswith("gm_") else rng.uniform(0, 0.6), rng.uniform(0.01, 0.4))
+            lines.append(f"{topic} {measure} {mean:.4f} {spread:.4f}")
+    rng.shuffle(lines)
+    return lines
+
+
 def build() -> dict[str, bytes]:
     rng = random.Random(SEED)
     judgments = _judgments(rng)
@@ -195,7 +274,27 @@ def build() -> dict[str, bytes]:
     qrels_ms, run_ms = _msmarco(rng)
     files["qrels.msmarco"] = ("\n".join(qrels_ms) + "\n").encode()
     files["run.msmarco"] = ("\n".join(run_ms) + "\n").encode()
+
+    more = random.Random(SEED + 1)  # the later files draw from their own stream: the ones above stay as they were
+    prefs = _preferences(more, judgments)
+    files["prefs.mixed"] = ("\n".join(prefs) + "\n").encode()
+    files["prefs.mixed.comments"] = _with_comments(prefs)
+    groups = _groups(more, judgments)
+    files["qrels.groups"] = ("\n".join(groups) + "\n").encode()
+    files["qrels.groups.comments"] = _with_comments(groups)
+    files["zscores.binary"] = ("\n".join(_zscores(more, judgments)) + "\n").encode()
     return files
+
+
+def _with_comments(lines: list[str]) -> bytes:
+    """The same lines with ``#`` comment lines as trec_eval takes them (never two in a row, never last), tabs
+    between some fields and CRLF line ends: trec_eval prints the same bytes for it."""
+    out = ["# judgments for the golden tests, with comments"]
+    for index, line in enumerate(lines):
+        out.append(line.replace(" ", "\t", 1) if index % 3 == 0 else line)
+        if index in (5, 50):
+            out.append(f"# a comment after line {index}")
+    return ("\r\n".join(out) + "\r\n").encode()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,6 +91,11 @@ FLAGS = {
     "confidence": "--confidence",
     "ci_width": "--ci-width",
     "queries": "--queries",
+    "zscores": "-Z",
+    "trec_format": "-R qrels",
+    "qrels_jg_format": "-R qrels_jg",
+    "prefs_format": "-R prefs",
+    "qrels_prefs_format": "-R qrels_prefs",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 
@@ -131,10 +136,14 @@ def cli(ctx: click.Context) -> None:
 
 
 def _route(args: list[str]) -> list[str]:
-    """Send ``trec-rag-eval [options] QRELS RUN`` to the evaluate command."""
-    if not args or args[0] in COMMANDS or args[0] in ("-h", "--help", "--version"):
+    """Send ``trec-rag-eval [options] QRELS RUN`` to the evaluate command, trec_eval's spellings of its
+    options read as ours (``cli.trec_eval_args``)."""
+    if not args or args[0] in ("-h", "--help", "--version") or (args[0] in COMMANDS and args[0] != "evaluate"):
         return args
-    return ["evaluate", *args]
+    from trec_rag_eval.cli.trec_eval_args import trec_eval_spellings
+
+    rest = trec_eval_spellings(args[1:] if args[0] == "evaluate" else args)
+    return rest if rest == ["--version"] else ["evaluate", *rest]
 
 
 def tell(note: Worded | str, kind: str = "warning") -> None:

@@ -12,6 +12,14 @@ from trec_rag_eval.cli import options, tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
+from trec_rag_eval.cli.trec_eval_args import (
+    TrecEvalCommand,
+    refuse_debug_level,
+    refuse_obsolete_output,
+    refuse_option_as_output,
+    rel_info_format,
+    results_format,
+)
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.io.atomic import output_to
@@ -31,7 +39,7 @@ def _without_tokens() -> str:
     return " or ".join(f"--format {name}" for name in choices(EVALUATION) if not OUTPUT_FORMATS[name].context_tokens)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=TrecEvalCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("qrels", type=click.Path())  # a file, or a BEIR folder
 @click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
@@ -55,6 +63,17 @@ def _without_tokens() -> str:
 @options.output_options(EVALUATION, default=None, help="Default: table for the RAG set, trec when -m is given.")
 @options.qrels_format()
 @options.run_format()
+@click.option("-R", "rel_info", metavar="FORMAT", default=None,
+              help="trec_eval's judgments formats: qrels (TREC qrels), qrels_jg (the iteration column names a "
+                   "judgment group: the *_avgjg measures), prefs (query_id group subgroup doc_id level: the "
+                   "prefs_* measures), qrels_prefs (qrels read as preferences).")
+@click.option("-T", "results", metavar="FORMAT", default=None,
+              help="trec_eval's run formats: trec_results (a TREC run; --run-format reads others).")
+@click.option("-Z", "zscores", metavar="FILE", type=InputPath(dir_okay=False, exists=True), default=None,
+              help="Print z-scores against FILE's per-query means and standard deviations (lines: query_id "
+                   "measure mean stddev), as trec_eval -Z: Z before each name, -1000000 where FILE lacks one.")
+@click.option("-D", "debug_level", metavar="LEVEL", default=None, hidden=True)  # refused in words
+@click.option("--Output_old_results_format", "obsolete_output", default=None, hidden=True)  # refused in words
 @click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
               help="Topics file (query_id<TAB>text) of TREC qrels, or irds:<dataset id>: its queries with no "
                    "judgment at all "
@@ -93,7 +112,9 @@ def _without_tokens() -> str:
 def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], per_query: bool, complete: bool,
                      intersection: bool, relevance_level: int, judged_only: bool, max_retrieved: int | None,
                      no_summary: bool, num_docs: int, trec_eval_9: bool, output_format: str | None,
-                     qrels_format: str, run_format: str, topics_path: str | None, stream: bool, chunk_size: int,
+                     qrels_format: str, run_format: str, rel_info: str | None, results: str | None,
+                     zscores: str | None, debug_level: str | None, obsolete_output: str | None,
+                     topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
                      jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
                      corpus: str | None, tokenizer: str | None, doc_id_pattern: str | None, doc_map: str | None,
@@ -133,13 +154,21 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     """
     from trec_rag_eval import api
 
+    refuse_debug_level(debug_level)
+    refuse_obsolete_output(obsolete_output)
+    ctx = click.get_current_context()
+    refuse_option_as_output(output, [name for param in ctx.command.params for name in getattr(param, "opts", [])])
+    qrels_format = rel_info_format(rel_info, qrels_format)
+    run_format = results_format(results, run_format)
+    if zscores is not None and output_format not in (None, "trec"):
+        raise UsageError("-Z prints trec_eval's z-score lines: --format trec only")
     if complete and intersection:
         raise UsageError("-c and --intersection contradict each other")
     if cluster is not None:
         api.check_cluster(cluster)  # local:100000 is refused now, not after a minute of starting processes
     # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
     api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
-    fmt = output_format or ("trec" if measures else "table")
+    fmt = output_format or ("trec" if measures or zscores else "table")
     if stream and (doc_id_pattern is not None or doc_map is not None):
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
     if stream and (cluster is not None or shards):
@@ -174,7 +203,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
         render=RunRenderer(fmt, per_query, not no_summary),  # on the thread or worker that evaluated the run
-        **({"id": id_key} if id_key is not None else {}))
+        **({"id": id_key} if id_key is not None else {}), **({"zscores": zscores} if zscores is not None else {}))
     with output_to(output, force) as out:  # stdout, or -o FILE through the one writer (io.atomic)
         document = Document(fmt, out.write)
         for outcome in outcomes:  # in run order, whatever finished first; each written, then released

@@ -23,6 +23,7 @@ from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, per_document, query_id_set
+from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +73,8 @@ class Evaluation:
     context: ContextCost | None = None
     """The tokens of the top k results per query, when the results' texts were given (``corpus=``;
     see ``evaluation.context``): shown beside the measures at the same k."""
+    zscored: bool = False
+    """The numbers are z-scores against per-query means (``evaluation.zscores``: trec_eval's -Z)."""
 
     def __post_init__(self) -> None:
         # kernels fill dicts keyed by Measure; the public side reads them by name
@@ -217,9 +220,7 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
         return run_tag
     if family.aggregate == "none":
         return None
-    if family.name == "num_rel" and complete_flag and qrels is not None:
-        # trec_eval -c recounts num_rel over the qrels as judgments > 0, whatever -l says: a rule of trec_eval's
-        # -c summary about this one count (its per-query values keep -l), not a property of the measure
+    if recounted_under_c(measure, complete_flag) and qrels is not None:
         return float((np.asarray(qrels.data["relevance"]) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
     if num_queries == 0 and family.aggregate != "sum":
@@ -236,6 +237,13 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
         raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters (its "
                          "values' sum overflows; trec_eval prints inf or nan there)")
     return total
+
+
+def recounted_under_c(measure: Measure, complete_flag: bool) -> bool:
+    """Whether trec_eval's summary of ``measure`` is not taken over its per-query values: -c recounts num_rel over
+    the qrels as judgments > 0, whatever -l says (a rule of trec_eval's -c summary about this one count, its
+    per-query values keeping -l; not a property of the measure)."""
+    return measure.spec.name == "num_rel" and complete_flag
 
 
 def no_query_error(qrels: Qrels, run: Run) -> UsageError:
@@ -268,7 +276,25 @@ def evaluate_tables(
     each document then counts once, at its best chunk's score. The report is ``Evaluation.collapse``.
     """
     chosen = settings_of(settings, **overrides)
+    kind = judgment_kind(qrels)
+    if kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
+        from trec_rag_eval.evaluation.judgment_kinds import align_kind, check_judgments, default_measure_set
+
+        resolved = resolve_measures(default_measure_set(qrels) if measures is None else measures)
+        check_judgments(qrels, resolved)
+        if doc_map is not None:
+            raise UsageError(f"doc_map maps chunk ids for relevance judgments; {qrels.source} holds {kind}",
+                             {"doc_map": "doc_map"})
+        ranked, numbered, views = align_kind(qrels, run, chosen)
+        if ranked.num_queries == 0:
+            raise no_query_error(numbered, run)
+        warn_if_nothing_matches(ranked, run.source)
+        return evaluate_ranked(ranked, resolved, chosen, qrels=numbered, views=views)
     resolved = resolve_measures(measures)
+    if any(m.spec.judgments not in ("relevance", "any") for m in resolved):
+        from trec_rag_eval.evaluation.judgment_kinds import check_judgments
+
+        check_judgments(qrels, resolved)
     collapse = None
     if doc_map is not None:
         run, collapse = collapse_run(run, doc_map, qrels)
@@ -367,15 +393,18 @@ def evaluate_ranked(
     *,
     qrels: Qrels | None = None,
     subtopics: Any = None,
+    views: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """Run the kernels on already aligned queries (the streaming path calls this per chunk); of the
     settings, the ranking ones were applied by ``rank``. ``subtopics``: the intent-aware judgments
-    aligned with ``ranked`` (``evaluation.subtopics``), for the diversity measures."""
+    aligned with ``ranked`` (``evaluation.subtopics``), for the diversity measures; ``views``: other
+    judgments aligned with it, by the name their kernels read them by (``evaluation.judgment_kinds``)."""
     settings = settings or Settings()
     relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
     options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers,
-               "subtopics": subtopics}
-    parts = _query_ranges(ranked) if subtopics is None else [(0, ranked.num_queries)]
+               "subtopics": subtopics, **(views or {})}
+    whole = subtopics is not None or bool(views)  # the views hold every query: the kernels see them all at once
+    parts = [(0, ranked.num_queries)] if whole else _query_ranges(ranked)
     if len(parts) == 1:
         values = _kernel_values(ranked, measures, relevance_level, trec_eval_9, options)
     else:  # each thread a range of whole queries; numpy releases the GIL in the kernels' array work

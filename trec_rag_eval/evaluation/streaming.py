@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,10 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
 
 
 def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
+    """The judgments of the queries ``ids``, of the same kind (``tables.judgment_kinds``)."""
     topics = {q: t for q, t in (qrels.topics or {}).items() if q in ids}
-    return Qrels(qrels.frame.filter(pl.col("query_id").is_in(list(ids))), qrels.source, topics or None,
-                 tuple(q for q in qrels.unjudged if q in ids))
+    return replace(qrels, data=qrels.frame.filter(pl.col("query_id").is_in(list(ids))), topics=topics or None,
+                   unjudged=tuple(q for q in qrels.unjudged if q in ids))
 
 
 def _collect(part: Evaluation, number: int, found: dict[str, tuple[int, int]], missing_ids: set[str]) -> None:

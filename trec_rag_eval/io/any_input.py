@@ -13,6 +13,7 @@ from trec_rag_eval.io.any_format import load_qrels, load_run
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, empty_keys
+from trec_rag_eval.tables.judgment_kinds import Preferences
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
@@ -30,6 +31,8 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     ``Qrels`` as it is."""
     if isinstance(value, Qrels):
         return value
+    if isinstance(value, Preferences):  # preference judgments pass as they are (tables.judgment_kinds)
+        return value  # type: ignore[return-value]
     if isinstance(value, (str, os.PathLike)):
         return load_qrels(value)
     if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:

@@ -245,8 +245,20 @@ def _results(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run,
     return read_results_report(path, qrels, id=id)
 
 
+def _is_prefs(path: str, head: Head) -> bool:
+    from trec_rag_eval.io.prefs_files import is_prefs
+
+    return is_prefs(path, head)
+
+
 _HELP_ORDER = {"trec": 0, "json": 1, "beir": 2, "parquet": 3}
 
+# preferences come first: their Parquet and JSON files would otherwise be taken for qrels
+register_format(Format("prefs", "preferences: query_id group subgroup doc_id level a line (trec_eval -R prefs), "
+                       "or those columns in Parquet or JSON (detected)", sniff=_is_prefs,
+                       read_qrels=_read("prefs_files", "read_preferences"),
+                       read_run=_read("prefs_files", "refuse_as_run"),
+                       write_qrels=_read("prefs_files", "write_preferences"), run_by_name=False))
 register_format(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
                 sniff=_is_parquet, read_qrels=_read("parquet", "read_parquet_qrels"),
                 read_run=_report(_read("parquet", "read_parquet_run")),
@@ -259,6 +271,11 @@ register_format(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a qu
 register_format(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
                 read_qrels=_read("trec", "read_trec_qrels"), read_run=_report(_read("trec", "read_trec_run")),
                 write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))
+register_format(Format("qrels_prefs", "a qrels file read as preferences: the iteration column as the judgment group, "
+                       "the relevance as the level (trec_eval -R qrels_prefs)",
+                       read_qrels=_read("prefs_files", "read_qrels_as_preferences")))
+register_format(Format("qrels_jg", "qrels whose iteration column names the judgment group (trec_eval -R qrels_jg)",
+                       read_qrels=_read("prefs_files", "read_grouped")))
 for _shape, _name, _summary in (("rows", "rag", "JSON rows (id, query, relevant, ...)"),
                                 ("rows", "ragas", "ragas rows"),
                                 ("llamaindex", "llamaindex", "LlamaIndex's queries/corpus/relevant_docs"),

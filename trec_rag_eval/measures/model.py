@@ -301,6 +301,13 @@ class Family:
     ``trec_eval_9=True`` (interpolated precision cut at floor(p*R + 0.9))."""
     subtopics: bool = False
     """An intent-aware measure: it reads the qrels' iteration column as the subtopic (ndeval's format)."""
+    zscore: bool = True
+    """Its values become z-scores under trec_eval's -Z; False for num_q, whose summary stays the number of
+    queries (trec_eval counts them afresh)."""
+    judgments: str = "relevance"
+    """The judgments it scores: ``relevance`` (one grade per document: qrels), ``groups`` (qrels of several
+    judgment groups: trec_eval's qrels_jg), ``preferences`` (trec_eval's prefs and qrels_prefs) or ``any``
+    (runid, num_q)."""
 
     def __post_init__(self) -> None:
         if self.kind == "real_list" and not self.list_param:

@@ -7,8 +7,8 @@ command and the README's measure table are generated from this registry.
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, sets
-from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Param, Range, register
+from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, groups, preferences, sets
+from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Kernel, Param, Range, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -81,12 +81,56 @@ def _own(name: str, rel: str = _GRADED) -> IrMeasures:
     return IrMeasures(name, rel=rel, judged_only=f"ir-measures' {name} has no judged_only")
 
 
+
+def _prefs(name: str, kernel: Kernel, definition: str, count: bool = False) -> Family:
+    """A family of trec_eval's preference measures: read from preference judgments, named as trec_eval names
+    them in every notation; a count is summed over queries, not averaged."""
+    if count:
+        return Family(name, kernel, definition, names=(name,), judgments="preferences", value_type="int",
+                      aggregate="sum", value_range=None)
+    return Family(name, kernel, definition, names=(name,), judgments="preferences")
+
+
+_IMPLIED = " A preference with one document retrieved counts (fulfilled when that one is preferred)"
+_NONE = ", one with neither retrieved is possible, never fulfilled."
+_PREFERENCE_FAMILIES = [
+    _prefs("prefs_num_prefs_poss", preferences.num_prefs_possible,
+           "Preferences possible, retrieved or not (summed over queries).", count=True),
+    _prefs("prefs_num_prefs_ful", preferences.num_prefs_fulfilled,
+           "Preferences fulfilled: the preferred document retrieved above the other, or retrieved alone "
+           "(summed over queries).", count=True),
+    _prefs("prefs_num_prefs_ful_ret", preferences.num_prefs_fulfilled_ret,
+           "Preferences fulfilled between retrieved documents (summed over queries).", count=True),
+    _prefs("prefs_simp", preferences.prefs_simp,
+           "Preferences fulfilled / possible, every judgment group together." + _IMPLIED + _NONE),
+    _prefs("prefs_pair", preferences.prefs_pair,
+           "Mean over pairs of documents of the share of their preferences (from every group) that the ranking "
+           "fulfils; a pair with neither retrieved scores 0."),
+    _prefs("prefs_avgjg", preferences.prefs_avgjg,
+           "Preferences fulfilled / possible in each judgment group, averaged over the query's groups." + _IMPLIED
+           + _NONE),
+    _prefs("prefs_avgjg_Rnonrel", preferences.prefs_avgjg_rnonrel,
+           "prefs_avgjg with each group's non-relevant documents (level 0) counted as many as its relevant ones "
+           "(level > 0): the first R non-relevant ones, or R - N extra non-relevant ones ranked last."),
+    _prefs("prefs_simp_ret", preferences.prefs_simp_ret, "prefs_simp over pairs of retrieved documents only."),
+    _prefs("prefs_pair_ret", preferences.prefs_pair_ret, "prefs_pair over pairs of retrieved documents only."),
+    _prefs("prefs_avgjg_ret", preferences.prefs_avgjg_ret, "prefs_avgjg over pairs of retrieved documents only."),
+    _prefs("prefs_avgjg_Rnonrel_ret", preferences.prefs_avgjg_rnonrel_ret,
+           "prefs_avgjg_Rnonrel over retrieved documents only (R and N count the retrieved ones)."),
+    _prefs("prefs_simp_imp", preferences.prefs_simp_imp,
+           "prefs_simp over pairs with at least one document retrieved."),
+    _prefs("prefs_pair_imp", preferences.prefs_pair_imp,
+           "prefs_pair over pairs with at least one document retrieved."),
+    _prefs("prefs_avgjg_imp", preferences.prefs_avgjg_imp,
+           "prefs_avgjg over pairs with at least one document retrieved."),
+]
+
 _FAMILIES = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
-           aggregate="none", per_query=False, names=("runid",), value_range=None, run_tag=True),
+           aggregate="none", per_query=False, names=("runid",), value_range=None, run_tag=True, judgments="any"),
     Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
            aggregate="sum", names=("NumQ",), ir_measures=IrMeasures("NumQ", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
-           value_range=None, trec_per_query=False),
+           value_range=None, trec_per_query=False, judgments="any", zscore=False),
     Family("num_ret", binary.num_ret, "Documents retrieved (after -M and -J).", value_type="int", aggregate="sum",
            names=("NumRet",), params={"rel": REL},
            ir_measures=IrMeasures("NumRet", rel=_GRADED, judged_only=_NO_JUDGED_ONLY), value_range=None),
@@ -205,6 +249,16 @@ _FAMILIES = [
            list_first="beta"),
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
            value_type="int", aggregate="sum", names=("NumNonRelJudgedRet",), value_range=None),
+    *_PREFERENCE_FAMILIES,
+    Family("map_avgjg", groups.map_avgjg,
+           "AP of each judgment group (the qrels' iteration column, -R qrels_jg), averaged over the query's groups.",
+           names=("AP_avgjg",), params={"rel": REL}, judgments="groups"),
+    Family("P_avgjg", groups.p_avgjg, "P@k of each judgment group, averaged over the query's groups.",
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("P_avgjg@k",), params={"rel": REL}, judgments="groups"),
+    Family("Rprec_mult_avgjg", groups.rprec_mult_avgjg,
+           "Precision at rank floor(x*R + 0.9) of each judgment group (R its relevant documents), averaged over "
+           "the query's groups.", kind="real_cutoffs", defaults=tuple(i / 10 for i in range(2, 21, 2)),
+           names=("RprecMult_avgjg@x",), params={"rel": REL}, judgments="groups"),
     Family("yaap", binary.yaap, "Yet another AP: log((1+S)/(1+R-S)), S = sum of P@k at relevant ranks.",
            names=("yaap",), value_range=None),
     Family("rbp", graded.rbp, "Rank-biased precision, persistence p (default 0.9), gains scaled to [0, 1].",
@@ -353,6 +407,12 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "num_nonrel_judged_ret", "unj", "rbp", "rbp_resid"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_relative_P",
             "set_recall", "set_map", "set_F"),
+    "all_prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+                  "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret",
+                  "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp"),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
 # families trec_eval itself knows (the rest are ours or ir-measures')

@@ -16,20 +16,21 @@ from trec_rag_eval.measures.model import Measure
 if TYPE_CHECKING:
     import polars as pl
 
-def format_trec_value(measure: Measure, value: Any) -> str:
+def format_trec_value(measure: Measure, value: Any, zscored: bool = False) -> str:
     """trec_eval's text of one value (its ``%6.4f``, counts as ``%ld``, NaN as glibc's ``-nan``), the one
-    number format of its lines; ``format_trec_column`` writes the same bytes a column at a time."""
+    number format of its lines; ``format_trec_column`` writes the same bytes a column at a time. ``zscored``
+    (-Z): counts are z-scores too, written as the other numbers."""
     kind = measure.spec.value_type
     if kind == "str":
         return f"'{value}'" if measure.spec.quoted else str(value)
-    if kind == "int":
+    if kind == "int" and not zscored:
         return str(int(value))
     if math.isnan(value):
         return "%6s" % "-nan"  # glibc prints C's 0/0 this way
     return "%6.4f" % value
 
 
-def format_trec_column(measure: Measure, values: Any) -> pl.Series:
+def format_trec_column(measure: Measure, values: Any, zscored: bool = False) -> pl.Series:
     """``format_trec_value`` of every value of one per-query column, as a string Series."""
     import polars as pl
 
@@ -40,13 +41,19 @@ def format_trec_column(measure: Measure, values: Any) -> pl.Series:
         text = columns.strings([str(v) for v in values])
         return pl.select(pl.concat_str([pl.lit("'"), text, pl.lit("'")])).to_series() \
             if measure.spec.quoted else text
-    if kind == "int":
+    if kind == "int" and not zscored:
         return columns.integers(values)
     return columns.fixed(values, 4, nan="-nan", width=6)
 
 
-def _line(measure: Measure, query_id: str, value: Any) -> str:
-    return "%-22s\t%s\t%s\n" % (measure.trec_name, query_id, format_trec_value(measure, value))
+def trec_label(measure: Measure, zscored: bool = False) -> str:
+    """The name field of a line, padded (``%-22s``); under -Z a number's name is led by ``Z``, as trec_eval's."""
+    z = "Z" if zscored and measure.spec.value_type != "str" and not measure.spec.run_tag else ""
+    return z + "%-22s" % measure.trec_name
+
+
+def _line(measure: Measure, query_id: str, value: Any, zscored: bool = False) -> str:
+    return "%s\t%s\t%s\n" % (trec_label(measure, zscored), query_id, format_trec_value(measure, value, zscored))
 
 
 def per_query_measures(evaluation: Evaluation) -> list[Measure]:
@@ -61,8 +68,9 @@ def per_query_lines(evaluation: Evaluation) -> list[str]:
     measures = per_query_measures(evaluation)
     if not measures or not evaluation.query_ids:
         return []
-    table = [(m, "%-22s\t" % m.trec_name, evaluation.values[str(m)]) for m in measures]
-    return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i])}\n"
+    z = evaluation.zscored
+    table = [(m, trec_label(m, z) + "\t", evaluation.values[str(m)]) for m in measures]
+    return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i], z)}\n"
                     for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)]
 
 
@@ -77,7 +85,7 @@ def per_query_blocks(evaluation: Evaluation) -> list[str]:
 
 def summary_text(evaluation: Evaluation, runid: bool = True) -> str:
     """The ``all`` lines (without the ``runid`` line when ``runid`` is False)."""
-    return "".join(_line(measure, "all", value) for measure in evaluation.measures
+    return "".join(_line(measure, "all", value, evaluation.zscored) for measure in evaluation.measures
                    if (value := evaluation.summary.get(measure)) is not None and (runid or not measure.spec.run_tag))
 
 
@@ -111,7 +119,7 @@ def _blocks_between(evaluation: Evaluation, measures: list[Measure], first: int,
     """The lines of queries ``first`` to ``last`` (excluded), ``step`` queries a block."""
     from trec_rag_eval.render import columns
 
-    names = columns.strings(["%-22s" % m.trec_name for m in measures])
+    names = columns.strings([trec_label(m, evaluation.zscored) for m in measures])
     query_ids = columns.strings(evaluation.query_ids[first:last])
     formatted = _formatted_columns(evaluation, measures, first, last)
     blocks = []
@@ -136,7 +144,7 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
     from trec_rag_eval.render import columns
 
     queries = last - first
-    real = [m for m in measures if m.spec.value_type not in ("str", "int")]
+    real = [m for m in measures if m.spec.value_type != "str" and (evaluation.zscored or m.spec.value_type != "int")]
     per_batch = max(1, FORMAT_BATCH_VALUES // max(1, queries))
     sliced: dict[str, pl.Series] = {}
     for start in range(0, len(real) if per_batch > 1 else 0, per_batch):
@@ -144,5 +152,5 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
         values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64)[first:last] for m in batch])
         text = columns.fixed(values, 4, nan="-nan", width=6)
         sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
-    return [sliced[str(m)] if str(m) in sliced else format_trec_column(m, evaluation.values[str(m)][first:last])
-            for m in measures]
+    return [sliced[str(m)] if str(m) in sliced
+            else format_trec_column(m, evaluation.values[str(m)][first:last], evaluation.zscored) for m in measures]
