@@ -71,7 +71,7 @@ def test_the_measures_fit_judgment_groups_only(tmp_path):
     plain = invoke("-m", "map_avgjg", str(tmp_path / "qrels.jg"), str(tmp_path / "qrels.jg"))
     assert plain.exit_code == 2 and plain.stderr.startswith(
         "Error: map_avgjg scores judgment groups (qrels whose iteration column names the group), and ")
-    assert plain.stderr.endswith("or read the qrels with -R qrels_jg\n")
+    assert plain.stderr.endswith("or read the qrels with --qrels-format qrels_jg\n")
     # runid and num_q fit every kind; without -m the command evaluates trec_eval's qrels_jg set
     default = evaluate_tables(grouped, run)
     assert [m.trec_name for m in default.measures][:3] == ["runid", "num_q", "map_avgjg"]

@@ -224,7 +224,7 @@ def test_the_command_line_says_its_flags_and_picks_the_prefs_set(tmp_path):
     assert refused.exit_code == 2 and refused.stdout == ""
     assert refused.stderr == (f"Error: map scores relevance judgments (qrels: one grade per document), and {prefs} "
                               "holds preference judgments: ask for the prefs_* measures (all_prefs), or read the qrels "
-                              "as qrels (-R qrels)\n")
+                              "as qrels (--qrels-format trec)\n")
     # without -m: trec_eval's prefs set; -J and -l are said to change nothing
     default = invoke("-R", "prefs", "--format", "trec", "-J", "-l", "2", str(prefs), str(run))
     assert default.exit_code == 0, default.stderr
@@ -306,3 +306,19 @@ def test_a_run_read_in_pieces_gives_the_numbers_of_the_whole_run(tmp_path):
     pieces = invoke("-R", "prefs", "-q", "-m", ALL_PREFS, "--stream", "--chunk-size", "1", str(prefs), str(run))
     assert whole.exit_code == pieces.exit_code == 0, pieces.stderr
     assert whole.stdout == pieces.stdout
+
+
+def test_compare_scores_preferences_and_the_cross_check_refuses_them(tmp_path):
+    prefs, run_a, run_b = tmp_path / "prefs", tmp_path / "a", tmp_path / "b"
+    prefs.write_text(ONE_GROUP)
+    run_a.write_text(ONE_RUN)
+    run_b.write_text(ONE_RUN.replace(" r\n", " b\n").replace("4.0", "0.5"))  # c last: a>c and b>c fulfilled
+    compared = tre.compare(str(prefs), [str(run_a), str(run_b)], "prefs_simp", qrels_format="prefs")
+    assert compared.summary == {"r": {"prefs_simp": pytest.approx(3 / 5)}, "b": {"prefs_simp": 1.0}}  # by run tag
+    with pytest.raises(UsageError, match="ir-measures, which the cross-check computes the measures with, reads "
+                                         "relevance judgments"):
+        tre.crosscheck(str(prefs), str(run_a), "prefs_simp", qrels_format="prefs")
+    refused = invoke("--crosscheck", "-R", "prefs", "-m", "prefs_simp", str(prefs), str(run_a))
+    assert (refused.exit_code, refused.stdout) == (2, "")
+    assert refused.stderr == ("Error: --crosscheck computes the measures with ir-measures too, which reads relevance "
+                              "judgments (qrels) only: not with prefs judgments\n")

@@ -615,8 +615,14 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
     ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as in ``evaluate_many``. ``measures``
     None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
     from trec_rag_eval.checks.crosscheck import crosscheck_tables
+    from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
     judgments, table = _one_pair(qrels, run, options)
+    if judgment_kind(judgments) != "relevance":
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError(f"{judgments.source} holds {judgment_kind(judgments)}: ir-measures, which the cross-check "
+                         "computes the measures with, reads relevance judgments (qrels) only")
     chosen = None if measures is None else resolve_measures(measures)
     return crosscheck_tables(judgments, table, chosen, settings, **options)
 

@@ -92,10 +92,10 @@ FLAGS = {
     "ci_width": "--ci-width",
     "queries": "--queries",
     "zscores": "-Z",
-    "trec_format": "-R qrels",
-    "qrels_jg_format": "-R qrels_jg",
-    "prefs_format": "-R prefs",
-    "qrels_prefs_format": "-R qrels_prefs",
+    "trec_format": "--qrels-format trec",
+    "qrels_jg_format": "--qrels-format qrels_jg",
+    "prefs_format": "--qrels-format prefs",
+    "qrels_prefs_format": "--qrels-format qrels_prefs",
 }
 """How the command line sets a library parameter that an error message names (``TrecRagEvalError.worded``)."""
 

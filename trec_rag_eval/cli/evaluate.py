@@ -72,8 +72,10 @@ def _without_tokens() -> str:
 @click.option("-Z", "zscores", metavar="FILE", type=InputPath(dir_okay=False, exists=True), default=None,
               help="Print z-scores against FILE's per-query means and standard deviations (lines: query_id "
                    "measure mean stddev), as trec_eval -Z: Z before each name, -1000000 where FILE lacks one.")
-@click.option("-D", "debug_level", metavar="LEVEL", default=None, hidden=True)  # refused in words
-@click.option("--Output_old_results_format", "obsolete_output", default=None, hidden=True)  # refused in words
+@click.option("-D", "debug_level", metavar="LEVEL", default=None,
+              help="trec_eval's debug level: refused, its debugging output is not reproduced.")
+@click.option("--Output_old_results_format", "obsolete_output", metavar="X", default=None,
+              help="trec_eval's obsolete option: refused, it changes nothing.")
 @click.option("--topics", "topics_path", type=QrelsPath(dir_okay=False, exists=True), default=None,
               help="Topics file (query_id<TAB>text) of TREC qrels, or irds:<dataset id>: its queries with no "
                    "judgment at all "
@@ -175,6 +177,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
     if shards and (doc_id_pattern is not None or doc_map is not None):
         raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
+    if crosscheck and qrels_format in ("prefs", "qrels_prefs", "qrels_jg"):
+        raise UsageError(f"--crosscheck computes the measures with ir-measures too, which reads relevance judgments "
+                         f"(qrels) only: not with {qrels_format} judgments")
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     layout = OUTPUT_FORMATS[fmt]

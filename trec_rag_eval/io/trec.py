@@ -517,11 +517,8 @@ def _slow_qrels(path: str, source: _Source) -> Columns:
     relevances: list[int] = []
     for line_no, text, fields in _data_fields(source):
         if len(fields) != 4:
-            prefs = " (five columns: preference judgments? read them as prefs, trec_eval's -R prefs)" \
-                if len(fields) == 5 and looks_like_level(fields[4]) else ""
             raise InputFormatError(
-                path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}{separator_hint(text)}{prefs}",
-                text)
+                path, line_no, f"expected 4 columns ({QRELS_COLUMNS}), got {len(fields)}{separator_hint(text)}", text)
         value = _relevance(path, line_no, fields[3], text)
         query_ids.append(fields[0])
         iterations.append(fields[1])
@@ -531,15 +528,6 @@ def _slow_qrels(path: str, source: _Source) -> Columns:
         raise InputFormatError(path, None, f"no judgments found, expected lines of {QRELS_COLUMNS}")
     return {"query_id": query_ids, "iteration": iterations, "doc_id": doc_ids,
             "relevance": np.array(relevances, dtype=np.int64)}
-
-
-def looks_like_level(field: str) -> bool:
-    """Whether a fifth field reads as a preference level (a number)."""
-    try:
-        parse_real(field)
-    except ValueError:
-        return False
-    return True
 
 
 def _relevance(path: str, line_no: int, field: str, text: str) -> int:
