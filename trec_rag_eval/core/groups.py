@@ -1,4 +1,5 @@
-"""Qrels of several judgment groups (trec_eval's ``-R qrels_jg``) aligned with a ranking, one group at a time.
+"""Qrels of several judgment groups (trec_eval's ``-R qrels_jg``) aligned with a ranking, one group at a time
+(docs/trec_eval_conventions.md §11.1).
 
 trec_eval's form_res_rels_jg: the run is ranked once (score descending, ties by doc_id descending, cut at
 -M), and each judgment group of a query judges that ranking as if its judgments were the only qrels: a

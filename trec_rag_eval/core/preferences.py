@@ -1,6 +1,6 @@
 """Preference judgments aligned with a ranking: each judged document's place, each group's preferences.
 
-trec_eval's form_prefs_counts, in columns. For one query:
+trec_eval's form_prefs_counts, in columns (docs/trec_eval_conventions.md §11.2). For one query:
 
 1. The run is ranked by score descending, ties by doc_id **ascending** (the preference measures' own rule;
    every other measure breaks ties by doc_id descending), then cut at -M; a document listed twice among

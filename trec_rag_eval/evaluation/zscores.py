@@ -1,4 +1,5 @@
-"""Values as z-scores against per-query means and standard deviations (trec_eval's ``-Z``).
+"""Values as z-scores against per-query means and standard deviations (trec_eval's ``-Z``;
+docs/trec_eval_conventions.md §11.4).
 
 Each query's value v of a measure becomes (v - mean) / stddev, with the mean and standard deviation the
 z-scores file gives for that query and that measure (by the name trec_eval prints: ``P_10``). A standard

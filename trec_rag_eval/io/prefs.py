@@ -6,13 +6,12 @@
   column is the group, every group has one subgroup (``"0"``), and the relevance is the level;
 * qrels_jg: a TREC qrels file whose iteration column names the judgment group (a ``GroupedQrels``).
 
-The lines are read as the TREC qrels reader reads its own (``io.trec``): any whitespace between fields, CRLF
-line ends, gzip, blank lines and ``#`` comment lines anywhere (trec_eval takes one comment line at a time,
-never the last line, and no blank line). A level is a number as C's ``strtod`` reads a whole field (trec_eval's
-``atof`` also takes ``3abc`` as 3, and anything else as 0: refused here), never NaN. trec_eval finds two
-contradictions only while scoring, and only some of the time; they are refused here, with both lines: a
-document given two levels in one subgroup, and a document called non-relevant (level 0) in one subgroup of a
-group and relevant (above 0) in another.
+The lines are read as the TREC qrels reader reads its own (``io.trec``; docs/trec_eval_conventions.md §11.3):
+any whitespace between fields, CRLF line ends, gzip, blank lines and ``#`` comment lines anywhere (trec_eval takes
+one comment line at a time, never the last line, and no blank line). A level is a number as C's ``strtod`` reads a
+whole field (trec_eval's ``atof`` also takes ``3abc`` as 3, and anything else as 0: refused here), never NaN. The
+contradictions trec_eval finds only while scoring (two levels for a document in one subgroup; level 0 and a level
+above 0 in one group) are refused by ``Preferences`` itself, with both lines.
 """
 
 from __future__ import annotations
