@@ -260,13 +260,13 @@ def test_convert_writes_preferences_in_every_format_and_back(tmp_path):
     for name in ("out.parquet", "out.json", "out.txt"):
         result = invoke("convert", "--qrels-format", "prefs", str(source), "--qrels", str(tmp_path / name))
         assert result.exit_code == 0, result.stderr
-        assert result.stdout == f"wrote {tmp_path / name}: 4 judgments for 1 queries\n"
+        assert result.stdout == f"Wrote {tmp_path / name}: 4 judgments for 1 queries\n"
     assert (tmp_path / "out.txt").read_text() == ONE_GROUP
     back = invoke("convert", str(tmp_path / "out.parquet"), "--qrels", str(tmp_path / "back.txt"))
     assert back.exit_code == 0, back.stderr
     assert (tmp_path / "back.txt").read_text() == ONE_GROUP
     json_out = invoke("convert", "--qrels-format", "prefs", str(source), "--json", str(tmp_path / "rows.json"))
-    assert json_out.exit_code == 0, json_out.stderr
+    assert (json_out.exit_code, json_out.stdout) == (0, f"Wrote {tmp_path / 'rows.json'}: 4 preferences\n")
     assert _rows(read_preferences(tmp_path / "rows.json")) == _rows(read_prefs(source))
 
 

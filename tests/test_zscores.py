@@ -84,3 +84,17 @@ def test_only_trec_eval_s_lines_show_z_scores(tmp_path):
     stats.write_text("q1 map 0.5 0.1\n")
     result = invoke("-Z", str(stats), "--format", "json", str(qrels), str(run))
     assert (result.exit_code, result.stderr) == (2, "Error: -Z prints trec_eval's z-score lines: --format trec only\n")
+
+
+def test_python_callers_ask_for_z_scores_as_the_command_does(tmp_path):
+    import trec_rag_eval as tre
+
+    qrels, run, stats = tmp_path / "qrels", tmp_path / "run", tmp_path / "z"
+    qrels.write_text(QRELS)
+    run.write_text(RUN)
+    stats.write_text("q1 map 0.5 0.25\nq2 map 0.5 0.25\n")
+    # map: q1 (1 - 0.5) / 0.25 = 2, q2 (0.5 - 0.5) / 0.25 = 0: their mean
+    evaluation = tre.evaluate(str(qrels), str(run), "map", zscores=str(stats))
+    assert evaluation.zscored and evaluation.summary["map"] == 1.0
+    printed = invoke("-m", "map", "-Z", str(stats), str(qrels), str(run)).stdout
+    assert printed == "Zmap                   \tall\t1.0000\n"

@@ -156,7 +156,7 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
         qrels = load_qrels(input_path, qrels_format, topics=topics_path)
         if judgment_kind(qrels) == "preferences":  # their own JSON: one object per line of the prefs file
             count = _judgments_writer(qrels, json_out)(qrels, json_out, force=force)
-            return f"wrote {json_out}: {count} preferences"
+            return f"Wrote {json_out}: {count} preferences"
         count = write_dataset_json(qrels, json_out, keys=keys, force=force)
         return f"Wrote {json_out}: {count} queries"
     dataset = load_qrels(dataset_path, qrels_format) if dataset_path is not None else None
