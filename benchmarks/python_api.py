@@ -12,12 +12,13 @@ turns so that a change of load hits all of them):
   pandas and polars DataFrames (ir_measures' columns); and on prebuilt tables (``tre.Qrels``, ``tre.Run``)
   and with the qrels prepared once (``tre.Qrels``) and the run a dict;
 - pytrec_eval on the dict of dicts, its ``RelevanceEvaluator`` built inside the timing (what one call costs
-  a user who evaluates once) and outside (prepared once, then ``evaluate`` per run);
+  a user who evaluates once) and outside (prepared once, then ``evaluate`` per run); the same two calls with
+  ``trec_rag_eval.pytrec_eval``, the drop-in (its dicts checked equal to pytrec_eval's, to 1e-9);
 - ir_measures' ``calc_aggregate`` on the dict of dicts and on the pandas frame (its providers pick
   pytrec_eval); ranx's ``evaluate`` on the dict of dicts, its first call (numba's compilation) reported
   apart, then warm;
 - a sweep: 1,000 runs of 50 x 100 against one qrels (ours with the qrels prepared once as ``tre.Qrels``,
-  pytrec_eval with its evaluator built once);
+  pytrec_eval and the drop-in with their evaluator built once);
 - whole processes (``--no-commands`` leaves them out): the README's quick start command
   (``trec-rag-eval fixtures/qrels.txt fixtures/run_bm25.txt``) against the ``ir_measures`` command line on
   the same pair, and the first ``tre.compare`` of two runs in a fresh process (the call, not the
@@ -123,17 +124,35 @@ def check_means(ours: Any, theirs: dict[str, dict[str, float]], measures: str) -
     return worst
 
 
+def same_dicts(ours: dict[str, dict[str, float]], theirs: dict[str, dict[str, float]]) -> None:
+    """The drop-in's dict is pytrec_eval's: the same queries and keys, values within 1e-9 (NaN as NaN)."""
+    import math
+
+    assert list(ours) == list(theirs) and all(ours[q].keys() == theirs[q].keys() for q in theirs), "keys differ"
+    for query_id, values in theirs.items():
+        for key, value in values.items():
+            mine = ours[query_id][key]
+            assert abs(mine - value) <= 1e-9 or math.isnan(mine) and math.isnan(value), (query_id, key, mine, value)
+
+
 def calls_for(qrels: dict, run: dict, measures: str, shapes: list[str], peers: bool
               ) -> tuple[dict[str, Callable[[], Any]], Any, float | None]:
     """The calls timed for one size and measure set, pytrec_eval's evaluator built once, and ranx's first
     call's time (None without the peers, or for the official set)."""
     import pytrec_eval
 
+    from trec_rag_eval import pytrec_eval as drop_in
+
     ours_m, pytrec_m = OURS[measures], PYTREC[measures]
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, pytrec_m)
+    ours_evaluator = drop_in.RelevanceEvaluator(qrels, pytrec_m)
+    same_dicts(ours_evaluator.evaluate(run), evaluator.evaluate(run))
     calls: dict[str, Callable[[], Any]] = {
         "pytrec_eval (built in the timing)": lambda: pytrec_eval.RelevanceEvaluator(qrels, pytrec_m).evaluate(run),
-        "pytrec_eval (built once)": lambda: evaluator.evaluate(run)}
+        "pytrec_eval (built once)": lambda: evaluator.evaluate(run),
+        "trec_rag_eval.pytrec_eval (built in the timing)":
+            lambda: drop_in.RelevanceEvaluator(qrels, pytrec_m).evaluate(run),
+        "trec_rag_eval.pytrec_eval (built once)": lambda: ours_evaluator.evaluate(run)}
     for shape in shapes:
         q, r = shaped(qrels, run, shape)
         calls[f"ours: {shape}"] = lambda q=q, r=r: tre.evaluate(q, r, ours_m)
@@ -187,14 +206,21 @@ def sweep(runs: int, budget: float) -> None:
 
     qrels, _ = make_pair(50, 100)
     many = [make_pair(50, 100, seed)[1] for seed in range(2, runs + 2)]
+    from trec_rag_eval import pytrec_eval as drop_in
+
     prepared = tre.Qrels(qrels)
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
+    ours_evaluator = drop_in.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
     medians = timed({"ours (tre.Qrels once)": lambda: [tre.evaluate(prepared, r, "nDCG@10") for r in many],
-                     "pytrec_eval (evaluator built once)": lambda: [evaluator.evaluate(r) for r in many]},
+                     "pytrec_eval (evaluator built once)": lambda: [evaluator.evaluate(r) for r in many],
+                     "trec_rag_eval.pytrec_eval (evaluator built once)":
+                         lambda: [ours_evaluator.evaluate(r) for r in many]},
                     budget, least=3, most=5)
     ours, theirs = medians["ours (tre.Qrels once)"], medians["pytrec_eval (evaluator built once)"]
+    drop = medians["trec_rag_eval.pytrec_eval (evaluator built once)"]
     print(f"\n## A sweep: {runs:,} runs of 50 x 100 against one qrels (nDCG@10)\n")
-    print(f"ours {show(ours)}, pytrec_eval {show(theirs)}: ratio {ours / theirs:.2f}")
+    print(f"ours {show(ours)}, pytrec_eval {show(theirs)}: ratio {ours / theirs:.2f}; "
+          f"trec_rag_eval.pytrec_eval {show(drop)}: ratio {drop / theirs:.2f}")
 
 
 def commands(repeats: int) -> None:
