@@ -175,9 +175,18 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     check_cluster(cluster)
     corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
     render = options.pop("render", None)
-    zscores = _zscores(options.pop("zscores", None), corpus)
-    if zscores is not None and render is not None:
-        render = _ZScored(render, zscores)  # where the evaluation is made, as the render itself
+    zscores = options.pop("zscores", None)
+    if zscores is not None:
+        from trec_rag_eval.evaluation.zscores import ZScoredRender, zscores_of
+
+        if corpus is not None:
+            from trec_rag_eval.errors import UsageError
+
+            raise UsageError("zscores= gives z-scores of the measures; the context cost of corpus= has none: not both",
+                             {"zscores=": "zscores", "corpus=": "corpus"})
+        zscores = zscores_of(zscores)  # read before anything else
+        if render is not None:
+            render = ZScoredRender(render, zscores)  # where the evaluation is made, as the render itself
     if tokenizer is not None and corpus is None:
         from trec_rag_eval.errors import UsageError
 
@@ -246,33 +255,6 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
         bars.close()
         if ahead is not None:
             ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
-
-
-def _zscores(zscores: Any, corpus: Any) -> Any:
-    """The means and standard deviations of ``zscores=`` (a path to trec_eval's -Z file, or ``io.zscores.ZScores``),
-    read before anything else; None without it."""
-    if zscores is None:
-        return None
-    if corpus is not None:
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError("zscores= gives z-scores of the measures; the context cost of corpus= has none: not both",
-                         {"zscores=": "zscores", "corpus=": "corpus"})
-    from trec_rag_eval.io.zscores import ZScores, read_zscores
-
-    return zscores if isinstance(zscores, ZScores) else read_zscores(zscores)
-
-
-class _ZScored:
-    """A render of evaluations as z-scores (picklable, for a cluster's workers as for threads)."""
-
-    def __init__(self, render: Callable[[Evaluation], Any], zscores: Any) -> None:
-        self.render, self.zscores = render, zscores
-
-    def __call__(self, evaluation: Evaluation) -> Any:
-        from trec_rag_eval.evaluation.zscores import zscored
-
-        return self.render(zscored(evaluation, self.zscores))
 
 
 def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokenizer: Any, qrels: Qrels,

@@ -153,6 +153,9 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
       trec-rag-eval --judgments human judged.qrels run.txt
                                                          without the holes an LLM filled
       trec-rag-eval irds:msmarco-passage/trec-dl-2019 run.txt   qrels by ir_datasets name (the irds extra)
+      trec-rag-eval -q -m all_prefs -R prefs prefs.txt run.txt  trec_eval's preference judgments and measures
+      trec-rag-eval -q -m all_trec -Z zscores.txt qrels.txt run.txt
+                                                         z-scores against per-query means, as trec_eval -Z
     """
     from trec_rag_eval import api
 

@@ -14,6 +14,7 @@ relstring are not numbers: they stay as they are.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -27,7 +28,7 @@ from trec_rag_eval.evaluation.evaluate import (
     aggregate,
     recounted_under_c,
 )
-from trec_rag_eval.io.zscores import ZScores
+from trec_rag_eval.io.zscores import ZScores, read_zscores
 from trec_rag_eval.measures.model import Measure
 
 MISSING_ZSCORE = -1000000.0
@@ -62,6 +63,21 @@ def zscored(evaluation: Evaluation, zscores: ZScores) -> Evaluation:
             summary[measure] = aggregate(measure, z, count, run_tag=evaluation.run_tag)
     return replace(evaluation, values=_by_measure(evaluation.measures, values),
                    summary=_by_measure(evaluation.measures, summary), zscored=True)
+
+
+def zscores_of(value: Any) -> ZScores:
+    """The means and standard deviations of ``zscores=``: a path to trec_eval's -Z file, or ``ZScores`` as is."""
+    return value if isinstance(value, ZScores) else read_zscores(value)
+
+
+class ZScoredRender:
+    """A render of evaluations as z-scores (picklable: for a cluster's workers as for threads)."""
+
+    def __init__(self, render: Callable[[Evaluation], Any], zscores: ZScores) -> None:
+        self.render, self.zscores = render, zscores
+
+    def __call__(self, evaluation: Evaluation) -> Any:
+        return self.render(zscored(evaluation, self.zscores))
 
 
 def _standardised(values: np.ndarray, query_ids: list[str], name: str, zscores: ZScores) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.ids import check_ids, id_problem
+from trec_rag_eval.io.ids import check_ids
 from trec_rag_eval.io.text import check_file, decode_line, read_bytes
 from trec_rag_eval.syntax import parse_real, quote, separator_hint, split_fields
 from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, GroupedQrels, Preferences
@@ -81,6 +81,7 @@ def _from_lines(path: str, lines: Iterator[tuple[int, str]], qrels_layout: bool)
     columns: dict[str, list[str]] = {name: [] for name in PREFERENCE_COLUMNS[:4]}
     levels: list[float] = []
     numbers: list[int] = []
+    read: dict[str, float] = {}
     for line_no, text in lines:
         fields = split_fields(text)
         if not fields or fields[0].startswith("#"):
@@ -93,14 +94,13 @@ def _from_lines(path: str, lines: Iterator[tuple[int, str]], qrels_layout: bool)
                                    f"{separator_hint(text)}", text)
         if qrels_layout:
             fields.insert(2, QRELS_PREFS_SUBGROUP)
-        for name, value in (("query id", fields[0]), ("document id", fields[3])):
-            problem = id_problem(value, name == "query id")
-            if problem is not None:
-                raise InputFormatError(path, line_no, f"{name} {quote(value)} {problem}", text)
-        try:
-            level = parse_real(fields[4])
-        except ValueError:
-            raise InputFormatError(path, line_no, f"level must be a number, got {quote(fields[4])}", text) from None
+        level = read.get(fields[4])  # a file holds few distinct levels: each is parsed once
+        if level is None:
+            try:
+                level = read[fields[4]] = parse_real(fields[4])
+            except ValueError:
+                raise InputFormatError(path, line_no, f"level must be a number, got {quote(fields[4])}", text) \
+                    from None
         if math.isnan(level):
             raise InputFormatError(path, line_no, "level is NaN, which orders nothing", text)
         for name, value in zip(PREFERENCE_COLUMNS[:4], fields, strict=False):
