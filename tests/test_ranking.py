@@ -58,9 +58,11 @@ def _any_line_order(data, random):
     # together (few rows a block) or one by one (BLOCK_SORT_MIN_ROWS rows a block on average)
     unsorted = [r for q in random.sample(list(blocks), len(blocks)) for r in random.sample(blocks[q], len(blocks[q]))]
     for order in (shuffled, grouped, unsorted):
-        for one_by_one in (False, True):
+        # the two sorts of a small run (SMALL_SORT_ROWS), or the blocks recognised and sorted as a large run's
+        for one_by_one, small in ((False, 0), (True, 0), (False, 1 << 14)):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", 1 if one_by_one else 1 << 30)
+                patch.setattr(ordering, "SMALL_SORT_ROWS", small)
                 for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
                     assert rank(qrels, run).rel.tolist() == expected
 

@@ -348,7 +348,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         except TrecRagEvalError as err:
             return RunOutcome(label, error=err)
 
-    workers = min(len(runs), jobs or os.cpu_count() or 1)
+    workers = min(len(runs), jobs or os.cpu_count() or 1) if len(runs) > 1 else 1
     if workers > 1 and not any(streamed):
         from collections import deque
         from concurrent.futures import Future, ThreadPoolExecutor, wait

@@ -14,6 +14,7 @@ import numpy as np
 
 from trec_rag_eval.core import parallel
 from trec_rag_eval.tables.arrow import ArrowExport, is_arrow, polars_numbers, string_buffers
+from trec_rag_eval.tables.bulk import CheckedColumns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -139,6 +140,16 @@ def index_in(ids: Strings, index_of: dict[str, int]) -> np.ndarray:
                            schema={"query_id": pl.Utf8, "qidx": pl.Int32})
     joined = pl.DataFrame({"query_id": ids}).join(mapping, on="query_id", how="left", maintain_order="left")
     return joined["qidx"].fill_null(-1).to_numpy()
+
+
+def row_index(data: Any, index_of: dict[str, int]) -> np.ndarray:
+    """Each row's query of a table's columns: its index in ``index_of``, or -1 (``index_in``); rows made from
+    a dict of dicts (``CheckedColumns.blocks``) look each query up once, not each row."""
+    blocks = data.blocks if isinstance(data, CheckedColumns) else None
+    if blocks is None:
+        return index_in(data["query_id"], index_of)
+    ids, lengths = blocks
+    return np.repeat(index_in(ids, index_of), lengths)
 
 
 def over_chunks(column: Any, work: Callable[[Any, int, int], object], threads: int | None = None) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core import parallel
-from trec_rag_eval.core.columns import Strings, gather, index_in, over_chunks, series, slice_rows
+from trec_rag_eval.core.columns import Strings, gather, over_chunks, row_index, series, slice_rows
 from trec_rag_eval.errors import DuplicateDocumentError
 from trec_rag_eval.tables import Run
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
@@ -160,7 +160,7 @@ class Judgments:
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
         self._by_query: list[dict[str, int]] | None = None
-        self.qidx = index_in(qrels_data["query_id"], {q: i for i, q in enumerate(query_ids)})
+        self.qidx = row_index(qrels_data, {q: i for i, q in enumerate(query_ids)})
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
         judged = (self.qidx >= 0) & (self.relevance >= 0)
@@ -182,21 +182,25 @@ class Judgments:
 
     def by_query(self) -> list[dict[str, int]]:
         """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
-        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use."""
+        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use: block by block of rows of
+        one query (as qrels are written, and as a dict of dicts gives them), gathered by query first when
+        the rows of the queries are interleaved."""
         if self._by_query is None:
-            usable = np.flatnonzero(self.qidx >= 0)
-            queries = self.qidx[usable]
-            reordered = bool(np.any(queries[1:] < queries[:-1]))
-            if reordered:  # not one query after the other: gathered by query
-                usable = usable[np.argsort(queries, kind="stable")]
-                queries = self.qidx[usable]
-            docs = self.qrels_data["doc_id"]
-            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)[usable].tolist()
-            if reordered or len(usable) < len(docs):
-                docs = [docs[i] for i in usable.tolist()]
-            bounds = _offsets(queries, self.num_queries).tolist()
-            self._by_query = [dict(zip(docs[a:b], values[a:b], strict=True))
-                              for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+            qidx, docs = self.qidx, self.qrels_data["doc_id"]
+            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)
+            bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
+            if len(bounds) > 2 * self.num_queries:  # interleaved: the rows of each query together first
+                order = np.argsort(qidx, kind="stable")
+                qidx, values = qidx[order], values[order]
+                docs = [docs[i] for i in order.tolist()]
+                bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
+            edges = [0, *bounds.tolist(), len(qidx)]
+            values_list = values.tolist()
+            self._by_query = [{} for _ in range(self.num_queries)]
+            for query, a, b in zip(qidx[edges[:-1]].tolist() if len(qidx) else [], edges[:-1], edges[1:],
+                                   strict=True):
+                if query >= 0:
+                    self._by_query[query].update(zip(docs[a:b], values_list[a:b], strict=True))
         return self._by_query
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,

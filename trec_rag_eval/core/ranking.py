@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.columns import distinct, gather, index_in, keep_where, numbers
+from trec_rag_eval.core.columns import distinct, gather, keep_where, numbers, row_index
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.errors import UsageError
@@ -130,7 +130,7 @@ def rank(
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
         judging = beside.submit(derived, qrels, ("judgments", keyed),
                                 lambda: Judgments(qrels_data, qrels_ids, keyed)) if queries == "qrels" else None
-        row_query = _row_queries(run_data, {q: i for i, q in enumerate(qrels_ids)})
+        row_query = row_index(run_data, {q: i for i, q in enumerate(qrels_ids)})
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
         extra = [] if outside is None else byte_sorted(distinct(gather(run_data["query_id"],
@@ -211,16 +211,6 @@ def rank(
         run_tag=run.run_tag,
         extra_queries=extra,
     )
-
-
-def _row_queries(run_data: Any, index_of: dict[str, int]) -> np.ndarray:
-    """Each row's query: its index in ``index_of``, or -1 (``columns.index_in``); rows made from a dict of
-    dicts (``CheckedColumns.blocks``) look each query up once."""
-    blocks = run_data.blocks if isinstance(run_data, CheckedColumns) else None
-    if blocks is None:
-        return index_in(run_data["query_id"], index_of)
-    ids, lengths = blocks
-    return np.repeat(index_in(ids, index_of), lengths)
 
 
 def _beside() -> Any:

@@ -74,6 +74,8 @@ class Settings:
 
 
 FIELDS = tuple(f.name for f in fields(Settings))
+DEFAULT = Settings()
+"""trec_eval's settings, made once (a value: frozen)."""
 
 
 def settings_of(settings: Settings | Mapping[str, Any] | None = None, **overrides: Any) -> Settings:
@@ -88,4 +90,4 @@ def settings_of(settings: Settings | Mapping[str, Any] | None = None, **override
     unknown = sorted(set(overrides) - set(FIELDS))
     if unknown:
         raise TypeError(f"unknown evaluation setting {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
-    return (settings or Settings()).but(**overrides)
+    return (settings or DEFAULT).but(**overrides)

@@ -341,7 +341,8 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
         warn_no_common_query(ranked.query_ids, ranked.extra_queries, source)
         return
     # a query of the run whose every document judged_only (or max_retrieved) removed has no row left
-    present &= np.diff(ranked.offsets) > 0
+    counts = ranked.offsets[1:] - ranked.offsets[:-1]
+    present &= counts > 0
     if not present.any():
         scored = ("no query is evaluated (queries='intersection' keeps the queries of both)" if not ranked.num_queries
                   else "every query scores 0")
@@ -352,7 +353,7 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
                 {"judged_only": "judged_only", "max_retrieved": "max_retrieved",
                  "queries='intersection'": "intersection"}))
         return
-    retrieved = int(np.diff(ranked.offsets)[present].sum())
+    retrieved = int(counts[present].sum())
     # the rows of the other queries are the dummy rankings of missing queries (NOT_IN_POOL): any judged
     # row is a retrieved one
     if retrieved and not _any_judged(ranked.rel):
@@ -470,8 +471,10 @@ KERNEL_SPLIT_ROWS = 1 << 20
 def _query_ranges(ranked: RankedQueries, threads: int | None = None) -> list[tuple[int, int]]:
     """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per
     thread; one range for a run too small to be worth threads."""
+    if len(ranked.rel) < KERNEL_SPLIT_ROWS:  # before asking the system for its cores: most runs stop here
+        return [(0, ranked.num_queries)]
     threads = min(threads or sort_threads(), ranked.num_queries)
-    if threads <= 1 or len(ranked.rel) < KERNEL_SPLIT_ROWS:
+    if threads <= 1:
         return [(0, ranked.num_queries)]
     load = ranked.offsets + ranked.judged_offsets  # rows up to each query, both kinds
     cuts = np.searchsorted(load, np.arange(1, threads) * (load[-1] / threads)).tolist()

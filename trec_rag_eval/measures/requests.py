@@ -158,6 +158,8 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
     """The measures of ``evaluate(measures=...)``, each once, in the order asked (see ``MeasuresArg``)."""
     if measures is None:
         return parse_measures(None)
+    if isinstance(measures, str):  # the common call, resolved once per process
+        return list(_resolved(measures))
     items: Iterable[object]
     if isinstance(measures, (str, Measure)) or is_ir_measures_measure(measures):
         items = [measures]
@@ -184,6 +186,12 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
 
 
 @functools.lru_cache(maxsize=256)
+def _resolved(text: str) -> tuple[Measure, ...]:
+    """``resolve_measures`` of one string (a name, or several separated by spaces)."""
+    return tuple(resolve_measures([text]))
+
+
+@functools.lru_cache(maxsize=256)
 def _named(text: str) -> tuple[Measure, ...]:
     """The measures one string asks for, named as asked: parsed once per process (a training loop asks for
     the same names every epoch); forgotten when a family is registered, which may change what a name means."""
@@ -191,6 +199,7 @@ def _named(text: str) -> tuple[Measure, ...]:
 
 
 on_register(lambda family: _named.cache_clear)
+on_register(lambda family: _resolved.cache_clear)
 
 
 def _within_ranges(measure: Measure) -> Measure:
