@@ -95,7 +95,7 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     if n == 0:
         return reorder
     if n <= SMALL_SORT_ROWS and not np.isnan(scores).any():
-        reorder.permutation = _small_order(row_query, scores, doc_ids)
+        reorder.permutation = _small_order(row_query, scores, doc_ids, ids_descending)
         return reorder
     if starts is None:
         reorder.permutation = _sorted_rows(row_query, scores, doc_ids, ids_descending=ids_descending)
@@ -138,11 +138,13 @@ SMALL_SORT_ROWS = 1 << 14
 cost (some thirty calls) is most of a small evaluation's ranking."""
 
 
-def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings) -> np.ndarray:
-    """The rows in trec_eval order (query, score descending, doc_id descending) of a small run without NaN
-    scores: a stable sort of the scores, reversed, then a stable sort by query, then each run of tied scores
-    sorted by doc id (``_sort_ties``). Without NaN the order is fully determined, so it is the order
-    ``ranking_order`` gives by its other ways (tested); a NaN, which compares with nothing, takes those."""
+def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, ids_descending: bool = True
+                 ) -> np.ndarray:
+    """The rows in trec_eval order (query, score descending, doc_id descending, or ascending when not
+    ``ids_descending``) of a small run without NaN scores: a sort of the scores, reversed, then a stable sort
+    by query, then each run of tied scores sorted by doc id (``_sort_ties``). Without NaN the order is fully
+    determined, so it is the order ``ranking_order`` gives by its other ways (tested); a NaN, which compares
+    with nothing, takes those."""
     order = scores.argsort()[::-1]  # the order among equal scores does not matter: ties are sorted below
     queries = row_query[order]
     if len(queries) and queries.max() < 1 << 16:  # numpy's stable sort of 16-bit integers is a radix sort
@@ -151,7 +153,7 @@ def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings) ->
     group, ordered = row_query[order], scores[order]
     ties = np.flatnonzero((group[1:] == group[:-1]) & (ordered[1:] == ordered[:-1]))
     if len(ties):
-        places, sources = _sort_ties(ties, group[ties], scores, doc_ids, order)
+        places, sources = _sort_ties(ties, group[ties], scores, doc_ids, order, ids_descending=ids_descending)
         order[places] = sources
     return order
 
