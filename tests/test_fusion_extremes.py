@@ -252,3 +252,10 @@ def test_rrf_weights_are_kept_through_the_tuning_of_k():
     fusion = tre.fuse(RUNS, "rrf", weights=[1, 3], optimize=QRELS, folds=2, ks=[1, 60])
     assert fusion.weights == [1.0, 3.0]
     assert fusion.run.to_dict() == tre.fuse(RUNS, "rrf", weights=[1, 3], k=fusion.k).run.to_dict()
+
+
+@pytest.mark.parametrize("k", ["x", True, [60]])
+def test_a_k_of_the_wrong_type_with_another_method_is_named_not_a_format_error(k):
+    with pytest.raises(UsageError) as err:
+        tre.fuse({"A": A, "B": B}, "combsum", k=k)
+    assert str(err.value) == f"k={k!r} is rrf's constant: combsum has none"

@@ -500,14 +500,17 @@ def _check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any
     without ``optimize`` the parameters that tune it, those of ``given`` and the settings in ``options``
     that differ from their defaults (``fuse``'s signature, ``Settings()``)."""
     import inspect
+    from numbers import Real
 
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import UsageError
     from trec_rag_eval.fusion.methods import method_name
+    from trec_rag_eval.syntax import is_number
 
     defaults = {name: parameter.default for name, parameter in inspect.signature(fuse).parameters.items()}
     if given["k"] is not None and method_name(method) != "rrf":
-        raise UsageError(f"k={given['k']:g} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
+        shown = f"{given['k']:g}" if is_number(given["k"], Real) else repr(given["k"])
+        raise UsageError(f"k={shown} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
     if optimize is not None:
         return
     plain = Settings()
