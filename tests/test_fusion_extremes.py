@@ -259,3 +259,13 @@ def test_a_k_of_the_wrong_type_with_another_method_is_named_not_a_format_error(k
     with pytest.raises(UsageError) as err:
         tre.fuse({"A": A, "B": B}, "combsum", k=k)
     assert str(err.value) == f"k={k!r} is rrf's constant: combsum has none"
+
+
+@pytest.mark.parametrize("infinity", [INF, -INF])
+def test_an_infinite_share_is_the_score_whatever_a_huge_weighted_share_beside_it(infinity):
+    # 1e300 x 1e300 has no double, but inf (or -inf) plus any finite number is that infinity
+    fused = tre.fuse({"A": {"q": {"d": 1e300}}, "B": {"q": {"d": infinity}}}, "wsum", "none",
+                     weights=[1e300, 1]).run.to_dict()["q"]
+    assert fused == {"d": infinity}
+    with pytest.raises(UsageError, match="beyond a double's range"):  # without the infinity: no double
+        tre.fuse({"A": {"q": {"d": 1e300}}, "B": {"q": {"d": 1.0}}}, "wsum", "none", weights=[1e300, 1])

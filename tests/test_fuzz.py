@@ -1037,11 +1037,13 @@ def _fused_by_hand(runs: list[dict], method: str, norm: str, k: float, weights: 
         for doc in docs:
             there = [i for i in range(len(runs)) if doc in lists[i]]
             m = len(there)
-            if method in ("wsum", "rrf"):
+            # an infinite share of a run that counts makes the score that infinity, whatever the others
+            infinite_share = method == "wsum" and any(w[i] and isinstance(normal[i][doc], float)
+                                                      and math.isinf(normal[i][doc]) for i in there)
+            if method in ("wsum", "rrf") and not infinite_share:
                 for i in there:  # a run's weighted share must be a double itself
                     share = 1 / (Fraction(k) + ranks[i][doc]) if method == "rrf" else normal[i][doc]
-                    if w[i] and not (isinstance(share, float) and math.isinf(share)) and \
-                            abs(Fraction(w[i]) * Fraction(float(share))) > DOUBLE_MAX:
+                    if w[i] and abs(Fraction(w[i]) * Fraction(float(share))) > DOUBLE_MAX:
                         raise _Refused("a weighted share beyond a double")
                 # the weights push every share of the document (of the runs that count) below the normal doubles
                 # though one of them is a normal double: its fused score would lose its digits

@@ -295,8 +295,18 @@ def _combined(aligned: Aligned, method: str, k: float,
 
 
 def _weighted(w: np.ndarray, shares: np.ndarray) -> np.ndarray:
-    """sum of w_i * share_i over the runs; a run of weight 0 adds 0, whatever its share (even infinite)."""
-    return summed(np.where(w[:, None] == 0, 0.0, w[:, None] * shares))
+    """sum of w_i * share_i over the runs; a run of weight 0 adds 0, whatever its share (even infinite). A row
+    with an infinite share (of a run that counts) is that infinity, whatever the finite products add up to
+    (NaN for inf - inf, refused by ``check_fused``); a finite product beyond a double elsewhere makes the sum
+    infinite, also refused there."""
+    counted = w[:, None] != 0
+    finite = np.isfinite(shares)
+    fused = summed(np.where(counted & finite, w[:, None] * np.where(finite, shares, 0.0), 0.0))
+    infinite = counted & ~finite
+    if infinite.any():
+        rows = infinite.any(axis=0)
+        fused[rows] = np.where(infinite, shares, 0.0).sum(axis=0)[rows]
+    return fused
 
 
 def summed(values: np.ndarray, count: np.ndarray | None = None) -> np.ndarray:
@@ -360,7 +370,8 @@ def check_fused(aligned: Aligned, fused: np.ndarray, terms: np.ndarray | None,
     with np.errstate(under="ignore", over="ignore"):  # an overflow is refused above; here only the small count
         weighted = np.where(counted, np.abs(w * np.where(counted, terms, 0.0)), 0.0)
     # the weights push a fused score whose shares are normal doubles below them: its digits are lost
-    lost = (weighted.max(axis=0) < TINY) & (np.where(counted, np.abs(terms), 0.0).max(axis=0) >= TINY)
+    lost = ((weighted.max(axis=0) < TINY) & (np.where(counted, np.abs(terms), 0.0).max(axis=0) >= TINY)
+            & np.isfinite(fused))  # an infinite share makes the score that infinity, whatever the others
     if lost.any():
         row = int(np.flatnonzero(lost)[0])
         run = int(np.flatnonzero(counted[:, row] & (np.abs(terms[:, row]) >= TINY))[0])
