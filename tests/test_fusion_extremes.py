@@ -269,3 +269,9 @@ def test_an_infinite_share_is_the_score_whatever_a_huge_weighted_share_beside_it
     assert fused == {"d": infinity}
     with pytest.raises(UsageError, match="beyond a double's range"):  # without the infinity: no double
         tre.fuse({"A": {"q": {"d": 1e300}}, "B": {"q": {"d": 1.0}}}, "wsum", "none", weights=[1e300, 1])
+
+
+def test_a_run_of_weight_0_does_not_make_an_overflow_infinite():
+    # B's inf counts nothing (weight 0): A's -1.5e308 x 1e300 is beyond a double, refused, not written -inf
+    with pytest.raises(UsageError, match="beyond a double's range"):
+        tre.fuse({"A": {"q": {"d": -1.5e308}}, "B": {"q": {"d": INF}}}, "wsum", "none", weights=[1e300, 0])

@@ -350,11 +350,13 @@ def check_fused(aligned: Aligned, fused: np.ndarray, terms: np.ndarray | None,
                 weights: Sequence[float] | None) -> None:
     """Refuse fused scores that are not numbers the inputs give: ``inf - inf`` (no value), a value beyond a
     double's range from finite scores (overflow), or a weighted share lost below the smallest double."""
-    bad = np.isnan(fused) | (np.isinf(fused) & np.isfinite(aligned.scores).all(axis=0, where=aligned.present))
+    counts = aligned.present if weights is None else aligned.present & (np.asarray(weights)[:, None] != 0)
+    # infinite from finite scores (of the runs that count): an overflow
+    bad = np.isnan(fused) | (np.isinf(fused) & np.isfinite(aligned.scores).all(axis=0, where=counts))
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         where = f"query {quote(aligned.query_ids[row])}, document {quote(aligned.doc_ids[row])}"
-        column = aligned.scores[:, row]
+        column = np.where(counts[:, row], aligned.scores[:, row], 0.0)
         high, low = np.flatnonzero(column == np.inf), np.flatnonzero(column == -np.inf)
         if np.isnan(fused[row]) and high.size and low.size:
             raise UsageError(f"{where}: run {aligned.names[high[0]]} scores it inf and run {aligned.names[low[0]]} "
