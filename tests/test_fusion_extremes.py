@@ -174,7 +174,7 @@ def test_huge_and_tiny_k_give_rrf_scores(k):
     fused = tre.fuse({"A": A, "B": B}, "rrf", k=k).run.to_dict()["q"]
     # A ranks d1, d2, d3; B ranks d1, d2, d4
     expected = {"d1": 2 / (k + 1), "d2": 2 / (k + 2), "d3": 1 / (k + 3), "d4": 1 / (k + 3)}
-    assert fused == pytest.approx(expected, rel=1e-11)
+    assert fused == pytest.approx(expected, rel=1e-11, abs=0)
     _no_nan({"q": fused})
 
 
@@ -275,3 +275,11 @@ def test_a_run_of_weight_0_does_not_make_an_overflow_infinite():
     # B's inf counts nothing (weight 0): A's -1.5e308 x 1e300 is beyond a double, refused, not written -inf
     with pytest.raises(UsageError, match="beyond a double's range"):
         tre.fuse({"A": {"q": {"d": -1.5e308}}, "B": {"q": {"d": INF}}}, "wsum", "none", weights=[1e300, 0])
+
+
+def test_a_subnormal_score_keeps_its_value_under_a_tiny_top():
+    # max normalisation: -5e-324 / 1e-300 is about -4.94e-24, a normal double; ordinary scores are not rescaled
+    # first (which would flush -5e-324 to 0)
+    run = {"q": {"a": 1e-300, "b": -3.0, "c": -5e-324}}
+    fused = tre.fuse({"A": run, "B": {"q": {"a": 1.0}}}, "combmin", "max").run.to_dict()["q"]
+    assert fused["c"] == pytest.approx(-5e-324 / 1e-300, rel=1e-11, abs=0) and fused["b"] == pytest.approx(-3e300)

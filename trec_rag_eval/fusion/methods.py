@@ -32,9 +32,10 @@ infinite score of a query stands one spread beyond the run's finite scores of th
 equal, 1 when that is 0 or there is none). The run's order is kept, the normalised scores are finite, and
 the stand-ins move with the scores under any change of scale or shift, which those normalisations ignore.
 ``none`` combines the scores as numbers: ``inf`` plus a finite score is ``inf``; ``inf`` plus ``-inf`` has
-no value and is refused (``check_fused``). Each run's scores of a query are scaled by a power of two
-before a normalisation (exact, and the normalisations ignore it), so huge and tiny scores normalise as
-their ratios say; a fused score beyond a double's range is refused, never written as ``inf`` or NaN.
+no value and is refused (``check_fused``). A run's scores of a query beyond 2**400 (or all below
+2**-400) are scaled by a power of two before a normalisation (exact, and the normalisations ignore it), so
+huge and tiny scores normalise as their ratios say; a fused score beyond a double's range is refused,
+never written as ``inf`` or NaN.
 Fused scores are rounded to 12 significant digits (``rounded``), so scores equal by definition tie
 exactly; ties are ordered by doc_id descending, trec_eval's rule. These
 are ranx's conventions (its ``min-max``, ``zmuv``, ``sum``, ``max``, ``rank``), which ranx's names
@@ -142,15 +143,21 @@ SCALED_NORMS = ("minmax", "zscore", "sum", "max")
 """The normalisations computed from the scores' values (``standing_in`` prepares them)."""
 
 
+SCALED_BEYOND = 400
+"""Scores of a query larger than 2**400 or all smaller than 2**-400 are scaled before a normalisation."""
+
+
 def standing_in(scores: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """A run's scores, grouped by query (each group from ``starts[i]``), as the scale-free normalisations
-    read them: each group scaled by the power of two that brings its largest finite magnitude into
-    [0.5, 1) (exact; minmax, zscore, sum and max ignore a positive scale), and each infinite score put one
-    spread beyond the group's finite scores (see the module docstring)."""
+    read them: a group whose largest finite magnitude is beyond 2**400 or below 2**-400 scaled by the power
+    of two that brings it into [0.5, 1) (exact; minmax, zscore, sum and max ignore a positive scale; between
+    those bounds no spread, sum or square overflows or underflows, and a subnormal score keeps its value),
+    and each infinite score put one spread beyond the group's finite scores (see the module docstring)."""
     counts = np.diff(np.append(starts, len(scores)))
     finite = np.isfinite(scores)
     magnitude = np.maximum.reduceat(np.where(finite, np.abs(scores), 0.0), starts)
-    exponent = np.repeat(np.frexp(magnitude)[1], counts)
+    exponent = np.frexp(magnitude)[1]
+    exponent = np.repeat(np.where((exponent > SCALED_BEYOND) | (exponent < -SCALED_BEYOND), exponent, 0), counts)
     with np.errstate(under="ignore"):  # a score far below its query's largest one: 0 at this scale
         scaled = np.ldexp(scores, -exponent)
     low = np.minimum.reduceat(np.where(finite, scaled, np.inf), starts)
