@@ -322,3 +322,13 @@ def test_compare_scores_preferences_and_the_cross_check_refuses_them(tmp_path):
     assert (refused.exit_code, refused.stdout) == (2, "")
     assert refused.stderr == ("Error: --crosscheck computes the measures with ir-measures too, which reads relevance "
                               "judgments (qrels) only: not with prefs judgments\n")
+
+
+def test_compare_without_measures_compares_trec_eval_s_preference_set(tmp_path):
+    # trec_eval's `prefs` set, less runid and num_q and the counts (summed, not averaged over queries)
+    prefs, run_a, run_b = tmp_path / "prefs", tmp_path / "a", tmp_path / "b"
+    prefs.write_text(ONE_GROUP)
+    run_a.write_text(ONE_RUN)
+    run_b.write_text(ONE_RUN.replace(" r\n", " b\n"))
+    compared = tre.compare(str(prefs), [str(run_a), str(run_b)], qrels_format="prefs")
+    assert [str(m) for m in compared.measures] == ["prefs_simp", "prefs_pair", "prefs_avgjg"]

@@ -42,6 +42,8 @@ _EXPORTS = {
     "Measure": "trec_rag_eval.measures.model",
     "Qrels": "trec_rag_eval.tables",
     "Run": "trec_rag_eval.tables",
+    "Preferences": "trec_rag_eval.tables.judgment_kinds",
+    "GroupedQrels": "trec_rag_eval.tables.judgment_kinds",
     "Settings": "trec_rag_eval.core.settings",
     "Evaluation": "trec_rag_eval.evaluation.evaluate",
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
@@ -66,7 +68,7 @@ __all__ = [
     "Agreement", "Fusion", "Evaluator",
     "EngineEvaluation", "TrecRagEvalError", "InputFormatError", "MeasureSyntaxError", "MissingDependencyError",
     "UsageError", "TrecRagEvalWarning", "generate_queries", "judge",
-    "context_cost", "evaluate_many", "convert", "plan", "TopicSetPlan",
+    "context_cost", "evaluate_many", "convert", "plan", "TopicSetPlan", "Preferences", "GroupedQrels",
 ]
 
 
@@ -134,3 +136,4 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.requests import parse_measure
     from trec_rag_eval.tables import Qrels, Run
+    from trec_rag_eval.tables.judgment_kinds import GroupedQrels, Preferences

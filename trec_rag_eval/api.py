@@ -367,6 +367,11 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     from trec_rag_eval.compare import run_names
 
     judgments, chosen, given = _paired_runs(qrels, runs, options, "a comparison")
+    if not measures and not options.get("primary") and not options.get("all_measures"):
+        # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
+        from trec_rag_eval.evaluation.judgment_kinds import compared_measure_set
+
+        measures = compared_measure_set(judgments) or measures
     if pairs == "all":
         return compare_all(judgments, chosen, measures, settings=settings, **options)
     if baseline is not None and not isinstance(chosen, Mapping):

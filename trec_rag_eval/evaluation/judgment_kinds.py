@@ -60,6 +60,17 @@ def default_measure_set(judgments: Any) -> str | None:
     return DEFAULT_SETS.get(judgment_kind(judgments))
 
 
+def compared_measure_set(judgments: Any) -> list[str] | None:
+    """The measures ``compare`` compares when none are asked for: those of ``default_measure_set`` that score
+    the kind itself and are averaged over queries (not runid, num_q, nor the preference counts); None for
+    relevance judgments."""
+    from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
+
+    kind, nickname = judgment_kind(judgments), default_measure_set(judgments)
+    return None if nickname is None else [name for name in NICKNAMES[nickname]
+                                          if FAMILIES[name].judgments == kind and FAMILIES[name].aggregate == "mean"]
+
+
 def judgment_notes(judgments: Any, settings: Settings) -> list[Note]:
     """What the settings do not change for these judgments: the preference measures read levels, not relevance,
     and no preference document is dropped (trec_eval ignores -J and -l there)."""
