@@ -13,7 +13,7 @@ import json
 import os
 
 import pytest
-from conftest import GOLDEN, first_by_default, golden_module, invoke
+from conftest import GOLDEN, first_by_default, golden_module, golden_path, invoke
 
 CASES = {kind: json.loads(open(os.path.join(GOLDEN, "generated", f"{kind}.json"), encoding="utf-8").read())
          for kind in ("prefs", "qrels_jg")}
@@ -61,3 +61,15 @@ def test_the_cases_are_what_the_seed_draws_and_reach_every_rule():
     # groups of several subgroups (made transitive) and several groups on one query (prefs_pair)
     subgroups = [{tuple(line.split()[:3]) for line in case["judgments"].splitlines()} for case in prefs]
     assert any(len({(q, g) for q, g, _ in lines}) < len(lines) for lines in subgroups)
+
+
+@pytest.mark.slow  # starts a local Dask cluster
+@pytest.mark.parametrize(("options", "inputs", "expected"), [
+    (["-m", "all_prefs", "-q", "-R", "prefs"], ["prefs.mixed", "run.ties"], "out.prefs.mixed"),
+    (["-m", "qrels_jg", "-q", "-R", "qrels_jg"], ["qrels.groups", "run.ties"], "out.groups"),
+])
+def test_a_cluster_prints_the_same_bytes(options, inputs, expected):
+    result = invoke("--cluster", "local:2", *options, *(golden_path(name) for name in inputs))
+    assert result.exit_code == 0, result.stderr
+    with open(golden_path(f"expected/{expected}"), encoding="utf-8") as handle:
+        assert result.stdout == handle.read()
