@@ -153,7 +153,32 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
         return any_input.as_run(value, qrels, name, run_tag, id=id)
-    if isinstance(value, Mapping) and not is_columns(value, "score") and _holds_any_results(value):
+    if isinstance(value, Mapping) and not is_columns(value, "score"):
+        table = _run_from_mapping(value, qrels, name, run_tag, id)
+        empty = _empty_queries(value, qrels)
+        if not empty:
+            return table
+        import dataclasses
+
+        return dataclasses.replace(table, empty_queries=empty)
+    return any_input.as_run(value, qrels, name, run_tag)
+
+
+def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
+    """The queries of ``{query: results}`` answered with an empty list (or dict): a search that found
+    nothing. Keys are query ids, or the dataset's query texts (``Qrels.topics``)."""
+    empty = [key for key, results in value.items() if isinstance(results, (list, tuple, dict)) and not results]
+    if not empty:
+        return frozenset()
+    by_text = {text: query_id for query_id, text in ((qrels.topics if qrels is not None else None) or {}).items()}
+    return frozenset(by_text.get(key, str(key)) if isinstance(key, str) else str(key) for key in empty)
+
+
+def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, run_tag: str,
+                      id: IdLocator | None) -> Run:
+    from trec_rag_eval.io import any_input
+
+    if _holds_any_results(value):
         from trec_rag_eval.engine.harness import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}

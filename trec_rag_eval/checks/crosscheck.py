@@ -158,17 +158,18 @@ def _tie_ascending(run: Run) -> Run:
     document's score becomes minus its position under (score desc, doc_id asc)."""
     frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, False])
              .with_columns((-pl.int_range(pl.len()).over("query_id")).cast(pl.Float64).alias("score")))
-    return Run(frame, run.run_tag, run.source)
+    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries)
 
 
 def _float32(run: Run) -> Run:
-    return Run(run.frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64)), run.run_tag, run.source)
+    return Run(run.frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64)), run.run_tag, run.source,
+               empty_queries=run.empty_queries)
 
 
 def _truncate(run: Run, max_retrieved: int) -> Run:
     frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
              .filter(pl.int_range(pl.len()).over("query_id") < max_retrieved))
-    return Run(frame, run.run_tag, run.source)
+    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries)
 
 
 def _same(a: float, b: float, tolerance: float) -> bool:

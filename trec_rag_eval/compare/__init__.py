@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import math
 import zlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -236,6 +237,14 @@ def run_names(runs: Sequence[Run]) -> list[str]:
     return [f"{i + 1}:{name}" for i, name in enumerate(names)]
 
 
+def run_label(name: str, source: str) -> str:
+    """A run named by its name in the comparison, with its source when that says more: what tells apart
+    two runs of one source (two configurations of one engine are both ``<engine bm25>``, never one name)."""
+    if source == name or source.startswith(f"run {name!r}"):
+        return source
+    return f"run {name!r} ({source})"
+
+
 def comparison_measures(measures: MeasuresArg = None, all_measures: bool = False,
                         primary: bool | None = None) -> list[Measure]:
     """What ``compare`` tests: the measures asked, in the order asked, each once (the evaluator's
@@ -354,9 +363,12 @@ def evaluated_values(
     query_ids: list[str] | None = None
     names: list[str] | None = None
     shown = progress if progress is not None else len(named) >= PROGRESS_RUNS
+    shared = Counter(run.source for run in named.values())
     for name, run in progress_bar(named.items(), len(named), "Evaluating", unit="run", enabled=shown):
         result = evaluate_tables(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
-        warn_query_set(result, run.source)  # queries missing from the run score 0: said as evaluate says it
+        # queries missing from the run score 0: said as evaluate says it, of the run by its source (its file),
+        # by its name in the comparison too when another run has the same source (<engine bm25> twice)
+        warn_query_set(result, run_label(name, run.source) if shared[run.source] > 1 else run.source)
         if query_ids is None:
             query_ids = list(result.query_ids)
             evaluated = set(result.names)

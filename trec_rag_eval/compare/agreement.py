@@ -348,7 +348,8 @@ def _only_run(run: Run, queries: list[str]) -> Run:
 
     from trec_rag_eval.tables import Run as RunTable
 
-    return RunTable(run.frame.filter(pl.col("query_id").is_in(queries)), run.run_tag, run.source)
+    return RunTable(run.frame.filter(pl.col("query_id").is_in(queries)), run.run_tag, run.source,
+                    empty_queries=run.empty_queries)
 
 
 def _only(qrels: Qrels, queries: list[str]) -> Qrels:

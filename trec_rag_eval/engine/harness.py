@@ -625,7 +625,10 @@ def run_queries(
             f"first error, on {first.query_id!r}: {first.error}",
             TrecRagEvalWarning,
         )
-    run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>")
+    failed = {failure.query_id for failure in failures}
+    answered = {row[0] for row in rows}
+    run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>",
+              empty_queries=frozenset(q for q in topics if q not in answered and q not in failed))
     if disordered:
         warn(f"{run.source}: {order_warning(disordered)}")
     return SearchOutcome(run, latencies, failures, rescored, disordered, texts)

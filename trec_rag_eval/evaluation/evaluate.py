@@ -67,6 +67,8 @@ class Evaluation:
     run_tag: str
     missing_queries: list[str] = field(default_factory=list)
     extra_queries: list[str] = field(default_factory=list)
+    empty_queries: list[str] = field(default_factory=list)
+    """Of ``missing_queries``, those the run answered with an empty result list (``Run.empty_queries``)."""
     settings: Settings = field(default_factory=Settings)
     collapse: CollapseReport | None = None
     """What mapping chunk ids to documents did (``doc_map``), or None when nothing was mapped."""
@@ -323,6 +325,7 @@ def evaluate_tables(
                          values=_by_measure(resolved, {**_keyed(result.values), **_keyed(extra.values)}),
                          summary=_by_measure(resolved, {**_keyed(result.summary), **_keyed(extra.summary)}))
     result.collapse = collapse
+    result.empty_queries = [q for q in result.missing_queries if q in run.empty_queries]
     return result
 
 

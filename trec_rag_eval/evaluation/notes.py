@@ -13,9 +13,13 @@ if TYPE_CHECKING:
 
 
 def query_set_warnings(evaluation: Evaluation) -> list[Note]:
-    """Queries missing from the run (scored 0, named) and queries only in the run (counted)."""
+    """Queries missing from the run (scored 0, named) and queries only in the run (counted). A query the
+    run answered with an empty result list (a search that found nothing) is not missing: it is counted in
+    the evaluation's footer (``Evaluation.empty_queries``), not warned about."""
     out = []
-    missing, extra = evaluation.missing_queries, evaluation.extra_queries
+    empty = set(evaluation.empty_queries)
+    missing = [q for q in evaluation.missing_queries if q not in empty]
+    extra = evaluation.extra_queries
     if missing:
         out.append(missing_queries_warning(missing))
     if extra:

@@ -99,8 +99,11 @@ def format_cutoff(k: Any) -> str:
 def evaluation_footer(evaluation: Evaluation) -> str:
     n = len(evaluation.query_ids)
     text = f"queries: {n}"
-    if evaluation.missing_queries:
-        text += f" ({len(evaluation.missing_queries)} missing from the run, scored 0)"
+    empty = len(evaluation.empty_queries)
+    missing = len(evaluation.missing_queries) - empty
+    said = [f"{missing} missing from the run"] * bool(missing) + [f"{empty} with no result"] * bool(empty)
+    if said:
+        text += f" ({', '.join(said)}, scored 0)"
     text += f"; run: {evaluation.run_tag}"
     return text
 

@@ -319,12 +319,16 @@ class Run:
     ``run_tag`` is the tag of the last line of the file, which trec_eval prints as ``runid``.
     ``places``: where its rows stand in the file it was read from (``Places``, recorded by the reader);
     None for a table built in memory, whose places are its own rows.
+    ``empty_queries``: queries that were asked and answered with an empty result list (a search that found
+    nothing): they have no row and score 0 as a missing query does, but are said to have no result, not
+    to be missing from the run.
     """
 
     data: pl.DataFrame | Columns | Any  # Any: a pyarrow Table (see the module docstring)
     run_tag: str = "run"
     source: str = "<run>"
     places: Places | None = field(default=None, compare=False)
+    empty_queries: frozenset[str] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes
