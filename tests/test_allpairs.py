@@ -138,7 +138,7 @@ def test_parametric_tukey_matches_ranx(seed):
 def test_renderings_carry_the_letters():
     values = {"A": {"m": [1, 1, 1, 1, 1]}, "B": {"m": [0] * 5}, "C": {"m": [0] * 5}}
     result = compare_all_pairs(values, [f"q{i}" for i in range(5)])
-    assert "1.0000$^{bc}$" in result.render("latex") and "\\toprule" in result.render("latex")
+    assert "\\textbf{1.0000}$^{bc}$" in result.render("latex") and "\\toprule" in result.render("latex")
     assert "1.0000<sup>bc</sup>" in result.render("html") and result._repr_html_() == result.render("html")
     assert "1.0000<sup>bc</sup>" in result.render("markdown")
     data = json.loads(result.render("json"))

@@ -78,9 +78,10 @@ def test_latex_booktabs_marks_and_escaping(comparison: Comparison) -> None:
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
     assert "Run & nDCG@10 & R\\_5 \\\\" in text
     b_pair = comparison.pair("nDCG@10", "B")
-    mark = "$^{\\dagger}$" if b_pair.significant else ""
-    assert f"B & {b_pair.run_mean:.4f}{mark} &" in text
-    assert "A (baseline) & 0.3500 & 0.1750 \\\\" in text
+    assert b_pair.significant  # B is the best mean of both measures: in bold, marked better than A
+    assert f"B & \\textbf{{{b_pair.run_mean:.4f}}}$^{{\\dagger}}$ &" in text
+    # A's means carry no mark: an invisible one keeps the column's numbers aligned
+    assert "A (baseline) & 0.3500\\hphantom{$^{\\dagger}$} & 0.1750\\hphantom{$^{\\dagger}$} \\\\" in text
     assert "\\caption{Mean over 6 queries." in text
 
 

@@ -204,6 +204,12 @@ class AllPairs:
     def _repr_html_(self) -> str:
         return self.render("html")
 
+    def to_latex(self, caption: str | None = None, label: str | None = "tab:all-pairs") -> str:
+        """The letters table as LaTeX ready for a paper (booktabs, as ``render("latex")``): the highest mean
+        of each measure in bold, the superscript letters aligned in their columns, the caption (``caption``,
+        then what the bold and the letters mean and the test) and the ``label``."""
+        return str(show(self, "latex", caption=caption, label=label))
+
     # --- renderings (render.allpairs, through the display registry) ----------------------------
     def render(self, fmt: str = "table") -> str:
         """The letters table and the pairs in the output format ``fmt``: ``table`` (the command's text) or

@@ -190,6 +190,12 @@ class Comparison:
         ``per_query`` adds each query's values and deltas."""
         return str(show(self, "text", format, per_query))
 
+    def to_latex(self, caption: str | None = None, label: str | None = "tab:comparison") -> str:
+        """The means as a LaTeX table ready for a paper (booktabs, as ``render("latex")``): the highest
+        mean of each measure in bold, significance marks aligned in their columns, the caption (``caption``,
+        then what the bold and the marks mean, the test and the correction) and the ``label``."""
+        return str(show(self, "latex", caption=caption, label=label))
+
     def _repr_html_(self) -> str:
         """The command's table, verdicts and footer, in HTML."""
         return str(show(self, "html"))

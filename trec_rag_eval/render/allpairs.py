@@ -108,18 +108,35 @@ def allpairs_markdown(result: AllPairs) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _latex_escape(text: str) -> str:
-    return "".join("\\" + ch if ch in "&%$#_{}" else ch for ch in text)
+def allpairs_latex(result: AllPairs, caption: str | None = None, label: str | None = "tab:all-pairs") -> str:
+    """The letters table ready for a paper (booktabs): each measure's highest mean in bold, and the letters
+    of the runs a run is significantly better than as superscripts, each letter in its own place in its
+    column (the others kept as invisible space), so the columns line up; a caption (``caption``, by default
+    the number of queries, then what the bold and the letters mean and the test) and a ``label``."""
+    from trec_rag_eval.render.comparison import latex_best, latex_cell, latex_escape, latex_table
 
+    letters = [result.letter(run) for run in result.runs]
+    cells: dict[str, list[str]] = {}
+    for measure in result.measures:
+        means = [result.means[run][measure] for run in result.runs]
+        beaten = [result.letters(measure)[run] for run in result.runs]
+        used = [letter for letter in letters if any(letter in b for b in beaten)]
 
-def allpairs_latex(result: AllPairs) -> str:
-    rows = _cells(result, lambda letters: f"$^{{{letters}}}$" if letters else "")
-    lines = ["\\begin{tabular}{ll" + "r" * len(result.measures) + "}", "\\toprule",
-             " & Run & " + " & ".join(_latex_escape(m) for m in result.measures) + " \\\\", "\\midrule"]
-    lines += [f"{row[0]} & {_latex_escape(row[1])} & " + " & ".join(row[2:]) + " \\\\" for row in rows]
-    lines += ["\\bottomrule", "\\end{tabular}",
-              f"% superscripts: the runs each run is significantly better than; {_latex_escape(method_text(result))}"]
-    return "\n".join(lines) + "\n"
+        def mark(beats: str, used: list[str] = used) -> str:
+            if not beats:
+                return ""
+            return "$^{" + "".join(ch if ch in beats else r"\phantom{" + ch + "}" for ch in used) + "}$"
+
+        phantom = "$^{" + "".join(used) + "}$" if used else ""
+        cells[measure] = [latex_cell(mean, best, mark(beats), phantom)
+                          for mean, best, beats in zip(means, latex_best(means), beaten, strict=True)]
+    rows = [" & ".join([letters[i], latex_escape(run), *(cells[m][i] for m in result.measures)])
+            for i, run in enumerate(result.runs)]
+    lead = f"Mean over {result.n_queries} queries." if caption is None else caption
+    legend = (r"\textbf{Bold}: the highest mean of each measure. Superscripts: the runs each run is significantly "
+              f"better than ({latex_escape(method_text(result))}).")
+    header = " & Run & " + " & ".join(latex_escape(m) for m in result.measures)
+    return "\n".join(latex_table("ll" + "r" * len(result.measures), header, rows, f"{lead} {legend}", label)) + "\n"
 
 
 def allpairs_html(result: AllPairs) -> str:

@@ -290,29 +290,50 @@ def _latex_mark(pair: PairResult | None) -> str:
     return r"$^{\dagger}$" if pair.delta > 0 else r"$^{\ddagger}$"
 
 
-def render_latex(comparison: Comparison, per_query: bool = False) -> str:
-    """A booktabs table: runs as rows, measures as columns, means with significance marks.
+def latex_best(values: list[float]) -> list[bool]:
+    """Which cells of a column are its best value (the highest mean; every one of them when tied)."""
+    finite = [v for v in values if v == v]
+    best = max(finite) if finite else None
+    return [best is not None and v == best for v in values]
+
+
+def latex_cell(value: float, best: bool, mark: str, phantom: str) -> str:
+    """A mean, in bold when it is its column's best, then its superscript; ``phantom`` (the column's widest
+    superscript, invisible) where it has none, so the numbers of a column stay aligned."""
+    number = format_number(value)
+    number = r"\textbf{" + number + "}" if best else number
+    return number + (mark if mark else (r"\hphantom{" + phantom + "}" if phantom else ""))
+
+
+def latex_table(columns: str, header: str, rows: list[str], caption: str, label: str | None) -> list[str]:
+    """A booktabs table in a ``table`` float, its caption and label above it (the usual place in papers)."""
+    lines = [r"\begin{table}[t]", r"\centering", r"\caption{" + caption + "}"]
+    if label:
+        lines.append(r"\label{" + label + "}")
+    lines += [r"\begin{tabular}{" + columns + "}", r"\toprule", header + r" \\", r"\midrule"]
+    lines += [row + r" \\" for row in rows]
+    return lines + [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+
+
+def render_latex(comparison: Comparison, per_query: bool = False, caption: str | None = None,
+                 label: str | None = "tab:comparison") -> str:
+    """A booktabs table ready for a paper: runs as rows, measures as columns, each measure's highest mean in
+    bold, significance marks aligned in their column, a caption (``caption``, by default the number of
+    queries, then what the bold and the marks mean) and a ``label``.
 
     dagger = significantly better than the baseline, double dagger = significantly worse, after
     the correction. Needs ``\\usepackage{booktabs}``.
     """
-    measures = comparison.measures
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\begin{tabular}{l" + "r" * len(measures) + "}",
-        r"\toprule",
-    ]
-    lines.append("Run & " + " & ".join(latex_escape(m) for m in measures) + r" \\")
-    lines.append(r"\midrule")
-    for run in comparison.runs:
-        label = latex_escape(run) + (" (baseline)" if run == comparison.baseline else "")
-        cells = []
-        for measure in measures:
-            pair = None if run == comparison.baseline else comparison.pair(measure, run)
-            cells.append(format_number(comparison.means[run][measure]) + _latex_mark(pair))
-        lines.append(label + " & " + " & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    measures, runs = comparison.measures, comparison.runs
+    cells: dict[str, list[str]] = {}
+    for measure in measures:
+        means = [comparison.means[run][measure] for run in runs]
+        marks = ["" if run == comparison.baseline else _latex_mark(comparison.pair(measure, run)) for run in runs]
+        phantom = r"$^{\dagger}$" if any(marks) else ""
+        cells[measure] = [latex_cell(mean, best, mark, phantom)
+                          for mean, best, mark in zip(means, latex_best(means), marks, strict=True)]
+    rows = [" & ".join([latex_escape(run) + (" (baseline)" if run == comparison.baseline else ""),
+                        *(cells[m][i] for m in measures)]) for i, run in enumerate(runs)]
     correction = (
         "no correction"
         if comparison.correction == "none"
@@ -320,13 +341,15 @@ def render_latex(comparison: Comparison, per_query: bool = False) -> str:
     )
     test = "paired t-test" if comparison.test == "t" else "paired randomization test"
     seed = "none" if comparison.seed is None else str(comparison.seed)
-    caption = (
-        f"Mean over {comparison.n_queries} queries. $^{{\\dagger}}$/$^{{\\ddagger}}$: "
+    lead = f"Mean over {comparison.n_queries} queries." if caption is None else caption
+    legend = (
+        r"\textbf{Bold}: the highest mean of each measure. $^{\dagger}$/$^{\ddagger}$: "
         f"significantly better/worse than {latex_escape(comparison.baseline)} "
         f"({test}, {correction} over {len(comparison.pairs)} comparisons, "
         f"$p < {comparison.alpha:g}${f'; seed {seed}' if comparison.draws else ''})."
     )
-    lines += [r"\caption{" + caption + "}", r"\end{table}"]
+    lines = latex_table("l" + "r" * len(measures), "Run & " + " & ".join(latex_escape(m) for m in measures), rows,
+                        f"{lead} {legend}", label)
     if per_query:
         header = per_query_header(comparison)
         lines += ["", r"\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", r"\toprule"]

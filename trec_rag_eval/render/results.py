@@ -66,9 +66,10 @@ def evaluation_html(evaluation: Evaluation, title: str | None = None) -> str:
 
 
 def evaluation_context_plot(evaluation: Evaluation) -> Any:
+    from trec_rag_eval.render.figures import shown_when_the_cell_ends
     from trec_rag_eval.render.plot import context_figure
 
-    return context_figure(evaluation)
+    return shown_when_the_cell_ends(context_figure(evaluation))
 
 
 # --- Comparison: ``trec-rag-eval compare``'s table, verdicts and footer -----------------------------------
@@ -96,9 +97,13 @@ def comparison_html(comparison: Comparison) -> str:
 
 
 def comparison_plot(comparison: Comparison) -> Any:
+    """The figure ``Comparison.plot()`` returns: in a notebook, shown when the cell ends (``render.figures``)."""
     from trec_rag_eval.render.plot import comparison_figure
 
-    return comparison_figure(comparison)
+    figure = comparison_figure(comparison)
+    from trec_rag_eval.render.figures import shown_when_the_cell_ends
+
+    return shown_when_the_cell_ends(figure)
 
 
 # --- EngineEvaluation: ``trec-rag-eval search``'s table and latency line ----------------------------------
@@ -130,7 +135,20 @@ def register_evaluation(cls: type) -> None:
     register_renderer(cls, "context_plot", evaluation_context_plot)
 
 
+def _comparison_latex(comparison: Comparison, caption: str | None, label: str | None) -> str:
+    from trec_rag_eval.render.comparison import render_latex
+
+    return render_latex(comparison, caption=caption, label=label)
+
+
+def _allpairs_latex(result: Any, caption: str | None, label: str | None) -> str:
+    from trec_rag_eval.render.allpairs import allpairs_latex
+
+    return allpairs_latex(result, caption=caption, label=label)
+
+
 def register_comparison(cls: type) -> None:
+    register_renderer(cls, "latex", _comparison_latex)
     register_renderer(cls, "text", comparison_text)
     register_renderer(cls, "html", comparison_html)
     register_renderer(cls, "plot", comparison_plot)
@@ -160,6 +178,7 @@ def register_fusion(cls: type) -> None:
 
 
 def register_all_pairs(cls: type) -> None:
+    register_renderer(cls, "latex", _allpairs_latex)
     register_renderer(cls, "text", allpairs_text)
     register_renderer(cls, "html", allpairs_html)
 
@@ -184,7 +203,10 @@ def _plan_html(plan: Any) -> str:
 def _plan_plot(plan: Any) -> Any:
     from trec_rag_eval.render.planning import plan_figure
 
-    return plan_figure(plan)
+    figure = plan_figure(plan)
+    from trec_rag_eval.render.figures import shown_when_the_cell_ends
+
+    return shown_when_the_cell_ends(figure)
 
 
 def register_topic_set_plan(cls: type) -> None:
