@@ -271,10 +271,10 @@ def plan_figure(plan: TopicSetPlan) -> Any:
     measure: the paired t-test for two runs, the one-way ANOVA for more (the Tukey HSD's curve lies just right
     of it and costs a quantile of the studentized range per point). The target power is a dashed line, the
     pilot's queries a dotted one. Needs matplotlib (the ``plot`` extra)."""
-    from trec_rag_eval.render.plot import NEUTRAL, RUN_COLOURS, plain_text, require_matplotlib
+    from trec_rag_eval.render.plot import NEUTRAL, RUN_COLOURS, figure_class, plain_text, require_matplotlib
 
     require_matplotlib("plot()")
-    from matplotlib.figure import Figure
+    Figure = figure_class()  # noqa: N806 - matplotlib's Figure, as a notebook shows it
 
     columns = min(3, max(1, len(plan.plans)))
     rows = (len(plan.plans) + columns - 1) // columns

@@ -34,10 +34,14 @@ def require_matplotlib(feature: str = "plots") -> None:
 
 
 def _figure_class() -> Any:
+    """matplotlib's ``Figure``, as a notebook shows it (``render.figures.LibraryFigure``)."""
     require_matplotlib()
-    from matplotlib.figure import Figure
+    from trec_rag_eval.render.figures import LibraryFigure
 
-    return Figure
+    return LibraryFigure
+
+
+figure_class = _figure_class
 
 
 def plain_text() -> Any:
@@ -48,7 +52,9 @@ def plain_text() -> Any:
     require_matplotlib()
     import matplotlib
 
-    return matplotlib.rc_context({"text.parse_math": False, "text.usetex": False})
+    from trec_rag_eval.render.figures import PLAIN_TEXT
+
+    return matplotlib.rc_context(PLAIN_TEXT)
 
 
 def draw_intervals(figure: Any, comparison: Comparison) -> None:
