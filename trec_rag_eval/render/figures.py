@@ -30,7 +30,7 @@ class LibraryFigure(Figure):
         return png_of(self)
 
 
-PLAIN_TEXT = {"text.parse_math": False, "text.usetex": False}
+PLAIN_TEXT: Any = {"text.parse_math": False, "text.usetex": False}  # Any: matplotlib types its keys as Literals
 """matplotlib's settings under which every text is drawn as written (``render.plot.plain_text``)."""
 
 
