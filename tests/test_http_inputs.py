@@ -126,3 +126,23 @@ def test_a_closed_port_with_a_password_in_the_url_never_shows_it():
         result = invoke(QRELS, f"http://bob:{password}@127.0.0.1:{port}/run.txt")
     assert "connection was refused" in _one_error_line(result)
     assert _leaked(result, _forms("bob", password)) == []
+
+
+@pytest.mark.slow  # s3fs retries a connection error, with backoff (a few seconds)
+def test_an_s3_endpoint_at_a_closed_port_says_the_connection_was_refused(monkeypatch):
+    # the same words for an S3 store out of reach (a fake endpoint on 127.0.0.1, fake keys): the host is the
+    # endpoint's, not the bucket's name
+    s3_server = pytest.importorskip("s3_server")
+    pytest.importorskip("s3fs")
+    for name, value in s3_server.FAKE_KEYS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")  # botocore's own retries: the error sooner
+    with closed_port() as port:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        s3_server.forget_s3_file_systems()
+        try:
+            line = _one_error_line(invoke(QRELS, "s3://bucket/run.txt"))
+        finally:
+            s3_server.forget_s3_file_systems()
+    assert line == (f"Error: s3://bucket/run.txt: cannot read: the connection was refused by 127.0.0.1:{port}; "
+                    "check the URL, and that its server is running")

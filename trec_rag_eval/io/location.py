@@ -141,8 +141,11 @@ def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
     raises "not found" for a connection refused, a host unknown or an HTTP 403 alike. None when nothing in
     ``err``'s chain says so (a file that is really not there, or another failure)."""
     parts = urllib.parse.urlsplit(url)
-    where = parts.netloc.rpartition("@")[2]  # host[:port], the user information left out
+    # host[:port] of an http(s) URL, the user information left out (an s3:// URL names a bucket, not a host)
+    named = parts.netloc.rpartition("@")[2] if protocol(url) in ("http", "https") else ""
     for cause in _chain(err):
+        host, port = getattr(cause, "host", None), getattr(cause, "port", None)  # aiohttp's connection errors
+        where = f"{host}:{port}" if isinstance(host, str) and port else host if isinstance(host, str) else named
         status = getattr(cause, "status", None)  # an HTTP reply (aiohttp's ClientResponseError)
         if isinstance(status, int) and not isinstance(cause, OSError) and status >= 400:
             if status in (404, 410):
