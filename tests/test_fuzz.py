@@ -519,7 +519,10 @@ def test_fuzz_python_qrels_and_runs_are_read_as_written_or_refused():
         elif shape == "records":
             value = [{"query_id": q, "doc_id": d, side: v} for q, d, v in rows]
         else:
-            value = pd.DataFrame(rows, columns=["query_id", "doc_id", side])
+            try:
+                value = pd.DataFrame(rows, columns=["query_id", "doc_id", side])
+            except OverflowError:  # pandas before 3 cannot infer a column holding an int beyond a double
+                value = pd.DataFrame(rows, columns=["query_id", "doc_id", side], dtype=object)
         table_type = Qrels if side == "relevance" else Run
         try:
             table = table_type(value)

@@ -98,7 +98,9 @@ def test_pyarrow_is_imported_with_its_allocator_settings_and_the_environment_unc
     env = {k: v for k, v in os.environ.items() if k != "JE_ARROW_MALLOC_CONF"}
     if preset_by_user:
         env["JE_ARROW_MALLOC_CONF"] = "narenas:2"
-    code = ("import os, sys; from trec_rag_eval.allocators import import_pyarrow; "
+    # numpy first: numpy before 2.3 sets OpenBLAS's variables as it loads (OPENBLAS_MAIN_FREE), pyarrow's import
+    # would load it, and those are not ours to check
+    code = ("import os, sys, numpy; from trec_rag_eval.allocators import import_pyarrow; "
             "seen = []; real = os.environ.__class__.__setitem__\n"
             "def spy(self, key, value):\n"
             "    seen.append((key, value)); real(self, key, value)\n"

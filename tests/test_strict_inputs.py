@@ -68,7 +68,11 @@ def _shapes(rows, value_column):
         nested.setdefault(q, {})[d] = v
     records = [{"query_id": q, "doc_id": d, value_column: v} for q, d, v in rows]
     named = [Qrel(q, d, v) if value_column == "relevance" else ScoredDoc(q, d, v) for q, d, v in rows]
-    frame = pd.DataFrame(records)
+    try:
+        frame = pd.DataFrame(records)
+    except OverflowError:  # pandas before 3 cannot infer a column holding an int beyond a double: object, as 3 does
+        frame = pd.DataFrame({"query_id": [q for q, _, _ in rows], "doc_id": [d for _, d, _ in rows],
+                              value_column: pd.Series([v for _, _, v in rows], dtype=object)})
     return {"dict": nested, "records": records, "named tuples": named, "pandas": frame}
 
 
@@ -108,7 +112,8 @@ def test_score_beyond_a_double_is_a_clear_error(score):
 def test_score_beyond_a_double_in_pandas_object_column():
     import pandas as pd
 
-    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d7"], "score": [1.0, 10**400]})
+    frame = pd.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d7"],
+                          "score": pd.Series([1.0, 10**400], dtype=object)})
     with pytest.raises(InputFormatError, match=r"query 'q1', document 'd7'.*beyond the range"):
         trec_rag_eval.evaluate({"q1": {"d1": 1}}, frame, ["P@1"])
 

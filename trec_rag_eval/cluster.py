@@ -275,6 +275,10 @@ def _probe(address: str) -> None:
             raise ClusterError(f"no Dask scheduler answered at {address} within {CONNECT_TIMEOUT:g} s (is it a "
                                "Dask scheduler's address, such as tcp://host:8786, and not its dashboard or another "
                                "service?)") from None
+        if isinstance(err, MemoryError):  # the start of another protocol's reply read as a message's length
+            raise ClusterError(f"{address} is not a Dask scheduler: it answered with something that is not a Dask "
+                               "message (is it a Dask scheduler's address, such as tcp://host:8786, and not its "
+                               "dashboard or another service?)") from None
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: {_said(err)} (is it a Dask "
                            "scheduler's address, such as tcp://host:8786?)") from None
     if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
