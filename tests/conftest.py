@@ -71,6 +71,16 @@ socket.socket.connect = _guarded(socket.socket.connect)  # type: ignore[method-a
 socket.socket.connect_ex = _guarded(socket.socket.connect_ex)  # type: ignore[method-assign]
 
 
+def pyproject() -> dict:
+    """pyproject.toml, parsed (tomllib from Python 3.11, its backport tomli before: the test extra installs it)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as handle:
+        return tomllib.load(handle)
+
+
 def trec_eval_binary() -> str | None:
     """trec_eval itself, the oracle of some tests: ``TREC_EVAL=/path/to/trec_eval``, else ``trec_eval`` on the
     PATH; None when neither is there (those tests then skip, saying how to give it)."""

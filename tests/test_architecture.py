@@ -12,7 +12,7 @@ from pathlib import Path
 
 import grimp
 import pytest
-import tomllib
+from conftest import pyproject
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE = REPO / "trec_rag_eval"
@@ -108,7 +108,7 @@ def test_the_library_names_parameters_not_flags():
 def test_the_command_line_contract_names_every_module_below_the_facade():
     """'The command line goes through the facade' lists what cli may not import; a module added to a
     lower layer (an io reader, say) must be added there, or cli could import it unseen."""
-    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    config = pyproject()
     [contract] = [c for c in config["tool"]["importlinter"]["contracts"]
                   if c["name"] == "The command line goes through the facade"]
     forbidden = set(contract["forbidden_modules"])

@@ -38,9 +38,9 @@ def test_every_quoted_example_is_the_code_of_its_file():
 
 
 def test_the_facade_rule_it_states_is_the_contract():
-    import tomllib
+    from conftest import pyproject
 
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    contracts = pyproject()["tool"]["importlinter"]
     [facade] = [c for c in contracts["contracts"] if c["name"] == "The command line goes through the facade"]
     assert facade["source_modules"] == ["trec_rag_eval.cli"]
     for module in ("trec_rag_eval.service", "trec_rag_eval.core", "trec_rag_eval.measures", "trec_rag_eval.cluster"):

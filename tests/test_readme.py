@@ -78,10 +78,9 @@ def test_the_output_formats_section_has_a_line_for_each_format_of_evaluate():
 
 def test_architecture_lists_every_layer_of_the_contract():
     # the README's ten lines and import-linter's contract name the same layers, in the same order
-    import tomllib
+    from conftest import pyproject
 
-    with open(os.path.join(REPO, "pyproject.toml"), "rb") as handle:
-        contracts = tomllib.load(handle)["tool"]["importlinter"]["contracts"]
+    contracts = pyproject()["tool"]["importlinter"]["contracts"]
     layers = next(c for c in contracts if c["type"] == "layers")["layers"]
     section = README[README.index("## Architecture"):README.index("## Dependencies")]
     block = section[section.index("```\n") + 4:section.rindex("```")]
