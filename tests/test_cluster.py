@@ -31,6 +31,8 @@ is restarted by its nanny, which on a loaded 2-core machine can take far longer 
 allowed here. A bound, never a sleep: the wait ends as soon as both workers answer."""
 SUBPROCESS_TIMEOUT = 900
 """Seconds a command line that starts its own cluster may take, on a loaded machine (a bound, not a delay)."""
+GUARD_TIMEOUT = 180
+"""Seconds for a script without the main guard: a hang there fails in minutes, not after the whole CI's time."""
 
 
 def _local_cluster() -> distributed.LocalCluster:
@@ -490,10 +492,27 @@ def test_local_workers_that_cannot_start_say_why_from_a_script_without_the_main_
                       "except TrecRagEvalError as err:\n"
                       "    print('Error:', err)\n")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT,
+    # the worker process refuses at once, before any scheduler or process of its own: nothing of distributed's
+    # on stderr (a nanny that failed to start logged its traceback there, and at times hung); the script's own
+    # process goes on, as its workers start
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=GUARD_TIMEOUT,
                             env={**os.environ, "PYTHONPATH": root}, cwd=tmp_path)
-    assert result.stdout.startswith("Error: cannot start the 1 local worker process(es) of local:1 ("), result.stderr
+    assert result.stdout.startswith("Error: cannot start the 1 local worker process(es) of local:1 (this process "
+                                    "is a worker process starting"), result.stderr
     assert 'call this under `if __name__ == "__main__":`' in result.stdout.splitlines()[0]
+    assert len(result.stdout.splitlines()) == 1 and result.returncode == 0
+    assert "distributed" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+
+    # uncaught, the worker process dies booting; the script's own call then says why, exit 1
+    script.write_text("import trec_rag_eval as tre\n"
+                      f"tre.evaluate({str(folder / 'qrels.txt')!r}, {runs[0]!r}, 'P@5', cluster='local:1')\n")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=GUARD_TIMEOUT,
+                            env={**os.environ, "PYTHONPATH": root}, cwd=tmp_path)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("trec_rag_eval.cluster.ClusterError: cannot start the 1 local worker process(es) of "
+                           "local:1 ("), result.stderr
+    assert 'call this under `if __name__ == "__main__":`' in last
 
 
 @pytest.mark.slow  # a command line starting its own cluster

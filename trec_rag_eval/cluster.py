@@ -120,6 +120,15 @@ def connect(cluster: Any) -> Iterator[Client]:
         raise UsageError(f"cluster must be a dask.distributed.Client, a scheduler address or local:N, got {cluster!r}")
     if cluster.startswith(LOCAL):
         count = local_workers(cluster)
+        guard = ("from a Python script, call this under `if __name__ == \"__main__\":`, as each worker process "
+                 "imports the script")
+        if _importing_main():
+            # A worker process of ours runs the script that asked for it while it boots (the script has no
+            # guard): a cluster started here would start processes of its own, which multiprocessing refuses
+            # only once a scheduler is up and a nanny has failed (its traceback on stderr, at times a hang).
+            # Said at once, nothing started; the script's own process goes on with its workers.
+            raise ClusterError(f"cannot start the {count} local worker process(es) of {cluster} (this process "
+                               f"is a worker process starting, importing the script that asked for them); {guard}")
         import dask
 
         # Dask's nanny sets MALLOC_TRIM_THRESHOLD_ in its workers to give memory back sooner; it also
@@ -132,10 +141,8 @@ def connect(cluster: Any) -> Iterator[Client]:
                 local = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, host="127.0.0.1",
                                      dashboard_address=":0", silence_logs=40)
             except RuntimeError as err:  # the workers did not start: most often a script without the guard
-                raise ClusterError(
-                    f"cannot start the {count} local worker process(es) of {cluster} ({err}); from a Python "
-                    "script, call this under `if __name__ == \"__main__\":`, as each worker process imports the "
-                    "script") from None
+                raise ClusterError(f"cannot start the {count} local worker process(es) of {cluster} ({err}); "
+                                   f"{guard}") from None
         with local, Client(local) as client, _quiet(client):
             yield client
         return
@@ -161,6 +168,15 @@ def connect(cluster: Any) -> Iterator[Client]:
                 raise ClusterError(f"lost the Dask scheduler at {cluster} mid-run ({_said(err)}); is it still "
                                    "running?") from None
             raise
+
+
+def _importing_main() -> bool:
+    """Whether this process is a multiprocessing child still booting: importing the parent's main script, when
+    it may start no process (multiprocessing's own check, ``spawn._check_not_importing_main``, reads this
+    flag; it raises only from within a process start, which a LocalCluster makes after starting a scheduler)."""
+    import multiprocessing
+
+    return bool(getattr(multiprocessing.current_process(), "_inheriting", False))
 
 
 RESCHEDULED = "Couldn't gather"
