@@ -604,9 +604,9 @@ class _HoldRun(distributed.WorkerPlugin):
         self.path, self.marker, self.bound = path, marker, bound
 
     def setup(self, worker):
-        import trec_rag_eval.run_files as run_files
+        import trec_rag_eval.run_outcome as run_outcome
 
-        self.real = real = run_files.evaluate_run_file
+        self.real = real = run_outcome.evaluate_run_file
         path, marker, bound = self.path, self.marker, self.bound
 
         def held(qrels, run_path, *args, **kwargs):
@@ -617,12 +617,12 @@ class _HoldRun(distributed.WorkerPlugin):
                 open(marker + ".left", "w").close()  # what the test checks: the hold is over
             return real(qrels, run_path, *args, **kwargs)
 
-        run_files.evaluate_run_file = held
+        run_outcome.evaluate_run_file = held
 
     def teardown(self, worker):
-        import trec_rag_eval.run_files as run_files
+        import trec_rag_eval.run_outcome as run_outcome
 
-        run_files.evaluate_run_file = self.real
+        run_outcome.evaluate_run_file = self.real
 
 
 def test_outcomes_of_many_runs_are_given_as_they_are_done_not_all_at_once(client, data, tmp_path):

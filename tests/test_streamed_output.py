@@ -21,7 +21,7 @@ from trec_rag_eval.io.atomic import OutputFile
 from trec_rag_eval.render.output import Document, RunRenderer, RunText
 from trec_rag_eval.render.table import csv_rows, jsonl_rows, per_query_table, summary_table, to_dict
 from trec_rag_eval.render.trec import per_query_lines, summary_text
-from trec_rag_eval.run_files import RunOutcome
+from trec_rag_eval.run_outcome import RunOutcome
 
 REPO = Path(__file__).resolve().parent.parent
 QRELS = str(REPO / "fixtures" / "qrels.txt")

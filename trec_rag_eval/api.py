@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.llm.judging import JudgeReport
     from trec_rag_eval.llm.queries import GenerationReport
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.run_files import RunOutcome
+    from trec_rag_eval.run_outcome import RunOutcome
     from trec_rag_eval.tables import Qrels, Run
 
 

@@ -10,7 +10,7 @@ under the same name (a shared or network file system, object storage mounted ali
 The qrels given by their path are read by a task on a worker (which Dask can compute again, so a lost
 worker costs only its own work); qrels given in memory are sent to every worker once.
 
-* ``iter_run_tasks``: one task per run (read, evaluate, notes: ``run_files.evaluate_run_file``, the
+* ``iter_run_tasks``: one task per run (read, evaluate, notes: ``run_outcome.evaluate_run_file``, the
   step the single machine takes), each outcome given in run order as soon as it is done. A run
   with bad input fails alone, its error naming the file and the line; the others still report.
   Dask re-runs the tasks of a worker lost mid-way on the workers left (up to its
@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trec_rag_eval.errors import MissingDependencyError, TrecRagEvalError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.notes import Note, warning
-from trec_rag_eval.run_files import RunOutcome
+from trec_rag_eval.run_outcome import RunOutcome
 
 if TYPE_CHECKING:
     import polars as pl
@@ -506,7 +506,7 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
               ) -> tuple[Evaluation | None, list[Note], TrecRagEvalError | None, Any]:
     """On a worker: one run (rendered there with ``render``: its text travels, not its evaluation). Bad
     input is returned, not raised: it is an answer, not a task to retry."""
-    from trec_rag_eval.run_files import evaluate_run_file
+    from trec_rag_eval.run_outcome import evaluate_run_file
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecRagEvalWarning)

@@ -30,7 +30,7 @@ from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
 from trec_rag_eval.evaluation.notes import query_set_warnings
 from trec_rag_eval.io.formats import FORMATS
 from trec_rag_eval.notes import Note, note, warning
-from trec_rag_eval.run_files import RunOutcome, evaluate_run_file, map_chunks
+from trec_rag_eval.run_outcome import RunOutcome, evaluate_run_file, map_chunks
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings

@@ -337,7 +337,7 @@ def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:
     Both can be right (a run that finds nothing), so they are warnings, not errors; but they are
     far more often a mistake (other query ids, document ids against chunk ids), and a table of
     zeros says nothing about which. (A run of chunk ids of judged documents also gets the ``doc_map=``
-    pattern that maps them, from the service: ``run_files.map_chunks``.)
+    pattern that maps them, from the service: ``run_outcome.map_chunks``.)
     """
     present = ~ranked.missing
     if ranked.extra_queries and not present.any():
