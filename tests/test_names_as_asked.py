@@ -83,7 +83,7 @@ def test_results_are_typed():
         assert owner.to_pandas.__annotations__["return"] == "pd.DataFrame"
         assert owner.to_polars.__annotations__["return"] == "pl.DataFrame"
     assert EngineEvaluation.summary.fget.__annotations__["return"] == "ByMeasure[float]"
-    from trec_rag_eval.measures.keyed import ByMeasure
+    from trec_rag_eval.measures.by_measure import ByMeasure
     assert issubclass(ByMeasure, typing.Mapping)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
 from trec_rag_eval.display import format_delta, short_repr, show, shown_by
-from trec_rag_eval.measures.keyed import ByMeasure
+from trec_rag_eval.measures.by_measure import ByMeasure
 
 if TYPE_CHECKING:
     import pandas as pd

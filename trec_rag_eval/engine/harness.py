@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 
     from trec_rag_eval.evaluation.context import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.measures.keyed import ByMeasure
+    from trec_rag_eval.measures.by_measure import ByMeasure
     from trec_rag_eval.measures.requests import MeasuresArg
 
 SearchFunction = Callable[[str, int], Any]

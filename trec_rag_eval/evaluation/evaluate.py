@@ -18,7 +18,7 @@ from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
-from trec_rag_eval.measures.keyed import ByMeasure
+from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.syntax import quote
@@ -45,7 +45,7 @@ class Evaluation:
     """Per-query values and aggregates of one run.
 
     Every mapping is keyed by the measure's name as asked (``"nDCG@10"``, ``"MAP"``) and also found by
-    the ``Measure`` or any other name of it (``"AP"``, ``"map"``): see ``measures.keyed.ByMeasure``.
+    the ``Measure`` or any other name of it (``"AP"``, ``"map"``): see ``measures.by_measure.ByMeasure``.
 
     * ``summary[name]``: the mean over queries (sums for the num_* counts, geometric means for gm_*);
     * ``per_query[query_id][name]``: one value (pytrec_eval's shape, as ``to_dict()`` and every other
