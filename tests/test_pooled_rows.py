@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import trec_rag_eval as tre
-from trec_rag_eval.core.context import Context, Rows
+from trec_rag_eval.core.kernel_context import Context, Rows
 
 MEASURES = ["all_trec", "Judged@5", "Judged", "F1@3", "ERR@10", "nDCG(gains={1:3,2:9})@5", "nDCG(dcg='exp-log2')@5",
             "ndcg_rel.1=3,2=9", "Rndcg.0=1,1=2", "G.2=5", "rbp.p=0.5", "rbp_resid.p=0.8", "infAP",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, ratio
+from trec_rag_eval.core.kernel_context import Context, ratio
 from trec_rag_eval.measures.model import Measure
 
 

@@ -12,7 +12,7 @@ from typing import cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, ratio, segment_cumsum_int, segment_suffix_max
+from trec_rag_eval.core.kernel_context import Context, ratio, segment_cumsum_int, segment_suffix_max
 from trec_rag_eval.core.matching import UNJUDGED
 from trec_rag_eval.measures.model import Measure, cutoff_of
 

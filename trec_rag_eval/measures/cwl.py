@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context
+from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.matching import UNJUDGED
 from trec_rag_eval.measures.model import Measure
 

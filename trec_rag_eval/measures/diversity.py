@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, ratio
+from trec_rag_eval.core.kernel_context import Context, ratio
 from trec_rag_eval.measures.model import Measure
 
 

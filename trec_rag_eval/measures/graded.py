@@ -12,7 +12,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context, Rows, ratio, segment_cumsum_float
+from trec_rag_eval.core.kernel_context import Context, Rows, ratio, segment_cumsum_float
 from trec_rag_eval.core.matching import NOT_IN_POOL
 from trec_rag_eval.measures.model import Measure
 
@@ -48,7 +48,7 @@ def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T]) -> T:
 
 class Gained(NamedTuple):
     """The ranked rows with a non-zero gain (ascending), with their query, rank and gain; ``offsets``
-    as in ``core.context.Rows``. A row with no gain adds 0.0 to a running sum, which leaves it as it
+    as in ``core.kernel_context.Rows``. A row with no gain adds 0.0 to a running sum, which leaves it as it
     is, so the running sums over these rows are bit for bit those over every row."""
 
     rows: np.ndarray

@@ -29,7 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from trec_rag_eval.core.context import Context
+from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.preferences import PreferenceView
 from trec_rag_eval.errors import TrecRagEvalWarning, warn
 from trec_rag_eval.measures.model import Measure
