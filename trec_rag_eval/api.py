@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.compare.planning import TopicSetPlan
     from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.conversion import ConversionReport
-    from trec_rag_eval.evaluation.context import ContextCost
+    from trec_rag_eval.evaluation.context_cost import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.io.id_paths import IdLocator
@@ -71,7 +71,7 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     evaluation then holds the context cost (``evaluation.context``: the tokens of the top k results
     per query, mean and p95, at the measures' cutoffs), shown beside the measures and tabled against
     k by ``context_table()``; ``tokenizer`` counts the tokens (any callable text -> count or tokens;
-    default whitespace words: see ``evaluation.context``).
+    default whitespace words: see ``evaluation.context_cost``).
     ``qrels`` may also be judgment groups or preferences (trec_eval's ``-R qrels_jg``, ``prefs``, ``qrels_prefs``:
     ``qrels_format=`` names them, or ``read_qrels(path, format=...)`` reads them), each scored by its own measures
     (``measures="qrels_jg"``, ``"all_prefs"``; by default trec_eval's set of the kind). ``zscores``: a file of
@@ -273,7 +273,7 @@ def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokeni
 
 def context_ks(evaluation: Evaluation) -> list[int]:
     """The cutoffs at which to count context tokens: the measures' whole cutoffs, else 1, 3, 5, 10."""
-    from trec_rag_eval.evaluation.context import measure_ks
+    from trec_rag_eval.evaluation.context_cost import measure_ks
 
     return measure_ks(evaluation.measures)
 
@@ -289,7 +289,7 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
     file when it is not to be detected."""
     from trec_rag_eval.engine.load import load_tokenizer
-    from trec_rag_eval.evaluation.context import measure_context_cost
+    from trec_rag_eval.evaluation.context_cost import measure_context_cost
     from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.any_input import as_qrels
     from trec_rag_eval.io.corpus import corpus_texts

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
 
-    from trec_rag_eval.evaluation.context import ContextCost
+    from trec_rag_eval.evaluation.context_cost import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.measures.by_measure import ByMeasure
     from trec_rag_eval.measures.requests import MeasuresArg
@@ -135,7 +135,7 @@ class EngineEvaluation:
     @property
     def context(self) -> ContextCost | None:
         """The tokens of the top k results per query (mean, p95 at each k), when the results' texts are
-        known: results carrying their text, or ``Evaluator(corpus=...)`` (see ``evaluation.context``)."""
+        known: results carrying their text, or ``Evaluator(corpus=...)`` (see ``evaluation.context_cost``)."""
         return self.result.context
 
     def context_table(self, library: str = "pandas") -> Any:
@@ -246,7 +246,7 @@ class Evaluator:
         reports the tokens of the top k results per query beside the measures at each k
         (``EngineEvaluation.context``), counted by ``tokenizer`` (any callable text -> count or
         tokens, or one named ``"package.module:callable"``; default whitespace words: see
-        ``evaluation.context``)."""
+        ``evaluation.context_cost``)."""
         self.search = resolve_engine(engine)
         self.id = check_locator(id)
         self.doc_map = doc_map
@@ -298,7 +298,7 @@ class Evaluator:
             measures = list(rag_measures(ks))
         qrels = dataset_qrels(dataset)
         outcome = self.run(qrels, depth=max(ks) if depth is None else depth)
-        from trec_rag_eval.evaluation.context import measure_context_cost, measure_ks
+        from trec_rag_eval.evaluation.context_cost import measure_context_cost, measure_ks
         from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
         # "every engine call failed" was then said, with the first error: "the run is empty" and "N queries

@@ -16,7 +16,7 @@ from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.context import ContextCost
+from trec_rag_eval.evaluation.context_cost import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
@@ -74,7 +74,7 @@ class Evaluation:
     """What mapping chunk ids to documents did (``doc_map``), or None when nothing was mapped."""
     context: ContextCost | None = None
     """The tokens of the top k results per query, when the results' texts were given (``corpus=``;
-    see ``evaluation.context``): shown beside the measures at the same k."""
+    see ``evaluation.context_cost``): shown beside the measures at the same k."""
     zscored: bool = False
     """The numbers are z-scores against per-query means (``evaluation.zscores``: trec_eval's -Z)."""
 
