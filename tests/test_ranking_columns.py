@@ -1,4 +1,4 @@
-"""The ranking's column layer (``core.columns``): each operation gives the same values whatever form the
+"""The ranking's column layer (``core.column_operations``): each operation gives the same values whatever form the
 column comes in (a Python list, a polars Series, an Arrow ChunkedArray cut in any chunks, as the fast
 TREC reader makes it), the list form being the plain Python meaning written out in the test."""
 
@@ -10,7 +10,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trec_rag_eval.core.columns import (
+from trec_rag_eval.core.column_operations import (
     distinct,
     gather,
     index_in,

@@ -19,7 +19,7 @@ import numpy as np
 
 from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core import parallel
-from trec_rag_eval.core.columns import Strings, gather, over_chunks, row_index, series, slice_rows
+from trec_rag_eval.core.column_operations import Strings, gather, over_chunks, row_index, series, slice_rows
 from trec_rag_eval.errors import DuplicateDocumentError
 from trec_rag_eval.tables import Run
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers

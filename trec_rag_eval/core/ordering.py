@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trec_rag_eval.allocators import release_freed_memory
-from trec_rag_eval.core.columns import Strings, gather, row_ranges, series
+from trec_rag_eval.core.column_operations import Strings, gather, row_ranges, series
 from trec_rag_eval.core.parallel import on_threads
 from trec_rag_eval.tables.arrow import polars_numbers
 

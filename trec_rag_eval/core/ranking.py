@@ -18,7 +18,7 @@ For every evaluated query:
 
 This module states the rules and applies them in that order; the work is done by three modules
 beside it: ``core.ordering`` puts the rows in that order, ``core.matching`` gives each row its
-relevance and refuses a document listed twice in one query, and ``core.columns`` holds the few
+relevance and refuses a document listed twice in one query, and ``core.column_operations`` holds the few
 operations on the id strings (query lookup, gathering, filtering), once per form the tables come
 in: Python lists for small files (``tables.Columns``, so a small evaluation never imports polars or
 pyarrow), an Arrow table for large runs read by the fast TREC reader, or polars frames.
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.columns import distinct, gather, keep_where, numbers, row_index
+from trec_rag_eval.core.column_operations import distinct, gather, keep_where, numbers, row_index
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.errors import UsageError
