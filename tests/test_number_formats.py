@@ -19,7 +19,7 @@ from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_numb
 from trec_rag_eval.render.trec import format_trec_value
 
 PACKAGE = Path(tre.__file__).resolve().parent
-FORMATTERS = {"display.py", "render/numbers.py", "render/trec.py", "render/columns.py"}
+FORMATTERS = {"display.py", "render/numbers.py", "render/trec.py", "render/columnar_text.py"}
 FOUR_DECIMALS = re.compile(r"\.4f\b")
 
 

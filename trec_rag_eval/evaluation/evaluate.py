@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.frames import frame, results_frame
+from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of

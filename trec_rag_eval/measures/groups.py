@@ -13,8 +13,8 @@ from typing import cast
 
 import numpy as np
 
-from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.groups import GroupView
+from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.measures import binary
 from trec_rag_eval.measures.model import Measure
 

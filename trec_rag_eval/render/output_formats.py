@@ -4,7 +4,7 @@ A format is its name, a few words saying what it is, and what it writes:
 
 * **an evaluation** (the evaluate command, ``Evaluation.render``), run after run, as ``render.output`` lays
   the runs out: a run's ``body`` value by value, and ``body_columns``, the same bytes built a column at a time
-  (``render.columns``) for a large evaluation (``COLUMN_WISE_FROM`` per-query values or more: ~670,000 for
+  (``render.columnar_text``) for a large evaluation (``COLUMN_WISE_FROM`` per-query values or more: ~670,000 for
   ``-q -m all_trec`` on 7,000 queries, which one Python call per value would take seconds to write); what opens
   several runs (``opening``), stands between two (``separator``) and closes them (``closing``); how a run alone
   (``alone``) and a run among several (``among``) are written;
@@ -112,7 +112,7 @@ class OutputFormat:
         raise NotImplementedError(f"the {self.name} format writes no evaluation")
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        """``body``'s bytes, built a column at a time (``render.columns``): called with ``per_query`` for
+        """``body``'s bytes, built a column at a time (``render.columnar_text``): called with ``per_query`` for
         ``COLUMN_WISE_FROM`` per-query values or more."""
         raise NotImplementedError(f"the {self.name} format writes no evaluation")
 

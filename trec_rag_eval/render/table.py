@@ -3,7 +3,7 @@ a person reads (measure x cutoff, or one row per query), the JSON document, CSV 
 
 Each per-query part is written two ways with the same bytes: value by value (``str.format``,
 ``json.dumps(indent=2)``, ``csv.writer``, ``json.dumps`` of each row) and a column at a time
-(``render.columns``, the ``*_columns`` functions) for a large evaluation: ~670,000 values for
+(``render.columnar_text``, the ``*_columns`` functions) for a large evaluation: ~670,000 values for
 ``-q -m all_trec`` on 7,000 queries. The format's object chooses (``output_formats.column_wise``).
 """
 
@@ -127,13 +127,13 @@ def per_query_table_columns(evaluation: Evaluation, summary: bool = True) -> str
         return per_query_table(evaluation, summary)
     import polars as pl
 
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     measures, qwidth, widths, lines = _per_query_head(evaluation)
-    cells: list[pl.Series | pl.Expr] = [columns.strings([q.ljust(qwidth) for q in evaluation.query_ids])]
+    cells: list[pl.Series | pl.Expr] = [columnar_text.strings([q.ljust(qwidth) for q in evaluation.query_ids])]
     for m, w in zip(measures, widths, strict=False):
         cells += [pl.lit(" "), _num_column(m, evaluation.values[str(m)]).str.pad_start(w)]
-    lines.append(columns.joined(cells)[:-1])
+    lines.append(columnar_text.joined(cells)[:-1])
     return _per_query_end(evaluation, measures, qwidth, widths, lines, summary)
 
 
@@ -168,11 +168,11 @@ def _per_query_measures(evaluation: Evaluation) -> list[Measure]:
 
 def _num_column(measure: Measure, values: Any) -> pl.Series:
     """``format_number`` of every value of a per-query column."""
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     if measure.spec.value_type == "str":
-        return columns.strings([str(v) for v in values])
-    return columns.fixed(np.asarray(values, dtype=np.float64), 4, nan="nan")
+        return columnar_text.strings([str(v) for v in values])
+    return columnar_text.fixed(np.asarray(values, dtype=np.float64), 4, nan="nan")
 
 
 def to_dict(evaluation: Evaluation, per_query: bool = False, summary: bool = True) -> dict[str, Any]:
@@ -217,12 +217,12 @@ def _json_value_column(measure: Measure, values: Any) -> pl.Series:
     """json's text of ``plain_number`` of every value: repr of the float, null for NaN, Infinity for inf."""
     import polars as pl
 
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     if measure.spec.value_type == "str":
-        return columns.strings([json.dumps(v, ensure_ascii=False) for v in values])
+        return columnar_text.strings([json.dumps(v, ensure_ascii=False) for v in values])
     array = np.asarray(values, dtype=np.float64)
-    text = columns.shortest(array).fill_null("null")
+    text = columnar_text.shortest(array).fill_null("null")
     infinite = np.flatnonzero(np.isinf(array))
     if len(infinite):
         text = text.scatter(infinite, pl.Series(["Infinity" if v > 0 else "-Infinity" for v in array[infinite]]))
@@ -233,7 +233,7 @@ def _json_per_query(evaluation: Evaluation) -> str:
     """``{query_id: {measure: value}}`` as json.dumps(indent=2) writes it one level down."""
     import polars as pl
 
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     ids = evaluation.query_ids
     if not ids:
@@ -242,15 +242,15 @@ def _json_per_query(evaluation: Evaluation) -> str:
     measures = list({str(m): m for m in _per_query_measures(evaluation)}.values())  # a name once, as in a dict
     if not measures:
         return "{\n" + ",\n".join(f"    {key}: {{}}" for key in keys) + "\n  }"
-    opening = columns.strings([f"    {key}: {{" for key in keys])
+    opening = columnar_text.strings([f"    {key}: {{" for key in keys])
     entries = []
     for i, m in enumerate(measures):
         head = f"      {json.dumps(str(m), ensure_ascii=False)}: "
         tail = "," if i < len(measures) - 1 else ""
         entries.append(pl.select(pl.concat_str([pl.lit(head), _json_value_column(m, evaluation.values[str(m)]),
                                                 pl.lit(tail)])).to_series())
-    closing = columns.strings(["    },"] * (len(ids) - 1) + ["    }"])
-    return "{\n" + columns.joined([columns.interleave([opening, *entries, closing])])[:-1] + "\n  }"
+    closing = columnar_text.strings(["    },"] * (len(ids) - 1) + ["    }"])
+    return "{\n" + columnar_text.joined([columnar_text.interleave([opening, *entries, closing])])[:-1] + "\n  }"
 
 
 def csv_rows(e: Evaluation, per_query: bool = False, summary: bool = True) -> str:
@@ -309,7 +309,7 @@ def _csv_field(text: str) -> str:
 def _csv_per_query(evaluation: Evaluation) -> str:
     """The per-query rows of ``csv_rows``: each run tag, query id and measure name quoted once (when it must
     be), gathered beside the values' column, written by polars' CSV writer without quoting."""
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     measures = _per_query_measures(evaluation)
     ids = evaluation.query_ids
@@ -319,13 +319,13 @@ def _csv_per_query(evaluation: Evaluation) -> str:
     for m in measures:
         column = evaluation.values[str(m)]
         if m.spec.value_type == "str":
-            values.append(columns.strings([_csv_field(v) for v in column]))
+            values.append(columnar_text.strings([_csv_field(v) for v in column]))
         else:
-            values.append(columns.shortest(np.asarray(column, dtype=np.float64)).fill_null(""))
+            values.append(columnar_text.shortest(np.asarray(column, dtype=np.float64)).fill_null(""))
     run = _csv_field(evaluation.run_tag)
-    rows = columns.repeat_each([f"{run},{_csv_field(q)}" for q in ids], len(measures))
-    names = columns.cycle([_csv_field(str(m)) for m in measures], len(ids))
-    return columns.separated([rows, names, columns.interleave(values)], separator=",")
+    rows = columnar_text.repeat_each([f"{run},{_csv_field(q)}" for q in ids], len(measures))
+    names = columnar_text.cycle([_csv_field(str(m)) for m in measures], len(ids))
+    return columnar_text.separated([rows, names, columnar_text.interleave(values)], separator=",")
 
 
 JSONL_KEYS = ("run", "query_id", "measure", "value")
@@ -355,7 +355,7 @@ def _jsonl_per_query(evaluation: Evaluation) -> str:
     """The per-query lines of ``jsonl_rows``: each query id (with the run tag) and measure name json-escaped
     once, gathered beside the values' column of json texts, the three written by polars' CSV writer with a
     space between them: ``{"run": R, "query_id": Q,`` ``"measure": M, "value":`` ``V`` and ``}``."""
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     measures = _per_query_measures(evaluation)
     ids = evaluation.query_ids
@@ -366,7 +366,7 @@ def _jsonl_per_query(evaluation: Evaluation) -> str:
         return json.dumps(value, ensure_ascii=False)
 
     run = f'{{"run": {text(evaluation.run_tag)}, "query_id": '
-    rows = columns.repeat_each([f"{run}{text(q)}," for q in ids], len(measures))
-    names = columns.cycle([f'"measure": {text(str(m))}, "value":' for m in measures], len(ids))
-    values = columns.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
-    return columns.separated([rows, names, values], separator=" ", line_end="}\n")
+    rows = columnar_text.repeat_each([f"{run}{text(q)}," for q in ids], len(measures))
+    names = columnar_text.cycle([f'"measure": {text(str(m))}, "value":' for m in measures], len(ids))
+    values = columnar_text.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
+    return columnar_text.separated([rows, names, values], separator=" ", line_end="}\n")

@@ -1,7 +1,7 @@
 """trec_eval's output, byte for byte: ``%-22s\\t%s\\t%6.4f`` lines, integer measures as ``%ld``.
 
 The per-query lines (``-q``: one per query and measure, ~670,000 for ``-m all_trec`` on 7,000 queries)
-are built value by value (``per_query_lines``) for a small evaluation, a column at a time (``render.columns``,
+are built value by value (``per_query_lines``) for a small evaluation, a column at a time (``render.columnar_text``,
 ``per_query_blocks``) for a large one: the ``trec`` output format (``render.output_formats``) chooses.
 """
 
@@ -34,16 +34,16 @@ def format_trec_column(measure: Measure, values: Any, zscored: bool = False) -> 
     """``format_trec_value`` of every value of one per-query column, as a string Series."""
     import polars as pl
 
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     kind = measure.spec.value_type
     if kind == "str":
-        text = columns.strings([str(v) for v in values])
+        text = columnar_text.strings([str(v) for v in values])
         return pl.select(pl.concat_str([pl.lit("'"), text, pl.lit("'")])).to_series() \
             if measure.spec.quoted else text
     if kind == "int" and not zscored:
-        return columns.integers(values)
-    return columns.fixed(values, 4, nan="-nan", width=6)
+        return columnar_text.integers(values)
+    return columnar_text.fixed(values, 4, nan="-nan", width=6)
 
 
 def trec_label(measure: Measure, zscored: bool = False) -> str:
@@ -117,17 +117,17 @@ PARALLEL_FROM = 1 << 18
 
 def _blocks_between(evaluation: Evaluation, measures: list[Measure], first: int, last: int, step: int) -> list[str]:
     """The lines of queries ``first`` to ``last`` (excluded), ``step`` queries a block."""
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
-    names = columns.strings([trec_label(m, evaluation.zscored) for m in measures])
-    query_ids = columns.strings(evaluation.query_ids[first:last])
+    names = columnar_text.strings([trec_label(m, evaluation.zscored) for m in measures])
+    query_ids = columnar_text.strings(evaluation.query_ids[first:last])
     formatted = _formatted_columns(evaluation, measures, first, last)
     blocks = []
     for start in range(0, last - first, step):
         ids = query_ids.slice(start, step)
-        values = columns.interleave([column.slice(start, len(ids)) for column in formatted])
-        blocks.append(columns.separated([columns.cycle(names, len(ids)), columns.repeat_each(ids, len(measures)),
-                                         values]))
+        values = columnar_text.interleave([column.slice(start, len(ids)) for column in formatted])
+        blocks.append(columnar_text.separated([columnar_text.cycle(names, len(ids)),
+                                               columnar_text.repeat_each(ids, len(measures)), values]))
     return blocks
 
 
@@ -141,7 +141,7 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
     real-valued ones (most of them) are formatted a batch of measures at a time, then sliced."""
     import numpy as np
 
-    from trec_rag_eval.render import columns
+    from trec_rag_eval.render import columnar_text
 
     queries = last - first
     real = [m for m in measures if m.spec.value_type != "str" and (evaluation.zscored or m.spec.value_type != "int")]
@@ -150,7 +150,7 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
     for start in range(0, len(real) if per_batch > 1 else 0, per_batch):
         batch = real[start:start + per_batch]
         values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64)[first:last] for m in batch])
-        text = columns.fixed(values, 4, nan="-nan", width=6)
+        text = columnar_text.fixed(values, 4, nan="-nan", width=6)
         sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
     return [sliced[str(m)] if str(m) in sliced
             else format_trec_column(m, evaluation.values[str(m)][first:last], evaluation.zscored) for m in measures]

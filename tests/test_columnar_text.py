@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from trec_rag_eval.render import columns
+from trec_rag_eval.render import columnar_text
 
 # decimal ties (exact in binary: decided by round-half-even on the exact value), values next to them,
 # signed zeros, the edges of the fast path, non-finite values
@@ -27,7 +27,7 @@ def _values() -> np.ndarray:
 
 def test_fixed_is_percent_f_for_every_value() -> None:
     values = _values()
-    got = columns.fixed(values, 4, nan="-nan").to_list()
+    got = columnar_text.fixed(values, 4, nan="-nan").to_list()
     expected = ["-nan" if math.isnan(v) else format(v, ".4f") for v in values.tolist()]
     assert got == expected
 
@@ -36,28 +36,28 @@ def test_fixed_is_percent_f_for_every_value() -> None:
 def test_fixed_other_precisions(decimals: int) -> None:
     values = _values()
     expected = ["nan" if math.isnan(v) else format(v, f".{decimals}f") for v in values.tolist()]
-    assert columns.fixed(values, decimals).to_list() == expected
+    assert columnar_text.fixed(values, decimals).to_list() == expected
 
 
 def test_shortest_is_repr_for_every_value() -> None:
     values = _values()
     expected = [None if math.isnan(v) else repr(v) for v in values.tolist()]
-    assert columns.shortest(values).to_list() == expected
+    assert columnar_text.shortest(values).to_list() == expected
 
 
 def test_integers_and_layout_helpers() -> None:
-    assert columns.integers(np.array([0.0, 7.0, 1000.0, -3.0])).to_list() == ["0", "7", "1000", "-3"]
-    a, b = columns.strings(["a0", "a1"]), columns.strings(["b0", "b1"])
-    assert columns.interleave([a, b]).to_list() == ["a0", "b0", "a1", "b1"]
-    assert columns.repeat_each(["x", "y"], 2).to_list() == ["x", "x", "y", "y"]
-    assert columns.cycle(["x", "y"], 2).to_list() == ["x", "y", "x", "y"]
-    assert columns.joined([a, b]) == "a0b0\na1b1\n"
-    assert columns.joined([columns.strings([])]) == ""
+    assert columnar_text.integers(np.array([0.0, 7.0, 1000.0, -3.0])).to_list() == ["0", "7", "1000", "-3"]
+    a, b = columnar_text.strings(["a0", "a1"]), columnar_text.strings(["b0", "b1"])
+    assert columnar_text.interleave([a, b]).to_list() == ["a0", "b0", "a1", "b1"]
+    assert columnar_text.repeat_each(["x", "y"], 2).to_list() == ["x", "x", "y", "y"]
+    assert columnar_text.cycle(["x", "y"], 2).to_list() == ["x", "y", "x", "y"]
+    assert columnar_text.joined([a, b]) == "a0b0\na1b1\n"
+    assert columnar_text.joined([columnar_text.strings([])]) == ""
     # rows written as they are, whatever they hold: no quoting of quotes, commas, spaces or empty items
-    c = columns.strings(["'q\"1'", ""])
-    assert columns.separated([a, c, b]) == "a0\t'q\"1'\tb0\na1\t\tb1\n"
-    assert columns.separated([a, b], ",") == "a0,b0\na1,b1\n"
-    assert columns.separated([columns.strings([])]) == ""
+    c = columnar_text.strings(["'q\"1'", ""])
+    assert columnar_text.separated([a, c, b]) == "a0\t'q\"1'\tb0\na1\t\tb1\n"
+    assert columnar_text.separated([a, b], ",") == "a0,b0\na1,b1\n"
+    assert columnar_text.separated([columnar_text.strings([])]) == ""
 
 
 @pytest.mark.parametrize("decimals", [0, 1, 4])
@@ -68,7 +68,7 @@ def test_fixed_of_measures_in_zero_to_ten(decimals: int) -> None:
     values = np.concatenate([rng.random(30000) * 10.0, np.array([0.0, -0.0, 9.99995, 9.99994, 0.03125, 1.0, 10.0]),
                              np.array([k / n for n in range(1, 40) for k in range(0, n + 1)])])
     expected = [format(v, f".{decimals}f") for v in values.tolist()]
-    assert columns.fixed(values, decimals).to_list() == expected
+    assert columnar_text.fixed(values, decimals).to_list() == expected
 
 
 @pytest.mark.parametrize(("decimals", "width"), [(4, 6), (4, 8), (0, 1), (0, 3), (2, 4), (6, 10)])
@@ -77,13 +77,13 @@ def test_fixed_padded_is_percent_width_f(decimals: int, width: int) -> None:
     already have decimals + 2 characters, the others (negative, >= 10, NaN) are padded one by one."""
     values = np.concatenate([_values(), np.array([0.5, 9.99995, -0.25, 12.5])])
     expected = [f"{'nan':>{width}}" if math.isnan(v) else format(v, f"{width}.{decimals}f") for v in values.tolist()]
-    assert columns.fixed(values, decimals, width=width).to_list() == expected
-    assert columns.repeat_each(columns.strings(["x", "y"]), 2).to_list() == ["x", "x", "y", "y"]
-    assert columns.cycle(columns.strings(["x", "y"]), 2).to_list() == ["x", "y", "x", "y"]
+    assert columnar_text.fixed(values, decimals, width=width).to_list() == expected
+    assert columnar_text.repeat_each(columnar_text.strings(["x", "y"]), 2).to_list() == ["x", "x", "y", "y"]
+    assert columnar_text.cycle(columnar_text.strings(["x", "y"]), 2).to_list() == ["x", "y", "x", "y"]
 
 
 @pytest.mark.parametrize("decimals", [0, 1, 2, 3, 4])
 def test_the_table_of_zero_to_ten_holds_every_text_in_order(decimals: int) -> None:
     # the table fixed looks most measures up in: the i-th text is "%.{decimals}f" of i / 10^decimals
-    table = columns._one_digit_texts(decimals).to_list()
+    table = columnar_text._one_digit_texts(decimals).to_list()
     assert table == [f"{i / 10 ** decimals:.{decimals}f}" for i in range(10 ** (decimals + 1))]
