@@ -7,7 +7,7 @@ command and the README's measure table are generated from this registry.
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import agreement, binary, cwl, diversity, graded, groups, preferences, sets
+from trec_rag_eval.measures import binary, cwl, diversity, graded, groups, ideal_ordering, preferences, sets
 from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Kernel, Param, Range, register
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -291,7 +291,7 @@ _FAMILIES = [
            kind="int_cutoffs", names=("ERR", "ERR@k"),
            ir_measures=IrMeasures("ERR", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
            reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
-    Family("Compat", agreement.compat,
+    Family("Compat", ideal_ordering.compat,
            "Compatibility: rank-biased overlap (persistence p, default 0.95) of the run with the ideal ranking "
            "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
            "last), to depth max(N, n); normalised by the ideal ranking's own overlap unless normalize=False.",
@@ -300,7 +300,7 @@ _FAMILIES = [
                    "normalize": Param("bool", True, help="divide by the ideal ranking's own overlap (a perfect "
                                       "run scores 1)")},
            ir_measures=_own("Compat"), reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
-    Family("Accuracy", agreement.accuracy,
+    Family("Accuracy", ideal_ordering.accuracy,
            "Pairwise accuracy: of the (relevant, non-relevant) pairs in the top k (all retrieved without k; "
            "unjudged = non-relevant), the share ranked relevant first. 1 with no non-relevant one, 0 with no "
            "relevant one (ir-measures leaves such queries out of its mean).",
