@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.evaluation.notes import collapse_notes, query_set_warnings
+from trec_rag_eval.evaluation.run_notes import collapse_notes, query_set_warnings
 from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:

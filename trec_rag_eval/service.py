@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried, per_call
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
-from trec_rag_eval.evaluation.notes import query_set_warnings
+from trec_rag_eval.evaluation.run_notes import query_set_warnings
 from trec_rag_eval.io.formats import FORMATS
 from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.run_outcome import RunOutcome, evaluate_run_file, map_chunks

@@ -24,7 +24,7 @@ from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.evaluation.notes import warn_query_set
+from trec_rag_eval.evaluation.run_notes import warn_query_set
 from trec_rag_eval.measures.requests import DEFAULT_RAG, parse_measures, resolve_measures
 from trec_rag_eval.progress import progress_bar
 

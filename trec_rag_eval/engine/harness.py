@@ -38,7 +38,7 @@ from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.notes import collapse_notes
+from trec_rag_eval.evaluation.run_notes import collapse_notes
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.notes import Note, warning
