@@ -9,7 +9,7 @@ import pytest
 from conftest import golden_path, invoke
 
 from trec_rag_eval.checks.validate import read_reference_scores
-from trec_rag_eval.io.reference import printed_tolerance
+from trec_rag_eval.io.reference_scores import printed_tolerance
 
 QRELS, RUN = golden_path("qrels.binary"), golden_path("run.ties")
 V10, V9 = golden_path("expected/out.binary.aq"), golden_path("expected/v9/out.binary.aq")

@@ -1,6 +1,6 @@
 """Validate our scores against a reference scores file, e.g. the numbers behind a published table.
 
-The file is read by ``io.reference`` (trec_eval or ir-measures output, with or without per-query
+The file is read by ``io.reference_scores`` (trec_eval or ir-measures output, with or without per-query
 values, or JSON). Measure names may be trec_eval's printed names (``P_5``, ``ndcg_cut_10``, ``set_F_2.0``) or
 notation (``P@5``, ``nDCG@10``). A value differs when it is further from ours than the
 reference's printed precision allows: half a unit of its last printed digit. When a difference
@@ -19,8 +19,7 @@ from typing import Any
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError, UsageError
-from trec_rag_eval.io import reference as io_reference
-from trec_rag_eval.io.reference import SUMMARY, ReferenceValue
+from trec_rag_eval.io.reference_scores import SUMMARY, ReferenceValue, read_reference
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
@@ -79,9 +78,9 @@ class ValidationReport:
 
 
 def read_reference_scores(path: str) -> tuple[str, list[ReferenceValue]]:
-    """Read a reference scores file (``io.reference``); a three-column file with no ``all`` row is
+    """Read a reference scores file (``io.reference_scores``); a three-column file with no ``all`` row is
     trec_eval's when its first field is a measure name."""
-    return io_reference.read_reference(path, _is_measure)
+    return read_reference(path, _is_measure)
 
 
 def _is_measure(name: str) -> bool:
