@@ -1,6 +1,6 @@
 """One number format per output convention: a measure's value in a table a person reads
-(text, notebook, repr) is ``display.format_number``'s, trec_eval's lines ``render.trec.format_trec_value``'s,
-a value in JSON or CSV ``render.numbers.plain_number``'s, a coefficient ``display.format_magnitude``'s.
+(text, notebook, repr) is ``number_formats.format_number``'s, trec_eval's lines ``render.trec.format_trec_value``'s,
+a value in JSON or CSV ``render.numbers.plain_number``'s, a coefficient ``number_formats.format_magnitude``'s.
 There were four 4-decimal formatters (core/frames, render/table, render/numbers, render/trec)."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 
 import trec_rag_eval as tre
-from trec_rag_eval.display import format_delta, format_magnitude, format_number, format_precise
 from trec_rag_eval.measures.requests import parse_measure
+from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number, format_precise
 from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_number
 from trec_rag_eval.render.trec import format_trec_value
 
 PACKAGE = Path(tre.__file__).resolve().parent
-FORMATTERS = {"display.py", "render/numbers.py", "render/trec.py", "render/columnar_text.py"}
+FORMATTERS = {"number_formats.py", "render/numbers.py", "render/trec.py", "render/columnar_text.py"}
 FOUR_DECIMALS = re.compile(r"\.4f\b")
 
 

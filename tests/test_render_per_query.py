@@ -13,7 +13,7 @@ import math
 import pytest
 
 import trec_rag_eval as tre
-from trec_rag_eval.display import format_number
+from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render import trec
 from trec_rag_eval.render.output import Document, RunRenderer
 from trec_rag_eval.render.table import per_query_table, per_query_table_columns, to_dict

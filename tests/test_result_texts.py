@@ -1,7 +1,7 @@
 """The texts of the reports that are not measure tables (a cross-check, a validation, an LLM's calibration,
 a fusion), pinned byte for byte on reports built here by hand: every expected line is worked out below from
 the report's fields and the command's layout (column widths, 3, 4 or 6 decimals, plurals), not pasted
-from an output. They are written by ``render/`` alone; the result types reach it through the display
+from an output. They are written by ``render/`` alone; the result types reach it through the renderer
 registry, the command line calls it directly."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from trec_rag_eval import display
+from trec_rag_eval import renderer_registry
 from trec_rag_eval.checks.crosscheck import CrosscheckReport, Verdict
 from trec_rag_eval.checks.validate import Mismatch, ValidationReport
 from trec_rag_eval.fusion.optimize import Fold, Setting, Tuning
@@ -228,7 +228,7 @@ def test_the_notebook_tables_of_a_fusion():
 def test_a_renderer_is_registered_by_the_type_itself_not_by_its_name():
     # a name could be misspelt and never match, and str() would print something else in silence
     with pytest.raises(TypeError, match="register_renderer takes the result type itself"):
-        display.register_renderer("trec_rag_eval.fusion.result.Fusion", "text", str)
+        renderer_registry.register_renderer("trec_rag_eval.fusion.result.Fusion", "text", str)
 
 
 def _ways_asked() -> list[tuple[str, str, str]]:
@@ -236,7 +236,7 @@ def _ways_asked() -> list[tuple[str, str, str]]:
     import ast
     from pathlib import Path
 
-    package = Path(display.__file__).parent
+    package = Path(renderer_registry.__file__).parent
     asked = []
     for path in sorted(package.rglob("*.py")):
         module = ".".join(path.relative_to(package.parent).with_suffix("").parts)
@@ -254,7 +254,7 @@ def test_every_result_type_has_a_renderer_for_each_way_it_asks():
     assert len({(module, name) for module, name, _ in asked}) >= 10  # every result type of the package
     for module, name, way in asked:
         cls = getattr(importlib.import_module(module), name)
-        assert display.renderer_for(cls, way) is not None, (module, name, way)
+        assert renderer_registry.renderer_for(cls, way) is not None, (module, name, way)
 
 
 def test_a_type_nobody_registered_is_an_error_not_its_repr():
@@ -263,18 +263,18 @@ def test_a_type_nobody_registered_is_an_error_not_its_repr():
         value: int = 1
 
         def __str__(self) -> str:
-            return str(display.show(self, "text"))
+            return str(renderer_registry.show(self, "text"))
 
     with pytest.raises(TypeError, match="Unregistered cannot be shown as 'text': no renderer is registered"):
         str(Unregistered())
 
 
 def test_a_misspelt_registrar_fails_the_first_time_a_value_is_shown():
-    @display.shown_by("trec_rag_eval.render.results:register_evaluatoin")
+    @renderer_registry.shown_by("trec_rag_eval.render.results:register_evaluatoin")
     @dataclasses.dataclass
     class Misspelt:
         def __str__(self) -> str:
-            return str(display.show(self, "text"))
+            return str(renderer_registry.show(self, "text"))
 
     with pytest.raises(AttributeError, match="register_evaluatoin"):
         str(Misspelt())

@@ -41,10 +41,10 @@ import numpy as np
 import polars as pl
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.measures.cwl import CWL_DEPTH
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import is_number
 from trec_rag_eval.tables import Qrels, Run, per_document
 

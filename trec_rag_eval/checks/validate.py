@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError, UsageError
 from trec_rag_eval.io.reference_scores import SUMMARY, ReferenceValue, read_reference
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
 

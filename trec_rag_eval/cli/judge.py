@@ -12,7 +12,7 @@ from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
 from trec_rag_eval.credentials import redact
-from trec_rag_eval.display import format_number
+from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.calibration import calibration_text
 from trec_rag_eval.syntax import INT32
 

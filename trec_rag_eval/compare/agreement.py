@@ -29,8 +29,9 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_fractions, check_resampling
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import format_number, show, shown_by
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.number_formats import format_number
+from trec_rag_eval.renderer_registry import show, shown_by
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings

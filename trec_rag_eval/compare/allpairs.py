@@ -38,8 +38,8 @@ from trec_rag_eval.arguments import check_choice, check_fractions, check_resampl
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.renderer_registry import show, shown_by
 
 ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
 TIE_TOLERANCE = stats.TIE_TOLERANCE
@@ -210,7 +210,7 @@ class AllPairs:
         then what the bold and the letters mean and the test) and the ``label``."""
         return str(show(self, "latex", caption=caption, label=label))
 
-    # --- renderings (render.allpairs, through the display registry) ----------------------------
+    # --- renderings (render.allpairs, through the renderer registry) ----------------------------
     def render(self, fmt: str = "table") -> str:
         """The letters table and the pairs in the output format ``fmt``: ``table`` (the command's text) or
         another that writes all pairs (``trec_rag_eval.render.output_formats``; the command's ``--help``

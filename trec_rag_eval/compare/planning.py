@@ -35,9 +35,10 @@ from trec_rag_eval.compare import sample_size
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.stats import TIE_TOLERANCE
 from trec_rag_eval.core.frames import frame
-from trec_rag_eval.display import format_magnitude, show, shown_by
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import warning
+from trec_rag_eval.number_formats import format_magnitude
+from trec_rag_eval.renderer_registry import show, shown_by
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings

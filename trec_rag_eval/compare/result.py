@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
-from trec_rag_eval.display import format_delta, short_repr, show, shown_by
 from trec_rag_eval.measures.by_measure import ByMeasure
+from trec_rag_eval.number_formats import format_delta, short_repr
+from trec_rag_eval.renderer_registry import show, shown_by
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -7,7 +7,8 @@ Shared by ``Evaluation``, ``EngineEvaluation`` and ``Comparison`` so the three g
 * wide: one row per query, one column per measure: ``query_id, <measure>, ...``.
 
 pandas is optional: only ``frame(..., "pandas")`` imports it, and says how to install it when it is
-missing. How results look (their text, notebook tables and reprs) is ``render``'s: see ``trec_rag_eval.display``.
+missing. How results look (their text, notebook tables and reprs) is ``render``'s: see
+``trec_rag_eval.renderer_registry``.
 """
 
 from __future__ import annotations

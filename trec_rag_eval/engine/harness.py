@@ -36,13 +36,14 @@ from trec_rag_eval.arguments import check_count
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.run_notes import collapse_notes
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.notes import Note, warning
+from trec_rag_eval.number_formats import short_repr
 from trec_rag_eval.progress import progress_bar
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.tables import Qrels, Run, run_columns
 
 if TYPE_CHECKING:

@@ -14,13 +14,14 @@ from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
-from trec_rag_eval.display import short_repr, show, shown_by
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context_cost import ContextCost
 from trec_rag_eval.io.chunks import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
+from trec_rag_eval.number_formats import short_repr
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, per_document, query_id_set
 from trec_rag_eval.tables.judgment_kinds import judgment_kind

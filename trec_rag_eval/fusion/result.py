@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.core.frames import check_shape, frame
-from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.tables import Run, num_rows, query_id_set
 
 if TYPE_CHECKING:

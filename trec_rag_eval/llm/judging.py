@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from trec_rag_eval.arguments import check_count
-from trec_rag_eval.display import show, shown_by
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 from trec_rag_eval.io.atomic import all_or_none, check_output_paths
 from trec_rag_eval.io.judgments import LLMJudgment, sidecar_path_for, write_llm_judgments
@@ -51,6 +50,7 @@ from trec_rag_eval.llm.client import (
     run_tasks,
 )
 from trec_rag_eval.notes import Note, note, warning
+from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.tables import Qrels, Run, column_list, qrels_columns
 
 GRADES = (0, 1, 2, 3)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.display import format_magnitude, format_number
+from trec_rag_eval.number_formats import format_magnitude, format_number
 from trec_rag_eval.render.notebook import html_table
 from trec_rag_eval.render.numbers import format_difference
 

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.display import format_number
+from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.numbers import format_difference, p_phrase
 
 if TYPE_CHECKING:

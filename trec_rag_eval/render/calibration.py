@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.display import format_magnitude
+from trec_rag_eval.number_formats import format_magnitude
 
 if TYPE_CHECKING:
     from trec_rag_eval.llm.judging import CalibrationAgreement

@@ -14,7 +14,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import format_delta, format_magnitude, format_number
+from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number
 from trec_rag_eval.render.numbers import (
     format_effect,
     format_p,

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.display import format_precise
+from trec_rag_eval.number_formats import format_precise
 from trec_rag_eval.render.notebook import html_table
 
 if TYPE_CHECKING:

@@ -10,12 +10,12 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from trec_rag_eval.display import format_number
+from trec_rag_eval.number_formats import format_number
 
 
 def html_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None,
                notes: Sequence[str] = (), row_classes: Sequence[str] | None = None) -> str:
-    """A plain HTML table; cells are escaped, numbers formatted by ``display.format_number``; ``notes``
+    """A plain HTML table; cells are escaped, numbers formatted by ``number_formats.format_number``; ``notes``
     are paragraphs after it (verdicts, footers); ``row_classes`` one CSS class per row ("" for none)."""
     parts = ["<table>"]
     if caption:

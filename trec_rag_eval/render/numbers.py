@@ -1,7 +1,7 @@
 """Number formats of the statistics (p-values, effect sizes, differences, levels) and of the values written
-to JSON and CSV. A measure's value or mean in a table is ``display.format_number``'s, a coefficient's
-``display.format_magnitude``, a delta's ``display.format_delta`` (the result types use them too, below this
-package); trec_eval's lines are ``render.trec``'s."""
+to JSON and CSV. A measure's value or mean in a table is ``number_formats.format_number``'s, a
+coefficient's ``number_formats.format_magnitude``, a delta's ``number_formats.format_delta`` (the result types
+use them too, below this package); trec_eval's lines are ``render.trec``'s."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (``_repr_html_``) the same information in HTML, its ``plot()`` render.plot's figure.
 
 One registrar per result type (``register_evaluation``, ``register_comparison``, ...), named by the type's
-``@display.shown_by`` and called with the type the first time one of its values is shown: it registers the
+``@renderer_registry.shown_by`` and called with the type the first time one of its values is shown: it registers the
 type's renderers by the type itself, so the result types below ``render`` reach these functions without
 importing them, and nothing here imports a result type (a comparison's module, with scipy, is not loaded to
 show an evaluation). Each function reuses the one the command line prints with: one wording.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.display import register_renderer
 from trec_rag_eval.render.agreement import agreement_html, agreement_text
 from trec_rag_eval.render.allpairs import allpairs_html, allpairs_text
 from trec_rag_eval.render.calibration import calibration_text
@@ -20,6 +19,7 @@ from trec_rag_eval.render.crosscheck import crosscheck_html, crosscheck_text
 from trec_rag_eval.render.fusion import fusion_html, fusion_text
 from trec_rag_eval.render.notebook import html_list, html_table
 from trec_rag_eval.render.validation import validation_text
+from trec_rag_eval.renderer_registry import register_renderer
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison
@@ -128,7 +128,7 @@ def _escape(text: str) -> str:
     return html.escape(text)
 
 
-# --- the registrars, one per result type (``@display.shown_by`` names each) ------------------------------
+# --- the registrars, one per result type (``@renderer_registry.shown_by`` names each) ------------------------------
 def register_evaluation(cls: type) -> None:
     register_renderer(cls, "text", evaluation_text)
     register_renderer(cls, "html", evaluation_html)

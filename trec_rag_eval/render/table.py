@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.display import format_number
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.numbers import plain_number
 
 if TYPE_CHECKING:

@@ -12,18 +12,11 @@ go one way (nothing here imports ``render``), and a type's renderers load only w
 (a comparison's, with scipy, never for an evaluation). A misspelt registrar fails at once (an ImportError); a
 way nobody registered raises a ``TypeError`` naming the type, never a repr in place of the text. The command
 line, above ``render``, calls the render functions directly.
-
-Also here, since the result types' short reprs use them: ``short_repr`` and the number formats of what a
-person reads: ``format_number`` (a measure's value in every table: the command's, the notebook's, a repr),
-``format_delta`` (a comparison's delta), ``format_magnitude`` (a coefficient, a detectable delta) and
-``format_precise`` (a cross-check's values). ``render.trec`` has trec_eval's, ``render.numbers`` the other
-statistics' and the JSON/CSV values'.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from importlib import import_module
 from typing import Any, TypeVar
 
@@ -78,45 +71,5 @@ def show(value: Any, way: str, *args: Any, **kwargs: Any) -> Any:
     found = renderer(value, way)
     if found is None:
         raise TypeError(f"{type(value).__name__} cannot be shown as {way!r}: no renderer is registered for it "
-                        "(display.shown_by, register_renderer)")
+                        "(renderer_registry.shown_by, register_renderer)")
     return found(value, *args, **kwargs)
-
-
-def format_number(value: Any, missing: str = "nan") -> str:
-    """A number in a table a person reads: a float with 4 decimals (trec_eval's precision), NaN as
-    ``missing`` (``nan``; a comparison's tables write ``-``, as for its other statistics), integers
-    (counts) and text as they are."""
-    if isinstance(value, bool) or value is None:
-        return str(value)
-    if isinstance(value, float):
-        return missing if math.isnan(value) else f"{value:.4f}"
-    return str(value)
-
-
-def format_delta(value: float) -> str:
-    """Signed, three decimals: ``+0.043``, ``-0.100``."""
-    if math.isnan(value):
-        return "-"
-    text = f"{value:+.3f}"
-    return "+0.000" if text == "-0.000" else text
-
-
-def format_magnitude(value: float | None, missing: str = "-") -> str:
-    """Three decimals (a detectable delta, an agreement coefficient: kappa, alpha, tau), NaN or None as
-    ``missing``."""
-    if value is None or math.isnan(value):
-        return missing
-    return f"{value:.3f}"
-
-
-def format_precise(value: float | None) -> str:
-    """A cross-check's number: 6 decimals (it is about small differences), no value as ``n/a``."""
-    return "n/a" if value is None else f"{value:.6f}"
-
-
-def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit: int = 6) -> str:
-    """``Kind(head..., m1=0.1234, m2=..., +n more)``: a repr that stays short whatever the size."""
-    shown = [f"{name}={format_number(value)}" for name, value in list(values.items())[:limit]]
-    if len(values) > limit:
-        shown.append(f"+{len(values) - limit} more")
-    return f"{kind}({', '.join([*head, *shown])})"

@@ -1,0 +1,53 @@
+"""The number formats of what a person reads, one per convention: ``format_number`` (a measure's value in
+every table: the command's, the notebook's, a repr), ``format_delta`` (a comparison's delta),
+``format_magnitude`` (a coefficient, a detectable delta) and ``format_precise`` (a cross-check's values); and
+``short_repr``, the result types' short reprs, which use them. Below ``render/``, since the result types use
+them too; ``render.trec`` has trec_eval's formats, ``render.numbers`` the other statistics' and the JSON/CSV
+values'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def format_number(value: Any, missing: str = "nan") -> str:
+    """A number in a table a person reads: a float with 4 decimals (trec_eval's precision), NaN as
+    ``missing`` (``nan``; a comparison's tables write ``-``, as for its other statistics), integers
+    (counts) and text as they are."""
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, float):
+        return missing if math.isnan(value) else f"{value:.4f}"
+    return str(value)
+
+
+def format_delta(value: float) -> str:
+    """Signed, three decimals: ``+0.043``, ``-0.100``."""
+    if math.isnan(value):
+        return "-"
+    text = f"{value:+.3f}"
+    return "+0.000" if text == "-0.000" else text
+
+
+def format_magnitude(value: float | None, missing: str = "-") -> str:
+    """Three decimals (a detectable delta, an agreement coefficient: kappa, alpha, tau), NaN or None as
+    ``missing``."""
+    if value is None or math.isnan(value):
+        return missing
+    return f"{value:.3f}"
+
+
+def format_precise(value: float | None) -> str:
+    """A cross-check's number: 6 decimals (it is about small differences), no value as ``n/a``."""
+    return "n/a" if value is None else f"{value:.6f}"
+
+
+def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit: int = 6) -> str:
+    """``Kind(head..., m1=0.1234, m2=..., +n more)``: a repr that stays short whatever the size."""
+    shown = [f"{name}={format_number(value)}" for name, value in list(values.items())[:limit]]
+    if len(values) > limit:
+        shown.append(f"+{len(values) - limit} more")
+    return f"{kind}({', '.join([*head, *shown])})"
