@@ -4,7 +4,8 @@ forwards (a facade calling a service calling a module calling the evaluation) is
 a new one fails here, and the ceiling comes down as hops go.
 
 Measured when the ceilings were set (a warm call, in a process of its own): ``tre.evaluate(dict, dict,
-"nDCG@10")`` 25 modules and 45 edges, the default command 48 modules and 97 edges."""
+"nDCG@10")`` 25 modules and 45 edges, the default command 48 modules and 97 edges; the service split in
+four modules by responsibility (26 and 47, 50 and 102)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-CEILINGS = {"api": (25, 45), "command": (48, 97)}
+CEILINGS = {"api": (26, 47), "command": (50, 102)}
 
 
 @pytest.mark.parametrize("call", sorted(CEILINGS))

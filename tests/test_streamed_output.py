@@ -216,7 +216,7 @@ def test_evaluate_many_renders_on_the_thread_and_releases_the_evaluation(tmp_pat
 
 
 def test_threads_evaluate_a_bounded_number_of_runs_ahead_of_the_reader(tmp_path):
-    from trec_rag_eval.service import AHEAD_PER_THREAD
+    from trec_rag_eval.service.pipeline import AHEAD_PER_THREAD
 
     folder = tmp_path / "runs"
     folder.mkdir()

@@ -126,7 +126,7 @@ def test_comment_and_blank_lines_inside_a_query_do_not_split_it(tmp_path):
 def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
     # a large run is streamed without being asked; if it turns out not to be grouped by query, the
     # user gets the numbers anyway (read whole), not an error about an option they never gave
-    import trec_rag_eval.service as streaming
+    import trec_rag_eval.service.large_runs as streaming
 
     monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: True)
     qrels = golden_path("qrels.binary")
@@ -143,7 +143,7 @@ def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_gro
 def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatch):
     # the choice is the library's, so Python callers get it too: a run over a quarter of the memory
     # available (here 4 times its size, so just under) is read in pieces, with the same numbers
-    import trec_rag_eval.service as streaming
+    import trec_rag_eval.service.large_runs as streaming
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.requests import parse_measures
 
@@ -188,7 +188,7 @@ def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
 
 def _evaluations(qrels, paths, measures, settings, **options):
     """The evaluations the service gives for ``paths``, each run's error raised."""
-    from trec_rag_eval.service import evaluate_runs
+    from trec_rag_eval.service.pipeline import evaluate_runs
 
     out = []
     for outcome in evaluate_runs(qrels, paths, measures, settings, **options):
@@ -201,14 +201,14 @@ def _evaluations(qrels, paths, measures, settings, **options):
 def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monkeypatch):
     # trec_rag_eval.evaluate on a run file takes the same decisions as the command line
     import trec_rag_eval as tre
-    import trec_rag_eval.service as runs
+    import trec_rag_eval.service.large_runs as runs
     from trec_rag_eval.errors import TrecRagEvalWarning
 
     qrels_path, run_path = _generate(tmp_path)
     whole = evaluate_tables(read_trec_qrels(qrels_path), read_trec_run(run_path), ["all_trec"])
     pieces: list[str] = []
-    real = runs._evaluate_in_pieces
-    monkeypatch.setattr(runs, "_evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))
+    real = runs.evaluate_in_pieces
+    monkeypatch.setattr(runs, "evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))
     monkeypatch.setattr(runs, "available_memory", lambda: os.path.getsize(run_path))  # too small: in pieces
     with pytest.warns(TrecRagEvalWarning, match=r"qrels quer(y|ies) missing from the run, scored 0"):
         streamed = tre.evaluate(qrels_path, run_path, ["all_trec"])

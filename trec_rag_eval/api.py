@@ -20,8 +20,8 @@ from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
-from trec_rag_eval.service import read_judgments as read_judgments
-from trec_rag_eval.service import run_from_any_shape
+from trec_rag_eval.service.inputs import read_judgments as read_judgments
+from trec_rag_eval.service.inputs import run_from_any_shape
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -113,7 +113,7 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     returned, ``rendered``, instead of the evaluation; e.g. ``render.output.RunRenderer``, the command
     line's text). The notes about each run are in its outcome, not warned.
     """
-    from trec_rag_eval.service import expand_run_paths
+    from trec_rag_eval.service.inputs import expand_run_paths
 
     if isinstance(runs, Mapping):
         labels: list[str] | None = [str(label) for label in runs]
@@ -159,14 +159,10 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Sett
     """The service's outcomes for ``runs``, the keywords of ``evaluate`` and ``evaluate_many`` sorted into
     what reads the judgments, what reads and evaluates the runs, and the settings."""
     from trec_rag_eval.core.settings import settings_of
-    from trec_rag_eval.service import (
-        byte_progress,
-        evaluate_runs,
-        has_llm_judgments,
-        qrels_loader,
-        read_ahead,
-        task_progress,
-    )
+    from trec_rag_eval.service.inputs import has_llm_judgments, qrels_loader
+    from trec_rag_eval.service.large_runs import byte_progress, read_ahead
+    from trec_rag_eval.service.pipeline import evaluate_runs
+    from trec_rag_eval.service.spread import task_progress
 
     order = options.pop("order", "asked")
     reading = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments") if key in options}
@@ -384,7 +380,7 @@ def _paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: d
     """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
     ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
     ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order."""
-    from trec_rag_eval.service import read_whole_run
+    from trec_rag_eval.service.inputs import read_whole_run
 
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
@@ -635,7 +631,7 @@ def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run
     """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
     (their notes warned to the caller of the public function); their reading options taken out of
     ``options``."""
-    from trec_rag_eval.service import read_whole_run
+    from trec_rag_eval.service.inputs import read_whole_run
 
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
@@ -681,7 +677,7 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
         from trec_rag_eval.errors import UsageError
 
         raise UsageError("doc_map= needs the qrels (qrels=): which ids are judged decides how chunks are mapped")
-    from trec_rag_eval.service import read_whole_run
+    from trec_rag_eval.service.inputs import read_whole_run
 
     run, notes = read_whole_run(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
     for note in notes:
@@ -851,7 +847,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     from trec_rag_eval.llm.judging import JudgeSettings, judge_holes
     from trec_rag_eval.notes import note as make_note
     from trec_rag_eval.progress import bar
-    from trec_rag_eval.service import read_whole_run
+    from trec_rag_eval.service.inputs import read_whole_run
 
     note = on_note or Note.warn
     settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,

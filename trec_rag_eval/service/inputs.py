@@ -1,0 +1,214 @@
+"""The inputs of every evaluation, in any shape: the judgments (``read_judgments``, and how a cluster's
+workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
+chunk ids mapped as ``doc_id_map`` says), and the run files a folder stands for (``expand_run_paths``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.call_scope import per_call
+from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.notes import Note, note
+from trec_rag_eval.run_outcome import map_chunks
+
+if TYPE_CHECKING:
+    from trec_rag_eval.io.chunks import DocIdMap
+    from trec_rag_eval.io.id_paths import IdLocator
+    from trec_rag_eval.tables import Qrels, Run
+
+
+# -- judgments -------------------------------------------------------------------------------------
+
+@per_call
+def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
+                   judgments: str | None = None) -> tuple[Qrels, list[Note]]:
+    """The judgments ``qrels`` (a path in any format the library reads, or any in-memory shape) and
+    the notes about them. ``topics``: a TREC topics file (its queries with no judgment are evaluated
+    too); ``judgments``: which judgments of a qrels file written by ``judge`` count (``"human"``,
+    ``"llm"`` or ``"both"``, the default when its sidecar is there)."""
+    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.any_input import as_qrels
+
+    is_path = isinstance(qrels, (str, os.PathLike))
+    if is_path:
+        table = load_qrels(qrels, format, topics=topics)
+    else:
+        if topics is not None or format not in (None, "auto"):
+            raise UsageError("topics= and format= describe a qrels file: give the qrels as its path",
+                             {"topics=": "topics", "format=": "qrels_format"})
+        table = as_qrels(qrels)
+    if judgments is None and not is_path:
+        return table, []
+    if not is_path:
+        raise UsageError("judgments= chooses among the judgments of a qrels file written by judge: give the qrels "
+                         f"as that file's path (got {type(qrels).__name__})")
+    from trec_rag_eval.io.judgments import choose_judgments
+
+    table, said = choose_judgments(qrels, table, judgments)
+    return table, [] if said is None else [note(said)]
+
+
+def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
+                 judgments: str | None = None) -> Callable[[], Qrels] | None:
+    """How a cluster's worker reads the same judgments as ``read_judgments`` from their file (a
+    picklable call), when ``qrels`` is the path of a file or folder, and ``topics`` one too; None
+    otherwise (qrels in memory, standard input or a pipe, or named by an ir_datasets id: read here and sent)."""
+    import functools
+
+    from trec_rag_eval.io.location import exists
+    from trec_rag_eval.io.text import read_once
+
+    paths = [qrels] + ([topics] if topics is not None else [])
+    # a pipe is read here, once: a worker could not read it again
+    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) and not read_once(os.fspath(p))
+               for p in paths):
+        return None
+    return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
+                             judgments)
+
+
+def _judgments_table(path: str, format: str | None, topics: str | None, judgments: str | None) -> Qrels:
+    """On a worker: the judgments of ``qrels_loader``."""
+    table, _ = read_judgments(path, format=format, topics=topics, judgments=judgments)
+    return table
+
+
+def has_llm_judgments(notes: Sequence[Note]) -> bool:
+    """Whether the judgments read by ``read_judgments`` include an LLM's (the judge sidecar was used)."""
+    return any(n.message.startswith("judgments: ") and not n.message.startswith("judgments: human")
+               for n in notes)
+
+# -- runs --------------------------------------------------------------------------------------------
+
+def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str | os.PathLike[str] | None = None
+               ) -> DocIdMap | None:
+    """The chunk -> document map asked for: ``value`` (anything ``io.chunks.as_doc_map`` takes: a
+    regular expression, a dict, a callable, a map file as ``os.PathLike``), or a ``pattern``, or a
+    ``map_file``; at most one of them. None when none is given."""
+    given = [v for v in (value, pattern, map_file) if v is not None]
+    if len(given) > 1:
+        raise UsageError("give doc_id_pattern or doc_map, not both", {"doc_id_pattern": "doc_id_pattern",
+                                                                      "doc_map": "doc_map"})
+    if not given:
+        return None
+    from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
+
+    if pattern is not None:
+        return DocIdMap.from_pattern(pattern)
+    if map_file is not None:
+        return DocIdMap.from_file(map_file)
+    return as_doc_map(value)
+
+
+def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
+                       id: IdLocator | None = None) -> Run:
+    """A run in any shape the library takes (``io.any_input.as_run``), plus what a search function returns,
+    per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
+    pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
+    ``engine.harness.ranked_results``). A list is ranked in its order, whatever its scores
+    (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
+    each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
+    ``io.id_paths``), in memory and in a JSON results file."""
+    from trec_rag_eval.io import any_input
+    from trec_rag_eval.io.id_paths import check_locator
+    from trec_rag_eval.tables.shapes import is_columns
+
+    id = check_locator(id)
+    if id is not None and isinstance(value, (str, os.PathLike)):
+        return any_input.as_run(value, qrels, name, run_tag, id=id)
+    if isinstance(value, Mapping) and not is_columns(value, "score"):
+        table = _run_from_mapping(value, qrels, name, run_tag, id)
+        empty = _empty_queries(value, qrels)
+        if not empty:
+            return table
+        import dataclasses
+
+        return dataclasses.replace(table, empty_queries=empty)
+    return any_input.as_run(value, qrels, name, run_tag)
+
+
+def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
+    """The queries of ``{query: results}`` answered with an empty list (or dict): a search that found
+    nothing. Keys are query ids, or the dataset's query texts (``Qrels.topics``)."""
+    empty = [key for key, results in value.items() if isinstance(results, (list, tuple, dict)) and not results]
+    if not empty:
+        return frozenset()
+    by_text = {text: query_id for query_id, text in ((qrels.topics if qrels is not None else None) or {}).items()}
+    return frozenset(by_text.get(key, str(key)) if isinstance(key, str) else str(key) for key in empty)
+
+
+def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, run_tag: str,
+                      id: IdLocator | None) -> Run:
+    from trec_rag_eval.io import any_input
+
+    if _holds_any_results(value):
+        from trec_rag_eval.engine.harness import ranked_results
+
+        scored: dict[Any, dict[str, float]] = {}
+        disordered: list[str] = []
+        for query_id, results in value.items():
+            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
+            scored[query_id] = dict(zip(doc_ids, scores, strict=True))
+            if rising:
+                disordered.append(str(query_id))
+        table = any_input.as_run(scored, qrels, name, run_tag)
+        if disordered:
+            from trec_rag_eval.errors import warn
+            from trec_rag_eval.io.ranked_lists import order_warning
+
+            warn(f"{table.source}: {order_warning(disordered)}")
+        return table
+    return any_input.as_run(value, qrels, name, run_tag)
+
+
+def _holds_any_results(value: Mapping[Any, Any]) -> bool:
+    """Whether some query's value is a list of result items rather than of doc ids (or a dict of scores),
+    told by the kinds of the values and of the items, not by a Python step per item."""
+    if not any(issubclass(kind, (list, tuple)) for kind in set(map(type, value.values()))):
+        return False
+    return any(isinstance(results, (list, tuple)) and not all(
+        issubclass(kind, (str, int)) for kind in set(map(type, results))) for results in value.values())
+
+
+def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",
+                   doc_map: Any = None, id: IdLocator | None = None) -> tuple[Run, list[Note]]:
+    """One run, whole, in any shape (a path in any format, or in memory), its chunk ids mapped to
+    documents when ``doc_map`` asks, and the notes about it: the run every command that needs a run
+    in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in
+    memory (a file's come from the file); ``id``: where each result keeps its document id (``run_from_any_shape``)."""
+    from trec_rag_eval.io.any_format import load_run
+    from trec_rag_eval.io.id_paths import check_locator
+
+    if isinstance(value, (str, os.PathLike)):
+        run = load_run(value, run_format, qrels, check_locator(id))
+    else:
+        run = run_from_any_shape(value, qrels, name=name, run_tag=run_tag, id=id)
+    return map_chunks(run, doc_id_map(doc_map), qrels)
+
+
+def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool = False) -> list[str]:
+    """Run files as given; a folder stands for the files in it, in name order, except a folder of
+    Parquet files, which is one run in partitions. A folder given by URL is listed through fsspec
+    (``io.location``): its files are named by the folder's URL, and none is opened here.
+    ``workers_read``: a cluster's workers read the runs, with their own credentials; a URL this machine
+    lacks the credentials to ask about is then taken for a run file, left to them."""
+    from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir
+    from trec_rag_eval.io.parquet import is_parquet
+
+    out: list[str] = []
+    for given in paths:
+        path = os.fspath(given)
+        if (is_dir_here(path) if workers_read else is_dir(path)) and not is_parquet(path):
+            try:
+                entries = list_dir(path)
+            except OSError as err:
+                raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
+            found = sorted(join(path, name) for name, is_file in entries if not name.startswith(".") and is_file)
+            if not found:
+                raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
+            out.extend(found)
+        else:
+            out.append(path)
+    return out
