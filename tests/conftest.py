@@ -186,6 +186,7 @@ def table_form(request, monkeypatch):
     if request.param == "polars":
         monkeypatch.setattr("trec_rag_eval.io.trec.SMALL_FILE_BYTES", 0)
         monkeypatch.setattr("trec_rag_eval.core.ranking.LIST_FORM_MAX_ROWS", -1)
+        monkeypatch.setattr("trec_rag_eval.core.ranking.CHECKED_LIST_MAX_ROWS", -1)
     return request.param
 
 

@@ -59,6 +59,7 @@ def test_a_dict_of_dicts_gives_the_file_s_numbers_on_every_path(tmp_path, monkey
     expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
     as_lists = _values(tre.evaluate(qrels, run, MEASURES))
     monkeypatch.setattr(ranking, "LIST_FORM_MAX_ROWS", -1)  # every table ranked as a large one
+    monkeypatch.setattr(ranking, "CHECKED_LIST_MAX_ROWS", -1)
     table = tre.Run(run)
     as_large = _values(tre.evaluate(qrels, table, MEASURES))
     # ASCII ids: the fast reader's Arrow table, made from the dict's blocks; others: a polars frame

@@ -112,8 +112,9 @@ def test_sort_in_parts_on_threads_orders_by_group_then_score(n, groups, part_row
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(1, 300), min_size=1, max_size=40), st.randoms(use_true_random=False))
-def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, random):
+@given(st.lists(st.one_of(st.integers(1, 300), st.sampled_from([1, 3, 100])), min_size=1, max_size=40),
+       st.sampled_from([1, 8, 1 << 30]), st.randoms(use_true_random=False))
+def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, matrix_from, random):
     """Query blocks out of score order, sorted each on its own (``_order_within_blocks``): what numpy's
     lexsort gives on (block ascending, score descending), every row once; ties (few distinct scores,
     -0.0 beside 0.0, infinities) in any order."""
@@ -121,6 +122,9 @@ def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, random):
     lengths = np.array(lengths)
     group = np.repeat(np.arange(len(lengths)), lengths)
     scores = rng.choice([-np.inf, -1.5, -0.0, 0.0, 0.25, 3.0, np.inf], len(group))
+    # blocks of one length sorted as the rows of a matrix (MATRIX_MIN_BLOCKS of them on), or each alone
+    patch = pytest.MonkeyPatch()
+    patch.setattr(ordering, "MATRIX_MIN_BLOCKS", matrix_from)
     order = ordering._order_within_blocks(scores, lengths)
     expected = np.lexsort((-scores, group))
     assert np.array_equal(group[order], group[expected]) and np.array_equal(scores[order], scores[expected])
@@ -129,6 +133,7 @@ def test_blocks_sorted_one_by_one_order_by_block_then_score(lengths, random):
     scores[rng.integers(0, len(scores), max(1, len(scores) // 10))] = np.nan
     together = ordering._order_by_group_then_score(group, scores, 1)
     order = ordering._order_within_blocks(scores, lengths)
+    patch.undo()
     assert np.array_equal(group[order], group[together])
     assert np.array_equal(scores[order], scores[together], equal_nan=True)
 

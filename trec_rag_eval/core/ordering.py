@@ -43,7 +43,7 @@ class Reorder:
             out[self.places] = values[self.sources]  # the right side is gathered first, then written
         if self.blocks is not None:
             starts, lengths = self.blocks
-            out = np.concatenate([out[a: a + n] for a, n in zip(starts.tolist(), lengths.tolist(), strict=False)])
+            out = out[row_ranges(starts, lengths)]  # the blocks' rows in their new order, in one gather
         return out
 
 
@@ -102,12 +102,13 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
         return reorder
     block_query = row_query[starts]
     lengths = np.diff(np.append(starts, n))
-    compared = np.empty(n - 1, dtype=bool)  # one array for both comparisons of neighbours
-    rises = np.flatnonzero(np.greater(scores[1:], scores[:-1], out=compared)) + 1  # a higher score after a lower
-    unsorted = np.zeros(len(starts), dtype=bool)
-    unsorted[np.searchsorted(starts, rises[~_members(rises, starts)], side="right") - 1] = True
+    compared = np.empty(n, dtype=bool)  # one array for both comparisons of neighbours, and a last False
+    compared[-1] = False
+    np.greater(scores[1:], scores[:-1], out=compared[:-1])  # a higher score right after a lower one
+    compared[starts[1:] - 1] = False  # across two blocks: not a rise
+    unsorted = np.logical_or.reduceat(compared, starts)  # the blocks with a rise inside
     places, sources = [], []
-    ties = np.flatnonzero(np.equal(scores[1:], scores[:-1], out=compared))
+    ties = np.flatnonzero(np.equal(scores[1:], scores[:-1], out=compared[:-1]))
     del compared
     ties = ties[~_members(ties + 1, starts)]  # equal scores of two different queries do not tie
     tie_block = np.searchsorted(starts, ties, side="right") - 1
@@ -193,15 +194,30 @@ of 1,000 rows: 10 ms against 44), until the loop's own cost per block takes over
 def _order_within_blocks(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Positions (int32) of consecutive blocks of ``lengths`` rows, each block's in score order,
     best first (equal scores in any order): each block's ascending order reversed, as
-    ``_order_by_group_then_score`` takes it, so a NaN (kept by ``Run.from_dict``) comes first either way."""
+    ``_order_by_group_then_score`` takes it, so a NaN (kept by ``Run.from_dict``) comes first either way.
+
+    Blocks of one length (a run cut at one depth: nearly every run) are sorted as the rows of one matrix, in
+    one call (10,000 blocks of 100 rows: ~25 ms, against ~130 ms one block at a time); a length shared by
+    fewer than ``MATRIX_MIN_BLOCKS`` blocks, one block at a time."""
     out = np.empty(len(scores), dtype=np.int32)
-    start = 0
-    for length in lengths.tolist():
+    starts = np.cumsum(lengths) - lengths
+    alone = np.ones(len(lengths), dtype=bool)
+    counts = np.bincount(lengths)
+    for length in np.flatnonzero(counts >= MATRIX_MIN_BLOCKS).tolist():
+        chosen = np.flatnonzero(lengths == length)
+        alone[chosen] = False
+        rows = starts[chosen][:, None] + np.arange(length)
+        # ascending order reversed, row by row; the same positions a block gets alone
+        out[rows] = scores[rows].argsort(axis=1)[:, ::-1] + starts[chosen][:, None]
+    for start, length in zip(starts[alone].tolist(), lengths[alone].tolist(), strict=True):
         end = start + length
         out[start:end] = scores[start:end].argsort()[::-1]  # the method: numpy's function adds two Python calls
         out[start:end] += start
-        start = end
     return out
+
+
+MATRIX_MIN_BLOCKS = 8
+"""Blocks of one length sorted together as a matrix from this many on (``_order_within_blocks``)."""
 
 
 SORT_PART_ROWS = 1 << 19

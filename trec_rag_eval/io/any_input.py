@@ -17,9 +17,6 @@ from trec_rag_eval.tables.judgment_kinds import Preferences
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
-    check_frame,
-    is_table_data,
-    library_of,
     qrels_data,
     run_data,
     source_name,
@@ -39,10 +36,8 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
         from trec_rag_eval.io.json_formats import read_dataset_rows
 
         return read_dataset_rows(value, f"{name} (list of dataset rows)")
-    source = source_name(value, name)
-    if library_of(value) == "polars" and is_table_data(value, "relevance"):
-        check_frame(value, source, "relevance")
-    return Qrels(qrels_data(value, name, QRELS_KINDS), source, unjudged=empty_keys(value))
+    return Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
+                 unjudged=empty_keys(value))
 
 
 def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
@@ -82,6 +77,4 @@ def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: s
     source = source_name(value, name)
     if isinstance(value, Mapping) and qrels is not None and qrels.topics:
         value = _keyed_by_query_id(value, qrels, source)
-    if library_of(value) == "polars" and is_table_data(value, "score"):
-        check_frame(value, source, "score")
-    return Run(run_data(value, name, RUN_KINDS), run_tag, source)
+    return Run(run_data(value, name, RUN_KINDS, frames_checked=True), run_tag, source)

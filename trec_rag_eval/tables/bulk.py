@@ -74,10 +74,11 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     return columns
 
 
-def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None
-                   ) -> CheckedColumns | None:
+def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None,
+                   distinct: bool = False) -> CheckedColumns | None:
     """A dict of columns (``DataFrame.to_dict("list")``: lists, tuples or numpy arrays of one length) as
-    columns, or None. ``iterations``: the judgments' iteration column, already read as strings."""
+    columns, or None. ``iterations``: the judgments' iteration column, already read as strings; ``distinct``:
+    the caller found each pair once already (a DataFrame's own hashing), so it is not looked for here."""
     names = ("query_id", "doc_id", value_column)
     lengths = {len(value[name]) for name in names}
     if len(lengths) > 1:
@@ -86,7 +87,7 @@ def column_columns(value: Mapping[str, Any], value_column: str, iterations: list
     if query_ids is None or doc_ids is None:
         return None
     numbers = checked_values(value[value_column], value_column)
-    if numbers is None or not _distinct_rows(query_ids, doc_ids, iterations):
+    if numbers is None or not (distinct or _distinct_rows(query_ids, doc_ids, iterations)):
         return None
     return _columns(query_ids, doc_ids, numbers, value_column, iterations)
 
@@ -123,8 +124,11 @@ def id_texts(ids: list[Any], empty: bool = True) -> list[str] | None:
     """The ids as a TREC file spells them when they are all strings, none empty (``empty=False``: the
     caller looked for an empty one already), or all integers (not ``bool``): ``1`` reads as ``"1"``; None
     for anything else (mixed kinds go row by row, where ``1`` and ``"1"`` meeting in one query is named)."""
-    kinds = set(map(type, ids))
-    if kinds <= {str}:
+    try:
+        "".join(ids)  # all strings (str or a subclass): a C-level pass, cheaper than the set of their types
+    except TypeError:
+        kinds = set(map(type, ids))
+    else:
         return None if empty and "" in ids else ids
     if all(kind in _INTS for kind in kinds):
         return list(map(str, ids)) if kinds == {int} else [str(int(i)) for i in ids]
@@ -147,7 +151,8 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
             return None
         whole = all(kind in _INTS for kind in kinds)
         try:
-            array = np.array(values, dtype=np.int64 if whole and value_column == "relevance" else np.float64)
+            array = np.fromiter(values, dtype=np.int64 if whole and value_column == "relevance" else np.float64,
+                                count=len(values))
         except OverflowError:  # beyond a double or an int64: the row path says which
             return None
     if value_column == "score":

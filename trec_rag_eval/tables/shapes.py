@@ -46,14 +46,16 @@ RUN_KINDS = ("a path (TREC run, JSON results), a Run, a dict {query_id: {doc_id:
              "or an iterable of ir_measures ScoredDoc tuples")
 
 
-def qrels_data(value: Any, name: str = "qrels", kinds: str = QRELS_KINDS) -> Any:
-    """The ``data`` of a Qrels built from ``value``: a polars frame or ``Columns`` (checked)."""
-    return _table(value, source_name(value, name), "relevance", kinds)
+def qrels_data(value: Any, name: str = "qrels", kinds: str = QRELS_KINDS, frames_checked: bool = False) -> Any:
+    """The ``data`` of a Qrels built from ``value``: a polars frame or ``Columns`` (checked). A polars frame
+    that already has the schema's types is taken as it is (as the readers' frames are) unless
+    ``frames_checked``: then its rows are checked too (``check_frame``), as every other shape's are."""
+    return _table(value, source_name(value, name), "relevance", kinds, frames_checked)
 
 
-def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS) -> Any:
-    """The ``data`` of a Run built from ``value``: a polars frame or ``Columns`` (checked)."""
-    return _table(value, source_name(value, name), "score", kinds)
+def run_data(value: Any, name: str = "run", kinds: str = RUN_KINDS, frames_checked: bool = False) -> Any:
+    """The ``data`` of a Run built from ``value``: a polars frame or ``Columns`` (checked; see ``qrels_data``)."""
+    return _table(value, source_name(value, name), "score", kinds, frames_checked)
 
 
 def is_table_data(value: Any, value_column: str) -> bool:
@@ -173,13 +175,15 @@ SMALL_FRAME_ROWS = 50_000
 files are (``core.ranking.LIST_FORM_MAX_ROWS``): polars' hashing and joins cost more than they save there."""
 
 
-def _table(value: Any, source: str, value_column: str, kinds: str) -> Any:
+def _table(value: Any, source: str, value_column: str, kinds: str, frames_checked: bool = False) -> Any:
     library = library_of(value)
     if library is not None and len(value) <= SMALL_FRAME_ROWS:
         small = _small_frame(value, value_column)
         if small is not None:  # else the frame's own path says what is wrong, in polars' words as before
             return small
     if is_table_data(value, value_column):
+        if frames_checked and library == "polars":
+            check_frame(value, source, value_column)
         return value
     if isinstance(value, (str, bytes, os.PathLike)):
         reader = "read_qrels" if value_column == "relevance" else "read_run"
@@ -217,12 +221,19 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
     if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
         return None
     iterations = None
+    key = ["query_id", "doc_id"]
     if value_column == "relevance" and "iteration" in names:
         iterations = id_texts(_column_list(frame["iteration"]))
         if iterations is None:
             return None
+        key.insert(1, "iteration")
+    # each pair once, told by the frame's own hashing (ids of one kind: equal as given is equal as text)
+    repeated = frame.duplicated(subset=key).any() if library_of(frame) == "pandas" else \
+        frame.select(key).is_duplicated().any()
+    if repeated:
+        return None
     return column_columns({"query_id": _column_list(frame["query_id"]), "doc_id": _column_list(frame["doc_id"]),
-                           value_column: frame[value_column].to_numpy()}, value_column, iterations)
+                           value_column: frame[value_column].to_numpy()}, value_column, iterations, distinct=True)
 
 
 def is_columns(value: Mapping[Any, Any], value_column: str) -> bool:
