@@ -143,3 +143,13 @@ def test_a_ranked_list_gives_descending_scores_and_keeps_nan_only_when_asked():
     assert bulk.nested_columns({"q": {"a": math.nan}}, "score") is None
     kept = bulk.nested_columns({"q": {"a": math.nan}}, "score", allow_nan=True)
     assert kept is not None and math.isnan(kept["score"][0])
+
+
+def test_repeated_pairs_are_found_whatever_the_hashes(monkeypatch):
+    # the rows' keys mix the strings' hashes; keys that meet send the rows to an exact comparison of the pairs,
+    # so a collision (every hash 0 here) never takes distinct pairs for a repeat, nor hides one
+    monkeypatch.setattr(bulk, "hash", lambda value: 0, raising=False)
+    distinct = {"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "a"], "score": [1.0, 2.0, 3.0]}
+    assert bulk.column_columns(distinct, "score") is not None
+    assert bulk.column_columns({**distinct, "doc_id": ["a", "b", "b"], "query_id": ["1", "2", "2"]},
+                               "score") is None

@@ -74,11 +74,10 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     return columns
 
 
-def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None,
-                   distinct: bool = False) -> CheckedColumns | None:
+def column_columns(value: Mapping[str, Any], value_column: str, iterations: list[str] | None = None
+                   ) -> CheckedColumns | None:
     """A dict of columns (``DataFrame.to_dict("list")``: lists, tuples or numpy arrays of one length) as
-    columns, or None. ``iterations``: the judgments' iteration column, already read as strings; ``distinct``:
-    the caller found each pair once already (a DataFrame's own hashing), so it is not looked for here."""
+    columns, or None. ``iterations``: the judgments' iteration column, already read as strings."""
     names = ("query_id", "doc_id", value_column)
     lengths = {len(value[name]) for name in names}
     if len(lengths) > 1:
@@ -87,7 +86,7 @@ def column_columns(value: Mapping[str, Any], value_column: str, iterations: list
     if query_ids is None or doc_ids is None:
         return None
     numbers = checked_values(value[value_column], value_column)
-    if numbers is None or not (distinct or _distinct_rows(query_ids, doc_ids, iterations)):
+    if numbers is None or not _distinct_rows(query_ids, doc_ids, iterations):
         return None
     return _columns(query_ids, doc_ids, numbers, value_column, iterations)
 
@@ -184,10 +183,26 @@ def _list_values(lengths: list[int], value_column: str) -> np.ndarray:
 
 
 def _distinct_rows(query_ids: list[str], doc_ids: list[str], iterations: list[str] | None = None) -> bool:
-    """Whether no (query, document) pair, or (query, iteration, document) triple, is given twice."""
-    keys: Iterable[tuple[str, ...]] = (zip(query_ids, doc_ids, strict=True) if iterations is None
-                                       else zip(query_ids, iterations, doc_ids, strict=True))
-    return len(set(keys)) == len(query_ids)
+    """Whether no (query, document) pair, or (query, iteration, document) triple, is given twice: told by a
+    sort of one 64-bit key per row mixed from the strings' own hashes (which the dict lookups of the ranking
+    reuse, cached in the strings), the real pairs compared only when two keys meet."""
+    n = len(query_ids)
+    if n < 2:
+        return True
+    keys = np.fromiter(map(hash, doc_ids), dtype=np.int64, count=n)
+    for multiplier, column in ((_MIX, query_ids), (_MIX_ITERATION, iterations)):
+        if column is not None:  # integer products wrap around in numpy's arrays, as a hash mix wants
+            keys ^= np.fromiter(map(hash, column), dtype=np.int64, count=n) * np.int64(multiplier)
+    keys.sort()
+    if not (keys[1:] == keys[:-1]).any():
+        return True
+    pairs: Iterable[tuple[str, ...]] = (zip(query_ids, doc_ids, strict=True) if iterations is None
+                                        else zip(query_ids, iterations, doc_ids, strict=True))
+    return len(set(pairs)) == n  # a repeated pair, or only two keys alike
+
+
+_MIX = 0x9E3779B97F4A7C15 - (1 << 64)  # 2**64 / golden ratio, as a signed 64-bit integer: spreads the bits
+_MIX_ITERATION = 0x632BE59BD9B4E019  # another odd 64-bit constant, for the third column
 
 
 def _columns(query_ids: list[str], doc_ids: list[str], numbers: np.ndarray, value_column: str,
