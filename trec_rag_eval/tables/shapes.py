@@ -90,15 +90,18 @@ def check_frame(frame: Any, source: str, value_column: str) -> None:
     bad = bad | (pl.col("query_id") == "") | (pl.col("doc_id") == "")
     if value_column == "score":
         bad = bad | pl.col("score").is_nan()
-    indexed = frame.with_row_index("row", offset=1)
-    rows = indexed.filter(bad)
-    if len(rows):
-        row = rows.row(0, named=True)
+    if frame.select(bad.any()).item():  # the rows are numbered only to name the first one at fault
+        row = frame.with_row_index("row", offset=1).filter(bad).row(0, named=True)
         raise InputFormatError(source, None, f"row {row['row']}: expected a query_id, a doc_id and a {value_column} "
                                f"(a number other than NaN), got {row['query_id']!r}, {row['doc_id']!r}, "
                                f"{row[value_column]!r}")
     # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat
     key = ["query_id", "iteration", "doc_id"] if "iteration" in frame.columns else ["query_id", "doc_id"]
+    # one 64-bit hash per row, sorted: the exact search for a repeat runs only when two hashes meet
+    hashes = np.sort(frame.select(key).hash_rows(seed=20240607).to_numpy())
+    if not np.any(hashes[1:] == hashes[:-1]):
+        return
+    indexed = frame.with_row_index("row", offset=1)
     repeated = indexed.filter(pl.struct(*key).is_duplicated())
     if len(repeated):
         first = repeated.row(0, named=True)
