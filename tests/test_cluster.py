@@ -462,7 +462,7 @@ def test_progress_counts_the_tasks(client, data, tmp_path):
 
 def test_options_that_cannot_go_with_shards_say_so(data):
     folder, runs = data
-    for option, expected in (("--stream", "Error: --stream reads one run in pieces on this machine: drop it with "
+    for option, expected in (("--stream", "Error: --stream reads one run in pieces on this machine: not with "
                                           "--cluster or --shards\n"),
                              ("--crosscheck", "Error: --crosscheck reads each run file as a whole run: not with "
                                               "--shards\n")):

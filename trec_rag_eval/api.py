@@ -8,9 +8,8 @@ calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.call_scope import per_call
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
     from trec_rag_eval.llm.client import progress_path_for as progress_path_for
     from trec_rag_eval.llm.judging import JudgeReport
     from trec_rag_eval.llm.queries import GenerationReport
-    from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.run_outcome import RunOutcome
     from trec_rag_eval.tables import Qrels, Run
 
@@ -80,18 +78,9 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
 
     >>> evaluate("qrels.txt", "run.txt", "nDCG@10").summary["nDCG@10"]
     """
-    if "render" in options:  # its one evaluation is the result; evaluate_many renders each run where it is made
-        raise TypeError("evaluate() got an unexpected keyword argument 'render'")
-    shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
-        isinstance(p, (str, os.PathLike)) for p in run)
-    [outcome] = _outcomes(qrels, list(run) if shards else [run], measures, settings, cluster=cluster, shards=shards,
-                          options={**options, "corpus": corpus, "tokenizer": tokenizer})
-    for note in outcome.notes:
-        note.about(outcome.label).warn()
-    if outcome.error is not None:
-        raise outcome.error
-    assert outcome.evaluation is not None
-    return outcome.evaluation
+    from trec_rag_eval.service.pipeline import evaluate_one
+
+    return evaluate_one(qrels, run, measures, settings, cluster=cluster, corpus=corpus, tokenizer=tokenizer, **options)
 
 
 @per_call
@@ -113,165 +102,9 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     returned, ``rendered``, instead of the evaluation; e.g. ``render.output.RunRenderer``, the command
     line's text). The notes about each run are in its outcome, not warned.
     """
-    from trec_rag_eval.service.inputs import expand_run_paths
-
-    if isinstance(runs, Mapping):
-        labels: list[str] | None = [str(label) for label in runs]
-        values = list(runs.values())
-    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
-        raise TypeError(f"runs must be a list of runs or a mapping label -> run; got {type(runs).__name__}")
-    else:
-        labels, values = None, list(runs)
-        if values and all(isinstance(run, (str, os.PathLike)) for run in values):
-            values = expand_run_paths(values, workers_read=options.get("cluster") is not None)
-    options.setdefault("labels", labels)
-    yield from _outcomes(qrels, values, measures, settings, cluster=options.pop("cluster", None),
-                         shards=options.pop("shards", False), options=options)
-
-
-def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: bool = False) -> list[Measure]:
-    """The measures ``evaluate`` computes for ``measures``, in the order an output shows them: trec_eval's
-    fixed order for its format (``order="trec"``), else the order asked. None: the RAG set (trec_eval's
-    official set in its order), with Judged@10 when ``llm_judgments`` count; an empty list is a mistake."""
-    from trec_rag_eval.measures.requests import default_measures, named_as_asked, parse_measures
-
-    if measures is None:
-        chosen = default_measures(trec_output=order == "trec")
-        if llm_judgments and order != "trec":  # how much of the top 10 the LLM judged, beside the numbers
-            chosen += [m for m in parse_measures(["Judged@10"]) if m not in chosen]
-        return chosen
-    if isinstance(measures, (list, tuple)) and measures and all(isinstance(m, str) for m in measures):
-        return named_as_asked(parse_measures(list(measures), order=order), list(measures))
-    return _asked(measures)
-
-
-def check_cluster(cluster: Any) -> None:
-    """Refuse now a ``cluster`` that cannot be: ``local:N`` with N out of bounds (``cluster.local_workers``),
-    before any work or any process is started. A client or a scheduler address is tried when used."""
-    if isinstance(cluster, str) and cluster.startswith("local:"):
-        from trec_rag_eval.cluster import local_workers
-
-        local_workers(cluster)
-
-
-def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, settings: Settings | None, *, cluster: Any,
-              shards: bool, options: dict[str, Any]) -> Iterator[RunOutcome]:
-    """The service's outcomes for ``runs``, the keywords of ``evaluate`` and ``evaluate_many`` sorted into
-    what reads the judgments, what reads and evaluates the runs, and the settings."""
-    from trec_rag_eval.core.settings import settings_of
-    from trec_rag_eval.service.inputs import has_llm_judgments, qrels_loader
-    from trec_rag_eval.service.large_runs import byte_progress, read_ahead
     from trec_rag_eval.service.pipeline import evaluate_runs
-    from trec_rag_eval.service.spread import task_progress
 
-    order = options.pop("order", "asked")
-    reading = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments") if key in options}
-    running: dict[str, Any] = {key: options.pop(key) for key in ("labels", "run_format", "doc_map", "id", "stream",
-                                                 "chunk_bytes", "jobs", "progress", "task_progress") if key in options}
-    check_cluster(cluster)
-    corpus, tokenizer = options.pop("corpus", None), options.pop("tokenizer", None)
-    render = options.pop("render", None)
-    zscores = options.pop("zscores", None)
-    if zscores is not None:
-        from trec_rag_eval.evaluation.zscores import ZScoredRender, zscores_of
-
-        if corpus is not None:
-            from trec_rag_eval.errors import UsageError
-
-            raise UsageError("zscores= gives z-scores of the measures; the context cost of corpus= has none: not both",
-                             {"zscores=": "zscores", "corpus=": "corpus"})
-        zscores = zscores_of(zscores)  # read before anything else
-        if render is not None:
-            render = ZScoredRender(render, zscores)  # where the evaluation is made, as the render itself
-    if tokenizer is not None and corpus is None:
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError("tokenizer= counts the tokens of the results' texts: give them with corpus=",
-                         {"tokenizer= ": "tokenizer", "corpus=": "corpus"})
-    if tokenizer is not None:  # one named "module:callable" is imported once, before any work
-        from trec_rag_eval.engine.load import load_tokenizer
-
-        tokenizer = load_tokenizer(tokenizer)
-    chosen: Settings = settings_of(settings, **options)
-    # a large TREC run is parsed while the qrels are read
-    first = runs[0] if runs else None
-    ahead = None
-    if (cluster is None and not shards and isinstance(first, (str, os.PathLike)) and running.get("doc_map") is None
-            and running.get("id") is None):
-        ahead = read_ahead([os.fspath(first)], running.get("run_format", "auto"), running.get("stream"))
-    bars = contextlib.ExitStack()
-    if running.get("progress") is True:  # the library's bars; a callable is the caller's own display
-        running["progress"] = byte_progress()
-        running.setdefault("task_progress", True)
-    if running.get("task_progress") is True:
-        running["task_progress"] = bars.enter_context(task_progress())
-    if running.get("progress") is False:
-        running["progress"] = None
-    try:
-        table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
-                                      judgments=reading.get("judgments"))
-        from trec_rag_eval.evaluation.judgment_kinds import check_judgments, default_measure_set, judgment_notes
-
-        for note in notes + judgment_notes(table, chosen):
-            note.warn()
-        kind_default = default_measure_set(table) if measures is None else None  # judgment groups, preferences
-        asked = measures_for([kind_default] if kind_default else measures, order=order,
-                             llm_judgments=has_llm_judgments(notes))
-        check_judgments(table, asked)  # once, before any run is read
-        if cluster is not None:  # the workers read the qrels file themselves, as they read the runs
-            running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
-                                                 topics=reading.get("topics"), judgments=reading.get("judgments"))
-        # the context cost is added here, to the evaluation: then rendered here too
-        outcomes = evaluate_runs(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead,
-                                 render=render if corpus is None else None, **running)
-        if corpus is None:
-            if zscores is None or render is not None:
-                yield from outcomes
-                return
-            from trec_rag_eval.evaluation.zscores import zscored
-
-            for outcome in outcomes:
-                if outcome.evaluation is not None:
-                    outcome.evaluation = zscored(outcome.evaluation, zscores)
-                yield outcome
-            return
-        if shards:
-            from trec_rag_eval.errors import UsageError
-
-            raise UsageError("corpus= counts the tokens of each run's results: not with shards=True",
-                             {"shards=True": "shards"})
-        from trec_rag_eval.io.corpus import corpus_texts
-
-        texts = corpus_texts(corpus)
-        for run, outcome in zip(runs, outcomes, strict=True):
-            if outcome.evaluation is not None:
-                _add_context(outcome.evaluation, run, texts, tokenizer, table, running)
-            yield outcome.render_with(render)
-    finally:
-        bars.close()
-        if ahead is not None:
-            ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
-
-
-def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokenizer: Any, qrels: Qrels,
-                 running: dict[str, Any]) -> None:
-    """The context cost of ``run`` at the evaluation's cutoffs, on ``evaluation.context``: its own ids
-    (chunks), before any mapping, read again (its warnings were already given)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        evaluation.context = context_cost(run, texts, context_ks(evaluation), tokenizer=tokenizer,
-                                          query_ids=evaluation.query_ids, qrels=qrels,
-                                          format=running.get("run_format") if isinstance(run, (str, os.PathLike))
-                                          else None)
-
-
-def context_ks(evaluation: Evaluation) -> list[int]:
-    """The cutoffs at which to count context tokens: the measures' whole cutoffs, else 1, 3, 5, 10."""
-    from trec_rag_eval.evaluation.context_cost import measure_ks
-
-    return measure_ks(evaluation.measures)
+    return evaluate_runs(qrels, runs, measures, settings, **options)
 
 
 @per_call
@@ -284,28 +117,10 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
     (default: whitespace words), ``query_ids`` the
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
     file when it is not to be detected."""
-    from trec_rag_eval.engine.load import load_tokenizer
-    from trec_rag_eval.evaluation.context_cost import measure_context_cost
-    from trec_rag_eval.io.any_format import load_run
-    from trec_rag_eval.io.any_input import as_qrels
-    from trec_rag_eval.io.corpus import corpus_texts
+    from trec_rag_eval.service.pipeline import run_context_cost
 
-    tokenizer = load_tokenizer(tokenizer)
-    judgments = None if qrels is None else as_qrels(qrels)
-    table = (load_run(run, format, qrels=judgments) if isinstance(run, (str, os.PathLike))
-             else run_from_any_shape(run, judgments))
-    return measure_context_cost(table, corpus_texts(corpus), k_values, query_ids, tokenizer)
-
-
-def _asked(measures: MeasuresArg) -> list[Measure]:
-    """The measures asked of ``evaluate``; an empty list is a mistake (None asks for the default set)."""
-    resolved = resolve_measures(measures)
-    if not resolved:
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError("measures is empty: name at least one measure, or leave it out (None) for the default "
-                         "RAG set")
-    return resolved
+    return run_context_cost(run, corpus, k_values, tokenizer=tokenizer, query_ids=query_ids, qrels=qrels,
+                            format=format)
 
 
 @per_call

@@ -167,44 +167,18 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     run_format = results_format(results, run_format)
     if zscores is not None and output_format not in (None, "trec"):
         raise UsageError("-Z prints trec_eval's z-score lines: --format trec only")
-    if complete and intersection:
-        raise UsageError("-c and --intersection contradict each other")
-    if cluster is not None:
-        api.check_cluster(cluster)  # local:100000 is refused now, not after a minute of starting processes
-    # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
-    api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
     fmt = output_format or ("trec" if measures or zscores else "table")
-    if stream and (doc_id_pattern is not None or doc_map is not None):
-        raise UsageError("--doc-id-pattern and --doc-map read each run whole: drop --stream")
-    if stream and (cluster is not None or shards):
-        raise UsageError("--stream reads one run in pieces on this machine: drop it with --cluster or --shards")
-    if shards and (doc_id_pattern is not None or doc_map is not None):
-        raise UsageError("--doc-id-pattern and --doc-map read each run whole: not with --shards")
-    if crosscheck and qrels_format in ("prefs", "qrels_prefs", "qrels_jg"):
-        raise UsageError(f"--crosscheck computes the measures with ir-measures too, which reads relevance judgments "
-                         f"(qrels) only: not with {qrels_format} judgments")
-    if crosscheck and shards:
-        raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     layout = OUTPUT_FORMATS[fmt]
-    if corpus is not None and (not layout.context_tokens or shards):
-        raise UsageError(f"--corpus adds the context tokens to the {_with_tokens()} formats: not with "
-                         f"{_without_tokens()} (its lines have no place for them) nor --shards")
-    from trec_rag_eval.render.output import check_summary
-
-    check_summary(fmt, per_query, not no_summary, context=corpus is not None)
-    if stream and run_format == "json":
-        raise UsageError("--stream reads TREC runs; JSON results are read whole")
     settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                             queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
                             num_docs=num_docs, complete=complete,
                             leftovers=complete and layout.trec_eval)  # trec_eval's exact bytes, where claimed
     mapping = doc_map_value(doc_id_pattern, doc_map)
-    from trec_rag_eval.render.output import Document, RunRenderer
+    from trec_rag_eval.render.output import Document, RunRenderer, check_summary
 
-    labels: list[str] = []  # of the runs written: what --crosscheck computes again
-    measures_done: list[Any] = []
-    failures: list[TrecRagEvalError] = []
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
+    # the options that cannot go together, and a cluster that cannot be, are refused by the library at this
+    # call, before any work (local:100000 not after a minute of starting processes), and said with the flags
     outcomes = api.evaluate_many(
         qrels, list(runs), list(measures) or None, settings, order="trec" if layout.trec_eval else "asked",
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
@@ -212,6 +186,20 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
         render=RunRenderer(fmt, per_query, not no_summary),  # on the thread or worker that evaluated the run
         **({"id": id_key} if id_key is not None else {}), **({"zscores": zscores} if zscores is not None else {}))
+    # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
+    api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
+    if crosscheck and qrels_format in ("prefs", "qrels_prefs", "qrels_jg"):
+        raise UsageError(f"--crosscheck computes the measures with ir-measures too, which reads relevance judgments "
+                         f"(qrels) only: not with {qrels_format} judgments")
+    if crosscheck and shards:
+        raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
+    if corpus is not None and not layout.context_tokens:
+        raise UsageError(f"--corpus adds the context tokens to the {_with_tokens()} formats: not with "
+                         f"{_without_tokens()} (its lines have no place for them)")
+    check_summary(fmt, per_query, not no_summary, context=corpus is not None)
+    labels: list[str] = []  # of the runs written: what --crosscheck computes again
+    measures_done: list[Any] = []
+    failures: list[TrecRagEvalError] = []
     with output_to(output, force) as out:  # stdout, or -o FILE through the one writer (io.atomic)
         document = Document(fmt, out.write)
         for outcome in outcomes:  # in run order, whatever finished first; each written, then released

@@ -66,7 +66,8 @@ class Settings:
         if not INT64[0] <= self.num_docs <= INT64[1]:
             raise UsageError(f"num_docs must be from {INT64[0]} to {INT64[1]}, got {self.num_docs}")
         if self.complete and self.queries == "intersection":
-            raise UsageError("complete=True and queries='intersection' contradict each other")
+            raise UsageError("complete=True and queries='intersection' contradict each other",
+                             {"complete=True": "complete", "queries='intersection'": "intersection"})
 
     def but(self, **changes: Any) -> Settings:
         """A copy with some fields changed (checked like a new value)."""

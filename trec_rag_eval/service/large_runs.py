@@ -22,6 +22,8 @@ STREAM_MEMORY_SHARE = 4
 """A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""
 GZIP_RATIO = 8
 """A gzip run counts as this many times its size (a typical ratio for runs)."""
+IN_PIECES = "trec"
+"""The one format whose runs are read in pieces (``io.trec.iter_run_chunks``); the others are read whole."""
 
 Progress = Callable[[str], AbstractContextManager[Callable[[int], None]]]
 """Given a run's path, a context in which to report the bytes read so far (for runs read in pieces)."""

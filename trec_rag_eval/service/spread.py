@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import InputFormatError, TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputFormatError, TrecRagEvalError
 from trec_rag_eval.evaluation.run_notes import query_set_warnings
 from trec_rag_eval.run_outcome import RunOutcome, map_chunks
 
@@ -31,8 +31,6 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
     """``evaluate_runs`` with ``cluster`` or ``shards``."""
     paths = [os.fspath(run) for run in runs if isinstance(run, (str, os.PathLike))]
     if any(make is not None for make in in_memory):  # each run in memory is split here, its buckets sent
-        if shards:
-            raise UsageError("shards=True takes run files: give the pieces as paths", {"shards=True": "shards"})
         from trec_rag_eval.cluster import evaluate_on_cluster
 
         for make, label in zip(in_memory, labels, strict=True):

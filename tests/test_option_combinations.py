@@ -1,0 +1,97 @@
+"""Options that cannot go together are refused once, by the library, in its words: the same sentence from
+Python (naming its parameters) and from the command line (naming its flags, ``cli.FLAGS``), one ``Error:``
+line, before anything is read (the qrels here do not exist: reading them would be another error)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import REPO, invoke
+
+import trec_rag_eval as tre
+from trec_rag_eval.cli import FLAGS
+from trec_rag_eval.errors import UsageError
+
+MISSING = str(Path(REPO) / "fixtures" / "no-such-qrels.txt")
+RUN = str(Path(REPO) / "fixtures" / "run_bm25.txt")
+CORPUS = str(Path(REPO) / "fixtures" / "corpus_fr.jsonl")
+PATTERN = r"^(.*)#\d+$"
+
+# flags, the keywords of the same call from Python (evaluate_many), the library's sentence, the command's
+CASES = [
+    (["--stream", "--doc-id-pattern", PATTERN], {"stream": True, "doc_map": PATTERN},
+     "doc_map reads each run whole: not with stream=True",
+     "--doc-id-pattern or --doc-map reads each run whole: not with --stream"),
+    (["--stream", "--cluster", "local:1"], {"stream": True, "cluster": "local:1"},
+     "stream=True reads one run in pieces on this machine: not with cluster= or shards=True",
+     "--stream reads one run in pieces on this machine: not with --cluster or --shards"),
+    (["--stream", "--shards"], {"stream": True, "shards": True},
+     "stream=True reads one run in pieces on this machine: not with cluster= or shards=True",
+     "--stream reads one run in pieces on this machine: not with --cluster or --shards"),
+    (["--stream", "--run-format", "json"], {"stream": True, "run_format": "json"},
+     "stream=True reads TREC runs in pieces; json runs are read whole",
+     "--stream reads TREC runs in pieces; json runs are read whole"),
+    (["--stream", "--run-format", "parquet"], {"stream": True, "run_format": "parquet"},
+     "stream=True reads TREC runs in pieces; parquet runs are read whole",
+     "--stream reads TREC runs in pieces; parquet runs are read whole"),
+    (["--stream", "--id-key", "metadata.source"], {"stream": True, "id": "metadata.source"},
+     "id= finds the document ids of JSON results, read whole: not with stream=True",
+     "--id-key finds the document ids of JSON results, read whole: not with --stream"),
+    (["--shards", "--doc-id-pattern", PATTERN], {"shards": True, "doc_map": PATTERN},
+     "doc_map reads each run whole: not with shards=True",
+     "--doc-id-pattern or --doc-map reads each run whole: not with --shards"),
+    (["--shards", "--id-key", "metadata.source"], {"shards": True, "id": "metadata.source"},
+     "id= finds the document ids of JSON results, read whole: not with shards=True",
+     "--id-key finds the document ids of JSON results, read whole: not with --shards"),
+    (["--shards", "--corpus", CORPUS], {"shards": True, "corpus": CORPUS},
+     "corpus= counts the tokens of each run's results: not with shards=True",
+     "--corpus counts the tokens of each run's results: not with --shards"),
+    (["--tokenizer", "json:dumps"], {"tokenizer": "json:dumps"},
+     "tokenizer= counts the tokens of the results' texts: give them with corpus=",
+     "--tokenizer counts the tokens of the results' texts: give them with --corpus"),
+    (["-c", "--intersection"], {"complete": True, "queries": "intersection"},
+     "complete=True and queries='intersection' contradict each other",
+     "-c and --intersection contradict each other"),
+    (["--cluster", "local:0"], {"cluster": "local:0"},
+     "cluster=local:0: expected local:N with N, the number of worker processes, >= 1",
+     "--cluster local:0: expected local:N with N, the number of worker processes, >= 1"),
+]
+
+
+@pytest.mark.parametrize(("flags", "keywords", "library", "command"), CASES, ids=[" ".join(c[0][:2]) for c in CASES])
+def test_a_combination_is_refused_once_in_one_wording(flags, keywords, library, command):
+    result = invoke(*flags, MISSING, RUN)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {command}\n")
+    with pytest.raises(UsageError) as caught:
+        tre.evaluate_many(MISSING, [RUN], **keywords)  # refused at the call, before anything is read
+    assert str(caught.value) == library
+    assert caught.value.worded(FLAGS) == command
+
+
+@pytest.mark.parametrize(("flags", "keywords", "library", "command"), CASES[:1] + CASES[-2:],
+                         ids=["stream doc_map", "complete intersection", "cluster local:0"])
+def test_evaluate_refuses_them_in_the_same_words(flags, keywords, library, command):
+    with pytest.raises(UsageError, match=f"^{library}$".replace("(", r"\(").replace(")", r"\)")):
+        tre.evaluate(MISSING, RUN, **keywords)
+
+
+def test_what_only_python_can_ask_is_refused_in_the_library_s_words_too():
+    with pytest.raises(UsageError) as caught:
+        tre.evaluate_many(MISSING, [{"q1": {"d1": 1.0}}], shards=True)
+    assert str(caught.value) == "shards=True takes run files: give the pieces as paths"
+    with pytest.raises(UsageError) as caught:
+        tre.evaluate_many(MISSING, [RUN], zscores="z.txt", corpus=CORPUS)
+    assert str(caught.value) == ("zscores= gives z-scores of the measures; the context cost of corpus= has none: "
+                                 "not both")
+
+
+def test_the_command_line_checks_none_of_them_itself():
+    """Every sentence above is the library's: no module of the command line holds one (the pieces that set
+    them apart), nor a format name of its own to refuse --stream with."""
+    sources = "".join(path.read_text(encoding="utf-8") for path in (Path(REPO) / "trec_rag_eval" / "cli").glob("*.py"))
+    for piece in ("read each run whole", "reads each run whole", "in pieces on this machine", "are read whole",
+                  "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of"):
+        assert piece not in sources, piece
+    evaluate = (Path(REPO) / "trec_rag_eval" / "cli" / "evaluate.py").read_text(encoding="utf-8")
+    assert '"json"' not in evaluate
