@@ -114,3 +114,31 @@ def test_a_small_data_frame_is_read_as_lists_and_gives_the_file_s_numbers(tmp_pa
     for key, value in expected.items():
         assert as_lists[key] == pytest.approx(value, abs=1e-12), key
         assert as_frames[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("kind", ["Table", "RecordBatch"])
+def test_an_arrow_table_gives_the_file_s_numbers_and_names_its_bad_rows(tmp_path, kind):
+    # pyarrow's Table and RecordBatch with ir_measures' column names, as pandas and polars frames are read
+    pa = pytest.importorskip("pyarrow")
+    qrels, run = _pair(4)
+    expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+
+    def table(nested: dict, value: str):
+        rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+        made = pa.table({"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows],
+                         value: [r[2] for r in rows]})
+        return made if kind == "Table" else made.combine_chunks().to_batches()[0]
+
+    ours = _values(tre.evaluate(table(qrels, "relevance"), table(run, "score"), MEASURES))
+    assert ours.keys() == expected.keys()
+    for key, value in expected.items():
+        assert ours[key] == pytest.approx(value, abs=1e-12), key
+    with pytest.raises(tre.InputFormatError, match=rf"^run \(Arrow {kind}\): row 2: document 'a' listed twice "
+                                                   r"for query '1' \(first at row 1\)"):
+        tre.Run(getattr(pa, kind).from_pydict({"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": [1.0, 2.0]}))
+    with pytest.raises(tre.InputFormatError, match=r"a score \(a number other than NaN\), got '1', 'b', nan"):
+        tre.Run(pa.table({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [1.0, float("nan")]}))
+    with pytest.raises(tre.InputFormatError, match=r"needs the columns query_id, doc_id, relevance; it has "
+                                                   r"query_id, doc$"):
+        tre.Qrels(pa.table({"query_id": ["1"], "doc": ["a"]}))

@@ -9,8 +9,9 @@ Accepted for judgments and for a run:
 * pytrec_eval's and ranx's dict of dicts, ``{query_id: {doc_id: relevance or score}}``; a list of doc
   ids instead of the inner dict means relevance 1 (qrels) or the ranking, best first (run: scores
   n, n-1, ..., 1, so no tie-breaking rule can reorder it);
-* pandas and polars DataFrames with ir_measures' column names: ``query_id``, ``doc_id``, then
-  ``relevance`` (``iteration`` optional) or ``score``; a dict of those columns (``DataFrame.to_dict("list")``);
+* pandas and polars DataFrames, and Arrow tables or record batches (pyarrow), with ir_measures' column names:
+  ``query_id``, ``doc_id``, then ``relevance`` (``iteration`` optional) or ``score``; a dict of those
+  columns (``DataFrame.to_dict("list")``);
 * iterables of ir_measures' ``Qrel`` / ``ScoredDoc`` (or ir_datasets') named tuples, recognised by
   their fields, and lists of dicts with the same keys (``DataFrame.to_dict("records")``);
 * for judgments, the French RAG tutorial's list of dataset rows (``{"requête", "pertinents",
@@ -40,9 +41,11 @@ from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, id_texts, 
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
-               "DataFrame (query_id, doc_id, relevance[, iteration]) or an iterable of ir_measures Qrel tuples")
+               "DataFrame or an Arrow table (query_id, doc_id, relevance[, iteration]) or an iterable of ir_measures "
+               "Qrel tuples")
 RUN_KINDS = ("a path (TREC run, JSON results), a Run, a dict {query_id: {doc_id: score}} or "
-             "{query_id: [doc_id, ...]} (best first), a pandas or polars DataFrame (query_id, doc_id, score) "
+             "{query_id: [doc_id, ...]} (best first), a pandas or polars DataFrame or an Arrow table (query_id, "
+             "doc_id, score) "
              "or an iterable of ir_measures ScoredDoc tuples")
 
 
@@ -164,10 +167,17 @@ def library_of(value: Any) -> str | None:
     return module if module in ("pandas", "polars") and type(value).__name__ == "DataFrame" else None
 
 
+def is_arrow_table(value: Any) -> bool:
+    """A pyarrow ``Table`` or ``RecordBatch`` (told apart without importing pyarrow)."""
+    return type(value).__module__.split(".")[0] == "pyarrow" and type(value).__name__ in ("Table", "RecordBatch")
+
+
 def source_name(value: Any, name: str) -> str:
     library = library_of(value)
     if library:
         return f"{name} ({library} DataFrame)"
+    if is_arrow_table(value):
+        return f"{name} (Arrow {type(value).__name__})"
     if isinstance(value, Mapping):
         return f"{name} (dict)"
     return f"{name} ({type(value).__name__})"
@@ -179,6 +189,11 @@ files are (``core.ranking.LIST_FORM_MAX_ROWS``): polars' hashing and joins cost 
 
 
 def _table(value: Any, source: str, value_column: str, kinds: str, frames_checked: bool = False) -> Any:
+    if is_arrow_table(value):  # polars reads Arrow's buffers as they are: the polars frame's path, checks and all
+        import polars as pl
+
+        value = pl.from_arrow(value)
+        frames_checked = True
     library = library_of(value)
     if library is not None and len(value) <= SMALL_FRAME_ROWS:
         small = _small_frame(value, value_column)
