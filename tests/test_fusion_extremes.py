@@ -248,6 +248,34 @@ def test_the_command_refuses_them_too(tmp_path, flags, message):
     assert not out.exists()
 
 
+# the grid of the other method's parameter: wsum tunes its weights on a grid of step=, rrf its k among ks=
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"method": "wsum", "ks": [1, 2]},
+     "ks= lists the values of rrf's k that optimize= tries: wsum's weights are chosen on a grid of step=; "
+     "leave ks= out"),
+    ({"method": "rrf", "step": 0.5},
+     "step= is the grid step of wsum's weights: optimize= chooses rrf's k among ks=; leave step= out"),
+])
+def test_optimize_refuses_the_grid_of_the_other_method(kwargs, message):
+    with pytest.raises(UsageError) as err:
+        tre.fuse(RUNS, optimize=QRELS, folds=2, **kwargs)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--method", "wsum", "--ks", "1,2"],
+     "Error: --ks lists the values of rrf's k that --optimize tries: wsum's weights are chosen on a grid of "
+     "--step; leave --ks out\n"),
+    (["--method", "rrf", "--step", "0.5"],
+     "Error: --step is the grid step of wsum's weights: --optimize chooses rrf's k among --ks; leave --step out\n"),
+])
+def test_the_command_refuses_the_grid_of_the_other_method(tmp_path, flags, message):
+    out = tmp_path / "o.txt"
+    result = invoke("fuse", *RUNS, "--optimize", QRELS, "--folds", "2", *flags, "-o", str(out))
+    assert (result.exit_code, result.stderr) == (2, message)
+    assert not out.exists()
+
+
 def test_rrf_weights_are_kept_through_the_tuning_of_k():
     fusion = tre.fuse(RUNS, "rrf", weights=[1, 3], optimize=QRELS, folds=2, ks=[1, 60])
     assert fusion.weights == [1.0, 3.0]

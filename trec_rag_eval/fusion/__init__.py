@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["METHODS", "NORMS", "Fusion", "fuse"]
 
 DEFAULT_K = 60
+DEFAULT_STEP = 0.1
 
 
 def fuse_tables(
@@ -57,7 +58,7 @@ def fuse_tables(
     measure: str = "nDCG@10",
     folds: int = 5,
     seed: int = 42,
-    step: float = 0.1,
+    step: float = DEFAULT_STEP,
     ks: Sequence[float] | None = None,
     settings: Settings | None = None,
     progress: bool | None = None,
@@ -80,6 +81,7 @@ def fuse_tables(
         _check_k(k)
     if optimize is not None:
         _check_not_chosen(chosen_method, k, weights)
+        _check_grid(chosen_method, step, ks)
     given_weights = weights
     weights = _checked_weights(chosen_method, weights, len(tables))
     if depth is not None:
@@ -147,6 +149,16 @@ def _check_not_chosen(method: str, k: float | None, weights: Sequence[float] | N
         raise UsageError(f"k={shown} and optimize= both set rrf's k: optimize= chooses it among ks=; give one or the "
                          "other (ks= with that one value keeps it, with the cross-validated score)",
                          {"k=": "k", "optimize=": "optimize", "ks=": "ks"})
+
+
+def _check_grid(method: str, step: float, ks: Sequence[float] | None) -> None:
+    """With ``optimize``, refuse the grid of the other method's parameter (it would be ignored in silence)."""
+    if method == "wsum" and ks is not None:
+        raise UsageError("ks= lists the values of rrf's k that optimize= tries: wsum's weights are chosen on a grid "
+                         "of step=; leave ks= out", {"ks=": "ks", "optimize=": "optimize", "step=": "step"})
+    if method == "rrf" and step != DEFAULT_STEP:
+        raise UsageError("step= is the grid step of wsum's weights: optimize= chooses rrf's k among ks=; leave step= "
+                         "out", {"step=": "step", "optimize=": "optimize", "ks=": "ks"})
 
 
 def _say_if_ranks_vanish(k: float, aligned: Aligned, weighted: bool) -> None:
