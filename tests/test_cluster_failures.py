@@ -253,20 +253,52 @@ def test_a_scheduler_killed_mid_run_is_one_error_line_from_the_command(tmp_path)
                           *[str(folder / f"run{r:02}.txt") for r in range(done)]).stdout
 
 
-def test_a_closed_port_is_said_at_once_not_after_the_handshake_bound(data):
-    # distributed retries a refused connection until its timeout: the command waited the whole 30 s
+@pytest.mark.parametrize("scheme", ["tcp", "ws"])
+def test_a_closed_port_is_said_at_once_not_after_the_handshake_bound(data, scheme):
+    # distributed retries a refused connection until its timeout: the command waited the whole 30 s (websockets
+    # run over TCP: nothing listening is said as at a tcp:// address)
     from file_server import closed_port
 
     qrels, runs = data
     with closed_port() as port:
-        address = f"tcp://127.0.0.1:{port}"
+        address = f"{scheme}://127.0.0.1:{port}"
         started = time.monotonic()
         line = _one_error_line(invoke("--cluster", address, "-m", "P.5", qrels, *runs))
         took = time.monotonic() - started
         with pytest.raises(ClusterError) as caught:
             evaluate_run_tasks(load_qrels(qrels), runs, parse_measures(["P.5"]), Settings(),
-                               cluster=f"127.0.0.1:{port}")
+                               cluster=address if scheme != "tcp" else f"127.0.0.1:{port}")
     assert line == (f"Error: cannot connect to the Dask scheduler at {address}: connection refused (nothing listens "
                     "there: is the scheduler running, and is this its address, such as tcp://host:8786?)")
-    assert str(caught.value) == line.replace(address, f"127.0.0.1:{port}")[len("Error: "):]
+    assert str(caught.value) == line.replace(address, address if scheme != "tcp" else f"127.0.0.1:{port}")[7:]
     assert took < cluster_module.CONNECT_TIMEOUT / 3, took  # at once: a loaded machine is given room, not 30 s
+
+
+@pytest.mark.parametrize("address", [
+    "tcp://alice:S3cretPass@127.0.0.1:{port}", "alice:S3cretPass@127.0.0.1:{port}", "tls://S3cretToken@127.0.0.1:{port}",
+    "ws://alice:S3cr%40tPass@127.0.0.1:{port}", "tcp://alice:S3cretPass@[::1]:{port}",
+])
+def test_a_scheduler_address_with_credentials_is_refused_without_showing_them(data, address):
+    # distributed has no user or password in its addresses (its security is TLS certificates): such an address is
+    # refused before any connection, and neither the password nor any form of it is shown (its error echoed it)
+    import base64
+    import urllib.parse
+
+    from file_server import closed_port
+
+    qrels, runs = data
+    with closed_port() as port:
+        address = address.format(port=port)
+        started = time.monotonic()
+        result = invoke("--cluster", address, "-m", "P.5", qrels, *runs)
+        took = time.monotonic() - started
+        with pytest.raises(ClusterError) as caught:
+            evaluate_run_tasks(load_qrels(qrels), runs, parse_measures(["P.5"]), Settings(), cluster=address)
+    line = _one_error_line(result)
+    secret = "S3cretToken" if "Token" in address else urllib.parse.unquote("S3cr%40tPass" if "%40" in address
+                                                                        else "S3cretPass")
+    forms = {secret, urllib.parse.quote(secret, safe=""), base64.b64encode(f"alice:{secret}".encode()).decode()}
+    for said in (line, str(caught.value)):
+        assert not any(form in said for form in forms), said
+        assert "[credentials redacted]" in said and "holds no user or password" in said, said
+    assert took < cluster_module.CONNECT_TIMEOUT / 3, took

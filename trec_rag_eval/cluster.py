@@ -234,16 +234,16 @@ def _is_comm_error(err: BaseException) -> bool:
 
 
 def _refused(address: str) -> bool:
-    """Whether a TCP connection to ``address`` (``tcp://`` or ``tls://``, or no scheme) is refused: asked once,
-    within ``CONNECT_TIMEOUT``, and closed at once. Anything else (a malformed address, another protocol, a host
-    that does not answer) is left to distributed's handshake, which words it."""
+    """Whether a TCP connection to ``address`` (``tcp://``, ``tls://``, ``ws://``, ``wss://``, or no scheme) is
+    refused: asked once, within ``CONNECT_TIMEOUT``, and closed at once. Anything else (a malformed address,
+    another protocol, a host that does not answer) is left to distributed's handshake, which words it."""
     import socket
 
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
         scheme, location = parse_address(address)
-        if scheme not in ("tcp", "tls"):
+        if scheme not in ("tcp", "tls", "ws", "wss"):  # websockets run over TCP too
             return False
         host, port = parse_host_port(location)
     except (ValueError, TypeError):
@@ -257,6 +257,22 @@ def _refused(address: str) -> bool:
         return False
 
 
+def _check_no_credentials(address: str) -> None:
+    """Refuse a scheduler address holding a user or password (``tcp://user:password@host:8786``): distributed
+    has none in its addresses (a cluster is secured by TLS certificates), and its errors would echo them. The
+    credentials are remembered first, so that no form of them is shown."""
+    from trec_rag_eval.credentials import remember_url
+
+    scheme, separator, rest = address.partition("://")
+    location = (rest if separator else address).split("/", 1)[0]
+    if "@" not in location:
+        return
+    remember_url(address if separator else f"tcp://{address}")
+    raise ClusterError(f"cannot connect to the Dask scheduler at {address}: a scheduler's address holds no user or "
+                       "password (distributed secures a cluster with TLS certificates, not credentials in its "
+                       "address); give tcp://host:8786, or tls://host:8786 with Dask's security settings")
+
+
 def _probe(address: str) -> None:
     """Ask ``address`` who it is, within ``CONNECT_TIMEOUT`` seconds for the whole exchange, before a
     Client connects: distributed bounds only parts of its handshake, so a silent listener or an HTTP
@@ -268,6 +284,7 @@ def _probe(address: str) -> None:
 
     from distributed.comm import connect as comm_connect
 
+    _check_no_credentials(address)
     if _refused(address):
         raise ClusterError(f"cannot connect to the Dask scheduler at {address}: connection refused (nothing listens "
                            "there: is the scheduler running, and is this its address, such as tcp://host:8786?)")
