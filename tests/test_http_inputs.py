@@ -146,3 +146,47 @@ def test_an_s3_endpoint_at_a_closed_port_says_the_connection_was_refused(monkeyp
             s3_server.forget_s3_file_systems()
     assert line == (f"Error: s3://bucket/run.txt: cannot read: the connection was refused by 127.0.0.1:{port}; "
                     "check the URL, and that its server is running")
+
+
+# every command that reads an input by URL, with the inputs it names in its results (labels, the reference, a
+# report's table of inputs, a converted file): read as from a local copy, the password shown nowhere
+COMMANDS_NAMING_INPUTS = {
+    "agree": lambda url, tmp: ["agree", QRELS, url("qrels.txt")],
+    "agree runs": lambda url, tmp: ["agree", "-f", "json", QRELS, url("qrels.txt"), url("a.txt"), url("b.txt")],
+    "validate": lambda url, tmp: ["validate", "-m", "P@5", QRELS, f"{FIXTURES}/run_bm25.txt", url("ref.txt")],
+    "report": lambda url, tmp: ["report", QRELS, url("a.txt"), url("b.txt"), "-o", str(tmp / "out" / "r.html")],
+    "compare": lambda url, tmp: ["compare", "-f", "json", QRELS, url("a.txt"), url("b.txt"), "-o",
+                                 str(tmp / "out" / "c.json")],
+    "convert": lambda url, tmp: ["convert", url("a.txt"), "--json", str(tmp / "out" / "a.json")],
+    "fuse": lambda url, tmp: ["fuse", url("a.txt"), url("b.txt"), "-o", str(tmp / "out" / "f.txt")],
+    "plan": lambda url, tmp: ["plan", "--delta", "0.1", "-f", "json", QRELS, url("a.txt"), url("b.txt")],
+    "evaluate": lambda url, tmp: ["-m", "P@5", "-f", "json", url("qrels.txt"), url("a.txt"), url("b.txt")],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS_NAMING_INPUTS))
+def test_every_command_naming_its_inputs_shows_a_url_without_its_password(tmp_path, command):
+    import subprocess
+
+    served = tmp_path / "served"
+    served.mkdir()
+    (tmp_path / "out").mkdir()
+    shutil.copy(QRELS, served / "qrels.txt")
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", served / "a.txt")
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", served / "b.txt")  # one tag twice: the runs are named by source
+    binary = shutil.which("trec_eval")
+    reference = subprocess.run([binary, "-q", QRELS, f"{FIXTURES}/run_bm25.txt"], capture_output=True, text=True,
+                               check=True).stdout if binary else invoke("-q", "-f", "trec", QRELS,
+                                                                        f"{FIXTURES}/run_bm25.txt").stdout
+    (served / "ref.txt").write_text(reference)
+    password = f"named-{command.replace(' ', '-')}-0123456789SECRET"  # each its own: a process remembers
+    with FileServer(served) as server:
+        result = invoke(*COMMANDS_NAMING_INPUTS[command](lambda name: server.url(name, f"bob:{password}"), tmp_path))
+    assert server.seen and server.seen[0] == "Basic " + base64.b64encode(f"bob:{password}".encode()).decode()
+    assert result.exit_code == 0, result.stderr
+    written = {str(p): p.read_text(errors="replace") for p in (tmp_path / "out").iterdir()}
+    assert written or command not in ("report", "compare", "convert", "fuse"), command
+    places = {"stdout": result.stdout, "stderr": result.stderr, **written}
+    forms = _forms("bob", password)
+    assert [f"{name} in {where}" for name, form in forms.items() for where, text in places.items()
+            if form in text] == []

@@ -6,7 +6,8 @@ percent-encoded, an HTTP library may decode it first. ``remember_secret`` and ``
 form of what is sent; ``redact`` replaces each in a text, longest first, and also masks the user information
 of any URL in the text (``scheme://user:password@host`` -> ``scheme://user:[credentials redacted]@host``),
 remembered or not. The library words its errors, warnings and notes through it (``errors``, ``notes``); the
-command line's last line of defence is the same function.
+command line's last line of defence is the same function. Every result printed and every file written
+(``io.atomic``) goes through ``redact_sent``: the forms remembered, nothing else changed.
 
 A secret shorter than ``MIN_LENGTH`` characters is not looked for alone (every short word of every message
 would be cut): its forms within ``user:password``, and the URL's user information, are.
@@ -100,6 +101,13 @@ def redact(text: str) -> str:
     ``remember_url``), and without the user information of any URL in it."""
     if "@" in text and "://" in text:  # first, so that a URL keeps its user's name
         text = without_credentials(text)
+    return redact_sent(text)
+
+
+def redact_sent(text: str) -> str:
+    """``text`` without any form of a credential this process noted (``remember_secret``, ``remember_url``):
+    what the package writes or prints as results (a label, a source, a report's inputs) goes through it, so that
+    nothing it sent is ever written, while other text (a document id that is a URL) is kept as it is."""
     for form, placeholder in _ordered:
         if form in text:
             text = text.replace(form, placeholder)

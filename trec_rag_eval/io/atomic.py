@@ -20,7 +20,8 @@
   through ``OutputFile``; ``write_atomic`` is an ``OutputFile`` written once.
 
 Every operating-system failure (missing folder, permission, full disk, broken pipe) becomes an
-``OutputError`` naming the file and the reason.
+``OutputError`` naming the file and the reason. No text written or printed here holds a credential the process
+sent (``credentials.redact_sent``: a URL's password, an API key, in any form).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
+from trec_rag_eval.credentials import redact_sent
 from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
 from trec_rag_eval.io.location import is_url
 
@@ -317,7 +319,7 @@ class OutputFile:
         self._out = os.fdopen(handle, "wb")
 
     def write(self, content: str | bytes) -> None:
-        data = content.encode("utf-8") if isinstance(content, str) else content
+        data = redact_sent(content).encode("utf-8") if isinstance(content, str) else content
         try:
             if self._special:
                 if self._in_place is None:
@@ -441,7 +443,7 @@ def write_stream(text: str, stream: TextIO, name: str = STANDARD_OUTPUT) -> None
     """Print ``text`` and flush it, so a full disk or a closed pipe is reported here, once, as an
     ``OutputError``, rather than by the interpreter at exit."""
     try:
-        stream.write(text)
+        stream.write(redact_sent(text))
         stream.flush()
     except OSError as err:
         discard(stream)
