@@ -207,3 +207,27 @@ def test_one_set_of_judgments_is_refused_from_python_as_by_the_command():
     with pytest.raises(UsageError) as err:
         tre.agree(qrels, qrels)
     assert str(err.value) == "A and B are the same judgments (one object given twice): give two sets of judgments"
+
+
+def test_undefined_agreement_is_null_in_json_not_nan(tmp_path):
+    # both sides give every pair one grade: no disagreement is expected, so kappa and alpha are undefined, and
+    # with two runs scored alike tau is too; JSON has no NaN (json.dumps wrote it, which JSON readers refuse)
+    (tmp_path / "a").write_text("q1 0 a 1\nq1 0 b 1\nq2 0 a 1\n")
+    (tmp_path / "b").write_text("q1 0 a 1\nq1 0 b 1\nq2 0 a 1\n")
+    (tmp_path / "r1").write_text("q1 Q0 a 1 1 r1\nq2 Q0 a 1 1 r1\n")
+    (tmp_path / "r2").write_text("q1 Q0 a 1 1 r2\nq2 Q0 a 1 1 r2\n")
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    result = invoke("agree", "-f", "json", "-m", "P@1", *(str(tmp_path / n) for n in ("a", "b", "r1", "r2")))
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout, parse_constant=refuse)
+    labels = document["labels"]
+    assert [labels[k] for k in ("kappa_binary", "kappa_linear", "alpha_nominal", "alpha_interval")] == [None] * 4
+    assert (labels["same_binary"], labels["same_grade"]) == (1.0, 1.0)
+    ranking = document["rankings"]["P@1"]
+    assert (ranking["kendall_tau"], ranking["tau_ap"]) == (None, None)
+    agreement = tre.agree(str(tmp_path / "a"), str(tmp_path / "b"))
+    assert json.loads(agreement.to_json(), parse_constant=refuse)["labels"]["kappa_binary"] is None
+    assert math.isnan(agreement.labels.kappa_binary)  # the value itself stays NaN for Python

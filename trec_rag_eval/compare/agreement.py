@@ -249,7 +249,20 @@ class Agreement:
         return str(show(self, "html"))
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2) + "\n"
+        """``to_dict`` as JSON, an undefined value (NaN: kappa with no disagreement expected, tau of tied
+        runs) as null: JSON has no NaN."""
+        return json.dumps(_without_nan(self.to_dict()), indent=2) + "\n"
+
+
+def _without_nan(value: Any) -> Any:
+    """``value`` with every NaN float, in any dict or list, as None."""
+    if isinstance(value, dict):
+        return {key: _without_nan(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_without_nan(item) for item in value]
+    if isinstance(value, float) and math.isnan(value):  # np.float64 is a float too
+        return None
+    return value
 
 
 def label_agreement(a: Qrels, b: Qrels, relevance_level: int = 1) -> LabelAgreement:
