@@ -27,7 +27,8 @@ MIN_LENGTH = 4
 _forms: dict[str, str] = {}   # a form of a credential -> the placeholder said instead
 _ordered: list[tuple[str, str]] = []  # the same, longest first (a form may hold a shorter one)
 _lock = threading.Lock()
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^\s/?#@'\"<>\\]+)@")
+# up to the authority's last '@' (a password may hold an '@' or a quote, as URL parsers read it)
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^\s/?#\"<>\\]+)@")
 
 
 def _encodings(text: str) -> set[str]:
@@ -59,11 +60,17 @@ def remember_secret(secret: str | None, placeholder: str = KEY_REDACTED) -> None
 
 
 def _userinfo(url: str) -> tuple[str, str | None] | None:
-    """(user, password or None) as written in ``url``, or None when it has no user information."""
-    found = _USERINFO.match(url.strip())
-    if not found:
+    """(user, password or None) as written in ``url``, or None when it has no user information: whatever lies
+    between ``scheme://`` and the authority's last ``@`` (as URL parsers split it), any character a password
+    may hold (a quote, a backslash, an ``@``), so that what is sent is remembered."""
+    scheme = re.match(r"[A-Za-z][A-Za-z0-9+.\-]*://", url.strip())
+    if not scheme:
         return None
-    user, colon, password = found.group("userinfo").partition(":")
+    authority = re.split(r"[/?#]", url.strip()[scheme.end():], maxsplit=1)[0]
+    userinfo, at, _ = authority.rpartition("@")
+    if not at or not userinfo:
+        return None
+    user, colon, password = userinfo.partition(":")
     return user, (password if colon else None)
 
 
