@@ -203,3 +203,19 @@ def test_a_password_of_any_characters_never_comes_back(tmp_path, password):
     line = _one_error_line(result)
     assert "permission denied" in line
     assert _leaked(result, _forms("bob", password)) == []
+
+
+@pytest.mark.parametrize("userinfo", ["tok%3Aen-0123456789SECRET", "a%3Ab:0123456789SECRET"])
+def test_credentials_the_client_cannot_send_are_said_not_taken_for_a_missing_file(tmp_path, userinfo):
+    # HTTP Basic auth has no ':' in a user name (RFC 7617): the client refused to send it, and fsspec called the
+    # file missing, though it was served
+    shutil.copy(f"{FIXTURES}/run_bm25.txt", tmp_path / "run.txt")
+    with FileServer(tmp_path) as server:
+        url = server.url("run.txt", userinfo)
+        line = _one_error_line(invoke(QRELS, url))
+    assert not server.seen  # never sent
+    assert line.startswith("Error: http://") and "[credentials redacted]@127.0.0.1:" in line, line
+    assert line.endswith("/run.txt: cannot read: the credentials in the URL cannot be sent (ValueError: A \":\" is "
+                         "not allowed in login (RFC 7617#section-2)); check the user name and password the URL "
+                         "gives"), line
+    assert "SECRET" not in line

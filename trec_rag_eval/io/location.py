@@ -171,6 +171,9 @@ def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
         if isinstance(cause, TimeoutError):
             return InputFormatError(url, None, f"cannot read: no answer from {where or 'the store'} in time; "
                                     "check the URL, and that its server is running and reachable")
+        if type(cause) is ValueError and "@" in parts.netloc:  # the client refused the credentials before asking
+            return InputFormatError(url, None, f"cannot read: the credentials in the URL cannot be sent "
+                                    f"({_said(cause)}); check the user name and password the URL gives")
     return None
 
 
