@@ -1,7 +1,8 @@
 """The suite's own fuzz test: mangled TREC files, JSON files and measure requests give either the
 numbers a reference reading gives, or one of our own errors. Never another exception.
 
-A seeded generator (the same cases on every run, a few seconds in all) mutates valid inputs with
+A seeded generator (the same cases on every run, a few seconds in all; ``TREC_RAG_EVAL_FUZZ_SEED=N`` draws
+others) mutates valid inputs with
 the bytes that broke us before: Unicode and C whitespace, a byte-order mark, Python-only number
 forms, huge and special numbers, comment marks, cut lines, deep nesting.
 
@@ -17,6 +18,7 @@ import ctypes.util
 import decimal
 import json
 import math
+import os
 import random
 import re
 
@@ -25,7 +27,7 @@ from conftest import invoke, trec_eval_binary
 
 from trec_rag_eval.errors import TrecRagEvalError
 
-SEED = 14
+SEED = int(os.environ.get("TREC_RAG_EVAL_FUZZ_SEED", "14"))  # another seed: a fresh campaign of the same cases
 CASES = 250
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c"))
@@ -1167,3 +1169,249 @@ def test_fuzz_fusion_with_extreme_scores_is_the_rule_or_refused(tmp_path):
         assert tre.read_run(str(path)).to_dict() == got, where
         outcomes["fused"] += 1
     assert min(outcomes.values()) > 10, outcomes
+
+
+# --- agreement with unjudged documents and negative grades -------------------------------------------------
+# The oracle is the README's rule written out: a negative grade is in the pool, not judged, so that side gives the
+# pair no label; kappa and alpha are their definitions computed here with exact fractions over the pairs both
+# judge (Cohen's kappa: 1 - observed / expected weighted disagreement, weights [c != k] or |c - k|; Krippendorff's
+# alpha: 1 - D_o / D_e over every ordered pair of the values coded, two coders per unit), undefined (None) when
+# no disagreement is expected.
+
+def _kappa_by_hand(x: list[int], y: list[int], linear: bool):
+    from fractions import Fraction
+
+    n = len(x)
+    weight = (lambda c, k: abs(c - k)) if linear else (lambda c, k: int(c != k))
+    observed = Fraction(sum(weight(c, k) for c, k in zip(x, y, strict=True)), n)
+    expected = sum(Fraction(x.count(c) * y.count(k), n * n) * weight(c, k) for c in set(x) for k in set(y))
+    return None if expected == 0 else 1 - observed / expected
+
+
+def _alpha_by_hand(x: list[int], y: list[int], interval: bool):
+    from fractions import Fraction
+
+    delta = (lambda c, k: (c - k) ** 2) if interval else (lambda c, k: int(c != k))
+    values = x + y
+    n = len(values)
+    observed = Fraction(sum(2 * delta(c, k) for c, k in zip(x, y, strict=True)), n)
+    expected = Fraction(sum(delta(values[i], values[j]) for i in range(n) for j in range(n) if i != j),
+                        n * (n - 1))
+    return None if expected == 0 else 1 - observed / expected
+
+
+def _agreement_by_hand(a: dict, b: dict, level: int) -> dict:
+    judged_a = {(q, d): g for q, docs in a.items() for d, g in docs.items() if g >= 0}
+    judged_b = {(q, d): g for q, docs in b.items() for d, g in docs.items() if g >= 0}
+    shared = [key for key in judged_a if key in judged_b]
+    x, y = [judged_a[key] for key in shared], [judged_b[key] for key in shared]
+    bx, by = [int(g >= level) for g in x], [int(g >= level) for g in y]
+    grades = sorted(set(x) | set(y))
+    empty = not shared
+    return {
+        "shared": len(shared), "only_a": len(judged_a) - len(shared), "only_b": len(judged_b) - len(shared),
+        "kappa_binary": None if empty else _kappa_by_hand(bx, by, False),
+        "kappa_linear": None if empty else _kappa_by_hand(x, y, True),
+        "alpha_nominal": None if empty else _alpha_by_hand(bx, by, False),
+        "alpha_interval": None if empty else _alpha_by_hand(x, y, True),
+        "same_binary": None if empty else sum(p == q for p, q in zip(bx, by, strict=True)) / len(shared),
+        "same_grade": None if empty else sum(p == q for p, q in zip(x, y, strict=True)) / len(shared),
+        "grades": grades,
+        "confusion": [[sum(1 for p, q in zip(x, y, strict=True) if (p, q) == (g, h)) for h in grades]
+                      for g in grades],
+    }
+
+
+def test_fuzz_agreement_takes_a_negative_grade_for_no_label(tmp_path):
+    """Random pairs of judgments with negative grades, documents one side leaves out, and levels: from Python
+    (dicts) and through the command (TREC files, JSON), the counts, kappa, alpha, grades and confusion matrix
+    are the rule's; no negative grade is a row or column; an undefined value is NaN in Python, null in JSON."""
+    import trec_rag_eval as tre
+
+    rng = random.Random(SEED * 1000 + 37)
+    seen = {"negative in both": 0, "negative in one": 0, "undefined": 0, "command": 0}
+    for case in range(60):
+        docs = [f"d{i}" for i in range(rng.randint(2, 8))]
+        sides = []
+        for _ in range(2):
+            side: dict[str, dict[str, int]] = {}
+            for query in ("q1", "q2", "q3")[: rng.randint(1, 3)]:
+                chosen = {d: rng.choice([-3, -1, -1, 0, 0, 1, 1, 2, 3]) for d in docs if rng.random() < 0.8}
+                if chosen:
+                    side[query] = chosen
+            sides.append(side or {"q1": {"d0": 0}})
+        a, b = sides
+        if rng.random() < 0.3:  # one side a copy of the other but for some grades made negative
+            b = {q: {d: (-1 if rng.random() < 0.3 else g) for d, g in docs_.items()} for q, docs_ in a.items()}
+        level = rng.choice([1, 1, 2, 3])
+        expected = _agreement_by_hand(a, b, level)
+        where = (case, a, b, level)
+        both = [(q, d) for q in a for d in a[q] if a[q][d] < 0 and b.get(q, {}).get(d, 0) < 0 and d in b.get(q, {})]
+        seen["negative in both"] += bool(both)
+        seen["negative in one"] += any(g < 0 for side in (a, b) for docs_ in side.values() for g in docs_.values())
+        seen["undefined"] += expected["kappa_binary"] is None
+        labels = tre.agree(a, b, relevance_level=level).labels
+        for key, value in expected.items():
+            got = getattr(labels, key)
+            if value is None:
+                assert math.isnan(got), (where, key, got)
+            elif isinstance(value, list):
+                assert got == value, (where, key, got)
+            else:
+                assert got == pytest.approx(float(value), rel=1e-12, abs=1e-15), (where, key, got, value)
+        if case % 4:
+            continue
+        for name, side in (("a", a), ("b", b)):
+            (tmp_path / name).write_text("".join(f"{q} 0 {d} {g}\n" for q, docs_ in side.items()
+                                                 for d, g in docs_.items()))
+        result = invoke("agree", "-f", "json", "-l", str(level), str(tmp_path / "a"), str(tmp_path / "b"))
+        assert result.exit_code == 0, (where, result.stderr)
+        document = json.loads(result.stdout, parse_constant=lambda constant: pytest.fail(f"{constant} in JSON"))
+        for key, value in expected.items():
+            got = document["labels"][key]
+            assert got == (pytest.approx(float(value), rel=1e-12, abs=1e-15)
+                           if value is not None and not isinstance(value, list) else value), (where, key, got)
+        text = invoke("agree", "-l", str(level), str(tmp_path / "a"), str(tmp_path / "b"))
+        assert text.exit_code == 0 and "nan" not in text.stdout.lower() and "  A -" not in text.stdout, where
+        seen["command"] += 1
+    assert min(seen.values()) >= 3, seen
+
+
+# --- credentials in URLs, in every command that takes them -------------------------------------------------
+# A random user and password (or a lone token) in the URL of an input, of --base-url or of --cluster; the server
+# (on 127.0.0.1) serves the file, refuses it with a status whose message echoes the Authorization header, or is
+# a port where nothing listens. The oracle: a result (exit 0) or one Error line (exit 1 or 2), no traceback, and
+# no form of the secret (as written, decoded, encoded again, HTTP Basic auth's base64, a piece) in stdout,
+# stderr or any file written.
+
+_SECRET_CHARACTERS = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789-._~!$&'()*+,;="
+
+
+def _secret(rng: random.Random, case: int) -> str:
+    """A password as a URL holds it: each case its own (a process remembers what it sent), some characters
+    percent-encoded (an @, a colon, a slash, a percent sign)."""
+    pieces = [rng.choice(_SECRET_CHARACTERS) for _ in range(rng.randint(8, 20))]
+    for _ in range(rng.randint(0, 3)):
+        pieces.insert(rng.randrange(len(pieces) + 1), rng.choice(["%40", "%3A", "%2F", "%25", "%20"]))
+    return f"S{case}x" + "".join(pieces)
+
+
+def _secret_forms(user: str | None, password: str) -> set[str]:
+    import base64
+    import urllib.parse
+
+    decoded = urllib.parse.unquote(password)
+    forms = {password, decoded, urllib.parse.quote(decoded, safe=""), decoded[-8:]}
+    pair = f"{urllib.parse.unquote(user)}:{decoded}" if user is not None else f"{decoded}:"
+    for coded in (base64.b64encode(pair.encode()), base64.urlsafe_b64encode(pair.encode())):
+        forms |= {coded.decode(), coded.decode().rstrip("=")}
+    return forms
+
+
+def _command_with_url(rng: random.Random, kind: str, url, tmp) -> list[str]:
+    """The arguments of one command given ``url(name)`` for an input (``tmp``: its inputs and out/)."""
+    qrels, run = str(tmp / "qrels.txt"), str(tmp / "a.txt")
+    out = tmp / "out"
+    return {
+        "evaluate run": lambda: ["-m", "P@5", "-f", rng.choice(["trec", "table", "json", "csv"]), qrels, url("a.txt")],
+        "evaluate qrels": lambda: ["-m", "P@5", url("qrels.txt"), run],
+        "evaluate runs": lambda: ["-m", "P@5", qrels, url("a.txt"), url("b.txt")],
+        "compare": lambda: ["compare", "-f", rng.choice(["text", "json"]), qrels, run, url("b.txt")],
+        "agree": lambda: ["agree", rng.choice(["-f", "--format"]), rng.choice(["text", "json"]), qrels,
+                          url("qrels.txt")],
+        "fuse": lambda: ["fuse", run, url("b.txt"), "-o", str(out / "fused.txt")],
+        "crosscheck": lambda: ["crosscheck", "-m", "P@5", qrels, url("a.txt")],
+        "validate": lambda: ["validate", "-m", "P@5", qrels, run, url("ref.txt")],
+        "plan": lambda: ["plan", "--delta", "0.1", qrels, run, url("b.txt")],
+        "report": lambda: ["report", qrels, run, url("b.txt"), "-o", str(out / "report.html")],
+        "convert": lambda: ["convert", url("a.txt"), "--json", str(out / "a.json")],
+    }[kind]()
+
+
+def test_fuzz_credentials_in_urls_never_come_back(tmp_path, monkeypatch):
+    """Every command that takes a URL, with credentials in it: a result or one Error line, and no form of the
+    secret anywhere it printed or wrote."""
+    import shutil
+
+    from file_server import FileServer, closed_port
+    from test_llm_security import Echoing, _generate, _judge
+    from test_llm_security import inputs as _  # noqa: F401 - the LLM commands' inputs, made below
+
+    pytest.importorskip("aiohttp")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    rng = random.Random(SEED * 1000 + 38)
+    served = tmp_path / "served"
+    served.mkdir()
+    shutil.copy("fixtures/qrels.txt", served / "qrels.txt")
+    shutil.copy("fixtures/run_bm25.txt", served / "a.txt")
+    shutil.copy("fixtures/run_hybrid.txt", served / "b.txt")
+    (served / "ref.txt").write_text(invoke("-q", "-f", "trec", "fixtures/qrels.txt", "fixtures/run_bm25.txt").stdout)
+    for name in ("qrels.txt", "a.txt", "b.txt", "ref.txt"):
+        shutil.copy(served / name, tmp_path / name)
+    llm = tmp_path / "llm"
+    llm.mkdir()
+    from test_judge import DATASET, FAKE_GRADES, RUN
+    (llm / "dataset.json").write_text(json.dumps(DATASET), encoding="utf-8")
+    (llm / "run.txt").write_text(RUN, encoding="utf-8")
+    (llm / "corpus.jsonl").write_text("".join(json.dumps({"id": d, "text": f"passage {d}"}) + "\n"
+                                              for d in FAKE_GRADES), encoding="utf-8")
+    try:
+        import distributed  # noqa: F401
+        cluster = True
+    except ImportError:
+        cluster = False
+    kinds = ["evaluate run", "evaluate qrels", "evaluate runs", "compare", "agree", "fuse", "crosscheck", "validate",
+             "plan", "report", "convert", "judge", "generate-queries"] + (["--cluster"] if cluster else [])
+    outcomes: dict[str, int] = {"result": 0, "error": 0}
+    by_kind = dict.fromkeys(kinds, 0)
+    refusals = {"qrels.txt": (401, "no {authorization}"), "a.txt": (403, "forbidden: {authorization}"),
+                "b.txt": (500, "oops {authorization}"), "ref.txt": (400, "bad {authorization}")}
+    for case in range(40):
+        kind = kinds[case % len(kinds)] if case < len(kinds) else rng.choice(kinds)
+        user = rng.choice(["bob", "alice%40corp", "x", None])  # None: a lone token in the user's place
+        password = _secret(rng, case)
+        userinfo = password if user is None else f"{user}:{password}"
+        forms = _secret_forms(user, password)
+        out = tmp_path / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir()
+        for name in ("judged.qrels", "judged.qrels.llm.tsv", "generated.json"):
+            (llm / name).unlink(missing_ok=True)
+        place = rng.choice(["served", "served", "refused", "closed"])
+        where = (case, kind, place, userinfo)
+        if kind in ("judge", "generate-queries"):
+            with Echoing(rng.choice([401, 400, 500, 200])) as server:
+                base = server.base_url.replace("http://", f"http://{userinfo}@", 1)
+                result = (_judge if kind == "judge" else _generate)(llm, base, "--concurrency", "1")
+            written = [llm / name for name in ("judged.qrels", "judged.qrels.llm.tsv", "generated.json")]
+        elif kind == "--cluster":
+            with closed_port() as port:
+                result = invoke("--cluster", f"{rng.choice(['tcp://', 'tls://', ''])}{userinfo}@127.0.0.1:{port}",
+                                "-m", "P@5", str(tmp_path / "qrels.txt"), str(tmp_path / "a.txt"))
+            written = []
+        else:
+            with FileServer(served, refuse=refusals if place == "refused" else None) as server, \
+                    closed_port() as port:
+                def url(name, port=port, server=server, place=place, userinfo=userinfo):
+                    if place == "closed":
+                        return f"http://{userinfo}@127.0.0.1:{port}/{name}"
+                    return server.url(name, userinfo)
+                result = invoke(*_command_with_url(rng, kind, url, tmp_path))
+            written = list(out.iterdir())
+        assert "Traceback" not in result.stderr, where
+        if result.exit_code == 0:
+            outcomes["result"] += 1
+            assert place == "served" or kind in ("judge", "generate-queries"), (where, result.stdout)
+        else:
+            assert result.exit_code in (1, 2), (where, result.exit_code, result.stderr)
+            lines = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+            # one line; several runs evaluated: one per run that failed, each alone (the others printed)
+            assert 1 <= len(lines) <= (2 if kind == "evaluate runs" else 1), (where, result.stderr)
+            assert all("no such file" not in line for line in lines), (where, lines)  # every file is there
+            outcomes["error"] += 1
+        places = {"stdout": result.stdout, "stderr": result.stderr}
+        places |= {str(p): p.read_text(errors="replace") for p in written if p.is_file()}
+        shown = [f"{form!r} in {name}" for form in forms for name, text in places.items() if form in text]
+        assert shown == [], (where, shown)
+        by_kind[kind] += 1
+    assert min(outcomes.values()) > 5 and min(by_kind.values()) >= 1, (outcomes, by_kind)
