@@ -25,7 +25,9 @@ REDACTED = "[credentials redacted]"
 MIN_LENGTH = 4
 
 _forms: dict[str, str] = {}   # a form of a credential -> the placeholder said instead
-_ordered: list[tuple[str, str]] = []  # the same, longest first (a form may hold a shorter one)
+SENT_FORMS: list[tuple[str, str]] = []
+"""Every form remembered and its placeholder, longest first (a form may hold a shorter one): empty while the
+process has sent no credential, so a writer may skip ``redact_sent`` without a call."""
 _lock = threading.Lock()
 # up to the authority's last '@' (a password may hold an '@' or a quote, as URL parsers read it)
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^\s/?#\"<>\\]+)@")
@@ -45,12 +47,12 @@ def _encodings(text: str) -> set[str]:
 
 
 def _add(forms: set[str], placeholder: str) -> None:
-    global _ordered
+    global SENT_FORMS
     with _lock:
         for form in forms:
             if len(form) >= MIN_LENGTH and form not in _forms:
                 _forms[form] = placeholder
-        _ordered = sorted(_forms.items(), key=lambda item: len(item[0]), reverse=True)
+        SENT_FORMS = sorted(_forms.items(), key=lambda item: len(item[0]), reverse=True)
 
 
 def remember_secret(secret: str | None, placeholder: str = KEY_REDACTED) -> None:
@@ -115,7 +117,7 @@ def redact_sent(text: str) -> str:
     """``text`` without any form of a credential this process noted (``remember_secret``, ``remember_url``):
     what the package writes or prints as results (a label, a source, a report's inputs) goes through it, so that
     nothing it sent is ever written, while other text (a document id that is a URL) is kept as it is."""
-    for form, placeholder in _ordered:
+    for form, placeholder in SENT_FORMS:
         if form in text:
             text = text.replace(form, placeholder)
     return text

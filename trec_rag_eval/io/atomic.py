@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
-from trec_rag_eval.credentials import redact_sent
+from trec_rag_eval import credentials
 from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
 from trec_rag_eval.io.location import is_url
 
@@ -319,7 +319,7 @@ class OutputFile:
         self._out = os.fdopen(handle, "wb")
 
     def write(self, content: str | bytes) -> None:
-        data = redact_sent(content).encode("utf-8") if isinstance(content, str) else content
+        data = _without_credentials(content).encode("utf-8") if isinstance(content, str) else content
         try:
             if self._special:
                 if self._in_place is None:
@@ -443,11 +443,17 @@ def write_stream(text: str, stream: TextIO, name: str = STANDARD_OUTPUT) -> None
     """Print ``text`` and flush it, so a full disk or a closed pipe is reported here, once, as an
     ``OutputError``, rather than by the interpreter at exit."""
     try:
-        stream.write(redact_sent(text))
+        stream.write(_without_credentials(text))
         stream.flush()
     except OSError as err:
         discard(stream)
         raise OutputError(name, _reason(err)) from None
+
+
+def _without_credentials(text: str) -> str:
+    """``text`` without any form of a credential the process sent (``credentials.redact_sent``); no call at all
+    while it has sent none."""
+    return credentials.redact_sent(text) if credentials.SENT_FORMS else text
 
 
 def discard(stream: TextIO) -> None:
