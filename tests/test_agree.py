@@ -231,3 +231,24 @@ def test_undefined_agreement_is_null_in_json_not_nan(tmp_path):
     agreement = tre.agree(str(tmp_path / "a"), str(tmp_path / "b"))
     assert json.loads(agreement.to_json(), parse_constant=refuse)["labels"]["kappa_binary"] is None
     assert math.isnan(agreement.labels.kappa_binary)  # the value itself stays NaN for Python
+
+
+@pytest.mark.parametrize(("kwargs", "flags", "said"), [
+    ({"measures": ["MAP"]}, ["-m", "MAP"], ("measures= applies", "-m applies", "it")),
+    ({"seed": 3, "n_resamples": 50}, ["--seed", "3", "--n-resamples", "50"],
+     ("n_resamples= and seed= apply", "--n-resamples and --seed apply", "them")),
+    ({"confidence": 0.9}, ["--confidence", "0.9"], ("confidence= applies", "--confidence applies", "it")),
+])
+def test_what_ranks_runs_without_runs_is_refused_not_ignored(tmp_path, kwargs, flags, said):
+    # without runs there is no ranking of systems: -m, the bootstrap's seed, resamples and level changed nothing
+    python, command, pronoun = said
+    other = tmp_path / "b.txt"
+    other.write_text("q1 0 doc021 1\nq1 0 doc010 1\n")
+    with pytest.raises(UsageError) as err:
+        tre.agree(f"{FIXTURES}/qrels.txt", str(other), **kwargs)
+    assert str(err.value) == (f"{python} to the ranking of runs, and no run is given: give runs, or leave {pronoun} "
+                              "out")
+    result = invoke("agree", *flags, f"{FIXTURES}/qrels.txt", str(other))
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (f"Error: {command} to the ranking of runs, and no run is given: give runs, or leave "
+                             f"{pronoun} out\n")

@@ -367,6 +367,8 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
                          "judgments beside it), or judgments= naming the two views of one file")
     if b is a and judgments is None and not isinstance(a, (str, os.PathLike)):
         raise UsageError("A and B are the same judgments (one object given twice): give two sets of judgments")
+    if runs is None or isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str) and not runs:
+        _check_no_ranking({"measures": measures, "confidence": confidence, "n_resamples": n_resamples, "seed": seed})
     if b is None:
         b = a
     if judgments is None and isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike)) and (
@@ -397,6 +399,23 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
     chosen = settings_of_options(settings, options)
     return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
                         n_resamples=n_resamples, seed=seed, settings=chosen)
+
+
+def _check_no_ranking(given: Mapping[str, Any]) -> None:
+    """Without runs, refuse what only the ranking of runs reads (its measures, its bootstrap's level, resamples
+    and seed) when set to other than ``agree``'s defaults: it would change nothing."""
+    import inspect
+
+    from trec_rag_eval.errors import UsageError
+
+    defaults = {name: parameter.default for name, parameter in inspect.signature(agree).parameters.items()}
+    named = [f"{name}=" for name, value in given.items() if value is not None and value != defaults[name]]
+    if not named:
+        return
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    raise UsageError(f"{listed} {'applies' if len(named) == 1 else 'apply'} to the ranking of runs, and no run is "
+                     f"given: give runs, or leave {'it' if len(named) == 1 else 'them'} out",
+                     {name: name[:-1] for name in named})
 
 
 def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> Settings | None:
