@@ -311,3 +311,12 @@ def test_a_subnormal_score_keeps_its_value_under_a_tiny_top():
     run = {"q": {"a": 1e-300, "b": -3.0, "c": -5e-324}}
     fused = tre.fuse({"A": run, "B": {"q": {"a": 1.0}}}, "combmin", "max").run.to_dict()["q"]
     assert fused["c"] == pytest.approx(-5e-324 / 1e-300, rel=1e-11, abs=0) and fused["b"] == pytest.approx(-3e300)
+
+
+@pytest.mark.parametrize(("step", "count"), [(1e-300, "about 1e+300"), (0.0001, "10001")])
+def test_a_grid_too_large_is_said_with_its_size_in_a_few_digits(step, count):
+    # (1 / step + 1) weight vectors for two runs: a step of 1e-300 printed a 301-digit count
+    with pytest.raises(UsageError) as err:
+        tre.fuse(RUNS, "wsum", optimize=QRELS, step=step)
+    assert str(err.value) == (f"a step of {step:g} over 2 runs makes {count} weight vectors (more than 5000): "
+                              "choose a larger step")

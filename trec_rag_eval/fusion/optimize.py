@@ -93,7 +93,8 @@ def grid(method: str, count: int, k: float, weights: list[float] | None, step: f
             raise UsageError(f"step must divide 1 into whole parts (0.1, 0.05, 0.25, ...), got {step!r}")
         total = math.comb(parts + count - 1, count - 1)
         if total > MAX_SETTINGS:
-            raise UsageError(f"a step of {step:g} over {count} runs makes {total} weight vectors (more than "
+            size = total if total < 10**15 else f"about {float(total):.3g}"  # 1e-300 made a 301-digit count
+            raise UsageError(f"a step of {step:g} over {count} runs makes {size} weight vectors (more than "
                              f"{MAX_SETTINGS}): choose a larger step")
         settings = [Setting(k, [c / parts for c in combo]) for combo in _compositions(parts, count)]
         return "weights", settings
