@@ -15,7 +15,8 @@ CITATION = re.compile(r"trec_eval_conventions\.md((?:\s*(?:§\d+(?:\.\d+)?|,|and
 
 def _sources() -> list[Path]:
     return [*sorted((ROOT / "trec_rag_eval").rglob("*.py")), *sorted((ROOT / "tests").glob("*.py")),
-            ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+            ROOT / "README.md", ROOT / "CONTRIBUTING.md",
+            *sorted(path for path in (ROOT / "docs").rglob("*.md") if path != CONVENTIONS)]
 
 
 def _sections() -> set[str]:

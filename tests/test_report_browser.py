@@ -1,24 +1,23 @@
 """The HTML comparison report opened in a real headless browser (Debian's chromium).
 
 The report is copied, a small checking script is put into the copy's head (the report itself has no
-script), and chromium's ``--dump-dom`` gives back the page after load with the script's marker.
-Console messages are read from chromium's log on stderr. Skipped only when chromium is absent.
+script), and chromium's ``--dump-dom`` gives back the page after load with the script's marker
+(tests/browser.py). Console messages are read from chromium's log on stderr. Skipped only when chromium is
+absent.
 """
 
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import CHROMIUM, open_in_chromium
 
 from trec_rag_eval.compare import compare_values
 from trec_rag_eval.render.html import render_html
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)"
 )
@@ -52,37 +51,7 @@ window.addEventListener('load', function () {
 
 def _open_in_chromium(page: Path, tmp_path: Path) -> tuple[dict, list[str]]:
     """Load ``page`` with the check script; return the marker data and the console lines."""
-    checked = tmp_path / ("checked-" + page.name)
-    # In <head>, so the error listener is in place before any image starts loading.
-    text = page.read_text(encoding="utf-8")
-    assert "<head>" in text
-    checked.write_text(text.replace("<head>", "<head>" + CHECK_SCRIPT, 1), encoding="utf-8")
-    profile = tmp_path / "chromium-profile"
-    command = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--enable-logging=stderr",
-        "--v=0",
-        "--dump-dom",
-        checked.as_uri(),
-    ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    found = re.search(r'<pre id="render-check">(.*?)</pre>', done.stdout, re.S)
-    assert found, "the check script did not run: " + done.stdout[-500:]
-    import html
-    import json
-
-    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
-    return json.loads(html.unescape(found.group(1))), console
+    return open_in_chromium(page, CHECK_SCRIPT, "render-check", tmp_path / "chromium-profile")
 
 
 def _comparison():
