@@ -3,7 +3,7 @@
 The bulk path decides only whether an object is clean; the row path words what is wrong. So, for any
 object: when the bulk path gives columns, the row path accepts the object too and gives the same
 columns (same ids, same values, same order); when the row path refuses it, the bulk path gives None.
-Objects are generated with every kind of id and value the README names (strings, integers, numpy
+Objects are generated with every kind of id and value docs/python.md names (strings, integers, numpy
 integers, ``bool``, ``None``, floats, empty strings, ``1`` beside ``"1"``) and every kind of value
 (floats, integers, NaN, infinities, ``10**400``, ``bool``, strings, numpy numbers).
 """

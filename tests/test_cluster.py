@@ -667,7 +667,7 @@ class _DieWhenAskedForData(distributed.WorkerPlugin):
 
 @pytest.mark.slow  # a cluster of its own
 def test_a_worker_lost_while_its_result_is_gathered_logs_nothing(own_client, data, tmp_path):
-    # the README: no log line of distributed's reaches the command's stderr; the result is still right
+    # docs/scaling-out.md: no log line of distributed's reaches the command's stderr; the result is still right
     import logging
 
     client = own_client

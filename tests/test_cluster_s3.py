@@ -1,7 +1,8 @@
 """Runs in S3 evaluated on a cluster whose workers hold the credentials and whose client holds none: the
-client opens nothing of the runs (README: it lists folders and reads a lone run's first bytes), so two runs by
-URL need no credentials where the command runs. The store is moto's server on 127.0.0.1 (tests/s3_server.py),
-the scheduler and the worker processes of their own, given the fake keys; the command runs here, without."""
+client opens nothing of the runs (docs/scaling-out.md: it lists folders and reads a lone run's first bytes), so
+two runs by URL need no credentials where the command runs. The store is moto's server on 127.0.0.1
+(tests/s3_server.py), the scheduler and the worker processes of their own, given the fake keys; the command runs
+here, without."""
 
 from __future__ import annotations
 

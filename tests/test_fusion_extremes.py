@@ -2,7 +2,7 @@
 fused scores (or keeps an infinity that ``norm="none"`` adds up to), never NaN, never a numpy warning, and
 a file our own reader takes back; what has no value (inf - inf) or does not fit a double is refused.
 
-The rule (README, "Infinite, huge and tiny scores"): rank methods and ``rank`` read ranks (inf first, -inf
+The rule (docs/fusion.md, "Infinite, huge and tiny scores"): rank methods and ``rank`` read ranks (inf first, -inf
 last); before minmax, zscore, sum or max, each run's infinite scores of a query stand one spread beyond its
 finite ones (+inf at max + s, -inf at min - s, s = max - min, or |max| when they are all equal, or 1),
 so the run's order is kept; ``none`` adds the scores as they are.

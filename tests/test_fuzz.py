@@ -961,7 +961,7 @@ def test_fuzz_trec_eval_parameters_give_trec_evals_numbers_or_are_refused(tmp_pa
 
 
 # --- fusion with infinite, huge and tiny scores and parameters ----------------------------------------------
-# The oracle is the README's rule written out with exact fractions (``fractions.Fraction`` holds any finite
+# The oracle is the rule of docs/fusion.md written out with exact fractions (``fractions.Fraction`` holds any finite
 # double, so no sum overflows or underflows on the way): ranks by score then doc id descending; before a
 # scale-free normalisation each infinite score stands one spread beyond the run's finite scores of the query;
 # ``none`` adds the scores as numbers (inf - inf has no value); a fused score beyond a double is refused.

@@ -136,7 +136,7 @@ def test_a_huge_id_is_quoted_short_with_its_length(tmp_path):
 
 @pytest.mark.parametrize("run", ["\n", "\n\n  \n", "# only a comment\n\n"])
 def test_a_run_without_a_result_line_is_an_error(tmp_path, run):
-    # decided (README, Bad input): trec_eval -c would score every query 0; an empty run is nearly always a
+    # decided (docs/evaluator.md, Bad input): trec_eval -c would score every query 0; an empty run is nearly always a
     # crashed retriever or a truncated file, so it is refused, naming the file
     result = _counts(tmp_path, "1 0 a 1\n", run)
     assert result.exit_code == 1

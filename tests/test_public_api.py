@@ -113,7 +113,7 @@ def _assert_ir_measures_numbers(result, expected, shape):
 
 
 def test_json_files_are_read_like_the_cli_reads_them():
-    # the tutorial's two items and its results, by hand (README "From RAG JSON files"): MRR = (1/2 + 1/1) / 2
+    # the tutorial's two items and its results, by hand (docs/rag-data.md): MRR = (1/2 + 1/1) / 2
     fixtures = REPO / "fixtures"
     result = tre.evaluate(fixtures / "eval_dataset_tutorial.json", fixtures / "results_tutorial.json", "MRR")
     assert result.summary["MRR"] == pytest.approx(0.75)
@@ -307,7 +307,7 @@ def test_iter_evaluate_yields_one_query_at_a_time(expected):
 def test_settings_go_through_one_value():
     qrels = {"1": {"a": 1, "c": 2, "d": 1, "b": 0}}
     run = {"1": {"b": 3.0, "a": 2.0, "c": 2.0, "x": 1.0}}
-    # README worked example: with -l 2 only c is relevant, at rank 2: AP = (1/2) / 1
+    # the worked example of docs/conventions.md: with -l 2 only c is relevant, at rank 2: AP = (1/2) / 1
     assert tre.evaluate(qrels, run, "AP", relevance_level=2).summary["AP"] == 0.5
     assert tre.evaluate(qrels, run, "AP", settings=tre.Settings(relevance_level=2)).summary["AP"] == 0.5
     with pytest.raises(TypeError, match="unknown evaluation setting 'level'"):
@@ -336,21 +336,20 @@ def test_every_entry_point_reads_one_measure_string_as_one_measure():
     assert list(pieces.summary) == ["nDCG@10"]
 
 
-def _readme_python_blocks() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## From Python\n"):]
-    section = section[:section.index("\n## ", 1)]
-    return [block.split("\n", 1)[1] for block in section.split("```python")[1:]
-            for block in [block.split("```", 1)[0]]]
+def _from_python_blocks() -> list[str]:
+    from docs_pages import blocks, page
+
+    return [body for lang, body in blocks(page("python.md")) if lang == "python"]
 
 
-def test_the_readme_from_python_section_runs(monkeypatch, capsys):
+def test_the_from_python_page_runs(monkeypatch, capsys):
+    # docs/python.md; its pytrec_eval drop-in moved to docs/guides/coming-from.md (tests/test_docs_pages.py runs it)
     pytest.importorskip("pandas")
     monkeypatch.chdir(REPO)
-    blocks = _readme_python_blocks()
-    assert len(blocks) == 4  # the tour, judgments read once, the notebook, the pytrec_eval drop-in (printing last)
+    blocks = _from_python_blocks()
+    assert len(blocks) == 3  # the tour, judgments read once, the notebook
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})  # noqa: S102 - the README's own example
+        exec(compile(block, "docs/python.md", "exec"), {})  # noqa: S102 - the page's own example
     printed = capsys.readouterr().out
     # trec_eval 10 on the same pair: ndcg_cut_10 0.4772, map 0.3389, recall_10 0.6208
     assert printed.startswith("measure      @10\n----------------\nnDCG      0.4772\nR         0.6208\n\n"
@@ -359,7 +358,7 @@ def test_the_readme_from_python_section_runs(monkeypatch, capsys):
     assert "fixtures/run_bm25.txt 0.4772\nfixtures/run_hybrid.txt 0.6342\n" in printed
 
 
-def test_the_readme_notebook_numbers():
+def test_the_notebook_numbers_of_the_from_python_page():
     pd = pytest.importorskip("pandas")
     qrels = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "relevance": [2, 0, 1]})
     run = {"q1": {"d2": 3.0, "d1": 2.5}, "q2": {"d9": 1.0, "d3": 0.5}}
@@ -369,7 +368,7 @@ def test_the_readme_notebook_numbers():
 
     assert result.summary["nDCG@10"] == pytest.approx((1 / log2(3) + 1 / log2(3)) / 2)
     assert result.summary["MRR"] == 0.5  # both first relevant at rank 2
-    assert "nDCG@10 0.6309, MRR 0.5000" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "nDCG@10 0.6309, MRR 0.5000" in (REPO / "docs" / "python.md").read_text(encoding="utf-8")
 
 
 def test_crosscheck_and_the_demo_need_no_extra():

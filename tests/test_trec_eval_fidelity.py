@@ -96,7 +96,7 @@ RUN_J = "1 Q0 a 1 2 r\n1 Q0 x 2 1 r\n"
 
 def test_judged_only_missing_query_scores_zero(files):
     # query 1: x is dropped by -J, a is relevant at rank 1: iprec and 11pt_avg 1.0 (R = 1);
-    # query 2, missing from the run, scores 0 as the README says: means (1 + 0) / 2
+    # query 2, missing from the run, scores 0 as docs/conventions.md says: means (1 + 0) / 2
     q, r = files(QRELS_J, RUN_J)
     result = invoke("-J", "-q", "-m", "IPrec@0.0", "-m", "11pt_avg", "--format", "json", q, r)
     payload = json.loads(result.stdout)

@@ -190,7 +190,7 @@ def _quiet(client: Client) -> Iterator[None]:
     changes nothing for the user: once its scheduler is lost, its client's log (a traceback of the
     reconnection cancelled, "Failed to reconnect to scheduler"; said here as one ClusterError); a result
     lost with its worker while fetched, which Dask computes again ("Couldn't gather 1 keys, rescheduling",
-    by the client, and by a scheduler running in this process, as with local:N). The README promises the
+    by the client, and by a scheduler running in this process, as with local:N). docs/scaling-out.md promises the
     command's stderr no line of distributed's log."""
     import logging
 

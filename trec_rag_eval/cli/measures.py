@@ -8,7 +8,7 @@ import click
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--markdown", is_flag=True, help="Print the README's measure table (Markdown).")
+@click.option("--markdown", is_flag=True, help="Print the measure table of the documentation (Markdown).")
 def measures_command(markdown: bool) -> None:
     """List every measure: definition, parameters, reference, and its names in our notation,
     in ir-measures and in trec_eval.

@@ -2,7 +2,7 @@
 
 Adding a measure is one ``Family`` entry here (its names in every notation, parameters, cross-check name and
 definition) and one kernel in a family module (CONTRIBUTING.md, recipe 1). The ``measures``
-command and the README's measure table are generated from this registry.
+command and the measure table of the documentation (docs/measures.md) are generated from this registry.
 """
 
 from __future__ import annotations

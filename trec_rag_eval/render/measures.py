@@ -1,5 +1,5 @@
 """The measures documented from the registry (never by hand): the ``measures`` command's listing and
-the README's measure table."""
+the measure table of the documentation (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _default_and_range(param: Param) -> str:
 
 
 def markdown_table() -> str:
-    """The README's measure table."""
+    """The measure table of the documentation (docs/measures.md)."""
     head = "| notation | trec_eval | ir-measures | definition | aggregate |\n|---|---|---|---|---|\n"
     body = "".join(f"| `{r['notation']}` | `{r['trec_eval']}` | `{r['ir_measures']}` | {r['definition']} | "
                    f"{r['aggregate']} |\n" for r in measure_rows())
