@@ -341,3 +341,24 @@ def test_search_scores_the_chunks_an_engine_returns_as_their_documents(tmp_path,
     assert "chunk ids mapped by pattern '^(.*)#\\d+$': 4 retrieved chunks -> 2 documents" in err
     assert re.search(r"^P +1\.0000 +0\.5000$", out, re.MULTILINE), out
     assert "tomates#1" in run.read_text(encoding="utf-8")     # the run keeps the engine's chunk ids
+
+
+@pytest.mark.parametrize("shape", ["file", "dict"])
+def test_the_library_keeps_what_the_collapse_did(tmp_path, shape):
+    # tre.evaluate and evaluate_many hand back the collapse report (Evaluation.collapse) for a run file and a run
+    # in memory, as evaluate_tables does: 9 chunk rows -> 6 documents, 3 merged (docA::2, docB::1 and a::2)
+    import trec_rag_eval as tre
+
+    qrels = {query: dict(docs) for query, docs in QRELS.to_dict().items()}
+    run: object = CHUNK_RUN
+    if shape == "file":
+        run = tmp_path / "chunks.txt"
+        run.write_text("".join(f"{q} Q0 {d} 0 {s} t\n" for q, docs in CHUNK_RUN.items() for d, s in docs.items()))
+    with pytest.warns(Warning):  # docX is judged nowhere: said, as it is without the report
+        results = [tre.evaluate(qrels, run, list(EXPECTED), doc_map=PATTERN),
+                   next(tre.evaluate_many(qrels, [run], list(EXPECTED), doc_map=PATTERN)).evaluation]
+    for result in results:
+        _assert_expected(result)
+        report = result.collapse
+        assert report is not None and report.collapsed
+        assert (report.rows_in, report.rows_out, report.merged) == (9, 6, 3)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.io.chunks import CollapseReport
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.tables import Qrels, Run
 
@@ -60,8 +61,9 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
     from trec_rag_eval.io.formats import is_whole
 
     run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
-    run, notes = map_chunks(run, doc_map, qrels)
+    run, notes, collapse = map_chunks(run, doc_map, qrels)
     evaluation = evaluate_tables(qrels, run, measures, settings)
+    evaluation.collapse = collapse
     if is_whole(run_format, path):
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.checks.rag import check_rag
@@ -71,21 +73,22 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
     return evaluation, notes + query_set_warnings(evaluation)
 
 
-def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note]]:
-    """``io.chunks.collapse_run`` and its notes (what it did, then its warnings). Without a mapping,
-    the run unchanged, and a note when its ids look like chunks of judged documents (with the
-    pattern that would map them, ``io.chunks.guess_doc_id_pattern``)."""
+def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], CollapseReport | None]:
+    """``io.chunks.collapse_run``, its notes (what it did, then its warnings) and its report, for the
+    evaluation to keep (``Evaluation.collapse``). Without a mapping, the run unchanged, no report, and a note
+    when its ids look like chunks of judged documents (with the pattern that would map them,
+    ``io.chunks.guess_doc_id_pattern``)."""
     if doc_map is None:
         from trec_rag_eval.io.chunks import guess_doc_id_pattern
 
         guess = guess_doc_id_pattern(run, qrels)
         if guess is None:
-            return run, []
+            return run, [], None
         pattern, chunk_id, doc_id = guess
         return run, [note(f"the retrieved ids look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): "
                           f"score them as their documents with doc_map='{pattern}'",
-                          parameters={"doc_map='": "doc_id_pattern"})]
+                          parameters={"doc_map='": "doc_id_pattern"})], None
     from trec_rag_eval.io.chunks import collapse_run
 
     collapsed, report = collapse_run(run, doc_map, qrels)
-    return collapsed, collapse_notes(report)
+    return collapsed, collapse_notes(report), report

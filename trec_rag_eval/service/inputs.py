@@ -185,7 +185,8 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
         run = load_run(value, run_format, qrels, check_locator(id))
     else:
         run = run_from_any_shape(value, qrels, name=name, run_tag=run_tag, id=id)
-    return map_chunks(run, doc_id_map(doc_map), qrels)
+    mapped, notes, _ = map_chunks(run, doc_id_map(doc_map), qrels)
+    return mapped, notes
 
 
 def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool = False) -> list[str]:

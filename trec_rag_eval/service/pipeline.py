@@ -387,10 +387,11 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         try:
             make = in_memory[index]
             if make is not None:
-                run, notes = map_chunks(make(), mapping, qrels)
+                run, notes, collapse = map_chunks(make(), mapping, qrels)
                 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 
                 evaluation = evaluate_tables(qrels, run, measures, settings)
+                evaluation.collapse = collapse
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
                 return RunOutcome(label if named[index] else run.source, evaluation,
                                   notes + query_set_warnings(evaluation))

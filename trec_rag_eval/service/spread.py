@@ -36,8 +36,9 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
         for make, label in zip(in_memory, labels, strict=True):
             try:
                 assert make is not None
-                table, notes = map_chunks(make(), mapping, qrels)
+                table, notes, collapse = map_chunks(make(), mapping, qrels)
                 evaluation = evaluate_on_cluster(qrels, table, measures, settings, cluster=cluster)
+                evaluation.collapse = collapse
                 yield RunOutcome(label, evaluation, notes + query_set_warnings(evaluation))
             except TrecRagEvalError as err:
                 yield RunOutcome(label, error=err)
