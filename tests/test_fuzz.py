@@ -430,6 +430,8 @@ def test_fuzz_chunk_maps_read_the_written_table_or_refuse_it(tmp_path):
             # is part of an id, as in a TREC file)
             key, target = (str(chunk).strip(" \t\r\x0b\x0c"), str(doc).strip(" \t\r\x0b\x0c")) \
                 if form == "tsv" else (str(chunk), str(doc))
+            if form == "tsv" and not key and not target:
+                continue  # a line of whitespace alone is a blank line, skipped as a TREC reader skips it
             assert expected.setdefault(key, target) == target, (form, entries)
         assert table == expected, (form, entries)
     assert min(outcomes.values()) > 10, outcomes
@@ -648,9 +650,10 @@ def test_fuzz_judge_progress_records(tmp_path):
         lines: list[str] = []
         grades: dict[str, int] = {}
         bad_line = None  # the first line that must be refused, by hand
+        valid_only = rng.random() < 0.3  # files read whole, at every seed (a bad grade among 8 lines is likely)
         for line_no in range(1, rng.randint(1, 8) + 1):
             doc = rng.choice(["d1", "d2", "d3", "d4"])
-            grade = rng.choice([0, 1, 2, 3, 0, 1, 2, 3, 77, -1, "2", 2.5, True, None])
+            grade = rng.choice([0, 1, 2, 3] if valid_only else [0, 1, 2, 3, 0, 1, 2, 3, 77, -1, "2", 2.5, True, None])
             lines.append(json.dumps({"query_id": "q1", "doc_id": doc, "kind": "hole", "grade": grade, **identity}))
             if bad_line is not None:
                 continue
