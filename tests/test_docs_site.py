@@ -20,6 +20,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
+    # CI builds the site with --strict before the tests (.ci/run) and names it here: built once, not twice
+    built = os.environ.get("TREC_RAG_EVAL_BUILT_SITE")
+    if built:
+        assert (Path(built) / "index.html").is_file(), f"TREC_RAG_EVAL_BUILT_SITE={built} holds no built site"
+        return Path(built)
     target = tmp_path_factory.mktemp("site")
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)], cwd=REPO,
                           capture_output=True, text=True, timeout=300,
