@@ -382,11 +382,18 @@ def test_chunk_ids_are_mapped_on_a_cluster_too(client, tmp_path):
     pattern = r"^(.*)#\d+$"
     expected = {"P@2": 0.5, "MRR": 0.75}
     # a run in memory, from Python
-    assert tre.evaluate(qrels, chunks, ["P@2", "MRR"], cluster=client, doc_map=pattern).summary == expected
+    in_memory = tre.evaluate(qrels, chunks, ["P@2", "MRR"], cluster=client, doc_map=pattern)
+    assert in_memory.summary == expected
     # a Parquet run on --cluster, as on one machine
     rows = [(q, d, s) for q, docs in chunks.items() for d, s in docs.items()]
     run = tmp_path / "chunks.parquet"
     pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row").write_parquet(run)
+    from_file = tre.evaluate(qrels, str(run), ["P@2", "MRR"], cluster=client, doc_map=pattern)
+    assert from_file.summary == expected
+    # and what the mapping did is kept, as on one machine: 5 chunk rows -> 4 documents, A#2 merged into A
+    for evaluation in (in_memory, from_file):
+        assert evaluation.collapse is not None
+        assert (evaluation.collapse.rows_in, evaluation.collapse.rows_out, evaluation.collapse.merged) == (5, 4, 1)
     judged = tmp_path / "qrels.txt"
     judged.write_text("q1 0 A 1\nq1 0 B 0\nq2 0 C 1\n")
     for cluster in ([], ["--cluster", client.scheduler.address]):
