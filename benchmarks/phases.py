@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     def imports():
         from trec_rag_eval.core.ranking import rank
         from trec_rag_eval.evaluation.evaluate import evaluate_ranked
-        from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
+        from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
         from trec_rag_eval.measures.requests import parse_measures
 
         return evaluate_ranked, rank, read_trec_qrels, read_trec_run, parse_measures

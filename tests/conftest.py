@@ -184,7 +184,7 @@ def table_form(request, monkeypatch):
     evaluation does), then with everything read and ranked as a large file is (runs through the fast
     reader into an Arrow table, or polars frames when the careful reader had to read them)."""
     if request.param == "polars":
-        monkeypatch.setattr("trec_rag_eval.io.trec.SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr("trec_rag_eval.io.trec.qrels_runs.SMALL_FILE_BYTES", 0)
         monkeypatch.setattr("trec_rag_eval.core.ranking.LIST_FORM_MAX_ROWS", -1)
         monkeypatch.setattr("trec_rag_eval.core.ranking.CHECKED_LIST_MAX_ROWS", -1)
     return request.param

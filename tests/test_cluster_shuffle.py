@@ -17,7 +17,7 @@ import trec_rag_eval.cluster as cluster_module
 from trec_rag_eval.cluster import evaluate_partitioned
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.io.any_format import load_qrels
-from trec_rag_eval.io.trec import read_run_range
+from trec_rag_eval.io.trec.pieces import read_run_range
 from trec_rag_eval.measures.requests import parse_measures
 
 WORKERS = 2
@@ -95,7 +95,7 @@ def test_every_line_is_read_by_exactly_one_byte_range_wherever_the_cuts_fall(tmp
 
 def test_a_bad_line_is_numbered_in_its_range_and_renumbered_in_the_file(tmp_path):
     from trec_rag_eval.errors import InputFormatError
-    from trec_rag_eval.io.trec import renumbered
+    from trec_rag_eval.io.trec.pieces import renumbered
 
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 a 1 1 t\nq1 Q0 b 2 1 t\nq1 Q0 c 3 t\n")  # line 3: five fields

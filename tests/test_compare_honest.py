@@ -16,7 +16,7 @@ from test_compare_cli import write_seed_example
 
 from trec_rag_eval.compare import PRIMARY_MEASURES, RAG_MEASURES, compare_runs, compare_values
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
 from trec_rag_eval.render.comparison import render_table, verdict
 
 

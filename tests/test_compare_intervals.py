@@ -135,7 +135,7 @@ def test_the_verdict_says_which_figure_rules_and_why():
 
 
 def test_python_takes_the_interval_too(tmp_path):
-    from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
 
     paths = write_seed_example(tmp_path)
     qrels, runs = read_trec_qrels(paths["qrels"]), [read_trec_run(paths[t]) for t in ("A", "B")]

@@ -25,7 +25,7 @@ from peer_data import random_pair
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import read_trec_qrels
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
 from trec_rag_eval.measures.ir_notation import parse_notation
 from trec_rag_eval.tables import Qrels, Run
 

@@ -20,7 +20,8 @@ from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
 from trec_rag_eval.io.any_format import load_qrels, load_run, load_run_shards
-from trec_rag_eval.io.trec import iter_run_chunks, parse_run_text, read_trec_run
+from trec_rag_eval.io.trec.pieces import iter_run_chunks
+from trec_rag_eval.io.trec.qrels_runs import parse_run_text, read_trec_run
 from trec_rag_eval.tables import Run
 
 # line 1: a comment, line 2: q1's d1, lines 3-4: q1's d2 and a blank line, line 5: q2, line 6: d1 again for q1

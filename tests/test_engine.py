@@ -17,7 +17,7 @@ from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
 from trec_rag_eval.engine.harness import Evaluator, dataset_from_rows, normalise_results
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.trec import read_trec_run
+from trec_rag_eval.io.trec.qrels_runs import read_trec_run
 
 DATASET = [
     {"id": "q1", "requête": "alpha", "pertinents": {"a": 3, "b": 1}, "non_pertinents": ["z"]},

@@ -170,13 +170,13 @@ def _grouped(data: bytes) -> bool:
 
 def _read_all_paths(reader, data: bytes, tmp_path, monkeypatch, name: str):
     """(outcome on the small-file path, outcome on the polars path); an outcome is rows or 'error'."""
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import qrels_runs
 
     path = tmp_path / name
     path.write_bytes(data)
     outcomes = []
     for threshold in (1 << 20, 0):
-        monkeypatch.setattr(trec, "SMALL_FILE_BYTES", threshold)
+        monkeypatch.setattr(qrels_runs, "SMALL_FILE_BYTES", threshold)
         try:
             outcomes.append(reader(str(path)))
         except TrecRagEvalError:
@@ -185,7 +185,7 @@ def _read_all_paths(reader, data: bytes, tmp_path, monkeypatch, name: str):
 
 
 def test_fuzz_trec_qrels(tmp_path, monkeypatch):
-    from trec_rag_eval.io.trec import read_trec_qrels
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
 
     for data in _cases(VALID_QRELS, 1):
         small, fast = _read_all_paths(lambda p: _rows_of(read_trec_qrels(p), "relevance"), data, tmp_path, monkeypatch,
@@ -196,7 +196,8 @@ def test_fuzz_trec_qrels(tmp_path, monkeypatch):
 
 
 def test_fuzz_trec_run(tmp_path, monkeypatch):
-    from trec_rag_eval.io.trec import iter_run_chunks, read_trec_run
+    from trec_rag_eval.io.trec.pieces import iter_run_chunks
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_run
 
     def read(path):
         run = read_trec_run(path)
@@ -249,7 +250,7 @@ def _mutate_json(rng: random.Random, data: bytes) -> bytes:
 
 
 def test_fuzz_json_dataset_and_results(tmp_path):
-    from trec_rag_eval.io.json_formats import read_dataset, read_results
+    from trec_rag_eval.io.json.content import read_dataset, read_results
 
     rng = random.Random(SEED * 1000 + 3)
     qrels_path = tmp_path / "q.txt"

@@ -168,7 +168,8 @@ def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path)
     # a plain run larger than many scanning windows stays on the fast path (a space at a window's
     # end once sent every large run the slow way); two spaces are seen wherever the windows cut
     # them: every position around the end of the 8th window
-    from trec_rag_eval.io.trec import LAYOUT_WINDOW_BYTES, _layout_of_file, _Source
+    from trec_rag_eval.io.trec.fast_path import LAYOUT_WINDOW_BYTES, _layout_of_file, polars_can_read
+    from trec_rag_eval.io.trec.qrels_runs import Source
 
     line = b"1 Q0 d1 1 2.5 tag\n"
     plain = line * ((9 << 20) // len(line))
@@ -181,7 +182,7 @@ def test_the_fast_path_takes_plain_files_and_sees_pairs_across_windows(tmp_path)
                            (plain + b"\xff\n", False)):
         path.write_bytes(data)
         assert (not _layout_of_file(str(path))[0]) is readable
-        assert _Source(str(path), data).polars_can_read()[0] is readable
+        assert polars_can_read(Source(str(path), data))[0] is readable
 
 
 @pytest.mark.parametrize("field", range(6))
@@ -206,9 +207,9 @@ def test_bytes_that_are_not_utf8_in_a_large_run_name_their_line(tmp_path, field)
 def test_a_nan_score_anywhere_in_a_large_run_names_its_line(tmp_path, monkeypatch, where):
     # the fast reader sees a NaN score in any of its chunks (the first, one in the middle, the last
     # line of a chunk, the file's last line) and leaves the file to the careful reader, which names it
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import fast_path
 
-    monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 64 << 10)  # many chunks
+    monkeypatch.setattr(fast_path, "RUN_BLOCK_BYTES", 64 << 10)  # many chunks
     lines = [f"1 Q0 d{i} {i + 1} {60_000 - i} tag\n" for i in range(60_000)]
     lines[where] = f"1 Q0 d{where} {where + 1} nan tag\n"
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"

@@ -10,11 +10,12 @@ from conftest import invoke
 
 from trec_rag_eval.checks.validate import read_reference_scores
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.beir import read_beir
-from trec_rag_eval.io.corpus import read_corpus
-from trec_rag_eval.io.json_formats import read_dataset, read_results
-from trec_rag_eval.io.topics import load_topics
-from trec_rag_eval.io.trec import iter_run_chunks, read_trec_qrels, read_trec_run
+from trec_rag_eval.io.json.content import read_dataset, read_results
+from trec_rag_eval.io.json.corpus import read_corpus
+from trec_rag_eval.io.published.beir import read_beir
+from trec_rag_eval.io.trec.pieces import iter_run_chunks
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
+from trec_rag_eval.io.trec.topics import load_topics
 from trec_rag_eval.llm.client import read_progress
 from trec_rag_eval.llm.queries import GenerationSettings
 

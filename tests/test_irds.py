@@ -10,8 +10,8 @@ import pytest
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
 from trec_rag_eval.io.any_format import load_qrels
-from trec_rag_eval.io.topics import load_topics
-from trec_rag_eval.io.trec import read_trec_qrels
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
+from trec_rag_eval.io.trec.topics import load_topics
 
 ir_datasets = pytest.importorskip("ir_datasets")
 

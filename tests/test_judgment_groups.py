@@ -9,7 +9,7 @@ from conftest import invoke
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.prefs_files import read_grouped
-from trec_rag_eval.io.trec import parse_run_text
+from trec_rag_eval.io.trec.qrels_runs import parse_run_text
 from trec_rag_eval.tables.judgment_kinds import GroupedQrels
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike

@@ -10,8 +10,8 @@ import pytest
 from conftest import benchmark_generator, invoke
 
 from trec_rag_eval.core import matching, ordering, parallel
-from trec_rag_eval.io import trec
-from trec_rag_eval.io.trec import SMALL_FILE_BYTES, read_trec_run
+from trec_rag_eval.io.trec import fast_path
+from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES, read_trec_run
 from trec_rag_eval.tables.arrow import is_arrow
 
 generate = benchmark_generator()
@@ -125,7 +125,7 @@ def test_threads_and_small_pieces_give_the_same_bytes(pair, order, monkeypatch):
     monkeypatch.setattr(ordering, "SORT_PART_ROWS", 4096)
     monkeypatch.setattr(matching, "JUDGE_PART_MIN_ROWS", 4096)
     monkeypatch.setattr(parallel, "sort_threads", lambda: 3)
-    monkeypatch.setattr(trec, "RUN_BLOCK_BYTES", 1 << 16)
+    monkeypatch.setattr(fast_path, "RUN_BLOCK_BYTES", 1 << 16)
     assert read_trec_run(pair[order][1]).data["doc_id"].num_chunks > 30
     got = invoke("--format", "trec", "-q", "-m", "all_trec", qrels, pair[order][1])
     assert got.exit_code == 0, got.stderr

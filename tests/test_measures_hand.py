@@ -27,7 +27,7 @@ from math import log, log2
 import pytest
 
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
+from trec_rag_eval.io.trec.qrels_runs import parse_qrels_text, parse_run_text
 from trec_rag_eval.tables import Qrels, Run
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike

@@ -17,9 +17,9 @@ from conftest import invoke
 import trec_rag_eval as tre
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.prefs import parse_prefs_text, read_prefs, read_qrels_prefs
 from trec_rag_eval.io.prefs_files import preferences_of_qrels, read_preferences, write_preferences
-from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
+from trec_rag_eval.io.trec.prefs import parse_prefs_text, read_prefs, read_qrels_prefs
+from trec_rag_eval.io.trec.qrels_runs import parse_qrels_text, parse_run_text
 from trec_rag_eval.tables.judgment_kinds import Preferences
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike

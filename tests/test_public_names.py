@@ -39,7 +39,7 @@ def test_the_facade_keeps_the_users_names_and_the_layers_say_what_they_do():
         assert defined[name] == ["trec_rag_eval.api"], name
     assert defined["evaluate_tables"] == ["trec_rag_eval.evaluation.evaluate"]
     assert defined["compare_runs"] == ["trec_rag_eval.compare"]
-    assert defined["read_trec_run"] == ["trec_rag_eval.io.trec"]
+    assert defined["read_trec_run"] == ["trec_rag_eval.io.trec.qrels_runs"]
     assert defined["write_trec_run"] == ["trec_rag_eval.io.writers"]
     # the package's parse_measure is the function of that name and reads every notation; parse_notation reads
     # ir-measures notation only

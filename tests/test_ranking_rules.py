@@ -178,14 +178,14 @@ def tables(form: str, judgments: dict[str, dict[str, int]], rows: list[tuple[str
         return qrels, Run(pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row"))
     if form == "arrow":
         return qrels, Run(_arrow_run(rows))
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import qrels_runs
     from trec_rag_eval.tables import is_arrow
 
-    monkeypatch.setattr(trec, "SMALL_FILE_BYTES", 0)  # the fast reader, as for a large file
+    monkeypatch.setattr(qrels_runs, "SMALL_FILE_BYTES", 0)  # the fast reader, as for a large file
     qrels_path, run_path = _write(tmp_path, judgments, rows)
-    run = trec.read_trec_run(run_path)
+    run = qrels_runs.read_trec_run(run_path)
     assert is_arrow(run.data) or not rows
-    return trec.read_trec_qrels(qrels_path), run
+    return qrels_runs.read_trec_qrels(qrels_path), run
 
 
 def by_query(ranked: RankedQueries) -> dict[str, list[int]]:
@@ -238,14 +238,15 @@ def test_trec_eval_10_ranks_every_case_the_same(name, tmp_path):
 
 def test_the_rank_column_of_a_file_is_ignored(tmp_path, monkeypatch):
     """A TREC file whose rank column puts a first: the scores put it last (trec_eval's rule)."""
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import qrels_runs
 
     for small in (True, False):  # the careful reader (lists) and the fast one (Arrow)
-        monkeypatch.setattr(trec, "SMALL_FILE_BYTES", 1 << 20 if small else 0)
+        monkeypatch.setattr(qrels_runs, "SMALL_FILE_BYTES", 1 << 20 if small else 0)
         qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
         qrels.write_text("q 0 a 1\nq 0 b 2\n")
         run.write_text("q Q0 a 1 0.5 t\nq Q0 b 2 0.9 t\nq Q0 c 3 0.7 t\n")
-        assert by_query(rank(trec.read_trec_qrels(str(qrels)), trec.read_trec_run(str(run)))) == {"q": [2, -1, 1]}
+        ranked = rank(qrels_runs.read_trec_qrels(str(qrels)), qrels_runs.read_trec_run(str(run)))
+        assert by_query(ranked) == {"q": [2, -1, 1]}
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -310,10 +311,10 @@ def test_a_document_twice_in_a_query_is_refused_naming_both(form, order, tmp_pat
 
 def test_a_duplicate_in_a_file_is_cited_with_both_lines(tmp_path, monkeypatch):
     import trec_rag_eval as tre
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import qrels_runs
 
     for small in (True, False):
-        monkeypatch.setattr(trec, "SMALL_FILE_BYTES", 1 << 20 if small else 0)
+        monkeypatch.setattr(qrels_runs, "SMALL_FILE_BYTES", 1 << 20 if small else 0)
         qrels_path, run_path = _write(tmp_path, {"q": {"a": 1}}, [("q", "b", 3.0), ("q", "a", 2.0), ("q", "b", 1.0)])
         with pytest.raises(InputFormatError) as raised:
             tre.evaluate(qrels_path, run_path, ["P@5"])

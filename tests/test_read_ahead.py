@@ -11,7 +11,7 @@ from conftest import benchmark_generator, invoke
 
 import trec_rag_eval as tre
 from trec_rag_eval.io import any_format
-from trec_rag_eval.io.trec import SMALL_FILE_BYTES
+from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 from trec_rag_eval.service import large_runs as runs
 
 generate = benchmark_generator()

@@ -12,7 +12,7 @@ from trec_rag_eval.core.ranking import rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import parse_qrels_text, read_trec_qrels, read_trec_run
+from trec_rag_eval.io.trec.qrels_runs import parse_qrels_text, read_trec_qrels, read_trec_run
 from trec_rag_eval.tables import Run
 
 QRELS = "1 0 a 1\n1 0 b 2\n1 0 c 0\n2 0 d 1\n"

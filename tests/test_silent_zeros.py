@@ -15,7 +15,7 @@ from conftest import invoke
 from trec_rag_eval.engine.harness import Evaluator, normalise_results
 from trec_rag_eval.errors import EngineError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.trec import read_trec_qrels, read_trec_run
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
 
 DATASET = [
     {"id": "q1", "query": "alpha", "relevant": ["d1"]},

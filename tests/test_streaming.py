@@ -12,7 +12,8 @@ from conftest import first_by_default, golden_path, invoke
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
-from trec_rag_eval.io.trec import iter_run_chunks, read_trec_qrels, read_trec_run
+from trec_rag_eval.io.trec.pieces import iter_run_chunks
+from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run
 
 pytestmark = pytest.mark.usefixtures("table_form")  # lists and polars frames alike
 

@@ -333,7 +333,7 @@ def test_every_writer_refuses_an_id_its_reader_would_refuse(tmp_path, bad):
 
 
 def test_run_read_in_pieces_that_looks_truncated_names_the_line_of_the_whole_file(tmp_path):
-    from trec_rag_eval.io.trec import iter_run_chunks
+    from trec_rag_eval.io.trec.pieces import iter_run_chunks
 
     body = _big_run(300)
     path = tmp_path / "run.txt"

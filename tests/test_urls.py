@@ -532,17 +532,17 @@ def test_topics_and_the_llm_judgments_beside_qrels_by_url_are_read_as_beside_a_l
 
 
 def test_on_a_cluster_a_large_trec_file_by_url_is_read_in_byte_ranges(memory, threads_cluster, monkeypatch):
-    from trec_rag_eval.io import trec
+    from trec_rag_eval.io.trec import pieces
 
     monkeypatch.setattr("trec_rag_eval.cluster.BYTES_PER_PIECE", 16 << 10)  # the workers are threads of this process
     ranges = []
-    read_range = trec.read_run_range
+    read_range = pieces.read_run_range
 
     def counted(path, start, end):
         ranges.append((path, start, end))
         return read_range(path, start, end)
 
-    monkeypatch.setattr(trec, "read_run_range", counted)
+    monkeypatch.setattr(pieces, "read_run_range", counted)
     qrels, run = golden_path("qrels.graded"), _run()
     url = _copy(run, f"{memory}/results.test")
     options = ["-q", "-m", "all_trec"]

@@ -10,8 +10,8 @@ from conftest import invoke
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.zscores import zscored
-from trec_rag_eval.io.trec import parse_qrels_text, parse_run_text
-from trec_rag_eval.io.zscores import ZScores, read_zscores
+from trec_rag_eval.io.trec.qrels_runs import parse_qrels_text, parse_run_text
+from trec_rag_eval.io.trec.zscores import ZScores, read_zscores
 
 # q1: a relevant at rank 1, b not: P@2 = 1/2, map 1, num_rel 1. q2: c relevant at rank 2: P@2 = 1/2, map 1/2.
 QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 1\n"

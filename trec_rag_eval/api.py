@@ -112,7 +112,7 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
                  query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None) -> ContextCost:
     """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
     ``ContextCost`` (``mean(k)``, ``p95(k)``, ``per_query()``). ``run`` in any shape ``evaluate`` takes
-    (ranked as the measures rank it), ``corpus`` as in ``io.corpus.corpus_texts`` (or already such a dict),
+    (ranked as the measures rank it), ``corpus`` as in ``io.json.corpus.corpus_texts`` (or already such a dict),
     ``tokenizer`` any callable text -> count or tokens, or one named ``"package.module:callable"``
     (default: whitespace words), ``query_ids`` the
     queries to report (default the run's; one with no results sends 0 tokens); ``format`` that of a run
@@ -586,7 +586,7 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
 
 
 def _corpus_documents(corpus: Any) -> list[dict[str, str]]:
-    from trec_rag_eval.io.corpus import corpus_documents
+    from trec_rag_eval.io.json.corpus import corpus_documents
 
     return corpus_documents(corpus)
 

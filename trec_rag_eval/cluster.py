@@ -63,7 +63,7 @@ ROWS_PER_PIECE = 4_000_000
 still spreads over the workers."""
 BYTES_PER_PIECE = 128 << 20
 """A plain TREC text file larger than this is read as several pieces, byte ranges cut at line ends
-(``io.trec.read_run_range``), so one large file still spreads over the workers. A gzip file is
+(``io.trec.pieces.read_run_range``), so one large file still spreads over the workers. A gzip file is
 read from its start to its end, by one task: it cannot be cut."""
 PAIRS_LIMIT = 4096
 """Up to this many (piece, bucket) pairs, each piece's rows are split by bucket where it is read and
@@ -593,7 +593,7 @@ class PieceRead:
     lines: int = 0
     """Its line ends (a byte range): the ranges after it number their lines after these."""
     error: TrecRagEvalError | None = None
-    """Bad input, numbered in the piece (``io.trec.renumbered`` numbers it in the file)."""
+    """Bad input, numbered in the piece (``io.trec.pieces.renumbered`` numbers it in the file)."""
     warnings: tuple[tuple[str, dict[str, str] | None, str], ...] = ()
     """What the library warned of while reading it (text, parameters, kind), numbered in the piece too."""
 
@@ -757,11 +757,12 @@ def _gather(client: Client, futures: list[Future], source: str) -> list[Any]:
 def _places(pieces: list[Piece]) -> Places:
     """Where the rows of the pieces' files stand (lines of TREC text, rows of Parquet), file after file:
     a document listed twice is cited in the files, whichever buckets its rows went to."""
-    from trec_rag_eval.io import parquet, trec
+    from trec_rag_eval.io import parquet
+    from trec_rag_eval.io.trec import qrels_runs
     from trec_rag_eval.tables import joined_places
 
     files = dict.fromkeys((piece.path, piece.kind) for piece in pieces)
-    return joined_places([parquet.parquet_run_places(path) if kind == "parquet" else trec.trec_run_places(path)
+    return joined_places([parquet.parquet_run_places(path) if kind == "parquet" else qrels_runs.trec_run_places(path)
                           for path, kind in files])
 
 
@@ -778,11 +779,11 @@ def _read_rows(piece: Piece, source: str) -> tuple[pl.DataFrame | None, PieceRea
 
                 run: Run | None = read_parquet_run_files([piece.path], source, rows=piece.rows)
             elif piece.span is not None:
-                from trec_rag_eval.io.trec import read_run_range
+                from trec_rag_eval.io.trec.pieces import read_run_range
 
                 run, lines = read_run_range(piece.path, *piece.span)
             else:
-                from trec_rag_eval.io.trec import read_trec_run
+                from trec_rag_eval.io.trec.qrels_runs import read_trec_run
 
                 run = read_trec_run(piece.path)
         except TrecRagEvalError as err:
@@ -826,7 +827,7 @@ def _reads_checked(pieces: list[Piece], reads: list[PieceRead], source: str) -> 
     """After every piece was read: the first piece's bad input raised, its line numbered in its whole
     file (a byte range's lines follow those of the ranges before it), the library's warnings given
     numbered so too; then the run tags that count, in order (the whole run's is the last)."""
-    from trec_rag_eval.io.trec import renumbered
+    from trec_rag_eval.io.trec.pieces import renumbered
 
     before: dict[str, int] = {}  # per file: the line ends of its ranges read so far
     for piece, read in zip(pieces, reads, strict=True):
@@ -841,7 +842,7 @@ def _reads_checked(pieces: list[Piece], reads: list[PieceRead], source: str) -> 
         before[piece.path] = lines_before + read.lines
     kept = [(piece, read.run_tag) for piece, read in zip(pieces, reads, strict=True) if read.run_tag is not None]
     if not kept:
-        from trec_rag_eval.io.trec import RUN_COLUMNS, NoResultsError
+        from trec_rag_eval.io.trec.qrels_runs import RUN_COLUMNS, NoResultsError
 
         raise NoResultsError(source, None, f"no results found, expected lines of {RUN_COLUMNS}")
     return _piece_tags([piece for piece, _ in kept], [tag for _, tag in kept], source)

@@ -10,6 +10,6 @@ from __future__ import annotations
 
 from trec_rag_eval.engine.bm25 import BM25Engine
 from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator, QueryFailure, SearchOutcome
-from trec_rag_eval.io.corpus import read_corpus
+from trec_rag_eval.io.json.corpus import read_corpus
 
 __all__ = ["BM25Engine", "EngineEvaluation", "Evaluator", "QueryFailure", "SearchOutcome", "read_corpus"]

@@ -18,7 +18,7 @@ import numpy as np
 
 from trec_rag_eval.engine.tokens import Analyzer
 from trec_rag_eval.errors import MissingDependencyError, UsageError
-from trec_rag_eval.io.corpus import read_corpus
+from trec_rag_eval.io.json.corpus import read_corpus
 
 
 def _import_bm25s() -> Any:

@@ -311,7 +311,7 @@ class Evaluator:
             result = evaluate_tables(qrels, outcome.run, measures, settings, doc_map=self.doc_map, **overrides)
         texts = dict(outcome.texts)
         if self.corpus is not None:
-            from trec_rag_eval.io.corpus import corpus_texts
+            from trec_rag_eval.io.json.corpus import corpus_texts
 
             texts = {**corpus_texts(self.corpus), **texts}  # what the engine returned is what it sends
         if texts:  # the engine's own ids (chunks), in its order: what would go into the prompt
@@ -636,7 +636,7 @@ def run_queries(
 
 
 # --- datasets -------------------------------------------------------------------------------------
-# Files and in-memory lists both go through the shared JSON reader (trec_rag_eval.io.json_formats).
+# Files and in-memory lists both go through the shared JSON reader (trec_rag_eval.io.json.content).
 
 
 def dataset_qrels(dataset: Any) -> Qrels:
@@ -662,7 +662,7 @@ def dataset_topics(dataset: Any) -> dict[str, str]:
 
 
 def _read_dataset_file(path: Path) -> Qrels:
-    from trec_rag_eval.io.json_formats import read_dataset
+    from trec_rag_eval.io.json.content import read_dataset
 
     qrels = read_dataset(path)
     if not qrels.topics:
@@ -678,7 +678,7 @@ def dataset_from_rows(items: list[Any], source: str = "<dataset>") -> Qrels:
     Items without an ``id`` are numbered ``q1, q2, ...`` by position. Every query needs its text,
     since it is what the engine is asked.
     """
-    from trec_rag_eval.io.json_formats import read_dataset_rows
+    from trec_rag_eval.io.json.content import read_dataset_rows
 
     return read_dataset_rows(items, source, require_text=True)
 

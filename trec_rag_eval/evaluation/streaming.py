@@ -39,7 +39,7 @@ def evaluate_pieces(
     settings: Settings | None = None,
     **overrides: Any,
 ) -> Evaluation:
-    """Evaluate a run given as pieces that never split a query (see ``io.trec.iter_run_chunks``);
+    """Evaluate a run given as pieces that never split a query (see ``io.trec.pieces.iter_run_chunks``);
     ``settings`` as for ``evaluate``."""
     chosen = settings_of(settings, **overrides)
     resolved = resolve_measures(measures)

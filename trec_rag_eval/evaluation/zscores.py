@@ -28,7 +28,7 @@ from trec_rag_eval.evaluation.evaluate import (
     aggregate,
     recounted_under_c,
 )
-from trec_rag_eval.io.zscores import ZScores, read_zscores
+from trec_rag_eval.io.trec.zscores import ZScores, read_zscores
 from trec_rag_eval.measures.model import Measure
 
 MISSING_ZSCORE = -1000000.0

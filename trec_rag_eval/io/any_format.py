@@ -8,7 +8,7 @@ Detection reads the start of the file (after gzip, if compressed):
   (see ``parquet``);
 * another folder, a TSV whose first line is a header such as ``query-id<TAB>corpus-id<TAB>score``, or
   rows of three fields: BEIR (qrels TSV, with the query texts of a ``queries.jsonl`` beside it; see ``beir``);
-* a first non-blank character ``[`` or ``{``: JSON or JSONL (see ``json_formats``);
+* a first non-blank character ``[`` or ``{``: JSON or JSONL (see ``io.json.content``);
 * anything else: TREC (``query_id iteration doc_id relevance`` / ``query_id Q0 doc_id rank score tag``).
 
 Each format's readers are its record in ``io.formats``.
@@ -31,7 +31,7 @@ from trec_rag_eval.io.formats import (
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.location import exists
 from trec_rag_eval.io.text import STANDARD_INPUT, read_head
-from trec_rag_eval.io.topics import load_topics
+from trec_rag_eval.io.trec.topics import load_topics
 from trec_rag_eval.syntax import split_fields
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, joined_places
 
@@ -53,7 +53,7 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
 
     TREC: more lines of six fields than of four make a run (the first line decides a tie), otherwise qrels, so
     that a run whose first line lost a field is still a run, its error naming that line. BEIR: a dataset. Parquet: a
-    ``score`` column makes a run, otherwise judgments. JSON: see ``json_formats.json_content_kind``.
+    ``score`` column makes a run, otherwise judgments. JSON: see ``io.json.content.json_content_kind``.
     """
     name = os.fspath(path)
     fmt = detect_format(name)
@@ -62,9 +62,9 @@ def detect_kind(path: str | os.PathLike[str]) -> str:
 
         return "results" if "score" in column_names(name) else "dataset"
     if fmt == "json":
-        from trec_rag_eval.io import json_formats
+        from trec_rag_eval.io.json import content
 
-        return json_formats.json_content_kind(name)
+        return content.json_content_kind(name)
     if fmt == "beir":
         return "dataset"
     counts = [len(split_fields(line)) for line in head_lines(read_head(name, HEAD_BYTES))]
@@ -84,10 +84,10 @@ def load_qrels(
     ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
     """
     name = os.fspath(path)
-    from trec_rag_eval.io.irds import is_irds_name
+    from trec_rag_eval.io.published.irds import is_irds_name
 
     if is_irds_name(name):  # irds:<dataset id>: qrels and topics from ir_datasets (the irds extra)
-        from trec_rag_eval.io.irds import read_irds_qrels
+        from trec_rag_eval.io.published.irds import read_irds_qrels
 
         irds = read_irds_qrels(name)
         return dataclasses.replace(irds, topics=load_topics(topics)) if topics is not None else irds

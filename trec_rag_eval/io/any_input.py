@@ -33,7 +33,7 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     if isinstance(value, (str, os.PathLike)):
         return load_qrels(value)
     if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
-        from trec_rag_eval.io.json_formats import read_dataset_rows
+        from trec_rag_eval.io.json.content import read_dataset_rows
 
         return read_dataset_rows(value, f"{name} (list of dataset rows)")
     return Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),

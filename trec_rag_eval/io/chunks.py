@@ -242,8 +242,8 @@ def _read_json_map(path: str) -> dict[str, str]:
     objects. Ids are strings or integers, as in datasets: null, a list, a boolean or a fraction is
     refused with its line; so is a key given twice in one object. An object with a chunk key and a
     document key (``_CHUNK_KEYS``, ``_DOC_KEYS``) is one row: a JSONL file of one line."""
-    from trec_rag_eval.io.json_rows import check_id, entry_error, json_excerpt, row_entries
-    from trec_rag_eval.io.json_scanner import parse_document
+    from trec_rag_eval.io.json.rows import check_id, entry_error, json_excerpt, row_entries
+    from trec_rag_eval.io.json.scanner import parse_document
 
     document = parse_document(path)   # refuses a repeated key, NaN and the like, with the line
     keys = {entry.key for entry in document.entries} if document.kind == "object" else set()

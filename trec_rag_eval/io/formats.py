@@ -232,7 +232,7 @@ def _report(read: Callable[[str], Run]) -> Callable[[str, Qrels | None, IdLocato
 
 def _dataset(shape: str | None) -> Callable[[str], Qrels]:
     def read(path: str) -> Qrels:
-        from trec_rag_eval.io.json_formats import read_dataset
+        from trec_rag_eval.io.json.content import read_dataset
 
         return read_dataset(path, shape)
 
@@ -240,7 +240,7 @@ def _dataset(shape: str | None) -> Callable[[str], Qrels]:
 
 
 def _results(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
-    from trec_rag_eval.io.json_formats import read_results_report
+    from trec_rag_eval.io.json.content import read_results_report
 
     return read_results_report(path, qrels, id=id)
 
@@ -267,9 +267,11 @@ register_format(Format("parquet", "a Parquet file or a folder of partitions (que
 register_format(Format("json", "JSON or JSONL: a dataset (rows, ragas, LlamaIndex, dict) or results", sniff=_is_json,
                 read_qrels=_dataset(None), read_run=_results, whole=True))
 register_format(Format("beir", "BEIR: a dataset folder, or a qrels TSV with a queries.jsonl beside it", sniff=_is_beir,
-                read_qrels=_read("beir", "read_beir"), read_run=_read("beir", "read_beir_run"), run_by_name=False))
+                read_qrels=_read("published.beir", "read_beir"), read_run=_read("published.beir", "read_beir_run"),
+                run_by_name=False))
 register_format(Format("trec", "TREC: query_id iteration doc_id relevance / query_id Q0 doc_id rank score run_tag",
-                read_qrels=_read("trec", "read_trec_qrels"), read_run=_report(_read("trec", "read_trec_run")),
+                read_qrels=_read("trec.qrels_runs", "read_trec_qrels"),
+                read_run=_report(_read("trec.qrels_runs", "read_trec_run")),
                 write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))
 register_format(Format("qrels_prefs", "a qrels file read as preferences: the iteration column as the judgment group, "
                        "the relevance as the level (trec_eval -R qrels_prefs)",

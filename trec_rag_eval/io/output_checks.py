@@ -42,7 +42,7 @@ def files_read(path: str | os.PathLike[str]) -> list[str]:
         except TrecRagEvalError:
             beir = False  # the reader reports it, with the line
         if beir:
-            from trec_rag_eval.io.beir import queries_beside
+            from trec_rag_eval.io.published.beir import queries_beside
 
             found += [os.fspath(p) for p in queries_beside(Path(name))]
     return found

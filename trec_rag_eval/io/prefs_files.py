@@ -1,4 +1,4 @@
-"""Preference judgments in any file: prefs text (``io.prefs``), Parquet, or JSON rows; and how each is
+"""Preference judgments in any file: prefs text (``io.trec.prefs``), Parquet, or JSON rows; and how each is
 recognised and written.
 
 * text: ``query_id group subgroup doc_id level`` a line (trec_eval's ``-R prefs``);
@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io import prefs as text
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, id_problem
 from trec_rag_eval.io.text import read_bytes, read_head, read_text
+from trec_rag_eval.io.trec import prefs as text
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
 from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, GroupedQrels, Preferences, preference_columns
@@ -62,7 +62,7 @@ def read_preferences(path: str | os.PathLike[str]) -> Preferences:
 
 
 def read_qrels_as_preferences(path: str | os.PathLike[str]) -> Preferences:
-    """A qrels file read as preferences (trec_eval's ``-R qrels_prefs``): TREC text by ``io.prefs`` (a level may
+    """A qrels file read as preferences (trec_eval's ``-R qrels_prefs``): TREC text by ``io.trec.prefs`` (a level may
     be any number), Parquet or a JSON dataset read as judgments first (``preferences_of_qrels``)."""
     name = os.fspath(path)
     qrels = _other_qrels(name)
@@ -72,7 +72,7 @@ def read_qrels_as_preferences(path: str | os.PathLike[str]) -> Preferences:
 def read_grouped(path: str | os.PathLike[str]) -> GroupedQrels:
     """Qrels of judgment groups (trec_eval's ``-R qrels_jg``) from a TREC, Parquet or JSON qrels file: the
     iteration column (or key) names the group."""
-    from trec_rag_eval.io.trec import read_trec_qrels
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
 
     name = os.fspath(path)
     qrels = _other_qrels(name) or read_trec_qrels(name)
@@ -86,7 +86,7 @@ def _other_qrels(path: str) -> Qrels | None:
     if is_parquet(path):
         return read_parquet_qrels(path)
     if read_head(path, 64).lstrip()[:1] in ("[", "{"):
-        from trec_rag_eval.io.json_datasets import read_dataset
+        from trec_rag_eval.io.json.datasets import read_dataset
 
         return read_dataset(path)
     return None

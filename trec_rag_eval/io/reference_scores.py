@@ -20,7 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.json_scanner import DEPTH_ERROR
+from trec_rag_eval.io.json.scanner import DEPTH_ERROR
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.syntax import parse_real, quote, split_fields
 

@@ -29,6 +29,8 @@ from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io import location
 
 GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"
+"""UTF-8's byte-order mark: dropped where a file starts with it, as polars drops it."""
 GZIP_ERRORS = (OSError, EOFError, zlib.error)
 """What a truncated or corrupt gzip stream raises while it is read."""
 

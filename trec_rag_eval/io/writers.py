@@ -167,7 +167,7 @@ def _dump_results(out: dict[str, list[Any]]) -> str:
     """One query per line: readable diffs, still one JSON document. Should the query ids all be key
     names of a results row ({"query": ..., "results": ...}), rows with ids are written instead, so
     the file cannot read back as a single row."""
-    from trec_rag_eval.io.json_formats import looks_like_row
+    from trec_rag_eval.io.json.content import looks_like_row
 
     if not out:
         return "{}\n"

@@ -23,7 +23,7 @@ STREAM_MEMORY_SHARE = 4
 GZIP_RATIO = 8
 """A gzip run counts as this many times its size (a typical ratio for runs)."""
 IN_PIECES = "trec"
-"""The one format whose runs are read in pieces (``io.trec.iter_run_chunks``); the others are read whole."""
+"""The one format whose runs are read in pieces (``io.trec.pieces.iter_run_chunks``); the others are read whole."""
 
 Progress = Callable[[str], AbstractContextManager[Callable[[int], None]]]
 """Given a run's path, a context in which to report the bytes read so far (for runs read in pieces)."""
@@ -32,7 +32,7 @@ Progress = Callable[[str], AbstractContextManager[Callable[[int], None]]]
 def evaluate_in_pieces(qrels: Qrels, path: str, measures: list[Measure], settings: Settings, chunk_bytes: int,
                         progress: Progress | None) -> Evaluation:
     from trec_rag_eval.evaluation.streaming import evaluate_pieces
-    from trec_rag_eval.io.trec import iter_run_chunks
+    from trec_rag_eval.io.trec.pieces import iter_run_chunks
 
     if progress is None:
         return evaluate_pieces(qrels, iter_run_chunks(path, chunk_bytes), measures, settings)
@@ -142,7 +142,7 @@ def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None =
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.any_format import detect_format
     from trec_rag_eval.io.location import is_file, size
-    from trec_rag_eval.io.trec import SMALL_FILE_BYTES
+    from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 
     if not paths or stream:
         return None

@@ -180,7 +180,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
                     outcome.evaluation = zscored(outcome.evaluation, zscores)
                 yield outcome
             return
-        from trec_rag_eval.io.corpus import corpus_texts
+        from trec_rag_eval.io.json.corpus import corpus_texts
 
         texts = corpus_texts(corpus)
         for run, outcome in zip(runs, outcomes, strict=True):
@@ -223,7 +223,7 @@ def run_context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 
     from trec_rag_eval.evaluation.context_cost import measure_context_cost
     from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.any_input import as_qrels
-    from trec_rag_eval.io.corpus import corpus_texts
+    from trec_rag_eval.io.json.corpus import corpus_texts
 
     tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)
@@ -398,7 +398,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
             assert path is not None  # not in memory: a run file
             notes = []
             if streamed[index]:
-                from trec_rag_eval.io.trec import RunNotGroupedError
+                from trec_rag_eval.io.trec.pieces import RunNotGroupedError
 
                 try:
                     evaluation = large_runs.evaluate_in_pieces(qrels, path, measures, settings, chunk_bytes, progress)

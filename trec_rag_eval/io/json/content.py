@@ -32,9 +32,9 @@ from __future__ import annotations
 import os
 
 from trec_rag_eval.io.ids import has_whitespace
-from trec_rag_eval.io.json_datasets import DATASET_SHAPES, detect_dataset_shape, read_dataset, read_dataset_rows
-from trec_rag_eval.io.json_results import read_results, read_results_report
-from trec_rag_eval.io.json_rows import (
+from trec_rag_eval.io.json.datasets import DATASET_SHAPES, detect_dataset_shape, read_dataset, read_dataset_rows
+from trec_rag_eval.io.json.results import read_results, read_results_report
+from trec_rag_eval.io.json.rows import (
     RELEVANT_KEYS,
     RESULT_KEYS,
     SCORE_KEYS,
@@ -43,7 +43,7 @@ from trec_rag_eval.io.json_rows import (
     looks_like_row,
     row_entries,
 )
-from trec_rag_eval.io.json_scanner import parse_document
+from trec_rag_eval.io.json.scanner import parse_document
 
 __all__ = ["DATASET_SHAPES", "json_content_kind", "looks_like_row", "read_dataset", "read_dataset_rows",
            "read_results", "read_results_report"]

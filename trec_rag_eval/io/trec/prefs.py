@@ -6,7 +6,7 @@
   column is the group, every group has one subgroup (``"0"``), and the relevance is the level;
 * qrels_jg: a TREC qrels file whose iteration column names the judgment group (a ``GroupedQrels``).
 
-The lines are read as the TREC qrels reader reads its own (``io.trec``; docs/trec_eval_conventions.md §11.3):
+The lines are read as the TREC qrels reader reads its own (``io.trec.qrels_runs``; docs/trec_eval_conventions.md §11.3):
 any whitespace between fields, CRLF line ends, gzip, blank lines and ``#`` comment lines anywhere (trec_eval takes
 one comment line at a time, never the last line, and no blank line). A level is a number as C's ``strtod`` reads a
 whole field (trec_eval's ``atof`` also takes ``3abc`` as 3, and anything else as 0: refused here), never NaN. The
@@ -48,8 +48,8 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> Preferences:
 
 def read_grouped_qrels(path: str | os.PathLike[str]) -> GroupedQrels:
     """Read a TREC qrels file whose iteration column names judgment groups (trec_eval's ``-R qrels_jg``): read
-    as any qrels file is (``io.trec``: a document judged twice in one group is refused)."""
-    from trec_rag_eval.io.trec import read_trec_qrels
+    as any qrels file is (``io.trec.qrels_runs``: a document judged twice in one group is refused)."""
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
 
     qrels = read_trec_qrels(path)
     return GroupedQrels(qrels.data, qrels.source, qrels.topics, qrels.unjudged)

@@ -14,10 +14,10 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a topics file: ``query_id<TAB>query text`` per line, the text kept verbatim; or the queries of
     an ir_datasets dataset (``irds:<dataset id>``)."""
     name = os.fspath(path)
-    from trec_rag_eval.io.irds import is_irds_name
+    from trec_rag_eval.io.published.irds import is_irds_name
 
     if is_irds_name(name):
-        from trec_rag_eval.io.irds import read_irds_topics
+        from trec_rag_eval.io.published.irds import read_irds_topics
 
         return read_irds_topics(name)
     topics: dict[str, str] = {}

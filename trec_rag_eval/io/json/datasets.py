@@ -1,6 +1,6 @@
 """Evaluation datasets kept as JSON or JSONL, read into ``Qrels`` with ``.topics``.
 
-The shapes are listed in ``json_formats``' docstring: rows (the French RAG tutorial's, English, ragas,
+The shapes are listed in ``content``' docstring: rows (the French RAG tutorial's, English, ragas,
 LlamaIndex eval results), LlamaIndex's EmbeddingQAFinetuneDataset, and ranx / pytrec_eval's
 ``{query_id: {doc_id: relevance}}``.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.json_rows import (
+from trec_rag_eval.io.json.rows import (
     NON_RELEVANT_KEYS,
     QUERY_TEXT_KEYS,
     RELEVANCE_KEYS,
@@ -32,7 +32,7 @@ from trec_rag_eval.io.json_rows import (
     row_entries,
     row_identity,
 )
-from trec_rag_eval.io.json_scanner import Entry, JsonDocument, parse_document
+from trec_rag_eval.io.json.scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 from trec_rag_eval.tables import Qrels, qrels_columns
 

@@ -1,4 +1,4 @@
-"""Search results kept as JSON or JSONL, read into a ``Run`` (shapes: see ``json_formats``)."""
+"""Search results kept as JSON or JSONL, read into a ``Run`` (shapes: see ``content``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import has_whitespace
-from trec_rag_eval.io.json_rows import (
+from trec_rag_eval.io.json.rows import (
     RESULT_KEYS,
     SCORE_KEYS,
     agreed_key,
@@ -27,7 +27,7 @@ from trec_rag_eval.io.json_rows import (
     row_entries,
     row_identity,
 )
-from trec_rag_eval.io.json_scanner import Entry, JsonDocument, parse_document
+from trec_rag_eval.io.json.scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 

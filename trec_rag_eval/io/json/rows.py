@@ -15,7 +15,7 @@ from typing import Any, cast
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
 from trec_rag_eval.io.ids import id_problem
-from trec_rag_eval.io.json_scanner import Entry, JsonDocument
+from trec_rag_eval.io.json.scanner import Entry, JsonDocument
 
 # Key aliases, in the order they are looked up.
 ID_KEYS = ("id", "query_id", "qid", "_id", "topic_id", "query-id")

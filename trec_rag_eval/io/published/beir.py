@@ -161,9 +161,9 @@ def _first_data_line(lines: list[str]) -> int:
 
 def _read_beir_queries(path: str) -> dict[str, str]:
     """``{"_id": ..., "text": ...}`` per line; other keys are ignored. A file of one line is one row
-    (``io.json_rows.row_entries``), not a JSON object keyed by query."""
-    from trec_rag_eval.io.json_rows import row_entries
-    from trec_rag_eval.io.json_scanner import parse_document
+    (``io.json.rows.row_entries``), not a JSON object keyed by query."""
+    from trec_rag_eval.io.json.rows import row_entries
+    from trec_rag_eval.io.json.scanner import parse_document
 
     topics: dict[str, str] = {}
     for entry in row_entries(parse_document(path)):
@@ -177,7 +177,7 @@ def _read_beir_queries(path: str) -> dict[str, str]:
 def read_beir_run(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run, ResultsReport]:
     """A 'run' that looks like BEIR: a folder is refused; three fields on the first line (a run cut
     short, bytes before it, BEIR qrels given as the run) are the TREC reader's error on that line."""
-    from trec_rag_eval.io.trec import read_trec_run
+    from trec_rag_eval.io.trec.qrels_runs import read_trec_run
 
     if is_dir(path):
         raise InputFormatError(path, None, "this looks like a BEIR dataset folder (qrels), not a run")
