@@ -35,8 +35,14 @@ def _trec_requests(name: str) -> list[str]:
     return [name] + [f"{name}.{p}" for p in params]
 
 
+def _needs_the_notation(name: str) -> bool:
+    """Whether the family's measures need a parameter only our notation gives (C/W/L's ``max_rel``)."""
+    return name in NAMES and any(param.required for param in NAMES[name].params.values())
+
+
 # every family that trec_eval's syntax can ask for (C/W/L's need max_rel, which only the notation gives)
-TREC_REQUESTS = [request for name in FAMILIES for request in _trec_requests(name) if is_trec_syntax(request)]
+TREC_REQUESTS = [request for name in FAMILIES if not _needs_the_notation(name)
+                 for request in _trec_requests(name) if is_trec_syntax(request)]
 
 
 @pytest.mark.parametrize("request_text", TREC_REQUESTS)
@@ -221,3 +227,33 @@ def test_a_name_as_trec_eval_prints_it_is_its_measure(request_text: str) -> None
     # that name reads as the very measure its request computes
     for measure in parse_trec_measures([request_text]):
         assert parse_measures([measure.trec_name]) == [measure], (request_text, measure.trec_name)
+
+
+# every family that takes integer cutoffs and needs no parameter only our notation can give (C/W/L's max_rel)
+CUTOFF_FAMILIES = [name for name, family in FAMILIES.items() if family.kind == "int_cutoffs"
+                   and not _needs_the_notation(name)]
+
+
+@pytest.mark.parametrize("name", CUTOFF_FAMILIES)
+def test_every_cutoff_family_takes_trec_eval_s_list_of_cutoffs(name: str) -> None:
+    # -m X.5,10 is X at 5 and X at 10, as P.5,10 is P@5 and P@10: for the families trec_eval has (P, recall,
+    # ndcg_cut) and for ours alike (F1, which has default cutoffs, and Judged, ERR, alpha_nDCG, which have none)
+    at_k = next(n for n in FAMILIES[name].names if n.endswith("@k"))
+    assert parse_measures([f"{name}.10,5"]) == parse_measures([at_k.replace("@k", "@5"), at_k.replace("@k", "@10")])
+    assert parse_measures([f"{name}.3"]) == parse_measures([at_k.replace("@k", "@3")])
+
+
+def test_a_cutoff_family_without_default_cutoffs_asked_bare_is_its_whole_ranking() -> None:
+    # ERR and Judged have no default cutoffs: asked bare, they are the notation's ERR and Judged (no cutoff),
+    # not a list of defaults
+    assert [m.cutoff for m in parse_measures(["ERR", "Judged"])] == [None, None]
+
+
+def test_a_list_of_cutoffs_for_a_family_that_needs_the_notation_says_so() -> None:
+    # SDCG needs max_rel, which trec_eval's syntax cannot carry: the error names the family and the notation
+    for request, written in (("SDCG.5", "SDCG(max_rel=...)@k"), ("NERR8.5,10", "NERR8(max_rel=...)@k")):
+        with pytest.raises(MeasureSyntaxError) as raised:
+            parse_measures([request])
+        assert (raised.value.text, raised.value.reason) == (
+            request, f"{request.split('.')[0]} needs max_rel, which trec_eval's syntax cannot give: write it in "
+            f"the notation, {written}")

@@ -51,15 +51,26 @@ def _items(params: str, offset: int) -> list[tuple[str, int]]:
 
 
 def is_trec_syntax(text: str) -> bool:
-    name = text.split(".", 1)[0]
+    name, dot, _ = text.partition(".")
     if "@" in text or "(" in text:
         return False
     if name in NICKNAMES:
         return True
-    if name in NAMES and any(param.required for param in NAMES[name].params.values()):
+    if name not in FAMILIES:
+        return False
+    if dot:  # a parameter list (ERR.5,10 as P.5,10); a family that needs the notation is refused with its form
+        return True
+    if _notation_params(name):
         return False  # INST, SDCG, ...: parameters only the notation can give
-    # a cutoff family without default cutoffs (Judged, ERR) means its notation form
-    return name in FAMILIES and not (FAMILIES[name].kind == "int_cutoffs" and not FAMILIES[name].defaults)
+    # a cutoff family without default cutoffs (Judged, ERR), bare, means its notation form: the whole ranking
+    return not (FAMILIES[name].kind == "int_cutoffs" and not FAMILIES[name].defaults)
+
+
+def _notation_params(name: str) -> list[str]:
+    """The parameters a family's measures need that only our notation can give (C/W/L's ``max_rel``)."""
+    if name not in NAMES:
+        return []
+    return [key for key, param in NAMES[name].params.items() if param.required]
 
 
 def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Measure]:
@@ -141,6 +152,12 @@ def parse_trec_measures(specs: Iterable[str]) -> list[Measure]:
             hint = f"did you mean {close!r}?" if close else "see: trec-rag-eval measures"
             raise MeasureSyntaxError(spec, 0, len(name), f"unknown measure ({hint})")
         family = FAMILIES[name]
+        needed = _notation_params(name)
+        if needed:
+            at = "@k" if family.kind == "int_cutoffs" else ""
+            raise MeasureSyntaxError(spec, 0, len(spec), f"{name} needs {', '.join(needed)}, which trec_eval's "
+                                     f"syntax cannot give: write it in the notation, "
+                                     f"{name}({', '.join(f'{key}=...' for key in needed)}){at}")
         if dot and not params:
             raise MeasureSyntaxError(spec, len(spec) - 1, len(spec), "a '.' must be followed by parameters")
         if dot and family.kind == "none":
