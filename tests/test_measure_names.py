@@ -257,3 +257,20 @@ def test_a_list_of_cutoffs_for_a_family_that_needs_the_notation_says_so() -> Non
         assert (raised.value.text, raised.value.reason) == (
             request, f"{request.split('.')[0]} needs max_rel, which trec_eval's syntax cannot give: write it in "
             f"the notation, {written}")
+
+
+def test_the_families_marked_as_trec_eval_s_are_trec_eval_s_measures_in_its_order() -> None:
+    # trec_eval 10's own table of measures (tests/golden/trec_eval_measures.txt, with the command that listed
+    # it): the families the registry marks as trec_eval's are exactly those, registered first and in that order;
+    # every other family (F1, Judged, ERR, the diversity and C/W/L measures) comes after them
+    from pathlib import Path
+
+    from trec_rag_eval.measures.registry import BEYOND_TREC_EVAL, TREC_EVAL_FAMILIES, TREC_EVAL_ORDER
+
+    listed = Path(__file__).parent / "golden" / "trec_eval_measures.txt"
+    trec_eval = [line for line in listed.read_text().splitlines() if line and not line.startswith("#")]
+    assert [family.name for family in TREC_EVAL_ORDER] == trec_eval
+    assert TREC_EVAL_FAMILIES == set(trec_eval)
+    assert list(FAMILIES)[: len(trec_eval)] == trec_eval
+    assert {family.name for family in BEYOND_TREC_EVAL} & TREC_EVAL_FAMILIES == set()
+    assert {"F1", "Judged", "ERR", "alpha_nDCG", "SDCG"} <= {family.name for family in BEYOND_TREC_EVAL}

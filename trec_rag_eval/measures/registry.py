@@ -125,7 +125,7 @@ _PREFERENCE_FAMILIES = [
            "prefs_avgjg over pairs with at least one document retrieved."),
 ]
 
-_FAMILIES = [
+TREC_EVAL_ORDER = [
     Family("runid", lambda ctx, m: None, "The run tag of the last line of the run file.", value_type="str",
            aggregate="none", per_query=False, names=("runid",), value_range=None, run_tag=True, judgments="any"),
     Family("num_q", binary.num_q, "Number of evaluated queries (1 per query, summed).", value_type="int",
@@ -276,7 +276,11 @@ _FAMILIES = [
            kind="pairs", names=("RBPResid",), params={"gains": GAINS, "p": _P_RBP}),
     Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
            kind="int_cutoffs", defaults=(5, 10, 20), names=("Unj@k",)),
-    # -- not in trec_eval ----------------------------------------------------------------------
+]
+"""trec_eval 10's own families, in its output order (its table of measures, ``te_trec_measures``): a family
+here is named as trec_eval names it, prints as trec_eval prints it, and is checked against trec_eval."""
+
+BEYOND_TREC_EVAL = [
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
            kind="int_cutoffs", defaults=(1, 3, 5, 10), names=("F1@k",), params=BINARY, ranx={"f1": "F1"},
            reference="van Rijsbergen's F with beta = 1, at the same k"),
@@ -390,8 +394,10 @@ _FAMILIES = [
            ir_measures=_own("BPM"),
            reference="Zhang et al., SIGIR 2017; cwl_eval"),
 ]
+"""The families trec_eval does not have (ours, ir_measures', ndeval's, cwl_eval's), after trec_eval's: a new measure
+outside trec_eval goes here, or is registered by its own module (``model.register``), and comes last."""
 
-for _family in _FAMILIES:
+for _family in [*TREC_EVAL_ORDER, *BEYOND_TREC_EVAL]:
     register(_family)
 FAMILIES: dict[str, Family] = REGISTERED
 """Every family, in trec_eval's output order: the order of registration (one registered later comes last)."""
@@ -415,5 +421,5 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
 
-# families trec_eval itself knows (the rest are ours or ir-measures')
-TREC_EVAL_FAMILIES = frozenset(list(FAMILIES)[: list(FAMILIES).index("unj") + 1])
+TREC_EVAL_FAMILIES = frozenset(family.name for family in TREC_EVAL_ORDER)
+"""The names of the families trec_eval itself has (``TREC_EVAL_ORDER``)."""
