@@ -268,10 +268,9 @@ def _key(measure: Measure) -> str:
     """The name pytrec_eval keys a measure's values by: trec_eval's, with the cutoff for the cutoff measures
     (``P_5``, ``iprec_at_recall_0.10``), without the parameters for the others (``utility``, ``set_F``)."""
     family = measure.spec
-    name = family.trec_eval or family.name
     if family.kind in ("int_cutoffs", "real_cutoffs"):
         return measure.trec_name
-    return name
+    return family.name
 
 
 def _unjudged(judgments: dict[str, int]) -> str:

@@ -108,12 +108,6 @@ class Comparison:
         only then do the seed and the resamples say how the numbers were made."""
         return self.test == "randomization" or self.interval in ("randomization", "bootstrap")
 
-    @property
-    def interval_matches_test(self) -> bool:
-        """Whether each interval excludes 0 exactly when the uncorrected test rejects at alpha: the
-        test's own interval, at the confidence 1 - alpha."""
-        return self.interval == self.test and math.isclose(self.confidence, 1 - self.alpha)
-
     # --- lookups ------------------------------------------------------------------------
     @property
     def n_queries(self) -> int:

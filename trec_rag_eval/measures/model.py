@@ -272,9 +272,7 @@ class Family:
     """ranx's names of it, each with the same measure in our notation (``{"mrr": "MRR"}``)."""
     ir_measures: IrMeasures | None = None
     """Its name in ir_measures' notation, which the cross-check compares it with (None: ir_measures has none)."""
-    trec_eval: str | None = None
     reference: str = "trec_eval v10 (usnistgov/trec_eval)"
-    edge_cases: str = ""
     list_param: str = ""
     """A ``real_list`` family: the parameter its measures hold trec_eval's list as (utility's ``coefficients``:
     ``-m utility.2,-1,0,0`` is ``Utility(coefficients=(2.0,-1.0,0.0,0.0))``, left out at ``defaults``), also
@@ -343,7 +341,7 @@ class Family:
             # RBP@10): the canonical notation itself, so two different measures never print under one
             # name and one measure always prints under the same one
             return self.label(m, alias=False)
-        name = self.trec_eval or self.name
+        name = self.name
         if self.kind == "int_cutoffs" and m.cutoff is not None:
             return f"{name}_{int(m.cutoff)}"
         if self.kind == "real_cutoffs" and m.cutoff is not None:

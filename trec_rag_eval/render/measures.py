@@ -15,7 +15,7 @@ def measure_rows() -> list[dict[str, str]]:
     for family in FAMILIES.values():
         # the family's own names first, then the other names it is known by (MAP, MRR, HitRate)
         spellings = family.names + family.aliases
-        trec = family.trec_eval or (family.name if family.name in TREC_EVAL_FAMILIES else "")
+        trec = family.name if family.name in TREC_EVAL_FAMILIES else ""
         if trec and family.kind in ("int_cutoffs", "real_cutoffs"):
             trec += ".k" if family.kind == "int_cutoffs" else ".p"
         elif trec and family.kind in ("pairs", "real_list"):
