@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import pytest
 from conftest import invoke
 
-from trec_rag_eval.engine.harness import Evaluator, normalise_results
+from trec_rag_eval.engine.harness import Evaluator
+from trec_rag_eval.engine.search_results import normalise_results
 from trec_rag_eval.errors import EngineError, TrecRagEvalWarning, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels, read_trec_run

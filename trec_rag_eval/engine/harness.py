@@ -14,6 +14,8 @@ Conventions, decided here once:
 - A doc id returned twice keeps its first (best) position.
 - A query whose engine call raises is recorded as failed, gets no results, and therefore scores 0
   (the core evaluator scores every dataset query, ones missing from the run included).
+
+An engine's results are read by ``engine.search_results``; the dataset and the run file by ``engine.datasets``.
 """
 
 from __future__ import annotations
@@ -24,10 +26,9 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
-from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,9 +37,11 @@ from trec_rag_eval.arguments import check_count
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.errors import EmptyRunWarning, EngineError, InputFormatError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.engine.datasets import dataset_qrels, dataset_topics, write_run_file
+from trec_rag_eval.engine.search_results import read_search_results, result_texts
+from trec_rag_eval.errors import EmptyRunWarning, EngineError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.run_notes import collapse_notes
-from trec_rag_eval.io.id_paths import MISSING, IdLocator, check_locator, describe, locate_id
+from trec_rag_eval.io.id_paths import IdLocator, check_locator
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.notes import Note, warning
 from trec_rag_eval.number_formats import short_repr
@@ -395,186 +398,6 @@ def _by_keyword(search: Any, keyword: str, query: str, k: int) -> Any:
     return search(query, **{keyword: k})
 
 
-def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float], bool]:
-    """Doc ids in the engine's order (as ``normalise_results``), the scores that rank them in that
-    order (``io.ranked_lists.list_scores``), and whether the given scores rose along the list."""
-    doc_ids, given = _read_results(results, depth, id)
-    scores, rising = list_scores(given, doc_ids)
-    return doc_ids, scores, rising
-
-
-def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:
-    """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores, if given.
-
-    Scores come back only when every item has one and they strictly decrease along the list.
-    Raises ``EngineError`` when the results are not a list or an item has no usable id.
-    """
-    doc_ids, scores = _read_results(results, depth)
-    if any(s is None or not np.isfinite(s) for s in scores):
-        return doc_ids, None
-    given = [float(s) for s in scores if s is not None]
-    if all(a > b for a, b in zip(given, given[1:], strict=False)):
-        return doc_ids, given
-    return doc_ids, None
-
-
-def _read_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float | None]]:
-    """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores (None
-    where an item has none)."""
-    if results is None:
-        return [], []
-    if isinstance(results, (str, bytes, dict)) or not isinstance(results, Iterable):
-        raise EngineError(f"the engine must return a list of results, got {type(results).__name__}")
-    doc_ids: list[str] = []
-    scores: list[float | None] = []
-    seen: set[str] = set()
-    for item in results:
-        doc_id, score = result_item(item, id)
-        if doc_id in seen:
-            continue
-        seen.add(doc_id)
-        doc_ids.append(doc_id)
-        scores.append(score)
-        if len(doc_ids) == depth:
-            break
-    return doc_ids, scores
-
-
-# Where engines keep a result's id, in the order tried: the item itself, then its metadata (LangChain
-# Documents often have id None and the id in metadata), then its node (LlamaIndex NodeWithScore).
-ID_KEYS = ("id", "doc_id", "docid", "_id", "node_id", "id_")
-NESTED_KEYS = ("metadata", "node")
-
-
-def result_item(item: Any, id: IdLocator | None = None) -> tuple[str, float | None]:
-    """(doc_id, score or None) of one result: an id (a string or an integer), an ``(id, score)``
-    pair, a ``(document, score)`` pair (LangChain's ``similarity_search_with_score``), a dict or an
-    object (``id``, ``doc_id``, ``metadata["id"]`` / ``["doc_id"]``, ``node.node_id``, ...).
-    ``id``: where the id is instead (``io.id_paths``: a key path such as ``"metadata.source"`` or a
-    callable), read from the dict or object (the document of a pair).
-
-    An id that reads as None or blank is an error, never the document "None", nor an object's repr."""
-    if isinstance(item, str) or _is_integer(item):
-        return _usable_id(item, item), None
-    if isinstance(item, (tuple, list)):
-        if len(item) != 2:
-            raise EngineError(f"a result pair must be (id, score), got {_short(item)}")
-        if item[0] is None or isinstance(item[0], str) or _is_integer(item[0]):
-            return _usable_id(item[0], item), _score(item[1], item)
-        return result_item(item[0], id)[0], _score(item[1], item)
-    if id is not None:
-        found = locate_id(item, id)
-        if found is MISSING:
-            raise EngineError(f"no {describe(id)} in the result {_short(item)} (id={describe(id)})")
-        if not (isinstance(found, str) or _is_integer(found)):
-            raise EngineError(f"id={describe(id)} gives {_short(found)} for the result {_short(item)}, not a string "
-                              "or an integer")
-        return _usable_id(found, item), _score(_field(item, "score"), item)
-    found = _find_id(item, depth=0)
-    if found is _NOT_FOUND:
-        raise EngineError(
-            f"cannot find a document id in the result {_short(item)}: expected a string, an (id, score) pair, "
-            f"or an item with one of {', '.join(ID_KEYS)} (itself, in its metadata or in its node); "
-            "say where it is with id= (a key path such as 'metadata.source', or a callable)"
-        )
-    if found is None or not str(found).strip():
-        raise EngineError(f"no usable document id in the result {_short(item)} (the id reads as {found!r}); say "
-                          "where it is with id= (a key path such as 'metadata.source', or a callable)")
-    return _usable_id(found, item), _score(_field(item, "score"), item)
-
-
-_NOT_FOUND = object()
-
-# Where engines keep a result's text: a dict's or an object's own field (LangChain's page_content,
-# LlamaIndex's text), or its node's (NodeWithScore.node.text).
-TEXT_KEYS = ("text", "page_content", "content", "contents", "chunk")
-
-
-def result_text(item: Any) -> str | None:
-    """The text a result carries, or None (an id alone, an ``(id, score)`` pair)."""
-    if isinstance(item, (str, bytes)) or _is_integer(item):
-        return None
-    if isinstance(item, (tuple, list)):
-        return result_text(item[0]) if len(item) == 2 else None
-    for holder in (item, _field(item, "node")):
-        if holder is _NOT_FOUND or holder is None:
-            continue
-        for key in TEXT_KEYS:
-            value = _field(holder, key)
-            if isinstance(value, str):
-                return value
-    return None
-
-
-def result_texts(results: Sequence[Any], doc_ids: set[str], id: IdLocator | None = None) -> dict[str, str]:
-    """doc_id -> text of the results that carry one (the ids kept by ``_read_results``; ``id`` as there)."""
-    found: dict[str, str] = {}
-    for item in results:
-        text = result_text(item)
-        if text is None:
-            continue
-        doc_id = result_item(item, id)[0]
-        if doc_id in doc_ids and doc_id not in found:
-            found[doc_id] = text
-    return found
-
-
-
-def _is_integer(value: Any) -> bool:
-    return isinstance(value, Integral) and not isinstance(value, bool)
-
-
-def _field(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key, _NOT_FOUND)
-    return getattr(item, key, _NOT_FOUND)
-
-
-def _find_id(item: Any, depth: int) -> Any:
-    """The first id that is neither None nor blank; else the first id field present (None or
-    blank: reported as such); else ``_NOT_FOUND``."""
-    first_present: Any = _NOT_FOUND
-    for key in ID_KEYS:
-        value = _field(item, key)
-        if value is _NOT_FOUND:
-            continue
-        if value is not None and str(value).strip():
-            return value
-        if first_present is _NOT_FOUND:
-            first_present = value
-    if depth == 0:
-        for key in NESTED_KEYS:
-            nested = _field(item, key)
-            if nested is _NOT_FOUND or nested is None:
-                continue
-            value = _find_id(nested, depth + 1)
-            if value is not _NOT_FOUND and value is not None and str(value).strip():
-                return value
-            if first_present is _NOT_FOUND:
-                first_present = value
-    return first_present
-
-
-def _usable_id(value: Any, item: Any) -> str:
-    if value is None or value is _NOT_FOUND or not str(value).strip():
-        raise EngineError(f"no usable document id in the result {_short(item)} (the id reads as {value!r})")
-    return str(value)
-
-
-def _score(value: Any, item: Any) -> float | None:
-    if value is None or value is _NOT_FOUND:
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise EngineError(f"the score of the result {_short(item)} is not a number: {value!r}") from None
-
-
-def _short(item: Any, limit: int = 120) -> str:
-    text = repr(item)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def run_queries(
     search: SearchFunction,
     topics: dict[str, str],
@@ -608,7 +431,7 @@ def run_queries(
         if isinstance(results, Iterable) and not isinstance(results, (str, bytes, dict, list, tuple)):
             results = list(results)  # a generator is read twice: its ids, then its texts
         try:
-            doc_ids, given = _read_results(results, depth, id)
+            doc_ids, given = read_search_results(results, depth, id)
             if isinstance(results, (list, tuple)):
                 texts.update(result_texts(results, set(doc_ids), id))
         except EngineError as err:
@@ -633,69 +456,3 @@ def run_queries(
     if disordered:
         warn(f"{run.source}: {order_warning(disordered)}")
     return SearchOutcome(run, latencies, failures, rescored, disordered, texts)
-
-
-# --- datasets -------------------------------------------------------------------------------------
-# Files and in-memory lists both go through the shared JSON reader (trec_rag_eval.io.json.content).
-
-
-def dataset_qrels(dataset: Any) -> Qrels:
-    """Qrels (with topics) from a ``Qrels``, a dataset file path, or a list of dataset rows (dicts)."""
-    if isinstance(dataset, Qrels):
-        if not dataset.topics:
-            raise UsageError(f"{dataset.source}: the qrels have no query texts (topics) to search with")
-        return dataset
-    if isinstance(dataset, (str, os.PathLike)):
-        return _read_dataset_file(Path(dataset))
-    if isinstance(dataset, (list, tuple)):
-        return dataset_from_rows(list(dataset))
-    raise UsageError(
-        f"a dataset must be a path, a Qrels with topics, or a list of dicts; got {type(dataset).__name__}"
-    )
-
-
-def dataset_topics(dataset: Any) -> dict[str, str]:
-    """query_id -> query text, in dataset order."""
-    topics = dataset_qrels(dataset).topics
-    assert topics is not None  # dataset_qrels guarantees it
-    return dict(topics)
-
-
-def _read_dataset_file(path: Path) -> Qrels:
-    from trec_rag_eval.io.json.content import read_dataset
-
-    qrels = read_dataset(path)
-    if not qrels.topics:
-        raise InputFormatError(str(path), None, "the dataset has no query texts to search with")
-    return qrels
-
-
-def dataset_from_rows(items: list[Any], source: str = "<dataset>") -> Qrels:
-    """Read a dataset given as a list of dicts in the French RAG tutorial's shape (or any row shape the JSON
-    reader takes): ``{"id"?, "requête"|"query", "pertinents"|"relevant", "non_pertinents"|"non_relevant"?}``.
-
-    Relevant docs are a list (grade 1) or ``{doc_id: grade}``; non-relevant ones get grade 0 (judged).
-    Items without an ``id`` are numbered ``q1, q2, ...`` by position. Every query needs its text,
-    since it is what the engine is asked.
-    """
-    from trec_rag_eval.io.json.content import read_dataset_rows
-
-    return read_dataset_rows(items, source, require_text=True)
-
-
-# --- run output -----------------------------------------------------------------------------------
-
-
-def write_run_file(run: Run, path: str | os.PathLike[str], format: str = "trec", force: bool = False) -> None:
-    """Write a run as TREC's six columns or as JSON results, through the shared atomic writers.
-
-    Never overwrites an existing file unless ``force``.
-    """
-    from trec_rag_eval.io.writers import write_results_json, write_trec_run
-
-    if format == "trec":
-        write_trec_run(run, path, force=force)
-    elif format == "json":
-        write_results_json(run, path, force=force)
-    else:
-        raise UsageError(f"unknown run format {format!r}: expected 'trec' or 'json'")

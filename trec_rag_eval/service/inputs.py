@@ -107,7 +107,7 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     """A run in any shape the library takes (``io.any_input.as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
-    ``engine.harness.ranked_results``). A list is ranked in its order, whatever its scores
+    ``engine.search_results.ranked_results``). A list is ranked in its order, whatever its scores
     (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
     each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
     ``io.id_paths``), in memory and in a JSON results file."""
@@ -144,7 +144,7 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
     from trec_rag_eval.io import any_input
 
     if _holds_any_results(value):
-        from trec_rag_eval.engine.harness import ranked_results
+        from trec_rag_eval.engine.search_results import ranked_results
 
         scored: dict[Any, dict[str, float]] = {}
         disordered: list[str] = []
