@@ -14,7 +14,8 @@ from trec_rag_eval.compare import compare_runs
 from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.chunks import DocIdMap, collapse_run, read_doc_map
+from trec_rag_eval.io.chunk_collapse import collapse_run
+from trec_rag_eval.io.chunks import DocIdMap, read_doc_map
 from trec_rag_eval.tables import Qrels, Run
 
 # Judgments per document. q1: A=2, B=1, C=0. q2: a=1, a0=0.
@@ -302,7 +303,7 @@ def test_the_library_crosscheck_collapses_before_both_sides():
     (["docA_chunk_1", "docC_chunk_2", "docB_chunk_3"], r"^(.*)_chunk_\d+$"),
 ])
 def test_ids_that_look_like_chunks_of_judged_documents_get_a_pattern_suggested(chunk_ids, pattern):
-    from trec_rag_eval.io.chunks import guess_doc_id_pattern
+    from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
 
     run = Run.from_dict({"q1": {c: 3.0 - i for i, c in enumerate(chunk_ids)}})
     guess = guess_doc_id_pattern(run, QRELS)

@@ -345,7 +345,7 @@ def evaluate_on_cluster(qrels: Qrels, run: Any, measures: list[Measure], setting
     if doc_map is not None:
         if not isinstance(run, Run):
             raise UsageError("doc_map reads each run whole: not with a run in shards (a list of paths)")
-        from trec_rag_eval.io.chunks import collapse_run
+        from trec_rag_eval.io.chunk_collapse import collapse_run
 
         run, collapse = collapse_run(run, doc_map, qrels)  # in memory already: mapped here, then split
     if not isinstance(run, (str, os.PathLike, Run)) and not (

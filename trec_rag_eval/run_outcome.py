@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.io.chunks import CollapseReport
+    from trec_rag_eval.io.chunk_collapse import CollapseReport
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.tables import Qrels, Run
 
@@ -74,12 +74,12 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
 
 
 def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], CollapseReport | None]:
-    """``io.chunks.collapse_run``, its notes (what it did, then its warnings) and its report, for the
+    """``io.chunk_collapse.collapse_run``, its notes (what it did, then its warnings) and its report, for the
     evaluation to keep (``Evaluation.collapse``). Without a mapping, the run unchanged, no report, and a note
     when its ids look like chunks of judged documents (with the pattern that would map them,
-    ``io.chunks.guess_doc_id_pattern``)."""
+    ``io.chunk_collapse.guess_doc_id_pattern``)."""
     if doc_map is None:
-        from trec_rag_eval.io.chunks import guess_doc_id_pattern
+        from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
 
         guess = guess_doc_id_pattern(run, qrels)
         if guess is None:
@@ -88,7 +88,7 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], C
         return run, [note(f"the retrieved ids look like chunks of judged documents ({chunk_id!r} of {doc_id!r}): "
                           f"score them as their documents with doc_map='{pattern}'",
                           parameters={"doc_map='": "doc_id_pattern"})], None
-    from trec_rag_eval.io.chunks import collapse_run
+    from trec_rag_eval.io.chunk_collapse import collapse_run
 
     collapsed, report = collapse_run(run, doc_map, qrels)
     return collapsed, collapse_notes(report), report

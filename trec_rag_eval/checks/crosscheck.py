@@ -218,7 +218,7 @@ def crosscheck_tables(
     resolved = [m for m in resolve_measures(list(DEFAULT_MEASURES) if measures is None else measures)
                 if m.spec.value_type != "str"]
     if doc_map is not None:
-        from trec_rag_eval.io.chunks import collapse_run
+        from trec_rag_eval.io.chunk_collapse import collapse_run
 
         run, _ = collapse_run(run, doc_map, qrels)
     if chosen.max_retrieved is not None:

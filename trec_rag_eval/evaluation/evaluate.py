@@ -16,7 +16,7 @@ from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context_cost import ContextCost
-from trec_rag_eval.io.chunks import CollapseReport, collapse_run
+from trec_rag_eval.io.chunk_collapse import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures

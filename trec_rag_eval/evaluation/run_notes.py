@@ -9,7 +9,7 @@ from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.io.chunks import CollapseReport
+    from trec_rag_eval.io.chunk_collapse import CollapseReport
 
 
 def query_set_warnings(evaluation: Evaluation) -> list[Note]:

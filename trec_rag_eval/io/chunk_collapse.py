@@ -1,0 +1,300 @@
+"""A run of chunk ids collapsed to documents (``collapse_run``): every retrieved id mapped to its document by a
+``io.chunks.DocIdMap``, each document kept once per query at its best chunk's score, and what the collapse did
+(``CollapseReport``); and a mapping guessed from the ids when none is given (``guess_doc_id_pattern``).
+
+The conventions (an id the mapping does not cover is kept; judgments per chunk leave the run alone) are
+``io.chunks``'."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.errors import UsageError
+from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
+from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived, duplicate_error, run_columns
+
+if TYPE_CHECKING:
+    import polars as pl
+
+UNJUDGED_WARNING_SHARE = 0.5
+"""A mapping warns when, after it, more than this share of the distinct retrieved documents are judged
+for no query AND fewer than this share of the queries retrieve a document judged for them: the
+mapping most likely produces ids the qrels do not use. Either alone is normal with sparse judgments
+(a few per query, as in the French RAG tutorial's dataset): most retrieved documents are then judged nowhere."""
+
+
+@dataclass(frozen=True)
+class CollapseReport:
+    """What mapping a run's chunk ids to documents did.
+
+    ``collapsed``: False when the qrels judge chunk ids themselves (the run is left as it was).
+    ``rows_in``/``rows_out``: run rows before and after; ``merged`` = rows_in - rows_out, the
+    chunks that met a better chunk of the same document for the same query.
+    ``unmapped``: (id, times retrieved) for retrieved ids the mapping does not cover, most
+    frequent first; ``queries_with_judged`` of the ``queries_with_results`` retrieve a document
+    judged for them; ``unknown_share``: share of the distinct retrieved ids (after mapping) that no
+    query of the qrels judges.
+    """
+
+    mapping: str
+    collapsed: bool
+    rows_in: int
+    rows_out: int
+    distinct_ids: int
+    mapped_ids: int
+    unmapped: tuple[tuple[str, int], ...] = ()
+    unknown_share: float = 0.0
+    chunk_judgments: int = 0
+    judged_ids: int = 0
+    queries_with_results: int = 0
+    queries_with_judged: int = 0
+
+    @property
+    def merged(self) -> int:
+        return self.rows_in - self.rows_out
+
+    @property
+    def unmapped_rows(self) -> int:
+        return sum(count for _, count in self.unmapped)
+
+    def warnings(self) -> list[str]:
+        """Lines for stderr: unmapped ids (counted, the most frequent named), per-chunk judgments,
+        and a mapping that leaves most retrieved ids unknown to the qrels."""
+        out = []
+        if not self.collapsed:
+            out.append(
+                f"the qrels judge chunk ids ({self.chunk_judgments} of {self.judged_ids} judged ids are "
+                f"chunks under {self.mapping}): judgments per chunk are used as they are, no collapse"
+            )
+            return out
+        if self.unmapped:
+            shown = ", ".join(f"{doc_id} ({count})" for doc_id, count in self.unmapped[:5])
+            more = f", ... ({len(self.unmapped) - 5} more)" if len(self.unmapped) > 5 else ""
+            out.append(
+                f"{len(self.unmapped)} of {self.distinct_ids} retrieved ids ({self.unmapped_rows} rows) are not "
+                f"covered by {self.mapping} and were kept as they are: {shown}{more}"
+            )
+        if (self.unknown_share > UNJUDGED_WARNING_SHARE
+                and self.queries_with_judged < UNJUDGED_WARNING_SHARE * self.queries_with_results):
+            out.append(
+                f"after mapping with {self.mapping}, only {self.queries_with_judged} of {self.queries_with_results} "
+                f"queries retrieve a document judged for them and {self.unknown_share:.1%} of the retrieved "
+                "documents are judged for no query: check that the mapping gives the ids the qrels use"
+            )
+        return out
+
+    def summary(self) -> str:
+        """One line: what the collapse did."""
+        if not self.collapsed:
+            return f"chunk ids mapped by {self.mapping}: not collapsed (the qrels judge chunks)"
+        return (
+            f"chunk ids mapped by {self.mapping}: {self.rows_in} retrieved chunks -> {self.rows_out} documents "
+            f"({self.merged} chunks of an already retrieved document merged, {len(self.unmapped)} ids unmapped)"
+        )
+
+
+def _map_distinct(mapping: DocIdMap, distinct: list[str]) -> tuple[dict[str, str], set[str]]:
+    """Each distinct id -> its document (itself when the mapping does not cover it), and the ids not
+    covered. The mapping runs once per distinct id: a run repeats ids across queries."""
+    doc_of: dict[str, str] = {}
+    unmapped: set[str] = set()
+    for doc_id, target in zip(distinct, mapping.map_ids(distinct), strict=True):
+        if target is None:
+            unmapped.add(doc_id)
+            target = doc_id
+        doc_of[doc_id] = target
+    return doc_of, unmapped
+
+
+def judges_chunks(qrels: Qrels, mapping: DocIdMap) -> tuple[int, int]:
+    """(judged ids that the mapping turns into another id, distinct judged ids) of the qrels."""
+    judged = list(dict.fromkeys(column_list(qrels, "doc_id")))
+    chunks = 0
+    for doc_id, target in zip(judged, mapping.map_ids(judged), strict=True):
+        if target is not None and target != doc_id:
+            chunks += 1
+    return chunks, len(judged)
+
+
+def collapse_run(run: Run, mapping: Any, qrels: Qrels | None = None) -> tuple[Run, CollapseReport]:
+    """Map the run's ids to documents and keep each document once per query, at its best score.
+
+    ``mapping`` is anything ``as_doc_map`` takes. With ``qrels``, judgments per chunk are detected
+    (then the run is returned as it is) and the share of retrieved documents no query judges is
+    reported. Rows keep their first-appearance order; the ranking re-sorts them anyway.
+    """
+    doc_map = as_doc_map(mapping)
+    if doc_map is None:
+        raise UsageError("collapse_run needs a mapping")
+    judged = _Judged(qrels, *(judges_chunks(qrels, doc_map) if qrels is not None else (0, 0)))
+    if isinstance(run.data, dict):   # small runs as lists: no polars needed
+        return _collapse_lists(run, doc_map, judged)
+    return _collapse_frame(run, doc_map, judged)
+
+
+@dataclass(frozen=True)
+class _Judged:
+    qrels: Qrels | None
+    chunk_judgments: int
+    judged_ids: int
+
+    @property
+    def per_chunk(self) -> bool:
+        """Most judged ids are chunks: the judgments are per chunk, the run is left alone."""
+        return self.judged_ids > 0 and self.chunk_judgments * 2 > self.judged_ids
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the collapsed run retrieved, against the qrels: for the warning of a wrong mapping."""
+
+    unknown_share: float = 0.0
+    queries_with_results: int = 0
+    queries_with_judged: int = 0
+
+
+def _report(doc_map: DocIdMap, judged: _Judged, rows_in: int, rows_out: int | None, distinct: int,
+            counts: dict[str, int], found: Callable[[Qrels], _Found]) -> CollapseReport:
+    """The report; ``rows_out`` None when the qrels judge chunks (nothing is collapsed then).
+    ``found(qrels)`` is asked only when there are qrels and a collapse."""
+    unmapped = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    seen = found(judged.qrels) if rows_out is not None and judged.qrels is not None else _Found()
+    return CollapseReport(str(doc_map), rows_out is not None, rows_in, rows_in if rows_out is None else rows_out,
+                          distinct, distinct - len(unmapped), unmapped, seen.unknown_share, judged.chunk_judgments,
+                          judged.judged_ids, seen.queries_with_results, seen.queries_with_judged)
+
+
+def _found_in_lists(best: dict[tuple[str, str], float], qrels: Qrels) -> _Found:
+    columns = [column_list(qrels, name) for name in ("query_id", "doc_id", "relevance")]
+    pairs = {(q, d) for q, d, r in zip(*columns, strict=True) if r >= 0}
+    documents = {d for _, d in best}
+    return _Found(len(documents - set(columns[1])) / len(documents) if documents else 0.0,
+                  len({q for q, _ in best}), len({q for q, d in best if (q, d) in pairs}))
+
+
+def _found_in_frame(merged: pl.DataFrame, qrels: Qrels) -> _Found:
+    import polars as pl
+
+    judged = qrels.frame.filter(pl.col("relevance") >= 0).select("query_id", "doc_id")
+    documents = merged.select(pl.col("doc_id").unique())
+    known = documents.join(qrels.frame.select(pl.col("doc_id").unique()), on="doc_id", how="semi").height
+    unknown = 1 - known / documents.height if documents.height else 0.0
+    hits = merged.join(judged, on=["query_id", "doc_id"], how="semi")["query_id"].n_unique()
+    return _Found(float(unknown), merged["query_id"].n_unique(), hits)
+
+
+def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
+    doc_ids = column_list(run, "doc_id")
+    distinct = list(dict.fromkeys(doc_ids))
+    doc_of, not_covered = _map_distinct(doc_map, distinct)
+    counts = dict(Counter(doc_id for doc_id in doc_ids if doc_id in not_covered)) if not_covered else {}
+    if judged.per_chunk:
+        return run, _report(doc_map, judged, len(doc_ids), None, len(distinct), counts, lambda _: _Found())
+    # each (query, document) keeps its best chunk's score; NaN never wins over a real score
+    best: dict[tuple[str, str], float] = {}
+    seen: set[tuple[str, str]] = set()
+    for query_id, doc_id, score in zip(column_list(run, "query_id"), doc_ids, column_list(run, "score"),
+                                       strict=True):
+        if (query_id, doc_id) in seen:  # a chunk listed twice is an error, as without a map (trec_eval's rule)
+            raise duplicate_error(run, query_id, doc_id)
+        seen.add((query_id, doc_id))
+        key = (query_id, doc_of[doc_id])
+        kept = best.get(key)
+        if kept is None or score > kept or (math.isnan(kept) and not math.isnan(score)):
+            best[key] = score
+    collapsed = Run(run_columns([(q, d, float(score)) for (q, d), score in best.items()]), run.run_tag, run.source,
+                    empty_queries=run.empty_queries)
+    return collapsed, _report(doc_map, judged, len(doc_ids), len(best), len(distinct), counts,
+                              lambda qrels: _found_in_lists(best, qrels))
+
+
+def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, CollapseReport]:
+    import numpy as np
+    import polars as pl
+
+    frame = run.frame
+    # a chunk listed twice is an error, as without a map (trec_eval's rule): told by sorted 64-bit hashes of
+    # the pairs (a tenth of the time of polars' exact test, which runs only when two hashes are equal)
+    hashes = np.sort(frame.select("query_id", "doc_id").hash_rows(seed=20240607).to_numpy())
+    if bool(np.any(hashes[1:] == hashes[:-1])):
+        again = frame.select((~pl.struct("query_id", "doc_id").is_first_distinct()).arg_true().first()).item()
+        if again is not None:
+            raise duplicate_error(run, frame["query_id"][again], frame["doc_id"][again])
+    documents = doc_map.series(frame["doc_id"])
+    uncovered = frame.filter(documents.is_null()).group_by("doc_id").len()
+    counts = dict(zip(uncovered["doc_id"].to_list(), uncovered["len"].to_list(), strict=True))
+    distinct = frame["doc_id"].n_unique()
+    if judged.per_chunk:
+        return run, _report(doc_map, judged, frame.height, None, distinct, counts, lambda _: _Found())
+    merged = (frame.with_columns(documents.fill_null(frame["doc_id"]).alias("doc_id"))
+              .group_by(["query_id", "doc_id"], maintain_order=True)
+              .agg(pl.col("score").max()))       # polars' max skips NaN, as the list form does
+    report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
+                     lambda qrels: _found_in_frame(merged, qrels))
+    return Run(merged, run.run_tag, run.source, empty_queries=run.empty_queries), report
+
+
+_SUFFIX = re.compile(r"([^A-Za-z0-9]+)((?:[A-Za-z]+[^A-Za-z0-9]*)?)(\d+)")
+"""A chunk suffix: a separator, an optional word (and its own separator), a number: ``#3``, ``::p2``,
+``_chunk_7``."""
+HINT_SAMPLE = 1000
+
+
+def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
+    """When most of the first ``HINT_SAMPLE`` retrieved ids are judged nowhere but look like chunks
+    of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
+    ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
+    document; None otherwise. Cheap: it reads a sample of the run, never the whole of it."""
+    sample = list(dict.fromkeys(column_head(run, "doc_id", HINT_SAMPLE)))
+    known = _judged_among(qrels, sample)
+    unknown = [doc_id for doc_id in sample if doc_id not in known]
+    if not unknown or len(unknown) * 2 <= len(sample):
+        return None
+    # where each unknown id could be cut before a separator, longest prefix first; only those
+    # prefixes are looked up (none at all for ids without a separator, such as MS MARCO's numbers)
+    cuts = {chunk_id: [] if chunk_id.isalnum() else  # one C call for an id without any separator
+            [cut for cut in range(len(chunk_id) - 1, 0, -1) if not chunk_id[cut].isalnum()]
+            for chunk_id in unknown}
+    prefixes = list({chunk_id[:cut] for chunk_id, at in cuts.items() for cut in at})
+    judged = _judged_among(qrels, prefixes) if prefixes else set()
+    votes: Counter[str] = Counter()
+    example: dict[str, tuple[str, str]] = {}
+    for chunk_id in unknown:
+        # the longest judged prefix that ends just before a separator
+        for cut in cuts[chunk_id]:
+            if chunk_id[:cut] in judged:
+                match = _SUFFIX.fullmatch(chunk_id[cut:])
+                if match:
+                    separator, word, _ = match.groups()  # word: "", "p" or "chunk_"
+                    pattern = "^(.*)" + _escape(separator + word) + r"\d+$"
+                    votes[pattern] += 1
+                    example.setdefault(pattern, (chunk_id, chunk_id[:cut]))
+                break
+    if not votes:
+        return None
+    pattern, count = votes.most_common(1)[0]
+    if count * 2 <= len(unknown):
+        return None
+    return pattern, *example[pattern]
+
+
+def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str] | frozenset[str]:
+    """The ids of ``doc_ids`` that the qrels judge (for some query); a large qrels table is searched
+    for the few ids, not turned into a Python set."""
+    if isinstance(qrels.data, dict):  # the judged ids as a set, made once per Qrels
+        return derived(qrels, "doc_ids", lambda: frozenset(qrels.data["doc_id"])).intersection(doc_ids)
+    import polars as pl
+
+    column = qrels.frame["doc_id"]
+    return set(column.filter(column.is_in(pl.Series(doc_ids, dtype=pl.Utf8).implode())).to_list())
+
+
+def _escape(text: str) -> str:
+    """``re.escape`` for the characters that need it only, so a suggested pattern reads as typed
+    (``#`` and ``-`` stay as they are outside a character class)."""
+    return "".join("\\" + ch if ch in ".^$*+?{}[]\\|()" else ch for ch in text)
