@@ -17,15 +17,19 @@ is counted in ``missing_texts``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import Run, column_list
+
+if TYPE_CHECKING:
+    from trec_rag_eval.measures.model import Measure
 
 WORDS = re.compile(r"\S+")
 DEFAULT_KS = (1, 3, 5, 10)
@@ -144,3 +148,36 @@ def measure_ks(measures: Sequence[Any], default: Sequence[int] = DEFAULT_KS) -> 
     ks = sorted({int(m.cutoff) for m in measures
                  if m.cutoff is not None and float(m.cutoff).is_integer() and m.cutoff >= 1})
     return ks or as_ks(default)
+
+
+class _Evaluated(Protocol):
+    """What ``context_columns`` reads of an ``Evaluation``."""
+
+    @property
+    def context(self) -> ContextCost | None: ...
+
+    @property
+    def measures(self) -> list[Measure]: ...
+
+    @property
+    def summary(self) -> Any: ...
+    """The mean of each measure (a ``ByMeasure``), looked up by ``Measure``."""
+
+
+def context_columns(evaluation: _Evaluated) -> dict[str, list[Any]]:
+    """The columns of ``Evaluation.context_table``."""
+    context = evaluation.context
+    if context is None:
+        raise UsageError("no context cost: evaluate with the results' texts (corpus=..., or search results "
+                         "carrying text) to count the tokens of the top k")
+    families: dict[str, dict[int, float]] = {}
+    for m in evaluation.measures:
+        if m.cutoff is not None and m.cutoff in context.ks and evaluation.summary.get(m) is not None \
+                and m.spec.value_type != "str":
+            families.setdefault(str(m).rsplit("@", 1)[0], {})[int(m.cutoff)] = float(evaluation.summary[m])
+    columns: dict[str, list[Any]] = {"k": list(context.ks)}
+    for name, by_k in families.items():
+        columns[name] = [by_k.get(k, math.nan) for k in context.ks]
+    columns["tokens_mean"] = [context.mean(k) for k in context.ks]
+    columns["tokens_p95"] = [context.p95(k) for k in context.ks]
+    return columns

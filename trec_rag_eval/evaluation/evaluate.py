@@ -15,7 +15,7 @@ from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.context_cost import ContextCost
+from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.io.chunk_collapse import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
@@ -171,25 +171,6 @@ class Evaluation:
         """A matplotlib ``Figure`` of ``context_table``: each measure against k, and the tokens (mean,
         p95) on a second axis; the ``plot`` extra."""
         return show(self, "context_plot")
-
-
-def context_columns(evaluation: Evaluation) -> dict[str, list[Any]]:
-    """The columns of ``Evaluation.context_table``."""
-    context = evaluation.context
-    if context is None:
-        raise UsageError("no context cost: evaluate with the results' texts (corpus=..., or search results "
-                         "carrying text) to count the tokens of the top k")
-    families: dict[str, dict[int, float]] = {}
-    for m in evaluation.measures:
-        if m.cutoff is not None and m.cutoff in context.ks and evaluation.summary.get(m) is not None \
-                and m.spec.value_type != "str":
-            families.setdefault(str(m).rsplit("@", 1)[0], {})[int(m.cutoff)] = float(evaluation.summary[m])
-    columns: dict[str, list[Any]] = {"k": list(context.ks)}
-    for name, by_k in families.items():
-        columns[name] = [by_k.get(k, math.nan) for k in context.ks]
-    columns["tokens_mean"] = [context.mean(k) for k in context.ks]
-    columns["tokens_p95"] = [context.p95(k) for k in context.ks]
-    return columns
 
 
 def _by_measure(measures: list[Measure], values: Mapping[Any, Any]) -> ByMeasure[Any]:

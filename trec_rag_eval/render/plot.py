@@ -207,7 +207,7 @@ def save_plot(comparison: Comparison, path: str | Path, *, force: bool = False) 
 def context_figure(evaluation: Evaluation) -> Any:
     """Quality and context cost against k (``Evaluation.context_table``): each measure at each k on the
     left axis, the tokens of the top k (mean, solid; p95, dashed) on the right one."""
-    from trec_rag_eval.evaluation.evaluate import context_columns
+    from trec_rag_eval.evaluation.context_cost import context_columns
 
     columns = context_columns(evaluation)
     ks = columns.pop("k")
