@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trec_rag_eval.errors import MeasureSyntaxError
-from trec_rag_eval.measures.ir_notation import NAMES, parse_measure_list, parse_notation
+from trec_rag_eval.measures.ir_notation import NAMES, parse_notation
 from trec_rag_eval.measures.model import ANY_FINITE, Measure, Range
-from trec_rag_eval.measures.requests import parse_measures
+from trec_rag_eval.measures.requests import parse_measures, resolve_measures
 
 ISSUE_NAMES = [
     "P@5", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR", "RR@10", "nDCG", "nDCG@10",
@@ -67,9 +67,10 @@ def test_canonical_strings_match_ir_measures() -> None:
         assert str(parse_notation(text)) == str(ir_measures.parse_measure(text))
 
 
-def test_measure_list_splits_on_spaces_outside_brackets() -> None:
-    assert [str(m) for m in parse_measure_list("P@5  nDCG(dcg='exp-log2', judged_only=True)@10 AP")] == [
-        "P@5", "nDCG(dcg='exp-log2',judged_only=True)@10", "AP"]
+def test_a_string_of_names_splits_on_spaces_outside_brackets() -> None:
+    # one string of several names, as ir-measures' command line takes them: the spaces inside brackets stay
+    measures = resolve_measures("P@5  nDCG(dcg='exp-log2', judged_only=True)@10 AP")
+    assert [str(m) for m in measures] == ["P@5", "nDCG(dcg='exp-log2', judged_only=True)@10", "AP"]
 
 
 def _error(text: str) -> str:

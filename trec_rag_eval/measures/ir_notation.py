@@ -387,12 +387,7 @@ def _at_value(scanner: _Scanner, spec: Name, value: Any, start: int, end: int, k
     return number
 
 
-def parse_measure_list(text: str) -> list[Measure]:
-    """Several measures separated by spaces (ir-measures' command line): ``'P@5 nDCG@10 AP'``."""
-    return [parse_notation(part) for part in _split_top_level(text)]
-
-
-def _split_top_level(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
     parts, depth, current = [], 0, ""
     for char in text:
         depth += char in "({"

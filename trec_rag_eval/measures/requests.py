@@ -276,6 +276,6 @@ def _literal(value: Any) -> str:
 
 def _split_names(text: str) -> list[str]:
     """``"P@5 nDCG@10"`` -> two names (ir-measures' command-line form); spaces inside brackets stay."""
-    from trec_rag_eval.measures.ir_notation import _split_top_level
+    from trec_rag_eval.measures.ir_notation import split_top_level
 
-    return _split_top_level(text.strip()) or [text]
+    return split_top_level(text.strip()) or [text]

@@ -27,7 +27,7 @@ from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import check_ids
 from trec_rag_eval.io.text import check_file, decode_line, read_bytes
 from trec_rag_eval.syntax import parse_real, quote, separator_hint, split_fields
-from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, GroupedQrels, Preferences
+from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, Preferences
 
 PREFS_COLUMNS = "query_id group subgroup doc_id level"
 QRELS_PREFS_COLUMNS = "query_id group doc_id level"
@@ -44,15 +44,6 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> Preferences:
     """Read a TREC qrels file as preferences, as trec_eval's ``-R qrels_prefs`` does: the iteration column is
     the group, with one subgroup, and the relevance the level (any number, not only an integer)."""
     return _read(os.fspath(path), qrels_layout=True)
-
-
-def read_grouped_qrels(path: str | os.PathLike[str]) -> GroupedQrels:
-    """Read a TREC qrels file whose iteration column names judgment groups (trec_eval's ``-R qrels_jg``): read
-    as any qrels file is (``io.trec.qrels_runs``: a document judged twice in one group is refused)."""
-    from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
-
-    qrels = read_trec_qrels(path)
-    return GroupedQrels(qrels.data, qrels.source, qrels.topics, qrels.unjudged)
 
 
 def parse_prefs_text(text: str, source: str = "<prefs>") -> Preferences:
