@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.numbers import format_difference, p_phrase
+from trec_rag_eval.render.text_table import aligned_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
@@ -91,10 +92,8 @@ def _pair_lines(result: AllPairs) -> list[str]:
 def allpairs_table(result: AllPairs) -> str:
     header = ["", "run", *result.measures]
     rows = _cells(result, lambda letters: "".join(SUPERSCRIPTS.get(ch, ch) for ch in letters))
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     lines = [f"All pairs of {len(result.runs)} runs over {result.n_queries} queries: {TEST_NAMES[result.test]}", ""]
-    for row in [header, *rows]:
-        lines.append("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+    lines += aligned_lines([header, *rows])
     lines += ["", "A run's letters name the runs it is significantly better than on that measure.", "",
               "Pairs (p after the family correction):", *_pair_lines(result), "", method_text(result)]
     return "\n".join(lines) + "\n"

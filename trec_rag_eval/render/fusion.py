@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.notebook import html_table
+from trec_rag_eval.render.text_table import aligned_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.fusion.result import Fusion
@@ -27,10 +28,7 @@ def fusion_text(fusion: Fusion) -> str:
         header = ["fold", "queries", "chosen", "training", "held-out"]
         rows = [[str(f.fold), str(f.n_queries), f.chosen.label(fusion.method), format_number(f.training),
                  format_number(f.held_out)] for f in tuning.folds]
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        for row in [header, *rows]:
-            lines.append("  " + "  ".join(cell.ljust(widths[i]) if i == 2 else cell.rjust(widths[i])
-                                          for i, cell in enumerate(row)).rstrip())
+        lines += ["  " + line for line in aligned_lines([header, *rows], right={0, 1, 3, 4})]
         lines.append(f"{tuning.measure}: {format_number(tuning.held_out)} held out (each query scored with the "
                      f"setting chosen without it), {format_number(tuning.training)} on the training folds")
         lines.append(f"written with {tuning.chosen.label(fusion.method)}, chosen on all {tuning.n_queries} queries "

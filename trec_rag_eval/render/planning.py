@@ -19,6 +19,7 @@ from trec_rag_eval.number_formats import format_magnitude, format_number
 from trec_rag_eval.render.comparison import latex_escape
 from trec_rag_eval.render.notebook import html_list, html_table
 from trec_rag_eval.render.numbers import format_percent, format_plain, plain_number
+from trec_rag_eval.render.text_table import aligned_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.planning import DesignSize, MeasurePlan, TopicSetPlan
@@ -190,12 +191,7 @@ def plan_text(plan: TopicSetPlan, fmt: str = "table") -> str:
 
 def plan_table(plan: TopicSetPlan) -> str:
     rows = [plan_header(plan), *plan_rows(plan)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    right = {2, 3, 4, 5, 6, 7}
-    lines = [plan_title(plan), ""]
-    for row in rows:
-        cells = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(row)]
-        lines.append("  ".join(cells).rstrip())
+    lines = [plan_title(plan), "", *aligned_lines(rows, right={2, 3, 4, 5, 6, 7})]
     width = max((len(m) for m in plan.measures), default=0)
     said = [f"  {m.ljust(width)}  {text}." for m, text in plan_verdicts(plan)]
     lines += ["", "Verdicts:", *said, "", *plan_footer(plan)]
