@@ -153,3 +153,51 @@ def test_repeated_pairs_are_found_whatever_the_hashes(monkeypatch):
     assert bulk.column_columns(distinct, "score") is not None
     assert bulk.column_columns({**distinct, "doc_id": ["a", "b", "b"], "query_id": ["1", "2", "2"]},
                                "score") is None
+
+
+TEXT_IDS = st.sampled_from(["a", "b", "c", "10", "", None, "é"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(TEXT_IDS, TEXT_IDS, st.one_of(st.integers(-3, 4), st.floats(allow_nan=True))), max_size=8),
+       st.sampled_from(["score", "relevance"]), st.sampled_from(["pandas", "polars"]), st.booleans())
+def test_small_frames_of_text_ids_agree_with_the_row_path(rows, value_column, library, grouped):
+    # a frame whose ids Arrow holds is checked, and its query blocks found, on whole columns (frame_columns);
+    # whatever it accepts the row path accepts with the same columns, whatever the row path refuses it refuses
+    import pandas as pd
+    import polars as pl
+
+    if grouped:  # each query's rows together, as most frames are: the blocks are found
+        rows = sorted(rows, key=lambda row: str(row[0]))
+    values = [float(v) if value_column == "score" else v for _, _, v in rows]
+    if value_column == "relevance" and any(isinstance(v, float) for v in values):
+        values = [v if isinstance(v, int) else 0 for v in values]
+    columns = {"query_id": [q for q, _, _ in rows], "doc_id": [d for _, d, _ in rows], value_column: values}
+    if library == "pandas":
+        frame = pd.DataFrame({"query_id": pd.array(columns["query_id"], dtype="str"),
+                              "doc_id": pd.array(columns["doc_id"], dtype="str"), value_column: values})
+    else:
+        frame = pl.DataFrame(columns, schema={"query_id": pl.Utf8, "doc_id": pl.Utf8,
+                                              value_column: pl.Float64 if value_column == "score" else pl.Int64})
+    made = bulk.frame_columns(shapes._arrow_array(frame["query_id"]), shapes._arrow_array(frame["doc_id"]),
+                              frame[value_column].to_numpy(), value_column)
+    by_rows = _row_path({**columns, value_column: np.asarray(values)}, value_column)
+    if isinstance(by_rows, Exception):
+        assert made is None, (rows, by_rows)
+    elif made is not None:
+        _same_columns(made, by_rows)
+        ids, lengths = made.blocks
+        assert len(set(ids)) == len(ids) and sum(lengths) == len(rows)
+        assert [q for q, n in zip(ids, lengths, strict=True) for _ in range(n)] == columns["query_id"]
+    if grouped and rows and not isinstance(by_rows, Exception):
+        assert made is not None  # the usual frame takes the bulk path
+
+
+def test_a_small_frame_with_interleaved_queries_is_read_from_its_lists():
+    import polars as pl
+
+    frame = pl.DataFrame({"query_id": ["1", "2", "1"], "doc_id": ["a", "b", "c"], "score": [1.0, 2.0, 3.0]})
+    assert bulk.frame_columns(frame["query_id"].to_arrow(), frame["doc_id"].to_arrow(), frame["score"].to_numpy(),
+                              "score") is None
+    columns = shapes.run_data(frame)
+    assert columns["query_id"] == ["1", "2", "1"] and columns.blocks is None

@@ -91,6 +91,46 @@ def column_columns(value: Mapping[str, Any], value_column: str, iterations: list
     return _columns(query_ids, doc_ids, numbers, value_column, iterations)
 
 
+def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) -> CheckedColumns | None:
+    """A small frame's columns, given as Arrow arrays of strings for the ids (polars' own, or pandas' when
+    Arrow holds them, as pandas 3's strings are), as columns with their query blocks, or None: then
+    ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow (no null, no empty id)
+    and numpy; each query's rows must come together (as a dict of dicts gives them), so that a pair given
+    twice is a document twice within one block, found by a sort of the pairs' dictionary codes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arrays = []
+    for ids in (query_ids, doc_ids):
+        if isinstance(ids, pa.ChunkedArray):
+            ids = ids.combine_chunks()
+        if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type) or
+                pa.types.is_string_view(ids.type)) or ids.null_count or not len(ids):
+            return None
+        arrays.append(ids)
+    queries, docs = arrays
+    if pc.min(pc.utf8_length(queries)).as_py() == 0 or pc.min(pc.utf8_length(docs)).as_py() == 0:
+        return None
+    numbers = checked_values(values, value_column)
+    if numbers is None:
+        return None
+    encoded = queries.dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    firsts = np.flatnonzero(np.diff(codes)) + 1
+    if len(firsts) + 1 != len(encoded.dictionary):
+        return None  # a query in two places: no blocks
+    doc_codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    pairs = np.sort(codes.astype(np.int64) * len(docs) + doc_codes)
+    if (pairs[1:] == pairs[:-1]).any():
+        return None
+    block_ids = encoded.dictionary.take(pa.array(codes[np.r_[0, firsts]])).to_pylist()
+    lengths = np.diff(np.r_[0, firsts, len(codes)]).tolist()
+    columns = _columns(list(chain.from_iterable(map(repeat, block_ids, lengths))), docs.to_pylist(), numbers,
+                       value_column)
+    columns.blocks = (block_ids, lengths)
+    return columns
+
+
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
     """Named tuples (ir_measures' ``Qrel`` / ``ScoredDoc``, ir_datasets') or dicts with the column names,
     all of one type, as columns, or None."""

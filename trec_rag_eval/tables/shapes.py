@@ -37,7 +37,14 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
-from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, id_texts, nested_columns, record_columns
+from trec_rag_eval.tables.bulk import (
+    CheckedColumns,
+    column_columns,
+    frame_columns,
+    id_texts,
+    nested_columns,
+    record_columns,
+)
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
@@ -243,6 +250,12 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
         iterations = id_texts(_column_list(frame["iteration"]))
         if iterations is None:
             return None
+    if iterations is None:  # ids held by Arrow: checked, and their query blocks found, on whole columns
+        ids = [_arrow_array(frame[name]) for name in ("query_id", "doc_id")]
+        if ids[0] is not None and ids[1] is not None:
+            checked = frame_columns(ids[0], ids[1], frame[value_column].to_numpy(), value_column)
+            if checked is not None:
+                return checked
     # each pair once is told by a set of the lists' pairs (column_columns): faster at this size than the
     # libraries' own duplicated() / is_duplicated(), which factorize or plan a query first
     return column_columns({"query_id": _column_list(frame["query_id"]), "doc_id": _column_list(frame["doc_id"]),
@@ -289,6 +302,14 @@ def _from_pandas(frame: Any) -> Any:
         return pl.from_pandas(frame, nan_to_null=False)
     except Exception:  # noqa: BLE001 - a column Arrow cannot convert: the row path names the row at fault
         return None
+
+
+def _arrow_array(column: Any) -> Any:
+    """A polars column's Arrow array, or a pandas column's when Arrow holds it (the Arrow protocol); else None."""
+    if hasattr(column, "to_arrow"):
+        return column.to_arrow()
+    to_arrow = getattr(getattr(column, "array", None), "__arrow_array__", None)
+    return to_arrow() if to_arrow is not None else None
 
 
 def _column_list(column: Any) -> list[Any]:
