@@ -230,8 +230,9 @@ def bench_text(args: argparse.Namespace) -> None:
     from distributed.diagnostics.plugin import SchedulerPlugin
 
     import trec_rag_eval as tre
-    import trec_rag_eval.cluster as cluster_module
-    from trec_rag_eval.cluster import _pieces, connect
+    import trec_rag_eval.cluster.partitions as cluster_module
+    from trec_rag_eval.cluster import connect
+    from trec_rag_eval.cluster.partitions import _pieces
 
     class CountTasks(SchedulerPlugin):
         name = "count-tasks"

@@ -302,7 +302,7 @@ def test_a_document_listed_twice_is_cited_as_on_one_machine(client, data, tmp_pa
     assert str(raised.value) == f"{second}:2: document 'd1' listed twice for query 'q01' (first at {first}:2)"
     # one file cut into byte ranges (about 100 lines of 20 bytes each, ranges of 500 bytes): the pair in the
     # first and the last range, read by different tasks, cited at lines 1 and 101 of the whole file
-    import trec_rag_eval.cluster as cluster_module
+    import trec_rag_eval.cluster.partitions as cluster_module
 
     whole = tmp_path / "whole.txt"
     whole.write_text("q01 Q0 d1 1 3 t\n" + "".join(f"q02 Q0 x{i:03d} 1 1 t\n" for i in range(99))
@@ -586,7 +586,7 @@ def test_a_worker_lost_holding_the_qrels_read_by_a_task_costs_no_resubmission(ow
     again: with a single attempt allowed, the sweep still gives one machine's bytes."""
     import functools
 
-    import trec_rag_eval.cluster as cluster_module
+    import trec_rag_eval.cluster.run_tasks as cluster_module
     from trec_rag_eval.service.inputs import _judgments_table
 
     client = own_client

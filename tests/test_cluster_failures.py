@@ -17,7 +17,7 @@ from conftest import invoke
 
 pytest.importorskip("distributed")
 
-import trec_rag_eval.cluster as cluster_module  # noqa: E402
+import trec_rag_eval.cluster.connection as cluster_module  # noqa: E402
 from trec_rag_eval.cluster import ClusterError, evaluate_run_tasks  # noqa: E402
 from trec_rag_eval.core.settings import Settings  # noqa: E402
 from trec_rag_eval.io.any_format import load_qrels  # noqa: E402

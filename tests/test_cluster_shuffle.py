@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from conftest import invoke
 
-import trec_rag_eval.cluster as cluster_module
+import trec_rag_eval.cluster.partitions as cluster_module
 from trec_rag_eval.cluster import evaluate_partitioned
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.io.any_format import load_qrels

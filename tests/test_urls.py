@@ -416,7 +416,7 @@ def test_a_slice_of_rows_of_a_parquet_file_by_url_reads_its_row_groups_and_gives
 def test_on_a_cluster_a_large_parquet_file_by_url_is_read_in_slices(memory, tmp_path, threads_cluster, monkeypatch):
     from trec_rag_eval.io.parquet import _Remote
 
-    monkeypatch.setattr("trec_rag_eval.cluster.ROWS_PER_PIECE", 300)  # the workers are threads of this process
+    monkeypatch.setattr("trec_rag_eval.cluster.partitions.ROWS_PER_PIECE", 300)  # workers: threads here
     slices = []
     read_rows = _Remote.rows
 
@@ -534,7 +534,7 @@ def test_topics_and_the_llm_judgments_beside_qrels_by_url_are_read_as_beside_a_l
 def test_on_a_cluster_a_large_trec_file_by_url_is_read_in_byte_ranges(memory, threads_cluster, monkeypatch):
     from trec_rag_eval.io.trec import pieces
 
-    monkeypatch.setattr("trec_rag_eval.cluster.BYTES_PER_PIECE", 16 << 10)  # the workers are threads of this process
+    monkeypatch.setattr("trec_rag_eval.cluster.partitions.BYTES_PER_PIECE", 16 << 10)  # workers: threads here
     ranges = []
     read_range = pieces.read_run_range
 
