@@ -112,7 +112,7 @@ def allpairs_latex(result: AllPairs, caption: str | None = None, label: str | No
     of the runs a run is significantly better than as superscripts, each letter in its own place in its
     column (the others kept as invisible space), so the columns line up; a caption (``caption``, by default
     the number of queries, then what the bold and the letters mean and the test) and a ``label``."""
-    from trec_rag_eval.render.comparison import latex_best, latex_cell, latex_escape, latex_table
+    from trec_rag_eval.render.latex import latex_best, latex_cell, latex_escape, latex_table
 
     letters = [result.letter(run) for run in result.runs]
     cells: dict[str, list[str]] = {}

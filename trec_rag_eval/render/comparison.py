@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number
+from trec_rag_eval.render.latex import latex_best, latex_cell, latex_escape, latex_table
 from trec_rag_eval.render.numbers import (
     format_effect,
     format_p,
@@ -266,53 +267,10 @@ def render_markdown(comparison: Comparison, per_query: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
-
-
 def _latex_mark(pair: PairResult | None) -> str:
     if pair is None or not pair.significant:
         return ""
     return r"$^{\dagger}$" if pair.delta > 0 else r"$^{\ddagger}$"
-
-
-def latex_best(values: list[float]) -> list[bool]:
-    """Which cells of a column are its best value (the highest mean; every one of them when tied)."""
-    finite = [v for v in values if v == v]
-    best = max(finite) if finite else None
-    return [best is not None and v == best for v in values]
-
-
-def latex_cell(value: float, best: bool, mark: str, phantom: str) -> str:
-    """A mean, in bold when it is its column's best, then its superscript; ``phantom`` (the column's widest
-    superscript, invisible) where it has none, so the numbers of a column stay aligned."""
-    number = format_number(value)
-    number = r"\textbf{" + number + "}" if best else number
-    return number + (mark if mark else (r"\hphantom{" + phantom + "}" if phantom else ""))
-
-
-def latex_table(columns: str, header: str, rows: list[str], caption: str, label: str | None) -> list[str]:
-    """A booktabs table in a ``table`` float, its caption and label above it (the usual place in papers)."""
-    lines = [r"\begin{table}[t]", r"\centering", r"\caption{" + caption + "}"]
-    if label:
-        lines.append(r"\label{" + label + "}")
-    lines += [r"\begin{tabular}{" + columns + "}", r"\toprule", header + r" \\", r"\midrule"]
-    lines += [row + r" \\" for row in rows]
-    return lines + [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
 
 
 def render_latex(comparison: Comparison, per_query: bool = False, caption: str | None = None,
