@@ -252,3 +252,16 @@ def test_what_ranks_runs_without_runs_is_refused_not_ignored(tmp_path, kwargs, f
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (f"Error: {command} to the ranking of runs, and no run is given: give runs, or leave "
                              f"{pronoun} out\n")
+
+
+def test_the_facade_and_the_service_give_agree_the_same_defaults():
+    """Without runs, what only the ranking reads is refused when it differs from its default, read from the
+    service's signature (``service.analyses.agree_judgments``): the facade's must be the same."""
+    import inspect
+
+    from trec_rag_eval.service.analyses import agree_judgments
+
+    def defaults(function):
+        return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+    assert defaults(tre.agree) == defaults(agree_judgments)

@@ -327,3 +327,17 @@ def test_the_library_says_it_with_its_parameter_name():
     runs = [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"]
     with pytest.warns(tre.TrecRagEvalWarning, match=r"^norm='zscore' changes nothing: rrf reads"):
         tre.fuse(runs, "rrf", "zscore")
+
+
+def test_the_facade_and_the_service_give_fuse_the_same_defaults():
+    """A parameter that tunes optimize= is refused when it differs from its default, read from the service's
+    signature (``service.analyses.fuse_runs``): the facade's must be the same, or a default given from Python
+    would be refused as a change."""
+    import inspect
+
+    from trec_rag_eval.service.analyses import fuse_runs
+
+    def defaults(function):
+        return {name: p.default for name, p in inspect.signature(function).parameters.items()}
+
+    assert defaults(tre.fuse) == defaults(fuse_runs)

@@ -241,7 +241,7 @@ def test_a_call_inside_a_call_shares_its_scope(stdin):
     assert outer.inputs == {}  # dropped when the call ends
 
 
-READS_NOTHING = {"settings_of_options", "check_outputs"}
+READS_NOTHING = {"check_outputs"}
 """The facade's public functions that read no input (check_outputs looks at the paths, never at their bytes)."""
 
 

@@ -17,10 +17,9 @@ from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.any_format import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
-from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
+from trec_rag_eval.measures.requests import MeasuresArg
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service.inputs import read_judgments as read_judgments
-from trec_rag_eval.service.inputs import run_from_any_shape
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -164,65 +163,9 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     ``trec_rag_eval.compare.compare_runs``. What ``evaluate`` warns of (a qrels query missing from a run,
     scored 0; chunk ids) is warned here too.
     """
-    from trec_rag_eval.compare import compare_all, compare_runs
+    from trec_rag_eval.service.analyses import compare_runs_read
 
-    if pairs not in ("baseline", "all"):
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError(f"pairs must be 'baseline' (each run against the baseline) or 'all' (every pair), "
-                         f"got {pairs!r}")
-    if pairs == "all" and baseline is not None:
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
-    from trec_rag_eval.compare import run_names
-
-    judgments, chosen, given = _paired_runs(qrels, runs, options, "a comparison")
-    if not measures and not options.get("primary") and not options.get("all_measures"):
-        # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
-        from trec_rag_eval.evaluation.judgment_kinds import compared_measure_set
-
-        measures = compared_measure_set(judgments) or measures
-    if pairs == "all":
-        return compare_all(judgments, chosen, measures, settings=settings, **options)
-    if baseline is not None and not isinstance(chosen, Mapping):
-        baseline = _baseline_name(baseline, run_names(chosen), given)
-    return compare_runs(judgments, chosen, measures, baseline, settings=settings, **options)
-
-
-def _paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: dict[str, Any],
-                 what: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
-    """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
-    ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
-    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order."""
-    from trec_rag_eval.service.inputs import read_whole_run
-
-    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
-                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    for note in notes:
-        note.warn()
-    run_format, doc_map, id = options.pop("run_format", "auto"), options.pop("doc_map", None), options.pop("id", None)
-    if isinstance(runs, Iterator):  # a generator of runs: a list of them
-        runs = list(runs)
-    if isinstance(runs, Mapping):
-        given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
-    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({what} needs two or more); "
-                        f"got {type(runs).__name__}")
-    else:
-        given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
-    tables = []
-    for name, value, label in given:
-        if isinstance(value, (str, os.PathLike)):
-            label = os.fspath(value)
-        table, notes = read_whole_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
-                                      doc_map=doc_map, id=id)
-        for note in notes:  # queries missing from the run are said by the comparison, as evaluate says them
-            note.about(label).warn()
-        tables.append(table)
-    chosen: Sequence[Run] | Mapping[str, Run] = (
-        dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
-    return judgments, chosen, [value for _, value, _ in given]
+    return compare_runs_read(qrels, runs, measures, baseline, settings, pairs=pairs, **options)
 
 
 @per_call
@@ -241,25 +184,10 @@ def plan(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measures
     ``plot()``); the methods are ``trec_rag_eval.compare.planning``'s. ``judgments``, ``topics``,
     ``qrels_format``, ``run_format``, ``doc_map``, ``id`` and the settings as in ``compare``.
     """
-    from trec_rag_eval.compare.planning import check_plan_arguments, plan_runs
+    from trec_rag_eval.service.analyses import plan_runs_read
 
-    check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)  # before reading anything
-    judgments, chosen, _ = _paired_runs(qrels, runs, options, "a plan")
-    return plan_runs(judgments, chosen, measures, delta=delta, alpha=alpha, power=power, confidence=confidence,
-                     ci_width=ci_width, queries=queries, settings=settings, **options)
-
-
-def _baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
-    """The name of the baseline ``requested``: a run's name, or the file of one of the runs."""
-    if requested in names:
-        return requested
-    for name, run in zip(names, runs, strict=True):
-        if isinstance(run, (str, os.PathLike)) and os.path.exists(requested) and os.path.samefile(requested, run):
-            return name
-    from trec_rag_eval.errors import UsageError
-
-    raise UsageError(f"baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}",
-                     {"baseline ": "baseline"})
+    return plan_runs_read(qrels, runs, measures, delta=delta, alpha=alpha, power=power, ci_width=ci_width,
+                          queries=queries, confidence=confidence, settings=settings, **options)
 
 
 @per_call
@@ -284,62 +212,10 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     other than their defaults without it, they are refused, as ``k`` is with a method other than rrf (a
     parameter that would change nothing is a mistake to say, not to ignore).
     """
-    from trec_rag_eval.core.settings import settings_of
-    from trec_rag_eval.fusion import fuse_tables
+    from trec_rag_eval.service.analyses import fuse_runs
 
-    _check_fusion_parameters(method, optimize, {"k": k, "measure": measure, "folds": folds, "seed": seed,
-                                                "step": step, "ks": ks, "progress": progress, "settings": settings},
-                             options)
-    judgments = None
-    if optimize is not None:
-        judgments, notes = read_judgments(optimize, judgments=options.pop("judgments", None))
-        for note in notes:
-            note.warn()
-    chosen = settings_of(settings, **options) if (settings is not None or options) else None
-    if isinstance(runs, Iterator):
-        runs = list(runs)
-    tables: Sequence[Run] | Mapping[str, Run]
-    if isinstance(runs, Mapping):
-        tables = {str(name): run_from_any_shape(run, judgments, name=f"run {name!r}", run_tag=str(name))
-                  for name, run in runs.items()}
-    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
-                        f"got {type(runs).__name__}")
-    else:
-        tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
-    return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
-                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
-
-
-def _check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any], options: Mapping[str, Any]) -> None:
-    """Refuse what would change nothing: ``k`` (other than its default) with a method other than rrf, and
-    without ``optimize`` the parameters that tune it, those of ``given`` and the settings in ``options``
-    that differ from their defaults (``fuse``'s signature, ``Settings()``)."""
-    import inspect
-    from numbers import Real
-
-    from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.errors import UsageError
-    from trec_rag_eval.fusion.methods import method_name
-    from trec_rag_eval.syntax import is_number
-
-    defaults = {name: parameter.default for name, parameter in inspect.signature(fuse).parameters.items()}
-    if given["k"] is not None and method_name(method) != "rrf":
-        shown = f"{given['k']:g}" if is_number(given["k"], Real) else repr(given["k"])
-        raise UsageError(f"k={shown} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
-    if optimize is not None:
-        return
-    plain = Settings()
-    named = [f"{name}=" for name, value in given.items() if name != "k" and value != defaults[name]]
-    # a name that is no setting (nor judgments=) is left to settings_of, which says so
-    named += [f"{name}=" for name, value in options.items()
-              if value != getattr(plain, name, value if name != "judgments" else None)]
-    if not named:
-        return
-    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-    raise UsageError(f"{listed} {'tunes' if len(named) == 1 else 'tune'} optimize= (the qrels on which the setting is "
-                     f"chosen): give optimize=, or leave {'it' if len(named) == 1 else 'them'} out",
-                     {**{name: name[:-1] for name in named}, "optimize=": "optimize"})
+    return fuse_runs(runs, method, norm, k, weights, depth=depth, run_tag=run_tag, optimize=optimize, measure=measure,
+                     folds=folds, seed=seed, step=step, ks=ks, settings=settings, progress=progress, **options)
 
 
 @per_call
@@ -359,72 +235,10 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
     otherwise one set of judgments, or one object given twice, is refused, as the command refuses one
     file given twice. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
     """
-    from trec_rag_eval.compare.agreement import agree_tables
-    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.service.analyses import agree_judgments
 
-    if b is None and judgments is None and not isinstance(a, (str, os.PathLike)):
-        raise UsageError("b= is missing: give two sets of judgments (A, then B), or a file judge wrote (its LLM "
-                         "judgments beside it), or judgments= naming the two views of one file")
-    if b is a and judgments is None and not isinstance(a, (str, os.PathLike)):
-        raise UsageError("A and B are the same judgments (one object given twice): give two sets of judgments")
-    if runs is None or isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str) and not runs:
-        _check_no_ranking({"measures": measures, "confidence": confidence, "n_resamples": n_resamples, "seed": seed})
-    if b is None:
-        b = a
-    if judgments is None and isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike)) and (
-            os.path.realpath(a) == os.path.realpath(b)):
-        from trec_rag_eval.io.judgments import sidecar_path_for
-
-        if not sidecar_path_for(a).is_file():
-            raise UsageError(f"A and B are the same file, {os.fspath(a)}, and it has no LLM judgments beside it "
-                             f"(expected {sidecar_path_for(a)}): give two sets of judgments")
-        judgments = ("human", "llm")
-    if judgments is not None and (isinstance(judgments, str) or len(judgments) != 2):
-        raise UsageError(f"judgments: two views expected, one for A and one for B (e.g. ('human', 'llm')), "
-                         f"got {judgments!r}")
-    # which judgments each side holds is in its source's name ("... (human judgments)"): no note needed
-    first = read_judgments(a, judgments=None if judgments is None else judgments[0])[0]
-    second = read_judgments(b, judgments=None if judgments is None else judgments[1])[0]
-    tables: Sequence[Run] | Mapping[str, Run] | None = None
-    if runs is not None:
-        if isinstance(runs, Iterator):
-            runs = list(runs)
-        if isinstance(runs, Mapping):
-            tables = {str(name): run_from_any_shape(run, first, name=f"run {name!r}", run_tag=str(name))
-                      for name, run in runs.items()}
-        elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-            raise TypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
-        else:
-            tables = [run_from_any_shape(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
-    chosen = settings_of_options(settings, options)
-    return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
-                        n_resamples=n_resamples, seed=seed, settings=chosen)
-
-
-def _check_no_ranking(given: Mapping[str, Any]) -> None:
-    """Without runs, refuse what only the ranking of runs reads (its measures, its bootstrap's level, resamples
-    and seed) when set to other than ``agree``'s defaults: it would change nothing."""
-    import inspect
-
-    from trec_rag_eval.errors import UsageError
-
-    defaults = {name: parameter.default for name, parameter in inspect.signature(agree).parameters.items()}
-    named = [f"{name}=" for name, value in given.items() if value is not None and value != defaults[name]]
-    if not named:
-        return
-    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
-    raise UsageError(f"{listed} {'applies' if len(named) == 1 else 'apply'} to the ranking of runs, and no run is "
-                     f"given: give runs, or leave {'it' if len(named) == 1 else 'them'} out",
-                     {name: name[:-1] for name in named})
-
-
-def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> Settings | None:
-    """``settings`` with the keyword settings applied (None when neither is given)."""
-    if settings is None and not options:
-        return None
-    from trec_rag_eval.core.settings import settings_of
-
-    return settings_of(settings, **options)
+    return agree_judgments(a, b, runs, measures, judgments=judgments, relevance_level=relevance_level,
+                           confidence=confidence, n_resamples=n_resamples, seed=seed, settings=settings, **options)
 
 
 @per_call
@@ -434,17 +248,9 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
     they differ, which known convention explains it). ``options``: ``tolerance``, the settings, and
     ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as in ``evaluate_many``. ``measures``
     None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
-    from trec_rag_eval.checks.crosscheck import crosscheck_tables
-    from trec_rag_eval.tables.judgment_kinds import judgment_kind
+    from trec_rag_eval.service.analyses import crosscheck_read
 
-    judgments, table = _one_pair(qrels, run, options)
-    if judgment_kind(judgments) != "relevance":
-        from trec_rag_eval.errors import UsageError
-
-        raise UsageError(f"{judgments.source} holds {judgment_kind(judgments)}: ir-measures, which the cross-check "
-                         "computes the measures with, reads relevance judgments (qrels) only")
-    chosen = None if measures is None else resolve_measures(measures)
-    return crosscheck_tables(judgments, table, chosen, settings, **options)
+    return crosscheck_read(qrels, run, measures, settings, **options)
 
 
 @per_call
@@ -454,28 +260,9 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
     it holds, or those of ``measures`` (either notation; each must be in the file). ``options``: those of
     ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as
     in ``evaluate_many``."""
-    from trec_rag_eval.checks.validate import validate_tables
+    from trec_rag_eval.service.analyses import validate_read
 
-    chosen = None if measures is None else resolve_measures(measures)
-    judgments, table = _one_pair(qrels, run, options)
-    return validate_tables(judgments, table, os.fspath(reference), settings, measures=chosen, **options)
-
-
-def _one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
-    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
-    (their notes warned to the caller of the public function); their reading options taken out of
-    ``options``."""
-    from trec_rag_eval.service.inputs import read_whole_run
-
-    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
-                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
-                           doc_map=options.pop("doc_map", None), id=options.pop("id", None))
-    if isinstance(run, (str, os.PathLike)):
-        more = [note.about(os.fspath(run)) for note in more]
-    for note in notes + more:
-        note.warn()
-    return judgments, table
+    return validate_read(qrels, run, reference, settings, measures, **options)
 
 
 @per_call
@@ -585,20 +372,6 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
 # --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------
 
 
-def _corpus_documents(corpus: Any) -> list[dict[str, str]]:
-    from trec_rag_eval.io.json.corpus import corpus_documents
-
-    return corpus_documents(corpus)
-
-
-def _llm_client(client: Any, base_url: str | None, api_key: str | None) -> Any:
-    if client is not None:
-        return client
-    from trec_rag_eval.llm.client import make_client
-
-    return make_client(base_url, api_key)
-
-
 @per_call
 def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str, n: int = 3,
                      language: str = "fr", base_url: str | None = None, api_key: str | None = None,
@@ -622,26 +395,12 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
 
     >>> report = generate_queries("corpus.jsonl", "dataset.json", model="llama3", base_url="http://localhost:8000/v1")
     """
-    from trec_rag_eval.llm.client import progress_path_for
-    from trec_rag_eval.llm.queries import GenerationSettings, generate_dataset, overlap_warning
+    from trec_rag_eval.llm.jobs import generate_queries_file
 
-    settings = GenerationSettings(model=model, n=n, language=language, concurrency=concurrency, timeout=timeout,
-                                  max_retries=max_retries, temperature=temperature)
-    settings.check()
-    if client is None and base_url is not None:
-        from trec_rag_eval.llm.client import check_base_url
-
-        check_base_url(base_url)  # a malformed URL is one line, before anything is read
-    progress_file = progress_path or progress_path_for(output)
-    # before any call: the dataset and the progress file are distinct, and neither is the corpus
-    check_outputs([output], force, [corpus] if isinstance(corpus, (str, os.PathLike)) else [], [progress_file])
-    documents = _corpus_documents(corpus)
-    chosen = _llm_client(client, base_url, api_key)
-    report = generate_dataset(documents, output, settings, chosen, force=force, progress_path=progress_file,
-                              show_progress=progress)
-    if report.mean_overlap is not None:
-        (on_note or Note.warn)(overlap_warning(report.mean_overlap))
-    return report
+    return generate_queries_file(corpus, output, model=model, n=n, language=language, base_url=base_url,
+                                 api_key=api_key, client=client, concurrency=concurrency, timeout=timeout,
+                                 max_retries=max_retries, temperature=temperature, progress_path=progress_path,
+                                 force=force, progress=progress, on_note=on_note)
 
 
 @per_call
@@ -673,76 +432,12 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     ``report.coverage`` (per run: Judged@depth before and after), grades, failures, tokens.
     Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
     """
-    from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.io.any_format import load_qrels
-    from trec_rag_eval.io.any_input import as_qrels
-    from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
-    from trec_rag_eval.llm.client import progress_path_for
-    from trec_rag_eval.llm.judging import JudgeSettings, judge_holes
-    from trec_rag_eval.notes import note as make_note
-    from trec_rag_eval.progress import bar
+    from trec_rag_eval.llm.jobs import judge_runs
     from trec_rag_eval.service.inputs import read_whole_run
 
-    note = on_note or Note.warn
-    settings = JudgeSettings(model=model, language=language, depth=depth, calibrate=calibrate, seed=seed,
-                             max_chars=max_chars, concurrency=concurrency, timeout=timeout, max_retries=max_retries,
-                             temperature=temperature)
-    settings.check()
-    if client is None and base_url is not None:
-        from trec_rag_eval.llm.client import check_base_url
-
-        check_base_url(base_url)  # a malformed URL is one line, before anything is read
-    progress_file = progress_path or progress_path_for(output)
-    named = list(runs.items()) if isinstance(runs, Mapping) else [
-        (os.fspath(run) if isinstance(run, (str, os.PathLike)) else f"run {i + 1}", run)
-        for i, run in enumerate(runs if isinstance(runs, (list, tuple)) else [runs])]
-    paths = [value for value in (dataset, corpus, topics, *(run for _, run in named))
-             if isinstance(value, (str, os.PathLike))]
-    if isinstance(doc_map, os.PathLike):  # a map file (a str is a pattern)
-        paths.append(doc_map)
-    # before any LLM call: the judgments, their sidecar and the progress file are three distinct
-    # files, none of them an input (the dataset's own sidecar included)
-    check_outputs([output, sidecar_path_for(output)], force, paths, [progress_file])
-    if isinstance(dataset, (str, os.PathLike)):
-        qrels = load_qrels(dataset, topics=topics)
-        earlier = sidecar_path_for(dataset)
-        previous = read_llm_judgments(earlier) if earlier.is_file() else []
-    else:
-        qrels, previous = as_qrels(dataset), []
-    if previous:
-        note(make_note(f"{os.fspath(dataset)} was written by judge: its {len(previous)} LLM judgments ({earlier}) "
-                        "are not asked again, never taken for human ones, and carried into the new sidecar"))
-    tables = []
-    for label, run in named:
-        table, said = read_whole_run(run, qrels, doc_map=doc_map)
-        for one in said:
-            note(one.about(label))
-        tables.append(table)
-    documents = {d["id"]: d["text"] for d in _corpus_documents(corpus)}
-    chosen = _llm_client(client, base_url, api_key)
-    bars: list[Any] = []  # the bar starts once the number of documents to ask is known
-
-    def on_start(total: int) -> None:
-        if progress:
-            bars.append(bar(total, "Judging", unit="doc"))
-
-    def on_task(key: str, error: str | None) -> None:
-        for shown in bars:
-            shown.update(1)
-
-    try:
-        report = judge_holes(qrels, tables, documents, output, settings, chosen, relevance_level=relevance_level,
-                             force=force, allow_failures=allow_failures, progress_path=progress_file,
-                             on_start=on_start, on_task=on_task, previous=previous,
-                             corpus_name=os.fspath(corpus) if isinstance(corpus, (str, os.PathLike)) else "the corpus")
-    finally:
-        for shown in bars:
-            shown.close()
-    for one in report.notes:  # what could not be judged as asked
-        note(one)
-    if report.qrels is not None:
-        measure = f"Judged@{depth}"
-        report.coverage = [(label, float(evaluate_tables(qrels, table, [measure]).value(measure)),
-                            float(evaluate_tables(report.qrels, table, [measure]).value(measure)))
-                           for (label, _), table in zip(named, tables, strict=True)]
-    return report
+    return judge_runs(dataset, runs, corpus, output, model=model, topics=topics, depth=depth, language=language,
+                      calibrate=calibrate, seed=seed, max_chars=max_chars, relevance_level=relevance_level,
+                      base_url=base_url, api_key=api_key, client=client, concurrency=concurrency, timeout=timeout,
+                      max_retries=max_retries, temperature=temperature, progress_path=progress_path, doc_map=doc_map,
+                      allow_failures=allow_failures, force=force, progress=progress, on_note=on_note,
+                      read_run=read_whole_run)

@@ -1,0 +1,295 @@
+"""The analyses built on evaluations, their judgments and runs read as ``evaluate`` reads them: the bodies of the
+facade's ``compare``, ``plan``, ``fuse``, ``agree``, ``crosscheck`` and ``validate`` (``trec_rag_eval.api``, which
+forwards to them and holds their documentation)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
+from trec_rag_eval.service.inputs import read_judgments, run_from_any_shape
+
+if TYPE_CHECKING:
+    from trec_rag_eval.checks.crosscheck import CrosscheckReport
+    from trec_rag_eval.checks.validate import ValidationReport
+    from trec_rag_eval.compare.agreement import Agreement
+    from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.planning import TopicSetPlan
+    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.fusion import Fusion
+    from trec_rag_eval.tables import Qrels, Run
+
+
+def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
+                      baseline: str | None = None, settings: Settings | None = None, *, pairs: str = "baseline",
+                      **options: Any) -> Comparison | AllPairs:
+    """``api.compare``: the runs read whole, then compared with the baseline (or every pair)."""
+    from trec_rag_eval.compare import compare_all, compare_runs
+
+    if pairs not in ("baseline", "all"):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError(f"pairs must be 'baseline' (each run against the baseline) or 'all' (every pair), "
+                         f"got {pairs!r}")
+    if pairs == "all" and baseline is not None:
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
+    from trec_rag_eval.compare import run_names
+
+    judgments, chosen, given = paired_runs(qrels, runs, options, "a comparison")
+    if not measures and not options.get("primary") and not options.get("all_measures"):
+        # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
+        from trec_rag_eval.evaluation.judgment_kinds import compared_measure_set
+
+        measures = compared_measure_set(judgments) or measures
+    if pairs == "all":
+        return compare_all(judgments, chosen, measures, settings=settings, **options)
+    if baseline is not None and not isinstance(chosen, Mapping):
+        baseline = baseline_name(baseline, run_names(chosen), given)
+    return compare_runs(judgments, chosen, measures, baseline, settings=settings, **options)
+
+
+def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: dict[str, Any],
+                 what: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
+    """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
+    ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
+    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order."""
+    from trec_rag_eval.service.inputs import read_whole_run
+
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    for note in notes:
+        note.warn()
+    run_format, doc_map, id = options.pop("run_format", "auto"), options.pop("doc_map", None), options.pop("id", None)
+    if isinstance(runs, Iterator):  # a generator of runs: a list of them
+        runs = list(runs)
+    if isinstance(runs, Mapping):
+        given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
+    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({what} needs two or more); "
+                        f"got {type(runs).__name__}")
+    else:
+        given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
+    tables = []
+    for name, value, label in given:
+        if isinstance(value, (str, os.PathLike)):
+            label = os.fspath(value)
+        table, notes = read_whole_run(value, judgments, name=label, run_tag=name or "run", run_format=run_format,
+                                      doc_map=doc_map, id=id)
+        for note in notes:  # queries missing from the run are said by the comparison, as evaluate says them
+            note.about(label).warn()
+        tables.append(table)
+    chosen: Sequence[Run] | Mapping[str, Run] = (
+        dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
+    return judgments, chosen, [value for _, value, _ in given]
+
+
+def plan_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None, *,
+                   delta: float, alpha: float = 0.05, power: float = 0.8, ci_width: float | None = None,
+                   queries: int | None = None, confidence: float = 0.95, settings: Settings | None = None,
+                   **options: Any) -> TopicSetPlan:
+    """``api.plan``: its arguments checked before anything is read, the runs read as ``compare`` reads them."""
+    from trec_rag_eval.compare.planning import check_plan_arguments, plan_runs
+
+    check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)  # before reading anything
+    judgments, chosen, _ = paired_runs(qrels, runs, options, "a plan")
+    return plan_runs(judgments, chosen, measures, delta=delta, alpha=alpha, power=power, confidence=confidence,
+                     ci_width=ci_width, queries=queries, settings=settings, **options)
+
+
+def baseline_name(requested: str, names: list[str], runs: list[Any]) -> str:
+    """The name of the baseline ``requested``: a run's name, or the file of one of the runs."""
+    if requested in names:
+        return requested
+    for name, run in zip(names, runs, strict=True):
+        if isinstance(run, (str, os.PathLike)) and os.path.exists(requested) and os.path.samefile(requested, run):
+            return name
+    from trec_rag_eval.errors import UsageError
+
+    raise UsageError(f"baseline {requested!r} is neither a run name nor a run file; runs: {', '.join(names)}",
+                     {"baseline ": "baseline"})
+
+
+def fuse_runs(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str | None = None,
+              k: float | None = None, weights: Sequence[float] | None = None, *, depth: int | None = None,
+              run_tag: str | None = None, optimize: Any = None, measure: str = "nDCG@10", folds: int = 5,
+              seed: int = 42, step: float = 0.1, ks: Sequence[float] | None = None, settings: Settings | None = None,
+              progress: bool | None = None, **options: Any) -> Fusion:
+    """``api.fuse`` (its signature, whose defaults tell what was given: ``check_fusion_parameters``)."""
+    from trec_rag_eval.core.settings import settings_of
+    from trec_rag_eval.fusion import fuse_tables
+
+    check_fusion_parameters(method, optimize, {"k": k, "measure": measure, "folds": folds, "seed": seed,
+                                                "step": step, "ks": ks, "progress": progress, "settings": settings},
+                             options)
+    judgments = None
+    if optimize is not None:
+        judgments, notes = read_judgments(optimize, judgments=options.pop("judgments", None))
+        for note in notes:
+            note.warn()
+    chosen = settings_of(settings, **options) if (settings is not None or options) else None
+    if isinstance(runs, Iterator):
+        runs = list(runs)
+    tables: Sequence[Run] | Mapping[str, Run]
+    if isinstance(runs, Mapping):
+        tables = {str(name): run_from_any_shape(run, judgments, name=f"run {name!r}", run_tag=str(name))
+                  for name, run in runs.items()}
+    elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+        raise TypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
+                        f"got {type(runs).__name__}")
+    else:
+        tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+    return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
+                       folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
+
+
+def check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any], options: Mapping[str, Any]) -> None:
+    """Refuse what would change nothing: ``k`` (other than its default) with a method other than rrf, and
+    without ``optimize`` the parameters that tune it, those of ``given`` and the settings in ``options``
+    that differ from their defaults (``fuse_runs``'s signature, the facade's, ``Settings()``)."""
+    import inspect
+    from numbers import Real
+
+    from trec_rag_eval.core.settings import Settings
+    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.fusion.methods import method_name
+    from trec_rag_eval.syntax import is_number
+
+    defaults = {name: parameter.default for name, parameter in inspect.signature(fuse_runs).parameters.items()}
+    if given["k"] is not None and method_name(method) != "rrf":
+        shown = f"{given['k']:g}" if is_number(given["k"], Real) else repr(given["k"])
+        raise UsageError(f"k={shown} is rrf's constant: {method_name(method)} has none", {"k=": "k"})
+    if optimize is not None:
+        return
+    plain = Settings()
+    named = [f"{name}=" for name, value in given.items() if name != "k" and value != defaults[name]]
+    # a name that is no setting (nor judgments=) is left to settings_of, which says so
+    named += [f"{name}=" for name, value in options.items()
+              if value != getattr(plain, name, value if name != "judgments" else None)]
+    if not named:
+        return
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    raise UsageError(f"{listed} {'tunes' if len(named) == 1 else 'tune'} optimize= (the qrels on which the setting is "
+                     f"chosen): give optimize=, or leave {'it' if len(named) == 1 else 'them'} out",
+                     {**{name: name[:-1] for name in named}, "optimize=": "optimize"})
+
+
+def agree_judgments(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None = None,
+                    measures: MeasuresArg = None, *, judgments: Sequence[str] | None = None, relevance_level: int = 1,
+                    confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
+                    settings: Settings | None = None, **options: Any) -> Agreement:
+    """``api.agree``: the two sets of judgments (or two views of one file) and the runs read, then compared."""
+    from trec_rag_eval.compare.agreement import agree_tables
+    from trec_rag_eval.errors import UsageError
+
+    if b is None and judgments is None and not isinstance(a, (str, os.PathLike)):
+        raise UsageError("b= is missing: give two sets of judgments (A, then B), or a file judge wrote (its LLM "
+                         "judgments beside it), or judgments= naming the two views of one file")
+    if b is a and judgments is None and not isinstance(a, (str, os.PathLike)):
+        raise UsageError("A and B are the same judgments (one object given twice): give two sets of judgments")
+    if runs is None or isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str) and not runs:
+        check_no_ranking({"measures": measures, "confidence": confidence, "n_resamples": n_resamples, "seed": seed})
+    if b is None:
+        b = a
+    if judgments is None and isinstance(a, (str, os.PathLike)) and isinstance(b, (str, os.PathLike)) and (
+            os.path.realpath(a) == os.path.realpath(b)):
+        from trec_rag_eval.io.judgments import sidecar_path_for
+
+        if not sidecar_path_for(a).is_file():
+            raise UsageError(f"A and B are the same file, {os.fspath(a)}, and it has no LLM judgments beside it "
+                             f"(expected {sidecar_path_for(a)}): give two sets of judgments")
+        judgments = ("human", "llm")
+    if judgments is not None and (isinstance(judgments, str) or len(judgments) != 2):
+        raise UsageError(f"judgments: two views expected, one for A and one for B (e.g. ('human', 'llm')), "
+                         f"got {judgments!r}")
+    # which judgments each side holds is in its source's name ("... (human judgments)"): no note needed
+    first = read_judgments(a, judgments=None if judgments is None else judgments[0])[0]
+    second = read_judgments(b, judgments=None if judgments is None else judgments[1])[0]
+    tables: Sequence[Run] | Mapping[str, Run] | None = None
+    if runs is not None:
+        if isinstance(runs, Iterator):
+            runs = list(runs)
+        if isinstance(runs, Mapping):
+            tables = {str(name): run_from_any_shape(run, first, name=f"run {name!r}", run_tag=str(name))
+                      for name, run in runs.items()}
+        elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
+            raise TypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
+        else:
+            tables = [run_from_any_shape(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
+    chosen = settings_of_options(settings, options)
+    return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
+                        n_resamples=n_resamples, seed=seed, settings=chosen)
+
+
+def check_no_ranking(given: Mapping[str, Any]) -> None:
+    """Without runs, refuse what only the ranking of runs reads (its measures, its bootstrap's level, resamples
+    and seed) when set to other than ``agree``'s defaults (``agree_judgments``'s signature, the facade's): it
+    would change nothing."""
+    import inspect
+
+    from trec_rag_eval.errors import UsageError
+
+    defaults = {name: parameter.default for name, parameter in inspect.signature(agree_judgments).parameters.items()}
+    named = [f"{name}=" for name, value in given.items() if value is not None and value != defaults[name]]
+    if not named:
+        return
+    listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+    raise UsageError(f"{listed} {'applies' if len(named) == 1 else 'apply'} to the ranking of runs, and no run is "
+                     f"given: give runs, or leave {'it' if len(named) == 1 else 'them'} out",
+                     {name: name[:-1] for name in named})
+
+
+def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
+                    **options: Any) -> CrosscheckReport:
+    """``api.crosscheck``: the judgments (relevance judgments only) and the run read, then cross-checked."""
+    from trec_rag_eval.checks.crosscheck import crosscheck_tables
+    from trec_rag_eval.tables.judgment_kinds import judgment_kind
+
+    judgments, table = one_pair(qrels, run, options)
+    if judgment_kind(judgments) != "relevance":
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError(f"{judgments.source} holds {judgment_kind(judgments)}: ir-measures, which the cross-check "
+                         "computes the measures with, reads relevance judgments (qrels) only")
+    chosen = None if measures is None else resolve_measures(measures)
+    return crosscheck_tables(judgments, table, chosen, settings, **options)
+
+
+def validate_read(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
+                  measures: MeasuresArg = None, **options: Any) -> ValidationReport:
+    """``api.validate``: the judgments and the run read, then compared with the published scores."""
+    from trec_rag_eval.checks.validate import validate_tables
+
+    chosen = None if measures is None else resolve_measures(measures)
+    judgments, table = one_pair(qrels, run, options)
+    return validate_tables(judgments, table, os.fspath(reference), settings, measures=chosen, **options)
+
+
+def one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
+    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
+    (their notes warned to the caller of the public function); their reading options taken out of
+    ``options``."""
+    from trec_rag_eval.service.inputs import read_whole_run
+
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
+                           doc_map=options.pop("doc_map", None), id=options.pop("id", None))
+    if isinstance(run, (str, os.PathLike)):
+        more = [note.about(os.fspath(run)) for note in more]
+    for note in notes + more:
+        note.warn()
+    return judgments, table
+
+
+def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> Settings | None:
+    """``settings`` with the keyword settings applied (None when neither is given)."""
+    if settings is None and not options:
+        return None
+    from trec_rag_eval.core.settings import settings_of
+
+    return settings_of(settings, **options)
