@@ -19,7 +19,7 @@ from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
 from trec_rag_eval.measures.requests import MeasuresArg
 from trec_rag_eval.notes import Note
-from trec_rag_eval.service.inputs import read_judgments as read_judgments
+from trec_rag_eval.service import inputs
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from trec_rag_eval.llm.queries import GenerationReport
     from trec_rag_eval.run_outcome import RunOutcome
     from trec_rag_eval.tables import Qrels, Run
+
+
+read_judgments = per_call(inputs.read_judgments)
+"""The judgments in any shape and the notes about them (``service.inputs.read_judgments``), in a call of their own."""
 
 
 @per_call

@@ -8,7 +8,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
@@ -21,13 +20,13 @@ if TYPE_CHECKING:
 
 # -- judgments -------------------------------------------------------------------------------------
 
-@per_call
 def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
                    judgments: str | None = None) -> tuple[Qrels, list[Note]]:
     """The judgments ``qrels`` (a path in any format the library reads, or any in-memory shape) and
     the notes about them. ``topics``: a TREC topics file (its queries with no judgment are evaluated
     too); ``judgments``: which judgments of a qrels file written by ``judge`` count (``"human"``,
-    ``"llm"`` or ``"both"``, the default when its sidecar is there)."""
+    ``"llm"`` or ``"both"``, the default when its sidecar is there). Read in the scope of the facade's call
+    (``api.read_judgments`` is this function in a scope of its own: ``call_scope.per_call``)."""
     from trec_rag_eval.io.any_format import load_qrels
     from trec_rag_eval.io.any_input import as_qrels
 

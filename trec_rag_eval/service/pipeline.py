@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.call_scope import carried, per_call
+from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.evaluation.run_notes import query_set_warnings
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
@@ -214,7 +214,6 @@ def context_ks(evaluation: Evaluation) -> list[int]:
     return measure_ks(evaluation.measures)
 
 
-@per_call
 def run_context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10), *, tokenizer: Any = None,
                      query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None
                      ) -> ContextCost:
