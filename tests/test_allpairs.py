@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -172,9 +173,18 @@ def test_command_refuses_what_does_not_apply(args, message):
 
 
 def test_library_refuses_a_baseline_with_all_pairs():
-    with pytest.raises(UsageError, match="pairs='all' compares every pair"):
+    with pytest.raises(UsageError, match="pairs='all' compares every pair") as caught:
         tre.compare(f"{FIXTURES}/qrels.txt", [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"],
                     baseline="bm25", pairs="all")
+    # one check, the library's, said by the command with its flags (its own module holds no such sentence)
+    from trec_rag_eval.cli import FLAGS
+
+    said = "--baseline names the run the others are compared with; --all-pairs compares every pair"
+    assert caught.value.worded(FLAGS) == said
+    result = invoke("compare", "--all-pairs", "-b", "bm25", f"{FIXTURES}/qrels.txt", f"{FIXTURES}/run_bm25.txt",
+                    f"{FIXTURES}/run_hybrid.txt")
+    assert (result.exit_code, result.stderr) == (2, f"Error: {said}\n")
+    assert "compares every pair" not in (Path(REPO) / "trec_rag_eval" / "cli" / "compare.py").read_text()
 
 
 def test_the_json_carries_the_seed_of_a_test_that_draws_alone():

@@ -81,6 +81,7 @@ FLAGS = {
     "id": "--id-key ",
     "complete": "-c",
     "baseline": "--baseline ",
+    "all_pairs": "--all-pairs",
     "json_out": "--json",
     "qrels_out": "--qrels",
     "run_out": "--run",

@@ -37,7 +37,8 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
     if pairs == "all" and baseline is not None:
         from trec_rag_eval.errors import UsageError
 
-        raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair")
+        raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair",
+                         {"baseline ": "baseline", "pairs='all'": "all_pairs"})
     from trec_rag_eval.compare import run_names
 
     judgments, chosen, given = paired_runs(qrels, runs, options, "a comparison")
