@@ -26,7 +26,7 @@ from trec_rag_eval.io.atomic import output_to
 from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, choices
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
-    from trec_rag_eval.api import Settings
+    pass
 
 
 def _with_tokens() -> str:
@@ -169,10 +169,12 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise UsageError("-Z prints trec_eval's z-score lines: --format trec only")
     fmt = output_format or ("trec" if measures or zscores else "table")
     layout = OUTPUT_FORMATS[fmt]
-    settings = api.Settings(relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
-                            queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9,
-                            num_docs=num_docs, complete=complete,
-                            leftovers=complete and layout.trec_eval)  # trec_eval's exact bytes, where claimed
+    # the settings as the library's keywords, checked there (said with the flags); trec_eval's exact bytes
+    # (leftovers) where the output format claims them
+    settings: dict[str, Any] = dict(
+        relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
+        queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9, num_docs=num_docs,
+        complete=complete, leftovers=complete and layout.trec_eval)
     mapping = doc_map_value(doc_id_pattern, doc_map)
     from trec_rag_eval.render.output import Document, RunRenderer, check_summary
 
@@ -180,7 +182,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     # the options that cannot go together, and a cluster that cannot be, are refused by the library at this
     # call, before any work (local:100000 not after a minute of starting processes), and said with the flags
     outcomes = api.evaluate_many(
-        qrels, list(runs), list(measures) or None, settings, order="trec" if layout.trec_eval else "asked",
+        qrels, list(runs), list(measures) or None, None, order="trec" if layout.trec_eval else "asked", **settings,
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
         doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
@@ -226,15 +228,15 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         raise click.exceptions.Exit(1)
 
 
-def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: Settings, qrels_format: str,
+def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: dict[str, Any], qrels_format: str,
                 topics: str | None, judgments: str | None, run_format: str, mapping: Any) -> None:
     from trec_rag_eval import api
     from trec_rag_eval.render.crosscheck import crosscheck_text
 
     failed = False
     for path in run_paths:
-        report = api.crosscheck(qrels, path, measures, settings, qrels_format=qrels_format, topics=topics,
-                                judgments=judgments, run_format=run_format, doc_map=mapping)
+        report = api.crosscheck(qrels, path, measures, api.Settings(**settings), qrels_format=qrels_format,
+                                topics=topics, judgments=judgments, run_format=run_format, doc_map=mapping)
         click.echo(redact(f"Cross-check of {path} against ir-measures:"), err=True)
         click.echo(crosscheck_text(report), err=True)
         failed |= not report.ok
