@@ -335,7 +335,7 @@ def search_engine(spec: str | None = None, corpus: str | os.PathLike[str] | None
         from trec_rag_eval.errors import UsageError
 
         raise UsageError("give either an engine spec (module:callable) or a corpus (built-in BM25)",
-                         {"an engine spec (module:callable)": "engine", "a corpus": "corpus"})
+                         {"an engine spec ": "engine", "a corpus": "corpus"})
     if spec is not None:
         from trec_rag_eval.engine.load import load_engine
 

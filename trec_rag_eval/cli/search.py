@@ -86,11 +86,8 @@ def search_command(
     trec-rag-eval search dataset.json --corpus corpus.jsonl -o bm25.txt
     """
     from trec_rag_eval import api
-    from trec_rag_eval.errors import UsageError
     from trec_rag_eval.render.engine import engine_report
 
-    if (engine_spec is None) == (corpus is None):
-        raise UsageError("give either --engine MODULE:CALLABLE or --corpus CORPUS.jsonl (built-in BM25)")
     if output is not None:
         api.check_outputs([output], force, [dataset, corpus, doc_map])
     engine = api.search_engine(engine_spec, corpus, language=language)
