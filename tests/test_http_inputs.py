@@ -219,3 +219,36 @@ def test_credentials_the_client_cannot_send_are_said_not_taken_for_a_missing_fil
                          "not allowed in login (RFC 7617#section-2)); check the user name and password the URL "
                          "gives"), line
     assert "SECRET" not in line
+
+
+# arguments that take a local file only: a URL there is a file that does not exist, said with the URL as given
+# (generate-queries' CORPUS was made a path first, 'http:/bob:password@...', which no redaction recognised)
+LOCAL_ONLY = {
+    "generate-queries CORPUS": lambda url, tmp: ["generate-queries", url, "--model", "m", "-o", str(tmp / "g.json")],
+    "judge --corpus": lambda url, tmp: ["judge", f"{FIXTURES}/eval_dataset_fr.json", f"{FIXTURES}/run_bm25.txt",
+                                        "--corpus", url, "--model", "m", "-o", str(tmp / "j.qrels")],
+    "--doc-map": lambda url, tmp: ["-m", "P@5", "--doc-map", url, QRELS, f"{FIXTURES}/run_bm25.txt"],
+    "search DATASET": lambda url, tmp: ["search", url, "--corpus", f"{FIXTURES}/corpus_fr.jsonl"],
+    "search --corpus": lambda url, tmp: ["search", f"{FIXTURES}/eval_dataset_fr.json", "--corpus", url],
+    "judge -o": lambda url, tmp: ["judge", f"{FIXTURES}/eval_dataset_fr.json", f"{FIXTURES}/run_bm25.txt",
+                                  "--corpus", f"{FIXTURES}/corpus_fr.jsonl", "--model", "m", "-o", url],
+    "generate-queries -o": lambda url, tmp: ["generate-queries", f"{FIXTURES}/corpus_fr.jsonl", "--model", "m",
+                                             "-o", url],
+    "--progress-file": lambda url, tmp: ["generate-queries", f"{FIXTURES}/corpus_fr.jsonl", "--model", "m", "-o",
+                                         str(tmp / "g.json"), "--progress-file", url],
+}
+
+
+@pytest.mark.parametrize("argument", list(LOCAL_ONLY))
+def test_a_url_where_a_local_file_is_expected_is_said_without_its_password(tmp_path, monkeypatch, argument):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    password = f"local-{argument.split()[0].strip('-')}-0123456789SECRET"
+    with closed_port() as port:
+        url = f"http://bob:{password}@127.0.0.1:{port}/corpus.jsonl"
+        result = invoke(*LOCAL_ONLY[argument](url, tmp_path))
+    assert result.exit_code == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(lines) == 1 and ("does not exist" in lines[0] or "is a URL: a local file is expected" in lines[0]), \
+        result.stderr
+    assert f"http://bob:[credentials redacted]@127.0.0.1:{port}/corpus.jsonl" in lines[0]
+    assert _leaked(result, _forms("bob", password)) == []

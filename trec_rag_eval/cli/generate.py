@@ -10,14 +10,14 @@ import click
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import Integer
+from trec_rag_eval.cli.params import Integer, LocalPath
 from trec_rag_eval.credentials import redact
 
 
 @click.command("generate-queries")
-@click.argument("corpus", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("corpus", type=LocalPath(exists=True, dir_okay=False))
 @click.option("-n", "n", type=Integer(1, 1000), default=3, show_default=True, help="Questions per document.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+@click.option("-o", "--output", type=LocalPath(dir_okay=False), required=True,
               help="Dataset JSON to write (rows: id, requête, pertinents, lexical_overlap; query, relevant in "
                    "English).")
 @llm_options("Prompt language: the French RAG tutorial's prompt or its English translation.")

@@ -10,7 +10,7 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer
+from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer, LocalPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.calibration import calibration_text
@@ -27,7 +27,7 @@ from trec_rag_eval.syntax import INT32
 @click.option("--depth", type=Integer(1, INT32[1]), default=10, show_default=True,
               help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")
 @llm_options("Language of the grading prompt.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+@click.option("-o", "--output", type=LocalPath(dir_okay=False), required=True,
               help="Judgments to write (TREC qrels, or a JSON dataset with the query texts when FILE ends in "
                    ".json): every human judgment as it was, plus the LLM's grades for the holes. "
                    "The LLM judgments are also listed in OUTPUT.llm.tsv (query_id, doc_id, grade, kind, model).")

@@ -5,12 +5,11 @@ choice between human and LLM judgments of the commands that evaluate."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 
-from trec_rag_eval.cli.params import Integer, Real
+from trec_rag_eval.cli.params import Integer, LocalPath, Real
 
 
 def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -31,7 +30,7 @@ def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[.
                      help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured)."),
         click.option("--temperature", type=Real(0.0, 2.0), default=None,
                      help="Sampling temperature (the server's default if unset)."),
-        click.option("--progress-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+        click.option("--progress-file", type=LocalPath(dir_okay=False), default=None,
                      help="Resumable progress file [default: OUTPUT.progress.jsonl]: finished work is appended "
                           "to it, a rerun resumes from it, and it is removed once OUTPUT is written, so it is "
                           "never an input, OUTPUT or its sidecar (refused before any request)."),

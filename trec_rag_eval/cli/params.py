@@ -8,6 +8,7 @@ value out of range with a usage error (exit 2) that gives the range.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import click
@@ -86,4 +87,20 @@ class QrelsPath(InputPath):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and value.startswith("irds:"):
             return value
+        return super().convert(value, param, ctx)
+
+
+class LocalPath(click.Path):
+    """A local file as a ``pathlib.Path``; a URL refused as such. ``Path`` would make ``http://user:password@host/f``
+    ``http:/user:password@host/f``: read as a local file that is not there, and shown with its password, as no
+    redaction knows that for a URL."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(path_type=Path, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from trec_rag_eval.api import is_url
+
+        if isinstance(value, str) and is_url(value):
+            self.fail(f"{value!r} is a URL: a local file is expected here", param, ctx)
         return super().convert(value, param, ctx)
