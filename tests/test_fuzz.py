@@ -323,7 +323,7 @@ def test_fuzz_measure_parser(tmp_path, salt):
         if name == "P" and dot and "," not in params:  # an integer cutoff is what C's atol reads
             assert [m.cutoff for m in measures] == [_libc.atol(params.encode("utf-8"))], spec
         _evaluate_or_clean_error(str(qrels), str(run), measures)
-    assert parsed > 20  # the generator reaches valid requests too
+    assert parsed >= 10  # the generator reaches valid requests too (20 to 30 of 500 at most seeds; 19 at one)
 
 
 # --- the newer surfaces: patterns, chunk maps, Parquet, Python inputs ----------------------------------
@@ -507,7 +507,8 @@ def test_fuzz_parquet_and_python_runs_give_trec_eval_numbers(tmp_path):
         assert all(m == means[0] for m in means), (case, means)
         reference = _trec_eval_values(str(qrels_path), str(trec_path))
         if reference is not None:
-            assert means[0] == pytest.approx([reference[m] for m in printed], abs=5e-5), (case, rows)
+            # trec_eval prints 4 decimals: half a unit of the last, and a hair for the double at the edge (0.05625)
+            assert means[0] == pytest.approx([reference[m] for m in printed], abs=5e-5 + 1e-12), (case, rows)
             runs_checked += 1
     assert runs_checked in (0, 12)
 
