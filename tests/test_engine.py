@@ -15,8 +15,8 @@ from conftest import invoke
 from trec_rag_eval.cli import FLAGS
 from trec_rag_eval.cli.search import demo_command, demo_files, search_command
 from trec_rag_eval.engine import harness
-from trec_rag_eval.engine.datasets import dataset_from_rows
 from trec_rag_eval.engine.harness import Evaluator
+from trec_rag_eval.engine.harness_files import dataset_from_rows
 from trec_rag_eval.engine.search_results import normalise_results
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.trec.qrels_runs import read_trec_run

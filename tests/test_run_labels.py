@@ -65,7 +65,7 @@ def test_a_search_that_found_nothing_is_not_missing_from_the_run():
     {"chat noir": ["d1"], "zèbre": [], "chien": ["d3"]},                         # keyed by the query texts
 ])
 def test_an_empty_result_list_in_memory_is_said_as_the_engines(results):
-    from trec_rag_eval.engine.datasets import dataset_qrels
+    from trec_rag_eval.engine.harness_files import dataset_qrels
 
     qrels = dataset_qrels(DATASET)
     said = _said(lambda: tre.evaluate(qrels, results, "P@1"))
@@ -87,7 +87,7 @@ def test_missing_and_empty_queries_are_told_apart():
 
 def test_an_empty_result_stays_empty_through_a_chunk_mapping():
     results = {"q1": ["d1#1", "d1#2"], "q2": [], "q3": ["d3#4"]}
-    from trec_rag_eval.engine.datasets import dataset_qrels
+    from trec_rag_eval.engine.harness_files import dataset_qrels
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the note saying what the mapping did

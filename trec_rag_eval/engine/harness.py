@@ -15,7 +15,7 @@ Conventions, decided here once:
 - A query whose engine call raises is recorded as failed, gets no results, and therefore scores 0
   (the core evaluator scores every dataset query, ones missing from the run included).
 
-An engine's results are read by ``engine.search_results``; the dataset and the run file by ``engine.datasets``.
+An engine's results are read by ``engine.search_results``; the dataset and the run file by ``engine.harness_files``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from trec_rag_eval.arguments import check_count
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.frames import results_frame
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.engine.datasets import dataset_qrels, dataset_topics, write_run_file
+from trec_rag_eval.engine.harness_files import dataset_qrels, dataset_topics, write_run_file
 from trec_rag_eval.engine.search_results import read_search_results, result_texts
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.run_notes import collapse_notes

@@ -33,7 +33,6 @@ import os
 
 from trec_rag_eval.io.ids import has_whitespace
 from trec_rag_eval.io.json.datasets import DATASET_SHAPES, detect_dataset_shape, read_dataset, read_dataset_rows
-from trec_rag_eval.io.json.results import read_results, read_results_report
 from trec_rag_eval.io.json.rows import (
     RELEVANT_KEYS,
     RESULT_KEYS,
@@ -43,6 +42,7 @@ from trec_rag_eval.io.json.rows import (
     looks_like_row,
     row_entries,
 )
+from trec_rag_eval.io.json.runs import read_results, read_results_report
 from trec_rag_eval.io.json.scanner import parse_document
 
 __all__ = ["DATASET_SHAPES", "json_content_kind", "looks_like_row", "read_dataset", "read_dataset_rows",
