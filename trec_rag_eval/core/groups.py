@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from trec_rag_eval.core.matching import NOT_IN_POOL, UNJUDGED
-from trec_rag_eval.core.ranking import RankedQueries, only_judged
+from trec_rag_eval.core.ranking import RankedQueries, offsets_of, only_judged, query_offsets
 from trec_rag_eval.tables import Qrels, column_list
 
 
@@ -79,7 +79,7 @@ def group_view(documents: GroupedDocuments, ranked: RankedQueries, judged_only: 
     # every ranked row of a query, once for each of its groups (group after group)
     counts = np.diff(ranked.offsets)
     lengths = counts[group_query]
-    firsts = np.repeat(ranked.offsets[group_query] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    firsts = np.repeat(ranked.offsets[group_query] - offsets_of(lengths)[:-1], lengths)
     rows = firsts + np.arange(int(lengths.sum()))
     doc = np.asarray(ranked.rel, dtype=np.int64)[rows]
     pseudo = np.repeat(np.arange(num_groups), lengths)
@@ -96,11 +96,11 @@ def group_view(documents: GroupedDocuments, ranked: RankedQueries, judged_only: 
     judged = values >= 0
     judged_group, judged_value = row_group[order][judged], values[judged]
     by_value = np.lexsort((-judged_value, judged_group))
-    judged_offsets = np.concatenate([[0], np.cumsum(np.bincount(judged_group, minlength=num_groups))])
+    judged_offsets = query_offsets(judged_group, num_groups)
     view = RankedQueries(
         query_ids=[f"{ranked.query_ids[q]} {name}" for q, name in names],
-        offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), rel=rel,
-        judged_offsets=judged_offsets.astype(np.int64), judged=judged_value[by_value],
+        offsets=offsets_of(lengths), rel=rel,
+        judged_offsets=judged_offsets, judged=judged_value[by_value],
         missing=ranked.missing[group_query], run_tag=ranked.run_tag)
     return GroupView(only_judged(view) if judged_only else view, group_query, ranked.num_queries)
 

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from trec_rag_eval.core.matching import NOT_IN_POOL
-from trec_rag_eval.core.ranking import RankedQueries
+from trec_rag_eval.core.ranking import RankedQueries, query_offsets
 
 
 class Rows(NamedTuple):
@@ -40,12 +40,9 @@ class Rows(NamedTuple):
     def where(self, mask: np.ndarray) -> Rows:
         """The rows where ``mask`` holds."""
         q = self.q[mask]
-        return Rows(self.rows[mask], q, self.pos[mask], self.rel[mask], _offsets_of(q, len(self.offsets) - 1))
+        return Rows(self.rows[mask], q, self.pos[mask], self.rel[mask], query_offsets(q, len(self.offsets) - 1))
 
 
-def _offsets_of(q: np.ndarray, num_queries: int) -> np.ndarray:
-    """Per-query offsets of non-decreasing query numbers."""
-    return np.concatenate([[0], np.cumsum(np.bincount(q, minlength=num_queries))]).astype(np.int64)
 
 
 class Context:
@@ -85,6 +82,11 @@ class Context:
         """The rows that may be judged or relevant at this level: those with a qrels entry (judged or
         UNJUDGED), unless the level is negative (then every row: outside the pool is -1)."""
         return self.candidates(every_row=self.level <= NOT_IN_POOL)
+
+    def query_offsets(self, query: np.ndarray) -> np.ndarray:
+        """Where each query's rows start and end (``offsets[i]:offsets[i + 1]``) among rows grouped by query,
+        from each row's query number (``ranking.query_offsets`` over this context's queries)."""
+        return query_offsets(query, self.Q)
 
     def candidates(self, every_row: bool = False) -> Rows:
         """The rows with a qrels entry (``every_row``: all rows), shared by all contexts of the ranking."""
@@ -141,7 +143,7 @@ class Context:
     @cached_property
     def rel_cnt(self) -> np.ndarray:
         """cnt(rank) at each relevant retrieved row: 1 for the first relevant row of its query, ..."""
-        first = np.concatenate([[0], np.cumsum(np.bincount(self.rel_q, minlength=self.Q))])[:-1]
+        first = self.query_offsets(self.rel_q)[:-1]
         return np.arange(len(self.rel_rows)) - first[self.rel_q] + 1
 
     def query_of(self, rows: np.ndarray) -> np.ndarray:

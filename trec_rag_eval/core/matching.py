@@ -247,7 +247,8 @@ class Judgments:
 
 
 def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
-    """Where each query's rows start and end (``offsets[i]:offsets[i+1]``), from each row's query index."""
+    """Where each query's rows start and end (``offsets[i]:offsets[i+1]``), from each row's query index: as
+    ``ranking.query_offsets``, which this module, imported by the ranking, cannot import back."""
     return np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=num_queries))]).astype(np.int64)
 
 

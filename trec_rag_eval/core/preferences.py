@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.ranking import RankedQueries
+from trec_rag_eval.core.ranking import RankedQueries, offsets_of, query_offsets
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels
@@ -109,12 +109,12 @@ def preference_view(prefs: Preferences, documents: JudgedDocuments, ranked: Rank
     retrieved_doc, retrieved_query = rel[hit], row_query[hit]
     judged_ret = np.bincount(retrieved_query, minlength=num_queries).astype(np.int64)
     rank = np.full(num_docs, -1, dtype=np.int64)
-    starts = np.concatenate([[0], np.cumsum(judged_ret)[:-1]]).astype(np.int64)
+    starts = offsets_of(judged_ret)[:-1]
     rank[retrieved_doc] = np.arange(len(retrieved_doc)) - starts[retrieved_query]
     # the others after them, in number order (doc_id byte order within a query)
     rest = np.flatnonzero((rank < 0) & (doc_query >= 0))
     rest_query = doc_query[rest]
-    rest_starts = np.concatenate([[0], np.cumsum(np.bincount(rest_query, minlength=num_queries))[:-1]])
+    rest_starts = query_offsets(rest_query, num_queries)[:-1]
     rank[rest] = judged_ret[rest_query] + np.arange(len(rest)) - rest_starts[rest_query]
 
     # the lines of the evaluated queries, and their groups in query order, then byte order of the name

@@ -210,7 +210,7 @@ def rank(
 
     return RankedQueries(
         query_ids=query_ids,
-        offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        offsets=offsets_of(counts),
         rel=rel,
         judged_offsets=judgments.judged_offsets,
         judged=judgments.judged,
@@ -253,7 +253,7 @@ class _Here:
 def only_judged(ranked: RankedQueries) -> RankedQueries:
     """The same queries with trec_eval's -J applied afterwards: unjudged documents removed."""
     rel, counts = _judged_rows(ranked.rel, np.diff(ranked.offsets))
-    return replace(ranked, rel=rel, offsets=np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), cache={})
+    return replace(ranked, rel=rel, offsets=offsets_of(counts), cache={})
 
 
 def _first_of_each_query(row_query: np.ndarray, scores: np.ndarray, doc_ids: Any, starts: np.ndarray | None,
@@ -275,6 +275,17 @@ def _judged_rows(rel: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nd
     return rel[keep], np.bincount(qidx[keep], minlength=len(counts)).astype(np.int64)
 
 
+def offsets_of(counts: np.ndarray) -> np.ndarray:
+    """Where each query's rows start and where the last one ends, from the number of rows of each: 0, then the
+    running total (int64, one value more than ``counts``); query i's rows are ``offsets[i]:offsets[i + 1]``."""
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def query_offsets(query: np.ndarray, num_queries: int) -> np.ndarray:
+    """``offsets_of`` the rows of each query, from each row's query number (rows grouped by query)."""
+    return offsets_of(np.bincount(query, minlength=num_queries))
+
+
 def _starts(counts: np.ndarray) -> np.ndarray:
     """First row of each query, from the number of rows of each."""
-    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return offsets_of(counts)[:-1]

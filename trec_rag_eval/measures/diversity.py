@@ -137,7 +137,7 @@ def _greedy(ctx: Context, alpha: float, depth: int) -> np.ndarray:
     query = view.doc_query[docs]
     order = np.lexsort((view.doc_order[docs], query))
     docs, query = docs[order], query[order]
-    first = np.concatenate([[0], np.cumsum(np.bincount(query, minlength=ctx.Q))])
+    first = ctx.query_offsets(query)
     slot = np.arange(len(docs)) - first[query]
     slot_of = np.full(len(view.doc_query), -1, dtype=np.int64)
     slot_of[docs] = slot

@@ -66,7 +66,7 @@ def gained(ctx: Context, m: Measure) -> Gained:
         gains = gain_of(candidates.rel, m)
         keep = gains != 0
         q = candidates.q[keep]
-        offsets = np.concatenate([[0], np.cumsum(np.bincount(q, minlength=ctx.Q))]).astype(np.int64)
+        offsets = ctx.query_offsets(q)
         return Gained(candidates.rows[keep], q, candidates.pos[keep], gains[keep], offsets)
 
     return _shared(ctx, ("gained", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")), make)
@@ -99,7 +99,7 @@ def _ideal(ctx: Context, m: Measure, positive_only: bool) -> tuple[np.ndarray, n
         gains, qidx = gains[order], qidx[order]
         keep = gains > 0 if positive_only else np.ones(len(gains), dtype=bool)
         gains, qidx = gains[keep], qidx[keep]
-        offsets = np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=ctx.Q))]).astype(np.int64)
+        offsets = ctx.query_offsets(qidx)
         return gains, offsets
     judged = ctx.ranked.judged
     qidx = ctx.judged_qidx
@@ -113,7 +113,7 @@ def _ideal(ctx: Context, m: Measure, positive_only: bool) -> tuple[np.ndarray, n
     gains = _exponential(gains, m)
     keep = gains > 0 if positive_only else np.ones(len(gains), dtype=bool)
     gains, qidx = gains[keep], qidx[keep]
-    offsets = np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=ctx.Q))]).astype(np.int64)
+    offsets = ctx.query_offsets(qidx)
     return gains, offsets
 
 
