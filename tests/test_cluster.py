@@ -21,7 +21,7 @@ from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_run_ta
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.any_format import load_qrels, load_run
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.measures.requests import parse_measures
 
 WORKERS = 2

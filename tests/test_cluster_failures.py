@@ -20,7 +20,7 @@ pytest.importorskip("distributed")
 import trec_rag_eval.cluster.connection as cluster_module  # noqa: E402
 from trec_rag_eval.cluster import ClusterError, evaluate_run_tasks  # noqa: E402
 from trec_rag_eval.core.settings import Settings  # noqa: E402
-from trec_rag_eval.io.any_format import load_qrels  # noqa: E402
+from trec_rag_eval.io.loading import load_qrels  # noqa: E402
 from trec_rag_eval.measures.requests import parse_measures  # noqa: E402
 
 PROCESS_TIMEOUT = 300.0

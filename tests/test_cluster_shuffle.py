@@ -16,7 +16,7 @@ from conftest import invoke
 import trec_rag_eval.cluster.partitions as cluster_module
 from trec_rag_eval.cluster import evaluate_partitioned
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.io.any_format import load_qrels
+from trec_rag_eval.io.loading import load_qrels
 from trec_rag_eval.io.trec.pieces import read_run_range
 from trec_rag_eval.measures.requests import parse_measures
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from trec_rag_eval.cli import cli, main
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.any_format import load_qrels, load_run
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.io.writers import (
     write_dataset_json,
     write_results_json,

@@ -123,7 +123,7 @@ def test_parquet_and_json_round_trips_keep_the_subtopics(run_cli, qrels_file, tm
     assert item["relevant"] == {"a": 1, "b": 2, "c": 1, "d": 1} and item["non_relevant"] == {"e": 0}
     assert item["subtopics"] == {"1": {"a": 1, "d": 1}, "2": {"a": 0, "b": 2}, "3": {"c": 1}, "4": {"e": 0}}
     run = Run.from_dict(RUN)
-    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.loading import load_qrels
 
     measures = ["alpha_nDCG@5", "AP_IA", "nNRBP", "P@5"]
     expected = evaluate_tables(read_trec_qrels(qrels_file), run, measures).to_dict()
@@ -132,7 +132,7 @@ def test_parquet_and_json_round_trips_keep_the_subtopics(run_cli, qrels_file, tm
 
 
 def test_a_json_item_judging_a_document_twice_for_a_subtopic_is_refused(tmp_path) -> None:
-    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.loading import load_qrels
 
     path = tmp_path / "bad.json"
     path.write_text('[{"id": "1", "relevant": ["a"], "subtopics": {"1": {"a": 1}, "2": "a"}}]')

@@ -19,7 +19,7 @@ from conftest import invoke
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.evaluation.streaming import evaluate_pieces
-from trec_rag_eval.io.any_format import load_qrels, load_run, load_run_shards
+from trec_rag_eval.io.loading import load_qrels, load_run, load_run_shards
 from trec_rag_eval.io.trec.pieces import iter_run_chunks
 from trec_rag_eval.io.trec.qrels_runs import parse_run_text, read_trec_run
 from trec_rag_eval.tables import Run

@@ -219,7 +219,7 @@ def test_fuzz_trec_run(tmp_path, monkeypatch):
 
 def _evaluate_or_clean_error(qrels_path: str, run_path: str, measures) -> None:
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.io.any_format import load_qrels, load_run
+    from trec_rag_eval.io.loading import load_qrels, load_run
 
     try:
         qrels = load_qrels(qrels_path)

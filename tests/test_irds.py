@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
-from trec_rag_eval.io.any_format import load_qrels
+from trec_rag_eval.io.loading import load_qrels
 from trec_rag_eval.io.trec.qrels_runs import read_trec_qrels
 from trec_rag_eval.io.trec.topics import load_topics
 

@@ -11,8 +11,8 @@ import pytest
 from trec_rag_eval.checks.rag import check_rag
 from trec_rag_eval.cli import FLAGS
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.any_format import detect_format, detect_kind, load_qrels, load_run, load_run_report
 from trec_rag_eval.io.json.content import json_content_kind, read_dataset, read_results
+from trec_rag_eval.io.loading import detect_format, detect_kind, load_qrels, load_run, load_run_report
 from trec_rag_eval.io.trec.topics import load_topics
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

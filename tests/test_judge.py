@@ -14,8 +14,8 @@ import pytest
 from chat_server import ChatServer, Reply, completion
 
 from trec_rag_eval.cli import main
-from trec_rag_eval.io.any_format import load_qrels, load_run
 from trec_rag_eval.io.judgments import read_llm_judgments, select_judgments, sidecar_path_for
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.llm.client import MalformedReply, make_client, progress_path_for
 from trec_rag_eval.llm.judging import (
     JudgeSettings,

@@ -16,7 +16,7 @@ from conftest import invoke
 from trec_rag_eval.engine.harness import Evaluator
 from trec_rag_eval.engine.harness_files import dataset_from_rows
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.any_format import load_qrels, load_run
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.io.trec.qrels_runs import read_trec_run
 
 DATASET = [

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-from trec_rag_eval.io.any_format import detect_format, detect_kind, load_qrels, load_run
+from trec_rag_eval.io.loading import detect_format, detect_kind, load_qrels, load_run
 
 
 def _trec_rows(path: str, width: int) -> list[list[str]]:

@@ -10,7 +10,7 @@ import pytest
 from conftest import benchmark_generator, invoke
 
 import trec_rag_eval as tre
-from trec_rag_eval.io import any_format
+from trec_rag_eval.io import loading
 from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 from trec_rag_eval.service import large_runs as runs
 
@@ -29,13 +29,13 @@ def pair(tmp_path_factory):
 def readers(monkeypatch):
     """The names of the threads that read runs (load_run_report), in call order."""
     names: list[str] = []
-    real = any_format.load_run_report
+    real = loading.load_run_report
 
     def spy(*args, **kwargs):
         names.append(threading.current_thread().name)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(any_format, "load_run_report", spy)
+    monkeypatch.setattr(loading, "load_run_report", spy)
     return names
 
 

@@ -484,7 +484,7 @@ def counted():
 
 
 def test_telling_the_format_of_a_run_by_url_fetches_only_its_first_bytes(counted):
-    from trec_rag_eval.io.formats import HEAD_BYTES, detect
+    from trec_rag_eval.io.format_registry import HEAD_BYTES, detect
 
     lines = [f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1000 - i % 1000} tag\n" for i in range(200_000)]
     counted.objects["runs/big.txt"] = "".join(lines).encode()
@@ -496,7 +496,7 @@ def test_telling_the_format_of_a_run_by_url_fetches_only_its_first_bytes(counted
 def test_on_a_cluster_the_client_fetches_only_the_first_bytes_of_a_lone_run(counted, threads_cluster):
     import threading
 
-    from trec_rag_eval.io.formats import HEAD_BYTES
+    from trec_rag_eval.io.format_registry import HEAD_BYTES
 
     qrels = golden_path("qrels.graded")
     lines = open(_run(), "rb").read()
@@ -571,7 +571,7 @@ def test_a_store_that_fails_is_one_error_line_naming_the_url_and_what_to_check(c
 
 
 def test_beir_data_by_url_reads_as_the_local_folder(memory, tmp_path):
-    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.loading import load_qrels
 
     queries = '{"_id": "q1", "text": "one"}\n{"_id": "q2", "text": "two"}\n{"_id": "q9", "text": "x"}\n'
     files = {"queries.jsonl": queries,

@@ -1,7 +1,7 @@
 """The one-call functions of the public API: every input shape in, the library's own types out.
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
-line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.any_input``) and its measures into
+line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.input_values``) and its measures into
 ``Measure`` values (any notation, ranx's names too: see ``measures.requests.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.settings import Settings as Settings
-from trec_rag_eval.io.any_format import QRELS_FORMATS as QRELS_FORMATS
-from trec_rag_eval.io.any_format import RUN_FORMATS as RUN_FORMATS
+from trec_rag_eval.io.loading import QRELS_FORMATS as QRELS_FORMATS
+from trec_rag_eval.io.loading import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
 from trec_rag_eval.measures.requests import MeasuresArg
 from trec_rag_eval.notes import Note
@@ -276,7 +276,7 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
     the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...; ``"qrels_jg"``, ``"prefs"`` and
     ``"qrels_prefs"`` read trec_eval's judgment groups and preferences: ``tables.judgment_kinds``). ``judgments``
     (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``."""
-    from trec_rag_eval.io.any_format import load_qrels
+    from trec_rag_eval.io.loading import load_qrels
 
     table = load_qrels(path, format, topics=topics)
     if judgments is None:
@@ -293,8 +293,8 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     with topics matches results keyed by query text; ``id``: where each JSON result keeps its document
     id, as in ``evaluate``). ``doc_map`` maps its chunk ids to documents (with ``qrels``), as
     ``evaluate`` does; what that did is warned."""
-    from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.id_paths import check_locator
+    from trec_rag_eval.io.loading import load_run
 
     if doc_map is None:
         return load_run(path, format, qrels, check_locator(id))

@@ -46,8 +46,8 @@ def convert_files(input_path: PathArg, *, qrels: PathArg | None = None, topics: 
     file could be both, ``keys`` the dataset's key language, ``scores=False`` plain id lists). Existing
     files are kept unless ``force``; every file is written atomically, all of them or none.
     ``check=False``: the outputs were already checked against the inputs (``io.atomic.check_output_paths``)."""
-    from trec_rag_eval.io.any_format import load_qrels
     from trec_rag_eval.io.atomic import all_or_none
+    from trec_rag_eval.io.loading import load_qrels
 
     source = os.fspath(input_path)
     qrels, topics, run, json, dataset = (_text(path) for path in (qrels, topics, run, json, dataset))
@@ -97,8 +97,8 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     """Write the qrels, topics (path, whether it is the default one) and run asked for, said in
     ``report``. ``dataset``: INPUT's judgments, if already read."""
     from trec_rag_eval.checks.rag import check_rag, order_warning
-    from trec_rag_eval.io.any_format import detect_kind, load_qrels, load_run_report
-    from trec_rag_eval.io.formats import for_output
+    from trec_rag_eval.io.format_registry import for_output
+    from trec_rag_eval.io.loading import detect_kind, load_qrels, load_run_report
     from trec_rag_eval.io.writers import write_topics
     from trec_rag_eval.tables import query_id_set
 
@@ -145,7 +145,7 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
 def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_path: str | None, kind: str | None,
              qrels_format: str, run_format: str, keys: str, scores: bool, force: bool) -> str:
     """Write INPUT as JSON; return what to say once it is in place."""
-    from trec_rag_eval.io.any_format import detect_kind, load_qrels, load_run
+    from trec_rag_eval.io.loading import detect_kind, load_qrels, load_run
     from trec_rag_eval.io.writers import write_dataset_json, write_results_json
 
     if kind is None:
@@ -166,13 +166,13 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
 
 
 def _judgments_writer(judgments: Qrels, path: str) -> Any:
-    """How to write ``judgments`` to ``path``: in the format its name asks for (``io.formats.for_output``);
+    """How to write ``judgments`` to ``path``: in the format its name asks for (``io.format_registry.for_output``);
     preferences in theirs (prefs text, Parquet or JSON rows: ``io.prefs_files.write_preferences``)."""
     if judgment_kind(judgments) == "preferences":
         from trec_rag_eval.io.prefs_files import write_preferences
 
         return write_preferences
-    from trec_rag_eval.io.formats import for_output
+    from trec_rag_eval.io.format_registry import for_output
 
     write = for_output(path).write_qrels
     assert write is not None

@@ -57,8 +57,8 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
     run and its reading report, already read (the service's read-ahead); ``id``: where each JSON
     result keeps its document id (``io.id_paths``)."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.io.any_format import load_run_report
-    from trec_rag_eval.io.formats import is_whole
+    from trec_rag_eval.io.format_registry import is_whole
+    from trec_rag_eval.io.loading import load_run_report
 
     run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
     run, notes, collapse = map_chunks(run, doc_map, qrels)

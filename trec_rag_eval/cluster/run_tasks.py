@@ -47,7 +47,7 @@ def refuse_pipes(paths: Sequence[str]) -> None:
 def run_kind(path: str, run_format: str) -> str:
     if run_format != "auto":
         return run_format
-    from trec_rag_eval.io.any_format import detect_format
+    from trec_rag_eval.io.loading import detect_format
     from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 

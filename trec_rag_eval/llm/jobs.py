@@ -76,9 +76,9 @@ def judge_runs(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[s
     """``api.judge``: the holes of the runs' pools judged by the model, the judgments and their sidecar written;
     ``read_run`` reads each run."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.io.any_format import load_qrels
-    from trec_rag_eval.io.any_input import as_qrels
+    from trec_rag_eval.io.input_values import as_qrels
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
+    from trec_rag_eval.io.loading import load_qrels
     from trec_rag_eval.io.output_checks import check_outputs_against_inputs
     from trec_rag_eval.llm.client import progress_path_for
     from trec_rag_eval.notes import note as make_note

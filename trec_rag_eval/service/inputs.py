@@ -27,8 +27,8 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     too); ``judgments``: which judgments of a qrels file written by ``judge`` count (``"human"``,
     ``"llm"`` or ``"both"``, the default when its sidecar is there). Read in the scope of the facade's call
     (``api.read_judgments`` is this function in a scope of its own: ``call_scope.per_call``)."""
-    from trec_rag_eval.io.any_format import load_qrels
-    from trec_rag_eval.io.any_input import as_qrels
+    from trec_rag_eval.io.input_values import as_qrels
+    from trec_rag_eval.io.loading import load_qrels
 
     is_path = isinstance(qrels, (str, os.PathLike))
     if is_path:
@@ -103,20 +103,20 @@ def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str |
 
 def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
                        id: IdLocator | None = None) -> Run:
-    """A run in any shape the library takes (``io.any_input.as_run``), plus what a search function returns,
+    """A run in any shape the library takes (``io.input_values.as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
     ``engine.search_results.ranked_results``). A list is ranked in its order, whatever its scores
     (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
     each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
     ``io.id_paths``), in memory and in a JSON results file."""
-    from trec_rag_eval.io import any_input
+    from trec_rag_eval.io import input_values
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.tables.shapes import is_columns
 
     id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
-        return any_input.as_run(value, qrels, name, run_tag, id=id)
+        return input_values.as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and not is_columns(value, "score"):
         table = _run_from_mapping(value, qrels, name, run_tag, id)
         empty = _empty_queries(value, qrels)
@@ -125,7 +125,7 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
         import dataclasses
 
         return dataclasses.replace(table, empty_queries=empty)
-    return any_input.as_run(value, qrels, name, run_tag)
+    return input_values.as_run(value, qrels, name, run_tag)
 
 
 def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
@@ -140,7 +140,7 @@ def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[s
 
 def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, run_tag: str,
                       id: IdLocator | None) -> Run:
-    from trec_rag_eval.io import any_input
+    from trec_rag_eval.io import input_values
 
     if _holds_any_results(value):
         from trec_rag_eval.engine.search_results import ranked_results
@@ -152,14 +152,14 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
             if rising:
                 disordered.append(str(query_id))
-        table = any_input.as_run(scored, qrels, name, run_tag)
+        table = input_values.as_run(scored, qrels, name, run_tag)
         if disordered:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import order_warning
 
             warn(f"{table.source}: {order_warning(disordered)}")
         return table
-    return any_input.as_run(value, qrels, name, run_tag)
+    return input_values.as_run(value, qrels, name, run_tag)
 
 
 def _holds_any_results(value: Mapping[Any, Any]) -> bool:
@@ -177,8 +177,8 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     documents when ``doc_map`` asks, and the notes about it: the run every command that needs a run
     in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in
     memory (a file's come from the file); ``id``: where each result keeps its document id (``run_from_any_shape``)."""
-    from trec_rag_eval.io.any_format import load_run
     from trec_rag_eval.io.id_paths import check_locator
+    from trec_rag_eval.io.loading import load_run
 
     if isinstance(value, (str, os.PathLike)):
         run = load_run(value, run_format, qrels, check_locator(id))

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
-from trec_rag_eval.io.formats import FORMATS
+from trec_rag_eval.io.format_registry import FORMATS
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -95,7 +95,7 @@ def available_memory() -> int | None:
 
 class RunReader:
     """A TREC run file read on a background thread (``read_ahead``): the result, or the error, of
-    ``io.any_format.load_run_report`` when asked for."""
+    ``io.loading.load_run_report`` when asked for."""
 
     def __init__(self, path: str, run_format: str) -> None:
         import threading
@@ -109,7 +109,7 @@ class RunReader:
                          daemon=True).start()
 
     def _read(self, run_format: str) -> None:
-        from trec_rag_eval.io.any_format import load_run_report
+        from trec_rag_eval.io.loading import load_run_report
 
         try:
             self._value = load_run_report(self.path, run_format)
@@ -140,7 +140,7 @@ def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None =
     the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``,
     and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
-    from trec_rag_eval.io.any_format import detect_format
+    from trec_rag_eval.io.loading import detect_format
     from trec_rag_eval.io.location import is_file, size
     from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 

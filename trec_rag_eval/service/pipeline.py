@@ -220,9 +220,9 @@ def run_context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 
     """``api.context_cost``: the tokens the top k results of each query would put into a prompt."""
     from trec_rag_eval.engine.load import load_tokenizer
     from trec_rag_eval.evaluation.context_cost import measure_context_cost
-    from trec_rag_eval.io.any_format import load_run
-    from trec_rag_eval.io.any_input import as_qrels
+    from trec_rag_eval.io.input_values import as_qrels
     from trec_rag_eval.io.json.corpus import corpus_texts
+    from trec_rag_eval.io.loading import load_run
 
     tokenizer = load_tokenizer(tokenizer)
     judgments = None if qrels is None else as_qrels(qrels)

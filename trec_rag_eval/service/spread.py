@@ -50,7 +50,7 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
         try:
             if cluster is None:
                 from trec_rag_eval.evaluation.evaluate import evaluate_tables
-                from trec_rag_eval.io.any_format import load_run_shards
+                from trec_rag_eval.io.loading import load_run_shards
 
                 evaluation = evaluate_tables(qrels, load_run_shards(paths, run_format), measures, settings)
             else:
@@ -75,9 +75,9 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
 
 
 def _read_whole(path: str, run_format: str) -> bool:
-    """Whether the run file at ``path`` is read whole (``io.formats.Format.whole``: JSON results); a
+    """Whether the run file at ``path`` is read whole (``io.format_registry.Format.whole``: JSON results); a
     missing file is said here."""
-    from trec_rag_eval.io.formats import is_whole
+    from trec_rag_eval.io.format_registry import is_whole
     from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 

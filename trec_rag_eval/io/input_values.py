@@ -1,5 +1,5 @@
 """Judgments and runs from any value the library takes: a ``Qrels`` or ``Run`` as it is, a path to any
-file ``io.any_format`` reads, or an in-memory shape (``tables.shapes``: dicts, DataFrames, Arrow tables,
+file ``io.loading`` reads, or an in-memory shape (``tables.shapes``: dicts, DataFrames, Arrow tables,
 ir_measures tuples, lists of dataset rows; results keyed by query text matched to their query ids)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.any_format import load_qrels, load_run
 from trec_rag_eval.io.id_paths import IdLocator
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, empty_keys
 from trec_rag_eval.tables.judgment_kinds import Preferences

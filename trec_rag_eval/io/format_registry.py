@@ -3,7 +3,7 @@
 A format says how to recognise a file (``sniff``; the registry's order is the order of detection),
 how to read judgments and runs from it, how to write them, and whether a run in it is read whole
 (JSON results: never in pieces, one task on a cluster, checked by the RAG checks). Loading
-(``io.any_format``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
+(``io.loading``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
 ``--run-format`` choices all take their formats from here. A new format is its reader module, one
 ``register_format(Format(...))`` below and its tests (see CONTRIBUTING.md).
 """

@@ -11,7 +11,7 @@ Detection reads the start of the file (after gzip, if compressed):
 * a first non-blank character ``[`` or ``{``: JSON or JSONL (see ``io.json.content``);
 * anything else: TREC (``query_id iteration doc_id relevance`` / ``query_id Q0 doc_id rank score tag``).
 
-Each format's readers are its record in ``io.formats``.
+Each format's readers are its record in ``io.format_registry``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import dataclasses
 import os
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.formats import (
+from trec_rag_eval.io.format_registry import (
     FORMATS,
     HEAD_BYTES,
     detect,
@@ -36,14 +36,14 @@ from trec_rag_eval.syntax import split_fields
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, joined_places
 
 QRELS_FORMATS = qrels_formats()
-"""Values of ``load_qrels(format=...)`` (``io.formats``). ``json`` detects the JSON
+"""Values of ``load_qrels(format=...)`` (``io.format_registry``). ``json`` detects the JSON
 shape; ``rag``/``ragas`` (rows), ``llamaindex`` and ``dict`` (ranx/pytrec_eval) force one."""
 RUN_FORMATS = run_formats()
-"""Values of ``load_run(format=...)`` (``io.formats``)."""
+"""Values of ``load_run(format=...)`` (``io.format_registry``)."""
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """The name of the format of ``path``, from its content (``io.formats.detect``): ``"trec"``,
+    """The name of the format of ``path``, from its content (``io.format_registry.detect``): ``"trec"``,
     ``"json"``, ``"beir"`` or ``"parquet"``."""
     return detect(os.fspath(path))
 
