@@ -22,7 +22,7 @@ def _trec_requests(name: str) -> list[str]:
         "none": [],
         "int_cutoffs": ["1,7", "20.4"],
         "real_cutoffs": ["0.25,.5", "1"] + (["2.0,0.2"] if name == "Rprec_mult" else []),
-        "pairs": ["1=3,2=9", "p=0.8", "1=2,p=0.5", "p=0.9", "0=1,p=0.95,x=3"],
+        "gain_pairs": ["1=3,2=9", "p=0.8", "1=2,p=0.5", "p=0.9", "0=1,p=0.95,x=3"],
     }.get(family.kind)
     if params is None:  # real_list
         if family.list_values:

@@ -243,7 +243,8 @@ class Family:
 
     kinds of trec_eval parameters: ``none``; ``int_cutoffs`` (sorted, >0, one measure per
     cutoff); ``real_cutoffs`` (sorted, names use %3.2f); ``real_list`` (as typed, one measure: see
-    ``list_param``, ``list_values`` and ``list_first``); ``pairs`` (``k=v,k=v``, as typed, one measure).
+    ``list_param``, ``list_values`` and ``list_first``); ``gain_pairs`` (``judgment=gain,...``, and rbp's
+    ``p=``, as typed, one measure).
     aggregate: ``mean``, ``sum``, ``gmean`` (floored at 1e-5), or ``none`` (per query only).
     value_range: the (lowest, highest) value one query can take, or None when unbounded (counts,
     DCG, utility); ``compare`` does not claim a detectable delta wider than this range.

@@ -108,7 +108,7 @@ def _trec_params(spec: str, family: Family, params: str, offset: int) -> list[Me
         # the default list is left out, as our notation leaves it out: one measure, one name
         return [Measure(family.name, params=((what, reals_in_order),) if reals_in_order != family.defaults else (),
                         text=params)]
-    # pairs: k=v,k=v; a key that is not an integer (other than p) is ignored, as trec_eval does
+    # gain_pairs: k=v,k=v; a key that is not an integer (other than p) is ignored, as trec_eval does
     gains: list[tuple[int, float]] = []
     extra: list[tuple[str, float]] = []
     for item, at in items:

@@ -18,7 +18,7 @@ def measure_rows() -> list[dict[str, str]]:
         trec = family.name if family.name in TREC_EVAL_FAMILIES else ""
         if trec and family.kind in ("int_cutoffs", "real_cutoffs"):
             trec += ".k" if family.kind == "int_cutoffs" else ".p"
-        elif trec and family.kind in ("pairs", "real_list"):
+        elif trec and family.kind in ("gain_pairs", "real_list"):
             trec += ".params"
         rows.append({
             "family": family.name,
