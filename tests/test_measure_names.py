@@ -274,3 +274,13 @@ def test_the_families_marked_as_trec_eval_s_are_trec_eval_s_measures_in_its_orde
     assert list(FAMILIES)[: len(trec_eval)] == trec_eval
     assert {family.name for family in BEYOND_TREC_EVAL} & TREC_EVAL_FAMILIES == set()
     assert {"F1", "Judged", "ERR", "alpha_nDCG", "SDCG"} <= {family.name for family in BEYOND_TREC_EVAL}
+
+
+def test_a_family_of_an_unknown_kind_is_refused_when_it_is_made() -> None:
+    # kind says how trec_eval's -m reads the parameters: a misspelt or former kind ('pairs', now 'gain_pairs')
+    # would read them another way in silence
+    from trec_rag_eval.measures.model import Family
+
+    with pytest.raises(ValueError, match="toy: kind 'pairs' is not one of none, int_cutoffs, real_cutoffs, "
+                                         "real_list, gain_pairs"):
+        Family("toy", lambda ctx, m: None, "A toy.", kind="pairs")

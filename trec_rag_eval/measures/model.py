@@ -237,6 +237,10 @@ def _ir_text(value: Any) -> str:
     return repr(value)
 
 
+FAMILY_KINDS = ("none", "int_cutoffs", "real_cutoffs", "real_list", "gain_pairs")
+"""How trec_eval's -m reads a family's parameters (``Family.kind``)."""
+
+
 @dataclass(frozen=True)
 class Family:
     """A registry entry: how to parse, name, compute and aggregate one kind of measure.
@@ -309,6 +313,8 @@ class Family:
     (runid, num_q)."""
 
     def __post_init__(self) -> None:
+        if self.kind not in FAMILY_KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {', '.join(FAMILY_KINDS)}")
         if self.kind == "real_list" and not self.list_param:
             raise ValueError(f"{self.name}: a real_list family names the parameter its list is held as (list_param)")
         if self.kind != "real_list" and (self.list_param or self.list_values or self.list_first):
