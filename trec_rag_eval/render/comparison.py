@@ -24,6 +24,7 @@ from trec_rag_eval.render.numbers import (
     p_phrase,
     plain_number,
 )
+from trec_rag_eval.render.text_table import aligned_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison, PairResult
@@ -202,20 +203,9 @@ def per_query_rows(comparison: Comparison) -> list[list[str]]:
     return rows
 
 
-def _numeric(cell: str) -> bool:
-    return bool(cell) and (cell[0].isdigit() or cell[0] in "+-[<")
-
-
 def _aligned(header: list[str], rows: list[list[str]], numeric_from: int) -> list[str]:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    lines = []
-    for row in [header, *rows]:
-        cells = [
-            cell.rjust(widths[i]) if i >= numeric_from else cell.ljust(widths[i])
-            for i, cell in enumerate(row)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return lines
+    """The table's lines, the columns from ``numeric_from`` on (the numbers) aligned to the right."""
+    return aligned_lines([header, *rows], right=range(numeric_from, len(header)))
 
 
 def comparison_title(comparison: Comparison) -> str:
