@@ -20,11 +20,7 @@ import numpy as np
 
 from trec_rag_eval.core.matching import NOT_IN_POOL, UNJUDGED
 from trec_rag_eval.core.ranking import RankedQueries, offsets_of, only_judged, query_offsets
-from trec_rag_eval.tables import Qrels, column_list
-
-
-def _byte_key(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
+from trec_rag_eval.tables import Qrels, byte_key, column_list
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,7 @@ def group_view(documents: GroupedDocuments, ranked: RankedQueries, judged_only: 
     row_query = np.array([index_of.get(q, -1) for q in documents.query_ids], dtype=np.int64)
     keep = np.flatnonzero(row_query >= 0)
     names = sorted({(int(row_query[i]), documents.groups[i]) for i in keep.tolist()},
-                   key=lambda item: (item[0], _byte_key(item[1])))
+                   key=lambda item: (item[0], byte_key(item[1])))
     group_of = {name: g for g, name in enumerate(names)}
     row_group = np.array([group_of[(int(row_query[i]), documents.groups[i])] for i in keep.tolist()], dtype=np.int64)
     group_query = np.array([q for q, _ in names], dtype=np.int64)

@@ -31,12 +31,8 @@ import numpy as np
 from trec_rag_eval.core.ranking import RankedQueries, offsets_of, query_offsets
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables import Qrels
+from trec_rag_eval.tables import Qrels, byte_key
 from trec_rag_eval.tables.judgment_kinds import Preferences
-
-
-def _byte_key(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -53,7 +49,7 @@ class JudgedDocuments:
 def number_preference_documents(prefs: Preferences) -> JudgedDocuments:
     """The judged documents of ``prefs``, numbered (see ``JudgedDocuments``)."""
     pairs = sorted(set(zip(prefs.data["query_id"], prefs.data["doc_id"], strict=True)),
-                   key=lambda pair: (_byte_key(pair[0]), _byte_key(pair[1])))
+                   key=lambda pair: (byte_key(pair[0]), byte_key(pair[1])))
     query_ids, doc_ids = [q for q, _ in pairs], [d for _, d in pairs]
     qrels = Qrels({"query_id": query_ids, "iteration": ["0"] * len(pairs), "doc_id": doc_ids,
                    "relevance": np.arange(len(pairs), dtype=np.int64)}, prefs.source, prefs.topics, prefs.unjudged)
@@ -124,7 +120,7 @@ def preference_view(prefs: Preferences, documents: JudgedDocuments, ranked: Rank
     line_query = doc_query[line_doc] if len(line_doc) else line_doc
     kept = np.flatnonzero(line_query >= 0)
     names = sorted({(int(line_query[i]), data["group"][i]) for i in kept.tolist()},
-                   key=lambda item: (item[0], _byte_key(item[1])))
+                   key=lambda item: (item[0], byte_key(item[1])))
     group_of = {name: g for g, name in enumerate(names)}
     line_group = np.array([group_of[(int(line_query[i]), data["group"][i])] for i in kept.tolist()], dtype=np.int64)
     subgroups: dict[int, set[str]] = {}
@@ -183,7 +179,7 @@ def _transitive(prefs: Preferences, lines: np.ndarray, ranks: np.ndarray, group:
     numbers, its documents and each one's last level (subgroups in byte order, levels descending, then
     numbers: the order trec_eval reads them in)."""
     data = prefs.data
-    subgroup_names = sorted({data["subgroup"][i] for i in lines.tolist()}, key=_byte_key)
+    subgroup_names = sorted({data["subgroup"][i] for i in lines.tolist()}, key=byte_key)
     subgroup = np.array([subgroup_names.index(data["subgroup"][i]) for i in lines.tolist()], dtype=np.int64)
     level = data["level"][lines]
     order = np.lexsort((ranks, -level, subgroup))

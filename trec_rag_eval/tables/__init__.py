@@ -240,7 +240,7 @@ class Qrels:
     @property
     def query_ids(self) -> list[str]:
         """Query ids in trec_eval order (byte order of the id)."""
-        return sorted(set(column_list(self, "query_id")), key=_byte_key)
+        return sorted(set(column_list(self, "query_id")), key=byte_key)
 
 
 def has_subtopics(qrels: Qrels) -> bool:
@@ -388,5 +388,7 @@ def duplicate_error(run: Run, query_id: str, doc_id: str) -> InputFormatError:
     return InputFormatError(file, None, f"row {second}: {reason} (first at {where})")
 
 
-def _byte_key(text: str) -> bytes:
+def byte_key(text: str) -> bytes:
+    """The sort key of trec_eval's byte order (C's strcmp) for an id read as text: its UTF-8 bytes, an undecodable
+    byte of the file kept as it was read (surrogateescape)."""
     return text.encode("utf-8", "surrogateescape")
