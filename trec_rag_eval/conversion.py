@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import Note, note, warning
-from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
 if TYPE_CHECKING:
     from trec_rag_eval.tables import Qrels
@@ -154,7 +153,7 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
             raise UsageError(f"{input_path} holds both judgments and results: say which with kind=", {"kind=": "kind"})
     if kind == "dataset":
         qrels = load_qrels(input_path, qrels_format, topics=topics_path)
-        if judgment_kind(qrels) == "preferences":  # their own JSON: one object per line of the prefs file
+        if qrels.kind == "preferences":  # their own JSON: one object per line of the prefs file
             count = _judgments_writer(qrels, json_out)(qrels, json_out, force=force)
             return f"Wrote {json_out}: {count} preferences"
         count = write_dataset_json(qrels, json_out, keys=keys, force=force)
@@ -168,7 +167,7 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
 def _judgments_writer(judgments: Qrels, path: str) -> Any:
     """How to write ``judgments`` to ``path``: in the format its name asks for (``io.format_registry.for_output``);
     preferences in theirs (prefs text, Parquet or JSON rows: ``io.prefs_files.write_preferences``)."""
-    if judgment_kind(judgments) == "preferences":
+    if judgments.kind == "preferences":
         from trec_rag_eval.io.prefs_files import write_preferences
 
         return write_preferences

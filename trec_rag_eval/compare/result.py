@@ -132,12 +132,14 @@ class Comparison:
     @property
     def summary(self) -> dict[str, ByMeasure[float]]:
         """``{run: {measure name: mean}}``; any name of a measure finds it."""
-        return {run: ByMeasure((m, self.means[run][m]) for m in self.measures) for run in self.runs}
+        return {run: ByMeasure(zip(self.measures, [self.means[run][m] for m in self.measures], strict=True))
+                for run in self.runs}
 
     @property
     def per_query(self) -> dict[str, dict[str, ByMeasure[float]]]:
         """``{run: {query_id: {measure name: value}}}``: each run as ``Evaluation.per_query``."""
-        return {run: {query_id: ByMeasure((m, float(self.values[run][m][i])) for m in self.measures)
+        return {run: {query_id: ByMeasure(zip(self.measures, [float(self.values[run][m][i]) for m in self.measures],
+                                              strict=True))
                       for i, query_id in enumerate(self.query_ids)} for run in self.runs}
 
     def to_dict(self) -> dict[str, dict[str, dict[str, float]]]:

@@ -24,7 +24,6 @@ from trec_rag_eval.number_formats import short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, per_document, query_id_set
-from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -81,8 +80,8 @@ class Evaluation:
 
     def __post_init__(self) -> None:
         # kernels fill dicts keyed by Measure; the public side reads them by name
-        self.values = _by_measure(self.measures, self.values)
-        self.summary = _by_measure(self.measures, self.summary)
+        self.values = ByMeasure.of(self.measures, self.values)
+        self.summary = ByMeasure.of(self.measures, self.summary)
 
     @property
     def names(self) -> list[str]:
@@ -93,7 +92,7 @@ class Evaluation:
         """``{query_id: {measure name: value}}`` for the measures computed per query."""
         measures = self._per_query_measures()
         columns = [_plain_column(m, self.values[m]) for m in measures]
-        return {query_id: ByMeasure((m, column[i]) for m, column in zip(measures, columns, strict=True))
+        return {query_id: ByMeasure(zip(measures, [column[i] for column in columns], strict=True))
                 for i, query_id in enumerate(self.query_ids)}
 
     @property
@@ -171,13 +170,6 @@ class Evaluation:
         """A matplotlib ``Figure`` of ``context_table``: each measure against k, and the tokens (mean,
         p95) on a second axis; the ``plot`` extra."""
         return show(self, "context_plot")
-
-
-def _by_measure(measures: list[Measure], values: Mapping[Any, Any]) -> ByMeasure[Any]:
-    """``values`` keyed by measure name, in the order of ``measures``."""
-    if isinstance(values, ByMeasure):
-        return values
-    return ByMeasure((m, values[m]) for m in measures if m in values)
 
 
 def _plain_column(measure: Measure, column: Any) -> list[Any]:
@@ -260,7 +252,7 @@ def evaluate_tables(
     each document then counts once, at its best chunk's score. The report is ``Evaluation.collapse``.
     """
     chosen = settings_of(settings, **overrides)
-    kind = judgment_kind(qrels)
+    kind = qrels.kind
     if kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
         from trec_rag_eval.evaluation.judgment_kinds import align_kind, check_judgments, default_measure_set
 
@@ -304,8 +296,8 @@ def evaluate_tables(
     if judged:
         extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
         result = replace(result, measures=resolved,
-                         values=_by_measure(resolved, {**_keyed(result.values), **_keyed(extra.values)}),
-                         summary=_by_measure(resolved, {**_keyed(result.summary), **_keyed(extra.summary)}))
+                         values=ByMeasure.of(resolved, {**_keyed(result.values), **_keyed(extra.values)}),
+                         summary=ByMeasure.of(resolved, {**_keyed(result.summary), **_keyed(extra.summary)}))
     result.collapse = collapse
     result.empty_queries = [q for q in result.missing_queries if q in run.empty_queries]
     return result
@@ -407,8 +399,8 @@ def evaluate_ranked(
     return Evaluation(
         query_ids=ranked.query_ids,
         measures=measures,
-        values=_by_measure(measures, values),
-        summary=_by_measure(measures, summary),
+        values=ByMeasure.of(measures, values),
+        summary=ByMeasure.of(measures, summary),
         run_tag=ranked.run_tag,
         missing_queries=ranked.missing_queries,
         extra_queries=ranked.extra_queries,

@@ -10,7 +10,7 @@ ranking of ``core.ranking`` (ties by doc_id ascending for preferences, as trec_e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.core.ranking import RankedQueries, rank
 from trec_rag_eval.core.settings import Settings
@@ -18,7 +18,9 @@ from trec_rag_eval.errors import DuplicateDocumentError, UsageError
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.tables import Qrels, Run, duplicate_error
-from trec_rag_eval.tables.judgment_kinds import judgment_kind
+
+if TYPE_CHECKING:
+    from trec_rag_eval.tables.judgment_kinds import Preferences
 
 DEFAULT_SETS = {"preferences": "prefs", "groups": "qrels_jg"}
 """The measures evaluated when none are asked for, by kind: trec_eval's nicknames of their own sets."""
@@ -44,9 +46,9 @@ FORMAT_PARAMETERS = {"format='trec'": "trec_format", "format='qrels_jg'": "qrels
 """How the messages name the formats, for the command line to say its -R instead."""
 
 
-def check_judgments(judgments: Any, measures: Sequence[Measure]) -> None:
+def check_judgments(judgments: Qrels | Preferences, measures: Sequence[Measure]) -> None:
     """Refuse a measure that does not score the kind of ``judgments`` at hand, saying what would."""
-    kind = judgment_kind(judgments)
+    kind = judgments.kind
     for measure in measures:
         reads = measure.spec.judgments
         if reads not in ("any", kind):
@@ -55,26 +57,26 @@ def check_judgments(judgments: Any, measures: Sequence[Measure]) -> None:
                              f"{_WHAT[kind]}: {_HOW[kind]}, or {_READ[reads]}", FORMAT_PARAMETERS)
 
 
-def default_measure_set(judgments: Any) -> str | None:
+def default_measure_set(judgments: Qrels | Preferences) -> str | None:
     """The measures to evaluate when none are asked for: None (the usual default) for relevance judgments."""
-    return DEFAULT_SETS.get(judgment_kind(judgments))
+    return DEFAULT_SETS.get(judgments.kind)
 
 
-def compared_measure_set(judgments: Any) -> list[str] | None:
+def compared_measure_set(judgments: Qrels | Preferences) -> list[str] | None:
     """The measures ``compare`` compares when none are asked for: those of ``default_measure_set`` that score
     the kind itself and are averaged over queries (not runid, num_q, nor the preference counts); None for
     relevance judgments."""
     from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 
-    kind, nickname = judgment_kind(judgments), default_measure_set(judgments)
+    kind, nickname = judgments.kind, default_measure_set(judgments)
     return None if nickname is None else [name for name in NICKNAMES[nickname]
                                           if FAMILIES[name].judgments == kind and FAMILIES[name].aggregate == "mean"]
 
 
-def judgment_notes(judgments: Any, settings: Settings) -> list[Note]:
+def judgment_notes(judgments: Qrels | Preferences, settings: Settings) -> list[Note]:
     """What the settings do not change for these judgments: the preference measures read levels, not relevance,
     and no preference document is dropped (trec_eval ignores -J and -l there)."""
-    if judgment_kind(judgments) != "preferences":
+    if judgments.kind != "preferences":
         return []
     unused = [text for text, given in (("judged_only=True", settings.judged_only),
                                       (f"relevance_level={settings.relevance_level}", settings.relevance_level != 1))
@@ -91,7 +93,7 @@ def align_kind(judgments: Any, run: Run, settings: Settings) -> tuple[RankedQuer
     """``run`` ranked against judgment groups or preferences: the ranking (its queries, the judged documents
     numbered as its relevance), those numbered judgments, and the judgments aligned with it (``views``, by the
     name their kernels read them by)."""
-    kind = judgment_kind(judgments)
+    kind = judgments.kind
     if kind == "preferences":
         from trec_rag_eval.core.preferences import number_preference_documents, preference_view
 

@@ -21,12 +21,12 @@ from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning
 from trec_rag_eval.evaluation.evaluate import (
     Evaluation,
-    _by_measure,
     aggregate,
     evaluate_tables,
     no_query_error,
     warn_no_common_query,
 )
+from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
@@ -122,8 +122,8 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     return Evaluation(
         query_ids=query_ids,
         measures=list(measures),
-        values=_by_measure(list(measures), values),
-        summary=_by_measure(list(measures), summary),
+        values=ByMeasure.of(list(measures), values),
+        summary=ByMeasure.of(list(measures), summary),
         run_tag=run_tag,
         missing_queries=[q for q in query_ids if q in missing_ids],
         extra_queries=byte_sorted(list(extra_queries)),

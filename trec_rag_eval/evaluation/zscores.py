@@ -23,12 +23,12 @@ import numpy as np
 from trec_rag_eval.evaluation.evaluate import (
     GM_FLOOR,
     Evaluation,
-    _by_measure,
     _sequential_sum,
     aggregate,
     recounted_under_c,
 )
 from trec_rag_eval.io.trec.zscores import ZScores, read_zscores
+from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 
 MISSING_ZSCORE = -1000000.0
@@ -61,8 +61,8 @@ def zscored(evaluation: Evaluation, zscores: ZScores) -> Evaluation:
             summary[measure] = math.exp(_sequential_sum(z) / count) if count else 0.0
         else:
             summary[measure] = aggregate(measure, z, count, run_tag=evaluation.run_tag)
-    return replace(evaluation, values=_by_measure(evaluation.measures, values),
-                   summary=_by_measure(evaluation.measures, summary), zscored=True)
+    return replace(evaluation, values=ByMeasure.of(evaluation.measures, values),
+                   summary=ByMeasure.of(evaluation.measures, summary), zscored=True)
 
 
 def zscores_of(value: Any) -> ZScores:

@@ -35,6 +35,14 @@ class ByMeasure(Mapping[str, V]):
             if measure is not None:
                 self._by_measure.setdefault(measure, name)
 
+    @classmethod
+    def of(cls, measures: Iterable[Measure], values: Mapping[Any, V]) -> ByMeasure[V]:
+        """``values`` (keyed by ``Measure``) keyed by measure name, in the order of ``measures``, those without a
+        value left out; already a ``ByMeasure``, ``values`` itself."""
+        if isinstance(values, ByMeasure):
+            return values
+        return cls((m, values[m]) for m in measures if m in values)
+
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
             return key

@@ -248,13 +248,12 @@ def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings
                     **options: Any) -> CrosscheckReport:
     """``api.crosscheck``: the judgments (relevance judgments only) and the run read, then cross-checked."""
     from trec_rag_eval.checks.crosscheck import crosscheck_tables
-    from trec_rag_eval.tables.judgment_kinds import judgment_kind
 
     judgments, table = one_pair(qrels, run, options)
-    if judgment_kind(judgments) != "relevance":
+    if judgments.kind != "relevance":
         from trec_rag_eval.errors import UsageError
 
-        raise UsageError(f"{judgments.source} holds {judgment_kind(judgments)}: ir-measures, which the cross-check "
+        raise UsageError(f"{judgments.source} holds {judgments.kind}: ir-measures, which the cross-check "
                          "computes the measures with, reads relevance judgments (qrels) only")
     chosen = None if measures is None else resolve_measures(measures)
     return crosscheck_tables(judgments, table, chosen, settings, **options)

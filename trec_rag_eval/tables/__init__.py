@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -207,6 +207,11 @@ class Qrels:
     topics: dict[str, str] | None = field(default=None, compare=False)
     unjudged: tuple[str, ...] = field(default=(), compare=False)
     """Queries known to have no judgment at all (``{"q2": []}`` in a dict): they have no row, yet count."""
+
+    kind: ClassVar[str] = "relevance"
+    """What the judgments hold, which decides the measures that score them: ``"relevance"``, one grade per
+    document; ``"groups"`` (``tables.judgment_kinds.GroupedQrels``) and ``"preferences"``
+    (``tables.judgment_kinds.Preferences``) are the other kinds of judgments."""
 
     def __post_init__(self) -> None:
         # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see tables.shapes

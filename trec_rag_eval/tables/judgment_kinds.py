@@ -36,12 +36,6 @@ PREFERENCE_COLUMNS = ("query_id", "group", "subgroup", "doc_id", "level")
 _IDS = PREFERENCE_COLUMNS[:4]
 
 
-def judgment_kind(judgments: Any) -> str:
-    """What a judgments table holds: ``"relevance"`` (a ``Qrels``: one grade per document), ``"groups"``
-    (a ``GroupedQrels``) or ``"preferences"`` (a ``Preferences``)."""
-    return getattr(judgments, "kind", "relevance")
-
-
 @dataclass(frozen=True, repr=False)
 class GroupedQrels(Qrels):
     """Qrels of several judgment groups (trec_eval's ``-R qrels_jg``): the iteration column names the
