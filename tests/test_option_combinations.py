@@ -4,6 +4,7 @@ line, before anything is read (the qrels here do not exist: reading them would b
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -91,7 +92,52 @@ def test_the_command_line_checks_none_of_them_itself():
     them apart), nor a format name of its own to refuse --stream with."""
     sources = "".join(path.read_text(encoding="utf-8") for path in (Path(REPO) / "trec_rag_eval" / "cli").glob("*.py"))
     for piece in ("read each run whole", "reads each run whole", "in pieces on this machine", "are read whole",
-                  "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of"):
+                  "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of",
+                  "no place for them", "z-score lines"):
         assert piece not in sources, piece
     evaluate = (Path(REPO) / "trec_rag_eval" / "cli" / "evaluate.py").read_text(encoding="utf-8")
     assert '"json"' not in evaluate
+
+
+# an evaluation's output format and what the evaluation holds: refused by the format (render.output_formats)
+# when Python renders the evaluation, and by the command line in the same words, said with its flags
+QRELS_DICT = {"q1": {"a": 1}, "q2": {"c": 1}}
+RUN_DICT = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}}
+TEXTS = {"a": "one two", "b": "three", "c": "four"}
+WITHOUT_TOKENS = ("corpus= adds the context tokens to the table, json, csv and jsonl formats: not with format=trec "
+                  "(its lines have no place for them)")
+WITHOUT_Z = "zscores= prints trec_eval's z-score lines: format=trec only"
+
+
+def test_a_format_without_the_context_cost_refuses_an_evaluation_that_has_it():
+    evaluation = tre.evaluate(QRELS_DICT, RUN_DICT, "P@1", corpus=TEXTS)
+    assert "tokens" in evaluation.render("table")
+    with pytest.raises(UsageError) as caught:
+        evaluation.render("trec")  # its lines would drop the context cost in silence
+    assert str(caught.value) == WITHOUT_TOKENS
+    assert caught.value.worded(FLAGS) == ("--corpus adds the context tokens to the table, json, csv and jsonl "
+                                          "formats: not with --format trec (its lines have no place for them)")
+    result = invoke("--corpus", CORPUS, "-m", "P@1", "--format", "trec", MISSING, RUN)  # before anything is read
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {caught.value.worded(FLAGS)}\n")
+
+
+def test_a_format_other_than_trec_eval_s_refuses_z_scores(tmp_path):
+    stats = tmp_path / "z"
+    stats.write_text("q1 P_1 0.5 0.25\nq2 P_1 0.5 0.25\n")
+    evaluation = tre.evaluate(QRELS_DICT, RUN_DICT, "P@1", zscores=str(stats))
+    assert evaluation.render("trec") == "ZP_1                   \tall\t2.0000\n"  # P@1 = 1 twice: (1 - 0.5) / 0.25
+    with pytest.raises(UsageError) as caught:
+        evaluation.render("json")  # z-scores under the measures' own names
+    assert str(caught.value) == WITHOUT_Z
+    assert caught.value.worded(FLAGS) == "-Z prints trec_eval's z-score lines: --format trec only"
+    result = invoke("-Z", str(stats), "--format", "json", MISSING, RUN)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {caught.value.worded(FLAGS)}\n")
+
+
+def test_the_renderer_handed_to_the_service_refuses_them_when_it_is_made():
+    from trec_rag_eval.render.output import RunRenderer
+
+    with pytest.raises(UsageError, match=f"^{re.escape(WITHOUT_TOKENS)}$"):
+        RunRenderer("trec", context=True)
+    with pytest.raises(UsageError, match=f"^{re.escape(WITHOUT_Z)}$"):
+        RunRenderer("csv", zscored=True)

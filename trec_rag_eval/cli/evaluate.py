@@ -23,20 +23,10 @@ from trec_rag_eval.cli.trec_eval_args import (
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.io.atomic import output_to
-from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, choices
+from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, context_token_formats
 
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     pass
-
-
-def _with_tokens() -> str:
-    """The formats that show the context cost, as a sentence lists them."""
-    names = [name for name in choices(EVALUATION) if OUTPUT_FORMATS[name].context_tokens]
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
-
-
-def _without_tokens() -> str:
-    return " or ".join(f"--format {name}" for name in choices(EVALUATION) if not OUTPUT_FORMATS[name].context_tokens)
 
 
 @click.command(cls=TrecEvalCommand, context_settings={"help_option_names": ["-h", "--help"]})
@@ -104,7 +94,7 @@ def _without_tokens() -> str:
 @click.option("--corpus", "corpus", type=InputPath(dir_okay=False, exists=True), default=None,
               help="JSONL corpus ({\"id\", \"text\"} a line) of the retrieved ids: also report the context "
                    "tokens of the top k results per query (mean and p95, whitespace words) beside the measures at "
-                   f"each k ({_with_tokens()} formats).")
+                   f"each k ({context_token_formats()} formats).")
 @click.option("--tokenizer", metavar="MODULE:CALLABLE", default=None,
               help="With --corpus: count the tokens with this function (text -> number of tokens, or list of "
                    "tokens; a class is built without arguments), e.g. a model's tokenizer. Default: words.")
@@ -165,8 +155,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     refuse_option_as_output(output, [name for param in ctx.command.params for name in getattr(param, "opts", [])])
     qrels_format = rel_info_format(rel_info, qrels_format)
     run_format = results_format(results, run_format)
-    if zscores is not None and output_format not in (None, "trec"):
-        raise UsageError("-Z prints trec_eval's z-score lines: --format trec only")
     fmt = output_format or ("trec" if measures or zscores else "table")
     layout = OUTPUT_FORMATS[fmt]
     # the settings as the library's keywords, checked there (said with the flags); trec_eval's exact bytes
@@ -176,7 +164,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9, num_docs=num_docs,
         complete=complete, leftovers=complete and layout.trec_eval)
     mapping = doc_map_value(doc_id_pattern, doc_map)
-    from trec_rag_eval.render.output import Document, RunRenderer, check_summary
+    from trec_rag_eval.render.output import Document, RunRenderer
 
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
     # the options that cannot go together, and a cluster that cannot be, are refused by the library at this
@@ -186,7 +174,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
         doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
-        render=RunRenderer(fmt, per_query, not no_summary),  # on the thread or worker that evaluated the run
+        render=RunRenderer(fmt, per_query, not no_summary, context=corpus is not None, zscored=zscores is not None),
+        # (made on the thread or worker that evaluated the run; what the format cannot show refused now)
         **({"id": id_key} if id_key is not None else {}), **({"zscores": zscores} if zscores is not None else {}))
     # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
     api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
@@ -195,10 +184,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                          f"(qrels) only: not with {qrels_format} judgments")
     if crosscheck and shards:
         raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
-    if corpus is not None and not layout.context_tokens:
-        raise UsageError(f"--corpus adds the context tokens to the {_with_tokens()} formats: not with "
-                         f"{_without_tokens()} (its lines have no place for them)")
-    check_summary(fmt, per_query, not no_summary, context=corpus is not None)
     labels: list[str] = []  # of the runs written: what --crosscheck computes again
     measures_done: list[Any] = []
     failures: list[TrecRagEvalError] = []

@@ -27,7 +27,7 @@ from trec_rag_eval.render.output_formats import EVALUATION, SUMMARY_PARAMETERS, 
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
 
-__all__ = ["SUMMARY_PARAMETERS", "Document", "RunRenderer", "RunText", "check_summary"]
+__all__ = ["SUMMARY_PARAMETERS", "Document", "RunRenderer", "RunText"]
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,18 @@ class RunRenderer:
     format: str
     per_query: bool = False
     summary: bool = True
+    context: bool = False
+    """The evaluations will have a context cost (``corpus=``): refused now by a format without its place."""
+    zscored: bool = False
+    """The evaluations will be z-scores (``zscores=``): refused now by a format other than trec_eval's."""
 
     def __post_init__(self) -> None:
-        find_format(self.format, EVALUATION).check(self.per_query, self.summary, context=False)
+        find_format(self.format, EVALUATION).check_evaluation(self.per_query, self.summary, self.context,
+                                                              self.zscored)
 
     def __call__(self, evaluation: Evaluation) -> RunText:
         fmt = find_format(self.format, EVALUATION)
-        fmt.check(self.per_query, self.summary, context=evaluation.context is not None)
+        fmt.check_evaluation(self.per_query, self.summary, evaluation.context is not None, evaluation.zscored)
         return fmt.run_text(evaluation, self.per_query, self.summary)
 
 
@@ -103,8 +108,3 @@ class Document:
             if piece:
                 self._write(piece)
 
-
-def check_summary(format: str, per_query: bool, summary: bool, context: bool = False) -> None:
-    """Refuse, before any work, an output ``summary=False`` would leave empty, or without the context cost
-    it was asked for (``context``): what the format's ``check`` refuses."""
-    find_format(format, EVALUATION).check(per_query, summary, context)

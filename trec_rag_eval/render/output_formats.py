@@ -128,6 +128,23 @@ class OutputFormat:
         """A run among several (``label``: its path; ``named``: the names earlier runs were given)."""
         return text.body
 
+    def check_evaluation(self, per_query: bool, summary: bool, context: bool = False, zscored: bool = False) -> None:
+        """Refuse, before any work, an evaluation this format cannot show whole: its context cost (``context``:
+        ``corpus=``) where it has no place for it, z-scores (``zscored``: ``zscores=``) outside trec_eval's
+        lines, then what its ``check`` refuses. The one check of the evaluate command's options against its
+        format, said by the command line with its flags."""
+        from trec_rag_eval.errors import UsageError
+
+        if zscored and not self.trec_eval:
+            shown = " or ".join(f"format={name}" for name in choices(EVALUATION) if OUTPUT_FORMATS[name].trec_eval)
+            raise UsageError(f"zscores= prints trec_eval's z-score lines: {shown} only",
+                             {"zscores=": "zscores", "format=": "format"})
+        if context and not self.context_tokens:
+            raise UsageError(f"corpus= adds the context tokens to the {_listed(_with_context_tokens())} formats: not "
+                             f"with format={self.name} (its lines have no place for them)",
+                             {"corpus=": "corpus", "format=": "format"})
+        self.check(per_query, summary, context)
+
     def check(self, per_query: bool, summary: bool, context: bool) -> None:
         """Refuse, before any work, what would leave the output empty: without ``summary`` (``-n``) and
         without ``per_query`` nothing aggregated is left to show."""
@@ -182,6 +199,19 @@ def register_output_format(fmt: OutputFormat) -> OutputFormat:
 def choices(*kinds: str) -> tuple[str, ...]:
     """The formats that write any of ``kinds``, in the registry's order: a command's ``--format`` choices."""
     return tuple(name for name, fmt in OUTPUT_FORMATS.items() if set(fmt.kinds) & set(kinds))
+
+
+def _with_context_tokens() -> list[str]:
+    return [name for name in choices(EVALUATION) if OUTPUT_FORMATS[name].context_tokens]
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def context_token_formats() -> str:
+    """The formats that show the context cost (``corpus=``), as a sentence lists them."""
+    return _listed(_with_context_tokens())
 
 
 def choices_help(*kinds: str, only: Mapping[str, str] | None = None) -> str:
