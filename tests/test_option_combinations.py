@@ -16,6 +16,7 @@ from trec_rag_eval.errors import UsageError
 
 MISSING = str(Path(REPO) / "fixtures" / "no-such-qrels.txt")
 RUN = str(Path(REPO) / "fixtures" / "run_bm25.txt")
+QRELS = str(Path(REPO) / "fixtures" / "qrels.txt")
 CORPUS = str(Path(REPO) / "fixtures" / "corpus_fr.jsonl")
 PATTERN = r"^(.*)#\d+$"
 
@@ -141,3 +142,19 @@ def test_the_renderer_handed_to_the_service_refuses_them_when_it_is_made():
         RunRenderer("trec", context=True)
     with pytest.raises(UsageError, match=f"^{re.escape(WITHOUT_Z)}$"):
         RunRenderer("csv", zscored=True)
+
+
+@pytest.mark.parametrize(("call", "sentence"), [
+    (lambda runs: tre.compare(MISSING, runs), "compare needs at least two runs, got 1"),
+    (lambda runs: tre.compare(MISSING, runs, pairs="all"), "compare needs at least two runs, got 1"),
+    (lambda runs: tre.plan(MISSING, runs, delta=0.02), "plan needs a pilot of at least two runs, got 1"),
+], ids=["compare", "compare all pairs", "plan"])
+def test_one_run_is_refused_before_anything_is_read_in_the_command_s_words(call, sentence):
+    """The qrels do not exist: read first, they would be the error; the command says the same sentence (its
+    QRELS must exist: click checks it)."""
+    for runs in ([RUN], {"a": RUN}):
+        with pytest.raises(UsageError, match=f"^{sentence}$"):
+            call(runs)
+    command = sentence.split()[0]
+    result = invoke(command, *(["--delta", "0.02"] if command == "plan" else []), QRELS, RUN)
+    assert (result.exit_code, result.stderr) == (2, f"Error: {sentence}\n")

@@ -257,7 +257,7 @@ def test_bad_arguments_are_refused(arguments, message):
 
 
 def test_a_pilot_needs_two_runs_and_two_queries():
-    with pytest.raises(UsageError, match=r"^a plan needs a pilot of at least two runs, got 1$"):
+    with pytest.raises(UsageError, match=r"^plan needs a pilot of at least two runs, got 1$"):
         plan_values({"A": {"m": [0.1, 0.2]}}, ids(2), delta=0.1)
     with pytest.raises(UsageError, match=r"^a pilot needs at least two queries to estimate a variance, got 1$"):
         plan_values({"A": {"m": [0.1]}, "B": {"m": [0.2]}}, ids(1), delta=0.1)

@@ -52,6 +52,13 @@ def check_fractions(**levels: Any) -> None:
             raise UsageError(f"{name} must be between 0 and 1, got {value!r}")
 
 
+def check_runs(count: int, needs: str) -> None:
+    """At least two runs, for what compares them (``needs``: what the sentence says of it, ``compare needs``,
+    ``plan needs a pilot of``)."""
+    if count < 2:
+        raise UsageError(f"{needs} at least two runs, got {count}")
+
+
 def check_choice(what: str, value: Any, choices: Any) -> None:
     """``value`` is one of ``choices`` (a test, an interval, a correction)."""
     if value not in choices:

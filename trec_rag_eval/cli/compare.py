@@ -115,8 +115,6 @@ def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[str, Any]) -> Any:
     from trec_rag_eval import api
 
-    if len(run_paths) < 2:
-        raise UsageError(f"compare needs at least two runs, got {len(run_paths)}")
     shared = dict(
         measures=list(options["measures"]),
         all_measures=options["all_measures"],

@@ -78,8 +78,6 @@ def plan_command(qrels: str, runs: tuple[str, ...], output_format: str, output: 
     """
     if options["delta"] is None:
         raise UsageError("plan needs --delta D: the smallest difference worth detecting (0.02: two points of nDCG)")
-    if len(runs) < 2:
-        raise UsageError(f"plan needs a pilot of at least two runs, got {len(runs)}")
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
 

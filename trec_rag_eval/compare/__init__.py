@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
+from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling, check_runs
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.result import Comparison, PairResult
@@ -81,8 +81,7 @@ def compare_values(
     ``value_span``, and the verdict says why.
     """
     runs = list(values)
-    if len(runs) < 2:
-        raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
+    check_runs(len(runs), "compare needs")
     if baseline is None:
         baseline = runs[0]
     if baseline not in values:

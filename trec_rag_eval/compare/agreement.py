@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.arguments import check_fractions, check_resampling
+from trec_rag_eval.arguments import check_fractions, check_resampling, check_runs
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.number_formats import format_number
@@ -337,8 +337,7 @@ def agree_tables(a: Qrels, b: Qrels, runs: Sequence[Run] | Mapping[str, Run] | N
     if runs is None or len(runs) == 0:
         return result
     named = dict(runs) if isinstance(runs, Mapping) else dict(zip(run_names(list(runs)), runs, strict=True))
-    if len(named) < 2:
-        raise UsageError(f"a ranking needs at least two runs, got {len(named)}")
+    check_runs(len(named), "a ranking needs")
     queries = sorted(set(a.query_ids) & set(b.query_ids))
     if not queries:
         raise UsageError(f"{a.source} and {b.source} judge no query in common: no ranking to compare")

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling
+from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling, check_runs
 from trec_rag_eval.compare import stats
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
@@ -238,8 +238,7 @@ def compare_all_pairs(
     """Test every pair of runs on every measure from per-query values ``values[run][measure]``
     aligned with ``query_ids`` (see the module docstring)."""
     runs = list(values)
-    if len(runs) < 2:
-        raise UsageError(f"a comparison needs at least two runs, got {len(runs)}")
+    check_runs(len(runs), "compare needs")
     if test not in ALL_PAIRS_TESTS:
         raise UsageError(f"unknown test {test!r} for all pairs; expected one of {', '.join(ALL_PAIRS_TESTS)}")
     check_choice("correction", correction, stats.CORRECTIONS)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trec_rag_eval.arguments import check_count, check_fractions, check_positive
+from trec_rag_eval.arguments import check_count, check_fractions, check_positive, check_runs
 from trec_rag_eval.compare import sample_size
 from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.compare.stats import TIE_TOLERANCE
@@ -269,8 +269,7 @@ def plan_values(
     (two or more runs, two or more queries); see the module docstring."""
     check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)
     runs = list(values)
-    if len(runs) < 2:
-        raise UsageError(f"a plan needs a pilot of at least two runs, got {len(runs)}")
+    check_runs(len(runs), "plan needs a pilot of")
     chosen = list(values[runs[0]]) if measures is None else ([measures] if isinstance(measures, str)
                                                               else list(measures))
     n = len(query_ids)
@@ -387,8 +386,7 @@ def plan_runs(
     from trec_rag_eval.compare import evaluated_values
 
     check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)
-    if len(runs) < 2:
-        raise UsageError(f"a plan needs a pilot of at least two runs, got {len(runs)}")
+    check_runs(len(runs), "plan needs a pilot of")
     values, query_ids, names, sources, described = evaluated_values(qrels, runs, measures, False, None, settings,
                                                                     doc_map, overrides)
     result = plan_values(values, query_ids, names, delta=delta, alpha=alpha, power=power, confidence=confidence,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from trec_rag_eval.arguments import check_count
+from trec_rag_eval.arguments import check_count, check_runs
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.methods import (
     METHODS,
@@ -113,8 +113,7 @@ def _named(runs: Sequence[Run] | Mapping[str, Run]) -> tuple[list[str], list[Run
     else:
         tables = list(runs)
         names = _run_names(tables)
-    if len(tables) < 2:
-        raise UsageError(f"fusion needs at least two runs, got {len(tables)}")
+    check_runs(len(tables), "fusion needs")
     return names, tables
 
 

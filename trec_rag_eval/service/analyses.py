@@ -41,7 +41,7 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
                          {"baseline ": "baseline", "pairs='all'": "all_pairs"})
     from trec_rag_eval.compare import run_names
 
-    judgments, chosen, given = paired_runs(qrels, runs, options, "a comparison")
+    judgments, chosen, given = paired_runs(qrels, runs, options, "compare needs")
     if not measures and not options.get("primary") and not options.get("all_measures"):
         # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
         from trec_rag_eval.evaluation.judgment_kinds import compared_measure_set
@@ -55,23 +55,27 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
 
 
 def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: dict[str, Any],
-                 what: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
+                 needs: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
     """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
     ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
-    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order."""
+    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order. Fewer than
+    two are refused first (``needs``: ``compare needs``, ``plan needs a pilot of``)."""
+    from trec_rag_eval.arguments import check_runs
     from trec_rag_eval.service.inputs import read_whole_run
 
+    if isinstance(runs, Iterator):  # a generator of runs: a list of them
+        runs = list(runs)
+    if isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str):
+        check_runs(len(runs), needs)  # before anything is read
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
     for note in notes:
         note.warn()
     run_format, doc_map, id = options.pop("run_format", "auto"), options.pop("doc_map", None), options.pop("id", None)
-    if isinstance(runs, Iterator):  # a generator of runs: a list of them
-        runs = list(runs)
     if isinstance(runs, Mapping):
         given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({what} needs two or more); "
+        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({needs} two or more); "
                         f"got {type(runs).__name__}")
     else:
         given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
@@ -97,7 +101,7 @@ def plan_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures
     from trec_rag_eval.compare.planning import check_plan_arguments, plan_runs
 
     check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)  # before reading anything
-    judgments, chosen, _ = paired_runs(qrels, runs, options, "a plan")
+    judgments, chosen, _ = paired_runs(qrels, runs, options, "plan needs a pilot of")
     return plan_runs(judgments, chosen, measures, delta=delta, alpha=alpha, power=power, confidence=confidence,
                      ci_width=ci_width, queries=queries, settings=settings, **options)
 
