@@ -252,53 +252,64 @@ def evaluate_tables(
     each document then counts once, at its best chunk's score. The report is ``Evaluation.collapse``.
     """
     chosen = settings_of(settings, **overrides)
-    kind = qrels.kind
-    if kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
-        from trec_rag_eval.evaluation.judgment_kinds import align_kind, check_judgments, default_measure_set
+    if qrels.kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
+        from trec_rag_eval.evaluation.judgment_kinds import check_judgments, default_measure_set
 
         resolved = resolve_measures(default_measure_set(qrels) if measures is None else measures)
         check_judgments(qrels, resolved)
         if doc_map is not None:
-            raise UsageError(f"doc_map maps chunk ids for relevance judgments; {qrels.source} holds {kind}",
+            raise UsageError(f"doc_map maps chunk ids for relevance judgments; {qrels.source} holds {qrels.kind}",
                              {"doc_map": "doc_map"})
-        ranked, numbered, views = align_kind(qrels, run, chosen)
-        if ranked.num_queries == 0:
-            raise no_query_error(numbered, run)
-        warn_if_nothing_matches(ranked, run.source)
-        return evaluate_ranked(ranked, resolved, chosen, qrels=numbered, views=views)
+        return evaluate_measures(qrels, run, resolved, chosen)
     resolved = resolve_measures(measures)
     if any(m.spec.judgments not in ("relevance", "any") for m in resolved):
         from trec_rag_eval.evaluation.judgment_kinds import check_judgments
 
         check_judgments(qrels, resolved)
-    collapse = None
-    if doc_map is not None:
-        run, collapse = collapse_run(run, doc_map, qrels)
+    if doc_map is None:
+        return evaluate_measures(qrels, run, resolved, chosen)
+    run, collapse = collapse_run(run, doc_map, qrels)
+    result = evaluate_measures(qrels, run, resolved, chosen)
+    result.collapse = collapse
+    return result
+
+
+def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings) -> Evaluation:
+    """``evaluate_tables`` of measures already resolved and checked against the kind of the judgments
+    (``evaluation.judgment_kinds.check_judgments``), with settings already made: what the service calls,
+    having chosen both before reading any run."""
+    if qrels.kind != "relevance":
+        from trec_rag_eval.evaluation.judgment_kinds import align_kind
+
+        ranked, numbered, views = align_kind(qrels, run, settings)
+        if ranked.num_queries == 0:
+            raise no_query_error(numbered, run)
+        warn_if_nothing_matches(ranked, run.source)
+        return evaluate_ranked(ranked, measures, settings, qrels=numbered, views=views)
     given_qrels, qrels = qrels, per_document(qrels)  # intent-aware qrels: one judgment per document
     try:
-        ranked = rank(qrels, run, max_retrieved=chosen.max_retrieved, judged_only=chosen.judged_only,
-                      queries=chosen.queries, float32_scores=chosen.trec_eval_9)
+        ranked = rank(qrels, run, max_retrieved=settings.max_retrieved, judged_only=settings.judged_only,
+                      queries=settings.queries, float32_scores=settings.trec_eval_9)
     except DuplicateDocumentError as err:  # the ranking knows rows; the run knows where they were read
         raise duplicate_error(run, err.query_id, err.doc_id) from None
-    if ranked.num_queries == 0 and not (chosen.queries == "intersection" and num_rows(run) == 0
+    if ranked.num_queries == 0 and not (settings.queries == "intersection" and num_rows(run) == 0
                                         and query_id_set(qrels)):
         raise no_query_error(qrels, run)  # an empty run under queries="intersection" has no query: pytrec_eval's {}
     warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
-    judged = [] if chosen.judged_only else [m for m in resolved if m.param("judged_only", False)]
-    plain = [m for m in resolved if m not in judged]
+    judged = [] if settings.judged_only else [m for m in measures if m.param("judged_only", False)]
+    plain = [m for m in measures if m not in judged]
     subtopics = None
     if any(m.spec.subtopics for m in plain):
         from trec_rag_eval.evaluation.subtopics import subtopic_view
 
-        subtopics = subtopic_view(given_qrels, run, ranked, chosen)
-    result = evaluate_ranked(ranked, plain, chosen, qrels=qrels, subtopics=subtopics)
+        subtopics = subtopic_view(given_qrels, run, ranked, settings)
+    result = evaluate_ranked(ranked, plain, settings, qrels=qrels, subtopics=subtopics)
     if judged:
-        extra = evaluate_ranked(only_judged(ranked), judged, chosen, qrels=qrels)
-        result = replace(result, measures=resolved,
-                         values=ByMeasure.of(resolved, {**_keyed(result.values), **_keyed(extra.values)}),
-                         summary=ByMeasure.of(resolved, {**_keyed(result.summary), **_keyed(extra.summary)}))
-    result.collapse = collapse
+        extra = evaluate_ranked(only_judged(ranked), judged, settings, qrels=qrels)
+        result = replace(result, measures=measures,
+                         values=ByMeasure.of(measures, {**_keyed(result.values), **_keyed(extra.values)}),
+                         summary=ByMeasure.of(measures, {**_keyed(result.summary), **_keyed(extra.summary)}))
     result.empty_queries = [q for q in result.missing_queries if q in run.empty_queries]
     return result
 

@@ -387,9 +387,9 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
             make = in_memory[index]
             if make is not None:
                 run, notes, collapse = map_chunks(make(), mapping, qrels)
-                from trec_rag_eval.evaluation.evaluate import evaluate_tables
+                from trec_rag_eval.evaluation.evaluate import evaluate_measures
 
-                evaluation = evaluate_tables(qrels, run, measures, settings)
+                evaluation = evaluate_measures(qrels, run, measures, settings)
                 evaluation.collapse = collapse
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
                 return RunOutcome(label if named[index] else run.source, evaluation,
