@@ -17,7 +17,7 @@ from conftest import first_by_default
 
 import trec_rag_eval as tre
 from trec_rag_eval.core import ranking
-from trec_rag_eval.tables import derived, is_arrow
+from trec_rag_eval.tables import derived_from, is_arrow
 
 MEASURES = ["all_trec"]
 
@@ -78,11 +78,9 @@ def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent(
     for run in runs:  # the same numbers as judgments made anew for each run
         assert tre.evaluate(qrels, run, ["AP", "nDCG@10"]).to_dict() == \
             tre.evaluate(qrels_dict, run, ["AP", "nDCG@10"]).to_dict()
-    made = []
-    derived(qrels, "probe", lambda: made.append(1) or np.arange(3))
-    derived(qrels, "probe", lambda: made.append(1) or np.arange(3))
-    assert made == [1]  # made once, kept with the table
-    assert "query_ids" in qrels.__dict__["_derived"]  # what the evaluations derived from the judgments
+    derived_from(qrels)["probe"] = np.arange(3)
+    assert list(derived_from(qrels)["probe"]) == [0, 1, 2]  # kept with the table
+    assert "query_ids" in derived_from(qrels)  # what the evaluations derived from the judgments
     # a table sent to a worker (pickled) carries its rows, not what was derived from them
     sent = pickle.loads(pickle.dumps(qrels))
     assert sent.to_dict() == qrels.to_dict() and "_derived" not in sent.__dict__

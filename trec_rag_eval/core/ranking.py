@@ -26,6 +26,7 @@ pyarrow), an Arrow table for large runs read by the fast TREC reader, or polars 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -35,7 +36,7 @@ from trec_rag_eval.core.column_operations import distinct, gather, keep_where, n
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived, large_run_data, qrels_query_ids
+from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived_from, large_run_data, qrels_query_ids
 
 LIST_FORM_MAX_ROWS = 50_000
 """Tables held as lists are ranked as lists up to this many run rows (faster than importing
@@ -131,12 +132,13 @@ def rank(
     with _beside() if keyed else _Here() as beside:  # the judgments, the order of a grouped run
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
         #    One lookup per row, so the line order of the file does not matter.
-        qrels_ids = derived(qrels, "query_ids", lambda: byte_sorted(qrels_query_ids(
-            qrels, distinct(qrels_data["query_id"]))))
+        known = derived_from(qrels)
+        if "query_ids" not in known:
+            known["query_ids"] = byte_sorted(qrels_query_ids(qrels, distinct(qrels_data["query_id"])))
+        qrels_ids = known["query_ids"]
         # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
-        judging = beside.submit(derived, qrels, ("judgments", keyed),
-                                lambda: Judgments(qrels_data, qrels_ids, keyed)) if queries == "qrels" else None
+        judging = beside.submit(_qrels_judgments, known, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
         row_query = row_index(run_data, {q: i for i, q in enumerate(qrels_ids)})
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
@@ -235,6 +237,14 @@ class _Done:
 
     def result(self) -> Any:
         return self.value
+
+
+def _qrels_judgments(known: dict[Hashable, Any], qrels_data: Any, qrels_ids: list[str], keyed: bool) -> Judgments:
+    """The judgments of every query of the qrels, ready for matching: made once per ``Qrels`` and kept with it
+    (``known``, its ``derived_from``)."""
+    if ("judgments", keyed) not in known:
+        known["judgments", keyed] = Judgments(qrels_data, qrels_ids, keyed)
+    return known["judgments", keyed]  # type: ignore[no-any-return]
 
 
 class _Here:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
-from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived, duplicate_error, run_columns
+from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived_from, duplicate_error, run_columns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -287,7 +287,10 @@ def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str] | frozenset[str]
     """The ids of ``doc_ids`` that the qrels judge (for some query); a large qrels table is searched
     for the few ids, not turned into a Python set."""
     if isinstance(qrels.data, dict):  # the judged ids as a set, made once per Qrels
-        return derived(qrels, "doc_ids", lambda: frozenset(qrels.data["doc_id"])).intersection(doc_ids)
+        known = derived_from(qrels)
+        if "doc_ids" not in known:
+            known["doc_ids"] = frozenset(qrels.data["doc_id"])
+        return known["doc_ids"].intersection(doc_ids)  # type: ignore[no-any-return]
     import polars as pl
 
     column = qrels.frame["doc_id"]

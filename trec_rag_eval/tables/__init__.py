@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -83,22 +83,16 @@ def large_run_data(run: Run) -> Any:
     return run.frame
 
 
-T = TypeVar("T")
-
-
-def derived(owner: Qrels | Run, key: Hashable, make: Callable[[], T]) -> T:
+def derived_from(owner: Qrels | Run) -> dict[Hashable, Any]:
     """What is derived from a table's rows (its query ids in trec_eval's order, its judgments ready for
-    matching), made on first use and kept with the table: a table never changes its rows, so judgments
-    given as one ``Qrels`` to many evaluations (a parameter sweep, a check per training epoch) are prepared
-    once. Two threads asking at once may both make it; either result is the same."""
-    cache = owner.__dict__.setdefault(_DERIVED, {})
-    if key not in cache:
-        cache[key] = make()
-    return cache[key]  # type: ignore[no-any-return]
+    matching), by key: the caller makes what is missing and keeps it here, with the table. A table never
+    changes its rows, so judgments given as one ``Qrels`` to many evaluations (a parameter sweep, a check per
+    training epoch) are prepared once. Two threads asking at once may both make it; either result is the same."""
+    return owner.__dict__.setdefault(_DERIVED, {})  # type: ignore[no-any-return]
 
 
 _DERIVED = "_derived"
-"""Where ``derived`` keeps its values in a table's ``__dict__``; left out when the table is pickled (sent to a
+"""Where ``derived_from`` keeps its values in a table's ``__dict__``; left out when the table is pickled (sent to a
 worker, which derives them again from the rows it receives)."""
 
 
