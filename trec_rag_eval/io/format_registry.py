@@ -246,9 +246,18 @@ def _results(path: str, qrels: Qrels | None, id: IdLocator | None) -> tuple[Run,
 
 
 def _is_prefs(path: str, head: Head) -> bool:
-    from trec_rag_eval.io.prefs_files import is_prefs
+    """Whether ``path`` holds preferences by its names: Parquet with their columns, or JSON objects with their
+    keys. Text is read as preferences when asked for (``format='prefs'``, trec_eval's ``-R prefs``): five
+    fields on a line are as likely a qrels or run line gone wrong, which their readers name."""
+    from trec_rag_eval.io.parquet import column_names, is_parquet
+    from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS
 
-    return is_prefs(path, head)
+    if is_dir(path):
+        return False
+    if is_parquet(path):
+        return set(PREFERENCE_COLUMNS) <= set(column_names(path))
+    start = head().lstrip()
+    return start[:1] in ("[", "{") and all(f'"{key}"' in start[:2000] for key in ("subgroup", "level", "group"))
 
 
 _HELP_ORDER = {"trec": 0, "json": 1, "beir": 2, "parquet": 3}

@@ -1,5 +1,5 @@
 """Preference judgments in any file: prefs text (``io.trec.prefs``), Parquet, or JSON rows; and how each is
-recognised and written.
+written (the format registry, ``io.format_registry``, recognises them beside the other formats).
 
 * text: ``query_id group subgroup doc_id level`` a line (trec_eval's ``-R prefs``);
 * Parquet: the columns ``query_id``, ``group``, ``subgroup``, ``doc_id``, ``level`` (others ignored);
@@ -16,7 +16,6 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,21 +30,6 @@ from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
 from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, GroupedQrels, Preferences, preference_columns
 
 _KEYS = set(PREFERENCE_COLUMNS)
-
-
-def is_prefs(path: str, head: Callable[[], str]) -> bool:
-    """Whether ``path`` holds preferences by its names: Parquet with their columns, or JSON objects with their
-    keys. Text is read as preferences when asked for (``format='prefs'``, trec_eval's ``-R prefs``): five
-    fields on a line are as likely a qrels or run line gone wrong, which their readers name."""
-    from trec_rag_eval.io.location import is_dir
-    from trec_rag_eval.io.parquet import column_names, is_parquet
-
-    if is_dir(path):
-        return False
-    if is_parquet(path):
-        return _KEYS <= set(column_names(path))
-    start = head().lstrip()
-    return start[:1] in ("[", "{") and all(f'"{key}"' in start[:2000] for key in ("subgroup", "level", "group"))
 
 
 def read_preferences(path: str | os.PathLike[str]) -> Preferences:
