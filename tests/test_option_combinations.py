@@ -94,7 +94,7 @@ def test_the_command_line_checks_none_of_them_itself():
     sources = "".join(path.read_text(encoding="utf-8") for path in (Path(REPO) / "trec_rag_eval" / "cli").glob("*.py"))
     for piece in ("read each run whole", "reads each run whole", "in pieces on this machine", "are read whole",
                   "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of",
-                  "no place for them", "z-score lines"):
+                  "no place for them", "z-score lines", "as a whole run", "relevance judgments (qrels) only"):
         assert piece not in sources, piece
     evaluate = (Path(REPO) / "trec_rag_eval" / "cli" / "evaluate.py").read_text(encoding="utf-8")
     assert '"json"' not in evaluate
@@ -158,3 +158,16 @@ def test_one_run_is_refused_before_anything_is_read_in_the_command_s_words(call,
     command = sentence.split()[0]
     result = invoke(command, *(["--delta", "0.02"] if command == "plan" else []), QRELS, RUN)
     assert (result.exit_code, result.stderr) == (2, f"Error: {sentence}\n")
+
+
+def test_a_cross_check_of_shards_is_refused_before_any_work_in_the_library_s_words():
+    """The evaluate command's --crosscheck is tre.crosscheck of each run evaluated: the facade checks the
+    options of evaluate_many it cannot follow (the same check tre.crosscheck makes of its qrels_format)."""
+    from trec_rag_eval import api
+
+    with pytest.raises(UsageError) as caught:
+        api.check_crosscheck(shards=True)  # a run in pieces: the cross-check reads a run whole
+    assert str(caught.value) == "the cross-check reads each run file as a whole run: not with shards=True"
+    assert caught.value.worded(FLAGS) == "the cross-check reads each run file as a whole run: not with --shards"
+    result = invoke("--crosscheck", "--shards", MISSING, RUN, RUN)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {caught.value.worded(FLAGS)}\n")

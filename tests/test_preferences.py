@@ -9,6 +9,7 @@ retrieved.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import pytest
@@ -315,13 +316,17 @@ def test_compare_scores_preferences_and_the_cross_check_refuses_them(tmp_path):
     run_b.write_text(ONE_RUN.replace(" r\n", " b\n").replace("4.0", "0.5"))  # c last: a>c and b>c fulfilled
     compared = tre.compare(str(prefs), [str(run_a), str(run_b)], "prefs_simp", qrels_format="prefs")
     assert compared.summary == {"r": {"prefs_simp": pytest.approx(3 / 5)}, "b": {"prefs_simp": 1.0}}  # by run tag
-    with pytest.raises(UsageError, match="ir-measures, which the cross-check computes the measures with, reads "
-                                         "relevance judgments"):
-        tre.crosscheck(str(prefs), str(run_a), "prefs_simp", qrels_format="prefs")
+    said = ("the cross-check computes the measures with ir-measures too, which reads relevance judgments (qrels) "
+            "only: not with prefs judgments")
+    with pytest.raises(UsageError, match=f"^{re.escape(said)}$"):
+        tre.crosscheck(str(prefs), str(run_a), "prefs_simp", qrels_format="prefs")  # before anything is read
+    with pytest.raises(UsageError, match=f"^{re.escape(said)}$"):
+        tre.crosscheck(tmp_path / "missing", str(run_a), "prefs_simp", qrels_format="prefs")
+    with pytest.raises(UsageError, match="^the cross-check computes the measures with ir-measures too, which reads "
+                                         "relevance judgments \\(qrels\\) only: not with the preference judgments of "):
+        tre.crosscheck(tre.read_qrels(str(prefs), "prefs"), str(run_a), "prefs_simp")  # a table: known once read
     refused = invoke("--crosscheck", "-R", "prefs", "-m", "prefs_simp", str(prefs), str(run_a))
-    assert (refused.exit_code, refused.stdout) == (2, "")
-    assert refused.stderr == ("Error: --crosscheck computes the measures with ir-measures too, which reads relevance "
-                              "judgments (qrels) only: not with prefs judgments\n")
+    assert (refused.exit_code, refused.stdout, refused.stderr) == (2, "", f"Error: {said}\n")
 
 
 def test_compare_without_measures_compares_trec_eval_s_preference_set(tmp_path):

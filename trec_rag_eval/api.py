@@ -373,6 +373,15 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
     check_outputs_against_inputs(outputs, force, inputs, progress)
 
 
+def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:
+    """Before any work: refuse a cross-check of runs evaluated with these options of ``evaluate_many`` (judgments
+    ir-measures cannot read, runs in pieces): the evaluate command's ``--crosscheck``, ``crosscheck`` of each run
+    it evaluated (``service.analyses.check_crosscheck``, which ``crosscheck`` also calls)."""
+    from trec_rag_eval.service.analyses import check_crosscheck as check
+
+    check(qrels_format, shards)
+
+
 # --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------
 
 

@@ -21,7 +21,7 @@ from trec_rag_eval.cli.trec_eval_args import (
     results_format,
 )
 from trec_rag_eval.credentials import redact
-from trec_rag_eval.errors import TrecRagEvalError, UsageError
+from trec_rag_eval.errors import TrecRagEvalError
 from trec_rag_eval.io.atomic import output_to
 from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, context_token_formats
 
@@ -167,6 +167,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     from trec_rag_eval.render.output import Document, RunRenderer
 
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
+    if crosscheck:  # crosscheck of each run evaluated: what it cannot follow is refused before any work
+        api.check_crosscheck(qrels_format, shards)
     # the options that cannot go together, and a cluster that cannot be, are refused by the library at this
     # call, before any work (local:100000 not after a minute of starting processes), and said with the flags
     outcomes = api.evaluate_many(
@@ -179,11 +181,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         **({"id": id_key} if id_key is not None else {}), **({"zscores": zscores} if zscores is not None else {}))
     # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
     api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
-    if crosscheck and qrels_format in ("prefs", "qrels_prefs", "qrels_jg"):
-        raise UsageError(f"--crosscheck computes the measures with ir-measures too, which reads relevance judgments "
-                         f"(qrels) only: not with {qrels_format} judgments")
-    if crosscheck and shards:
-        raise UsageError("--crosscheck reads each run file as a whole run: not with --shards")
     labels: list[str] = []  # of the runs written: what --crosscheck computes again
     measures_done: list[Any] = []
     failures: list[TrecRagEvalError] = []

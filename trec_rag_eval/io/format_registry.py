@@ -54,6 +54,9 @@ class Format:
     """A run in this format is read whole: never in pieces, one task on a cluster, RAG-checked."""
     run_by_name: bool = True
     """Whether ``format=`` may name it for a run (BEIR's run reader only answers a file detected as BEIR)."""
+    judgment_kind: str = "relevance"
+    """What its judgments are (``tables.judgment_kinds``): ``relevance`` (one grade per document), ``groups``
+    (judgment groups) or ``preferences``."""
 
 
 FORMATS: dict[str, Format] = {}
@@ -267,7 +270,8 @@ register_format(Format("prefs", "preferences: query_id group subgroup doc_id lev
                        "or those columns in Parquet or JSON (detected)", sniff=_is_prefs,
                        read_qrels=_read("prefs_files", "read_preferences"),
                        read_run=_read("prefs_files", "refuse_as_run"),
-                       write_qrels=_read("prefs_files", "write_preferences"), run_by_name=False))
+                       write_qrels=_read("prefs_files", "write_preferences"), run_by_name=False,
+                       judgment_kind="preferences"))
 register_format(Format("parquet", "a Parquet file or a folder of partitions (query_id, doc_id, score / relevance)",
                 sniff=_is_parquet, read_qrels=_read("parquet", "read_parquet_qrels"),
                 read_run=_report(_read("parquet", "read_parquet_run")),
@@ -284,9 +288,9 @@ register_format(Format("trec", "TREC: query_id iteration doc_id relevance / quer
                 write_qrels=_read("writers", "write_trec_qrels"), write_run=_read("writers", "write_trec_run")))
 register_format(Format("qrels_prefs", "a qrels file read as preferences: the iteration column as the judgment group, "
                        "the relevance as the level (trec_eval -R qrels_prefs)",
-                       read_qrels=_read("prefs_files", "read_qrels_as_preferences")))
+                       read_qrels=_read("prefs_files", "read_qrels_as_preferences"), judgment_kind="preferences"))
 register_format(Format("qrels_jg", "qrels whose iteration column names the judgment group (trec_eval -R qrels_jg)",
-                       read_qrels=_read("prefs_files", "read_grouped")))
+                       read_qrels=_read("prefs_files", "read_grouped"), judgment_kind="groups"))
 for _shape, _name, _summary in (("rows", "rag", "JSON rows (id, query, relevant, ...)"),
                                 ("rows", "ragas", "ragas rows"),
                                 ("llamaindex", "llamaindex", "LlamaIndex's queries/corpus/relevant_docs"),

@@ -248,17 +248,37 @@ def check_no_ranking(given: Mapping[str, Any]) -> None:
                      {name: name[:-1] for name in named})
 
 
+_CROSSCHECK_READS = ("the cross-check computes the measures with ir-measures too, which reads relevance judgments "
+                     "(qrels) only: not with ")
+_KINDS = {"groups": "judgment groups", "preferences": "preference judgments"}
+
+
+def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:
+    """Refuse, before anything is read, a cross-check that cannot be: judgments in a format of judgment groups or
+    preferences (ir-measures reads relevance judgments only), or runs given in pieces (``shards=True``: the
+    cross-check reads each run file whole). ``crosscheck_read`` checks its ``qrels_format``; the evaluate
+    command, which cross-checks the runs it evaluated, the options it evaluated them with (``api.check_crosscheck``)."""
+    from trec_rag_eval.errors import UsageError
+    from trec_rag_eval.io.format_registry import FORMATS
+
+    if qrels_format in FORMATS and FORMATS[qrels_format].judgment_kind != "relevance":
+        raise UsageError(f"{_CROSSCHECK_READS}{qrels_format} judgments")
+    if shards:
+        raise UsageError("the cross-check reads each run file as a whole run: not with shards=True",
+                         {"shards=True": "shards"})
+
+
 def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
                     **options: Any) -> CrosscheckReport:
     """``api.crosscheck``: the judgments (relevance judgments only) and the run read, then cross-checked."""
     from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
+    check_crosscheck(options.get("qrels_format"))
     judgments, table = one_pair(qrels, run, options)
-    if judgments.kind != "relevance":
+    if judgments.kind != "relevance":  # judgments given as a table (or detected in a file)
         from trec_rag_eval.errors import UsageError
 
-        raise UsageError(f"{judgments.source} holds {judgments.kind}: ir-measures, which the cross-check "
-                         "computes the measures with, reads relevance judgments (qrels) only")
+        raise UsageError(f"{_CROSSCHECK_READS}the {_KINDS[judgments.kind]} of {judgments.source}")
     chosen = None if measures is None else resolve_measures(measures)
     return crosscheck_tables(judgments, table, chosen, settings, **options)
 
