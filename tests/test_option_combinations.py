@@ -171,3 +171,17 @@ def test_a_cross_check_of_shards_is_refused_before_any_work_in_the_library_s_wor
     assert caught.value.worded(FLAGS) == "the cross-check reads each run file as a whole run: not with --shards"
     result = invoke("--crosscheck", "--shards", MISSING, RUN, RUN)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {caught.value.worded(FLAGS)}\n")
+
+
+def test_fuse_judgments_without_optimize_is_the_library_s_sentence(tmp_path):
+    with pytest.raises(UsageError) as caught:
+        tre.fuse([RUN, str(Path(REPO) / "fixtures" / "run_hybrid.txt")], judgments="human")
+    assert str(caught.value) == ("judgments= tunes optimize= (the qrels on which the setting is chosen): give "
+                                 "optimize=, or leave it out")
+    fused = tre.fuse([RUN, str(Path(REPO) / "fixtures" / "run_hybrid.txt")], judgments=None)  # None: left out
+    assert fused.n_queries > 0
+    result = invoke("fuse", "--judgments", "human", RUN, str(Path(REPO) / "fixtures" / "run_hybrid.txt"),
+                    "-o", str(tmp_path / "fused.txt"))
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", "Error: --judgments tunes --optimize (the qrels on which the setting is chosen): give --optimize, or "
+               "leave it out\n")

@@ -96,6 +96,7 @@ FLAGS = {
     "ci_width": "--ci-width",
     "queries": "--queries",
     "zscores": "-Z",
+    "judgments": "--judgments",
     "format": "--format ",
     "trec_format": "--qrels-format trec",
     "qrels_jg_format": "--qrels-format qrels_jg",

@@ -131,9 +131,9 @@ def fuse_runs(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm
     check_fusion_parameters(method, optimize, {"k": k, "measure": measure, "folds": folds, "seed": seed,
                                                 "step": step, "ks": ks, "progress": progress, "settings": settings},
                              options)
-    judgments = None
+    judgments, views = None, options.pop("judgments", None)  # judgments=None given is judgments left out
     if optimize is not None:
-        judgments, notes = read_judgments(optimize, judgments=options.pop("judgments", None))
+        judgments, notes = read_judgments(optimize, judgments=views)
         for note in notes:
             note.warn()
     chosen = settings_of(settings, **options) if (settings is not None or options) else None
