@@ -162,8 +162,8 @@ def test_library_and_command_agree():
 
 @pytest.mark.parametrize("args, message", [
     (["--all-pairs", "-b", "bm25"], "--all-pairs compares every pair"),
-    (["--test", "tukey-hsd"], "use compare --all-pairs"),
-    (["-f", "html"], "-f html is the --all-pairs table"),
+    (["--test", "tukey-hsd"], "--test tukey-hsd tests every pair of runs: use --all-pairs"),
+    (["-f", "html"], "--format html writes the all-pairs table, not a comparison with a baseline"),
     (["--all-pairs", "--per-query"], "--all-pairs has none"),
     (["--all-pairs", "--interval", "bootstrap"], "--all-pairs has none"),
 ])

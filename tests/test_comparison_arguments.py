@@ -171,5 +171,5 @@ def test_the_library_says_it_with_its_parameters_names():
 def test_all_pairs_refuses_a_confidence_level_it_has_no_interval_for(run_cli):
     result = run_cli("compare", "--all-pairs", "--confidence", "0.9", "-m", "map", QRELS, *RUNS)
     assert result.exit_code == 2
-    assert result.stderr == ("Error: --plot, --per-query, --interval and --confidence show deltas to a baseline (and "
-                             "their intervals); --all-pairs has none\n")
+    assert result.stderr == ("Error: --confidence shows deltas to a baseline (and their intervals); --all-pairs has "
+                             "none\n")

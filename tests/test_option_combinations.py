@@ -94,7 +94,9 @@ def test_the_command_line_checks_none_of_them_itself():
     sources = "".join(path.read_text(encoding="utf-8") for path in (Path(REPO) / "trec_rag_eval" / "cli").glob("*.py"))
     for piece in ("read each run whole", "reads each run whole", "in pieces on this machine", "are read whole",
                   "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of",
-                  "no place for them", "z-score lines", "as a whole run", "relevance judgments (qrels) only"):
+                  "no place for them", "z-score lines", "as a whole run", "relevance judgments (qrels) only",
+                  "tests every pair of runs: use", "the all-pairs table", "at least two runs", "tunes --optimize",
+                  "chooses the judgments of"):
         assert piece not in sources, piece
     evaluate = (Path(REPO) / "trec_rag_eval" / "cli" / "evaluate.py").read_text(encoding="utf-8")
     assert '"json"' not in evaluate
@@ -185,3 +187,38 @@ def test_fuse_judgments_without_optimize_is_the_library_s_sentence(tmp_path):
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", "Error: --judgments tunes --optimize (the qrels on which the setting is chosen): give --optimize, or "
                "leave it out\n")
+
+
+HYBRID = str(Path(REPO) / "fixtures" / "run_hybrid.txt")
+COMPARE_CASES = [
+    (["--test", "tukey"], {"test": "tukey"}, "test=tukey tests every pair of runs: use pairs='all'",
+     "--test tukey tests every pair of runs: use --all-pairs"),
+    (["--all-pairs", "--confidence", "0.9"], {"pairs": "all", "confidence": 0.9},
+     "confidence= shows deltas to a baseline (and their intervals); pairs='all' has none",
+     "--confidence shows deltas to a baseline (and their intervals); --all-pairs has none"),
+    (["--all-pairs", "--interval", "bootstrap"], {"pairs": "all", "interval": "bootstrap"},
+     "interval= shows deltas to a baseline (and their intervals); pairs='all' has none",
+     "--interval shows deltas to a baseline (and their intervals); --all-pairs has none"),
+]
+
+
+@pytest.mark.parametrize(("flags", "keywords", "library", "command"), COMPARE_CASES, ids=["tukey", "confidence",
+                                                                                           "interval"])
+def test_compare_refuses_what_its_pairs_do_not_have_before_anything_is_read(flags, keywords, library, command):
+    with pytest.raises(UsageError) as caught:
+        tre.compare(MISSING, [RUN, HYBRID], **keywords)
+    assert str(caught.value) == library
+    assert caught.value.worded(FLAGS) == command
+    result = invoke("compare", *flags, QRELS, RUN, HYBRID)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {command}\n")
+
+
+def test_a_format_of_another_result_is_named_for_what_it_writes():
+    comparison = tre.compare(QRELS, [RUN, HYBRID], "P@5")
+    with pytest.raises(UsageError) as caught:
+        comparison.render("html")
+    said = ("format=html writes the all-pairs table, not a comparison with a baseline: a comparison with a baseline "
+            "is written as table, markdown, latex, json or csv")
+    assert str(caught.value) == said
+    result = invoke("compare", "-f", "html", QRELS, RUN, HYBRID)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: --format {said[7:]}\n")

@@ -126,8 +126,12 @@ def test_comparisons_and_all_pairs_render_in_each_of_their_formats():
         assert comparison.render(name) == OUTPUT_FORMATS[name].render(COMPARISON, comparison)
     for name in choices(ALL_PAIRS):
         assert pairs.render(name) == OUTPUT_FORMATS[name].render(ALL_PAIRS, pairs)
-    with pytest.raises(UsageError, match=f"^unknown format 'trec'; expected one of {', '.join(choices(ALL_PAIRS))}$"):
-        pairs.render("trec")
+    listed = choices(ALL_PAIRS)
+    with pytest.raises(UsageError, match=f"^unknown format 'nope'; expected one of {', '.join(listed)}$"):
+        pairs.render("nope")
+    with pytest.raises(UsageError, match=f"^format=trec writes an evaluation, not the all-pairs table: the all-pairs "
+                                         f"table is written as {', '.join(listed[:-1])} or {listed[-1]}$"):
+        pairs.render("trec")  # a format of another kind of result: said what it writes
 
 
 def _command(name: str) -> click.Command:

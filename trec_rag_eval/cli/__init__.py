@@ -96,6 +96,8 @@ FLAGS = {
     "ci_width": "--ci-width",
     "queries": "--queries",
     "zscores": "-Z",
+    "test": "--test ",
+    "interval": "--interval",
     "judgments": "--judgments",
     "format": "--format ",
     "trec_format": "--qrels-format trec",

@@ -16,7 +16,7 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
-from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, choices
+from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, find_format
 
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -133,11 +133,12 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         id=options["id_key"],
     )
     if options.get("all_pairs"):
-        # a --baseline given too is the library's to refuse, in its words said with the flags
+        # a --baseline, --interval or --confidence given too is the library's to refuse, in its words said with
+        # the flags
+        typed_confidence = click.get_current_context().get_parameter_source("confidence") != ParameterSource.DEFAULT
         return api.compare(qrels_path, list(run_paths), baseline=options["baseline"], pairs="all",
-                           test=options["test"] or "tukey-hsd", **shared)
-    if options["test"] in ("tukey-hsd", "tukey"):
-        raise UsageError(f"--test {options['test']} tests every pair of runs: use compare --all-pairs")
+                           test=options["test"] or "tukey-hsd", interval=options["interval"],
+                           confidence=options["confidence"] if typed_confidence else None, **shared)
     return api.compare(
         qrels_path,
         list(run_paths),
@@ -198,14 +199,10 @@ def compare_command(
     --correction over the measure's pairs.
     """
     all_pairs = options["all_pairs"]
-    typed_confidence = click.get_current_context().get_parameter_source("confidence") != ParameterSource.DEFAULT
-    if all_pairs and (plot_path is not None or options["per_query"] or options["interval"] is not None
-                      or typed_confidence):
-        raise UsageError("--plot, --per-query, --interval and --confidence show deltas to a baseline (and their "
-                         "intervals); --all-pairs has none")
-    if not all_pairs and output_format not in choices(COMPARISON):
-        raise UsageError(f"-f {output_format} is the --all-pairs table; a comparison with a baseline is written as "
-                         f"{', '.join(choices(COMPARISON))} (-f), or as an HTML page by the report command")
+    if all_pairs and (plot_path is not None or options["per_query"]):  # what only the command draws and writes
+        raise UsageError("--plot and --per-query show deltas to a baseline (and their intervals); --all-pairs has "
+                         "none")
+    find_format(output_format, ALL_PAIRS if all_pairs else COMPARISON)  # the registry's refusal, before any work
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
 

@@ -227,10 +227,24 @@ def choices_help(*kinds: str, only: Mapping[str, str] | None = None) -> str:
     return ", ".join(texts)
 
 
-def find_format(name: str, kind: str = EVALUATION) -> OutputFormat:
-    """The format ``name``, which must write ``kind`` (else a ``UsageError`` naming those that do)."""
-    from trec_rag_eval.arguments import check_choice
+WRITTEN = {EVALUATION: "an evaluation", COMPARISON: "a comparison with a baseline", ALL_PAIRS: "the all-pairs table",
+           AGREEMENT: "an agreement", CROSSCHECK: "a cross-check", VALIDATION: "a validation", PLAN: "a plan"}
+"""Each kind of result, as the errors name it."""
 
+
+def find_format(name: str, kind: str = EVALUATION) -> OutputFormat:
+    """The format ``name``, which must write ``kind`` (else a ``UsageError`` naming those that do, and what a
+    format of another kind of result writes)."""
+    from trec_rag_eval.arguments import check_choice
+    from trec_rag_eval.errors import UsageError
+
+    if name in OUTPUT_FORMATS and name not in choices(kind):
+        its = " and ".join(WRITTEN[other] for other in OUTPUT_FORMATS[name].kinds)
+        listed = choices(kind)
+        raise UsageError(f"format={name} writes {its}, not {WRITTEN[kind]}: {WRITTEN[kind]} is written as "
+                         f"{', '.join(listed[:-1])} or {listed[-1]}" if len(listed) > 1 else
+                         f"format={name} writes {its}, not {WRITTEN[kind]}: {WRITTEN[kind]} is written as {listed[0]}",
+                         {"format=": "format"})
     check_choice("format", name, choices(kind))
     return OUTPUT_FORMATS[name]
 

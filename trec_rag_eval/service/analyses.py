@@ -39,6 +39,9 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
 
         raise UsageError("baseline names the run the others are compared with; pairs='all' compares every pair",
                          {"baseline ": "baseline", "pairs='all'": "all_pairs"})
+    check_pairs(pairs, options)
+    if pairs == "all":  # None given is left out
+        options = {name: value for name, value in options.items() if name not in ("interval", "confidence")}
     from trec_rag_eval.compare import run_names
 
     judgments, chosen, given = paired_runs(qrels, runs, options, "compare needs")
@@ -91,6 +94,24 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     chosen: Sequence[Run] | Mapping[str, Run] = (
         dict(zip([str(name) for name, _, _ in given], tables, strict=True)) if isinstance(runs, Mapping) else tables)
     return judgments, chosen, [value for _, value, _ in given]
+
+
+def check_pairs(pairs: str, options: Mapping[str, Any]) -> None:
+    """Refuse, before anything is read, what the pairs compared do not have: a test of every pair (Tukey's)
+    against a baseline, an interval or its confidence level for every pair (only deltas to a baseline have one)."""
+    from trec_rag_eval.compare.allpairs import ALL_PAIRS_TESTS
+    from trec_rag_eval.compare.stats import TESTS
+    from trec_rag_eval.errors import UsageError
+
+    test = options.get("test")
+    if pairs == "baseline" and test in ALL_PAIRS_TESTS and test not in TESTS:
+        raise UsageError(f"test={test} tests every pair of runs: use pairs='all'",
+                         {"test=": "test", "pairs='all'": "all_pairs"})
+    given = [f"{name}=" for name in ("interval", "confidence") if options.get(name) is not None]
+    if pairs == "all" and given:
+        raise UsageError(f"{' and '.join(given)} {'shows' if len(given) == 1 else 'show'} deltas to a baseline (and "
+                         "their intervals); pairs='all' has none", {**{name: name[:-1] for name in given},
+                                                                   "pairs='all'": "all_pairs"})
 
 
 def plan_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None, *,
