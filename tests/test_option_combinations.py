@@ -170,7 +170,7 @@ def test_a_cross_check_of_shards_is_refused_before_any_work_in_the_library_s_wor
     with pytest.raises(UsageError) as caught:
         api.check_crosscheck(shards=True)  # a run in pieces: the cross-check reads a run whole
     assert str(caught.value) == "the cross-check reads each run file as a whole run: not with shards=True"
-    assert caught.value.worded(FLAGS) == "the cross-check reads each run file as a whole run: not with --shards"
+    assert caught.value.worded(FLAGS) == "--crosscheck reads each run file as a whole run: not with --shards"
     result = invoke("--crosscheck", "--shards", MISSING, RUN, RUN)
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {caught.value.worded(FLAGS)}\n")
 

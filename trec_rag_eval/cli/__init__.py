@@ -96,6 +96,7 @@ FLAGS = {
     "ci_width": "--ci-width",
     "queries": "--queries",
     "zscores": "-Z",
+    "crosscheck": "--crosscheck",
     "test": "--test ",
     "interval": "--interval",
     "judgments": "--judgments",

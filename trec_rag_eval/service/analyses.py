@@ -278,15 +278,16 @@ def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> N
     """Refuse, before anything is read, a cross-check that cannot be: judgments in a format of judgment groups or
     preferences (ir-measures reads relevance judgments only), or runs given in pieces (``shards=True``: the
     cross-check reads each run file whole). ``crosscheck_read`` checks its ``qrels_format``; the evaluate
-    command, which cross-checks the runs it evaluated, the options it evaluated them with (``api.check_crosscheck``)."""
+    command, which cross-checks the runs it evaluated, the options it evaluated them with (``api.check_crosscheck``),
+    and says "the cross-check" with its flag (``--crosscheck``)."""
     from trec_rag_eval.errors import UsageError
     from trec_rag_eval.io.format_registry import FORMATS
 
     if qrels_format in FORMATS and FORMATS[qrels_format].judgment_kind != "relevance":
-        raise UsageError(f"{_CROSSCHECK_READS}{qrels_format} judgments")
+        raise UsageError(f"{_CROSSCHECK_READS}{qrels_format} judgments", {"the cross-check": "crosscheck"})
     if shards:
         raise UsageError("the cross-check reads each run file as a whole run: not with shards=True",
-                         {"shards=True": "shards"})
+                         {"the cross-check": "crosscheck", "shards=True": "shards"})
 
 
 def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
