@@ -376,10 +376,10 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
 def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:
     """Before any work: refuse a cross-check of runs evaluated with these options of ``evaluate_many`` (judgments
     ir-measures cannot read, runs in pieces): the evaluate command's ``--crosscheck``, ``crosscheck`` of each run
-    it evaluated (``service.analyses.check_crosscheck``, which ``crosscheck`` also calls)."""
-    from trec_rag_eval.service.analyses import check_crosscheck as check
+    it evaluated (``service.analyses.check_crosscheck_options``, which ``crosscheck`` also calls)."""
+    from trec_rag_eval.service.analyses import check_crosscheck_options
 
-    check(qrels_format, shards)
+    check_crosscheck_options(qrels_format, shards)
 
 
 # --- LLM test queries and judgments (the generate-queries and judge commands go through these) --------------

@@ -274,7 +274,7 @@ _CROSSCHECK_READS = ("the cross-check computes the measures with ir-measures too
 _KINDS = {"groups": "judgment groups", "preferences": "preference judgments"}
 
 
-def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:
+def check_crosscheck_options(qrels_format: str | None = None, shards: bool = False) -> None:
     """Refuse, before anything is read, a cross-check that cannot be: judgments in a format of judgment groups or
     preferences (ir-measures reads relevance judgments only), or runs given in pieces (``shards=True``: the
     cross-check reads each run file whole). ``crosscheck_read`` checks its ``qrels_format``; the evaluate
@@ -295,7 +295,7 @@ def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings
     """``api.crosscheck``: the judgments (relevance judgments only) and the run read, then cross-checked."""
     from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
-    check_crosscheck(options.get("qrels_format"))
+    check_crosscheck_options(options.get("qrels_format"))
     judgments, table = one_pair(qrels, run, options)
     if judgments.kind != "relevance":  # judgments given as a table (or detected in a file)
         from trec_rag_eval.errors import UsageError
