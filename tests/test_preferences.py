@@ -327,8 +327,8 @@ def test_compare_scores_preferences_and_the_cross_check_refuses_them(tmp_path):
         tre.crosscheck(tre.read_qrels(str(prefs), "prefs"), str(run_a), "prefs_simp")  # a table: known once read
     refused = invoke("--crosscheck", "-R", "prefs", "-m", "prefs_simp", str(prefs), str(run_a))
     assert (refused.exit_code, refused.stdout, refused.stderr) == (
-        2, "", "Error: --crosscheck computes the measures with ir-measures too, which reads relevance judgments (qrels) "
-               "only: not with prefs judgments\n")
+        2, "", "Error: --crosscheck computes the measures with ir-measures too, which reads relevance judgments "
+               "(qrels) only: not with prefs judgments\n")
 
 
 def test_compare_without_measures_compares_trec_eval_s_preference_set(tmp_path):

@@ -96,11 +96,13 @@ def fuse_command(runs: tuple[str, ...], output: str, method: str, norm: str | No
     check_outputs([output], force, [*runs, optimize])  # before any work
     tables = [api.read_run(path, None if run_format == "auto" else run_format) for path in runs]
     qrels = None
-    if optimize is not None:  # the judgments chosen as they are read; without --optimize, the library refuses them
+    views: dict[str, Any] = {"judgments": judgments}  # without --optimize, the library refuses --judgments
+    if optimize is not None:  # the judgments chosen as they are read
         qrels = api.read_qrels(optimize, None if qrels_format == "auto" else qrels_format, judgments=judgments)
+        views = {}
     fusion = api.fuse(tables, method, norm, k, weights, depth=depth, run_tag=run_tag, optimize=qrels,
                       measure=measure, folds=folds, seed=seed, step=step, ks=ks,
-                      relevance_level=relevance_level, **({} if optimize is not None else {"judgments": judgments}))
+                      relevance_level=relevance_level, **views)
     fusion.write(output, write_format, force=force)
     write_stream(fusion_text(fusion) + f"Wrote {output}: {fusion.n_documents} documents for {fusion.n_queries} "
                  f"queries\n", sys.stdout)
