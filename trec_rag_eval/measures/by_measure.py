@@ -46,6 +46,8 @@ class ByMeasure(Mapping[str, V]):
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
             return key
+        if isinstance(key, Measure) and key in self._by_measure:  # a result's own measure: nothing to parse
+            return self._by_measure[key]
         measure = _measure_of(key)  # a Measure, another name of it, an ir_measures measure object
         if measure is not None and measure in self._by_measure:
             return self._by_measure[measure]
