@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trec_rag_eval as tre
-from trec_rag_eval.evaluation import evaluate as evaluation
+from trec_rag_eval.core import ranking
 from trec_rag_eval.measures.registry import FAMILIES
 
 
@@ -43,11 +43,12 @@ def test_split_over_threads_gives_the_same_bits(monkeypatch, threads, measures) 
     qrels, run = _pair(threads)
     settings = {2: {}, 3: {"relevance_level": 2}, 5: {"judged_only": True}}[threads]
     whole = tre.evaluate(qrels, run, measures, **settings)
-    monkeypatch.setattr(evaluation, "KERNEL_SPLIT_ROWS", 1)
-    monkeypatch.setattr(evaluation, "sort_threads", lambda: threads)
+    monkeypatch.setattr(ranking, "KERNEL_SPLIT_ROWS", 1)
+    monkeypatch.setattr(ranking, "sort_threads", lambda: threads)
     ranges: list = []
-    original = evaluation._query_ranges
-    monkeypatch.setattr(evaluation, "_query_ranges", lambda ranked: ranges.append(original(ranked)) or ranges[-1])
+    original = ranking.RankedQueries.thread_ranges
+    monkeypatch.setattr(ranking.RankedQueries, "thread_ranges",
+                        lambda ranked: ranges.append(original(ranked)) or ranges[-1])
     split = tre.evaluate(qrels, run, measures, **settings)
     assert len(ranges[0]) == threads  # the queries were indeed shared out
     assert [q for first, stop in ranges[0] for q in range(first, stop)] == list(range(len(whole.query_ids)))
@@ -80,4 +81,4 @@ def test_a_small_run_stays_on_one_thread() -> None:
 
     q = as_qrels(qrels)
     ranked = rank(q, as_run(run))
-    assert evaluation._query_ranges(ranked) == [(0, ranked.num_queries)]
+    assert ranked.thread_ranges() == [(0, ranked.num_queries)]

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.evaluation.run_notes import collapse_notes, query_set_warnings
 from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
 
         checks = check_rag(qrels, run, report, evaluated=True, relevance_level=settings.relevance_level)
         return evaluation, notes + [warning(str(check)) for check in checks]
-    return evaluation, notes + query_set_warnings(evaluation)
+    return evaluation, notes + evaluation.query_set_warnings()
 
 
 def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], CollapseReport | None]:
@@ -91,4 +90,4 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], C
     from trec_rag_eval.io.chunk_collapse import collapse_run
 
     collapsed, report = collapse_run(run, doc_map, qrels)
-    return collapsed, collapse_notes(report), report
+    return collapsed, report.notes(), report

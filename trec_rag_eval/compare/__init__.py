@@ -24,7 +24,6 @@ from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.evaluation.run_notes import warn_query_set
 from trec_rag_eval.measures.requests import DEFAULT_RAG, parse_measures, resolve_measures
 from trec_rag_eval.progress import progress_bar
 
@@ -367,7 +366,7 @@ def evaluated_values(
         result = evaluate_tables(qrels, run, measures=requested, settings=chosen, doc_map=doc_map)
         # queries missing from the run score 0: said as evaluate says it, of the run by its source (its file),
         # by its name in the comparison too when another run has the same source (<engine bm25> twice)
-        warn_query_set(result, run_label(name, run.source) if shared[run.source] > 1 else run.source)
+        result.warn_query_set(run_label(name, run.source) if shared[run.source] > 1 else run.source)
         if query_ids is None:
             query_ids = list(result.query_ids)
             evaluated = set(result.names)

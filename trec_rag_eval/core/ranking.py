@@ -35,6 +35,7 @@ import numpy as np
 from trec_rag_eval.core.column_operations import distinct, gather, keep_where, numbers, row_index
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
+from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived_from, large_run_data, qrels_query_ids
 
@@ -74,6 +75,34 @@ class RankedQueries:
     @property
     def missing_queries(self) -> list[str]:
         return [q for q, m in zip(self.query_ids, self.missing, strict=False) if m]
+
+    def thread_ranges(self, threads: int | None = None) -> list[tuple[int, int]]:
+        """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per thread
+        the kernels run on (``KERNEL_SPLIT_ROWS``); one range for a run too small to be worth threads."""
+        if len(self.rel) < KERNEL_SPLIT_ROWS:  # before asking the system for its cores: most runs stop here
+            return [(0, self.num_queries)]
+        threads = min(threads or sort_threads(), self.num_queries)
+        if threads <= 1:
+            return [(0, self.num_queries)]
+        load = self.offsets + self.judged_offsets  # rows up to each query, both kinds
+        cuts = np.searchsorted(load, np.arange(1, threads) * (load[-1] / threads)).tolist()
+        bounds = sorted({0, *(min(max(c, 1), self.num_queries - 1) for c in cuts), self.num_queries})
+        return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def between(self, first: int, stop: int) -> RankedQueries:
+        """The queries ``first:stop``, as views of these arrays."""
+        low, high = int(self.offsets[first]), int(self.offsets[stop])
+        judged_low, judged_high = int(self.judged_offsets[first]), int(self.judged_offsets[stop])
+        return RankedQueries(query_ids=self.query_ids[first:stop], offsets=self.offsets[first:stop + 1] - low,
+                             rel=self.rel[low:high], judged_offsets=self.judged_offsets[first:stop + 1] - judged_low,
+                             judged=self.judged[judged_low:judged_high], missing=self.missing[first:stop],
+                             run_tag=self.run_tag)
+
+
+KERNEL_SPLIT_ROWS = 1 << 20
+"""Ranked rows from which the kernels run on every core, each thread on a range of whole queries
+(``RankedQueries.thread_ranges``: a measure's value for a query reads that query's rows alone, so the values
+are the same bits)."""
 
 
 def byte_sorted(values: list[str]) -> list[str]:

@@ -40,7 +40,6 @@ from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.harness_files import dataset_qrels, dataset_topics, write_run_file
 from trec_rag_eval.engine.search_results import read_search_results, result_texts
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.run_notes import collapse_notes
 from trec_rag_eval.io.id_paths import IdLocator, check_locator
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.notes import Note, warning
@@ -128,7 +127,7 @@ class EngineEvaluation:
         """With ``Evaluator(doc_map=...)``: what mapping the engine's chunk ids to documents did, then its
         warnings (ids it does not cover, ...), as ``evaluate`` says them of a run file."""
         collapse = self.result.collapse
-        return [] if collapse is None else collapse_notes(collapse)
+        return [] if collapse is None else collapse.notes()
 
     @property
     def failures_note(self) -> Note | None:

@@ -11,7 +11,6 @@ import numpy as np
 
 from trec_rag_eval.core.frames import frame, results_frame
 from trec_rag_eval.core.kernel_context import Context
-from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
@@ -20,6 +19,7 @@ from trec_rag_eval.io.chunk_collapse import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
+from trec_rag_eval.notes import Note, warning
 from trec_rag_eval.number_formats import short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import quote
@@ -135,6 +135,29 @@ class Evaluation:
 
     def _per_query_measures(self) -> list[Measure]:
         return [m for m in self.measures if m in self.values and m.spec.per_query]
+
+    def query_set_warnings(self) -> list[Note]:
+        """What the user is told of the query set, worded once for every path (the command line, ``evaluate``
+        and ``compare`` from Python, a run in memory or in a file): queries missing from the run (scored 0,
+        named) and queries only in the run (counted). A query the run answered with an empty result list (a
+        search that found nothing) is not missing: it is counted in the footer (``empty_queries``)."""
+        empty = set(self.empty_queries)
+        missing = [q for q in self.missing_queries if q not in empty]
+        out = []
+        if missing:
+            shown = ", ".join(missing[:10]) + (f", ... ({len(missing) - 10} more)" if len(missing) > 10 else "")
+            out.append(warning(f"{len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} missing from the "
+                               f"run, scored 0: {shown}"))
+        if self.extra_queries:
+            count = len(self.extra_queries)
+            out.append(warning(f"{count} quer{'y' if count == 1 else 'ies'} in the run but not in the qrels, ignored"))
+        return out
+
+    def warn_query_set(self, source: str) -> None:
+        """``query_set_warnings`` as ``TrecRagEvalWarning``s, each led by the run's ``source``, pointing at the
+        caller's line."""
+        for said in self.query_set_warnings():
+            said.about(source).warn()
 
     def shown_summary(self) -> dict[str, Any]:
         """The aggregates worth showing (not the run tag, not the per-query-only measures)."""
@@ -393,14 +416,14 @@ def evaluate_ranked(
     options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers,
                "subtopics": subtopics, **(views or {})}
     whole = subtopics is not None or bool(views)  # the views hold every query: the kernels see them all at once
-    parts = [(0, ranked.num_queries)] if whole else _query_ranges(ranked)
+    parts = [(0, ranked.num_queries)] if whole else ranked.thread_ranges()
     if len(parts) == 1:
         values = _kernel_values(ranked, measures, relevance_level, trec_eval_9, options)
     else:  # each thread a range of whole queries; numpy releases the GIL in the kernels' array work
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-            shares = list(pool.map(lambda part: _kernel_values(_queries_between(ranked, *part), measures,
+            shares = list(pool.map(lambda part: _kernel_values(ranked.between(*part), measures,
                                                                relevance_level, trec_eval_9, options), parts))
         values = {measure: _joined_values([share[measure] for share in shares]) for measure in shares[0]}
     summary: dict[Measure, Any] = {}
@@ -449,35 +472,6 @@ def _computed(kernel: Any, ctx: Context, kernel_measure: Measure, measure: Measu
     except FloatingPointError as err:
         raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters "
                          f"({err}; trec_eval prints inf or nan there)") from None
-
-
-KERNEL_SPLIT_ROWS = 1 << 20
-"""Ranked rows from which the kernels run on every core, each thread on a range of whole queries
-(a measure's value for a query reads that query's rows alone, so the values are the same bits)."""
-
-
-def _query_ranges(ranked: RankedQueries, threads: int | None = None) -> list[tuple[int, int]]:
-    """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per
-    thread; one range for a run too small to be worth threads."""
-    if len(ranked.rel) < KERNEL_SPLIT_ROWS:  # before asking the system for its cores: most runs stop here
-        return [(0, ranked.num_queries)]
-    threads = min(threads or sort_threads(), ranked.num_queries)
-    if threads <= 1:
-        return [(0, ranked.num_queries)]
-    load = ranked.offsets + ranked.judged_offsets  # rows up to each query, both kinds
-    cuts = np.searchsorted(load, np.arange(1, threads) * (load[-1] / threads)).tolist()
-    bounds = sorted({0, *(min(max(c, 1), ranked.num_queries - 1) for c in cuts), ranked.num_queries})
-    return list(zip(bounds[:-1], bounds[1:], strict=True))
-
-
-def _queries_between(ranked: RankedQueries, first: int, stop: int) -> RankedQueries:
-    """The queries ``first:stop`` of ``ranked``, as views of its arrays."""
-    low, high = int(ranked.offsets[first]), int(ranked.offsets[stop])
-    judged_low, judged_high = int(ranked.judged_offsets[first]), int(ranked.judged_offsets[stop])
-    return RankedQueries(query_ids=ranked.query_ids[first:stop], offsets=ranked.offsets[first:stop + 1] - low,
-                         rel=ranked.rel[low:high], judged_offsets=ranked.judged_offsets[first:stop + 1] - judged_low,
-                         judged=ranked.judged[judged_low:judged_high], missing=ranked.missing[first:stop],
-                         run_tag=ranked.run_tag)
 
 
 def _joined_values(shares: list[Any]) -> Any:

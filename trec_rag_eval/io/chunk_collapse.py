@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
+from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived_from, duplicate_error, run_columns
 
 if TYPE_CHECKING:
@@ -87,6 +88,10 @@ class CollapseReport:
                 "documents are judged for no query: check that the mapping gives the ids the qrels use"
             )
         return out
+
+    def notes(self) -> list[Note]:
+        """What the user is told of the mapping: what it did (a note), then its warnings."""
+        return [note(self.summary())] + [warning(text) for text in self.warnings()]
 
     def summary(self) -> str:
         """One line: what the collapse did."""

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
-from trec_rag_eval.evaluation.run_notes import query_set_warnings
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
 from trec_rag_eval.run_outcome import RunOutcome, evaluate_run_file, map_chunks
@@ -393,7 +392,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                 evaluation.collapse = collapse
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
                 return RunOutcome(label if named[index] else run.source, evaluation,
-                                  notes + query_set_warnings(evaluation))
+                                  notes + evaluation.query_set_warnings())
             assert path is not None  # not in memory: a run file
             notes = []
             if streamed[index]:
@@ -401,7 +400,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
 
                 try:
                     evaluation = large_runs.evaluate_in_pieces(qrels, path, measures, settings, chunk_bytes, progress)
-                    return RunOutcome(label, evaluation, query_set_warnings(evaluation))
+                    return RunOutcome(label, evaluation, evaluation.query_set_warnings())
                 except RunNotGroupedError:
                     if stream:  # asked for explicitly: the error says how to sort the file
                         raise

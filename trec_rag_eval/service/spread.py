@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError
-from trec_rag_eval.evaluation.run_notes import query_set_warnings
 from trec_rag_eval.run_outcome import RunOutcome, map_chunks
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
                 table, notes, collapse = map_chunks(make(), mapping, qrels)
                 evaluation = evaluate_on_cluster(qrels, table, measures, settings, cluster=cluster)
                 evaluation.collapse = collapse
-                yield RunOutcome(label, evaluation, notes + query_set_warnings(evaluation))
+                yield RunOutcome(label, evaluation, notes + evaluation.query_set_warnings())
             except TrecRagEvalError as err:
                 yield RunOutcome(label, error=err)
         return
@@ -62,7 +61,7 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
         except TrecRagEvalError as err:
             yield RunOutcome(labels[0], error=err)
             return
-        yield RunOutcome(labels[0], evaluation, query_set_warnings(evaluation))
+        yield RunOutcome(labels[0], evaluation, evaluation.query_set_warnings())
         return
     from trec_rag_eval.cluster import iter_run_tasks
 
