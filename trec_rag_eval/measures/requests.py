@@ -60,7 +60,7 @@ def parse_measures(specs: Iterable[str] | None, order: str = "trec") -> list[Mea
     request with parameters.
     """
     if specs is None:  # the RAG set, in the RAG table's order: P, R, F1, HitRate, nDCG, then MRR and MAP
-        return [parse_notation(spec) for spec in DEFAULT_RAG]
+        return list(_rag_set())
     if order not in ("trec", "asked"):
         raise ValueError(f"order must be 'trec' or 'asked', got {order!r}")
     specs = list(specs)
@@ -198,8 +198,16 @@ def _named(text: str) -> tuple[Measure, ...]:
     return tuple(_as_asked(_split_names(text)))
 
 
+@functools.lru_cache(maxsize=1)
+def _rag_set() -> tuple[Measure, ...]:
+    """The RAG set (``DEFAULT_RAG``), parsed once per process as the names asked are (``_named``): every call
+    that asks for no measure computes it."""
+    return tuple(parse_notation(spec) for spec in DEFAULT_RAG)
+
+
 on_register(lambda family: _named.cache_clear)
 on_register(lambda family: _resolved.cache_clear)
+on_register(lambda family: _rag_set.cache_clear)
 
 
 def _within_ranges(measure: Measure) -> Measure:
