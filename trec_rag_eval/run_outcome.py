@@ -56,14 +56,13 @@ def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings
     run and its reading report, already read (the service's read-ahead); ``id``: where each JSON
     result keeps its document id (``io.id_paths``)."""
     from trec_rag_eval.evaluation.evaluate import evaluate_measures
-    from trec_rag_eval.io.format_registry import is_whole
     from trec_rag_eval.io.loading import load_run_report
 
     run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
     run, notes, collapse = map_chunks(run, doc_map, qrels)
     evaluation = evaluate_measures(qrels, run, measures, settings)
     evaluation.collapse = collapse
-    if is_whole(run_format, path):
+    if report.searched:
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.checks.rag import check_rag
 

@@ -51,7 +51,8 @@ class Format:
     unit: str = "lines"
     """What ``write_run`` counts."""
     whole: bool = False
-    """A run in this format is read whole: never in pieces, one task on a cluster, RAG-checked."""
+    """A run in this format is read whole: never in pieces, one task on a cluster (JSON results, RAG-checked when
+    their reader's report says they are search results: ``ResultsReport.searched``)."""
     run_by_name: bool = True
     """Whether ``format=`` may name it for a run (BEIR's run reader only answers a file detected as BEIR)."""
     judgment_kind: str = "relevance"

@@ -179,11 +179,14 @@ class ResultsReport:
     ``empty``: query ids whose result list is empty (they have no row in the Run at all).
     ``disordered``: query ids whose list's scores rise along it: ranked in the list's order all the
     same (``io.ranked_lists``).
+    ``searched``: the run was read from search results (JSON), which the RAG checks look at; the report of a
+    run of another format is empty, and its reader refuses what the checks would find.
     """
 
     duplicates: tuple[tuple[str, str, int], ...] = ()
     empty: tuple[str, ...] = ()
     disordered: tuple[str, ...] = ()
+    searched: bool = False
 
 
 @dataclass(frozen=True)
