@@ -17,6 +17,7 @@ import numpy as np
 from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core.column_operations import Strings, gather, row_ranges, series
 from trec_rag_eval.core.parallel import on_threads
+from trec_rag_eval.tables import byte_key
 from trec_rag_eval.tables.arrow import polars_numbers
 
 
@@ -313,7 +314,7 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
         picked = rows[picked]
     if isinstance(doc_ids, list):
         groups, docs = group[pair].tolist(), gather(doc_ids, picked)
-        by_doc = sorted(range(len(places)), key=lambda i: docs[i].encode("utf-8", "surrogateescape"),
+        by_doc = sorted(range(len(places)), key=lambda i: byte_key(docs[i]),
                         reverse=ids_descending)
         by_doc.sort(key=lambda i: (groups[i], -tied_scores[i]))  # stable: doc_id stays descending within a tie
         return places, picked[np.array(by_doc, dtype=np.int64)]

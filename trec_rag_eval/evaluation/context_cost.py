@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.tables import Run, column_list
+from trec_rag_eval.tables import Run, byte_key, column_list
 
 if TYPE_CHECKING:
     from trec_rag_eval.measures.model import Measure
@@ -86,7 +86,7 @@ def _ranked(run: Run) -> dict[str, list[str]]:
         by_query.setdefault(query_id, []).append((float(score), doc_id))
     ranked = {}
     for query_id, rows in by_query.items():
-        rows.sort(key=lambda row: row[1].encode("utf-8", "surrogateescape"), reverse=True)
+        rows.sort(key=lambda row: byte_key(row[1]), reverse=True)
         rows.sort(key=lambda row: row[0], reverse=True)  # stable: ties keep doc id descending
         ranked[query_id] = [doc_id for _, doc_id in rows]
     return ranked

@@ -19,6 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from trec_rag_eval.tables import byte_key
+
 
 def list_scores(scores: Sequence[float | None], doc_ids: Sequence[str] | None = None) -> tuple[list[float], bool]:
     """The scores that rank a list in its order, and whether the given ones contradict the order.
@@ -41,11 +43,7 @@ def _before(scores: list[float], doc_ids: Sequence[str] | None, i: int) -> bool:
     """Whether trec_eval's rule ranks item i before item i + 1 (score, then doc id descending in byte order)."""
     if scores[i] != scores[i + 1]:
         return scores[i] > scores[i + 1]
-    return doc_ids is not None and _bytes(doc_ids[i]) > _bytes(doc_ids[i + 1])
-
-
-def _bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
+    return doc_ids is not None and byte_key(doc_ids[i]) > byte_key(doc_ids[i + 1])
 
 
 def order_warning(queries: Sequence[str], limit: int = 3) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables import Columns, Qrels
+from trec_rag_eval.tables import Columns, Qrels, byte_key
 
 if TYPE_CHECKING:
     import polars as pl
@@ -86,7 +86,7 @@ class Preferences:
     @property
     def query_ids(self) -> list[str]:
         """Query ids in trec_eval order (byte order of the id)."""
-        return sorted(set(self.data["query_id"]), key=lambda text: text.encode("utf-8", "surrogateescape"))
+        return sorted(set(self.data["query_id"]), key=byte_key)
 
     def error(self, row: int, reason: str, first: int | None = None) -> InputFormatError:
         """The error about row ``row`` (a row index), citing its line (or row) and that of row ``first``."""
