@@ -171,3 +171,14 @@ def row_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The rows start[i] .. start[i] + length[i] - 1 of every range, one range after the other."""
     ends = np.cumsum(lengths)
     return np.arange(ends[-1] if len(ends) else 0) + np.repeat(starts - (ends - lengths), lengths)
+
+
+def offsets_of(counts: np.ndarray) -> np.ndarray:
+    """Where each query's rows start and where the last one ends, from the number of rows of each: 0, then the
+    running total (int64, one value more than ``counts``); query i's rows are ``offsets[i]:offsets[i + 1]``."""
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+
+def query_offsets(query: np.ndarray, num_queries: int) -> np.ndarray:
+    """``offsets_of`` the rows of each query, from each row's query number (rows grouped by query)."""
+    return offsets_of(np.bincount(query, minlength=num_queries))

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import offsets_of, query_offsets
 from trec_rag_eval.core.matching import NOT_IN_POOL, UNJUDGED
-from trec_rag_eval.core.ranking import RankedQueries, offsets_of, only_judged, query_offsets
+from trec_rag_eval.core.ranking import RankedQueries, only_judged
 from trec_rag_eval.tables import Qrels, byte_key, column_list
 
 

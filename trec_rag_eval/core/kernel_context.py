@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import query_offsets
 from trec_rag_eval.core.matching import NOT_IN_POOL
-from trec_rag_eval.core.ranking import RankedQueries, query_offsets
+from trec_rag_eval.core.ranking import RankedQueries
 
 
 class Rows(NamedTuple):
@@ -85,8 +86,8 @@ class Context:
 
     def query_offsets(self, query: np.ndarray) -> np.ndarray:
         """Where each query's rows start and end (``offsets[i]:offsets[i + 1]``) among rows grouped by query,
-        from each row's query number (``ranking.query_offsets`` over this context's queries)."""
-        return query_offsets(query, self.Q)
+        from each row's query number (``column_operations.query_offsets`` over this context's queries)."""
+        return self.ranked.query_offsets(query)
 
     def candidates(self, every_row: bool = False) -> Rows:
         """The rows with a qrels entry (``every_row``: all rows), shared by all contexts of the ranking."""

@@ -19,7 +19,15 @@ import numpy as np
 
 from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core import parallel
-from trec_rag_eval.core.column_operations import Strings, gather, over_chunks, row_index, series, slice_rows
+from trec_rag_eval.core.column_operations import (
+    Strings,
+    gather,
+    over_chunks,
+    query_offsets,
+    row_index,
+    series,
+    slice_rows,
+)
 from trec_rag_eval.errors import DuplicateDocumentError
 from trec_rag_eval.tables import Run
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
@@ -165,7 +173,7 @@ class Judgments:
         self.dtype = _rel_dtype(self.relevance)
         judged = (self.qidx >= 0) & (self.relevance >= 0)
         judged_q, judged_rel = self.qidx[judged], self.relevance[judged]
-        self.judged_offsets = _offsets(judged_q, len(query_ids))
+        self.judged_offsets = query_offsets(judged_q, len(query_ids))
         self.judged = judged_rel[np.lexsort((-judged_rel, judged_q))]
         if keyed:
             import polars as pl
@@ -244,12 +252,6 @@ class Judgments:
             raw = self.values[match]
         rel[hit] = np.where(raw < 0, UNJUDGED, raw)
         return rel
-
-
-def _offsets(qidx: np.ndarray, num_queries: int) -> np.ndarray:
-    """Where each query's rows start and end (``offsets[i]:offsets[i+1]``), from each row's query index: as
-    ``ranking.query_offsets``, which this module, imported by the ranking, cannot import back."""
-    return np.concatenate([[0], np.cumsum(np.bincount(qidx, minlength=num_queries))]).astype(np.int64)
 
 
 def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings) -> None:

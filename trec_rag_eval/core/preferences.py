@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.ranking import RankedQueries, offsets_of, query_offsets
+from trec_rag_eval.core.column_operations import offsets_of, query_offsets
+from trec_rag_eval.core.ranking import RankedQueries
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, byte_key

@@ -32,12 +32,28 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.core.column_operations import distinct, gather, keep_where, numbers, row_index
+from trec_rag_eval.core.column_operations import (
+    distinct,
+    gather,
+    keep_where,
+    numbers,
+    offsets_of,
+    query_offsets,
+    row_index,
+)
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.tables import CheckedColumns, Qrels, Run, derived_from, large_run_data, qrels_query_ids
+from trec_rag_eval.tables import (
+    CheckedColumns,
+    Qrels,
+    Run,
+    byte_key,
+    derived_from,
+    large_run_data,
+    qrels_query_ids,
+)
 
 LIST_FORM_MAX_ROWS = 50_000
 """Tables held as lists are ranked as lists up to this many run rows (faster than importing
@@ -76,6 +92,11 @@ class RankedQueries:
     def missing_queries(self) -> list[str]:
         return [q for q, m in zip(self.query_ids, self.missing, strict=False) if m]
 
+    def query_offsets(self, query: np.ndarray) -> np.ndarray:
+        """Where each of these queries' rows start and end among rows grouped by query, from each row's query
+        number (``column_operations.query_offsets``)."""
+        return query_offsets(query, self.num_queries)
+
     def thread_ranges(self, threads: int | None = None) -> list[tuple[int, int]]:
         """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per thread
         the kernels run on (``KERNEL_SPLIT_ROWS``); one range for a run too small to be worth threads."""
@@ -107,7 +128,7 @@ are the same bits)."""
 
 def byte_sorted(values: list[str]) -> list[str]:
     """Ids in trec_eval's order: byte order of their UTF-8 (``strcmp``), so ``"10"`` before ``"2"``."""
-    return sorted(values, key=lambda text: text.encode("utf-8", "surrogateescape"))
+    return sorted(values, key=byte_key)
 
 
 def rank(
@@ -312,17 +333,6 @@ def _judged_rows(rel: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nd
     qidx = np.repeat(np.arange(len(counts)), counts)
     keep = rel >= 0
     return rel[keep], np.bincount(qidx[keep], minlength=len(counts)).astype(np.int64)
-
-
-def offsets_of(counts: np.ndarray) -> np.ndarray:
-    """Where each query's rows start and where the last one ends, from the number of rows of each: 0, then the
-    running total (int64, one value more than ``counts``); query i's rows are ``offsets[i]:offsets[i + 1]``."""
-    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-
-
-def query_offsets(query: np.ndarray, num_queries: int) -> np.ndarray:
-    """``offsets_of`` the rows of each query, from each row's query number (rows grouped by query)."""
-    return offsets_of(np.bincount(query, minlength=num_queries))
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:
