@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.numbers import format_difference, p_phrase
-from trec_rag_eval.render.text_table import aligned_lines
+from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.allpairs import AllPairs
@@ -80,13 +80,12 @@ def _cells(result: AllPairs, mark: Callable[[str], str]) -> list[list[str]]:
 
 
 def _pair_lines(result: AllPairs) -> list[str]:
-    lines = []
-    width = max(len(m) for m in result.measures)
+    said = []
     for p in result.pairs:
         verdict = f"{p.winner} better" if p.winner else "not significant"
-        lines.append(f"  {p.measure.ljust(width)}  {result.letter(p.run_a)} {p.run_a} vs {result.letter(p.run_b)} "
-                     f"{p.run_b}: {format_difference(p.delta)}, {p_phrase(p.p_adjusted, 'n/a')}: {verdict}")
-    return lines
+        said.append((p.measure, f"{result.letter(p.run_a)} {p.run_a} vs {result.letter(p.run_b)} {p.run_b}: "
+                                f"{format_difference(p.delta)}, {p_phrase(p.p_adjusted, 'n/a')}: {verdict}"))
+    return labelled_lines(said, result.measures)
 
 
 def allpairs_table(result: AllPairs) -> str:

@@ -24,7 +24,7 @@ from trec_rag_eval.render.numbers import (
     p_phrase,
     plain_number,
 )
-from trec_rag_eval.render.text_table import aligned_lines
+from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.result import Comparison, PairResult
@@ -221,9 +221,7 @@ def render_table(comparison: Comparison, per_query: bool = False) -> str:
     lines += _aligned(summary_header(comparison), summary_rows(comparison), numeric_from=2)
     lines += ["", f"{SIGNIFICANT_MARK} significant at alpha {comparison.alpha:g} after correction", ""]
     lines.append("Verdicts:")
-    width = max(len(m) for m in comparison.measures)
-    for measure, verdict in verdicts(comparison):
-        lines.append(f"  {measure.ljust(width)}  {verdict}")
+    lines += labelled_lines(verdicts(comparison), comparison.measures)
     if per_query:
         lines += ["", "Per-query values and deltas (run - baseline):"]
         lines += _aligned(per_query_header(comparison), per_query_rows(comparison), numeric_from=2)

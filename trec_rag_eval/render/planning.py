@@ -19,7 +19,7 @@ from trec_rag_eval.number_formats import format_magnitude, format_number
 from trec_rag_eval.render.latex import latex_escape
 from trec_rag_eval.render.notebook import html_list, html_table
 from trec_rag_eval.render.numbers import format_percent, format_plain, plain_number
-from trec_rag_eval.render.text_table import aligned_lines
+from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
     from trec_rag_eval.compare.planning import DesignSize, MeasurePlan, TopicSetPlan
@@ -192,8 +192,7 @@ def plan_text(plan: TopicSetPlan, fmt: str = "table") -> str:
 def plan_table(plan: TopicSetPlan) -> str:
     rows = [plan_header(plan), *plan_rows(plan)]
     lines = [plan_title(plan), "", *aligned_lines(rows, right={2, 3, 4, 5, 6, 7})]
-    width = max((len(m) for m in plan.measures), default=0)
-    said = [f"  {m.ljust(width)}  {text}." for m, text in plan_verdicts(plan)]
+    said = labelled_lines(((m, f"{text}.") for m, text in plan_verdicts(plan)), plan.measures)
     lines += ["", "Verdicts:", *said, "", *plan_footer(plan)]
     return "\n".join(lines) + "\n"
 
