@@ -12,6 +12,7 @@ from typing import cast
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context, ratio, segment_cumsum_int, segment_suffix_max
 from trec_rag_eval.core.matching import UNJUDGED
 from trec_rag_eval.measures.model import Measure, cutoff_of
@@ -185,7 +186,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
     if key not in ctx.ranked.cache:
         ctx.ranked.cache[key] = segment_suffix_max(_precision_at_relevant(ctx), ctx.rel_q, ctx.Q)
     suffix = cast(np.ndarray, ctx.ranked.cache[key])  # stored just above under this key
-    first_rel = np.concatenate([[0], np.cumsum(ctx.rel_ret)])[:-1]
+    first_rel = offsets_of(ctx.rel_ret)[:-1]
     c = recall_cutoff_count(p, ctx.R, trec_eval_9)
     reachable = c <= ctx.rel_ret
     index = first_rel + np.maximum(c, 1) - 1

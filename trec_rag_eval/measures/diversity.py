@@ -32,6 +32,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context, ratio
 from trec_rag_eval.measures.model import Measure
 
@@ -89,13 +90,13 @@ class _Hits:
         order = np.argsort(doc, kind="stable")
         doc, subtopic = doc[order], subtopic[order]
         count = np.bincount(doc, minlength=len(view.doc_query))
-        start = np.concatenate([[0], np.cumsum(count)])[:-1]
+        start = offsets_of(count)[:-1]
         rows = np.flatnonzero(view.row_doc >= 0)
         rows = rows[count[view.row_doc[rows]] > 0]
         per_row = count[view.row_doc[rows]]
         self.row = np.repeat(rows, per_row)
         first = np.repeat(start[view.row_doc[rows]], per_row)
-        step = np.arange(len(self.row)) - np.repeat(np.concatenate([[0], np.cumsum(per_row)])[:-1], per_row)
+        step = np.arange(len(self.row)) - np.repeat(offsets_of(per_row)[:-1], per_row)
         self.subtopic = subtopic[first + step]
         self.query = ctx.qidx[self.row]
         self.pos = ctx.pos[self.row]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context, ratio
 from trec_rag_eval.measures.model import Measure
 
@@ -73,7 +74,7 @@ def compat(ctx: Context, m: Measure) -> np.ndarray:
     if normalize:
         # the ideal ranking against itself: its document at position t joins the overlap at depth t
         ideal_q = np.repeat(np.arange(ctx.Q), ideal_size)
-        first = np.concatenate([[0], np.cumsum(ideal_size)])[:-1]
+        first = offsets_of(ideal_size)[:-1]
         t = np.arange(len(ideal_q)) - first[ideal_q] + 1
         best = np.bincount(ideal_q, weights=harmonic[depth[ideal_q]] - harmonic[t - 1], minlength=ctx.Q)
         value = np.where(best > 0, ratio(score, best), ratio(score, normalizer))

@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.preferences import PreferenceView
 from trec_rag_eval.errors import TrecRagEvalWarning, warn
@@ -235,7 +236,7 @@ def _recount_lines(view: PreferenceView, chosen: np.ndarray, relevant: np.ndarra
     in_last = np.flatnonzero(last)
     last_group = group[in_last]
     size = np.bincount(last_group, minlength=n)
-    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    start = offsets_of(size)[:-1]
     position = np.arange(len(in_last)) - start[last_group]
     wanted = relevant.astype(np.int64)
     size_ret = np.bincount(last_group[retrieved[in_last]], minlength=n)
@@ -271,7 +272,7 @@ def _recount_arrays(view: PreferenceView, chosen: np.ndarray, num_rel: np.ndarra
     order = np.lexsort((rank, group))
     group, rank = group[order], rank[order]
     size = np.bincount(group, minlength=n)
-    start = np.concatenate([[0], np.cumsum(size)[:-1]])
+    start = offsets_of(size)[:-1]
     position = np.arange(len(group)) - start[group]
     first_out = njr.copy()  # nothing left out among the retrieved when there are not R + 1
     at = position == num_rel[group].astype(np.int64)
