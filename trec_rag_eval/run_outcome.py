@@ -1,9 +1,10 @@
 """One run evaluated against judgments already read, with what the user should be told about it.
 
-``evaluate_run_file`` is the one step both the single machine (``service``) and a Dask worker (a task
-per run, ``cluster``) take: read the run where it lies (any format), map chunk ids to documents when
-asked, evaluate, and list the notes (``notes.Note``): queries missing from the run or only in it, and
-for JSON results the RAG checks. ``RunOutcome`` is what every path hands back for one run.
+``evaluate_run`` is the one step every run takes, made in memory or read where it lies
+(``evaluate_run_file``: any format), on this machine (``service``) or on a Dask worker (a task per run,
+``cluster``): map chunk ids to documents when asked, evaluate, and list the notes (``notes.Note``): queries
+missing from the run or only in it, and for JSON results the RAG checks. ``RunOutcome`` is what every path
+hands back for one run.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
     from trec_rag_eval.io.chunk_collapse import CollapseReport
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.tables import Qrels, Run
+    from trec_rag_eval.tables import Qrels, ResultsReport, Run
 
 
 @dataclass
@@ -52,17 +53,27 @@ class RunOutcome:
 def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings: Settings,
                       run_format: str = "auto", doc_map: Any = None,
                       read: tuple[Run, Any] | None = None, id: Any = None) -> tuple[Evaluation, list[Note]]:
-    """The evaluation of the run at ``path`` and its notes (see the module's docstring); ``read``: the
-    run and its reading report, already read (the service's read-ahead); ``id``: where each JSON
-    result keeps its document id (``io.id_paths``)."""
-    from trec_rag_eval.evaluation.evaluate import evaluate_measures
+    """The evaluation of the run at ``path`` and its notes (``evaluate_run``); ``read``: the run and its reading
+    report, already read (the service's read-ahead); ``id``: where each JSON result keeps its document id
+    (``io.id_paths``)."""
     from trec_rag_eval.io.loading import load_run_report
 
     run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
+    return evaluate_run(qrels, run, measures, settings, doc_map, report)
+
+
+def evaluate_run(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings, doc_map: Any = None,
+                 report: ResultsReport | None = None) -> tuple[Evaluation, list[Note]]:
+    """One run, read from a file (with its reader's ``report``) or made in memory, evaluated as the service
+    chose (measures and settings) and the notes about it (see the module's docstring): its chunk ids mapped to
+    documents when asked (``map_chunks``), then the RAG checks for search results, else the query set's
+    warnings."""
+    from trec_rag_eval.evaluation.evaluate import evaluate_measures
+
     run, notes, collapse = map_chunks(run, doc_map, qrels)
     evaluation = evaluate_measures(qrels, run, measures, settings)
     evaluation.collapse = collapse
-    if report.searched:
+    if report is not None and report.searched:
         # JSON results get the RAG checks, which also cover missing and extra queries
         from trec_rag_eval.checks.rag import check_rag
 

@@ -15,7 +15,7 @@ from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
-from trec_rag_eval.run_outcome import RunOutcome, evaluate_run_file, map_chunks
+from trec_rag_eval.run_outcome import RunOutcome, evaluate_run, evaluate_run_file
 from trec_rag_eval.service import large_runs
 from trec_rag_eval.service.inputs import doc_id_map, read_judgments, run_from_any_shape
 from trec_rag_eval.service.spread import evaluate_spread
@@ -385,14 +385,10 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         try:
             make = in_memory[index]
             if make is not None:
-                run, notes, collapse = map_chunks(make(), mapping, qrels)
-                from trec_rag_eval.evaluation.evaluate import evaluate_measures
-
-                evaluation = evaluate_measures(qrels, run, measures, settings)
-                evaluation.collapse = collapse
+                run = make()
+                evaluation, notes = evaluate_run(qrels, run, measures, settings, mapping)
                 # a run in memory that its caller did not name is said by its source ("run (dict)")
-                return RunOutcome(label if named[index] else run.source, evaluation,
-                                  notes + evaluation.query_set_warnings())
+                return RunOutcome(label if named[index] else run.source, evaluation, notes)
             assert path is not None  # not in memory: a run file
             notes = []
             if streamed[index]:
