@@ -315,6 +315,22 @@ def test_ids_that_look_like_chunks_of_judged_documents_get_a_pattern_suggested(c
     assert guess_doc_id_pattern(Run.from_dict({"q1": {"x#1": 1.0, "y#2": 0.5}}), QRELS) is None
 
 
+def test_the_chunk_guess_reads_no_judgment_when_no_retrieved_id_has_a_separator():
+    """A chunk id is a judged id, a separator (a character neither letter nor digit) and a number: in a run
+    whose sampled ids are all letters and digits (``d17``, MS MARCO's numbers, ``dé1``) none can be one, and
+    the guess answers without building the set of judged ids, which it would otherwise make on every call."""
+    from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
+
+    class Untouchable:
+        def __getattr__(self, name):
+            raise AssertionError(f"the judgments were read ({name})")
+
+    for ids in (["d17", "d3"], ["7267", "1"], ["dé1", "x2"]):
+        assert guess_doc_id_pattern(Run.from_dict({"q1": {i: 1.0 for i in ids}}), Untouchable()) is None
+    with pytest.raises(AssertionError, match="judgments were read"):  # one separator is enough to look
+        guess_doc_id_pattern(Run.from_dict({"q1": {"d17": 1.0, "d3#1": 0.5}}), Untouchable())
+
+
 def test_evaluate_suggests_the_pattern_on_a_chunk_run(tmp_path, capsys):
     qrels, run = _files(tmp_path)
     with pytest.raises(SystemExit):
