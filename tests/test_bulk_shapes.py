@@ -201,3 +201,30 @@ def test_a_small_frame_with_interleaved_queries_is_read_from_its_lists():
                               "score") is None
     columns = shapes.run_data(frame)
     assert columns["query_id"] == ["1", "2", "1"] and columns.blocks is None
+
+
+def test_an_empty_id_is_found_in_every_arrow_string_type_and_slice():
+    # the empty-id check reads the offsets buffer of string and large_string arrays (within the array's own
+    # slice of it; string_view is cast to large_string first, where Arrow's own length function has no kernel
+    # for it); a slice leaves out what lies outside it
+    import pyarrow as pa
+
+    queries = ["q1", "q1", "q2", "q2", "q3"]
+    for kind in (pa.string(), pa.large_string(), pa.string_view()):
+        def arrow(ids, kind=kind):
+            return pa.array(ids, type=kind)
+
+        docs = arrow(["", "a", "b", "c", "d"])
+        scores = np.arange(5, dtype=np.float64)
+        assert bulk.frame_columns(arrow(queries), docs, scores, "score") is None, kind  # "" at the first row
+        made = bulk.frame_columns(arrow(queries)[1:], docs[1:], scores[1:], "score")  # "" left out of the slice
+        assert made is not None and made["doc_id"] == ["a", "b", "c", "d"], kind
+        assert made.blocks == (["q1", "q2", "q3"], [1, 2, 1]), kind
+        tail = arrow(["a", "b", "c", "d", ""])
+        assert bulk.frame_columns(arrow(queries)[1:], tail[1:], scores[1:], "score") is None, kind  # last row
+        assert bulk.frame_columns(arrow(["q1", "", "q2"]), arrow(["a", "b", "c"]), scores[:3], "score") is None
+        chunked = pa.chunked_array([arrow(["a", "b"]), arrow(["", "d", "e"])])  # combined first
+        assert bulk.frame_columns(pa.chunked_array([arrow(queries)]), chunked, scores, "score") is None, kind
+        # a document twice in one query is refused; the same document in two queries is not
+        assert bulk.frame_columns(arrow(queries), arrow(["a", "a", "b", "c", "d"]), scores, "score") is None
+        assert bulk.frame_columns(arrow(queries), arrow(["a", "b", "a", "b", "a"]), scores, "score") is not None

@@ -115,6 +115,33 @@ def test_a_small_data_frame_is_read_as_lists_and_gives_the_file_s_numbers(tmp_pa
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("arrow_type", ["string", "large_string", "string_view"])
+def test_pandas_frames_of_every_arrow_string_type_give_the_file_s_numbers(tmp_path, arrow_type):
+    # pandas holds ids in Arrow with pd.ArrowDtype(...) (and its "str" dtype): each Arrow string type is read,
+    # the views too (Arrow's own length function has no kernel for them), and an empty id is still named
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    dtype = pd.ArrowDtype(getattr(pa, arrow_type)())
+    qrels, run = _pair(5)
+    expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+
+    def frame(nested: dict, value: str):
+        rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
+        return pd.DataFrame({"query_id": pd.array([r[0] for r in rows], dtype=dtype),
+                             "doc_id": pd.array([r[1] for r in rows], dtype=dtype), value: [r[2] for r in rows]})
+
+    ours = _values(tre.evaluate(frame(qrels, "relevance"), frame(run, "score"), MEASURES))
+    assert ours.keys() == expected.keys()
+    for key, value in expected.items():
+        assert ours[key] == pytest.approx(value, abs=1e-12), key
+    bad = pd.DataFrame({"query_id": pd.array(["1", "1"], dtype=dtype), "doc_id": pd.array(["a", ""], dtype=dtype),
+                        "score": [1.0, 2.0]})
+    with pytest.raises(tre.InputFormatError, match=r"^run \(pandas DataFrame\): row 2: expected a query_id, a "
+                                                   r"doc_id and a score .*, got '1', '', 2\.0"):
+        tre.Run(bad)
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 @pytest.mark.parametrize("kind", ["Table", "RecordBatch"])
 def test_an_arrow_table_gives_the_file_s_numbers_and_names_its_bad_rows(tmp_path, kind):
     # pyarrow's Table and RecordBatch with ir_measures' column names, as pandas and polars frames are read

@@ -94,9 +94,11 @@ def column_columns(value: Mapping[str, Any], value_column: str, iterations: list
 def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) -> CheckedColumns | None:
     """A small frame's columns, given as Arrow arrays of strings for the ids (polars' own, or pandas' when
     Arrow holds them, as pandas 3's strings are), as columns with their query blocks, or None: then
-    ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow (no null, no empty id)
-    and numpy; each query's rows must come together (as a dict of dicts gives them), so that a pair given
-    twice is a document twice within one block, found by a sort of the pairs' dictionary codes."""
+    ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow and numpy: no null, no
+    empty id (two equal offsets in the column's offsets buffer), each query's rows together (as a dict of
+    dicts gives them: its blocks are where the id changes from the row before, and no id starts two
+    blocks), so that a pair given twice is a document twice within one block, found by a sort of the
+    pairs' block numbers and document dictionary codes."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -104,31 +106,42 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     for ids in (query_ids, doc_ids):
         if isinstance(ids, pa.ChunkedArray):
             ids = ids.combine_chunks()
-        if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type) or
-                pa.types.is_string_view(ids.type)) or ids.null_count or not len(ids):
+        if pa.types.is_string_view(ids.type):
+            ids = ids.cast(pa.large_string())  # Arrow's compute functions take few views yet
+        if ids.null_count or not len(ids) or _has_empty_string(ids, pa):
             return None
         arrays.append(ids)
     queries, docs = arrays
-    if pc.min(pc.utf8_length(queries)).as_py() == 0 or pc.min(pc.utf8_length(docs)).as_py() == 0:
-        return None
     numbers = checked_values(values, value_column)
     if numbers is None:
         return None
-    encoded = queries.dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    firsts = np.flatnonzero(np.diff(codes)) + 1
-    if len(firsts) + 1 != len(encoded.dictionary):
+    firsts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
+    starts = np.r_[0, firsts]
+    block_ids = queries.take(pa.array(starts)).to_pylist()
+    if len(set(block_ids)) != len(block_ids):
         return None  # a query in two places: no blocks
+    lengths = np.diff(np.r_[starts, len(queries)])
     doc_codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    pairs = np.sort(codes.astype(np.int64) * len(docs) + doc_codes)
+    pairs = np.sort(np.repeat(np.arange(len(starts), dtype=np.int64) * len(docs), lengths) + doc_codes)
     if (pairs[1:] == pairs[:-1]).any():
         return None
-    block_ids = encoded.dictionary.take(pa.array(codes[np.r_[0, firsts]])).to_pylist()
-    lengths = np.diff(np.r_[0, firsts, len(codes)]).tolist()
-    columns = _columns(list(chain.from_iterable(map(repeat, block_ids, lengths))), docs.to_pylist(), numbers,
+    counts = lengths.tolist()
+    columns = _columns(list(chain.from_iterable(map(repeat, block_ids, counts))), docs.to_pylist(), numbers,
                        value_column)
-    columns.blocks = (block_ids, lengths)
+    columns.blocks = (block_ids, counts)
     return columns
+
+
+def _has_empty_string(ids: Any, pa: Any) -> bool:
+    """Whether an Arrow array of ids holds an empty string, by its offsets buffer (two equal offsets, within
+    the array's own slice of the buffer; no pass over the characters); True too when it is no array of
+    ``string`` or ``large_string``, so that the caller gives up."""
+    kind = ids.type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return True
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32 if pa.types.is_string(kind) else np.int64)
+    offsets = offsets[ids.offset:ids.offset + len(ids) + 1]
+    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
