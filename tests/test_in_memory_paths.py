@@ -167,3 +167,41 @@ def test_an_arrow_table_gives_the_file_s_numbers_and_names_its_bad_rows(tmp_path
     with pytest.raises(tre.InputFormatError, match=r"needs the columns query_id, doc_id, relevance; it has "
                                                    r"query_id, doc$"):
         tre.Qrels(pa.table({"query_id": ["1"], "doc": ["a"]}))
+
+
+def test_a_list_of_measure_names_is_parsed_once_per_process_and_again_after_a_registration(monkeypatch):
+    # a sweep or a training loop asks for the same list on every call: the names are parsed on the first call
+    # only, and a family registered since is seen by the next call (a name unknown before it then means the new
+    # family; in a process of its own, so that the registry of this one stays as it is)
+    import subprocess
+    import sys
+
+    from trec_rag_eval.measures import requests
+
+    parsed: list[str] = []
+    real = requests.parse_notation
+    monkeypatch.setattr(requests, "parse_notation", lambda text: parsed.append(text) or real(text))
+    qrels, run = {"q1": {"d1": 1, "d2": 0}}, {"q1": {"d1": 2.0, "d2": 1.0}}
+    names = ["nDCG@2", "P@1", "RR@2"]
+    first = tre.evaluate(qrels, run, names)
+    assert set(parsed) == set(names)
+    parsed.clear()
+    for _ in range(3):
+        assert tre.evaluate(qrels, run, names).summary_by_name == first.summary_by_name
+    assert parsed == []
+    code = """
+import numpy as np, trec_rag_eval as tre
+from trec_rag_eval.measures.model import Family, register
+qrels, run, names = {"q1": {"d1": 1, "d2": 0}}, {"q1": {"d1": 2.0, "d2": 1.0}}, ["P@1", "Toyhit@1"]
+try:
+    tre.evaluate(qrels, run, names)
+except tre.MeasureSyntaxError as err:
+    print("before:", err.reason)
+register(Family("toyhit", lambda ctx, m: (ctx.cnt_at(int(m.cutoff)) > 0).astype(np.float64), "A toy.",
+                kind="int_cutoffs", defaults=(1,), names=("Toyhit@k",)))
+print("after:", tre.evaluate(qrels, run, names).summary_by_name)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["before: unknown measure (see: trec-rag-eval measures)",
+                                       "after: {'P@1': 1.0, 'Toyhit@1': 1.0}"]

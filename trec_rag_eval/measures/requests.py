@@ -181,7 +181,7 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
                             f"{type(item).__name__}: {item!r}")
     unique: dict[Measure, Measure] = {}
     for m in out:  # one measure once, whatever text trec_eval's name of it keeps (as parse_measures)
-        unique.setdefault(replace(m, text=None), m)
+        unique.setdefault(m if m.text is None else replace(m, text=None), m)
     return list(unique.values())
 
 
@@ -223,6 +223,21 @@ def _within_ranges(measure: Measure) -> Measure:
 def _as_asked(specs: list[str]) -> list[Measure]:
     """``parse_measures(specs, order="asked")``, named as asked (``named_as_asked``)."""
     return named_as_asked(parse_measures(specs, order="asked"), specs)
+
+
+def parse_as_asked(specs: Sequence[str], order: str = "asked") -> list[Measure]:
+    """``parse_measures(specs, order)`` named as asked (``named_as_asked``): what a list of names asks for,
+    parsed once per process for each list and order (a training loop, a sweep, asks for the same list on
+    every call); forgotten when a family is registered."""
+    return list(_parsed_as_asked(tuple(specs), order))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_as_asked(specs: tuple[str, ...], order: str) -> tuple[Measure, ...]:
+    return tuple(named_as_asked(parse_measures(list(specs), order=order), list(specs)))
+
+
+on_register(lambda family: _parsed_as_asked.cache_clear)
 
 
 def named_as_asked(measures: list[Measure], specs: list[str]) -> list[Measure]:

@@ -234,7 +234,7 @@ def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: 
     """The measures ``evaluate`` computes for ``measures``, in the order an output shows them: trec_eval's
     fixed order for its format (``order="trec"``), else the order asked. None: the RAG set (trec_eval's
     official set in its order), with Judged@10 when ``llm_judgments`` count; an empty list is a mistake."""
-    from trec_rag_eval.measures.requests import default_measures, named_as_asked, parse_measures
+    from trec_rag_eval.measures.requests import default_measures, parse_as_asked, parse_measures
 
     if measures is None:
         chosen = default_measures(trec_output=order == "trec")
@@ -242,7 +242,7 @@ def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: 
             chosen += [m for m in parse_measures(["Judged@10"]) if m not in chosen]
         return chosen
     if isinstance(measures, (list, tuple)) and measures and all(isinstance(m, str) for m in measures):
-        return named_as_asked(parse_measures(list(measures), order=order), list(measures))
+        return parse_as_asked(measures, order=order)
     return _measures_asked(measures)
 
 
