@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -53,7 +54,13 @@ class Measure:
         return self.spec.trec_label(self)
 
     def __str__(self) -> str:
-        return self.asked if self.asked is not None else self.spec.label(self)
+        return self.asked if self.asked is not None else self._label
+
+    @functools.cached_property
+    def _label(self) -> str:
+        """Its name in our notation, made once per measure: results are keyed by it on every evaluation (the
+        fields it is made of never change, nor does the family registered under a name)."""
+        return self.spec.label(self)
 
 
 # an array of one value per query; relstring's kernel returns strings, and runid's (never called:
