@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from trec_rag_eval.compare import compare_values
-from trec_rag_eval.compare.result import Comparison
+from trec_rag_eval.compare.comparison import Comparison
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.render.comparison import (
     comparison_dict,

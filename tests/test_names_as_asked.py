@@ -73,7 +73,7 @@ def test_nothing_close_says_where_the_names_are():
 
 
 def test_results_are_typed():
-    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
 

@@ -16,8 +16,8 @@ import pytest
 from trec_rag_eval import renderer_registry
 from trec_rag_eval.checks.crosscheck import CrosscheckReport, Verdict
 from trec_rag_eval.checks.validate import Mismatch, ValidationReport
+from trec_rag_eval.fusion.fusion_result import Fusion
 from trec_rag_eval.fusion.optimize import Fold, Setting, Tuning
-from trec_rag_eval.fusion.result import Fusion
 from trec_rag_eval.llm.judging import CalibrationAgreement
 from trec_rag_eval.tables import Run
 
@@ -228,7 +228,7 @@ def test_the_notebook_tables_of_a_fusion():
 def test_a_renderer_is_registered_by_the_type_itself_not_by_its_name():
     # a name could be misspelt and never match, and str() would print something else in silence
     with pytest.raises(TypeError, match="register_renderer takes the result type itself"):
-        renderer_registry.register_renderer("trec_rag_eval.fusion.result.Fusion", "text", str)
+        renderer_registry.register_renderer("trec_rag_eval.fusion.fusion_result.Fusion", "text", str)
 
 
 def _ways_asked() -> list[tuple[str, str, str]]:

@@ -47,11 +47,11 @@ _EXPORTS = {
     "Settings": "trec_rag_eval.core.settings",
     "Evaluation": "trec_rag_eval.evaluation.evaluate",
     "QueryResult": "trec_rag_eval.evaluation.evaluate",
-    "Comparison": "trec_rag_eval.compare.result",
+    "Comparison": "trec_rag_eval.compare.comparison",
     "AllPairs": "trec_rag_eval.compare.allpairs",
     "TopicSetPlan": "trec_rag_eval.compare.planning",
     "Agreement": "trec_rag_eval.compare.agreement",
-    "Fusion": "trec_rag_eval.fusion.result",
+    "Fusion": "trec_rag_eval.fusion.fusion_result",
     "Evaluator": "trec_rag_eval.engine.harness",
     "EngineEvaluation": "trec_rag_eval.engine.harness",
     "TrecRagEvalError": "trec_rag_eval.errors",
@@ -119,8 +119,8 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     )
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.compare.planning import TopicSetPlan
-    from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.engine.harness import EngineEvaluation, Evaluator
     from trec_rag_eval.errors import (
@@ -132,7 +132,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         UsageError,
     )
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
-    from trec_rag_eval.fusion.result import Fusion
+    from trec_rag_eval.fusion.fusion_result import Fusion
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.measures.requests import parse_measure
     from trec_rag_eval.tables import Qrels, Run

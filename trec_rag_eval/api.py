@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.compare.planning import TopicSetPlan
-    from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.conversion import ConversionReport
     from trec_rag_eval.evaluation.context_cost import ContextCost
     from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult

@@ -19,8 +19,8 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_choice, check_fractions, check_resampling, check_runs
 from trec_rag_eval.compare import stats
+from trec_rag_eval.compare.comparison import Comparison, PairResult
 from trec_rag_eval.compare.per_query import per_query_arrays
-from trec_rag_eval.compare.result import Comparison, PairResult
 from trec_rag_eval.compare.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import UsageError

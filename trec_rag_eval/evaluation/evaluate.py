@@ -276,7 +276,7 @@ def evaluate_tables(
     """
     chosen = settings_of(settings, **overrides)
     if qrels.kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
-        from trec_rag_eval.evaluation.judgment_kinds import check_judgments, default_measure_set
+        from trec_rag_eval.evaluation.judgment_measures import check_judgments, default_measure_set
 
         resolved = resolve_measures(default_measure_set(qrels) if measures is None else measures)
         check_judgments(qrels, resolved)
@@ -286,7 +286,7 @@ def evaluate_tables(
         return evaluate_measures(qrels, run, resolved, chosen)
     resolved = resolve_measures(measures)
     if any(m.spec.judgments not in ("relevance", "any") for m in resolved):
-        from trec_rag_eval.evaluation.judgment_kinds import check_judgments
+        from trec_rag_eval.evaluation.judgment_measures import check_judgments
 
         check_judgments(qrels, resolved)
     if doc_map is None:
@@ -299,10 +299,10 @@ def evaluate_tables(
 
 def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings) -> Evaluation:
     """``evaluate_tables`` of measures already resolved and checked against the kind of the judgments
-    (``evaluation.judgment_kinds.check_judgments``), with settings already made: what the service calls,
+    (``evaluation.judgment_measures.check_judgments``), with settings already made: what the service calls,
     having chosen both before reading any run."""
     if qrels.kind != "relevance":
-        from trec_rag_eval.evaluation.judgment_kinds import align_kind
+        from trec_rag_eval.evaluation.judgment_measures import align_kind
 
         ranked, numbered, views = align_kind(qrels, run, settings)
         if ranked.num_queries == 0:
@@ -410,7 +410,7 @@ def evaluate_ranked(
     """Run the kernels on already aligned queries (the streaming path calls this per chunk); of the
     settings, the ranking ones were applied by ``rank``. ``subtopics``: the intent-aware judgments
     aligned with ``ranked`` (``evaluation.subtopics``), for the diversity measures; ``views``: other
-    judgments aligned with it, by the name their kernels read them by (``evaluation.judgment_kinds``)."""
+    judgments aligned with it, by the name their kernels read them by (``evaluation.judgment_measures``)."""
     settings = settings or Settings()
     relevance_level, trec_eval_9 = settings.relevance_level, settings.trec_eval_9
     options = {"num_docs": settings.num_docs, "trec_eval_9": trec_eval_9, "leftovers": settings.leftovers,

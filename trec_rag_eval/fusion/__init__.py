@@ -17,6 +17,7 @@ import numpy as np
 
 from trec_rag_eval.arguments import check_count, check_runs
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.fusion.fusion_result import Fusion
 from trec_rag_eval.fusion.methods import (
     METHODS,
     NORMS,
@@ -31,7 +32,6 @@ from trec_rag_eval.fusion.methods import (
     norm_name,
     rounded,
 )
-from trec_rag_eval.fusion.result import Fusion
 from trec_rag_eval.notes import note
 from trec_rag_eval.syntax import is_number
 

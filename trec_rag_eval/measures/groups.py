@@ -2,7 +2,7 @@
 
 Qrels of several judgment groups (``-R qrels_jg``: the iteration column names the group, e.g. one user's
 judgments) are scored group by group: each group judges the query's ranking as if its judgments were the only
-qrels (``core.groups``), the measure of one judgment per document is computed for it (map, P@k, Rprec_mult,
+qrels (``core.group_ranking``), the measure of one judgment per document is computed for it (map, P@k, Rprec_mult,
 with their edge cases: 0 when the group has no relevant document), and the query's value is the mean over its
 groups, added in byte order of the group's name as trec_eval adds them.
 """
@@ -13,7 +13,7 @@ from typing import cast
 
 import numpy as np
 
-from trec_rag_eval.core.groups import GroupView
+from trec_rag_eval.core.group_ranking import GroupView
 from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.measures import binary
 from trec_rag_eval.measures.model import Measure

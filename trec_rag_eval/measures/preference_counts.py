@@ -1,6 +1,6 @@
 """The counts the preference measures are made of, per judgment group, over all queries at once.
 
-For a preference "a over b" of a group (``core.preferences``), with "above" meaning a lower document number
+For a preference "a over b" of a group (``core.preference_ranking``), with "above" meaning a lower document number
 (retrieved documents are numbered in rank order, before the others):
 
 * fulfilled, retrieved: a and b retrieved, a above b;  possible, retrieved: a and b retrieved (either way);
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trec_rag_eval.core.preferences import PreferenceView, level_pairs
+from trec_rag_eval.core.preference_ranking import PreferenceView, level_pairs
 
 
 @dataclass(frozen=True)

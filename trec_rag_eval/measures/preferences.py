@@ -31,7 +31,7 @@ import numpy as np
 
 from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context
-from trec_rag_eval.core.preferences import PreferenceView
+from trec_rag_eval.core.preference_ranking import PreferenceView
 from trec_rag_eval.errors import TrecRagEvalWarning, warn
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.preference_counts import (

@@ -27,7 +27,7 @@ from trec_rag_eval.render.numbers import (
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
-    from trec_rag_eval.compare.result import Comparison, PairResult
+    from trec_rag_eval.compare.comparison import Comparison, PairResult
 
 SIGNIFICANT_MARK = "*"
 TEST_NAMES = {"t": "paired t-test", "randomization": "paired randomization test"}

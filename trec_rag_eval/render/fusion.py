@@ -12,7 +12,7 @@ from trec_rag_eval.render.notebook import html_table
 from trec_rag_eval.render.text_table import aligned_lines
 
 if TYPE_CHECKING:
-    from trec_rag_eval.fusion.result import Fusion
+    from trec_rag_eval.fusion.fusion_result import Fusion
 
 
 def fusion_text(fusion: Fusion) -> str:

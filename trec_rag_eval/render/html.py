@@ -24,7 +24,7 @@ from trec_rag_eval.render.comparison import (
 )
 
 if TYPE_CHECKING:
-    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.compare.comparison import Comparison
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 72em;

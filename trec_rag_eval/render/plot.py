@@ -17,7 +17,7 @@ import numpy as np
 from trec_rag_eval.errors import MissingDependencyError, UsageError
 
 if TYPE_CHECKING:
-    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.evaluation.evaluate import Evaluation
 
 PLOT_FORMATS = {".png": "png", ".svg": "svg"}

@@ -22,7 +22,7 @@ from trec_rag_eval.render.validation import validation_text
 from trec_rag_eval.renderer_registry import register_renderer
 
 if TYPE_CHECKING:
-    from trec_rag_eval.compare.result import Comparison
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.engine.harness import EngineEvaluation
     from trec_rag_eval.evaluation.evaluate import Evaluation
 

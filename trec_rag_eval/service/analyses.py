@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
+    from trec_rag_eval.compare.comparison import Comparison
     from trec_rag_eval.compare.planning import TopicSetPlan
-    from trec_rag_eval.compare.result import Comparison
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.fusion import Fusion
     from trec_rag_eval.tables import Qrels, Run
@@ -47,7 +47,7 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
     judgments, chosen, given = paired_runs(qrels, runs, options, "compare needs")
     if not measures and not options.get("primary") and not options.get("all_measures"):
         # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
-        from trec_rag_eval.evaluation.judgment_kinds import compared_measure_set
+        from trec_rag_eval.evaluation.judgment_measures import compared_measure_set
 
         measures = compared_measure_set(judgments) or measures
     if pairs == "all":

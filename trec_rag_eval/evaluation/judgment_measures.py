@@ -3,8 +3,9 @@
 Each kind of judgments feeds its own measures, as in trec_eval (whose other measures fail on them): relevance
 judgments (qrels) the measures of one grade per document, judgment groups (``-R qrels_jg``) the ``*_avgjg``
 measures, preferences (``-R prefs``, ``-R qrels_prefs``) the ``prefs_*`` ones; runid and num_q fit all.
-The run is ranked once against the judged documents, numbered (``core.preferences``, ``core.groups``), by the
-ranking of ``core.ranking`` (ties by doc_id ascending for preferences, as trec_eval breaks them there).
+The run is ranked once against the judged documents, numbered (``core.preference_ranking``,
+``core.group_ranking``), by the ranking of ``core.ranking`` (ties by doc_id ascending for preferences, as trec_eval
+breaks them there).
 """
 
 from __future__ import annotations
@@ -95,11 +96,11 @@ def align_kind(judgments: Any, run: Run, settings: Settings) -> tuple[RankedQuer
     name their kernels read them by)."""
     kind = judgments.kind
     if kind == "preferences":
-        from trec_rag_eval.core.preferences import number_preference_documents, preference_view
+        from trec_rag_eval.core.preference_ranking import number_preference_documents, preference_view
 
         documents: Any = number_preference_documents(judgments)
     else:
-        from trec_rag_eval.core.groups import group_view, number_group_documents
+        from trec_rag_eval.core.group_ranking import group_view, number_group_documents
 
         documents = number_group_documents(judgments)
     try:
