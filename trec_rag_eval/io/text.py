@@ -93,6 +93,26 @@ def check_file(path: str) -> None:
         raise InputFormatError(path, None, "is a directory, expected a file")
 
 
+def bytes_to_read(path: str) -> bytes | None:
+    """The bytes of the file at ``path`` when it is not read where it lies: a pipe or standard input (read once),
+    a URL (fetched once where it lies), gzip (decompressed); None for a local file, read in place. A missing
+    file, a folder or an empty file is refused as every reader refuses it."""
+    check_file(path)
+    if (spooled(path) is not None or location.is_url(path)) and not is_gzip(path):
+        data = read_bytes(path)
+        if not data:
+            raise InputFormatError(path, None, "empty file")
+        return data
+    if is_gzip(path):
+        data = read_bytes(path)
+        if not data.strip():
+            raise InputFormatError(path, None, "empty file (after gzip decompression)")
+        return data
+    if os.path.getsize(path) == 0:
+        raise InputFormatError(path, None, "empty file")
+    return None
+
+
 def is_gzip(path: str) -> bool:
     data = spooled(path)
     if data is not None:

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.location import is_url
-from trec_rag_eval.io.text import BOM, GZIP_MAGIC, check_file, decode_line, is_gzip, read_bytes, spooled
+from trec_rag_eval.io.text import BOM, GZIP_MAGIC, bytes_to_read, decode_line, read_bytes, spooled
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,
@@ -206,21 +205,7 @@ class Source:
 
 
 def open_source(path: str) -> Source:
-    check_file(path)
-    # a pipe or standard input: its bytes, read once; a URL: its bytes, fetched once where it lies
-    if (spooled(path) is not None or is_url(path)) and not is_gzip(path):
-        data = read_bytes(path)
-        if not data:
-            raise InputFormatError(path, None, "empty file")
-        return Source(path, data)
-    if is_gzip(path):
-        data = read_bytes(path)
-        if not data.strip():
-            raise InputFormatError(path, None, "empty file (after gzip decompression)")
-        return Source(path, data)
-    if os.path.getsize(path) == 0:
-        raise InputFormatError(path, None, "empty file")
-    return Source(path, None)
+    return Source(path, bytes_to_read(path))
 
 
 # -- line-by-line path --------------------------------------------------------------------------
