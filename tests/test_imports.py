@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,34 @@ def test_a_small_trec_evaluation_does_not_load_polars(tmp_path):
     assert "polars" not in loaded and "pyarrow" not in loaded
     # nor the search-engine harness and the LLM client (http, email): only the commands that use them load them
     assert not {m for m in loaded if m.startswith(("trec_rag_eval.engine", "trec_rag_eval.llm", "email"))}
+
+
+RARE_FAMILIES = {"trec_rag_eval.measures." + name for name in ("preferences", "preference_counts", "groups",
+                                                                  "diversity", "cwl", "ideal_ordering")}
+
+
+def test_the_quick_start_loads_no_module_of_a_family_it_does_not_compute():
+    # the registry names every family, but a kernel of preferences, judgment groups, diversity or C/W/L is
+    # imported when a measure of it is first computed: the README's first command, and an evaluation of the
+    # RAG set in memory, load none of those modules (nor the rankings of preferences and judgment groups)
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(fixtures / 'qrels.txt')!r}, "
+            f"{str(fixtures / 'run_bm25.txt')!r}])\nexcept SystemExit:\n    pass")
+    rare = RARE_FAMILIES | {"trec_rag_eval.core.preference_ranking", "trec_rag_eval.core.group_ranking"}
+    loaded = _modules_after(code)
+    assert "trec_rag_eval.measures.registry" in loaded and not rare & loaded
+    in_memory = _modules_after("import trec_rag_eval as tre\ntre.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}})")
+    assert "trec_rag_eval.measures.binary" in in_memory and not rare & in_memory
+    # named, a family's module is not loaded yet; computed, it is, and its kernel gives the measure's value:
+    # SDCG@2 scales DCG by the DCG of 2 documents of gain 1, so the one relevant document first gives
+    # 1 / (1 + 1/log2(3)) = 0.6131...
+    code = ("import trec_rag_eval as tre, sys\nfrom trec_rag_eval.measures.requests import parse_measure\n"
+            "parse_measure('SDCG(max_rel=1)@2')\nprint('trec_rag_eval.measures.cwl' in sys.modules)\n"
+            "print(tre.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0, 'b': 0.5}}, 'SDCG(max_rel=1)@2')"
+            ".summary_by_name['SDCG(max_rel=1)@2'])")
+    named, computed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                     check=True).stdout.split()
+    assert named == "False" and float(computed) == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
 
 
 def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,26 @@ class Measure:
 # an array of one value per query; relstring's kernel returns strings, and runid's (never called:
 # the run tag is not computed per query) returns None
 Kernel = Callable[[Any, Measure], "np.ndarray | list[str] | None"]
+
+
+class Deferred:
+    """A kernel whose module is imported when it is first called: the registry names the measures of the
+    families few evaluations ask for (preferences, judgment groups, diversity, C/W/L) without importing their
+    modules, so a process that evaluates P@10 or the official set loads none of them."""
+
+    __slots__ = ("module", "name", "_kernel")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+        self._kernel: Kernel | None = None
+
+    def __call__(self, ctx: Any, m: Measure) -> np.ndarray | list[str] | None:
+        if self._kernel is None:
+            self._kernel = getattr(importlib.import_module(self.module), self.name)
+        return self._kernel(ctx, m)
+
+    def __repr__(self) -> str:
+        return f"{self.module}.{self.name}"
 
 
 def cutoff_of(m: Measure) -> int | float:

@@ -7,8 +7,15 @@ command and the measure table of the documentation (docs/measures.md) are genera
 
 from __future__ import annotations
 
-from trec_rag_eval.measures import binary, cwl, diversity, graded, groups, ideal_ordering, preferences, sets
-from trec_rag_eval.measures.model import REGISTERED, Family, IrMeasures, Kernel, Param, Range, register
+from trec_rag_eval.measures import binary, graded, sets
+from trec_rag_eval.measures.model import REGISTERED, Deferred, Family, IrMeasures, Kernel, Param, Range, register
+
+
+def _later(module: str, name: str) -> Kernel:
+    """The kernel ``name`` of the family module ``module``, imported when a measure of it is first computed
+    (``model.Deferred``): the modules of preferences, judgment groups, diversity and C/W/L."""
+    return Deferred(f"trec_rag_eval.measures.{module}", name)
+
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _RECALL_LEVELS = tuple(i / 10 for i in range(11))
@@ -82,9 +89,11 @@ def _own(name: str, rel: str = _GRADED) -> IrMeasures:
 
 
 
-def _prefs(name: str, kernel: Kernel, definition: str, count: bool = False) -> Family:
-    """A family of trec_eval's preference measures: read from preference judgments, named as trec_eval names
-    them in every notation; a count is summed over queries, not averaged."""
+def _prefs(name: str, kernel_name: str, definition: str, count: bool = False) -> Family:
+    """A family of trec_eval's preference measures, its kernel ``kernel_name`` of ``measures.preferences``: read
+    from preference judgments, named as trec_eval names them in every notation; a count is summed over queries,
+    not averaged."""
+    kernel = _later("preferences", kernel_name)
     if count:
         return Family(name, kernel, definition, names=(name,), judgments="preferences", value_type="int",
                       aggregate="sum", value_range=None)
@@ -94,34 +103,34 @@ def _prefs(name: str, kernel: Kernel, definition: str, count: bool = False) -> F
 _IMPLIED = " A preference with one document retrieved counts (fulfilled when that one is preferred)"
 _NONE = ", one with neither retrieved is possible, never fulfilled."
 _PREFERENCE_FAMILIES = [
-    _prefs("prefs_num_prefs_poss", preferences.num_prefs_possible,
+    _prefs("prefs_num_prefs_poss", "num_prefs_possible",
            "Preferences possible, retrieved or not (summed over queries).", count=True),
-    _prefs("prefs_num_prefs_ful", preferences.num_prefs_fulfilled,
+    _prefs("prefs_num_prefs_ful", "num_prefs_fulfilled",
            "Preferences fulfilled: the preferred document retrieved above the other, or retrieved alone "
            "(summed over queries).", count=True),
-    _prefs("prefs_num_prefs_ful_ret", preferences.num_prefs_fulfilled_ret,
+    _prefs("prefs_num_prefs_ful_ret", "num_prefs_fulfilled_ret",
            "Preferences fulfilled between retrieved documents (summed over queries).", count=True),
-    _prefs("prefs_simp", preferences.prefs_simp,
+    _prefs("prefs_simp", "prefs_simp",
            "Preferences fulfilled / possible, every judgment group together." + _IMPLIED + _NONE),
-    _prefs("prefs_pair", preferences.prefs_pair,
+    _prefs("prefs_pair", "prefs_pair",
            "Mean over pairs of documents of the share of their preferences (from every group) that the ranking "
            "fulfils; a pair with neither retrieved scores 0."),
-    _prefs("prefs_avgjg", preferences.prefs_avgjg,
+    _prefs("prefs_avgjg", "prefs_avgjg",
            "Preferences fulfilled / possible in each judgment group, averaged over the query's groups." + _IMPLIED
            + _NONE),
-    _prefs("prefs_avgjg_Rnonrel", preferences.prefs_avgjg_rnonrel,
+    _prefs("prefs_avgjg_Rnonrel", "prefs_avgjg_rnonrel",
            "prefs_avgjg with each group's non-relevant documents (level 0) counted as many as its relevant ones "
            "(level > 0): the first R non-relevant ones, or R - N extra non-relevant ones ranked last."),
-    _prefs("prefs_simp_ret", preferences.prefs_simp_ret, "prefs_simp over pairs of retrieved documents only."),
-    _prefs("prefs_pair_ret", preferences.prefs_pair_ret, "prefs_pair over pairs of retrieved documents only."),
-    _prefs("prefs_avgjg_ret", preferences.prefs_avgjg_ret, "prefs_avgjg over pairs of retrieved documents only."),
-    _prefs("prefs_avgjg_Rnonrel_ret", preferences.prefs_avgjg_rnonrel_ret,
+    _prefs("prefs_simp_ret", "prefs_simp_ret", "prefs_simp over pairs of retrieved documents only."),
+    _prefs("prefs_pair_ret", "prefs_pair_ret", "prefs_pair over pairs of retrieved documents only."),
+    _prefs("prefs_avgjg_ret", "prefs_avgjg_ret", "prefs_avgjg over pairs of retrieved documents only."),
+    _prefs("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_rnonrel_ret",
            "prefs_avgjg_Rnonrel over retrieved documents only (R and N count the retrieved ones)."),
-    _prefs("prefs_simp_imp", preferences.prefs_simp_imp,
+    _prefs("prefs_simp_imp", "prefs_simp_imp",
            "prefs_simp over pairs with at least one document retrieved."),
-    _prefs("prefs_pair_imp", preferences.prefs_pair_imp,
+    _prefs("prefs_pair_imp", "prefs_pair_imp",
            "prefs_pair over pairs with at least one document retrieved."),
-    _prefs("prefs_avgjg_imp", preferences.prefs_avgjg_imp,
+    _prefs("prefs_avgjg_imp", "prefs_avgjg_imp",
            "prefs_avgjg over pairs with at least one document retrieved."),
 ]
 
@@ -250,12 +259,12 @@ TREC_EVAL_ORDER = [
     Family("num_nonrel_judged_ret", binary.num_nonrel_judged_ret, "Judged non-relevant documents retrieved.",
            value_type="int", aggregate="sum", names=("NumNonRelJudgedRet",), value_range=None),
     *_PREFERENCE_FAMILIES,
-    Family("map_avgjg", groups.map_avgjg,
+    Family("map_avgjg", _later("groups", "map_avgjg"),
            "AP of each judgment group (the qrels' iteration column, -R qrels_jg), averaged over the query's groups.",
            names=("AP_avgjg",), params={"rel": REL}, judgments="groups"),
-    Family("P_avgjg", groups.p_avgjg, "P@k of each judgment group, averaged over the query's groups.",
+    Family("P_avgjg", _later("groups", "p_avgjg"), "P@k of each judgment group, averaged over the query's groups.",
            kind="int_cutoffs", defaults=_CUTOFFS, names=("P_avgjg@k",), params={"rel": REL}, judgments="groups"),
-    Family("Rprec_mult_avgjg", groups.rprec_mult_avgjg,
+    Family("Rprec_mult_avgjg", _later("groups", "rprec_mult_avgjg"),
            "Precision at rank floor(x*R + 0.9) of each judgment group (R its relevant documents), averaged over "
            "the query's groups.", kind="real_cutoffs", defaults=tuple(i / 10 for i in range(2, 21, 2)),
            names=("RprecMult_avgjg@x",), params={"rel": REL}, judgments="groups"),
@@ -295,7 +304,7 @@ BEYOND_TREC_EVAL = [
            kind="int_cutoffs", names=("ERR", "ERR@k"),
            ir_measures=IrMeasures("ERR", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
            reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
-    Family("Compat", ideal_ordering.compat,
+    Family("Compat", _later("ideal_ordering", "compat"),
            "Compatibility: rank-biased overlap (persistence p, default 0.95) of the run with the ideal ranking "
            "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
            "last), to depth max(N, n); normalised by the ideal ranking's own overlap unless normalize=False.",
@@ -304,7 +313,7 @@ BEYOND_TREC_EVAL = [
                    "normalize": Param("bool", True, help="divide by the ideal ranking's own overlap (a perfect "
                                       "run scores 1)")},
            ir_measures=_own("Compat"), reference="Clarke, Vtyurina & Smucker, TOIS 2021"),
-    Family("Accuracy", ideal_ordering.accuracy,
+    Family("Accuracy", _later("ideal_ordering", "accuracy"),
            "Pairwise accuracy: of the (relevant, non-relevant) pairs in the top k (all retrieved without k; "
            "unjudged = non-relevant), the share ranked relevant first. 1 with no non-relevant one, 0 with no "
            "relevant one (ir-measures leaves such queries out of its mean).",
@@ -312,83 +321,83 @@ BEYOND_TREC_EVAL = [
            ir_measures=_own("Accuracy", rel="level"),
            reference="ir_measures (accuracy provider)"),
     # -- intent-aware / diversity measures over subtopic qrels (ndeval; see measures/diversity.py) -----
-    Family("alpha_nDCG", diversity.alpha_ndcg,
+    Family("alpha_nDCG", _later("diversity", "alpha_ndcg"),
            "alpha-nDCG@k (subtopic qrels): sum of novelty-discounted gains score_i/log2(i+1), score_i = sum over "
            "the subtopics the document covers of (1-alpha)^(documents above covering it), divided by the "
            "greedy ideal ranking's.", kind="int_cutoffs", names=("alpha_nDCG", "alpha_nDCG@k"),
            aliases=("α_nDCG", "α_nDCG@k"), params=_ALPHA, ir_measures=_ndeval("alpha_nDCG"),
            reference=_NDEVAL_REFERENCE + "; Clarke et al., SIGIR 2008", subtopics=True),
-    Family("alpha_DCG", diversity.alpha_dcg,
+    Family("alpha_DCG", _later("diversity", "alpha_dcg"),
            "alpha-DCG@k (subtopic qrels): as alpha-nDCG, divided by the 'ideal ideal' sum of S(1-alpha)^(i-1)/"
            "log2(i+1), S = subtopics with a relevant document (not divided at k = 1, as ndeval).",
            kind="int_cutoffs", names=("alpha_DCG", "alpha_DCG@k"), aliases=("α_DCG", "α_DCG@k"), params=_ALPHA,
            ir_measures=_ndeval("alpha_DCG"), reference=_NDEVAL_REFERENCE,
            subtopics=True),
-    Family("ERR_IA", diversity.err_ia,
+    Family("ERR_IA", _later("diversity", "err_ia"),
            "ERR-IA@k (subtopic qrels, ndeval): sum of score_i/i, divided by the 'ideal ideal' sum of "
            "S(1-alpha)^(i-1)/i (not divided at k = 1); alpha = 0.5.", kind="int_cutoffs",
            names=("ERR_IA", "ERR_IA@k"), params={"rel": REL}, ir_measures=_ndeval("ERR_IA"),
            reference=_NDEVAL_REFERENCE + "; Chapelle et al., CIKM 2009", subtopics=True),
-    Family("nERR_IA", diversity.nerr_ia,
+    Family("nERR_IA", _later("diversity", "nerr_ia"),
            "nERR-IA@k (subtopic qrels, ndeval): sum of score_i/i divided by the greedy ideal ranking's.",
            kind="int_cutoffs", names=("nERR_IA", "nERR_IA@k"), params={"rel": REL},
            ir_measures=_ndeval("nERR_IA"), reference=_NDEVAL_REFERENCE,
            subtopics=True),
-    Family("NRBP", diversity.nrbp,
+    Family("NRBP", _later("diversity", "nrbp"),
            "Novelty- and rank-biased precision (subtopic qrels): (1-(1-alpha)beta)/S * sum of score_i "
            "beta^(i-1) over the whole ranking.", names=("NRBP",), params=_NRBP,
            ir_measures=_ndeval("NRBP"),
            reference=_NDEVAL_REFERENCE + "; Clarke et al., ICTIR 2009", subtopics=True),
-    Family("nNRBP", diversity.nnrbp,
+    Family("nNRBP", _later("diversity", "nnrbp"),
            "NRBP divided by the greedy ideal ranking's NRBP (subtopic qrels).", names=("nNRBP",), params=_NRBP,
            ir_measures=_ndeval("nNRBP"), reference=_NDEVAL_REFERENCE, subtopics=True),
-    Family("P_IA", diversity.precision_ia,
+    Family("P_IA", _later("diversity", "precision_ia"),
            "Intent-aware precision@k (subtopic qrels): relevant (document, subtopic) pairs in the top k, "
            "divided by k S.", kind="int_cutoffs", names=("P_IA", "P_IA@k"), params={"rel": REL},
            ir_measures=_ndeval("P_IA"),
            reference=_NDEVAL_REFERENCE + "; Agrawal et al., WSDM 2009", subtopics=True),
-    Family("AP_IA", diversity.ap_ia,
+    Family("AP_IA", _later("diversity", "ap_ia"),
            "Intent-aware AP (subtopic qrels): the mean over the S subtopics of each subtopic's AP.",
            names=("AP_IA",), aliases=("MAP_IA",), params={"rel": REL},
            ir_measures=_ndeval("AP_IA"), reference=_NDEVAL_REFERENCE, subtopics=True),
-    Family("StRecall", diversity.subtopic_recall,
+    Family("StRecall", _later("diversity", "subtopic_recall"),
            "Subtopic recall@k (subtopic qrels): subtopics with a relevant document in the top k, divided "
            "by S.", kind="int_cutoffs", names=("StRecall", "StRecall@k"), params={"rel": REL},
            ir_measures=_ndeval("StRecall"),
            reference=_NDEVAL_REFERENCE + "; Zhai et al., SIGIR 2003", subtopics=True),
     # -- the C/W/L family: expected gain per document under a user model (see measures/cwl.py) ---------
-    Family("SDCG", cwl.sdcg,
+    Family("SDCG", _later("cwl", "sdcg"),
            "Scaled DCG at k (C/W/L): sum over ranks <= k of g_i/log2(i+1), divided by sum of 1/log2(i+1): "
            "as if k documents of gain 1 existed. Gains (j - min_rel)/(max_rel - min_rel), clipped to [0, 1].",
            kind="int_cutoffs", names=("SDCG@k",),
            params={"dcg": Param("str", "log2", ("log2",), "DCG formulation (only 'log2')"), **_CWL},
            ir_measures=_own("SDCG"), reference=_CWL_REFERENCE),
-    Family("NERR8", cwl.nerr8,
+    Family("NERR8", _later("cwl", "nerr8"),
            "Not-but-nearly ERR, eq. 8 (C/W/L): continue with probability 1 - g_i up to rank k.",
            kind="int_cutoffs", names=("NERR8@k",), params=_CWL,
            ir_measures=_own("NERR8"), reference=_NERR_REFERENCE),
-    Family("NERR9", cwl.nerr9,
+    Family("NERR9", _later("cwl", "nerr9"),
            "Not-but-nearly ERR, eq. 9 (C/W/L): continue with probability (i/(i+1)) (1 - g_i) up to rank k.",
            kind="int_cutoffs", names=("NERR9@k",), params=_CWL,
            ir_measures=_own("NERR9"), reference=_NERR_REFERENCE),
-    Family("NERR10", cwl.nerr10,
+    Family("NERR10", _later("cwl", "nerr10"),
            "Not-but-nearly ERR, eq. 10 (C/W/L): continue with probability p (1 - g_i), p default 0.9.",
            names=("NERR10",), params={"p": Param("float", 0.9, help="persistence", within=CONTINUATION), **_CWL},
            ir_measures=_own("NERR10"), reference=_NERR_REFERENCE),
-    Family("NERR11", cwl.nerr11,
+    Family("NERR11", _later("cwl", "nerr11"),
            "Not-but-nearly ERR, eq. 11 (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2 (1 - g_i), "
            "T default 1.", names=("NERR11",), params={"T": _T, **_CWL},
            ir_measures=_own("NERR11"), reference=_NERR_REFERENCE),
-    Family("INST", cwl.inst,
+    Family("INST", _later("cwl", "inst"),
            "INST (C/W/L): continue with probability ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T minus the gain so far "
            "(T default 1).", names=("INST",), params={"T": _T_INST, **_CWL},
            ir_measures=_own("INST"),
            reference="Moffat, Bailey, Scholer & Thomas, ADCS 2015; cwl_eval"),
-    Family("INSQ", cwl.insq,
+    Family("INSQ", _later("cwl", "insq"),
            "INSQ (C/W/L): continue with probability ((i+2T-1)/(i+2T))^2, T default 1.",
            names=("INSQ",), params={"T": _T, **_CWL},
            ir_measures=_own("INSQ"), reference="Moffat, Scholer & Thomas, ADCS 2012; cwl_eval"),
-    Family("BPM", cwl.bpm,
+    Family("BPM", _later("cwl", "bpm"),
            "Static Bejeweled Player Model at k (C/W/L): continue while the gain so far is below T (default 1) "
            "and fewer than k documents are seen.", kind="int_cutoffs", names=("BPM@k",), params={"T": _T, **_CWL},
            ir_measures=_own("BPM"),
