@@ -19,7 +19,7 @@ from conftest import invoke
 
 from trec_rag_eval.cluster import connect, evaluate_partitioned, evaluate_run_tasks
 from trec_rag_eval.core.settings import Settings
-from trec_rag_eval.errors import InputFormatError, MissingDependencyError
+from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
 from trec_rag_eval.evaluation.evaluate import evaluate_tables
 from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.measures.requests import parse_measures
@@ -700,3 +700,20 @@ def test_a_worker_lost_while_its_result_is_gathered_logs_nothing(own_client, dat
     assert got.exit_code == 0, got.stderr
     assert got.stdout == invoke(*args).stdout
     assert [r.getMessage() for r in said if r.name.startswith("distributed.client") and r.levelno >= logging.INFO] == []
+
+
+@pytest.mark.parametrize(("judgments", "measure", "says"), [
+    ("prefs", "P@10", "P@10 scores relevance judgments"),
+    ("trec", "prefs_simp", "prefs_simp scores preference judgments"),
+    ("trec", "P_avgjg@10", "P_avgjg@10 scores judgment groups"),
+])
+def test_run_tasks_refuse_a_measure_of_another_kind_of_judgments_before_any_task(judgments, measure, says):
+    # each task evaluates what it is given, so the measures are checked against the judgments once, before the
+    # cluster is even reached (the address below has nothing listening): P@10 over preferences would be a
+    # number about nothing, and the other way round the kernels could not run
+    from pathlib import Path
+
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    qrels = load_qrels(str(fixtures / ("prefs.txt" if judgments == "prefs" else "qrels.txt")), judgments)
+    with pytest.raises(UsageError, match=says):
+        evaluate_run_tasks(qrels, [str(fixtures / "run_bm25.txt")], [measure], Settings(), cluster="tcp://127.0.0.1:9")
