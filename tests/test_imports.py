@@ -185,3 +185,15 @@ def test_a_small_comparison_from_python_loads_numpy_and_scipy_special_alone():
     loaded = _modules_after(SMALL + "str(tre.compare(qrels, runs, 'nDCG@10'))")
     assert _beyond(loaded, "import numpy, scipy.special") == set()
     assert not {m for m in loaded if m.startswith(("scipy.stats", "scipy.optimize"))}
+
+
+def test_every_kernel_imported_later_names_a_function_of_its_module():
+    # a misspelt _later("module", "name") would only show on the first evaluation of that family
+    import importlib
+
+    from trec_rag_eval.measures.model import REGISTERED, Deferred
+
+    deferred = [family for family in REGISTERED.values() if isinstance(family.kernel, Deferred)]  # 36 families
+    assert {family.kernel.module for family in deferred} == RARE_FAMILIES - {"trec_rag_eval.measures.preference_counts"}
+    for family in deferred:
+        assert callable(getattr(importlib.import_module(family.kernel.module), family.kernel.name)), family.name

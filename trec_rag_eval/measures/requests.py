@@ -195,7 +195,7 @@ def _resolved(text: str) -> tuple[Measure, ...]:
 def _named(text: str) -> tuple[Measure, ...]:
     """The measures one string asks for, named as asked: parsed once per process (a training loop asks for
     the same names every epoch); forgotten when a family is registered, which may change what a name means."""
-    return tuple(_as_asked(_split_names(text)))
+    return _parsed_as_asked(tuple(_split_names(text)), "asked")
 
 
 @functools.lru_cache(maxsize=1)
@@ -218,11 +218,6 @@ def _within_ranges(measure: Measure) -> Measure:
         text = str(measure)
         raise MeasureSyntaxError(text, 0, len(text), problem)
     return measure
-
-
-def _as_asked(specs: list[str]) -> list[Measure]:
-    """``parse_measures(specs, order="asked")``, named as asked (``named_as_asked``)."""
-    return named_as_asked(parse_measures(specs, order="asked"), specs)
 
 
 def parse_as_asked(specs: Sequence[str], order: str = "asked") -> list[Measure]:
