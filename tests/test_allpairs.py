@@ -163,7 +163,9 @@ def test_library_and_command_agree():
 @pytest.mark.parametrize("args, message", [
     (["--all-pairs", "-b", "bm25"], "--all-pairs compares every pair"),
     (["--test", "tukey-hsd"], "--test tukey-hsd tests every pair of runs: use --all-pairs"),
-    (["-f", "html"], "--format html writes the all-pairs table, not a comparison with a baseline"),
+    (["-f", "html"], "--format html writes the all-pairs table, not a comparison with a baseline: a comparison "
+                     "with a baseline is written as table, markdown, latex, json or csv, or as an HTML page by "
+                     "the report command"),
     (["--all-pairs", "--per-query"], "--all-pairs has none"),
     (["--all-pairs", "--interval", "bootstrap"], "--all-pairs has none"),
 ])

@@ -202,7 +202,13 @@ def compare_command(
     if all_pairs and (plot_path is not None or options["per_query"]):  # what only the command draws and writes
         raise UsageError("--plot and --per-query show deltas to a baseline (and their intervals); --all-pairs has "
                          "none")
-    find_format(output_format, ALL_PAIRS if all_pairs else COMPARISON)  # the registry's refusal, before any work
+    try:
+        find_format(output_format, ALL_PAIRS if all_pairs else COMPARISON)  # the registry's refusal, before any work
+    except UsageError as refused:
+        if all_pairs or output_format != "html":
+            raise
+        # the page of a comparison with a baseline is the report command's: the library's sentence cannot name it
+        raise UsageError(f"{refused.message}, or as an HTML page by the report command", refused.parameters) from None
     if plot_path is not None:
         from trec_rag_eval.render.plot import plot_format, require_matplotlib
 
