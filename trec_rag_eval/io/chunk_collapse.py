@@ -256,9 +256,10 @@ def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
     ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
     document; None otherwise. Cheap: it reads a sample of the run, never the whole of it, and not the
     judgments at all when no id of the sample has a separator (MS MARCO's numbers, ``d17``)."""
-    sample = list(dict.fromkeys(column_head(run, "doc_id", HINT_SAMPLE)))
-    if "".join(sample).isalnum():  # one C call: no id has a separator to cut at, so none is a chunk id
+    head = column_head(run, "doc_id", HINT_SAMPLE)
+    if "".join(head).isalnum():  # one C call: no id has a separator to cut at, so none is a chunk id
         return None
+    sample = list(dict.fromkeys(head))
     known = _judged_among(qrels, sample)
     unknown = [doc_id for doc_id in sample if doc_id not in known]
     if not unknown or len(unknown) * 2 <= len(sample):
