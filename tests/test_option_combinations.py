@@ -220,5 +220,6 @@ def test_a_format_of_another_result_is_named_for_what_it_writes():
     said = ("format=html writes the all-pairs table, not a comparison with a baseline: a comparison with a baseline "
             "is written as table, markdown, latex, json or csv")
     assert str(caught.value) == said
-    result = invoke("compare", "-f", "html", QRELS, RUN, HYBRID)
-    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: --format {said[7:]}\n")
+    result = invoke("compare", "-f", "html", QRELS, RUN, HYBRID)  # the command adds where its HTML page is
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2, "", f"Error: --format {said[7:]}, or as an HTML page by the report command\n")
