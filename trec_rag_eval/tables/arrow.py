@@ -15,9 +15,14 @@ def is_arrow(data: Any) -> bool:
 
 
 def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, bytes) of an Arrow string array (int32 offsets), as numpy views of its buffers."""
+    """(offsets, bytes) of an Arrow string array (int32 offsets) or large_string array (int64 offsets), as
+    numpy views of its buffers (within the array's own slice of the offsets)."""
+    import pyarrow as pa  # loaded already: the array is Arrow's
+
+    width = np.int64 if pa.types.is_large_string(array.type) else np.int32
     buffers = array.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
+    offsets = np.frombuffer(buffers[1], dtype=width, count=len(array) + 1,
+                            offset=array.offset * np.dtype(width).itemsize)
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
     return offsets, data
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.syntax import RELEVANCE_RANGE
+from trec_rag_eval.tables.arrow import string_buffers
 
 Columns = dict[str, Any]
 
@@ -108,7 +109,10 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
             ids = ids.combine_chunks()
         if pa.types.is_string_view(ids.type):
             ids = ids.cast(pa.large_string())  # Arrow's compute functions take few views yet
-        if ids.null_count or not len(ids) or _has_empty_string(ids, pa):
+        if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count or not len(ids):
+            return None
+        offsets, _ = string_buffers(ids)
+        if (offsets[1:] == offsets[:-1]).any():  # an empty id: two equal offsets, no pass over the characters
             return None
         arrays.append(ids)
     queries, docs = arrays
@@ -130,18 +134,6 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
                        value_column)
     columns.blocks = (block_ids, counts)
     return columns
-
-
-def _has_empty_string(ids: Any, pa: Any) -> bool:
-    """Whether an Arrow array of ids holds an empty string, by its offsets buffer (two equal offsets, within
-    the array's own slice of the buffer; no pass over the characters); True too when it is no array of
-    ``string`` or ``large_string``, so that the caller gives up."""
-    kind = ids.type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
-        return True
-    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32 if pa.types.is_string(kind) else np.int64)
-    offsets = offsets[ids.offset:ids.offset + len(ids) + 1]
-    return bool((offsets[1:] == offsets[:-1]).any())
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
