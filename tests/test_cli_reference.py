@@ -21,12 +21,12 @@ def test_docs_cli_is_generated_from_the_commands():
 def test_the_reference_names_every_command_and_option():
     import click
 
-    from trec_rag_eval.cli import COMMANDS, cli
+    from trec_rag_eval.cli import cli, commands
     from trec_rag_eval.cli.reference import cli_reference
 
     text = cli_reference()
     root = click.Context(cli, info_name="trec-rag-eval")
-    for name in COMMANDS:
+    for name in commands():
         command = cli.get_command(root, name)
         assert f"## `trec-rag-eval {name}`" in text
         for param in command.params:

@@ -60,10 +60,10 @@ def test_the_readme_is_short_and_links_into_the_site():
 
 
 def test_every_command_is_documented():
-    from trec_rag_eval.cli import COMMANDS
+    from trec_rag_eval.cli import commands
 
     site = "".join(page(name) for name in page_names() if name != "cli.md")
-    for name in COMMANDS:
+    for name in commands():
         if name != "evaluate":
             assert re.search(rf"trec-rag-eval {re.escape(name)}\b", site), f"no page shows {name}"
 

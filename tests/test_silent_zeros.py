@@ -238,10 +238,10 @@ def test_no_library_message_names_a_command_line_flag():
 
     import click
 
-    from trec_rag_eval.cli import COMMANDS, cli
+    from trec_rag_eval.cli import cli, commands
 
     context = click.Context(cli)
-    flags = {opt for name in COMMANDS for param in cli.get_command(context, name).params
+    flags = {opt for name in commands() for param in cli.get_command(context, name).params
              for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")}
     assert {"-n", "-J", "--force"} <= flags
     token = re.compile(r"(?<![\w.-])(--?[A-Za-z][\w-]*)")

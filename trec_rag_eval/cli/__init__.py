@@ -1,12 +1,13 @@
 """The ``trec-rag-eval`` command: a thin click layer over the library.
 
-``trec-rag-eval QRELS RUN`` is short for ``trec-rag-eval evaluate QRELS RUN``. Subcommands are
-imported only when they run, so a small evaluation starts fast. Library errors become one
-``Error: ...`` line here, at a single boundary: exit 1 for bad data, 2 for bad usage.
+``trec-rag-eval QRELS RUN`` is short for ``trec-rag-eval evaluate QRELS RUN``. Subcommands are found by
+what their modules declare (``commands``) and imported only when they run, so a small evaluation starts fast.
+Library errors become one ``Error: ...`` line here, at a single boundary: exit 1 for bad data, 2 for bad usage.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import os
@@ -21,26 +22,46 @@ from trec_rag_eval.call_scope import one_call
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import OutputError, TrecRagEvalError, TrecRagEvalWarning, Worded
 
-# name -> (module:attribute, one-line help). Each module defines one click command.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "evaluate": ("trec_rag_eval.cli.evaluate:evaluate_command", "Evaluate runs against qrels (the default command)."),
-    "measures": ("trec_rag_eval.cli.measures:measures_command", "List every measure with its definition and names."),
-    "convert": ("trec_rag_eval.cli.convert:convert_command", "Convert JSON datasets/results to TREC files and back."),
-    "compare": ("trec_rag_eval.cli.compare:compare_command", "Compare runs: deltas, significance tests, intervals."),
-    "report": ("trec_rag_eval.cli.compare:report_command", "Write a self-contained HTML comparison report."),
-    "plan": ("trec_rag_eval.cli.plan:plan_command",
-             "How many queries do I need? Topic set size design from a pilot's runs."),
-    "agree": ("trec_rag_eval.cli.agree:agree_command",
-              "Do two sets of judgments agree? Kappa, alpha, and the ranking of systems (tau, tau_AP)."),
-    "fuse": ("trec_rag_eval.cli.fuse:fuse_command", "Fuse runs into one (RRF, CombSUM/MNZ, weighted sum, Borda, ...)."),
-    "crosscheck": ("trec_rag_eval.cli.crosscheck:crosscheck_command", "Cross-check our numbers against ir-measures."),
-    "validate": ("trec_rag_eval.cli.crosscheck:validate_command", "Compare our scores with a reference scores file."),
-    "search": ("trec_rag_eval.cli.search:search_command", "Run a dataset's queries through a search engine."),
-    "judge": ("trec_rag_eval.cli.judge:judge_command", "Grade unjudged documents (holes) with an LLM."),
-    "generate-queries": ("trec_rag_eval.cli.generate:generate_queries_command", "Generate test queries with an LLM."),
-    "demo": ("trec_rag_eval.cli.search:demo_command",
-             "Run search -> evaluate -> compare offline on the shipped fixtures."),
-}
+
+@functools.cache
+def commands() -> dict[str, tuple[str, str]]:
+    """Every command: name -> (its module, its line in ``--help``), ``evaluate`` (the default command) first, then
+    by name. A module of this package is a command module when it declares, at the start of a line, ``COMMANDS =
+    {name: line of help, ...}`` (a literal): read from its source, not imported, so ``--help`` and the quick start
+    import no command but the one that runs. The command ``name`` is the module's ``<name>_command`` (``-`` as
+    ``_``). A helper module (options, params, ...) declares none and is no command."""
+    found: dict[str, tuple[str, str]] = {}
+    folder = os.path.dirname(__file__)
+    for file in sorted(os.listdir(folder)):
+        if file.endswith(".py") and file != "__init__.py":
+            with open(os.path.join(folder, file), encoding="utf-8") as source:
+                declared = _declared(source.read(), file)
+            for name, line in declared.items():
+                if name in found:
+                    raise ValueError(f"{file}: the command {name!r} is declared by {found[name][0]} too")
+                found[name] = (f"{__name__}.{file[:-3]}", line)
+    return {name: found[name] for name in sorted(found, key=lambda name: (name != "evaluate", name))}
+
+
+def _declared(text: str, file: str) -> dict[str, str]:
+    """A module's ``COMMANDS = {...}``: the shortest run of its lines from there that is a whole literal."""
+    import ast
+
+    start = text.find("\nCOMMANDS = ")
+    if start < 0:
+        return {}
+    lines = text[start + len("\nCOMMANDS = "):].split("\n")
+    for end in range(1, len(lines) + 1):
+        try:
+            declared = ast.literal_eval("\n".join(lines[:end]))
+        except SyntaxError:  # not whole yet: one more line
+            continue
+        except ValueError:  # whole, and not a literal
+            break
+        if isinstance(declared, dict) and all(isinstance(item, str) for pair in declared.items() for item in pair):
+            return declared
+        break
+    raise ValueError(f"{file}: COMMANDS must be a dict literal {{command name: its line of help}}")
 
 
 FLAGS = {
@@ -113,17 +134,17 @@ class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return list(commands())
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        if name not in COMMANDS:
+        if name not in commands():
             return None
-        target, _ = COMMANDS[name]
-        module_name, attribute = target.split(":")
-        return getattr(importlib.import_module(module_name), attribute)
+        module, _ = commands()[name]
+        command: click.Command = getattr(importlib.import_module(module), f"{name.replace('-', '_')}_command")
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, short) for name, (_, short) in COMMANDS.items()]
+        rows = [(name, short) for name, (_, short) in commands().items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -147,7 +168,7 @@ def cli(ctx: click.Context) -> None:
 def _route(args: list[str]) -> list[str]:
     """Send ``trec-rag-eval [options] QRELS RUN`` to the evaluate command, trec_eval's spellings of its
     options read as ours (``cli.trec_eval_args``)."""
-    if not args or args[0] in ("-h", "--help", "--version") or (args[0] in COMMANDS and args[0] != "evaluate"):
+    if not args or args[0] in ("-h", "--help", "--version") or (args[0] in commands() and args[0] != "evaluate"):
         return args
     from trec_rag_eval.cli.trec_eval_args import trec_eval_spellings
 

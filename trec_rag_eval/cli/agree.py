@@ -9,6 +9,9 @@ from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.render.output_formats import AGREEMENT, OUTPUT_FORMATS
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"agree": "Do two sets of judgments agree? Kappa, alpha, and the ranking of systems (tau, tau_AP)."}
+
 VIEWS = ("human", "llm", "both")
 
 

@@ -18,6 +18,12 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, find_format
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {
+    "compare": "Compare runs: deltas, significance tests, intervals.",
+    "report": "Write a self-contained HTML comparison report.",
+}
+
 
 def _comparison_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by ``compare`` and ``report`` (applied bottom-up, so listed in reverse)."""

@@ -9,6 +9,9 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import InputPath
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"convert": "Convert JSON datasets/results to TREC files and back."}
+
 
 @click.command("convert")
 @click.argument("input_path", metavar="INPUT", type=InputPath(exists=True, allow_dash=True))

@@ -16,6 +16,12 @@ from trec_rag_eval.credentials import without_credentials
 from trec_rag_eval.io.atomic import output_to
 from trec_rag_eval.render.output_formats import CROSSCHECK, OUTPUT_FORMATS, VALIDATION
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {
+    "crosscheck": "Cross-check our numbers against ir-measures.",
+    "validate": "Compare our scores with a reference scores file.",
+}
+
 
 def _options(func):  # the evaluation settings both commands share
     for option in reversed([

@@ -25,6 +25,9 @@ from trec_rag_eval.errors import TrecRagEvalError
 from trec_rag_eval.io.atomic import output_to
 from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, context_token_formats
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"evaluate": "Evaluate runs against qrels (the default command)."}
+
 if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
     pass
 

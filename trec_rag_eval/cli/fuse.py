@@ -14,6 +14,9 @@ from trec_rag_eval.cli.params import SEED, InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.io.atomic import write_stream
 from trec_rag_eval.render.fusion import fusion_text
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"fuse": "Fuse runs into one (RRF, CombSUM/MNZ, weighted sum, Borda, ...)."}
+
 METHOD_CHOICES = ("rrf", "combsum", "combmnz", "combmax", "combmin", "combanz", "wsum", "borda", "isr",
                   "sum", "mnz", "max", "min", "anz", "bordafuse")
 NORM_CHOICES = ("minmax", "zscore", "sum", "max", "rank", "none", "min-max", "zmuv")

@@ -13,6 +13,9 @@ from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import Integer, LocalPath
 from trec_rag_eval.credentials import redact
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"generate-queries": "Generate test queries with an LLM."}
+
 
 @click.command("generate-queries")
 @click.argument("corpus", type=LocalPath(exists=True, dir_okay=False))

@@ -16,6 +16,9 @@ from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.calibration import calibration_text
 from trec_rag_eval.syntax import INT32
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"judge": "Grade unjudged documents (holes) with an LLM."}
+
 
 @click.command("judge", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("dataset", type=InputPath(exists=True, dir_okay=False, allow_dash=True))

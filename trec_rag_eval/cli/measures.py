@@ -6,6 +6,9 @@ import sys
 
 import click
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"measures": "List every measure with its definition and names."}
+
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--markdown", is_flag=True, help="Print the measure table of the documentation (Markdown).")

@@ -15,6 +15,9 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.render.output_formats import PLAN
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {"plan": "How many queries do I need? Topic set size design from a pilot's runs."}
+
 NUMBER = Real()
 """Any finite number: the plan's parameters are checked by the library (``compare.planning``), whose one-line
 error names the flag (a --delta of 0, an --alpha of 1), as the Python caller's names the parameter."""

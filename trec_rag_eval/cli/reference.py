@@ -1,6 +1,6 @@
 """The command-line reference (``docs/cli.md``), generated from the click commands themselves.
 
-Every command of ``COMMANDS``, in its order: its line of help, its usage, its docstring and each option with
+Every command (``cli.commands``), in its order: its line of help, its usage, its docstring and each option with
 its help, choices and default, as the command declares them (the same objects ``--help`` reads). The text is
 written here, not by click's help formatter, so it does not change with click's version or the terminal's width.
 ``tests/test_cli_reference.py`` fails when ``docs/cli.md`` differs from it; regenerate it with
@@ -16,7 +16,7 @@ import textwrap
 
 import click
 
-from trec_rag_eval.cli import COMMANDS, cli
+from trec_rag_eval.cli import cli, commands
 
 PROGRAM = "trec-rag-eval"
 HEADER = f"""# Command-line reference
@@ -34,11 +34,11 @@ def cli_reference() -> str:
     """The Markdown text of ``docs/cli.md``."""
     root = click.Context(cli, info_name=PROGRAM, **cli.context_settings)
     parts = [HEADER, "| command | what it does |", "|---|---|"]
-    parts += [f"| [`{name}`](#{PROGRAM}-{name}) | {_escape(short)} |" for name, (_, short) in COMMANDS.items()]
+    parts += [f"| [`{name}`](#{PROGRAM}-{name}) | {_escape(short)} |" for name, (_, short) in commands().items()]
     parts.append("")
-    for name, (_, short) in COMMANDS.items():
+    for name, (_, short) in commands().items():
         command = cli.get_command(root, name)
-        assert command is not None  # every name of COMMANDS is a command
+        assert command is not None  # every name of commands() is a command
         parts.append(_command(click.Context(command, info_name=name, parent=root, **command.context_settings), short))
     return "\n".join(parts)
 

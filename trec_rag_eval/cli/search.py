@@ -15,6 +15,12 @@ from trec_rag_eval.cli.params import Integer, LocalPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
 
+# its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
+COMMANDS = {
+    "search": "Run a dataset's queries through a search engine.",
+    "demo": "Run search -> evaluate -> compare offline on the shipped fixtures.",
+}
+
 DEMO_MEASURES = ["nDCG@10", "R@5", "P@1", "MRR", "MAP"]
 
 
