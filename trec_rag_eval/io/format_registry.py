@@ -2,7 +2,8 @@
 
 A format says how to recognise a file (``sniff``; the registry's order is the order of detection),
 how to read judgments and runs from it, how to write them, and whether a run in it is read whole
-(JSON results: never in pieces, one task on a cluster, checked by the RAG checks). Loading
+(JSON results: never in pieces, one task on a cluster, checked by the RAG checks). The sniffers are here
+(Parquet's magic bytes too, ``is_parquet``): detecting a file's format calls no reader's module. Loading
 (``io.loading``), the service, the cluster, ``convert`` and the command line's ``--qrels-format`` /
 ``--run-format`` choices all take their formats from here. A new format is its reader module, one
 ``register_format(Format(...))`` below and its tests (see CONTRIBUTING.md).
@@ -16,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.io.location import is_dir
+from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.io.location import is_dir, open_bytes
 from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
 
 if TYPE_CHECKING:
@@ -176,9 +178,34 @@ def looks_like_trec_line(line: str) -> bool:
 
 # -- the formats ------------------------------------------------------------------------------------------
 
-def _is_parquet(path: str, head: Head) -> bool:
-    from trec_rag_eval.io.parquet import is_parquet
+PARQUET_MAGIC = b"PAR1"
+"""The first four bytes of every Parquet file."""
 
+
+def is_parquet(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a Parquet file (by its magic bytes) or a directory holding Parquet files
+    (``io.parquet.parquet_files``)."""
+    from trec_rag_eval.io.text import spooled
+
+    name = os.fspath(path)
+    if is_dir(name):
+        from trec_rag_eval.io.parquet import parquet_files
+
+        return bool(parquet_files(name))
+    data = spooled(name)
+    if data is not None:  # a pipe or standard input, read once
+        if data[:4] == PARQUET_MAGIC:
+            raise InputFormatError(name, None, "a Parquet file is read from a file, not from a pipe or standard "
+                                   "input: save it to a file first")
+        return False
+    try:
+        with open_bytes(name, head=True) as handle:
+            return handle.read(4) == PARQUET_MAGIC
+    except (OSError, InputFormatError):  # said by the reader that is chosen instead
+        return False
+
+
+def _is_parquet(path: str, head: Head) -> bool:
     return is_parquet(path)
 
 
@@ -253,7 +280,7 @@ def _is_prefs(path: str, head: Head) -> bool:
     """Whether ``path`` holds preferences by its names: Parquet with their columns, or JSON objects with their
     keys. Text is read as preferences when asked for (``format='prefs'``, trec_eval's ``-R prefs``): five
     fields on a line are as likely a qrels or run line gone wrong, which their readers name."""
-    from trec_rag_eval.io.parquet import column_names, is_parquet
+    from trec_rag_eval.io.parquet import column_names
     from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS
 
     if is_dir(path):

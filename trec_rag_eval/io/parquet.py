@@ -29,35 +29,14 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io import location
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
-from trec_rag_eval.io.text import spooled
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
 from trec_rag_eval.tables import Places, Qrels, Run
 
 if TYPE_CHECKING:
     import polars as pl
 
-MAGIC = b"PAR1"
-"""The first four bytes of every Parquet file."""
 QRELS_REQUIRED = ("query_id", "doc_id", "relevance")
 RUN_REQUIRED = ("query_id", "doc_id", "score")
-
-
-def is_parquet(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a Parquet file (by its magic bytes) or a directory holding Parquet files."""
-    name = os.fspath(path)
-    if location.is_dir(name):
-        return bool(parquet_files(name))
-    data = spooled(name)
-    if data is not None:  # a pipe or standard input, read once
-        if data[:4] == MAGIC:
-            raise InputFormatError(name, None, "a Parquet file is read from a file, not from a pipe or standard "
-                                   "input: save it to a file first")
-        return False
-    try:
-        with location.open_bytes(name, head=True) as handle:
-            return handle.read(4) == MAGIC
-    except (OSError, InputFormatError):  # said by the reader that is chosen instead
-        return False
 
 
 def column_names(path: str | os.PathLike[str]) -> list[str]:
