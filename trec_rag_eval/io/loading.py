@@ -29,7 +29,7 @@ from trec_rag_eval.io.format_registry import (
     run_formats,
 )
 from trec_rag_eval.io.id_paths import IdLocator
-from trec_rag_eval.io.location import exists
+from trec_rag_eval.io.location import exists, is_irds_name
 from trec_rag_eval.io.text import STANDARD_INPUT, read_head
 from trec_rag_eval.io.trec.topics import load_topics
 from trec_rag_eval.syntax import split_fields
@@ -84,8 +84,6 @@ def load_qrels(
     ``query_id<TAB>text`` file whose texts are attached as ``Qrels.topics`` (for TREC qrels).
     """
     name = os.fspath(path)
-    from trec_rag_eval.io.published.irds import is_irds_name
-
     if is_irds_name(name):  # irds:<dataset id>: qrels and topics from ir_datasets (the irds extra)
         from trec_rag_eval.io.published.irds import read_irds_qrels
 

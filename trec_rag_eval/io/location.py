@@ -5,7 +5,8 @@ before; a URL through fsspec (the ``cloud`` extra: fsspec, with s3fs and gcsfs f
 ``gs://``), imported only when a URL is given.
 
 A URL is a scheme of two characters or more followed by ``://``: ``irds:msmarco-passage`` (an
-ir_datasets name) and ``C:\\runs`` (a Windows drive) are not URLs. A URL keeps the user's spelling
+ir_datasets name, ``is_irds_name``: read by ir_datasets, neither a file nor a URL) and ``C:\\runs`` (a Windows
+drive) are not URLs. A URL keeps the user's spelling
 throughout: a folder's files are named by the folder's URL and their names, so every message names
 what the user gave. Whatever fsspec or its back-end raises is one ``InputFormatError`` naming the URL
 and saying what to do: a protocol fsspec does not know, a package missing for it, a missing object,
@@ -39,6 +40,15 @@ LOCAL_PROTOCOLS = ("file", "local")
 def is_url(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a URL (``scheme://...``) rather than a local path."""
     return isinstance(path, str) and _URL.match(path) is not None
+
+
+IRDS_PREFIX = "irds:"
+"""How an input named by ir_datasets begins (``irds:msmarco-passage/trec-dl-2019``; ``io.published.irds``)."""
+
+
+def is_irds_name(value: object) -> bool:
+    """Whether ``value`` names an ir_datasets dataset (``irds:<dataset id>``), read by ir_datasets, not a file."""
+    return isinstance(value, str) and value.startswith(IRDS_PREFIX)
 
 
 def protocol(url: str) -> str:

@@ -11,15 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
+from trec_rag_eval.io.location import IRDS_PREFIX
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, qrels_columns
-
-PREFIX = "irds:"
-
-
-def is_irds_name(value: object) -> bool:
-    """Whether ``value`` names an ir_datasets dataset (``irds:<dataset id>``)."""
-    return isinstance(value, str) and value.startswith(PREFIX)
 
 
 def load_dataset(name: str) -> Any:
@@ -28,7 +22,7 @@ def load_dataset(name: str) -> Any:
         import ir_datasets
     except ImportError:
         raise MissingDependencyError("ir-datasets", "irds", f"reading {name}") from None
-    dataset_id = name[len(PREFIX):]
+    dataset_id = name[len(IRDS_PREFIX):]
     if not dataset_id:
         raise UsageError(f"{name!r}: expected irds:<dataset id>, e.g. irds:msmarco-passage/trec-dl-2019")
     try:

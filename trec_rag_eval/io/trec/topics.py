@@ -7,6 +7,7 @@ import os
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.ids import id_problem
+from trec_rag_eval.io.location import is_irds_name
 from trec_rag_eval.io.text import read_text
 
 
@@ -14,8 +15,6 @@ def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:
     """Read a topics file: ``query_id<TAB>query text`` per line, the text kept verbatim; or the queries of
     an ir_datasets dataset (``irds:<dataset id>``)."""
     name = os.fspath(path)
-    from trec_rag_eval.io.published.irds import is_irds_name
-
     if is_irds_name(name):
         from trec_rag_eval.io.published.irds import read_irds_topics
 
