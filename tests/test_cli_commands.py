@@ -18,7 +18,7 @@ from trec_rag_eval.cli import _declared, commands
 
 PACKAGE = Path(__file__).resolve().parent.parent / "trec_rag_eval"
 CLI = PACKAGE / "cli"
-HELPERS = {"chunks", "llm", "options", "params", "reference", "trec_eval_args"}
+HELPERS = {"chunks", "llm", "options", "params", "reference"}
 
 
 def test_every_command_defined_is_found_and_every_module_found_defines_its_commands():

@@ -165,13 +165,38 @@ def cli(ctx: click.Context) -> None:
     ctx.with_resource(one_call())
 
 
+LONG_OPTIONS = {
+    "--query_eval_wanted": "-q", "--complete_rel_info_wanted": "-c", "--level_for_rel": "-l",
+    "--nosummary": "-n", "--Debug_level": "-D", "--Judged_docs_only": "-J", "--Number_docs_in_coll": "-N",
+    "--Max_retrieved_per_topic": "-M", "--Rel_info_format": "-R", "--Results_format": "-T", "--Zscore": "-Z",
+    "--Output_old_results_format": "--Output_old_results_format",
+}
+"""trec_eval's long options (trec_eval.c) and the short option each stands for; ``--help``, ``--version``
+and ``--measure`` are spelt as ours."""
+
+
+def trec_eval_spellings(args: list[str]) -> list[str]:
+    """The arguments of ``evaluate`` with trec_eval's long options as the short ones (``--level_for_rel=2`` is
+    ``-l 2``); ``-v`` or ``--version`` anywhere among the options asks for the version, as in trec_eval."""
+    out: list[str] = []
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return out + args[index:]
+        if arg in ("-v", "--version"):
+            return ["--version"]
+        name, equals, value = arg.partition("=")
+        if name in LONG_OPTIONS:
+            out += [LONG_OPTIONS[name], value] if equals else [LONG_OPTIONS[name]]
+        else:
+            out.append(arg)
+    return out
+
+
 def _route(args: list[str]) -> list[str]:
     """Send ``trec-rag-eval [options] QRELS RUN`` to the evaluate command, trec_eval's spellings of its
-    options read as ours (``cli.trec_eval_args``)."""
+    options read as ours (``trec_eval_spellings``)."""
     if not args or args[0] in ("-h", "--help", "--version") or (args[0] in commands() and args[0] != "evaluate"):
         return args
-    from trec_rag_eval.cli.trec_eval_args import trec_eval_spellings
-
     rest = trec_eval_spellings(args[1:] if args[0] == "evaluate" else args)
     return rest if rest == ["--version"] else ["evaluate", *rest]
 
