@@ -17,7 +17,7 @@ from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.loading import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.loading import RUN_FORMATS as RUN_FORMATS
 from trec_rag_eval.io.location import is_url as is_url
-from trec_rag_eval.measures.requests import MeasuresArg
+from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import inputs
 
@@ -264,9 +264,11 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
     it holds, or those of ``measures`` (either notation; each must be in the file). ``options``: those of
     ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as
     in ``evaluate_many``."""
-    from trec_rag_eval.service.analyses import validate_read
+    from trec_rag_eval.checks.validate import validate_tables
 
-    return validate_read(qrels, run, reference, settings, measures, **options)
+    chosen = None if measures is None else resolve_measures(measures)
+    judgments, table = inputs.read_pair(qrels, run, options)
+    return validate_tables(judgments, table, os.fspath(reference), settings, measures=chosen, **options)
 
 
 @per_call

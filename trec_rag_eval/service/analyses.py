@@ -1,6 +1,6 @@
 """The analyses built on evaluations, their judgments and runs read as ``evaluate`` reads them: the bodies of the
-facade's ``compare``, ``plan``, ``fuse``, ``agree``, ``crosscheck`` and ``validate`` (``trec_rag_eval.api``, which
-forwards to them and holds their documentation)."""
+facade's ``compare``, ``plan``, ``fuse``, ``agree`` and ``crosscheck`` (``trec_rag_eval.api``, which forwards to them
+and holds their documentation). A small job's facade function does its work itself (``api.validate``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
-from trec_rag_eval.service.inputs import read_judgments, run_from_any_shape
+from trec_rag_eval.service.inputs import read_judgments, read_pair, run_from_any_shape
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
-    from trec_rag_eval.checks.validate import ValidationReport
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.comparison import Comparison
@@ -296,40 +295,13 @@ def crosscheck_read(qrels: Any, run: Any, measures: MeasuresArg = None, settings
     from trec_rag_eval.checks.crosscheck import crosscheck_tables
 
     check_crosscheck_options(options.get("qrels_format"))
-    judgments, table = one_pair(qrels, run, options)
+    judgments, table = read_pair(qrels, run, options)
     if judgments.kind != "relevance":  # judgments given as a table (or detected in a file)
         from trec_rag_eval.errors import UsageError
 
         raise UsageError(f"{_CROSSCHECK_READS}the {_KINDS[judgments.kind]} of {judgments.source}")
     chosen = None if measures is None else resolve_measures(measures)
     return crosscheck_tables(judgments, table, chosen, settings, **options)
-
-
-def validate_read(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
-                  measures: MeasuresArg = None, **options: Any) -> ValidationReport:
-    """``api.validate``: the judgments and the run read, then compared with the published scores."""
-    from trec_rag_eval.checks.validate import validate_tables
-
-    chosen = None if measures is None else resolve_measures(measures)
-    judgments, table = one_pair(qrels, run, options)
-    return validate_tables(judgments, table, os.fspath(reference), settings, measures=chosen, **options)
-
-
-def one_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
-    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
-    (their notes warned to the caller of the public function); their reading options taken out of
-    ``options``."""
-    from trec_rag_eval.service.inputs import read_whole_run
-
-    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
-                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
-                           doc_map=options.pop("doc_map", None), id=options.pop("id", None))
-    if isinstance(run, (str, os.PathLike)):
-        more = [note.about(os.fspath(run)) for note in more]
-    for note in notes + more:
-        note.warn()
-    return judgments, table
 
 
 def settings_of_options(settings: Settings | None, options: dict[str, Any]) -> Settings | None:

@@ -1,6 +1,7 @@
 """The inputs of every evaluation, in any shape: the judgments (``read_judgments``, and how a cluster's
 workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
-chunk ids mapped as ``doc_id_map`` says), and the run files a folder stands for (``expand_run_paths``)."""
+chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
+folder stands for (``expand_run_paths``)."""
 
 from __future__ import annotations
 
@@ -212,3 +213,18 @@ def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool
         else:
             out.append(path)
     return out
+
+
+def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
+    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
+    (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
+    ``judgments``, ``run_format``, ``doc_map``, ``id``) taken out of ``options``."""
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
+                                 doc_map=options.pop("doc_map", None), id=options.pop("id", None))
+    if isinstance(run, (str, os.PathLike)):
+        more = [said.about(os.fspath(run)) for said in more]
+    for said in notes + more:
+        said.warn()
+    return judgments, table
