@@ -1,4 +1,4 @@
-"""The format registry (``io.format_registry``): every format in one place, used by loading, the service and
+"""The format registry (``io.loading``): every format in one place, used by loading, the service and
 convert; a format added there is detected, read and evaluated on every path."""
 
 from __future__ import annotations
@@ -7,9 +7,8 @@ import pytest
 from conftest import invoke
 
 import trec_rag_eval as tre
-from trec_rag_eval.io import format_registry as formats
-from trec_rag_eval.io.format_registry import FORMATS, Format, register_format
-from trec_rag_eval.io.loading import QRELS_FORMATS, RUN_FORMATS, detect_format
+from trec_rag_eval.io import loading as formats
+from trec_rag_eval.io.loading import FORMATS, QRELS_FORMATS, RUN_FORMATS, Format, detect_format, register_format
 
 
 def test_the_choices_come_from_the_registry():

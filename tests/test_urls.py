@@ -484,7 +484,7 @@ def counted():
 
 
 def test_telling_the_format_of_a_run_by_url_fetches_only_its_first_bytes(counted):
-    from trec_rag_eval.io.format_registry import HEAD_BYTES, detect
+    from trec_rag_eval.io.loading import HEAD_BYTES, detect
 
     lines = [f"q{i // 1000} Q0 d{i} {i % 1000 + 1} {1000 - i % 1000} tag\n" for i in range(200_000)]
     counted.objects["runs/big.txt"] = "".join(lines).encode()
@@ -496,7 +496,7 @@ def test_telling_the_format_of_a_run_by_url_fetches_only_its_first_bytes(counted
 def test_on_a_cluster_the_client_fetches_only_the_first_bytes_of_a_lone_run(counted, threads_cluster):
     import threading
 
-    from trec_rag_eval.io.format_registry import HEAD_BYTES
+    from trec_rag_eval.io.loading import HEAD_BYTES
 
     qrels = golden_path("qrels.graded")
     lines = open(_run(), "rb").read()

@@ -96,8 +96,7 @@ def _to_trec(input_path: str, qrels_out: str | None, topics: tuple[str | None, b
     """Write the qrels, topics (path, whether it is the default one) and run asked for, said in
     ``report``. ``dataset``: INPUT's judgments, if already read."""
     from trec_rag_eval.checks.rag import check_rag, order_warning
-    from trec_rag_eval.io.format_registry import for_output
-    from trec_rag_eval.io.loading import detect_kind, load_qrels, load_run_report
+    from trec_rag_eval.io.loading import detect_kind, for_output, load_qrels, load_run_report
     from trec_rag_eval.io.writers import write_topics
     from trec_rag_eval.tables import query_id_set
 
@@ -165,13 +164,13 @@ def _to_json(input_path: str, json_out: str, topics_path: str | None, dataset_pa
 
 
 def _judgments_writer(judgments: Qrels, path: str) -> Any:
-    """How to write ``judgments`` to ``path``: in the format its name asks for (``io.format_registry.for_output``);
+    """How to write ``judgments`` to ``path``: in the format its name asks for (``io.loading.for_output``);
     preferences in theirs (prefs text, Parquet or JSON rows: ``io.prefs_files.write_preferences``)."""
     if judgments.kind == "preferences":
         from trec_rag_eval.io.prefs_files import write_preferences
 
         return write_preferences
-    from trec_rag_eval.io.format_registry import for_output
+    from trec_rag_eval.io.loading import for_output
 
     write = for_output(path).write_qrels
     assert write is not None

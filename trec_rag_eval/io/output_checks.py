@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from trec_rag_eval.errors import TrecRagEvalError
-from trec_rag_eval.io.format_registry import detect
+from trec_rag_eval.io.loading import detect
 from trec_rag_eval.io.location import local_path
 
 

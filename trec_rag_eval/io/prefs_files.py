@@ -1,5 +1,5 @@
 """Preference judgments in any file: prefs text (``io.trec.prefs``), Parquet, or JSON rows; and how each is
-written (the format registry, ``io.format_registry``, recognises them beside the other formats).
+written (the format registry, ``io.loading``, recognises them beside the other formats).
 
 * text: ``query_id group subgroup doc_id level`` a line (trec_eval's ``-R prefs``);
 * Parquet: the columns ``query_id``, ``group``, ``subgroup``, ``doc_id``, ``level`` (others ignored);
@@ -34,7 +34,7 @@ _KEYS = set(PREFERENCE_COLUMNS)
 
 def read_preferences(path: str | os.PathLike[str]) -> Preferences:
     """Preferences from text, Parquet or JSON (told apart by the content)."""
-    from trec_rag_eval.io.format_registry import is_parquet
+    from trec_rag_eval.io.loading import is_parquet
 
     name = os.fspath(path)
     if is_parquet(name):
@@ -65,7 +65,7 @@ def read_grouped(path: str | os.PathLike[str]) -> GroupedQrels:
 
 def _other_qrels(path: str) -> Qrels | None:
     """Judgments of a Parquet file or a JSON dataset; None for text (read by the caller)."""
-    from trec_rag_eval.io.format_registry import is_parquet
+    from trec_rag_eval.io.loading import is_parquet
     from trec_rag_eval.io.parquet import read_parquet_qrels
 
     if is_parquet(path):

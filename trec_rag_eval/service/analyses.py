@@ -280,7 +280,7 @@ def check_crosscheck_options(qrels_format: str | None = None, shards: bool = Fal
     command, which cross-checks the runs it evaluated, the options it evaluated them with (``api.check_crosscheck``),
     and says "the cross-check" with its flag (``--crosscheck``)."""
     from trec_rag_eval.errors import UsageError
-    from trec_rag_eval.io.format_registry import FORMATS
+    from trec_rag_eval.io.loading import FORMATS
 
     if qrels_format in FORMATS and FORMATS[qrels_format].judgment_kind != "relevance":
         raise UsageError(f"{_CROSSCHECK_READS}{qrels_format} judgments", {"the cross-check": "crosscheck"})

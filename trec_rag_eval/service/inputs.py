@@ -195,7 +195,7 @@ def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool
     (``io.location``): its files are named by the folder's URL, and none is opened here.
     ``workers_read``: a cluster's workers read the runs, with their own credentials; a URL this machine
     lacks the credentials to ask about is then taken for a run file, left to them."""
-    from trec_rag_eval.io.format_registry import is_parquet
+    from trec_rag_eval.io.loading import is_parquet
     from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir
 
     out: list[str] = []

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
-from trec_rag_eval.io.format_registry import FORMATS
+from trec_rag_eval.io.loading import FORMATS
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings

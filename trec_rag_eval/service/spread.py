@@ -74,9 +74,9 @@ def evaluate_spread(qrels: Qrels, runs: Sequence[Any], labels: list[str], in_mem
 
 
 def _read_whole(path: str, run_format: str) -> bool:
-    """Whether the run file at ``path`` is read whole (``io.format_registry.Format.whole``: JSON results); a
+    """Whether the run file at ``path`` is read whole (``io.loading.Format.whole``: JSON results); a
     missing file is said here."""
-    from trec_rag_eval.io.format_registry import is_whole
+    from trec_rag_eval.io.loading import is_whole
     from trec_rag_eval.io.location import exists
     from trec_rag_eval.io.text import STANDARD_INPUT
 

@@ -1,5 +1,5 @@
 """BEIR data: judgments from a dataset folder or one qrels TSV,
-with the query texts of the dataset's ``queries.jsonl``. Registered in ``io.format_registry`` as ``beir``:
+with the query texts of the dataset's ``queries.jsonl``. Registered in ``io.loading`` as ``beir``:
 detected from a folder or a first line of three fields; it reads judgments, and refuses to read a
 run (``read_beir_run``).
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.format_registry import BEIR_HEADER_WORDS
 from trec_rag_eval.io.ids import id_problem
+from trec_rag_eval.io.loading import BEIR_HEADER_WORDS
 from trec_rag_eval.io.location import is_dir, is_file, is_url, join, list_dir
 from trec_rag_eval.io.text import read_text
 from trec_rag_eval.syntax import (
