@@ -1,5 +1,6 @@
 """Judgments and runs handed over in memory give the numbers of the same data read from TREC files, whatever
-path the library takes with them: ranked as Python lists (small), as the fast reader's Arrow table (a large
+path the library takes with them: ranked as Python lists (small; their judgments looked up in a table
+of every (query, document) or, when that is too large, searched pair by pair), as the fast reader's Arrow table (a large
 dict of dicts, its query ids encoded from the dict's blocks), or as polars frames (ids that are not ASCII);
 and ``Qrels`` prepared once give the same numbers to every run evaluated against them.
 
@@ -16,7 +17,7 @@ import pytest
 from conftest import first_by_default
 
 import trec_rag_eval as tre
-from trec_rag_eval.core import ranking
+from trec_rag_eval.core import matching, ranking
 from trec_rag_eval.tables import derived_from, is_arrow
 
 MEASURES = ["all_trec"]
@@ -58,15 +59,19 @@ def test_a_dict_of_dicts_gives_the_file_s_numbers_on_every_path(tmp_path, monkey
     qrels, run = _pair(seed, ascii_ids)
     expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
     as_lists = _values(tre.evaluate(qrels, run, MEASURES))
+    # the lists' judgments searched pair by pair, as when their table of every (query, document) is too large
+    monkeypatch.setattr(matching, "DENSE_TABLE_MAX_BYTES", -1)
+    searched = _values(tre.evaluate(qrels, run, MEASURES))
     monkeypatch.setattr(ranking, "LIST_FORM_MAX_ROWS", -1)  # every table ranked as a large one
     monkeypatch.setattr(ranking, "CHECKED_LIST_MAX_ROWS", -1)
     table = tre.Run(run)
     as_large = _values(tre.evaluate(qrels, table, MEASURES))
     # ASCII ids: the fast reader's Arrow table, made from the dict's blocks; others: a polars frame
     assert is_arrow(table.data) == ascii_ids
-    assert as_lists.keys() == expected.keys() == as_large.keys()
+    assert as_lists.keys() == expected.keys() == as_large.keys() == searched.keys()
     for key, value in expected.items():
         assert as_lists[key] == pytest.approx(value, abs=1e-12), key
+        assert searched[key] == pytest.approx(value, abs=1e-12), key
         assert as_large[key] == pytest.approx(value, abs=1e-12), key
 
 
