@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, itemgetter
+from operator import attrgetter, countOf, itemgetter
 from typing import Any
 
 import numpy as np
@@ -190,10 +190,14 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
         array = values
     else:
         values = list(values)
-        kinds = set(map(type, values))
-        if not all(kind in _INTS or kind in _FLOATS for kind in kinds):
-            return None
-        whole = all(kind in _INTS for kind in kinds)
+        usual = float if value_column == "score" else int  # a dict of scores, of grades: a count in C says so
+        if countOf(map(type, values), usual) == len(values):
+            whole = usual is int
+        else:
+            kinds = set(map(type, values))
+            if not all(kind in _INTS or kind in _FLOATS for kind in kinds):
+                return None
+            whole = all(kind in _INTS for kind in kinds)
         try:
             array = np.fromiter(values, dtype=np.int64 if whole and value_column == "relevance" else np.float64,
                                 count=len(values))
