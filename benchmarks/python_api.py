@@ -13,7 +13,9 @@ turns so that a change of load hits all of them):
   and with the qrels prepared once (``tre.Qrels``) and the run a dict;
 - pytrec_eval on the dict of dicts, its ``RelevanceEvaluator`` built inside the timing (what one call costs
   a user who evaluates once) and outside (prepared once, then ``evaluate`` per run); the same two calls with
-  ``trec_rag_eval.pytrec_eval``, the drop-in (its dicts checked equal to pytrec_eval's, to 1e-9);
+  ``trec_rag_eval.pytrec_eval``, the drop-in (its dicts checked equal to pytrec_eval's, to 1e-9); and
+  pytrec_eval on the pandas and polars frames, made into its dicts in the timing (it reads nothing else), so
+  that each frame has a peer on the same input beside the strict ratio to pytrec_eval on ready dicts;
 - ir_measures' ``calc_aggregate`` on the dict of dicts and on the pandas frame (its providers pick
   pytrec_eval); ranx's ``evaluate`` on the dict of dicts, its first call (numba's compilation) reported
   apart, then warm;
@@ -90,6 +92,19 @@ def shaped(qrels: dict, run: dict, shape: str) -> tuple[Any, Any]:
     return pl.DataFrame(columns_q), pl.DataFrame(columns_r)
 
 
+FRAMES = ("pandas", "polars")
+
+
+def nested(frame: Any, value: str) -> dict[str, dict[str, Any]]:
+    """A pandas or polars frame as pytrec_eval's dict of dicts, by the loop a user writes for it (the columns as
+    lists, one pass over their rows)."""
+    made: dict[str, dict[str, Any]] = {}
+    for query_id, doc_id, number in zip(frame["query_id"].to_list(), frame["doc_id"].to_list(),
+                                        frame[value].to_list(), strict=True):
+        made.setdefault(query_id, {})[doc_id] = number
+    return made
+
+
 def timed(calls: dict[str, Callable[[], Any]], budget: float, least: int = 3, most: int = 200) -> dict[str, float]:
     """The median wall time of each call, the calls taking turns; each warmed once, untimed."""
     for call in calls.values():
@@ -156,6 +171,9 @@ def calls_for(qrels: dict, run: dict, measures: str, shapes: list[str], peers: b
     for shape in shapes:
         q, r = shaped(qrels, run, shape)
         calls[f"ours: {shape}"] = lambda q=q, r=r: tre.evaluate(q, r, ours_m)
+        if shape in FRAMES:  # pytrec_eval reads dicts only: a user with a frame makes them first
+            calls[f"pytrec_eval: {shape}, made into its dicts in the timing"] = lambda q=q, r=r: \
+                pytrec_eval.RelevanceEvaluator(nested(q, "relevance"), pytrec_m).evaluate(nested(r, "score"))
     prepared = tre.Qrels(qrels)
     calls["ours: tre.Qrels once, run a dict"] = lambda: tre.evaluate(prepared, run, ours_m)
     tables = (tre.Qrels(qrels), tre.Run(run))
@@ -194,6 +212,11 @@ def in_memory(sizes: list[str], shapes: list[str], measure_sets: list[str], budg
                 print(f"| {name} | {show(value)} | {value / built:.2f} | {value / once:.2f} |")
             if first is not None:
                 print(f"| ranx: first call (numba compiles) | {show(first)} | | |")
+            for shape in FRAMES:  # the frame against the same frame in pytrec_eval, its dicts made in the timing
+                theirs = medians.get(f"pytrec_eval: {shape}, made into its dicts in the timing")
+                if theirs is not None:
+                    print(f"\nours on the {shape} frame / pytrec_eval on it (its dicts made in the timing): "
+                          f"{medians[f'ours: {shape}'] / theirs:.2f}")
             # pytrec_eval is trec_eval 9 inside (scores as 32-bit floats before ranking): our means under its
             # conventions are compared with its own, so that a tie only float32 makes does not count as a difference
             worst = check_means(tre.evaluate(qrels, run, OURS[measures], trec_eval_9=True, queries="intersection"),
