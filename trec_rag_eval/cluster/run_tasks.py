@@ -85,8 +85,7 @@ def iter_run_tasks(qrels: Qrels, paths: Sequence[str], measures: MeasuresArg = N
     from concurrent.futures import CancelledError
 
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.evaluation.judgment_measures import check_judgments
-    from trec_rag_eval.measures.requests import resolve_measures
+    from trec_rag_eval.measures.requests import check_judgments, resolve_measures
 
     measures, settings = resolve_measures(measures), settings or Settings()
     check_judgments(qrels, measures)  # once, before a task is sent: each task evaluates what it is given

@@ -1,14 +1,20 @@
-"""The settings of one evaluation, as one value instead of a keyword list repeated in every caller."""
+"""The settings of one evaluation, as one value instead of a keyword list repeated in every caller; and what they
+do not change for preference judgments (``judgment_notes``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.notes import Note, note
 from trec_rag_eval.syntax import INT64, RELEVANCE_RANGE, is_number
+
+if TYPE_CHECKING:
+    from trec_rag_eval.tables import Qrels
+    from trec_rag_eval.tables.judgment_kinds import Preferences
 
 QUERY_SETS = ("qrels", "intersection")
 """Which queries count: every qrels query (trec_eval 10 and ``-c``), or only those in both qrels and
@@ -92,3 +98,19 @@ def settings_of(settings: Settings | Mapping[str, Any] | None = None, **override
     if unknown:
         raise TypeError(f"unknown evaluation setting {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
     return (settings or DEFAULT).but(**overrides)
+
+
+def judgment_notes(judgments: Qrels | Preferences, settings: Settings) -> list[Note]:
+    """What the settings do not change for these judgments: the preference measures read levels, not relevance,
+    and no preference document is dropped (trec_eval ignores -J and -l there)."""
+    if judgments.kind != "preferences":
+        return []
+    unused = [text for text, given in (("judged_only=True", settings.judged_only),
+                                      (f"relevance_level={settings.relevance_level}", settings.relevance_level != 1))
+              if given]
+    if not unused:
+        return []
+    return [note(f"{' and '.join(unused)} change{'s' if len(unused) == 1 else ''} nothing for preference judgments "
+                 "(their levels order the documents; every retrieved document is ranked)",
+                 parameters={"judged_only=True": "judged_only", f"relevance_level={settings.relevance_level}":
+                             "relevance_level"})]

@@ -276,7 +276,7 @@ def evaluate_tables(
     """
     chosen = settings_of(settings, **overrides)
     if qrels.kind != "relevance":  # judgment groups or preferences: their own measures, their own ranking
-        from trec_rag_eval.evaluation.judgment_measures import check_judgments, default_measure_set
+        from trec_rag_eval.measures.requests import check_judgments, default_measure_set
 
         resolved = resolve_measures(default_measure_set(qrels) if measures is None else measures)
         check_judgments(qrels, resolved)
@@ -286,7 +286,7 @@ def evaluate_tables(
         return evaluate_measures(qrels, run, resolved, chosen)
     resolved = resolve_measures(measures)
     if any(m.spec.judgments not in ("relevance", "any") for m in resolved):
-        from trec_rag_eval.evaluation.judgment_measures import check_judgments
+        from trec_rag_eval.measures.requests import check_judgments
 
         check_judgments(qrels, resolved)
     if doc_map is None:
@@ -299,7 +299,7 @@ def evaluate_tables(
 
 def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings) -> Evaluation:
     """``evaluate_tables`` of measures already resolved and checked against the kind of the judgments
-    (``evaluation.judgment_measures.check_judgments``), with settings already made: what the service calls,
+    (``measures.requests.check_judgments``), with settings already made: what the service calls,
     having chosen both before reading any run."""
     if qrels.kind != "relevance":
         from trec_rag_eval.evaluation.judgment_measures import align_kind

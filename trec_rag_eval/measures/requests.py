@@ -1,6 +1,12 @@
 """What a caller asked for, in any notation, turned into measures: trec_eval's -m syntax (``P.5,10``,
 ``official``), ir-measures notation (``P@5``), ranx's names (``ndcg@10``) or ir_measures' measure objects;
-and the measures computed when none are asked for (the RAG set, trec_eval's ``official``).
+and the measures computed when none are asked for (the RAG set, trec_eval's ``official``; for judgment groups and
+preferences, their own sets).
+
+Each kind of judgments feeds its own measures, as in trec_eval (whose other measures fail on them): relevance
+judgments (qrels) the measures of one grade per document, judgment groups (``-R qrels_jg``) the ``*_avgjg``
+measures, preferences (``-R prefs``, ``-R qrels_prefs``) the ``prefs_*`` ones; runid and num_q fit all
+(``check_judgments``).
 """
 
 from __future__ import annotations
@@ -10,13 +16,17 @@ import numbers
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import MeasureSyntaxError
+from trec_rag_eval.errors import MeasureSyntaxError, UsageError
 from trec_rag_eval.measures.ir_notation import NAMES, parse_notation, suggestion
 from trec_rag_eval.measures.model import Family, Measure, on_register, range_problem
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import is_trec_syntax, parse_trec_measures
+
+if TYPE_CHECKING:
+    from trec_rag_eval.tables import Qrels
+    from trec_rag_eval.tables.judgment_kinds import Preferences
 
 RAG_CUTOFFS = (1, 3, 5, 10)
 
@@ -297,3 +307,54 @@ def _split_names(text: str) -> list[str]:
     from trec_rag_eval.measures.ir_notation import split_top_level
 
     return split_top_level(text.strip()) or [text]
+
+
+# -- the kinds of judgments: which measures fit which (``tables.judgment_kinds``) ---------------------------
+
+DEFAULT_SETS = {"preferences": "prefs", "groups": "qrels_jg"}
+"""The measures evaluated when none are asked for, by kind: trec_eval's nicknames of their own sets."""
+
+_WHAT = {
+    "relevance": "relevance judgments (qrels: one grade per document)",
+    "groups": "judgment groups (qrels whose iteration column names the group)",
+    "preferences": "preference judgments",
+}
+_HOW = {
+    "relevance": "ask for measures of one grade per document (map, P.10, nDCG@10, ...)",
+    "groups": "ask for map_avgjg, P_avgjg or Rprec_mult_avgjg (qrels_jg)",
+    "preferences": "ask for the prefs_* measures (all_prefs)",
+}
+_READ = {
+    "relevance": "read the qrels as qrels (format='trec')",
+    "groups": "read the qrels with format='qrels_jg'",
+    "preferences": "read them with format='prefs' (query_id group subgroup doc_id level) or, from a qrels file, "
+                   "format='qrels_prefs'",
+}
+FORMAT_PARAMETERS = {"format='trec'": "trec_format", "format='qrels_jg'": "qrels_jg_format",
+                     "format='prefs'": "prefs_format", "format='qrels_prefs'": "qrels_prefs_format"}
+"""How the messages name the formats, for the command line to say its -R instead."""
+
+
+def check_judgments(judgments: Qrels | Preferences, measures: Sequence[Measure]) -> None:
+    """Refuse a measure that does not score the kind of ``judgments`` at hand, saying what would."""
+    kind = judgments.kind
+    for measure in measures:
+        reads = measure.spec.judgments
+        if reads not in ("any", kind):
+            source = getattr(judgments, "source", "the judgments")
+            raise UsageError(f"{measure.asked or measure.trec_name} scores {_WHAT[reads]}, and {source} holds "
+                             f"{_WHAT[kind]}: {_HOW[kind]}, or {_READ[reads]}", FORMAT_PARAMETERS)
+
+
+def default_measure_set(judgments: Qrels | Preferences) -> str | None:
+    """The measures to evaluate when none are asked for: None (the usual default) for relevance judgments."""
+    return DEFAULT_SETS.get(judgments.kind)
+
+
+def compared_measure_set(judgments: Qrels | Preferences) -> list[str] | None:
+    """The measures ``compare`` compares when none are asked for: those of ``default_measure_set`` that score
+    the kind itself and are averaged over queries (not runid, num_q, nor the preference counts); None for
+    relevance judgments."""
+    kind, nickname = judgments.kind, default_measure_set(judgments)
+    return None if nickname is None else [name for name in NICKNAMES[nickname]
+                                          if FAMILIES[name].judgments == kind and FAMILIES[name].aggregate == "mean"]

@@ -46,7 +46,7 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
     judgments, chosen, given = paired_runs(qrels, runs, options, "compare needs")
     if not measures and not options.get("primary") and not options.get("all_measures"):
         # judgment groups, preferences: trec_eval's set of their own measures, not the primary set
-        from trec_rag_eval.evaluation.judgment_measures import compared_measure_set
+        from trec_rag_eval.measures.requests import compared_measure_set
 
         measures = compared_measure_set(judgments) or measures
     if pairs == "all":

@@ -154,7 +154,8 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
     try:
         table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
                                       judgments=reading.get("judgments"))
-        from trec_rag_eval.evaluation.judgment_measures import check_judgments, default_measure_set, judgment_notes
+        from trec_rag_eval.core.settings import judgment_notes
+        from trec_rag_eval.measures.requests import check_judgments, default_measure_set
 
         for note in notes + judgment_notes(table, chosen):
             note.warn()
