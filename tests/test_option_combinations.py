@@ -96,7 +96,7 @@ def test_the_command_line_checks_none_of_them_itself():
                   "contradict each other\"", "expected local:N", "takes run files", "counts the tokens of",
                   "no place for them", "z-score lines", "as a whole run", "relevance judgments (qrels) only",
                   "tests every pair of runs: use", "the all-pairs table", "at least two runs", "tunes --optimize",
-                  "chooses the judgments of"):
+                  "chooses the judgments of", "deltas to a baseline"):
         assert piece not in sources, piece
     evaluate = (Path(REPO) / "trec_rag_eval" / "cli" / "evaluate.py").read_text(encoding="utf-8")
     assert '"json"' not in evaluate
@@ -213,6 +213,45 @@ def test_compare_refuses_what_its_pairs_do_not_have_before_anything_is_read(flag
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {command}\n")
 
 
+ALL_PAIRS_SHOW = [
+    (["--per-query"], {"per_query": True},
+     "per_query=True shows deltas to a baseline (and their intervals); pairs='all' has none",
+     "-q shows deltas to a baseline (and their intervals); --all-pairs has none"),
+    (["--plot", "deltas.png"], {"plot": "deltas.png"},
+     "plot= shows deltas to a baseline (and their intervals); pairs='all' has none",
+     "--plot shows deltas to a baseline (and their intervals); --all-pairs has none"),
+    (["-q", "--plot", "deltas.png"], {"per_query": True, "plot": "deltas.png"},
+     "per_query=True and plot= show deltas to a baseline (and their intervals); pairs='all' has none",
+     "-q and --plot show deltas to a baseline (and their intervals); --all-pairs has none"),
+]
+
+
+@pytest.mark.parametrize(("flags", "keywords", "library", "command"), ALL_PAIRS_SHOW,
+                         ids=["per query", "plot", "both"])
+def test_what_only_deltas_to_a_baseline_show_is_refused_for_every_pair_in_the_library_s_words(
+        flags, keywords, library, command, tmp_path, monkeypatch):
+    """The command's -q and --plot (what it prints and draws) are checked by the facade before any work
+    (``api.check_compare``), as the library checks the interval of a comparison of every pair."""
+    from trec_rag_eval import api
+
+    with pytest.raises(UsageError) as caught:
+        api.check_compare("all", **keywords)
+    assert str(caught.value) == library
+    assert caught.value.worded(FLAGS) == command
+    api.check_compare("baseline", **keywords)  # deltas to a baseline have them
+    if "plot" not in keywords:  # a plot is drawn from the result: tre.compare has no such parameter
+        with pytest.raises(UsageError, match=f"^{re.escape(library)}$"):
+            tre.compare(MISSING, [RUN, HYBRID], pairs="all", **keywords)  # before anything is read
+    with pytest.raises(UsageError) as caught:  # with an interval too, one sentence names them all
+        tre.compare(MISSING, [RUN, HYBRID], pairs="all", per_query=True, interval="bootstrap")
+    assert str(caught.value) == ("interval= and per_query=True show deltas to a baseline (and their intervals); "
+                                 "pairs='all' has none")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("compare", "--all-pairs", *flags, QRELS, RUN, HYBRID)
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {command}\n")
+    assert not (tmp_path / "deltas.png").exists()
+
+
 def test_a_format_of_another_result_is_named_for_what_it_writes():
     comparison = tre.compare(QRELS, [RUN, HYBRID], "P@5")
     with pytest.raises(UsageError) as caught:
@@ -223,3 +262,4 @@ def test_a_format_of_another_result_is_named_for_what_it_writes():
     result = invoke("compare", "-f", "html", QRELS, RUN, HYBRID)  # the command adds where its HTML page is
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", f"Error: --format {said[7:]}, or as an HTML page by the report command\n")
+

@@ -241,9 +241,9 @@ def test_a_call_inside_a_call_shares_its_scope(stdin):
     assert outer.inputs == {}  # dropped when the call ends
 
 
-READS_NOTHING = {"check_outputs", "check_crosscheck"}
+READS_NOTHING = {"check_outputs", "check_crosscheck", "check_compare"}
 """The facade's public functions that read no input (check_outputs looks at the paths, never at their bytes;
-check_crosscheck at the options)."""
+check_crosscheck and check_compare at the options)."""
 
 
 def test_every_public_function_of_the_facade_opens_its_scope():

@@ -375,6 +375,16 @@ def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool 
     check_outputs_against_inputs(outputs, force, inputs, progress)
 
 
+def check_compare(pairs: str = "baseline", *, per_query: bool = False, plot: str | os.PathLike[str] | None = None
+                  ) -> None:
+    """Before any work: refuse what the compare command is asked to show that the pairs compared do not have (each
+    query's deltas, their figure: only deltas to a baseline have them), as ``compare`` refuses an interval of every
+    pair (``service.analyses.check_pairs``)."""
+    from trec_rag_eval.service.analyses import check_pairs
+
+    check_pairs(pairs, {"per_query": per_query, "plot": plot})
+
+
 def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:
     """Before any work: refuse a cross-check of runs evaluated with these options of ``evaluate_many`` (judgments
     ir-measures cannot read, runs in pieces): the evaluate command's ``--crosscheck``, ``crosscheck`` of each run

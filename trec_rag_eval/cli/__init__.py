@@ -80,6 +80,7 @@ FLAGS = {
     "n": "-n",
     "no_summary": "-n",
     "per_query": "-q",
+    "plot": "--plot",
     "optimize": "--optimize",
     "k": "--k ",
     "weights": "--weights",

@@ -9,7 +9,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from trec_rag_eval.api import check_outputs
+from trec_rag_eval.api import check_compare, check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
@@ -205,9 +205,8 @@ def compare_command(
     --correction over the measure's pairs.
     """
     all_pairs = options["all_pairs"]
-    if all_pairs and (plot_path is not None or options["per_query"]):  # what only the command draws and writes
-        raise UsageError("--plot and --per-query show deltas to a baseline (and their intervals); --all-pairs has "
-                         "none")
+    # what the command prints and draws, checked as the library checks what the pairs compared have
+    check_compare("all" if all_pairs else "baseline", per_query=options["per_query"], plot=plot_path)
     try:
         find_format(output_format, ALL_PAIRS if all_pairs else COMPARISON)  # the registry's refusal, before any work
     except UsageError as refused:

@@ -97,7 +97,8 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
 
 def check_pairs(pairs: str, options: Mapping[str, Any]) -> None:
     """Refuse, before anything is read, what the pairs compared do not have: a test of every pair (Tukey's)
-    against a baseline, an interval or its confidence level for every pair (only deltas to a baseline have one)."""
+    against a baseline; for every pair, what only deltas to a baseline have: an interval or its confidence level,
+    each query's deltas (``per_query``) and their figure (``plot``, the command's: ``api.check_compare``)."""
     from trec_rag_eval.compare.allpairs import ALL_PAIRS_TESTS
     from trec_rag_eval.compare.stats import TESTS
     from trec_rag_eval.errors import UsageError
@@ -107,10 +108,12 @@ def check_pairs(pairs: str, options: Mapping[str, Any]) -> None:
         raise UsageError(f"test={test} tests every pair of runs: use pairs='all'",
                          {"test=": "test", "pairs='all'": "all_pairs"})
     given = [f"{name}=" for name in ("interval", "confidence") if options.get(name) is not None]
+    given += ["per_query=True"] * bool(options.get("per_query")) + ["plot="] * (options.get("plot") is not None)
     if pairs == "all" and given:
-        raise UsageError(f"{' and '.join(given)} {'shows' if len(given) == 1 else 'show'} deltas to a baseline (and "
-                         "their intervals); pairs='all' has none", {**{name: name[:-1] for name in given},
-                                                                   "pairs='all'": "all_pairs"})
+        listed = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+        raise UsageError(f"{listed} {'shows' if len(given) == 1 else 'show'} deltas to a baseline (and their "
+                         "intervals); pairs='all' has none",
+                         {**{name: name.split("=")[0] for name in given}, "pairs='all'": "all_pairs"})
 
 
 def plan_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None, *,
