@@ -263,3 +263,20 @@ def test_a_format_of_another_result_is_named_for_what_it_writes():
     assert (result.exit_code, result.stdout, result.stderr) == (
         2, "", f"Error: --format {said[7:]}, or as an HTML page by the report command\n")
 
+
+@pytest.mark.parametrize("id", ["", "metadata..source", ".source"])
+def test_an_empty_key_path_for_the_results_ids_is_refused_at_the_call_before_anything_is_read(id):
+    library = f"id must be a key path such as 'metadata.source' or a callable result -> id, got {id!r}"
+    for call in (lambda: tre.evaluate_many(MISSING, [RUN], id=id), lambda: tre.evaluate(MISSING, RUN, id=id),
+                 lambda: tre.compare(MISSING, [RUN, HYBRID], id=id), lambda: tre.crosscheck(MISSING, RUN, id=id),
+                 lambda: tre.plan(MISSING, [RUN, HYBRID], delta=0.02, id=id)):
+        with pytest.raises(UsageError) as caught:
+            call()  # the qrels do not exist: read first, they would be the error
+        assert str(caught.value) == library
+    command = f"--id-key must be a key path such as 'metadata.source' or a callable result -> id, got {id!r}"
+    assert caught.value.worded(FLAGS) == command
+    for args in (["--id-key", id, MISSING, RUN], ["--id-key", id, MISSING, RUN, HYBRID],
+                 ["compare", "--id-key", id, QRELS, RUN, HYBRID],
+                 ["plan", "--delta", "0.02", "--id-key", id, QRELS, RUN, HYBRID]):
+        result = invoke(*args)
+        assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"Error: {command}\n")

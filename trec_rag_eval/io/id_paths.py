@@ -25,7 +25,8 @@ def check_locator(id: Any) -> IdLocator | None:
         return id
     from trec_rag_eval.errors import UsageError
 
-    raise UsageError(f"id must be a key path such as 'metadata.source' or a callable result -> id, got {id!r}")
+    raise UsageError(f"id must be a key path such as 'metadata.source' or a callable result -> id, got {id!r}",
+                     {"id ": "id"})
 
 
 def locate_id(item: Any, id: IdLocator) -> Any:

@@ -63,12 +63,14 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order. Fewer than
     two are refused first (``needs``: ``compare needs``, ``plan needs a pilot of``)."""
     from trec_rag_eval.arguments import check_runs
+    from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.service.inputs import read_whole_run
 
     if isinstance(runs, Iterator):  # a generator of runs: a list of them
         runs = list(runs)
     if isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str):
         check_runs(len(runs), needs)  # before anything is read
+    check_locator(options.get("id"))  # and so is an id= that is no key path
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
     for note in notes:

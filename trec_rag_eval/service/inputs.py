@@ -218,7 +218,11 @@ def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool
 def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
     """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
     (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
-    ``judgments``, ``run_format``, ``doc_map``, ``id``) taken out of ``options``."""
+    ``judgments``, ``run_format``, ``doc_map``, ``id``) taken out of ``options``; an ``id`` that is no key path
+    refused before anything is read."""
+    from trec_rag_eval.io.id_paths import check_locator
+
+    check_locator(options.get("id"))
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
     table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),

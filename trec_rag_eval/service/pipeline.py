@@ -254,6 +254,10 @@ def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = Fa
     ``cluster`` that cannot be (``local:N`` out of bounds): each mistake checked here alone and said once, in
     the library's words (its parameters), which the command line says with its flags (``cli.FLAGS``)."""
     check_cluster(cluster)
+    if id is not None:  # an empty key path (id=''), or one with an empty step, is no place of an id
+        from trec_rag_eval.io.id_paths import check_locator
+
+        check_locator(id)
     if stream:
         if doc_map is not None:
             raise UsageError("doc_map reads each run whole: not with stream=True",
