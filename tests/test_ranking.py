@@ -153,3 +153,29 @@ def test_a_nan_score_ranks_alike_whichever_way_its_block_is_sorted(rows):
             patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", threshold)
             places.append(rank(qrels, Run(pl.DataFrame(shuffled, schema=RUN_SCHEMA, orient="row"))).rel.tolist())
     assert places[0] == places[1]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_blocks_of_one_length_are_sorted_as_a_matrix_and_give_the_trec_eval_ranking(seed, monkeypatch):
+    """A small run whose queries come in blocks of one length (a run cut at one depth, as a dict of dicts gives
+    it) is sorted block by block as the rows of one matrix, its blocks then put in query order: the rule written
+    the slow way (``_expected``) holds, blocks in any order, lines in score order or not, many ties."""
+    import random
+
+    rng = random.Random(seed)
+    width = rng.randint(1, 12)
+    queries = rng.sample(["1", "2", "10", "a", "B", "é", "q7", "Q"], rng.randint(2, 6))
+    rows, judgments = [], {}
+    for qid in queries:
+        docs = rng.sample([f"d{i}" for i in range(30)], width)
+        rows += [(qid, d, float(rng.randint(0, 3))) for d in docs]
+        judgments[qid] = {d: rng.randint(-1, 3) for d in docs[: width // 2 + 1]}
+    shown = []
+    real = ordering._small_order
+    monkeypatch.setattr(ordering, "_small_order", lambda *args: shown.append(args[-1]) or real(*args))
+    expected = _expected(rows, judgments)
+    for sort_lines in (False, True):
+        lines = sorted(rows, key=lambda r: -r[2]) if sort_lines else rows
+        by_query = [r for q in queries for r in lines if r[0] == q]
+        assert rank(Qrels.from_dict(judgments), Run(run_columns(by_query))).rel.tolist() == expected
+    assert all(len(starts) == len(queries) for starts in shown) and len(shown) == 2  # the matrix's way was taken

@@ -96,7 +96,7 @@ def ranking_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings,
     if n == 0:
         return reorder
     if n <= SMALL_SORT_ROWS and not np.isnan(scores).any():
-        reorder.permutation = _small_order(row_query, scores, doc_ids, ids_descending)
+        reorder.permutation = _small_order(row_query, scores, doc_ids, ids_descending, starts)
         return reorder
     if starts is None:
         reorder.permutation = _sorted_rows(row_query, scores, doc_ids, ids_descending=ids_descending)
@@ -140,18 +140,28 @@ SMALL_SORT_ROWS = 1 << 14
 cost (some thirty calls) is most of a small evaluation's ranking."""
 
 
-def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, ids_descending: bool = True
-                 ) -> np.ndarray:
+def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, ids_descending: bool = True,
+                 starts: np.ndarray | None = None) -> np.ndarray:
     """The rows in trec_eval order (query, score descending, doc_id descending, or ascending when not
     ``ids_descending``) of a small run without NaN scores: a sort of the scores, reversed, then a stable sort
-    by query, then each run of tied scores sorted by doc id (``_sort_ties``). Without NaN the order is fully
-    determined, so it is the order ``ranking_order`` gives by its other ways (tested); a NaN, which compares
-    with nothing, takes those."""
-    order = scores.argsort()[::-1]  # the order among equal scores does not matter: ties are sorted below
-    queries = row_query[order]
-    if len(queries) and queries.max() < 1 << 16:  # numpy's stable sort of 16-bit integers is a radix sort
-        queries = queries.astype(np.uint16)
-    order = order[queries.argsort(kind="stable")]
+    by query, then each run of tied scores sorted by doc id (``_sort_ties``). A run whose queries come in blocks
+    of one length (``starts``: a run cut at one depth, as a dict of dicts or a file of one query at a time
+    gives it) has each block sorted as a row of one matrix, then the blocks put in query order: half the
+    work of sorting every row together. Without NaN the order is fully determined, so it is the order
+    ``ranking_order`` gives by its other ways (tested); a NaN, which compares with nothing, takes those."""
+    n = len(scores)
+    if starts is not None and len(starts) > 1 and n % len(starts) == 0 and \
+            bool(np.all(np.diff(starts) == n // len(starts))):
+        width = n // len(starts)
+        order = np.negative(scores).reshape(len(starts), width).argsort(axis=1)  # best first; ties sorted below
+        order += np.arange(0, n, width)[:, None]
+        order = order[np.argsort(row_query[starts])].ravel()
+    else:
+        order = scores.argsort()[::-1]  # the order among equal scores does not matter: ties are sorted below
+        queries = row_query[order]
+        if len(queries) and queries.max() < 1 << 16:  # numpy's stable sort of 16-bit integers is a radix sort
+            queries = queries.astype(np.uint16)
+        order = order[queries.argsort(kind="stable")]
     group, ordered = row_query[order], scores[order]
     ties = np.flatnonzero((group[1:] == group[:-1]) & (ordered[1:] == ordered[:-1]))
     if len(ties):
