@@ -382,7 +382,7 @@ def check_compare(pairs: str = "baseline", *, per_query: bool = False, plot: str
     pair (``service.analyses.check_pairs``)."""
     from trec_rag_eval.service.analyses import check_pairs
 
-    check_pairs(pairs, {"per_query": per_query, "plot": plot})
+    check_pairs(pairs, {}, {"per_query": per_query, "plot": plot})
 
 
 def check_crosscheck(qrels_format: str | None = None, shards: bool = False) -> None:

@@ -97,10 +97,12 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     return judgments, chosen, [value for _, value, _ in given]
 
 
-def check_pairs(pairs: str, options: Mapping[str, Any]) -> None:
+def check_pairs(pairs: str, options: Mapping[str, Any], shown: Mapping[str, Any] | None = None) -> None:
     """Refuse, before anything is read, what the pairs compared do not have: a test of every pair (Tukey's)
     against a baseline; for every pair, what only deltas to a baseline have: an interval or its confidence level,
-    each query's deltas (``per_query``) and their figure (``plot``, the command's: ``api.check_compare``)."""
+    and what the compare command shows of them (``shown``, from ``api.check_compare``: each query's deltas,
+    ``per_query``, and their figure, ``plot``; no parameters of ``compare``, which refuses them as unknown
+    settings whatever its pairs)."""
     from trec_rag_eval.compare.allpairs import ALL_PAIRS_TESTS
     from trec_rag_eval.compare.stats import TESTS
     from trec_rag_eval.errors import UsageError
@@ -110,7 +112,8 @@ def check_pairs(pairs: str, options: Mapping[str, Any]) -> None:
         raise UsageError(f"test={test} tests every pair of runs: use pairs='all'",
                          {"test=": "test", "pairs='all'": "all_pairs"})
     given = [f"{name}=" for name in ("interval", "confidence") if options.get(name) is not None]
-    given += ["per_query=True"] * bool(options.get("per_query")) + ["plot="] * (options.get("plot") is not None)
+    shown = shown or {}
+    given += ["per_query=True"] * bool(shown.get("per_query")) + ["plot="] * (shown.get("plot") is not None)
     if pairs == "all" and given:
         listed = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
         raise UsageError(f"{listed} {'shows' if len(given) == 1 else 'show'} deltas to a baseline (and their "
