@@ -63,6 +63,7 @@ def test_the_quick_start_loads_no_module_of_a_family_it_does_not_compute():
     rare = RARE_FAMILIES | {"trec_rag_eval.core.preference_ranking", "trec_rag_eval.core.group_ranking"}
     loaded = _modules_after(code)
     assert "trec_rag_eval.measures.registry" in loaded and not rare & loaded
+    assert "trec_rag_eval.io.parquet" not in loaded  # a text file is never asked for Parquet's columns
     in_memory = _modules_after("import trec_rag_eval as tre\ntre.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}})")
     assert "trec_rag_eval.measures.binary" in in_memory and not rare & in_memory
     # named, a family's module is not loaded yet; computed, it is, and its kernel gives the measure's value:
@@ -185,6 +186,7 @@ def test_a_small_comparison_from_python_loads_numpy_and_scipy_special_alone():
     loaded = _modules_after(SMALL + "str(tre.compare(qrels, runs, 'nDCG@10'))")
     assert _beyond(loaded, "import numpy, scipy.special") == set()
     assert not {m for m in loaded if m.startswith(("scipy.stats", "scipy.optimize"))}
+    assert "trec_rag_eval.compare.allpairs" not in loaded  # the tests of every pair are named without it
 
 
 def test_every_kernel_imported_later_names_a_function_of_its_module():

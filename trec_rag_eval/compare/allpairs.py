@@ -41,7 +41,6 @@ from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.renderer_registry import show, shown_by
 
-ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
 TIE_TOLERANCE = stats.TIE_TOLERANCE
 
 
@@ -239,8 +238,8 @@ def compare_all_pairs(
     aligned with ``query_ids`` (see the module docstring)."""
     runs = list(values)
     check_runs(len(runs), "compare needs")
-    if test not in ALL_PAIRS_TESTS:
-        raise UsageError(f"unknown test {test!r} for all pairs; expected one of {', '.join(ALL_PAIRS_TESTS)}")
+    if test not in stats.ALL_PAIRS_TESTS:
+        raise UsageError(f"unknown test {test!r} for all pairs; expected one of {', '.join(stats.ALL_PAIRS_TESTS)}")
     check_choice("correction", correction, stats.CORRECTIONS)
     check_fractions(alpha=alpha)
     check_resampling(n_resamples, seed)

@@ -22,6 +22,9 @@ from scipy import special
 from trec_rag_eval.notes import note
 
 TESTS = ("t", "randomization")
+ALL_PAIRS_TESTS = ("tukey-hsd", "tukey", "t", "randomization")
+"""The tests of every pair of runs (``compare.allpairs``); named here, beside the baseline's, so that an option
+check reads both without importing the all-pairs module."""
 INTERVALS = ("t", "randomization", "bootstrap")
 """Interval methods; by default the test's own (``t`` with the t-test, ``randomization`` with the
 randomization test), so the interval and the test cannot disagree."""

@@ -286,12 +286,12 @@ def _is_prefs(path: str, head: Head) -> bool:
     """Whether ``path`` holds preferences by its names: Parquet with their columns, or JSON objects with their
     keys. Text is read as preferences when asked for (``format='prefs'``, trec_eval's ``-R prefs``): five
     fields on a line are as likely a qrels or run line gone wrong, which their readers name."""
-    from trec_rag_eval.io.parquet import column_names
-    from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS
-
     if is_dir(path):
         return False
-    if is_parquet(path):
+    if is_parquet(path):  # the Parquet reader's module only for a Parquet file: a text file never loads it
+        from trec_rag_eval.io.parquet import column_names
+        from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS
+
         return set(PREFERENCE_COLUMNS) <= set(column_names(path))
     start = head().lstrip()
     return start[:1] in ("[", "{") and all(f'"{key}"' in start[:2000] for key in ("subgroup", "level", "group"))

@@ -103,8 +103,7 @@ def check_pairs(pairs: str, options: Mapping[str, Any], shown: Mapping[str, Any]
     and what the compare command shows of them (``shown``, from ``api.check_compare``: each query's deltas,
     ``per_query``, and their figure, ``plot``; no parameters of ``compare``, which refuses them as unknown
     settings whatever its pairs)."""
-    from trec_rag_eval.compare.allpairs import ALL_PAIRS_TESTS
-    from trec_rag_eval.compare.stats import TESTS
+    from trec_rag_eval.compare.stats import ALL_PAIRS_TESTS, TESTS
     from trec_rag_eval.errors import UsageError
 
     test = options.get("test")
