@@ -42,27 +42,29 @@ RESULTS_FORMATS = {"trec_results": "trec"}
 
 def rel_info_format(value: str | None, qrels_format: str) -> str:
     """The judgments format of ``-R VALUE`` (with ``--qrels-format``, which it must not contradict)."""
-    if value is None:
-        return qrels_format
-    if value not in REL_INFO_FORMATS:
-        raise UsageError(f"-R {quote(value)}: trec_eval reads judgments as {', '.join(REL_INFO_FORMATS)} "
-                         "(--qrels-format also reads JSON, BEIR and Parquet judgments)")
-    chosen = REL_INFO_FORMATS[value]
-    if qrels_format not in ("auto", chosen):
-        raise UsageError(f"-R {value} and --qrels-format {qrels_format} contradict each other: give one")
-    return chosen
+    return _trec_eval_format("-R", value, REL_INFO_FORMATS, "--qrels-format", qrels_format,
+                             f"judgments as {', '.join(REL_INFO_FORMATS)} (--qrels-format also reads JSON, BEIR and "
+                             "Parquet judgments)")
 
 
 def results_format(value: str | None, run_format: str) -> str:
     """The run format of ``-T VALUE`` (with ``--run-format``, which it must not contradict)."""
+    return _trec_eval_format("-T", value, RESULTS_FORMATS, "--run-format", run_format,
+                             "runs as trec_results only (--run-format also reads JSON results and Parquet)")
+
+
+def _trec_eval_format(flag: str, value: str | None, formats: dict[str, str], option: str, given: str,
+                      reads: str) -> str:
+    """The format trec_eval's ``flag VALUE`` names (``formats``), or ``given`` (the ``option``'s) without it; a
+    VALUE trec_eval does not know, or one the option contradicts, is refused."""
     if value is None:
-        return run_format
-    if value not in RESULTS_FORMATS:
-        raise UsageError(f"-T {quote(value)}: trec_eval reads runs as trec_results only (--run-format also reads "
-                         "JSON results and Parquet)")
-    if run_format not in ("auto", "trec"):
-        raise UsageError(f"-T {value} and --run-format {run_format} contradict each other: give one")
-    return RESULTS_FORMATS[value]
+        return given
+    if value not in formats:
+        raise UsageError(f"{flag} {quote(value)}: trec_eval reads {reads}")
+    chosen = formats[value]
+    if given not in ("auto", chosen):
+        raise UsageError(f"{flag} {value} and {option} {given} contradict each other: give one")
+    return chosen
 
 
 def refuse_debug_level(value: str | None) -> None:
