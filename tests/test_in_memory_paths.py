@@ -1,6 +1,6 @@
 """Judgments and runs handed over in memory give the numbers of the same data read from TREC files, whatever
 path the library takes with them: ranked as Python lists (small; their judgments looked up in a table
-of every (query, document) or, when that is too large, searched pair by pair), as the fast reader's Arrow table (a large
+of every (query, document) or, when that is too large, in each query's dict), as the fast reader's Arrow table (a large
 dict of dicts, its query ids encoded from the dict's blocks), or as polars frames (ids that are not ASCII);
 and ``Qrels`` prepared once give the same numbers to every run evaluated against them.
 
@@ -59,7 +59,7 @@ def test_a_dict_of_dicts_gives_the_file_s_numbers_on_every_path(tmp_path, monkey
     qrels, run = _pair(seed, ascii_ids)
     expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
     as_lists = _values(tre.evaluate(qrels, run, MEASURES))
-    # the lists' judgments searched pair by pair, as when their table of every (query, document) is too large
+    # the lists' judgments looked up in each query's dict, as when their table of every (query, document) is too large
     monkeypatch.setattr(matching, "DENSE_TABLE_MAX_BYTES", -1)
     searched = _values(tre.evaluate(qrels, run, MEASURES))
     monkeypatch.setattr(ranking, "LIST_FORM_MAX_ROWS", -1)  # every table ranked as a large one

@@ -11,8 +11,8 @@ collision never changes a value.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from itertools import repeat
+from collections.abc import Callable, Iterable
+from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,7 +46,8 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     """Judgment of every row (as ``Judgments.of``) and the duplicate check (as ``judge_rows``), for
     tables held as lists: each row's document numbered by one dict of the judged documents
     (``Judgments.numbered``) in C-level iteration (``map(dict.get, ...)``), then each (query, number)
-    pair found among the judgments' by numpy, no Python step per row. ``starts``: the query blocks of a
+    pair's value gathered from one table by numpy, no Python step per row; judgments of too many documents for
+    that table, each row in its query's dict (``Judgments.by_query``). ``starts``: the query blocks of a
     run written one query at a time (``ordering.block_starts``), whose repeats are looked for block by
     block; ``distinct``: the rows are known to hold each pair once (checked when the run was made from
     an in-memory shape: ``tables.CheckedColumns``), so no repeat is looked for."""
@@ -65,25 +66,28 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
                 if pair in seen:
                     raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
                 seen.add(pair)
-    numbers, keys, values, table = judged.numbered()
-    # a list of Python ints, then numpy's: faster than np.fromiter over the map itself; a document judged in no
-    # evaluated query is numbered len(numbers), the column of the table that holds NOT_IN_POOL
-    number = np.fromiter(list(map(numbers.get, doc_ids, repeat(len(numbers)))), dtype=np.int64, count=n)
-    if table is not None:
+    numbered = judged.numbered()
+    if numbered is not None:
+        numbers, table = numbered
+        # a list of Python ints, then numpy's: faster than np.fromiter over the map itself; a document judged in
+        # no evaluated query is numbered len(numbers), the column of the table that holds NOT_IN_POOL
+        number = np.fromiter(list(map(numbers.get, doc_ids, repeat(len(numbers)))), dtype=np.int64, count=n)
         return table[row_query.astype(np.int64) * (len(numbers) + 1) + number]  # type: ignore[no-any-return]
-    rel = np.full(n, NOT_IN_POOL, dtype=judged.dtype)
-    rows = np.flatnonzero(number < len(numbers))  # a judged document, perhaps of another query
-    if len(rows):
-        wanted = row_query[rows].astype(np.int64) * (len(numbers) + 1) + number[rows]
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        found = keys[at] == wanted
-        rel[rows[found]] = values[at[found]]
-    return rel
+    # too many judged documents for one table: each row asks its own query's dict, small dicts that stay in the
+    # cache where one dict of every judged document would miss it at each lookup
+    per_query = judged.by_query()
+    row_dicts: Iterable[dict[str, int]]
+    if starts is not None:
+        lengths = np.diff(np.append(starts, n)).tolist()
+        row_dicts = chain.from_iterable(map(repeat, [per_query[q] for q in row_query[starts].tolist()], lengths))
+    else:
+        row_dicts = map(per_query.__getitem__, row_query.tolist())
+    return np.fromiter(list(map(dict.get, row_dicts, doc_ids, repeat(NOT_IN_POOL))), dtype=judged.dtype, count=n)
 
 
 DENSE_TABLE_MAX_BYTES = 1 << 23
 """Judgments whose (query, document number) table takes at most this many bytes are looked up in it, one
-gather for all rows (``Judgments.numbered``); above, each row's pair is searched among the judged pairs."""
+gather for all rows (``Judgments.numbered``); above, each row in its query's dict (``Judgments.by_query``)."""
 
 
 def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:
@@ -180,7 +184,9 @@ class Judgments:
 
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
-        self._numbered: tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray | None] | None = None
+        self._numbered: tuple[dict[str, int], np.ndarray] | None = None
+        self._numbered_made = False
+        self._by_query: list[dict[str, int]] | None = None
         self.qidx = row_index(qrels_data, {q: i for i, q in enumerate(query_ids)})
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
@@ -201,34 +207,55 @@ class Judgments:
             self.key_set = keys.implode()
             self.index = pl.DataFrame({"key": keys, "judgment": polars_numbers(np.arange(len(keys), dtype=np.int64))})
 
-    def numbered(self) -> tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray | None]:
+    def numbered(self) -> tuple[dict[str, int], np.ndarray] | None:
         """For judgments held as lists (``match_lists``), made on first use: a number for each document
-        judged in an evaluated query (a dict, doc id -> number); the judgments' (query, document) pairs as
-        ``query * (len(numbers) + 1) + number``, sorted, and the value a ranked row of each pair gets (>= 0
-        judged, UNJUDGED for a negative judgment); and, when it is small (``DENSE_TABLE_MAX_BYTES``), the
-        table of every pair's value (NOT_IN_POOL for the pairs nobody judged, and for the number
-        ``len(numbers)``: a document no evaluated query judged). A pair judged twice takes its last line's
-        value."""
-        if self._numbered is None:
+        judged in an evaluated query (a dict, doc id -> number) and the table of the value a ranked row of
+        each (query, number) gets, at ``query * (len(numbers) + 1) + number``: >= 0 judged, UNJUDGED for a
+        negative judgment, NOT_IN_POOL for the pairs nobody judged and for the number ``len(numbers)`` (a
+        document no evaluated query judged). None when the table would take more than
+        ``DENSE_TABLE_MAX_BYTES``."""
+        if not self._numbered_made:
+            self._numbered_made = True
             usable = np.flatnonzero(self.qidx >= 0)
             docs = self.qrels_data["doc_id"]
             if len(usable) < len(self.qidx):
                 docs = [docs[i] for i in usable.tolist()]
             numbers = {doc: i for i, doc in enumerate(dict.fromkeys(docs))}
             width = len(numbers) + 1
+            if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
+                return None
             number = np.fromiter(map(numbers.__getitem__, docs), dtype=np.int64, count=len(docs))
+            table = np.full(self.num_queries * width, NOT_IN_POOL, dtype=self.dtype)
             keys = self.qidx[usable].astype(np.int64) * width + number
-            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)[usable].astype(self.dtype)
-            order = np.argsort(keys, kind="stable")  # a pair's lines in file order: the last is kept
-            keys, values = keys[order], values[order]
-            last = np.append(keys[1:] != keys[:-1], True)
-            keys, values = keys[last], values[last]
-            table = None
-            if self.num_queries * width * np.dtype(self.dtype).itemsize <= DENSE_TABLE_MAX_BYTES:
-                table = np.full(self.num_queries * width, NOT_IN_POOL, dtype=self.dtype)
-                table[keys] = values
-            self._numbered = (numbers, keys, values, table)
+            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)[usable]
+            order = np.argsort(keys, kind="stable")  # a pair given twice keeps its last line, as by_query's dicts
+            last = order[np.append(keys[order][1:] != keys[order][:-1], True)]
+            table[keys[last]] = values[last]
+            self._numbered = (numbers, table)
         return self._numbered
+
+    def by_query(self) -> list[dict[str, int]]:
+        """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
+        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use: block by block of rows of
+        one query (as qrels are written, and as a dict of dicts gives them), gathered by query first when
+        the rows of the queries are interleaved."""
+        if self._by_query is None:
+            qidx, docs = self.qidx, self.qrels_data["doc_id"]
+            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)
+            bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
+            if len(bounds) > 2 * self.num_queries:  # interleaved: the rows of each query together first
+                order = np.argsort(qidx, kind="stable")
+                qidx, values = qidx[order], values[order]
+                docs = [docs[i] for i in order.tolist()]
+                bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
+            edges = [0, *bounds.tolist(), len(qidx)]
+            values_list = values.tolist()
+            self._by_query = [{} for _ in range(self.num_queries)]
+            for query, a, b in zip(qidx[edges[:-1]].tolist() if len(qidx) else [], edges[:-1], edges[1:],
+                                   strict=True):
+                if query >= 0:
+                    self._by_query[query].update(zip(docs[a:b], values_list[a:b], strict=True))
+        return self._by_query
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
            out: np.ndarray | None = None) -> np.ndarray:
