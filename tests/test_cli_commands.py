@@ -108,3 +108,25 @@ def test_a_command_module_dropped_in_is_a_command_and_nothing_else_changes(tmp_p
     assert "  toy               Say hello (a toy command).\n" in done.stdout
     assert "\nhello you\n" in done.stdout
     assert "Usage: trec-rag-eval toy [OPTIONS] WHO\n\n  Say hello to WHO.\n" in done.stdout
+
+
+def test_an_install_without_sources_still_lists_and_runs_its_commands(tmp_path):
+    # a package shipped as bytecode alone (compileall's legacy .pyc beside each module, the .py files removed):
+    # there is no source to read the declarations from, so each command module is imported to read them
+    import compileall
+
+    shutil.copytree(PACKAGE, tmp_path / "trec_rag_eval", ignore=shutil.ignore_patterns("__pycache__"))
+    assert compileall.compile_dir(tmp_path / "trec_rag_eval", legacy=True, quiet=1)
+    for source in (tmp_path / "trec_rag_eval").rglob("*.py"):
+        source.unlink()
+    fixtures = PACKAGE.parent / "fixtures"
+    code = ("from trec_rag_eval.cli import main\nfor args in (['--help'], "
+            f"[{str(fixtures / 'qrels.txt')!r}, {str(fixtures / 'run_bm25.txt')!r}, '-m', 'P@5']):\n"
+            "    try:\n        main(args)\n    except SystemExit:\n        pass\n")
+    runs = [subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": str(root)}) for root in (tmp_path, PACKAGE.parent)]
+    assert runs[0].returncode == 0, runs[0].stderr
+    listed = {line.split()[0] for line in runs[0].stdout.split("Commands:\n")[1].split("\n\n")[0].splitlines()
+              if line.startswith("  ") and not line.startswith("   ")}
+    assert listed == set(commands())
+    assert runs[0].stdout == runs[1].stdout  # the help and the evaluation of the package with its sources

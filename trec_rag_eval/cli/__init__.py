@@ -29,18 +29,30 @@ def commands() -> dict[str, tuple[str, str]]:
     by name. A module of this package is a command module when it declares, at the start of a line, ``COMMANDS =
     {name: line of help, ...}`` (a literal): read from its source, not imported, so ``--help`` and the quick start
     import no command but the one that runs. The command ``name`` is the module's ``<name>_command`` (``-`` as
-    ``_``). A helper module (options, params, ...) declares none and is no command."""
+    ``_``). A helper module (options, params, ...) declares none and is no command. A package without its sources
+    (bytecode alone, a zip) has each module of ``cli/`` imported to read its ``COMMANDS``."""
     found: dict[str, tuple[str, str]] = {}
     folder = os.path.dirname(__file__)
-    for file in sorted(os.listdir(folder)):
-        if file.endswith(".py") and file != "__init__.py":
-            with open(os.path.join(folder, file), encoding="utf-8") as source:
-                declared = _declared(source.read(), file)
-            for name, line in declared.items():
-                if name in found:
-                    raise ValueError(f"{file}: the command {name!r} is declared by {found[name][0]} too")
-                found[name] = (f"{__name__}.{file[:-3]}", line)
+    files = sorted(file for file in os.listdir(folder) if file.endswith(".py") and file != "__init__.py") \
+        if os.path.isdir(folder) else []
+    for file in files:
+        with open(os.path.join(folder, file), encoding="utf-8") as source:
+            _add(found, _declared(source.read(), file), f"{__name__}.{file[:-3]}", file)
+    if not files:  # no sources to read (bytecode alone, a zip): each module imported, its COMMANDS asked for
+        import pkgutil
+
+        for module in sorted(info.name for info in pkgutil.iter_modules(__path__)):
+            name = f"{__name__}.{module}"
+            _add(found, getattr(importlib.import_module(name), "COMMANDS", {}), name, module)
     return {name: found[name] for name in sorted(found, key=lambda name: (name != "evaluate", name))}
+
+
+def _add(found: dict[str, tuple[str, str]], declared: dict[str, str], module: str, file: str) -> None:
+    """A module's declared commands added to those ``found``; a name declared twice is refused."""
+    for name, line in declared.items():
+        if name in found:
+            raise ValueError(f"{file}: the command {name!r} is declared by {found[name][0]} too")
+        found[name] = (module, line)
 
 
 def _declared(text: str, file: str) -> dict[str, str]:
