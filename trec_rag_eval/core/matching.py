@@ -12,6 +12,7 @@ collision never changes a value.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +67,7 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
                 if pair in seen:
                     raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
                 seen.add(pair)
-    numbered = judged.numbered()
+    numbered = judged.numbered
     if numbered is not None:
         numbers, table = numbered
         # a list of Python ints, then numpy's: faster than np.fromiter over the map itself; a document judged in
@@ -184,8 +185,6 @@ class Judgments:
 
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
-        self._numbered: tuple[dict[str, int], np.ndarray] | None = None
-        self._numbered_made = False
         self._by_query: list[dict[str, int]] | None = None
         self.qidx = row_index(qrels_data, {q: i for i, q in enumerate(query_ids)})
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
@@ -207,6 +206,12 @@ class Judgments:
             self.key_set = keys.implode()
             self.index = pl.DataFrame({"key": keys, "judgment": polars_numbers(np.arange(len(keys), dtype=np.int64))})
 
+    @cached_property
+    def ranked_values(self) -> np.ndarray:
+        """The value a ranked row gets from each qrels line: its relevance when >= 0, UNJUDGED when negative."""
+        return np.where(self.relevance < 0, UNJUDGED, self.relevance)
+
+    @cached_property
     def numbered(self) -> tuple[dict[str, int], np.ndarray] | None:
         """For judgments held as lists (``match_lists``), made on first use: a number for each document
         judged in an evaluated query (a dict, doc id -> number) and the table of the value a ranked row of
@@ -214,25 +219,22 @@ class Judgments:
         negative judgment, NOT_IN_POOL for the pairs nobody judged and for the number ``len(numbers)`` (a
         document no evaluated query judged). None when the table would take more than
         ``DENSE_TABLE_MAX_BYTES``."""
-        if not self._numbered_made:
-            self._numbered_made = True
-            usable = np.flatnonzero(self.qidx >= 0)
-            docs = self.qrels_data["doc_id"]
-            if len(usable) < len(self.qidx):
-                docs = [docs[i] for i in usable.tolist()]
-            numbers = {doc: i for i, doc in enumerate(dict.fromkeys(docs))}
-            width = len(numbers) + 1
-            if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
-                return None
-            number = np.fromiter(map(numbers.__getitem__, docs), dtype=np.int64, count=len(docs))
-            table = np.full(self.num_queries * width, NOT_IN_POOL, dtype=self.dtype)
-            keys = self.qidx[usable].astype(np.int64) * width + number
-            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)[usable]
-            order = np.argsort(keys, kind="stable")  # a pair given twice keeps its last line, as by_query's dicts
-            last = order[np.append(keys[order][1:] != keys[order][:-1], True)]
-            table[keys[last]] = values[last]
-            self._numbered = (numbers, table)
-        return self._numbered
+        usable = np.flatnonzero(self.qidx >= 0)
+        docs = self.qrels_data["doc_id"]
+        if len(usable) < len(self.qidx):
+            docs = [docs[i] for i in usable.tolist()]
+        numbers = {doc: i for i, doc in enumerate(dict.fromkeys(docs))}
+        width = len(numbers) + 1
+        if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
+            return None
+        number = np.fromiter(map(numbers.__getitem__, docs), dtype=np.int64, count=len(docs))
+        table = np.full(self.num_queries * width, NOT_IN_POOL, dtype=self.dtype)
+        keys = self.qidx[usable].astype(np.int64) * width + number
+        values = self.ranked_values[usable]
+        order = np.argsort(keys, kind="stable")  # a pair given twice keeps its last line, as by_query's dicts
+        last = order[np.append(keys[order][1:] != keys[order][:-1], True)]
+        table[keys[last]] = values[last]
+        return numbers, table
 
     def by_query(self) -> list[dict[str, int]]:
         """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
@@ -241,7 +243,7 @@ class Judgments:
         the rows of the queries are interleaved."""
         if self._by_query is None:
             qidx, docs = self.qidx, self.qrels_data["doc_id"]
-            values = np.where(self.relevance < 0, UNJUDGED, self.relevance)
+            values = self.ranked_values
             bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
             if len(bounds) > 2 * self.num_queries:  # interleaved: the rows of each query together first
                 order = np.argsort(qidx, kind="stable")
