@@ -26,7 +26,8 @@ module (24 and 35, 44 and 78); trec_eval's command line read by the evaluate com
 not by cli.trec_eval_args between them (24 and 35, 43 and 76); the registry of formats and the loading that
 chooses among them one module, io.loading (24 and 35, 42 and 74); which measures fit which kind of judgments
 chosen by measures.requests with the other measures asked, not by a call into the evaluation layer (23 and 34, 41
-and 73)."""
+and 73); the outputs checked against the inputs only when there is an output to a file, not every input's head
+read for standard output (23 and 34, 41 and 70)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-CEILINGS = {"api": (23, 34), "command": (41, 73)}
+CEILINGS = {"api": (23, 34), "command": (41, 70)}
 
 
 @pytest.mark.parametrize("call", sorted(CEILINGS))

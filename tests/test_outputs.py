@@ -281,3 +281,17 @@ def test_force_never_writes_over_an_input_of_the_same_command(files, tmp_path, w
     assert result.stderr.startswith(f"Error: the output {spelled} is also an input ("), result.stderr
     assert "writing it would destroy what is being read; choose another output" in result.stderr
     assert Path(target).read_bytes() == before
+
+
+def test_standard_output_alone_looks_at_no_input(files, monkeypatch):
+    # with nothing written to a file there is nothing an output could replace: no input's head is read to
+    # find what it brings along (a BEIR TSV's queries.jsonl), no input is even looked up
+    from trec_rag_eval.io import output_checks
+
+    q, r, _ = files
+    looked: list[str] = []
+    monkeypatch.setattr(output_checks, "files_read", lambda path: looked.append(path) or [])
+    output_checks.check_outputs_against_inputs([None], False, [q, r], [None])
+    assert looked == []
+    output_checks.check_outputs_against_inputs([None], False, [q, r], [q + ".progress"])
+    assert looked == [q, r]  # a progress file is written: checked against every input

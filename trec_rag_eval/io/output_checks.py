@@ -19,7 +19,10 @@ def check_outputs_against_inputs(outputs: Sequence[str | os.PathLike[str] | None
     """Before any work: refuse every output (and ``progress`` file) that would replace or join what
     is read: an input, a file inside an input folder, or a file an input brings along (``files_read``),
     whatever the spelling (links included); outputs that exist unless ``force``; two outputs naming
-    one file (``io.atomic.check_output_paths``)."""
+    one file (``io.atomic.check_output_paths``). With no output and no progress file (standard output alone)
+    there is nothing to check, and no input is looked at."""
+    if all(path is None for path in (*outputs, *progress)):
+        return
     from trec_rag_eval.io.atomic import check_output_paths
 
     read = [name for path in inputs if path is not None for name in files_read(path)]
