@@ -171,6 +171,30 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
     _same(whole, streamed)
 
 
+def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tmp_path, monkeypatch):
+    # a gzip run over a quarter of the memory once decompressed (8 times its size: 32 times its size over 4)
+    # is read in pieces, a plain one of the same size is not; a file too small to matter even as gzip is not
+    # opened to look at its first bytes
+    import gzip
+
+    import trec_rag_eval.io.text as text
+    import trec_rag_eval.service.large_runs as streaming
+
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(b"1 Q0 a 1 1.0 r\n" * 100)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    size = os.path.getsize(packed)
+    plain.write_bytes(plain.read_bytes()[:size])
+    assert os.path.getsize(plain) == size
+    monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size - 1)
+    assert streaming.should_stream(str(packed))
+    assert not streaming.should_stream(str(plain))
+    monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size)
+    monkeypatch.setattr(text, "is_gzip", lambda path: pytest.fail(f"{path} opened"))
+    assert not streaming.should_stream(str(packed))
+
+
 def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.requests import parse_measures

@@ -63,18 +63,22 @@ def byte_progress() -> Progress:
 
 def should_stream(path: str, run_format: str = "auto") -> bool:
     """Whether the run at ``path`` is better read in pieces: a TREC run larger than a quarter of the
-    memory available now (a gzip file counted at eight times its size). JSON results are read whole."""
+    memory available now (a gzip file counted at eight times its size). JSON results are read whole. A file too
+    small to matter even as gzip is not opened to see whether it is."""
     from trec_rag_eval.io.location import is_file
     from trec_rag_eval.io.location import size as size_of
-    from trec_rag_eval.io.text import is_gzip
 
     if (run_format in FORMATS and FORMATS[run_format].whole) or not is_file(path):
         return False
     available = available_memory()
     if available is None:
         return False
-    size = size_of(path) * (GZIP_RATIO if is_gzip(path) else 1)
-    return size * STREAM_MEMORY_SHARE > available
+    size = size_of(path) * STREAM_MEMORY_SHARE
+    if size * GZIP_RATIO <= available:
+        return False
+    from trec_rag_eval.io.text import is_gzip
+
+    return size * (GZIP_RATIO if is_gzip(path) else 1) > available
 
 
 def available_memory() -> int | None:
