@@ -234,19 +234,23 @@ WRITTEN = {EVALUATION: "an evaluation", COMPARISON: "a comparison with a baselin
 
 def find_format(name: str, kind: str = EVALUATION) -> OutputFormat:
     """The format ``name``, which must write ``kind`` (else a ``UsageError`` naming those that do, and what a
-    format of another kind of result writes)."""
+    format of another kind of result writes). The registry is looked in once; the errors are worded only when
+    it holds no such format."""
+    found = OUTPUT_FORMATS.get(name)
+    if found is not None and kind in found.kinds:
+        return found
     from trec_rag_eval.arguments import check_choice
     from trec_rag_eval.errors import UsageError
 
-    if name in OUTPUT_FORMATS and name not in choices(kind):
-        its = " and ".join(WRITTEN[other] for other in OUTPUT_FORMATS[name].kinds)
+    if found is not None:
+        its = " and ".join(WRITTEN[other] for other in found.kinds)
         listed = choices(kind)
         raise UsageError(f"format={name} writes {its}, not {WRITTEN[kind]}: {WRITTEN[kind]} is written as "
                          f"{', '.join(listed[:-1])} or {listed[-1]}" if len(listed) > 1 else
                          f"format={name} writes {its}, not {WRITTEN[kind]}: {WRITTEN[kind]} is written as {listed[0]}",
                          {"format=": "format"})
-    check_choice("format", name, choices(kind))
-    return OUTPUT_FORMATS[name]
+    check_choice("format", name, choices(kind))  # an unknown name, refused in the words of every unknown choice
+    raise AssertionError(f"check_choice let the unknown format {name!r} through")
 
 
 def column_wise(evaluation: Evaluation) -> bool:
