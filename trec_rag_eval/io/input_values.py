@@ -12,11 +12,12 @@ from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables import Qrels, Run, empty_keys
+from trec_rag_eval.tables import Qrels, Run
 from trec_rag_eval.tables.judgment_kinds import Preferences
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
+    empty_keys,
     qrels_data,
     run_data,
     source_name,

@@ -28,7 +28,7 @@ from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
 from trec_rag_eval.tables.bulk import nested_columns
-from trec_rag_eval.tables.shapes import is_columns, is_table_data, qrels_data, run_data
+from trec_rag_eval.tables.shapes import empty_keys, is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
@@ -162,13 +162,6 @@ def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
     ids = list(dict.fromkeys(ids))
     known = set(ids)
     return ids + [q for q in dict.fromkeys([*(qrels.topics or {}), *qrels.unjudged]) if q not in known]
-
-
-def empty_keys(value: Any) -> tuple[str, ...]:
-    """The query ids of a ``{query_id: judgments}`` mapping whose judgments are empty (``[]``, ``{}``)."""
-    if not isinstance(value, dict) or is_table_data(value, "relevance") or is_columns(value, "relevance"):
-        return ()
-    return tuple(str(key) for key, judged in value.items() if hasattr(judged, "__len__") and len(judged) == 0)
 
 
 @dataclass(frozen=True)

@@ -262,6 +262,13 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
                            value_column: frame[value_column].to_numpy()}, value_column, iterations)
 
 
+def empty_keys(value: Any) -> tuple[str, ...]:
+    """The query ids of a ``{query_id: judgments}`` mapping whose judgments are empty (``[]``, ``{}``)."""
+    if not isinstance(value, dict) or is_table_data(value, "relevance") or is_columns(value, "relevance"):
+        return ()
+    return tuple(str(key) for key, judged in value.items() if hasattr(judged, "__len__") and len(judged) == 0)
+
+
 def is_columns(value: Mapping[Any, Any], value_column: str) -> bool:
     """A dict of columns (``{"query_id": [...], "doc_id": [...], "score": [...]}``), not of queries."""
     return {"query_id", "doc_id", value_column} <= set(value) and all(
