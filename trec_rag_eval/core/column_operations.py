@@ -81,7 +81,7 @@ def keep_where(values: Strings, mask: np.ndarray) -> Strings:
 
 def numbers(values: Any, dtype: type[np.number]) -> np.ndarray:
     """A numeric column as a numpy array: a view of Arrow's buffers when it is one chunk."""
-    if not is_arrow(values):
+    if isinstance(values, (np.ndarray, list)) or not is_arrow(values):  # the list form told first, as above
         return np.asarray(values, dtype=dtype)
     parts = [_arrow_numbers(chunk, dtype) for chunk in values.chunks]
     return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

@@ -204,8 +204,10 @@ class Qrels:
     (``tables.judgment_kinds.Preferences``) are the other kinds of judgments."""
 
     def __post_init__(self) -> None:
-        # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see tables.shapes
-        if not is_table_data(self.data, "relevance"):
+        # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see tables.shapes;
+        # the columns tables.shapes made of such a value (CheckedColumns) are taken as they are, not asked about again
+        data = self.data
+        if not (isinstance(data, CheckedColumns) and "relevance" in data) and not is_table_data(data, "relevance"):
             if not self.unjudged:
                 object.__setattr__(self, "unjudged", empty_keys(self.data))
             object.__setattr__(self, "data", qrels_data(self.data))
@@ -326,8 +328,10 @@ class Run:
     empty_queries: frozenset[str] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
-        # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes
-        if not is_table_data(self.data, "score"):
+        # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes;
+        # the columns tables.shapes made of such a value (CheckedColumns) are taken as they are, not asked about again
+        data = self.data
+        if not (isinstance(data, CheckedColumns) and "score" in data) and not is_table_data(data, "score"):
             object.__setattr__(self, "data", run_data(self.data))
 
     def __repr__(self) -> str:  # the dataclass repr printed every id: one line whatever the size

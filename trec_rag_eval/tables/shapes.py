@@ -73,6 +73,14 @@ def is_table_data(value: Any, value_column: str) -> bool:
     ``Columns`` as the readers make them (ids in lists, the relevance an int64 or the score a float64
     numpy array), or the fast TREC reader's Arrow table of a run. A dict of plain lists (what
     ``DataFrame.to_dict("list")`` gives) is not: it is checked as a DataFrame's rows are."""
+    if isinstance(value, dict):  # the in-memory shapes, the commonest: neither Arrow's table nor a polars frame
+        if not {"query_id", "doc_id", value_column} <= set(value):
+            return False
+        numbers = value[value_column]
+        ids = ("query_id", "iteration", "doc_id") if value_column == "relevance" else ("query_id", "doc_id")
+        dtype = np.int64 if value_column == "relevance" else np.float64
+        return (isinstance(numbers, np.ndarray) and numbers.dtype == dtype
+                and all(isinstance(value.get(column), list) for column in ids))
     if is_arrow(value):
         return value_column == "score" and is_arrow_run(value)
     if library_of(value) == "polars":
@@ -82,13 +90,7 @@ def is_table_data(value: Any, value_column: str) -> bool:
         expected.update({"iteration": pl.Utf8, "relevance": pl.Int64} if value_column == "relevance"
                         else {"score": pl.Float64})
         return all(value.schema.get(column) == dtype for column, dtype in expected.items())
-    if not (isinstance(value, dict) and {"query_id", "doc_id", value_column} <= set(value)):
-        return False
-    numbers = value[value_column]
-    ids = ("query_id", "iteration", "doc_id") if value_column == "relevance" else ("query_id", "doc_id")
-    dtype = np.int64 if value_column == "relevance" else np.float64
-    return (isinstance(numbers, np.ndarray) and numbers.dtype == dtype
-            and all(isinstance(value.get(column), list) for column in ids))
+    return False
 
 
 def check_frame(frame: Any, source: str, value_column: str) -> None:
