@@ -110,12 +110,11 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     ``engine.search_results.ranked_results``). A list is ranked in its order, whatever its scores
     (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
     each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
-    ``io.id_paths``), in memory and in a JSON results file."""
+    ``io.id_paths``), in memory and in a JSON results file: checked (``check_locator``) where the caller took
+    it from the user, before anything is read (``check_options``, ``read_pair``, ``read_whole_run``)."""
     from trec_rag_eval.io import input_values
-    from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.tables.shapes import is_columns
 
-    id = check_locator(id)
     if id is not None and isinstance(value, (str, os.PathLike)):
         return input_values.as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and not is_columns(value, "score"):
@@ -181,8 +180,9 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.io.loading import load_run
 
+    id = check_locator(id)
     if isinstance(value, (str, os.PathLike)):
-        run = load_run(value, run_format, qrels, check_locator(id))
+        run = load_run(value, run_format, qrels, id)
     else:
         run = run_from_any_shape(value, qrels, name=name, run_tag=run_tag, id=id)
     mapped, notes, _ = map_chunks(run, doc_id_map(doc_map), qrels)
