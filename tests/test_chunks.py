@@ -306,29 +306,31 @@ def test_ids_that_look_like_chunks_of_judged_documents_get_a_pattern_suggested(c
     from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
 
     run = Run.from_dict({"q1": {c: 3.0 - i for i, c in enumerate(chunk_ids)}})
-    guess = guess_doc_id_pattern(run, QRELS)
+    guess = guess_doc_id_pattern(chunk_ids, QRELS)
     assert guess == (pattern, chunk_ids[0], "docA")
     collapsed, _ = collapse_run(run, guess[0], QRELS)
     assert set(collapsed.to_dict()["q1"]) == {"docA", "docB", "docC"}
     # document ids, or ids unrelated to the judged ones: nothing to suggest
-    assert guess_doc_id_pattern(Run.from_dict(DOC_RUN), QRELS) is None
-    assert guess_doc_id_pattern(Run.from_dict({"q1": {"x#1": 1.0, "y#2": 0.5}}), QRELS) is None
+    assert guess_doc_id_pattern([d for q in DOC_RUN.values() for d in q], QRELS) is None
+    assert guess_doc_id_pattern(["x#1", "y#2"], QRELS) is None
 
 
 def test_the_chunk_guess_reads_no_judgment_when_no_retrieved_id_has_a_separator():
     """A chunk id is a judged id, a separator (a character neither letter nor digit) and a number: in a run
     whose sampled ids are all letters and digits (``d17``, MS MARCO's numbers, ``dé1``) none can be one, and
-    the guess answers without building the set of judged ids, which it would otherwise make on every call."""
-    from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
+    no guess is made (``map_chunks``: the run as it is, no note) without building the set of judged ids, which
+    the guess would otherwise make on every call."""
+    from trec_rag_eval.run_outcome import map_chunks
 
     class Untouchable:
         def __getattr__(self, name):
             raise AssertionError(f"the judgments were read ({name})")
 
     for ids in (["d17", "d3"], ["7267", "1"], ["dé1", "x2"]):
-        assert guess_doc_id_pattern(Run.from_dict({"q1": {i: 1.0 for i in ids}}), Untouchable()) is None
+        run = Run.from_dict({"q1": {i: 1.0 for i in ids}})
+        assert map_chunks(run, None, Untouchable()) == (run, [], None)
     with pytest.raises(AssertionError, match="judgments were read"):  # one separator is enough to look
-        guess_doc_id_pattern(Run.from_dict({"q1": {"d17": 1.0, "d3#1": 0.5}}), Untouchable())
+        map_chunks(Run.from_dict({"q1": {"d17": 1.0, "d3#1": 0.5}}), None, Untouchable())
 
 
 def test_evaluate_suggests_the_pattern_on_a_chunk_run(tmp_path, capsys):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
 from trec_rag_eval.notes import Note, note, warning
-from trec_rag_eval.tables import Qrels, Run, column_head, column_list, derived_from, duplicate_error, run_columns
+from trec_rag_eval.tables import Qrels, Run, column_list, derived_from, duplicate_error, run_columns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -248,17 +248,15 @@ _SUFFIX = re.compile(r"([^A-Za-z0-9]+)((?:[A-Za-z]+[^A-Za-z0-9]*)?)(\d+)")
 """A chunk suffix: a separator, an optional word (and its own separator), a number: ``#3``, ``::p2``,
 ``_chunk_7``."""
 HINT_SAMPLE = 1000
+"""The first retrieved ids of a run the guess reads (``run_outcome.map_chunks`` takes them, ``column_head``)."""
 
 
-def guess_doc_id_pattern(run: Run, qrels: Qrels) -> tuple[str, str, str] | None:
-    """When most of the first ``HINT_SAMPLE`` retrieved ids are judged nowhere but look like chunks
-    of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
+def guess_doc_id_pattern(head: list[str], qrels: Qrels) -> tuple[str, str, str] | None:
+    """When most of ``head`` (a run's first ``HINT_SAMPLE`` retrieved ids) are judged nowhere but look like
+    chunks of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
     ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
-    document; None otherwise. Cheap: it reads a sample of the run, never the whole of it, and not the
-    judgments at all when no id of the sample has a separator (MS MARCO's numbers, ``d17``)."""
-    head = column_head(run, "doc_id", HINT_SAMPLE)
-    if "".join(head).isalnum():  # one C call: no id has a separator to cut at, so none is a chunk id
-        return None
+    document; None otherwise. Cheap: it reads a sample of the run, never the whole of it. Its caller asks
+    only when some id of the sample has a separator (never for MS MARCO's numbers, ``d17``)."""
     sample = list(dict.fromkeys(head))
     known = _judged_among(qrels, sample)
     unknown = [doc_id for doc_id in sample if doc_id not in known]
