@@ -21,7 +21,6 @@ from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
-from trec_rag_eval.io.atomic import output_to
 from trec_rag_eval.render.output_formats import EVALUATION, OUTPUT_FORMATS, context_token_formats
 from trec_rag_eval.syntax import quote
 
@@ -247,7 +246,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9, num_docs=num_docs,
         complete=complete, leftovers=complete and layout.trec_eval)
     mapping = doc_map_value(doc_id_pattern, doc_map)
-    from trec_rag_eval.render.output import Document, RunRenderer
+    from trec_rag_eval.render.output import RunRenderer, document_to
 
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
     if crosscheck:  # crosscheck of each run evaluated: what it cannot follow is refused before any work
@@ -267,8 +266,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     labels: list[str] = []  # of the runs written: what --crosscheck computes again
     measures_done: list[Any] = []
     failures: list[TrecRagEvalError] = []
-    with output_to(output, force) as out:  # stdout, or -o FILE through the one writer (io.atomic)
-        document = Document(fmt, out.write)
+    with document_to(fmt, output, force) as document:  # stdout, or -o FILE put in place when the runs are written
         for outcome in outcomes:  # in run order, whatever finished first; each written, then released
             for note in outcome.notes:
                 tell(note.about(outcome.label))
@@ -281,9 +279,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
             document.add(outcome.label, outcome.rendered)
         if failures and not document.count and len(failures) == 1:
             raise failures[0]  # the one run, or every run, failed: nothing to write
-        document.close()
-        if document.count:
-            out.commit()
     for error in failures:  # the runs that failed alone, after what the others gave
         click.echo(f"Error: {error}", err=True)
     if crosscheck and labels:

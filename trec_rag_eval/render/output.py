@@ -17,7 +17,8 @@ follows. The first run's text is held until a second run (written or failed) com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -27,7 +28,7 @@ from trec_rag_eval.render.output_formats import EVALUATION, SUMMARY_PARAMETERS, 
 if TYPE_CHECKING:
     from trec_rag_eval.evaluation.evaluate import Evaluation
 
-__all__ = ["SUMMARY_PARAMETERS", "Document", "RunRenderer", "RunText"]
+__all__ = ["SUMMARY_PARAMETERS", "Document", "RunRenderer", "RunText", "document_to"]
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,17 @@ class Document:
             if piece:
                 self._write(piece)
 
+
+@contextmanager
+def document_to(format: str, output: str | None, force: bool = False) -> Iterator[Document]:
+    """A ``Document`` written to ``output`` (standard output when None) through the one writer of outputs
+    (``io.atomic.output_to``), a run at a time: closed when the block ends, and an output file put in place then
+    if a run was added. A block left by an error leaves no output file (nor replaces one)."""
+    from trec_rag_eval.io.atomic import output_to
+
+    with output_to(output, force) as out:
+        document = Document(format, out.write)
+        yield document
+        document.close()
+        if document.count:
+            out.commit()
