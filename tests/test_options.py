@@ -95,6 +95,23 @@ def test_integer_options_are_bounded(files, args):
     assert f"Invalid value for '{args[0]}'" in stderr or f"Invalid value for '{args[-2]}'" in stderr
 
 
+def test_an_integer_option_takes_a_number_as_it_is_and_bounds_it():
+    # a default is a number already: taken as it is within the range, refused in the words the user's text is
+    # refused in outside it (a default out of range is a mistake of the command's own)
+    import click
+
+    from trec_rag_eval.cli.params import Integer
+
+    bounded = Integer(1, 10, "why not")
+    assert bounded.convert(10, None, None) == 10
+    assert bounded.convert("7", None, None) == 7
+    for value in (0, "0"):
+        with pytest.raises(click.BadParameter, match=r"^'0' is out of range: from 1 to 10 \(why not\)$"):
+            bounded.convert(value, None, None)
+    with pytest.raises(click.BadParameter, match="^'True' is not a whole number"):
+        bounded.convert(True, None, None)
+
+
 def test_negative_level_is_refused_not_miscounted(files):
     # trec_eval -l -1 counts nothing consistently: num_rel_ret skips the unjudged document x while
     # P and map count it as relevant. Refused: a negative judgment means "not judged".

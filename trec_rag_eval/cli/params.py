@@ -25,7 +25,9 @@ class Integer(click.ParamType):
         self.low, self.high, self.why = low, high, why
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        text = str(value)  # a default is an int already; its text reads back the same
+        if type(value) is int and self.low <= value <= self.high:  # a default: a number already, within range
+            return value
+        text = str(value)  # out of range, its text is refused below as the user's would be
         try:
             return parse_integer(text, (self.low, self.high))
         except OutOfRangeError:
