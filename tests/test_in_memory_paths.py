@@ -96,7 +96,7 @@ def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent(
 def test_a_small_data_frame_is_read_as_lists_and_gives_the_file_s_numbers(tmp_path, monkeypatch, library):
     # below SMALL_FRAME_ROWS a frame's columns become lists, ranked without polars' hashing; above, the frame is
     # ranked by polars as before: both give the numbers of the same data read from TREC files
-    from trec_rag_eval.io.input_values import as_run
+    from trec_rag_eval.service.inputs import as_run
     from trec_rag_eval.tables import CheckedColumns, shapes
 
     module = pytest.importorskip(library)

@@ -77,7 +77,7 @@ def test_every_family_is_covered_by_the_sets() -> None:
 def test_a_small_run_stays_on_one_thread() -> None:
     qrels, run = _pair(1)
     from trec_rag_eval.core.ranking import rank
-    from trec_rag_eval.io.input_values import as_qrels, as_run
+    from trec_rag_eval.service.inputs import as_qrels, as_run
 
     q = as_qrels(qrels)
     ranked = rank(q, as_run(run))

@@ -1,7 +1,7 @@
 """The one-call functions of the public API: every input shape in, the library's own types out.
 
 Each function turns its qrels and runs into ``Qrels`` / ``Run`` (paths in any format the command
-line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``io.input_values``) and its measures into
+line reads, dicts, DataFrames, ir_measures tuples: see ``tables.shapes`` and ``service.inputs``) and its measures into
 ``Measure`` values (any notation, ranx's names too: see ``measures.requests.resolve_measures``), then
 calls the layer that does the work. ``import trec_rag_eval`` reaches them lazily.
 """
@@ -458,11 +458,11 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
     """
     from trec_rag_eval.llm.jobs import judge_runs
-    from trec_rag_eval.service.inputs import read_whole_run
+    from trec_rag_eval.service.inputs import as_qrels, read_whole_run
 
     return judge_runs(dataset, runs, corpus, output, model=model, topics=topics, depth=depth, language=language,
                       calibrate=calibrate, seed=seed, max_chars=max_chars, relevance_level=relevance_level,
                       base_url=base_url, api_key=api_key, client=client, concurrency=concurrency, timeout=timeout,
                       max_retries=max_retries, temperature=temperature, progress_path=progress_path, doc_map=doc_map,
                       allow_failures=allow_failures, force=force, progress=progress, on_note=on_note,
-                      read_run=read_whole_run)
+                      read_run=read_whole_run, read_qrels=as_qrels)

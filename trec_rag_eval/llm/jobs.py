@@ -13,7 +13,7 @@ from trec_rag_eval.notes import Note
 
 if TYPE_CHECKING:
     from trec_rag_eval.llm.queries import GenerationReport
-    from trec_rag_eval.tables import Run
+    from trec_rag_eval.tables import Qrels, Run
 
 RunReader = Callable[..., "tuple[Run, list[Note]]"]
 """``(run, qrels, *, doc_map) -> (Run, notes)``: a run read as the service reads it (``service.inputs.read_whole_run``,
@@ -72,11 +72,10 @@ def judge_runs(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[s
                timeout: float = 60.0, max_retries: int = 5, temperature: float | None = None,
                progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None, allow_failures: bool = False,
                force: bool = False, progress: bool = True, on_note: Callable[[Note], None] | None = None,
-               read_run: RunReader) -> JudgeReport:
+               read_run: RunReader, read_qrels: Callable[[Any], Qrels]) -> JudgeReport:
     """``api.judge``: the holes of the runs' pools judged by the model, the judgments and their sidecar written;
-    ``read_run`` reads each run."""
+    ``read_run`` reads each run, ``read_qrels`` a ``dataset`` given in memory (the service's readers)."""
     from trec_rag_eval.evaluation.evaluate import evaluate_tables
-    from trec_rag_eval.io.input_values import as_qrels
     from trec_rag_eval.io.judgments import read_llm_judgments, sidecar_path_for
     from trec_rag_eval.io.loading import load_qrels
     from trec_rag_eval.io.output_checks import check_outputs_against_inputs
@@ -109,7 +108,7 @@ def judge_runs(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[s
         earlier = sidecar_path_for(dataset)
         previous = read_llm_judgments(earlier) if earlier.is_file() else []
     else:
-        qrels, previous = as_qrels(dataset), []
+        qrels, previous = read_qrels(dataset), []
     if previous:
         note(make_note(f"{os.fspath(dataset)} was written by judge: its {len(previous)} LLM judgments ({earlier}) "
                         "are not asked again, never taken for human ones, and carried into the new sidecar"))

@@ -1,4 +1,6 @@
-"""The inputs of every evaluation, in any shape: the judgments (``read_judgments``, and how a cluster's
+"""The inputs of every evaluation, in any shape: judgments and runs from any value the library takes (``as_qrels``,
+``as_run``: a ``Qrels`` or ``Run`` as it is, a path to any file ``io.loading`` reads, or an in-memory shape,
+``tables.shapes``), the judgments (``read_judgments``, and how a cluster's
 workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
 chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
 folder stands for (``expand_run_paths``)."""
@@ -10,13 +12,84 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
+from trec_rag_eval.io.loading import load_qrels, load_run
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
+from trec_rag_eval.syntax import quote
+from trec_rag_eval.tables import Qrels, Run
+from trec_rag_eval.tables.judgment_kinds import Preferences
+from trec_rag_eval.tables.shapes import (
+    QRELS_KINDS,
+    RUN_KINDS,
+    empty_keys,
+    is_columns,
+    qrels_data,
+    run_data,
+    source_name,
+)
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.chunks import DocIdMap
     from trec_rag_eval.io.id_paths import IdLocator
-    from trec_rag_eval.tables import Qrels, Run
+
+
+# -- values in memory ----------------------------------------------------------------------------
+
+def as_qrels(value: Any, name: str = "qrels") -> Qrels:
+    """Judgments from any object ``tables.shapes`` accepts, a path to any file ``load_qrels`` reads, or a
+    ``Qrels`` as it is."""
+    if isinstance(value, Qrels):
+        return value
+    if isinstance(value, Preferences):  # preference judgments pass as they are (tables.judgment_kinds)
+        return value  # type: ignore[return-value]
+    if isinstance(value, (str, os.PathLike)):
+        return load_qrels(value)
+    if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
+        from trec_rag_eval.io.json.content import read_dataset_rows
+
+        return read_dataset_rows(value, f"{name} (list of dataset rows)")
+    return Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
+                 unjudged=empty_keys(value))
+
+
+def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
+    """``{query text: results}`` (the French RAG tutorial's results) keyed by the qrels' query ids, as the
+    JSON results reader matches a file's keys: a key that is a query id stays, one that is exactly
+    one query's text becomes its id, any other stays (an extra query, warned about)."""
+    assert qrels.topics is not None
+    ids = set(qrels.topics) | set(qrels.query_ids)
+    if all(key in ids for key in value):
+        return value
+    by_text: dict[str, list[str]] = {}
+    for query_id, text in qrels.topics.items():
+        by_text.setdefault(text, []).append(query_id)
+    keyed: dict[Any, Any] = {}
+    for key, results in value.items():
+        query_id = key
+        if isinstance(key, str) and key not in ids and key in by_text:
+            if len(by_text[key]) > 1:
+                raise InputFormatError(source, None, f"the query text {quote(key)} matches several queries "
+                                       f"({', '.join(by_text[key])}); key the results by query id")
+            query_id = by_text[key][0]
+        if query_id in keyed:
+            raise InputFormatError(source, None, f"query {query_id!r} has results twice: by its id and by its "
+                                   "text")
+        keyed[query_id] = results
+    return keyed
+
+
+def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
+           id: IdLocator | None = None) -> Run:
+    """A run from any object ``tables.shapes`` accepts, a path to any file ``load_run`` reads, or a
+    ``Run`` as it is; ``qrels`` (with topics) lets JSON results keyed by query text find their query ids."""
+    if isinstance(value, Run):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return load_run(value, qrels=qrels, id=id)
+    source = source_name(value, name)
+    if isinstance(value, Mapping) and qrels is not None and qrels.topics:
+        value = _keyed_by_query_id(value, qrels, source)
+    return Run(run_data(value, name, RUN_KINDS, frames_checked=True), run_tag, source)
 
 
 # -- judgments -------------------------------------------------------------------------------------
@@ -28,9 +101,6 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     too); ``judgments``: which judgments of a qrels file written by ``judge`` count (``"human"``,
     ``"llm"`` or ``"both"``, the default when its sidecar is there). Read in the scope of the facade's call
     (``api.read_judgments`` is this function in a scope of its own: ``call_scope.per_call``)."""
-    from trec_rag_eval.io.input_values import as_qrels
-    from trec_rag_eval.io.loading import load_qrels
-
     is_path = isinstance(qrels, (str, os.PathLike))
     if is_path:
         table = load_qrels(qrels, format, topics=topics)
@@ -104,7 +174,7 @@ def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str |
 
 def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
                        id: IdLocator | None = None) -> Run:
-    """A run in any shape the library takes (``io.input_values.as_run``), plus what a search function returns,
+    """A run in any shape the library takes (``as_run``), plus what a search function returns,
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
     ``engine.search_results.ranked_results``). A list is ranked in its order, whatever its scores
@@ -112,11 +182,8 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
     ``io.id_paths``), in memory and in a JSON results file: checked (``check_locator``) where the caller took
     it from the user, before anything is read (``check_options``, ``read_pair``, ``read_whole_run``)."""
-    from trec_rag_eval.io import input_values
-    from trec_rag_eval.tables.shapes import is_columns
-
     if id is not None and isinstance(value, (str, os.PathLike)):
-        return input_values.as_run(value, qrels, name, run_tag, id=id)
+        return as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and not is_columns(value, "score"):
         table = _run_from_mapping(value, qrels, name, run_tag, id)
         empty = _empty_queries(value, qrels)
@@ -125,7 +192,7 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
         import dataclasses
 
         return dataclasses.replace(table, empty_queries=empty)
-    return input_values.as_run(value, qrels, name, run_tag)
+    return as_run(value, qrels, name, run_tag)
 
 
 def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
@@ -140,8 +207,6 @@ def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[s
 
 def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, run_tag: str,
                       id: IdLocator | None) -> Run:
-    from trec_rag_eval.io import input_values
-
     if _holds_any_results(value):
         from trec_rag_eval.engine.search_results import ranked_results
 
@@ -152,14 +217,14 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
             if rising:
                 disordered.append(str(query_id))
-        table = input_values.as_run(scored, qrels, name, run_tag)
+        table = as_run(scored, qrels, name, run_tag)
         if disordered:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import order_warning
 
             warn(f"{table.source}: {order_warning(disordered)}")
         return table
-    return input_values.as_run(value, qrels, name, run_tag)
+    return as_run(value, qrels, name, run_tag)
 
 
 def _holds_any_results(value: Mapping[Any, Any]) -> bool:
@@ -178,7 +243,6 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     in memory (compare, crosscheck, validate) evaluates. ``name`` and ``run_tag``: those of a run in
     memory (a file's come from the file); ``id``: where each result keeps its document id (``run_from_any_shape``)."""
     from trec_rag_eval.io.id_paths import check_locator
-    from trec_rag_eval.io.loading import load_run
 
     id = check_locator(id)
     if isinstance(value, (str, os.PathLike)):

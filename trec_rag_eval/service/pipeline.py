@@ -17,7 +17,7 @@ from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
 from trec_rag_eval.run_outcome import RunOutcome, evaluate_run, evaluate_run_file
 from trec_rag_eval.service import large_runs
-from trec_rag_eval.service.inputs import doc_id_map, read_judgments, run_from_any_shape
+from trec_rag_eval.service.inputs import as_qrels, doc_id_map, read_judgments, run_from_any_shape
 from trec_rag_eval.service.spread import evaluate_spread
 
 if TYPE_CHECKING:
@@ -220,7 +220,6 @@ def run_context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 
     """``api.context_cost``: the tokens the top k results of each query would put into a prompt."""
     from trec_rag_eval.engine.load import load_tokenizer
     from trec_rag_eval.evaluation.context_cost import measure_context_cost
-    from trec_rag_eval.io.input_values import as_qrels
     from trec_rag_eval.io.json.corpus import corpus_texts
     from trec_rag_eval.io.loading import load_run
 

@@ -1,7 +1,7 @@
 """Qrels and runs from the Python objects other tools hand around, checked as strictly as a file.
 
 This module turns an object into a table's ``data`` (``Qrels(obj)`` and ``Run(obj)`` call it: it reads no
-file); ``io.input_values.as_qrels`` and ``io.input_values.as_run`` also take paths and ``Qrels``/``Run`` values.
+file); ``service.inputs.as_qrels`` and ``service.inputs.as_run`` also take paths and ``Qrels``/``Run`` values.
 Accepted for judgments and for a run:
 
 * a path (``str`` or ``os.PathLike``) to any file the command line reads (TREC, JSON/JSONL, BEIR);
