@@ -241,6 +241,22 @@ def test_a_call_inside_a_call_shares_its_scope(stdin):
     assert outer.inputs == {}  # dropped when the call ends
 
 
+def test_a_file_or_a_folder_is_read_where_it_lies_without_asking_the_call(tmp_path, monkeypatch):
+    # only what can be read once is kept by the call: a regular file, a folder or a URL is never looked up
+    # among the call's inputs; a pipe's name gone since the call read it gives what the call kept
+    from trec_rag_eval.io import text
+
+    run = tmp_path / "run.txt"
+    run.write_text(RUN_A)
+    with one_call() as call:
+        call.inputs[str(tmp_path / "gone")] = RUN_B.encode()
+        assert text.read_once(str(tmp_path / "gone")) and text.spooled(str(tmp_path / "gone")) == RUN_B.encode()
+        assert not text.read_once(str(tmp_path / "missing"))
+        monkeypatch.setattr(text, "current_call", lambda: pytest.fail("the call asked about a file"))
+        assert text.spooled(str(run)) is None and text.spooled(str(tmp_path)) is None
+        assert text.read_bytes(str(run)) == RUN_A.encode()
+
+
 READS_NOTHING = {"check_outputs", "check_crosscheck", "check_compare"}
 """The facade's public functions that read no input (check_outputs looks at the paths, never at their bytes;
 check_crosscheck and check_compare at the options)."""

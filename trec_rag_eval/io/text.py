@@ -39,16 +39,18 @@ STANDARD_INPUT = "-"
 
 
 def read_once(path: str) -> bool:
-    """Whether ``path`` can be read only once: standard input ``-``, a pipe, a FIFO, a device."""
-    call = current_call()
-    if path == STANDARD_INPUT or (call is not None and path in call.inputs):
+    """Whether ``path`` can be read only once: standard input ``-``, a pipe, a FIFO, a device, or a name
+    that is gone since the call read it (what the call kept is its content). A URL, a regular file or a
+    folder is read where it lies, as often as needed, without asking the call."""
+    if path == STANDARD_INPUT:
         return True
     if location.is_url(path):  # read through fsspec, as often as needed
         return False
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
-        return False
+        call = current_call()
+        return call is not None and path in call.inputs
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
@@ -56,10 +58,7 @@ def spooled(path: str) -> bytes | None:
     """The whole content of ``path`` when it can be read only once (standard input ``-``, a pipe, a
     FIFO, a character device such as ``/dev/stdin``), read on first use and kept for every later
     reader of the same name in the same call (``call_scope``); None for a regular file, a folder or a
-    missing path (read as usual)."""
-    call = current_call()
-    if call is not None and path in call.inputs:
-        return call.inputs[path]
+    missing path (read as usual), which the call is not asked about."""
     if not read_once(path):
         return None
     call = this_call(path)
