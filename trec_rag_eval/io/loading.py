@@ -27,6 +27,7 @@ import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
@@ -42,8 +43,28 @@ BEIR_HEADER_WORDS = frozenset({"query-id", "query_id", "qid", "corpus-id", "corp
 HEAD_BYTES = 65536
 """How much of a file (after gzip) detection reads."""
 
-Head = Callable[[], str]
-"""The start of the file (HEAD_BYTES, after gzip), read once when a sniffer first asks for it."""
+class Head:
+    """What detection learns of the file at ``path``, each asked once whatever the number of sniffers that need
+    it: called, the start of the file (HEAD_BYTES, after gzip, as text); ``folder``, whether it is a folder;
+    ``parquet``, whether it is Parquet (``is_parquet``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __call__(self) -> str:
+        return self.text
+
+    @cached_property
+    def text(self) -> str:
+        return read_head(self.path, HEAD_BYTES)
+
+    @cached_property
+    def folder(self) -> bool:
+        return is_dir(self.path)
+
+    @cached_property
+    def parquet(self) -> bool:
+        return _parquet_folder(self.path) if self.folder else _parquet_file(self.path)
 
 
 @dataclass(frozen=True)
@@ -104,13 +125,7 @@ def _by_help() -> list[tuple[str, Format]]:
 
 def detect(path: str) -> str:
     """The name of the first format whose ``sniff`` recognises the file at ``path``."""
-    read: list[str] = []
-
-    def head() -> str:
-        if not read:
-            read.append(read_head(path, HEAD_BYTES))
-        return read[0]
-
+    head = Head(path)
     for name, fmt in FORMATS.items():
         if fmt.sniff is not None and fmt.sniff(path, head):
             return name
@@ -196,10 +211,16 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a Parquet file (by its magic bytes) or a directory holding Parquet files
     (``io.parquet.parquet_files``)."""
     name = os.fspath(path)
-    if is_dir(name):
-        from trec_rag_eval.io.parquet import parquet_files
+    return _parquet_folder(name) if is_dir(name) else _parquet_file(name)
 
-        return bool(parquet_files(name))
+
+def _parquet_folder(name: str) -> bool:
+    from trec_rag_eval.io.parquet import parquet_files
+
+    return bool(parquet_files(name))
+
+
+def _parquet_file(name: str) -> bool:
     data = spooled(name)
     if data is not None:  # a pipe or standard input, read once
         if data[:4] == PARQUET_MAGIC:
@@ -214,11 +235,11 @@ def is_parquet(path: str | os.PathLike[str]) -> bool:
 
 
 def _is_parquet(path: str, head: Head) -> bool:
-    return is_parquet(path)
+    return head.parquet
 
 
 def _is_json(path: str, head: Head) -> bool:
-    if is_dir(path):
+    if head.folder:
         return False
     stripped = head().lstrip()
     if stripped[:1] not in ("[", "{"):
@@ -236,7 +257,7 @@ def _is_beir(path: str, head: Head) -> bool:
     """A folder (not Parquet partitions), or a text whose first line is BEIR's header (query-id corpus-id score,
     tab-separated) or more of whose lines have BEIR's 3 columns than TREC's 4 or 6: the lines decide, not the
     first alone, so that a TREC file whose first line lost a field is read as TREC (and the other way round)."""
-    if is_dir(path):  # a folder that is not Parquet partitions: a BEIR dataset
+    if head.folder:  # a folder that is not Parquet partitions: a BEIR dataset
         return True
     lines = head_lines(head().lstrip())
     if not lines:  # a first line longer than the head: its fields are not all there
@@ -286,9 +307,9 @@ def _is_prefs(path: str, head: Head) -> bool:
     """Whether ``path`` holds preferences by its names: Parquet with their columns, or JSON objects with their
     keys. Text is read as preferences when asked for (``format='prefs'``, trec_eval's ``-R prefs``): five
     fields on a line are as likely a qrels or run line gone wrong, which their readers name."""
-    if is_dir(path):
+    if head.folder:
         return False
-    if is_parquet(path):  # the Parquet reader's module only for a Parquet file: a text file never loads it
+    if head.parquet:  # the Parquet reader's module only for a Parquet file: a text file never loads it
         from trec_rag_eval.io.parquet import column_names
         from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS
 
