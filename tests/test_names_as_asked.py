@@ -96,3 +96,25 @@ def test_long_comparisons_show_their_progress(capsys):
     assert "Testing" not in capsys.readouterr().err        # a short one stays quiet
     tre.compare(QRELS, dict(list(runs.items())[:3]), "P@1", progress=True)
     assert "2/2" in capsys.readouterr().err
+
+
+def test_a_measure_is_its_fields_whatever_is_read_from_them():
+    """What is derived from a measure's fields (its family, its parameters by name, its name as shown) is
+    fixed when it is made and read as attributes; equality, hashing, repr and pickling stay those of the
+    fields: MAP@100 and AP@100 are one measure, and an unpickled measure finds the registered family again,
+    not a copy of it."""
+    import pickle
+
+    from trec_rag_eval.measures.model import REGISTERED, Measure
+
+    shown_as_map, plain = tre.parse_measure("MAP@100"), tre.parse_measure("AP@100")
+    assert shown_as_map == plain and hash(shown_as_map) == hash(plain)
+    assert (str(shown_as_map), str(plain)) == ("MAP@100", "AP@100")
+    assert shown_as_map.spec is REGISTERED["map_cut"]
+    assert repr(plain) == ("Measure(family='map_cut', cutoff=100, params=(), text=None, rel=None, alias=None, "
+                           "asked=None)")
+    back = pickle.loads(pickle.dumps(shown_as_map))
+    assert back == shown_as_map and str(back) == "MAP@100" and back.spec is REGISTERED["map_cut"]
+    gains = Measure("ndcg_cut", 10, params=(("gains", ((0, 0.0), (1, 3.0))),))
+    assert gains.named == {"gains": ((0, 0.0), (1, 3.0))} and gains.param("gains") == ((0, 0.0), (1, 3.0))
+    assert gains.param("dcg", "log2") == "log2"

@@ -358,7 +358,7 @@ def crosscheck_tables(
                 for key in candidates:
                     alternative = float(np.asarray(variant(key).values[m], dtype=np.float64)[i])
                     if key == "cwl_depth":  # cwl_eval spreads RBP's weights over its 1000 ranks
-                        alternative /= 1.0 - float(m.param("p", 0.9)) ** CWL_DEPTH
+                        alternative /= 1.0 - float(m.named.get("p", 0.9)) ** CWL_DEPTH
                     if _same(alternative, theirs_value, tol):
                         reason = key
                         break

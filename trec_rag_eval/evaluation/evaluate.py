@@ -320,7 +320,7 @@ def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings:
         raise no_query_error(qrels, run)  # an empty run under queries="intersection" has no query: pytrec_eval's {}
     warn_if_nothing_matches(ranked, run.source)
     # measures asking for judged_only=True (ir-measures notation) see the -J ranking
-    judged = [] if settings.judged_only else [m for m in measures if m.param("judged_only", False)]
+    judged = [] if settings.judged_only else [m for m in measures if m.named.get("judged_only", False)]
     plain = [m for m in measures if m not in judged]
     subtopics = None
     if any(m.spec.subtopics for m in plain):

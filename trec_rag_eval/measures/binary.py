@@ -45,7 +45,7 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
     in the top k (LlamaIndex's and the RAG tutorials' precision); 0 when nothing is returned.
     """
     k = int(cutoff_of(m))
-    if m.param("denominator", "k") == "returned":
+    if m.named.get("denominator", "k") == "returned":
         return ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
     return ctx.cnt_at(k) / k
 
@@ -200,7 +200,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
 
 
 def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
-    return _interpolated_precision(ctx, float(cutoff_of(m)), bool(m.param("trec_eval_9", False)))
+    return _interpolated_precision(ctx, float(cutoff_of(m)), bool(m.named.get("trec_eval_9", False)))
 
 
 def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
@@ -212,8 +212,8 @@ def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:
     trec_eval's walk up the ranking: it and every level before it get the precision interpolated at recall 0
     (``-m 11pt_avg.7,0.5``: 7 gets what 0 would). Ascending levels are each their own iprec_at_recall.
     """
-    levels = m.param("levels") or m.spec.defaults
-    trec_eval_9 = bool(m.param("trec_eval_9", False))
+    levels = m.named.get("levels") or m.spec.defaults
+    trec_eval_9 = bool(m.named.get("trec_eval_9", False))
     at_zero = _interpolated_precision(ctx, 0.0, trec_eval_9)
     total = np.zeros(ctx.Q)
     trailing = np.ones(ctx.Q, dtype=bool)

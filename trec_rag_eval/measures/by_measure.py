@@ -29,9 +29,13 @@ class ByMeasure(Mapping[str, V]):
         self._by_measure: dict[Measure, str] = {}
         self._by_value: dict[Measure, str] | None = None
         for key, value in items:
+            if isinstance(key, Measure):
+                self._values[key.shown] = value
+                self._by_measure.setdefault(key, key.shown)
+                continue
             name = str(key)
             self._values[name] = value
-            measure = key if isinstance(key, Measure) else _measure_of(key)
+            measure = _measure_of(key)
             if measure is not None:
                 self._by_measure.setdefault(measure, name)
 

@@ -34,7 +34,7 @@ _BLOCK_CELLS = 1 << 22  # queries x depth per block: 32 MB of doubles
 
 def scaled_gains(ctx: Context, m: Measure) -> np.ndarray:
     """The gain of every ranked row in [0, 1] (see the module docstring)."""
-    low, high = int(m.param("min_rel", 0)), int(m.param("max_rel"))
+    low, high = int(m.named.get("min_rel", 0)), int(m.named["max_rel"])  # required by the notation
     judgment = np.where(ctx.rel == UNJUDGED, 0, np.maximum(ctx.rel, 0)).astype(np.float64)
     gains = (np.clip(judgment, low, high) - low) / float(high - low)
     return np.where((ctx.rel >= 0) | (ctx.rel == UNJUDGED), gains, 0.0)
@@ -63,7 +63,7 @@ def _before(m: Measure, rank: np.ndarray) -> np.ndarray:
 
 def _number(m: Measure, key: str) -> float:
     """The measure's parameter ``key``, or its default (the family's registry entry)."""
-    return float(m.param(key, m.spec.params[key].default))
+    return float(m.named.get(key, m.spec.params[key].default))
 
 
 def _sdcg(m: Measure, rank: np.ndarray, gains: np.ndarray) -> np.ndarray:

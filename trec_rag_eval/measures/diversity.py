@@ -175,7 +175,7 @@ def _ideal_ideal(S: np.ndarray, alpha: float, k: int, weight: np.ndarray) -> np.
 
 def _cumulative(ctx: Context, m: Measure, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """(the run's, the greedy ideal's) alpha-DCG or ERR-IA sums to rank k, before normalisation."""
-    alpha, k = float(m.param("alpha", 0.5)), _cut(ctx, m)
+    alpha, k = float(m.named.get("alpha", 0.5)), _cut(ctx, m)
     weight_of = _discount if kind == "dcg" else (lambda r: 1.0 / r)
     score = _scores(ctx, alpha)
     rows = np.flatnonzero((score > 0) & (ctx.pos <= k))
@@ -185,7 +185,7 @@ def _cumulative(ctx: Context, m: Measure, kind: str) -> tuple[np.ndarray, np.nda
 
 
 def _normalised_by_ideal_ideal(ctx: Context, m: Measure, kind: str) -> np.ndarray:
-    alpha, k = float(m.param("alpha", 0.5)), _cut(ctx, m)
+    alpha, k = float(m.named.get("alpha", 0.5)), _cut(ctx, m)
     run, _ = _cumulative(ctx, m, kind)
     S = _hits(ctx).S
     if k == 1:  # ndeval leaves its first rank undivided
@@ -220,12 +220,12 @@ def _nrbp_sum(ctx: Context, alpha: float, beta: float) -> np.ndarray:
 
 
 def nrbp(ctx: Context, m: Measure) -> np.ndarray:
-    alpha, beta = float(m.param("alpha", 0.5)), float(m.param("beta", 0.5))
+    alpha, beta = float(m.named.get("alpha", 0.5)), float(m.named.get("beta", 0.5))
     return ratio(_nrbp_sum(ctx, alpha, beta) * (1.0 - (1.0 - alpha) * beta), _hits(ctx).S)
 
 
 def nnrbp(ctx: Context, m: Measure) -> np.ndarray:
-    alpha, beta = float(m.param("alpha", 0.5)), float(m.param("beta", 0.5))
+    alpha, beta = float(m.named.get("alpha", 0.5)), float(m.named.get("beta", 0.5))
     # the ideal's terms beyond the rank where beta^(i-1) < 1e-18 change nothing a double can hold
     most = int(np.bincount(_view(ctx).doc_query, minlength=ctx.Q).max()) if ctx.Q and len(_view(ctx).doc_query) else 0
     depth = most if beta >= 1.0 or beta <= 0.0 else min(most, int(np.ceil(np.log(1e-18) / np.log(beta))) + 1)

@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 
 def _gains(m: Measure) -> dict[int, float]:
-    return dict(m.param("gains") or ())
+    return dict(m.named.get("gains") or ())
 
 
 def row_gains(ctx: Context, m: Measure) -> np.ndarray:
@@ -69,12 +69,12 @@ def gained(ctx: Context, m: Measure) -> Gained:
         offsets = ctx.query_offsets(q)
         return Gained(candidates.rows[keep], q, candidates.pos[keep], gains[keep], offsets)
 
-    return _shared(ctx, ("gained", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")), make)
+    return _shared(ctx, ("gained", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")), make)
 
 
 def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
     """gdeval's gain 2^g - 1 when ``dcg='exp-log2'`` (Burges et al. 2005); g itself otherwise."""
-    if m.param("dcg", "log2") == "exp-log2":
+    if m.named.get("dcg", "log2") == "exp-log2":
         return np.power(2.0, gains) - 1.0
     return gains
 
@@ -87,13 +87,13 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
     IDCG (the French RAG tutorial's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
     relevant documents the system never returned, so a run that misses them can still score 1.
     """
-    key = ("ideal", m.param("ideal", "judged"), tuple(sorted(_gains(m).items())), m.param("dcg", "log2"),
+    key = ("ideal", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"),
            positive_only)
     return _shared(ctx, key, lambda: _ideal(ctx, m, positive_only))
 
 
 def _ideal(ctx: Context, m: Measure, positive_only: bool) -> tuple[np.ndarray, np.ndarray]:
-    if m.param("ideal", "judged") == "retrieved":
+    if m.named.get("ideal", "judged") == "retrieved":
         gains, qidx = row_gains(ctx, m), ctx.qidx
         order = np.lexsort((-gains, qidx))
         gains, qidx = gains[order], qidx[order]
@@ -142,7 +142,7 @@ def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
         return positions, np.repeat(np.arange(ctx.Q), np.diff(offsets)), gains / np.log2(positions + 1.0)
 
     # every cutoff of the same gain setting (ndcg_cut's nine) reads the same ideal terms
-    key = ("ideal_terms", m.param("ideal", "judged"), tuple(sorted(_gains(m).items())), m.param("dcg", "log2"))
+    key = ("ideal_terms", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"))
     positions, qidx, terms = _shared(ctx, key, make)
     if m.cutoff is None:
         return np.bincount(qidx, weights=terms, minlength=ctx.Q)
@@ -158,17 +158,16 @@ def ndcg(ctx: Context, m: Measure) -> np.ndarray:
 def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
     """nDCG@k (trec_eval ndcg_cut_k): DCG and IDCG both cut at k; gains are the raw judgments
     (trec_eval's ndcg_cut takes no parameters; the notation's dcg, gains and ideal apply here)."""
-    plain = Measure("ndcg", cutoff=m.cutoff, params=m.params)
-    return ratio(dcg(ctx, plain), ideal_dcg(ctx, plain))
+    return ratio(dcg(ctx, m), ideal_dcg(ctx, m))
 
 
 def _running(ctx: Context, m: Measure) -> tuple[Gained, np.ndarray, np.ndarray, np.ndarray]:
     """(the rows with a gain, running DCG at each of them, ideal gains, running IDCG per ideal position)."""
     rows = gained(ctx, m)
-    running = _shared(ctx, ("running_dcg", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")),
+    running = _shared(ctx, ("running_dcg", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")),
                       lambda: segment_cumsum_float(rows.gains / np.log2(rows.pos + 1.0), rows.offsets))
     best, best_offsets = ideal(ctx, m)
-    best_running = _shared(ctx, ("running_idcg", tuple(sorted(_gains(m).items())), m.param("dcg", "log2")),
+    best_running = _shared(ctx, ("running_idcg", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")),
                            lambda: segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0),
                                                         best_offsets))
     return rows, running, best, best_running
@@ -286,7 +285,7 @@ def rbp(ctx: Context, m: Measure) -> np.ndarray:
 
     ``RBP(rel=r)`` (ir_measures' binary RBP): gain 1 for a judgment >= r, 0 otherwise. ``RBP@k``: only
     the ranks <= k add (the sum is truncated; the weights are not renormalised)."""
-    p = float(m.param("p", 0.9))
+    p = float(m.named.get("p", 0.9))
     if m.rel is not None:
         rows = ctx.pooled
         gains = (rows.rel >= ctx.level).astype(np.float64)
@@ -304,7 +303,7 @@ def rbp_resid(ctx: Context, m: Measure) -> np.ndarray:
     """RBP residual: what unjudged or unpooled documents could still add, p^N + (1-p) * sum over
     them of p^(k-1) (trec_eval's order of operations); 0 when every retrieved document is judged.
     A query missing from the run is 0, except for trec_eval's leftovers (``Settings.leftovers``)."""
-    p = float(m.param("p", 0.9))
+    p = float(m.named.get("p", 0.9))
     has_unknown = ctx.judged_count() < ctx.N
     with np.errstate(over="ignore", invalid="ignore"):  # a query with nothing unknown does not read them
         powers = _powers(ctx, p)

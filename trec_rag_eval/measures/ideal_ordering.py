@@ -57,8 +57,8 @@ def compat(ctx: Context, m: Measure) -> np.ndarray:
     over the relevant retrieved documents, H(i) = sum_{j<=i} p^(j-1)/j. 0 for a query with nothing
     retrieved; a query without a document judged > 0 scores 0.
     """
-    p = float(m.param("p", 0.95))
-    normalize = bool(m.param("normalize", True))
+    p = float(m.named.get("p", 0.95))
+    normalize = bool(m.named.get("normalize", True))
     retrieved = _retrieved(ctx)
     judged = ctx.ranked.judged
     ideal_size = np.bincount(ctx.judged_qidx[judged > 0], minlength=ctx.Q) if len(judged) else np.zeros(ctx.Q, int)

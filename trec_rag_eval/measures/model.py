@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 import math
 from collections.abc import Callable, Mapping
@@ -37,17 +36,28 @@ class Measure:
     """The whole name as a caller typed it (``map@100``, ``hit_rate@5``): results are keyed by it, and
     every other name still finds them. Like ``alias``, it changes how the measure is shown, never what
     it is."""
+    spec: Family = field(init=False, repr=False, compare=False)
+    """The registered family of this measure (see ``register``), looked up when the measure is made."""
+    named: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    """``params`` by name (``m.named.get("gains")``), what the kernels read; never changed."""
+    shown: str = field(init=False, repr=False, compare=False)
+    """Its name as shown, ``str(m)``: as asked, else in our notation. Results are keyed by it on every
+    evaluation, so it is made once, with the measure (the fields it is made of never change, nor does the
+    family registered under a name)."""
+
+    def __post_init__(self) -> None:
+        # a measure is a value: what is derived from its fields is fixed with them, and read as attributes
+        spec = REGISTERED[self.family]
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "named", dict(self.params))
+        object.__setattr__(self, "shown", self.asked if self.asked is not None else spec.label(self))
+
+    def __reduce__(self) -> tuple[type[Measure], tuple[Any, ...]]:
+        """Pickled as the fields it is made of (the family is looked up again where it is unpickled)."""
+        return Measure, (self.family, self.cutoff, self.params, self.text, self.rel, self.alias, self.asked)
 
     def param(self, name: str, default: Any = None) -> Any:
-        for key, value in self.params:
-            if key == name:
-                return value
-        return default
-
-    @property
-    def spec(self) -> Family:
-        """The registered family of this measure (see ``register``)."""
-        return REGISTERED[self.family]
+        return self.named.get(name, default)
 
     @property
     def trec_name(self) -> str:
@@ -55,13 +65,7 @@ class Measure:
         return self.spec.trec_label(self)
 
     def __str__(self) -> str:
-        return self.asked if self.asked is not None else self._label
-
-    @functools.cached_property
-    def _label(self) -> str:
-        """Its name in our notation, made once per measure: results are keyed by it on every evaluation (the
-        fields it is made of never change, nor does the family registered under a name)."""
-        return self.spec.label(self)
+        return self.shown
 
 
 # an array of one value per query; relstring's kernel returns strings, and runid's (never called:

@@ -34,7 +34,7 @@ def set_f(ctx: Context, m: Measure) -> np.ndarray:
 
     With x >= 0 the divisor is at least R > 0. trec_eval takes any x: a negative one can make it 0, where
     trec_eval prints inf or nan; the division is then refused (``evaluation.evaluate``), never written as 0."""
-    x = float(m.param("beta", m.spec.params["beta"].default))
+    x = float(m.named.get("beta", m.spec.params["beta"].default))
     p = set_precision(ctx, m)
     r = set_recall(ctx, m)
     found = ctx.rel_ret > 0
@@ -46,7 +46,7 @@ def set_f(ctx: Context, m: Measure) -> np.ndarray:
 def utility(ctx: Context, m: Measure) -> np.ndarray:
     """utility with coefficients a,b,c,d (default 1,-1,0,0):
     a*RR + b*(N-RR) + c*(R-RR) + d*(num_docs + RR - N - R), RR = relevant retrieved."""
-    a, b, c, d = m.param("coefficients") or m.spec.defaults
+    a, b, c, d = m.named.get("coefficients") or m.spec.defaults
     rr = ctx.rel_ret.astype(np.float64)
     n = ctx.N.astype(np.float64)
     r = ctx.R.astype(np.float64)
