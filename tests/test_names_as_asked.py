@@ -118,3 +118,15 @@ def test_a_measure_is_its_fields_whatever_is_read_from_them():
     gains = Measure("ndcg_cut", 10, params=(("gains", ((0, 0.0), (1, 3.0))),))
     assert gains.named == {"gains": ((0, 0.0), (1, 3.0))} and gains.param("gains") == ((0, 0.0), (1, 3.0))
     assert gains.param("dcg", "log2") == "log2"
+
+
+def test_a_measure_of_no_registered_family_is_refused_when_it_is_made():
+    """``Measure`` takes a registered family's name (trec_eval's); another one is refused where it is made,
+    saying what was expected, not a bare KeyError from the registry."""
+    from trec_rag_eval.measures.model import Measure
+
+    with pytest.raises(ValueError, match=r"^unknown measure family 'bogus': a Measure's family is the registered "
+                                         r"name of one \(trec_eval's: 'map', 'ndcg_cut'; see: trec-rag-eval "
+                                         r"measures\)$"):
+        Measure("bogus")
+    assert str(Measure("ndcg_cut", 10)) == "nDCG@10"

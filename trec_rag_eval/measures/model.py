@@ -47,7 +47,10 @@ class Measure:
 
     def __post_init__(self) -> None:
         # a measure is a value: what is derived from its fields is fixed with them, and read as attributes
-        spec = REGISTERED[self.family]
+        spec = REGISTERED.get(self.family)
+        if spec is None:
+            raise ValueError(f"unknown measure family {self.family!r}: a Measure's family is the registered name of "
+                             "one (trec_eval's: 'map', 'ndcg_cut'; see: trec-rag-eval measures)")
         object.__setattr__(self, "spec", spec)
         object.__setattr__(self, "named", dict(self.params))
         object.__setattr__(self, "shown", self.asked if self.asked is not None else spec.label(self))
