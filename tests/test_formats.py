@@ -130,7 +130,10 @@ def test_convert_tells_a_run_from_judgments_by_the_lines_not_the_first_alone(tmp
 def test_detection_asks_each_question_of_a_file_once(tmp_path, monkeypatch, kind):
     # every sniffer that needs to know whether the input is a folder, or Parquet, gets the answer detection
     # found first: a TREC file was asked five times whether it is a folder and opened twice for Parquet's magic
-    # bytes (by the preferences' sniffer, then Parquet's)
+    # bytes (by the preferences' sniffer, then Parquet's); then opened once for Parquet's magic bytes and once
+    # more for its text. Now once: the text and the magic bytes are the same first bytes.
+    from trec_rag_eval.io import location
+
     path = tmp_path / "input"
     if kind == "folder":
         path.mkdir()
@@ -138,11 +141,17 @@ def test_detection_asks_each_question_of_a_file_once(tmp_path, monkeypatch, kind
     else:
         path.write_bytes(b"PAR1 not a real one" if kind == "parquet" else b"1 0 d1 1\n")
     asked: list[str] = []
-    is_dir, open_bytes = formats.is_dir, formats.open_bytes
+    is_dir, open_bytes = formats.is_dir, location.open_bytes
+
+    def opened(name, **kw):
+        asked.append("opened")
+        return open_bytes(name, **kw)
+
     monkeypatch.setattr(formats, "is_dir", lambda name: asked.append("folder?") or is_dir(name))
-    monkeypatch.setattr(formats, "open_bytes", lambda name, **kw: asked.append("magic?") or open_bytes(name, **kw))
+    monkeypatch.setattr(formats, "open_bytes", opened)  # however detection opens the file, it is counted
+    monkeypatch.setattr(location, "open_bytes", opened)
     expected = {"trec": "trec", "parquet": "parquet", "folder": "beir"}[kind]
     if kind == "parquet":  # a Parquet file is asked for its columns by the preferences' sniffer
         monkeypatch.setattr("trec_rag_eval.io.parquet.column_names", lambda name: ["query_id", "doc_id"])
     assert formats.detect(str(path)) == expected
-    assert asked == (["folder?"] if kind == "folder" else ["folder?", "magic?"])
+    assert asked == (["folder?"] if kind == "folder" else ["folder?", "opened"])

@@ -33,7 +33,7 @@ from typing import Any
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.location import exists, is_dir, is_irds_name, open_bytes
-from trec_rag_eval.io.text import STANDARD_INPUT, read_head, spooled
+from trec_rag_eval.io.text import STANDARD_INPUT, head_bytes, head_text, read_head, spooled
 from trec_rag_eval.io.trec.topics import load_topics
 from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, joined_places
@@ -46,7 +46,8 @@ HEAD_BYTES = 65536
 class Head:
     """What detection learns of the file at ``path``, each asked once whatever the number of sniffers that need
     it: called, the start of the file (HEAD_BYTES, after gzip, as text); ``folder``, whether it is a folder;
-    ``parquet``, whether it is Parquet (``is_parquet``)."""
+    ``parquet``, whether it is Parquet (``is_parquet``). The file is opened once: its text and Parquet's magic
+    bytes come from the same first bytes (``start``)."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -55,8 +56,12 @@ class Head:
         return self.text
 
     @cached_property
+    def start(self) -> bytes:
+        return head_bytes(self.path, HEAD_BYTES)
+
+    @cached_property
     def text(self) -> str:
-        return read_head(self.path, HEAD_BYTES)
+        return head_text(self.path, self.start, HEAD_BYTES)
 
     @cached_property
     def folder(self) -> bool:
@@ -64,7 +69,15 @@ class Head:
 
     @cached_property
     def parquet(self) -> bool:
-        return _parquet_folder(self.path) if self.folder else _parquet_file(self.path)
+        if self.folder:
+            return _parquet_folder(self.path)
+        try:
+            magic = self.start[:4] == PARQUET_MAGIC
+        except InputFormatError:  # unreadable: said by the reader that is chosen instead
+            return False
+        if magic and spooled(self.path) is not None:
+            raise _parquet_in_pipe(self.path)
+        return magic
 
 
 @dataclass(frozen=True)
@@ -224,14 +237,18 @@ def _parquet_file(name: str) -> bool:
     data = spooled(name)
     if data is not None:  # a pipe or standard input, read once
         if data[:4] == PARQUET_MAGIC:
-            raise InputFormatError(name, None, "a Parquet file is read from a file, not from a pipe or standard "
-                                   "input: save it to a file first")
+            raise _parquet_in_pipe(name)
         return False
     try:
         with open_bytes(name, head=True) as handle:
             return handle.read(4) == PARQUET_MAGIC
     except (OSError, InputFormatError):  # said by the reader that is chosen instead
         return False
+
+
+def _parquet_in_pipe(name: str) -> InputFormatError:
+    return InputFormatError(name, None, "a Parquet file is read from a file, not from a pipe or standard input: "
+                            "save it to a file first")
 
 
 def _is_parquet(path: str, head: Head) -> bool:

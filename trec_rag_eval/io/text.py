@@ -229,15 +229,26 @@ def iter_lines(path: str) -> Iterator[tuple[int, str]]:
 def read_head(path: str, size: int = 65536) -> str:
     """About the first ``size`` bytes of the file as text (gzip undone), for format detection:
     undecodable bytes are replaced, the reader chosen afterwards reports them."""
+    return head_text(path, head_bytes(path, size), size)
+
+
+def head_bytes(path: str, size: int = 65536) -> bytes:
+    """The first ``size`` bytes of the file as they lie (gzip not undone): what ``read_head`` reads, for a caller
+    that also looks at the bytes themselves (``io.loading.Head``: Parquet's magic bytes and the text from one
+    read)."""
     whole = spooled(path)
     if whole is not None:
-        data = whole[:size]
-    else:
-        try:
-            with location.open_bytes(path, head=size <= location.HEAD_BLOCK_BYTES) as handle:
-                data = handle.read(size)
-        except OSError as err:
-            raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+        return whole[:size]
+    try:
+        with location.open_bytes(path, head=size <= location.HEAD_BLOCK_BYTES) as handle:
+            return handle.read(size)
+    except OSError as err:
+        raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
+
+
+def head_text(path: str, data: bytes, size: int = 65536) -> str:
+    """``data``, the first ``size`` bytes of ``path`` (``head_bytes``), as text: gzip undone, undecodable bytes
+    replaced (the reader chosen afterwards reports them)."""
     if data[:2] == GZIP_MAGIC:
         try:
             data = zlib.decompressobj(31).decompress(data, size)
