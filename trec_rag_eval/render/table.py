@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 def _base(measure: Measure) -> str:
-    return str(measure).rsplit("@", 1)[0] if measure.cutoff is not None else str(measure)
+    return measure.shown.rsplit("@", 1)[0] if measure.cutoff is not None else measure.shown
 
 
 def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any, Any]], list[tuple[str, Any]]]:
@@ -45,7 +45,7 @@ def summary_grid(evaluation: Evaluation) -> tuple[list[Any], dict[str, dict[Any,
         cutoffs |= set(context.ks)
         rows[TOKENS_MEAN] = {k: f"{context.mean(k):.1f}" for k in context.ks}
         rows[TOKENS_P95] = {k: f"{context.p95(k):.1f}" for k in context.ks}
-    return sorted(cutoffs), rows, [(str(m), evaluation.summary[m]) for m in plain]
+    return sorted(cutoffs), rows, [(m.shown, evaluation.summary[m]) for m in plain]
 
 
 TOKENS_MEAN, TOKENS_P95 = "tokens", "tokens p95"
@@ -112,7 +112,7 @@ def per_query_table(evaluation: Evaluation, summary: bool = True) -> str:
     """One row per query (then 'all', unless not ``summary``), one column per measure; then the context
     tokens at each k, when known. Value by value."""
     measures, qwidth, widths, lines = _per_query_head(evaluation)
-    table = [evaluation.values[str(m)] for m in measures]
+    table = [evaluation.values[m.shown] for m in measures]
     context = evaluation.context
     spent = {} if context is None else context.per_query()
     for i, q in enumerate(evaluation.query_ids):
@@ -132,7 +132,7 @@ def per_query_table_columns(evaluation: Evaluation, summary: bool = True) -> str
     measures, qwidth, widths, lines = _per_query_head(evaluation)
     cells: list[pl.Series | pl.Expr] = [columnar_text.strings([q.ljust(qwidth) for q in evaluation.query_ids])]
     for m, w in zip(measures, widths, strict=False):
-        cells += [pl.lit(" "), _num_column(m, evaluation.values[str(m)]).str.pad_start(w)]
+        cells += [pl.lit(" "), _num_column(m, evaluation.values[m.shown]).str.pad_start(w)]
     lines.append(columnar_text.joined(cells)[:-1])
     return _per_query_end(evaluation, measures, qwidth, widths, lines, summary)
 
@@ -140,7 +140,7 @@ def per_query_table_columns(evaluation: Evaluation, summary: bool = True) -> str
 def _per_query_head(evaluation: Evaluation) -> tuple[list[Measure], int, list[int], list[str]]:
     """The per-query table's measures, the width of its query column and of each other, its header line."""
     measures = _per_query_measures(evaluation)
-    names = [str(m) for m in measures]
+    names = [m.shown for m in measures]
     context = evaluation.context
     tokens = [] if context is None else [f"tokens@{k}" for k in context.ks]
     qwidth = max([len(q) for q in evaluation.query_ids] + [8])
@@ -163,7 +163,7 @@ def _per_query_end(evaluation: Evaluation, measures: list[Measure], qwidth: int,
 
 
 def _per_query_measures(evaluation: Evaluation) -> list[Measure]:
-    return [m for m in evaluation.measures if m.spec.per_query and str(m) in evaluation.values]
+    return [m for m in evaluation.measures if m.spec.per_query and m.shown in evaluation.values]
 
 
 def _num_column(measure: Measure, values: Any) -> pl.Series:
@@ -181,7 +181,7 @@ def to_dict(evaluation: Evaluation, per_query: bool = False, summary: bool = Tru
     out: dict[str, Any] = {
         "run": evaluation.run_tag,
         "num_queries": len(evaluation.query_ids),
-        "measures": [str(m) for m in evaluation.measures],
+        "measures": [m.shown for m in evaluation.measures],
         "summary": {str(m): plain_number(v) for m, v in evaluation.summary.items() if v is not None},
         "missing_queries": evaluation.missing_queries,
         "extra_queries": evaluation.extra_queries,
@@ -193,7 +193,7 @@ def to_dict(evaluation: Evaluation, per_query: bool = False, summary: bool = Tru
                                  **{f"@{k}": v for k, v in evaluation.context.summary.items()}}
     if per_query:
         out["per_query"] = {
-            q: {str(m): plain_number(evaluation.values[m][i]) for m in evaluation.measures
+            q: {m.shown: plain_number(evaluation.values[m][i]) for m in evaluation.measures
                 if m in evaluation.values and m.spec.per_query}
             for i, q in enumerate(evaluation.query_ids)
         }
@@ -239,15 +239,15 @@ def _json_per_query(evaluation: Evaluation) -> str:
     if not ids:
         return "{}"
     keys = [json.dumps(q, ensure_ascii=False) for q in ids]
-    measures = list({str(m): m for m in _per_query_measures(evaluation)}.values())  # a name once, as in a dict
+    measures = list({m.shown: m for m in _per_query_measures(evaluation)}.values())  # a name once, as in a dict
     if not measures:
         return "{\n" + ",\n".join(f"    {key}: {{}}" for key in keys) + "\n  }"
     opening = columnar_text.strings([f"    {key}: {{" for key in keys])
     entries = []
     for i, m in enumerate(measures):
-        head = f"      {json.dumps(str(m), ensure_ascii=False)}: "
+        head = f"      {json.dumps(m.shown, ensure_ascii=False)}: "
         tail = "," if i < len(measures) - 1 else ""
-        entries.append(pl.select(pl.concat_str([pl.lit(head), _json_value_column(m, evaluation.values[str(m)]),
+        entries.append(pl.select(pl.concat_str([pl.lit(head), _json_value_column(m, evaluation.values[m.shown]),
                                                 pl.lit(tail)])).to_series())
     closing = columnar_text.strings(["    },"] * (len(ids) - 1) + ["    }"])
     return "{\n" + columnar_text.joined([columnar_text.interleave([opening, *entries, closing])])[:-1] + "\n  }"
@@ -275,7 +275,7 @@ def csv_rows_columns(e: Evaluation, per_query: bool = False, summary: bool = Tru
 
 def _per_query_rows(e: Evaluation) -> Iterator[list[Any]]:
     """``[run, query_id, measure, value]`` of every per-query value, query by query, value by value."""
-    table = [(str(m), e.values[str(m)]) for m in _per_query_measures(e)]
+    table = [(m.shown, e.values[m.shown]) for m in _per_query_measures(e)]
     return ([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids) for name, column in table)
 
 
@@ -292,7 +292,7 @@ def _other_rows(e: Evaluation, per_query: bool, summary: bool = True) -> Iterato
     for m in e.measures:
         value = e.summary.get(m)
         if value is not None:
-            yield [e.run_tag, "all", str(m), plain_number(value)]
+            yield [e.run_tag, "all", m.shown, plain_number(value)]
     if e.context is not None:
         for k in e.context.ks:
             yield [e.run_tag, "all", f"tokens@{k}", e.context.mean(k)]
@@ -317,14 +317,14 @@ def _csv_per_query(evaluation: Evaluation) -> str:
         return ""
     values = []
     for m in measures:
-        column = evaluation.values[str(m)]
+        column = evaluation.values[m.shown]
         if m.spec.value_type == "str":
             values.append(columnar_text.strings([_csv_field(v) for v in column]))
         else:
             values.append(columnar_text.shortest(np.asarray(column, dtype=np.float64)).fill_null(""))
     run = _csv_field(evaluation.run_tag)
     rows = columnar_text.repeat_each([f"{run},{_csv_field(q)}" for q in ids], len(measures))
-    names = columnar_text.cycle([_csv_field(str(m)) for m in measures], len(ids))
+    names = columnar_text.cycle([_csv_field(m.shown) for m in measures], len(ids))
     return columnar_text.separated([rows, names, columnar_text.interleave(values)], separator=",")
 
 
@@ -367,6 +367,6 @@ def _jsonl_per_query(evaluation: Evaluation) -> str:
 
     run = f'{{"run": {text(evaluation.run_tag)}, "query_id": '
     rows = columnar_text.repeat_each([f"{run}{text(q)}," for q in ids], len(measures))
-    names = columnar_text.cycle([f'"measure": {text(str(m))}, "value":' for m in measures], len(ids))
-    values = columnar_text.interleave([_json_value_column(m, evaluation.values[str(m)]) for m in measures])
+    names = columnar_text.cycle([f'"measure": {text(m.shown)}, "value":' for m in measures], len(ids))
+    values = columnar_text.interleave([_json_value_column(m, evaluation.values[m.shown]) for m in measures])
     return columnar_text.separated([rows, names, values], separator=" ", line_end="}\n")
