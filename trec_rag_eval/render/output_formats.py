@@ -255,7 +255,7 @@ def find_format(name: str, kind: str = EVALUATION) -> OutputFormat:
 
 def column_wise(evaluation: Evaluation) -> bool:
     """Whether a run's per-query values are many enough to build its body a column at a time."""
-    per_query = [m for m in evaluation.measures if m.spec.per_query and str(m) in evaluation.values]
+    per_query = [m for m in evaluation.measures if m.spec.per_query and m.shown in evaluation.values]
     return len(evaluation.query_ids) * len(per_query) >= COLUMN_WISE_FROM
 
 

@@ -60,7 +60,7 @@ def per_query_measures(evaluation: Evaluation) -> list[Measure]:
     """The measures with a value per query, in output order (trec_eval prints num_q in the summary only:
     its per-query value is 1)."""
     return [m for m in evaluation.measures
-            if m.spec.per_query and str(m) in evaluation.values and m.spec.trec_per_query]
+            if m.spec.per_query and m.shown in evaluation.values and m.spec.trec_per_query]
 
 
 def per_query_lines(evaluation: Evaluation) -> list[str]:
@@ -69,7 +69,7 @@ def per_query_lines(evaluation: Evaluation) -> list[str]:
     if not measures or not evaluation.query_ids:
         return []
     z = evaluation.zscored
-    table = [(m, trec_label(m, z) + "\t", evaluation.values[str(m)]) for m in measures]
+    table = [(m, trec_label(m, z) + "\t", evaluation.values[m.shown]) for m in measures]
     return ["".join(f"{name}{query_id}\t{format_trec_value(m, column[i], z)}\n"
                     for i, query_id in enumerate(evaluation.query_ids) for m, name, column in table)]
 
@@ -149,8 +149,8 @@ def _formatted_columns(evaluation: Evaluation, measures: list[Measure], first: i
     sliced: dict[str, pl.Series] = {}
     for start in range(0, len(real) if per_batch > 1 else 0, per_batch):
         batch = real[start:start + per_batch]
-        values = np.concatenate([np.asarray(evaluation.values[str(m)], dtype=np.float64)[first:last] for m in batch])
+        values = np.concatenate([np.asarray(evaluation.values[m.shown], dtype=np.float64)[first:last] for m in batch])
         text = columnar_text.fixed(values, 4, nan="-nan", width=6)
-        sliced.update({str(m): text.slice(i * queries, queries) for i, m in enumerate(batch)})
-    return [sliced[str(m)] if str(m) in sliced
-            else format_trec_column(m, evaluation.values[str(m)][first:last], evaluation.zscored) for m in measures]
+        sliced.update({m.shown: text.slice(i * queries, queries) for i, m in enumerate(batch)})
+    return [sliced[m.shown] if m.shown in sliced
+            else format_trec_column(m, evaluation.values[m.shown][first:last], evaluation.zscored) for m in measures]
