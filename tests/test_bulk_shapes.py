@@ -15,9 +15,11 @@ from collections import namedtuple
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import trec_rag_eval as tre
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.tables import bulk, shapes
 
@@ -228,3 +230,25 @@ def test_an_empty_id_is_found_in_every_arrow_string_type_and_slice():
         # a document twice in one query is refused; the same document in two queries is not
         assert bulk.frame_columns(arrow(queries), arrow(["a", "a", "b", "c", "d"]), scores, "score") is None
         assert bulk.frame_columns(arrow(queries), arrow(["a", "b", "a", "b", "a"]), scores, "score") is not None
+
+
+def test_queries_with_no_judgment_are_kept_whatever_holds_them():
+    # a query given an empty list or dict has no row, yet counts (Qrels.unjudged); told first by the lengths of all
+    # the queries' judgments at once, then query by query only when one is empty or has no length
+    assert tre.Qrels({"q1": {"a": 1}, "q2": {"b": 0}}).unjudged == ()
+    assert tre.Qrels({"q1": {"a": 1}, "q2": {}, "q3": []}).unjudged == ("q2", "q3")
+    assert tre.Qrels({7: ["a"], 8: []}).unjudged == ("8",)
+    # a value with no length is no empty query: the reading names it as it did
+    with pytest.raises(InputFormatError, match="q2"):
+        tre.Qrels({"q1": {"a": 1}, "q2": 3})
+
+
+def test_query_ids_take_trec_eval_s_byte_order_ascii_or_not():
+    from trec_rag_eval.core.ranking import byte_sorted
+
+    # strcmp's order: "10" before "2", upper case before lower case
+    assert byte_sorted(["2", "b", "10", "B"]) == ["10", "2", "B", "b"]
+    # an undecodable byte kept as a surrogate (0x80) sorts by that byte, before "é" (0xC3 0xA9), though Python's
+    # own order of the characters (U+DC80 after U+00E9) is the other way
+    assert byte_sorted(["é", "\udc80", "b"]) == ["b", "\udc80", "é"]
+    assert sorted(["é", "\udc80"]) == ["é", "\udc80"]  # what the key is there for
