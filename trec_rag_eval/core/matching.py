@@ -186,7 +186,7 @@ class Judgments:
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
         self._by_query: list[dict[str, int]] | None = None
-        self.qidx = row_index(qrels_data, {q: i for i, q in enumerate(query_ids)})
+        self.qidx = row_index(qrels_data, dict(zip(query_ids, range(len(query_ids)))))
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
         judged = (self.qidx >= 0) & (self.relevance >= 0)
@@ -223,7 +223,8 @@ class Judgments:
         docs = self.qrels_data["doc_id"]
         if len(usable) < len(self.qidx):
             docs = [docs[i] for i in usable.tolist()]
-        numbers = {doc: i for i, doc in enumerate(dict.fromkeys(docs))}
+        distinct_docs = dict.fromkeys(docs)
+        numbers = dict(zip(distinct_docs, range(len(distinct_docs))))
         width = len(numbers) + 1
         if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
             return None

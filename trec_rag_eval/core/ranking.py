@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -90,7 +91,7 @@ class RankedQueries:
 
     @property
     def missing_queries(self) -> list[str]:
-        return [q for q, m in zip(self.query_ids, self.missing, strict=False) if m]
+        return list(compress(self.query_ids, self.missing))
 
     def query_offsets(self, query: np.ndarray) -> np.ndarray:
         """Where each of these queries' rows start and end among rows grouped by query, from each row's query
@@ -192,7 +193,7 @@ def rank(
         # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
         judging = beside.submit(_qrels_judgments, known, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
-        row_query = row_index(run_data, {q: i for i, q in enumerate(qrels_ids)})
+        row_query = row_index(run_data, dict(zip(qrels_ids, range(len(qrels_ids)))))
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
         extra = [] if outside is None else byte_sorted(distinct(gather(run_data["query_id"],

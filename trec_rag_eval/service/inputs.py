@@ -198,6 +198,11 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
 def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
     """The queries of ``{query: results}`` answered with an empty list (or dict): a search that found
     nothing. Keys are query ids, or the dataset's query texts (``Qrels.topics``)."""
+    try:
+        if 0 not in map(len, value.values()):  # the usual answer, told in C: every query has results
+            return frozenset()
+    except TypeError:  # results without a length (a generator): looked at one by one
+        pass
     empty = [key for key, results in value.items() if isinstance(results, (list, tuple, dict)) and not results]
     if not empty:
         return frozenset()
