@@ -186,7 +186,7 @@ class Judgments:
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
         self._by_query: list[dict[str, int]] | None = None
-        self.qidx = row_index(qrels_data, dict(zip(query_ids, range(len(query_ids)))))
+        self.qidx = row_index(qrels_data, dict(zip(query_ids, range(len(query_ids)), strict=True)))
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
         judged = (self.qidx >= 0) & (self.relevance >= 0)
@@ -224,7 +224,7 @@ class Judgments:
         if len(usable) < len(self.qidx):
             docs = [docs[i] for i in usable.tolist()]
         distinct_docs = dict.fromkeys(docs)
-        numbers = dict(zip(distinct_docs, range(len(distinct_docs))))
+        numbers = dict(zip(distinct_docs, range(len(distinct_docs)), strict=True))
         width = len(numbers) + 1
         if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
             return None

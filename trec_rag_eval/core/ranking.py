@@ -193,7 +193,7 @@ def rank(
         # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
         judging = beside.submit(_qrels_judgments, known, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
-        row_query = row_index(run_data, dict(zip(qrels_ids, range(len(qrels_ids)))))
+        row_query = row_index(run_data, dict(zip(qrels_ids, range(len(qrels_ids)), strict=True)))
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
         extra = [] if outside is None else byte_sorted(distinct(gather(run_data["query_id"],
