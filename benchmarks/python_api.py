@@ -253,7 +253,9 @@ def commands(repeats: int) -> None:
     """Whole processes: the quick start against the ir_measures command line, and a first comparison."""
     root = HERE.parent
     bin_dir = Path(sys.executable).parent  # console scripts called directly, not through shims
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    # the warm-up run of each command writes its bytecode, as pip's install of a package does: a shell that
+    # forbids it (PYTHONDONTWRITEBYTECODE) would time the compilation of every module at every run instead
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(root)}
     qrels, run = str(root / "fixtures/qrels.txt"), str(root / "fixtures/run_bm25.txt")
     ours = [str(bin_dir / "trec-rag-eval"), qrels, run]
     theirs = [str(bin_dir / "ir_measures"), qrels, run, "P@1 P@3 P@5 P@10 R@1 R@3 R@5 R@10 Success@1 Success@3 "
