@@ -130,3 +130,21 @@ def test_a_measure_of_no_registered_family_is_refused_when_it_is_made():
                                          r"measures\)$"):
         Measure("bogus")
     assert str(Measure("ndcg_cut", 10)) == "nDCG@10"
+
+
+def test_what_a_measure_derives_is_no_field_and_cannot_be_changed():
+    """A measure's family, parameters by name and name as shown are read from it, not fields of the value:
+    ``dataclasses.fields``, ``asdict`` and ``astuple`` give the seven fields it is made of, as before they were
+    kept on it (``asdict`` copied the whole registered family into the dict). Its parameters by name, which the
+    kernels read, cannot be changed behind its equality and hash."""
+    import dataclasses
+
+    measure = tre.parse_measure("RBP(p=0.8)@10")
+    made_of = ("family", "cutoff", "params", "text", "rel", "alias", "asked")
+    assert tuple(f.name for f in dataclasses.fields(measure)) == made_of
+    assert dataclasses.asdict(measure) == {"family": "rbp", "cutoff": 10, "params": (("p", 0.8),), "text": None,
+                                           "rel": None, "alias": None, "asked": None}
+    assert dataclasses.astuple(measure) == ("rbp", 10, (("p", 0.8),), None, None, None, None)
+    with pytest.raises(TypeError):
+        measure.named["p"] = 0.5  # type: ignore[index]
+    assert measure.param("p") == 0.8 and str(measure) == "RBP(p=0.8)@10"

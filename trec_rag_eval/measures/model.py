@@ -6,7 +6,8 @@ import importlib
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -36,14 +37,15 @@ class Measure:
     """The whole name as a caller typed it (``map@100``, ``hit_rate@5``): results are keyed by it, and
     every other name still finds them. Like ``alias``, it changes how the measure is shown, never what
     it is."""
-    spec: Family = field(init=False, repr=False, compare=False)
-    """The registered family of this measure (see ``register``), looked up when the measure is made."""
-    named: Mapping[str, Any] = field(init=False, repr=False, compare=False)
-    """``params`` by name (``m.named.get("gains")``), what the kernels read; never changed."""
-    shown: str = field(init=False, repr=False, compare=False)
-    """Its name as shown, ``str(m)``: as asked, else in our notation. Results are keyed by it on every
-    evaluation, so it is made once, with the measure (the fields it is made of never change, nor does the
-    family registered under a name)."""
+    if TYPE_CHECKING:  # set by __post_init__, not fields: fields(), asdict() and astuple() give the seven above
+        spec: Family = field(init=False, repr=False, compare=False)
+        """The registered family of this measure (see ``register``), looked up when the measure is made."""
+        named: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+        """``params`` by name (``m.named.get("gains")``), what the kernels read; read-only."""
+        shown: str = field(init=False, repr=False, compare=False)
+        """Its name as shown, ``str(m)``: as asked, else in our notation. Results are keyed by it on every
+        evaluation, so it is made once, with the measure (the fields it is made of never change, nor does the
+        family registered under a name)."""
 
     def __post_init__(self) -> None:
         # a measure is a value: what is derived from its fields is fixed with them, and read as attributes
@@ -52,7 +54,7 @@ class Measure:
             raise ValueError(f"unknown measure family {self.family!r}: a Measure's family is the registered name of "
                              "one (trec_eval's: 'map', 'ndcg_cut'; see: trec-rag-eval measures)")
         object.__setattr__(self, "spec", spec)
-        object.__setattr__(self, "named", dict(self.params))
+        object.__setattr__(self, "named", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "shown", self.asked if self.asked is not None else spec.label(self))
 
     def __reduce__(self) -> tuple[type[Measure], tuple[Any, ...]]:
