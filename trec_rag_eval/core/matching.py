@@ -76,7 +76,7 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
         return table[row_query.astype(np.int64) * (len(numbers) + 1) + number]  # type: ignore[no-any-return]
     # too many judged documents for one table: each row asks its own query's dict, small dicts that stay in the
     # cache where one dict of every judged document would miss it at each lookup
-    per_query = judged.by_query()
+    per_query = judged.by_query
     row_dicts: Iterable[dict[str, int]]
     if starts is not None:
         lengths = np.diff(np.append(starts, n)).tolist()
@@ -185,7 +185,6 @@ class Judgments:
 
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
         self.qrels_data, self.num_queries = qrels_data, len(query_ids)
-        self._by_query: list[dict[str, int]] | None = None
         self.qidx = row_index(qrels_data, dict(zip(query_ids, range(len(query_ids)), strict=True)))
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
@@ -237,28 +236,27 @@ class Judgments:
         table[keys[last]] = values[last]
         return numbers, table
 
+    @cached_property
     def by_query(self) -> list[dict[str, int]]:
         """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
         gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use: block by block of rows of
         one query (as qrels are written, and as a dict of dicts gives them), gathered by query first when
         the rows of the queries are interleaved."""
-        if self._by_query is None:
-            qidx, docs = self.qidx, self.qrels_data["doc_id"]
-            values = self.ranked_values
+        qidx, docs = self.qidx, self.qrels_data["doc_id"]
+        values = self.ranked_values
+        bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
+        if len(bounds) > 2 * self.num_queries:  # interleaved: the rows of each query together first
+            order = np.argsort(qidx, kind="stable")
+            qidx, values = qidx[order], values[order]
+            docs = [docs[i] for i in order.tolist()]
             bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
-            if len(bounds) > 2 * self.num_queries:  # interleaved: the rows of each query together first
-                order = np.argsort(qidx, kind="stable")
-                qidx, values = qidx[order], values[order]
-                docs = [docs[i] for i in order.tolist()]
-                bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1
-            edges = [0, *bounds.tolist(), len(qidx)]
-            values_list = values.tolist()
-            self._by_query = [{} for _ in range(self.num_queries)]
-            for query, a, b in zip(qidx[edges[:-1]].tolist() if len(qidx) else [], edges[:-1], edges[1:],
-                                   strict=True):
-                if query >= 0:
-                    self._by_query[query].update(zip(docs[a:b], values_list[a:b], strict=True))
-        return self._by_query
+        edges = [0, *bounds.tolist(), len(qidx)]
+        values_list = values.tolist()
+        per_query: list[dict[str, int]] = [{} for _ in range(self.num_queries)]
+        for query, a, b in zip(qidx[edges[:-1]].tolist() if len(qidx) else [], edges[:-1], edges[1:], strict=True):
+            if query >= 0:
+                per_query[query].update(zip(docs[a:b], values_list[a:b], strict=True))
+        return per_query
 
     def of(self, keys: np.ndarray, row_query: np.ndarray, doc_ids: Strings,
            out: np.ndarray | None = None) -> np.ndarray:
