@@ -23,6 +23,7 @@ from trec_rag_eval.tables.shapes import (
     RUN_KINDS,
     empty_keys,
     is_columns,
+    none_empty,
     qrels_data,
     run_data,
     source_name,
@@ -198,11 +199,8 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
 def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[str]:
     """The queries of ``{query: results}`` answered with an empty list (or dict): a search that found
     nothing. Keys are query ids, or the dataset's query texts (``Qrels.topics``)."""
-    try:
-        if 0 not in map(len, value.values()):  # the usual answer, told in C: every query has results
-            return frozenset()
-    except TypeError:  # results without a length (a generator): looked at one by one
-        pass
+    if none_empty(value):
+        return frozenset()
     empty = [key for key, results in value.items() if isinstance(results, (list, tuple, dict)) and not results]
     if not empty:
         return frozenset()

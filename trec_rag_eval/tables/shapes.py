@@ -264,15 +264,22 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
                            value_column: frame[value_column].to_numpy()}, value_column, iterations)
 
 
+def none_empty(value: Mapping[Any, Any]) -> bool:
+    """Whether every value of ``{query_id: ...}`` has a length and none is 0, told by one C pass over the lengths:
+    the usual answer, before the queries are looked at one by one for an empty one (False also when some value
+    has no length: the caller's own pass decides what that value is)."""
+    try:
+        return 0 not in map(len, value.values())
+    except TypeError:
+        return False
+
+
 def empty_keys(value: Any) -> tuple[str, ...]:
     """The query ids of a ``{query_id: judgments}`` mapping whose judgments are empty (``[]``, ``{}``)."""
     if not isinstance(value, dict) or is_table_data(value, "relevance") or is_columns(value, "relevance"):
         return ()
-    try:
-        if 0 not in map(len, value.values()):  # the usual answer, told in C: no query is empty
-            return ()
-    except TypeError:  # a value without a length (refused later, with its query named): looked at one by one
-        pass
+    if none_empty(value):
+        return ()
     return tuple(str(key) for key, judged in value.items() if hasattr(judged, "__len__") and len(judged) == 0)
 
 
