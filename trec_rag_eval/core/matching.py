@@ -56,17 +56,7 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     if n == 0:
         return np.zeros(0, dtype=judged.dtype)
     if not distinct:
-        if starts is not None:
-            bounds = np.append(starts, n).tolist()
-            repeated = any(len(set(doc_ids[a:b])) < b - a for a, b in zip(bounds[:-1], bounds[1:], strict=True))
-        else:
-            repeated = len(set(zip(row_query.tolist(), doc_ids, strict=True))) < n
-        if repeated:
-            seen: set[tuple[int, str]] = set()
-            for pair in zip(row_query.tolist(), doc_ids, strict=True):  # the first repeat, to name it
-                if pair in seen:
-                    raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
-                seen.add(pair)
+        refuse_repeats(run, query_ids, row_query, doc_ids, starts)
     numbered = judged.numbered
     if numbered is not None:
         numbers, table = numbered
@@ -84,6 +74,24 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     else:
         row_dicts = map(per_query.__getitem__, row_query.tolist())
     return np.fromiter(list(map(dict.get, row_dicts, doc_ids, repeat(NOT_IN_POOL))), dtype=judged.dtype, count=n)
+
+
+def refuse_repeats(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: list[str],
+                   starts: np.ndarray | None) -> None:
+    """A document listed twice in one query's rows refused (``DuplicateDocumentError``, the first repeat named),
+    for rows held as lists: told by the sizes of sets, each query block's (``starts``) or every pair's."""
+    n = len(doc_ids)
+    if starts is not None:
+        bounds = np.append(starts, n).tolist()
+        repeated = any(len(set(doc_ids[a:b])) < b - a for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+    else:
+        repeated = len(set(zip(row_query.tolist(), doc_ids, strict=True))) < n
+    if repeated:
+        seen: set[tuple[int, str]] = set()
+        for pair in zip(row_query.tolist(), doc_ids, strict=True):  # the first repeat, to name it
+            if pair in seen:
+                raise DuplicateDocumentError(run.source, query_ids[pair[0]], pair[1])
+            seen.add(pair)
 
 
 DENSE_TABLE_MAX_BYTES = 1 << 23

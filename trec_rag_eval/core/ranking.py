@@ -42,7 +42,7 @@ from trec_rag_eval.core.column_operations import (
     query_offsets,
     row_index,
 )
-from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists
+from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists, refuse_repeats
 from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.errors import UsageError
@@ -144,11 +144,17 @@ def rank(
     queries: str = "qrels",
     float32_scores: bool = False,
     ids_descending: bool = True,
+    depth: int | None = None,
 ) -> RankedQueries:
     """Align a run with its qrels into ``RankedQueries`` (see the module docstring for the rules).
 
     ``ids_descending=False`` breaks ties by doc_id ascending: trec_eval's rule for preference judgments
     (form_prefs_counts), before -M as after.
+
+    ``depth``: no measure reads a document ranked below it in its query (the evaluation's ``ranks_read``): a
+    run held as lists is put in order whole, but only each query's first ``depth`` rows are matched with the
+    judgments and kept (the rows past it are still looked at for a document listed twice; a run matched
+    through hashes keeps every row). Each query's count of rows is then at most ``depth``.
 
     ``float32_scores`` rounds scores to 32-bit floats before ranking, as trec_eval 9 and
     pytrec_eval do, so scores equal at float precision tie and doc_id decides; a score beyond the
@@ -235,18 +241,25 @@ def rank(
                 row_query, scores, doc_ids = _first_of_each_query(row_query, scores, doc_ids, starts,
                                                                   len(query_ids), max_retrieved, ids_descending)
                 starts = block_starts(row_query)
-        ordering = beside.submit(ranking_order, row_query, scores, doc_ids, starts, ids_descending) \
-            if keyed and starts is not None else None
-        if keyed:
-            rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
+        counts = bincount(row_query, len(query_ids), starts)
+        if depth is not None and not keyed and len(counts) and counts.max() > depth:
+            rel = _top_rows(run, query_ids, judging.result(), row_query, scores, doc_ids, starts, counts,
+                            depth, ids_descending, distinct=isinstance(run_data, CheckedColumns))
+            judgments = judging.result()
+            retrieved = counts if retrieved is None else retrieved
+            counts = np.minimum(counts, depth)
         else:
-            rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
-                              distinct=isinstance(run_data, CheckedColumns))
-        judgments = judging.result()
-        reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending) if ordering is None \
-            else ordering.result()
-    rel = reorder.apply(rel)
-    counts = bincount(row_query, len(query_ids), starts)
+            ordering = beside.submit(ranking_order, row_query, scores, doc_ids, starts, ids_descending) \
+                if keyed and starts is not None else None
+            if keyed:
+                rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
+            else:
+                rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
+                                  distinct=isinstance(run_data, CheckedColumns))
+            judgments = judging.result()
+            reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending) if ordering is None \
+                else ordering.result()
+            rel = reorder.apply(rel)
     del row_query, scores, doc_ids
 
     # queries missing from the run get trec_eval's dummy ranking: one document in no qrels (not a query
@@ -318,6 +331,20 @@ def only_judged(ranked: RankedQueries) -> RankedQueries:
     """The same queries with trec_eval's -J applied afterwards: unjudged documents removed."""
     rel, counts = _judged_rows(ranked.rel, np.diff(ranked.offsets))
     return replace(ranked, rel=rel, offsets=offsets_of(counts), cache={})
+
+
+def _top_rows(run: Run, query_ids: list[str], judgments: Judgments, row_query: np.ndarray, scores: np.ndarray,
+              doc_ids: list[str], starts: np.ndarray | None, counts: np.ndarray, depth: int, ids_descending: bool,
+              distinct: bool) -> np.ndarray:
+    """The judgments of each query's first ``depth`` rows in trec_eval's order, in that order (``rank``'s
+    ``depth``): every row is put in order, a document listed twice refused among all of them, and only the
+    rows kept are matched with the judgments."""
+    if not distinct:
+        refuse_repeats(run, query_ids, row_query, doc_ids, starts)
+    order = ranking_order(row_query, scores, doc_ids, starts, ids_descending).apply(np.arange(len(row_query)))
+    ranked_query = row_query[order]
+    kept = order[np.arange(len(order)) - _starts(counts)[ranked_query] < depth]
+    return match_lists(run, query_ids, judgments, row_query[kept], gather(doc_ids, kept), None, distinct=True)
 
 
 def _first_of_each_query(row_query: np.ndarray, scores: np.ndarray, doc_ids: Any, starts: np.ndarray | None,

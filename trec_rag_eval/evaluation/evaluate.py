@@ -310,11 +310,13 @@ def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings:
         warn_if_nothing_matches(ranked, run.source)
         return evaluate_ranked(ranked, measures, settings, qrels=numbered, views=views)
     given_qrels, qrels = qrels, per_document(qrels)  # intent-aware qrels: one judgment per document
-    try:
-        ranked = rank(qrels, run, max_retrieved=settings.max_retrieved, judged_only=settings.judged_only,
-                      queries=settings.queries, float32_scores=settings.trec_eval_9)
-    except DuplicateDocumentError as err:  # the ranking knows rows; the run knows where they were read
-        raise duplicate_error(run, err.query_id, err.doc_id) from None
+    # measures that read no further than their cutoff (nDCG@10, P@5...) need no judgment below the deepest one,
+    # unless -J closes the ranks up; a ranking with no judged row in that depth is made again whole, so that the
+    # warning below says how many retrieved ids of all met no judgment
+    depth = None if settings.judged_only else ranks_read(measures)
+    ranked = _ranked(qrels, run, settings, depth)
+    if depth is not None and not _any_judged(ranked.rel):
+        ranked = _ranked(qrels, run, settings, None)
     if ranked.num_queries == 0 and not (settings.queries == "intersection" and num_rows(run) == 0
                                         and query_id_set(qrels)):
         raise no_query_error(qrels, run)  # an empty run under queries="intersection" has no query: pytrec_eval's {}
@@ -335,6 +337,30 @@ def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings:
                          summary=ByMeasure.of(measures, {**_keyed(result.summary), **_keyed(extra.summary)}))
     result.empty_queries = [q for q in result.missing_queries if q in run.empty_queries]
     return result
+
+
+def ranks_read(measures: list[Measure]) -> int | None:
+    """How deep into each query's ranking these measures read: their deepest cutoff when every one is of a family
+    that reads no document below its cutoff (``Family.reads_top``) with no parameter that reads further
+    (``Param.widens``); None when one of them reads whole rankings (MAP, MRR, num_ret, a measure without @k)."""
+    deepest = 0
+    for m in measures:
+        spec = m.spec
+        if not spec.reads_top or m.cutoff is None or not float(m.cutoff).is_integer() or m.cutoff < 1:
+            return None
+        if any(value in spec.params[key].widens for key, value in m.params if key in spec.params):
+            return None
+        deepest = max(deepest, int(m.cutoff))
+    return deepest or None
+
+
+def _ranked(qrels: Qrels, run: Run, settings: Settings, depth: int | None) -> RankedQueries:
+    """``core.ranking.rank`` as the settings ask, a document listed twice named where the run was read."""
+    try:
+        return rank(qrels, run, max_retrieved=settings.max_retrieved, judged_only=settings.judged_only,
+                    queries=settings.queries, float32_scores=settings.trec_eval_9, depth=depth)
+    except DuplicateDocumentError as err:  # the ranking knows rows; the run knows where they were read
+        raise duplicate_error(run, err.query_id, err.doc_id) from None
 
 
 def warn_if_nothing_matches(ranked: RankedQueries, source: str) -> None:

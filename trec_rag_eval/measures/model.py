@@ -159,6 +159,9 @@ class Param:
     below: str = ""
     size: int = 0
     within: Range = ANY_FINITE
+    widens: tuple[Any, ...] = ()
+    """Its values with which a measure reads documents below its cutoff (``Family.reads_top``): ``judged_only``'s
+    True, ``ideal``'s ``"retrieved"``."""
 
     def refusal(self, key: str, value: Any) -> str | None:
         """Why ``value`` (already of the parameter's type) is outside ``within``; None when it is inside."""
@@ -344,6 +347,12 @@ class Family:
     zscore: bool = True
     """Its values become z-scores under trec_eval's -Z; False for num_q, whose summary stays the number of
     queries (trec_eval counts them afresh)."""
+    reads_top: bool = False
+    """With a cutoff k, its value for a query reads the judgments and the first k documents of the query's ranking,
+    none below: an evaluation of such measures alone matches no document ranked below the deepest cutoff with
+    the judgments (``evaluation.evaluate.ranks_read``). A parameter value that makes it read further is in that
+    parameter's ``widens`` (``ideal='retrieved'`` sorts every retrieved document's gain; ``judged_only`` drops
+    unjudged documents first)."""
     judgments: str = "relevance"
     """The judgments it scores: ``relevance`` (one grade per document: qrels), ``groups`` (qrels of several
     judgment groups: trec_eval's qrels_jg), ``preferences`` (trec_eval's prefs and qrels_prefs) or ``any``

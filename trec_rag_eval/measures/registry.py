@@ -43,7 +43,8 @@ PATIENCE = Range(0.0, 1.0, why="rank i weighs beta^(i-1)")
 # the parameters of our notation's names, typed (see measures/ir_notation.py)
 REL = Param("int", help="relevance level: a judgment >= rel is relevant (overrides the evaluation's "
             "relevance level)")
-JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)")
+JUDGED_ONLY = Param("bool", False, help="drop retrieved documents without a judgment first (trec_eval -J)",
+                    widens=(True,))
 BINARY = {"rel": REL, "judged_only": JUDGED_ONLY}
 GAINS = Param("gains", help="custom gain per judgment, e.g. {1:1,2:3} (trec_eval ndcg.1=1,2=3)", within=GAIN)
 _P_RBP = Param("float", 0.9, help="persistence (trec_eval's default 0.9; ir_measures' RBP defaults to 0.8: write "
@@ -53,7 +54,8 @@ _NDCG = {
                  "gain: 'log2' = judgment (trec_eval), 'exp-log2' = 2^judgment - 1 (gdeval)"),
     "gains": GAINS,
     "ideal": Param("str", "judged", ("judged", "retrieved"),
-                   "ideal ranking from every judged document (trec_eval) or from the retrieved list only"),
+                   "ideal ranking from every judged document (trec_eval) or from the retrieved list only",
+                   widens=("retrieved",)),
     "judged_only": JUDGED_ONLY,
 }
 _P = {**BINARY, "denominator": Param(
@@ -166,7 +168,7 @@ TREC_EVAL_ORDER = [
            reference="Buckley & Voorhees, SIGIR 2004"),
     Family("recip_rank", binary.reciprocal_rank, "1 / rank of the first relevant document; 0 if none.",
            names=("RR", "RR@k"), aliases=("MRR", "MRR@k"), params=BINARY,
-           ranx={"mrr": "MRR"}, ir_measures=IrMeasures("RR")),
+           ranx={"mrr": "MRR"}, ir_measures=IrMeasures("RR"), reads_top=True),
     Family("iprec_at_recall", binary.iprec_at_recall,
            "Interpolated precision at recall level p: the best P@i at or below the rank where "
            "lround(p*R) relevant documents are retrieved.", kind="real_cutoffs", defaults=_RECALL_LEVELS,
@@ -176,7 +178,8 @@ TREC_EVAL_ORDER = [
     Family("P", binary.precision, "Precision at k: relevant in the top k, divided by k (always k).",
            kind="int_cutoffs", defaults=_CUTOFFS, names=("P@k",), aliases=("Precision@k",), params=_P,
            ranx={"precision": "P"},
-           ir_measures=IrMeasures("P", refused=(("denominator", "ir-measures' P always divides by k"),))),
+           ir_measures=IrMeasures("P", refused=(("denominator", "ir-measures' P always divides by k"),)),
+           reads_top=True),
     Family("relstring", sets.relstring,
            "The judgments of the top k documents (default 10) as characters (digit, '>' above 9, '-' not in "
            "pool, '.' unjudged). Per query only.", kind="real_list", defaults=(10.0,), value_type="str",
@@ -184,7 +187,7 @@ TREC_EVAL_ORDER = [
            value_range=None, quoted=True),
     Family("recall", binary.recall, "Recall at k: relevant in the top k, divided by R.", kind="int_cutoffs",
            defaults=_CUTOFFS, names=("R@k",), aliases=("Recall@k",), params=BINARY,
-           ranx={"recall": "R"}, ir_measures=IrMeasures("R")),
+           ranx={"recall": "R"}, ir_measures=IrMeasures("R"), reads_top=True),
     Family("infAP", binary.inferred_ap,
            "Inferred AP for incomplete judgments (qrels value -1 = sampled out).", names=("infAP",),
            params={"rel": REL}, ir_measures=IrMeasures("infAP", judged_only=_NO_JUDGED_ONLY),
@@ -213,9 +216,9 @@ TREC_EVAL_ORDER = [
            kind="gain_pairs", names=("G",), params={"gains": GAINS}, value_range=None),
     Family("dcg", graded.dcg, "Discounted cumulative gain: sum of gain_k / log2(k+1) over all retrieved.",
            kind="gain_pairs", names=("DCG", "DCG@k"), params={k: v for k, v in _NDCG.items() if k != "ideal"},
-           ranx={"dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')"}, value_range=None),
+           ranx={"dcg": "DCG", "dcg_burges": "DCG(dcg='exp-log2')"}, value_range=None, reads_top=True),
     Family("ideal_dcg", graded.ideal_dcg, "DCG of the ideal ranking of every judged document.",
-           kind="gain_pairs", names=("IDCG", "IDCG@k"), params=_NDCG, value_range=None),
+           kind="gain_pairs", names=("IDCG", "IDCG@k"), params=_NDCG, value_range=None, reads_top=True),
     Family("ndcg", graded.ndcg,
            "Normalised DCG over the whole ranking; the ideal list holds every judged document with "
            "positive gain, not cut to the number retrieved. Gains = judgments (linear).", kind="gain_pairs",
@@ -228,16 +231,17 @@ TREC_EVAL_ORDER = [
            kind="gain_pairs", names=("RnDCG",), params={"gains": GAINS}),
     Family("ndcg_cut", graded.ndcg_cut,
            "nDCG at k: DCG and IDCG both cut at k, gains = judgments (linear). 0 when IDCG@k = 0.",
-           kind="int_cutoffs", defaults=_CUTOFFS, names=("nDCG@k", "NDCG@k"), params=_NDCG, ir_measures=_NDCG_IR),
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("nDCG@k", "NDCG@k"), params=_NDCG, ir_measures=_NDCG_IR,
+           reads_top=True),
     Family("map_cut", binary.average_precision,
            "AP counting only ranks <= k, still divided by R.", kind="int_cutoffs", defaults=_CUTOFFS,
            names=("AP@k",), aliases=("MAP@k",), params=BINARY,
-           ir_measures=IrMeasures("AP")),
+           ir_measures=IrMeasures("AP"), reads_top=True),
     Family("relative_P", binary.relative_precision, "Relevant in the top k, divided by min(k, R).",
-           kind="int_cutoffs", defaults=_CUTOFFS, names=("RelP@k",), params=BINARY),
+           kind="int_cutoffs", defaults=_CUTOFFS, names=("RelP@k",), params=BINARY, reads_top=True),
     Family("success", binary.success, "1 if a relevant document is in the top k, else 0.",
            kind="int_cutoffs", defaults=(1, 5, 10), names=("Success@k",), aliases=("HitRate@k",),
-           params=BINARY, ranx={"hit_rate": "HitRate"}, ir_measures=IrMeasures("Success")),
+           params=BINARY, ranx={"hit_rate": "HitRate"}, ir_measures=IrMeasures("Success"), reads_top=True),
     Family("set_P", sets.set_precision, "Relevant retrieved / retrieved.", names=("SetP",),
            params={**BINARY, "relative": Param("bool", False, help="divide by min(N, R)")},
            ir_measures=IrMeasures("SetP")),
@@ -284,7 +288,7 @@ TREC_EVAL_ORDER = [
     Family("rbp_resid", graded.rbp_resid, "RBP residual owed to unjudged documents (0 when all are judged).",
            kind="gain_pairs", names=("RBPResid",), params={"gains": GAINS, "p": _P_RBP}),
     Family("unj", sets.unjudged_at, "Share of the top k without a judgment, divided by k.",
-           kind="int_cutoffs", defaults=(5, 10, 20), names=("Unj@k",)),
+           kind="int_cutoffs", defaults=(5, 10, 20), names=("Unj@k",), reads_top=True),
 ]
 """trec_eval 10's own families, in its output order (its table of measures, ``te_trec_measures``): a family
 here is named as trec_eval names it, prints as trec_eval prints it, and is checked against trec_eval."""
@@ -292,18 +296,18 @@ here is named as trec_eval names it, prints as trec_eval prints it, and is check
 BEYOND_TREC_EVAL = [
     Family("F1", binary.f1, "Harmonic mean of P@k and R@k per query; 0 when both are 0.",
            kind="int_cutoffs", defaults=(1, 3, 5, 10), names=("F1@k",), params=BINARY, ranx={"f1": "F1"},
-           reference="van Rijsbergen's F with beta = 1, at the same k"),
+           reference="van Rijsbergen's F with beta = 1, at the same k", reads_top=True),
     Family("Judged", sets.judged_at, "Share of the top min(k, N) documents that are judged.",
            kind="int_cutoffs", names=("Judged", "Judged@k"),
            ir_measures=IrMeasures("Judged", rel=_GRADED, judged_only=_NO_JUDGED_ONLY,
                                   conventions=(("negative_judged", "judged"),
-                                               ("tie_order+negative_judged", "judged")))),
+                                               ("tie_order+negative_judged", "judged"))), reads_top=True),
     Family("ERR", graded.expected_reciprocal_rank,
            "Expected reciprocal rank: sum of (1/r) R_r prod_{i<r}(1-R_i), R = (2^g-1)/16 (gdeval.pl, "
            "maximum judgment 4).",
            kind="int_cutoffs", names=("ERR", "ERR@k"),
            ir_measures=IrMeasures("ERR", rel=_GRADED, judged_only=_NO_JUDGED_ONLY),
-           reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)"),
+           reference="Chapelle et al., CIKM 2009; gdeval.pl (TREC Web track)", reads_top=True),
     Family("Compat", _later("ideal_ordering", "compat"),
            "Compatibility: rank-biased overlap (persistence p, default 0.95) of the run with the ideal ranking "
            "(documents judged > 0, highest judgment first; equal judgments in the run's order, unretrieved "
