@@ -13,6 +13,7 @@ import trec_rag_eval as tre
 from trec_rag_eval.io import loading
 from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 from trec_rag_eval.service import large_runs as runs
+from trec_rag_eval.service.inputs import run_files
 
 generate = benchmark_generator()
 
@@ -63,10 +64,14 @@ def test_not_for_small_json_streamed_or_several_shards(pair, tmp_path, readers):
     qrels, run = pair
     small = tmp_path / "small.run"
     small.write_text("".join(Path(run).read_text().splitlines(keepends=True)[:100]))
-    assert runs.read_ahead([str(small)]) is None
-    assert runs.read_ahead([run], stream=True) is None
-    assert runs.read_ahead([str(tmp_path)]) is None  # a folder of runs
-    assert runs.read_ahead([str(tmp_path / "missing.run")]) is None  # its error comes in its turn
+    assert runs.read_ahead(str(small), small.stat().st_size) is None
+    assert runs.read_ahead(run, Path(run).stat().st_size, stream=True) is None
+    # a folder of runs and a missing file have no size (service.inputs.run_files): a missing file's error comes
+    # in its turn
+    missing = str(tmp_path / "missing.run")
+    assert run_files([str(tmp_path), missing, run], folders=False) == ([str(tmp_path), missing, run],
+                                                                      {run: Path(run).stat().st_size})
+    assert runs.read_ahead(str(tmp_path), None) is None
     assert invoke("--stream", "-m", "map", qrels, run).exit_code == 0
     assert "trec-rag-eval read-ahead" not in readers
 

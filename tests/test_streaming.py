@@ -129,13 +129,13 @@ def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_gro
     # user gets the numbers anyway (read whole), not an error about an option they never gave
     import trec_rag_eval.service.large_runs as streaming
 
-    monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: True)
+    monkeypatch.setattr(streaming, "should_stream", lambda path, size, run_format: True)
     qrels = golden_path("qrels.binary")
     interleaved = golden_path("run.trunc")  # topics 2, 301, 303, 400 interleaved
     automatic = invoke("--format", "trec", "-m", "map", qrels, interleaved)
     assert automatic.exit_code == 0, automatic.stderr
     assert "not grouped by query, so read whole" in automatic.stderr
-    monkeypatch.setattr(streaming, "should_stream", lambda path, run_format: False)
+    monkeypatch.setattr(streaming, "should_stream", lambda path, size, run_format: False)
     assert automatic.stdout == invoke("--format", "trec", "-m", "map", qrels, interleaved).stdout
     explicit = invoke("--stream", "-m", "map", qrels, interleaved)
     assert explicit.exit_code == 1 and "comes back after other queries" in explicit.stderr
@@ -151,9 +151,9 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
     qrels_path, run_path = _generate(tmp_path)
     size = os.path.getsize(run_path)
     monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size - 1)
-    assert streaming.should_stream(run_path)
+    assert streaming.should_stream(run_path, size)
     monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size)
-    assert not streaming.should_stream(run_path)
+    assert not streaming.should_stream(run_path, size)
     measures = parse_measures(["all_trec"])
     opened: list[str] = []
 
@@ -188,11 +188,11 @@ def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tm
     plain.write_bytes(plain.read_bytes()[:size])
     assert os.path.getsize(plain) == size
     monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size - 1)
-    assert streaming.should_stream(str(packed))
-    assert not streaming.should_stream(str(plain))
+    assert streaming.should_stream(str(packed), size)
+    assert not streaming.should_stream(str(plain), size)
     monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size)
     monkeypatch.setattr(text, "is_gzip", lambda path: pytest.fail(f"{path} opened"))
-    assert not streaming.should_stream(str(packed))
+    assert not streaming.should_stream(str(packed), size)
 
 
 def test_several_runs_on_threads_give_each_run_its_own_numbers(tmp_path):
@@ -251,3 +251,23 @@ def test_a_query_missing_from_a_streamed_run_is_the_only_warning(tmp_path):
                         str(tmp_path / "run.txt"))
         assert (result.exit_code, result.stdout) == (0, "P_1                   \tall\t0.5000\n")
         assert result.stderr == f"Warning: {tmp_path / 'run.txt'}: 1 qrels query missing from the run, scored 0: q2\n"
+
+
+def test_each_run_file_is_asked_its_size_once(tmp_path, monkeypatch):
+    """Whether the first run is read ahead and whether each run is read in pieces are decided on one size per run
+    file, asked once where the runs are listed (``service.inputs.run_files``), a folder's files' too. Neither
+    decision asks io.location again whether the run is a file, or how large."""
+    import trec_rag_eval.io.location as location
+
+    qrels_path, run_path = _generate(tmp_path)
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    other = folder / "other.txt"
+    other.write_text(open(run_path).read())
+    asked: list[str] = []
+    real = location.size_if_file
+    monkeypatch.setattr(location, "size_if_file", lambda path: asked.append(path) or real(path))
+    monkeypatch.setattr(location, "size", lambda path: pytest.fail(f"size({path}) asked again"))
+    result = invoke("-m", "map", "--format", "trec", qrels_path, run_path, str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert sorted(asked) == sorted([run_path, str(folder), str(other)])  # the folder: no file, so it is listed

@@ -21,6 +21,7 @@ import errno
 import os
 import posixpath
 import re
+import stat
 import urllib.parse
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
@@ -196,14 +197,14 @@ def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
         raise _failure(url, err) from None
 
 
-def _kind(url: str, unknown_without_credentials: bool = False) -> str | None:
-    """``"file"``, ``"directory"`` (for object storage: a prefix holding objects), or None when nothing
-    is there. fsspec's ``exists``, ``isdir`` and ``isfile`` answer False to any failure; asked here,
-    credentials refused or a store out of reach are said as such, never as a missing file; or, with
+def _info(url: str, unknown_without_credentials: bool = False) -> dict[str, Any] | str | None:
+    """fsspec's description of ``url`` (its ``type``, a file's ``size``), or None when nothing is there.
+    fsspec's ``exists``, ``isdir`` and ``isfile`` answer False to any failure; asked here, credentials
+    refused or a store out of reach are said as such, never as a missing file; or, with
     ``unknown_without_credentials``, ``"unknown"`` when this machine has none the store accepts."""
     fs, path = _filesystem(url)
     try:
-        kind = fs.info(path).get("type")
+        info: dict[str, Any] = fs.info(path)
     except FileNotFoundError as err:
         hidden = _out_of_reach(url, err)  # a connection refused, an HTTP 403, said as "not found" by fsspec
         if hidden is not None:
@@ -213,7 +214,16 @@ def _kind(url: str, unknown_without_credentials: bool = False) -> str | None:
         if unknown_without_credentials and _without_credentials_here(err):
             return "unknown"
         raise _failure(url, err) from None
-    return "directory" if kind == "directory" else "file"
+    return info
+
+
+def _kind(url: str, unknown_without_credentials: bool = False) -> str | None:
+    """``"file"``, ``"directory"`` (for object storage: a prefix holding objects), or None when nothing
+    is there (``_info``; ``"unknown"`` with ``unknown_without_credentials``, as it says)."""
+    info = _info(url, unknown_without_credentials)
+    if info is None or isinstance(info, str):
+        return info
+    return "directory" if info.get("type") == "directory" else "file"
 
 
 def exists(path: str) -> bool:
@@ -268,6 +278,23 @@ def size(path: str) -> int:
     if not is_url(path):
         return os.path.getsize(path)
     return int(_ask(path, "size"))
+
+
+def size_if_file(path: str) -> int | None:
+    """The size in bytes of ``path`` when it is a file (a local regular file, or a URL's object), None for
+    anything else (a folder, a pipe or a device, nothing there): ``is_file`` and ``size`` in one question (one
+    ``stat``, one request)."""
+    if not is_url(path):
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
+    info = _info(path)
+    if not isinstance(info, dict) or info.get("type") == "directory":
+        return None
+    found = info.get("size")
+    return int(found) if found is not None else size(path)
 
 
 def join(folder: str, name: str) -> str:

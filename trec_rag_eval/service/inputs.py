@@ -3,7 +3,7 @@
 ``tables.shapes``), the judgments (``read_judgments``, and how a cluster's
 workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
 chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
-folder stands for (``expand_run_paths``)."""
+folder stands for and their sizes (``run_files``)."""
 
 from __future__ import annotations
 
@@ -256,30 +256,55 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     return mapped, notes
 
 
-def expand_run_paths(paths: Sequence[str | os.PathLike[str]], workers_read: bool = False) -> list[str]:
-    """Run files as given; a folder stands for the files in it, in name order, except a folder of
-    Parquet files, which is one run in partitions. A folder given by URL is listed through fsspec
-    (``io.location``): its files are named by the folder's URL, and none is opened here.
-    ``workers_read``: a cluster's workers read the runs, with their own credentials; a URL this machine
-    lacks the credentials to ask about is then taken for a run file, left to them."""
+def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = False
+              ) -> tuple[list[Any], dict[str, int]]:
+    """The runs to evaluate (paths as ``str``), and the size of each that is a file, by path
+    (``io.location.size_if_file``): asked once, here, for what decides how a run is read (``service.large_runs``:
+    ahead, or in pieces). With ``folders``, when every run is a path, a folder stands for the files in it, in name
+    order, except a folder of Parquet files, which is one run in partitions. A folder given by URL is listed
+    through fsspec (``io.location``): its files are named by the folder's URL, and none is opened here.
+    ``workers_read``: a cluster's workers read the runs, with their own credentials: no size is asked, and a URL
+    this machine lacks the credentials to ask about is taken for a run file, left to them. A URL whose size
+    cannot be asked here has none: its reader says why in its turn."""
+    from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.loading import is_parquet
-    from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir
+    from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir, size_if_file
 
-    out: list[str] = []
-    for given in paths:
-        path = os.fspath(given)
-        if (is_dir_here(path) if workers_read else is_dir(path)) and not is_parquet(path):
-            try:
-                entries = list_dir(path)
-            except OSError as err:
-                raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
-            found = sorted(join(path, name) for name, is_file in entries if not name.startswith(".") and is_file)
-            if not found:
-                raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
-            out.extend(found)
-        else:
+    sizes: dict[str, int] = {}
+
+    def sized(path: str) -> bool:
+        """Whether ``path`` is a file (its size kept in ``sizes``)."""
+        if workers_read:
+            return False
+        try:
+            found = size_if_file(path)
+        except TrecRagEvalError:
+            return False
+        if found is not None:
+            sizes[path] = found
+        return found is not None
+
+    expand = folders and all(isinstance(run, (str, os.PathLike)) for run in runs)
+    out: list[Any] = []
+    for run in runs:
+        if not isinstance(run, (str, os.PathLike)):
+            out.append(run)
+            continue
+        path = os.fspath(run)
+        if sized(path) or not expand or not (is_dir_here(path) if workers_read else is_dir(path)) or is_parquet(path):
             out.append(path)
-    return out
+            continue
+        try:
+            entries = list_dir(path)
+        except OSError as err:
+            raise InputFormatError(path, None, f"cannot read the folder: {err.strerror or err}") from None
+        found = sorted(join(path, name) for name, is_file in entries if not name.startswith(".") and is_file)
+        if not found:
+            raise InputFormatError(path, None, "no run file in this folder (sub-folders are not read)")
+        for name in found:
+            sized(name)
+        out.extend(found)
+    return out, sizes
 
 
 def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:

@@ -61,19 +61,17 @@ def byte_progress() -> Progress:
 
     return display
 
-def should_stream(path: str, run_format: str = "auto") -> bool:
-    """Whether the run at ``path`` is better read in pieces: a TREC run larger than a quarter of the
-    memory available now (a gzip file counted at eight times its size). JSON results are read whole. A file too
-    small to matter even as gzip is not opened to see whether it is."""
-    from trec_rag_eval.io.location import is_file
-    from trec_rag_eval.io.location import size as size_of
-
-    if (run_format in FORMATS and FORMATS[run_format].whole) or not is_file(path):
+def should_stream(path: str, size: int | None, run_format: str = "auto") -> bool:
+    """Whether the run at ``path``, a file of ``size`` bytes (None: no file, a pipe, a folder), is better read in
+    pieces: a TREC run larger than a quarter of the memory available now (a gzip file counted at eight times its
+    size). JSON results are read whole. A file too small to matter even as gzip is not opened to see whether it
+    is."""
+    if (run_format in FORMATS and FORMATS[run_format].whole) or size is None:
         return False
     available = available_memory()
     if available is None:
         return False
-    size = size_of(path) * STREAM_MEMORY_SHARE
+    size *= STREAM_MEMORY_SHARE
     if size * GZIP_RATIO <= available:
         return False
     from trec_rag_eval.io.text import is_gzip
@@ -136,27 +134,24 @@ class RunReader:
         return self._value
 
 
-def read_ahead(paths: list[str], run_format: str = "auto", stream: bool | None = None) -> RunReader | None:
-    """Start reading the first run of ``paths`` on a background thread, if ``evaluate_run_files``
-    would read it whole as a large TREC file; None otherwise.
+def read_ahead(path: str, size: int | None, run_format: str = "auto", stream: bool | None = None
+               ) -> RunReader | None:
+    """Start reading the run at ``path``, a file of ``size`` bytes (None: no file), on a background thread, if
+    ``evaluate_run_files`` would read it whole as a large TREC file; None otherwise.
 
     Called before the judgments are read: pyarrow parses the run (without the GIL) while polars reads
     the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``,
     and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.loading import detect_format
-    from trec_rag_eval.io.location import is_file, size
     from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
 
-    if not paths or stream:
+    if stream or size is None or size < SMALL_FILE_BYTES:
         return None
-    path = os.fspath(paths[0])
     try:
-        if not is_file(path) or size(path) < SMALL_FILE_BYTES:
-            return None
         fmt = detect_format(path) if run_format == "auto" else run_format
     except (OSError, TrecRagEvalError):  # said by the reader in its turn, after the qrels' errors
         return None
-    if fmt != "trec" or should_stream(path, fmt):
+    if fmt != "trec" or should_stream(path, size, fmt):
         return None
     return RunReader(path, fmt)

@@ -116,17 +116,14 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
               folders: bool = False) -> Iterator[RunOutcome]:
     """The outcomes of ``runs`` as ``request`` asks; ``folders``: a folder among run paths stands for the run files
     in it."""
-    from trec_rag_eval.service.inputs import has_llm_judgments, qrels_loader
+    from trec_rag_eval.service.inputs import has_llm_judgments, qrels_loader, run_files
     from trec_rag_eval.service.large_runs import byte_progress
     from trec_rag_eval.service.spread import task_progress
 
     reading, running, chosen, order = request.reading, dict(request.running), request.settings, request.order
     cluster, shards, corpus, tokenizer = request.cluster, request.shards, request.corpus, request.tokenizer
     render, zscores = request.render, request.zscores
-    if folders and runs and all(isinstance(run, (str, os.PathLike)) for run in runs):
-        from trec_rag_eval.service.inputs import expand_run_paths
-
-        runs = expand_run_paths(runs, workers_read=cluster is not None)
+    runs, sizes = run_files(runs, folders, workers_read=cluster is not None)
     if zscores is not None:
         from trec_rag_eval.evaluation.zscores import ZScoredRender, zscores_of
 
@@ -142,7 +139,8 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
     ahead = None
     if (cluster is None and not shards and isinstance(first, (str, os.PathLike)) and running.get("doc_map") is None
             and running.get("id") is None):
-        ahead = large_runs.read_ahead([os.fspath(first)], running.get("run_format", "auto"), running.get("stream"))
+        ahead = large_runs.read_ahead(os.fspath(first), sizes.get(os.fspath(first)),
+                                      running.get("run_format", "auto"), running.get("stream"))
     bars = contextlib.ExitStack()
     if running.get("progress") is True:  # the library's bars; a callable is the caller's own display
         running["progress"] = byte_progress()
@@ -167,7 +165,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
             running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
                                                  topics=reading.get("topics"), judgments=reading.get("judgments"))
         # the context cost is added here, to the evaluation: then rendered here too
-        outcomes = run_outcomes(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead,
+        outcomes = run_outcomes(table, runs, asked, chosen, cluster=cluster, shards=shards, ahead=ahead, sizes=sizes,
                                  render=render if corpus is None else None, **running)
         if corpus is None:
             if zscores is None or render is not None:
@@ -312,7 +310,8 @@ def run_outcomes(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], set
                  labels: Sequence[str] | None = None, run_format: str = "auto", doc_map: Any = None,
                  id: IdLocator | None = None,
                  stream: bool | None = None, chunk_bytes: int = 64 << 20, jobs: int | None = None,
-                 progress: Progress | None = None, ahead: RunReader | None = None, cluster: Any = None,
+                 progress: Progress | None = None, ahead: RunReader | None = None, sizes: Mapping[str, int],
+                 cluster: Any = None,
                  shards: bool = False, task_progress: TaskProgress | None = None,
                  qrels_from: Callable[[], Qrels] | None = None,
                  render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
@@ -324,7 +323,8 @@ def run_outcomes(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], set
     (``should_stream``), and one of those that is not grouped by query is read whole after all, with
     a note; False never. Runs read whole are evaluated ``jobs`` at a time (default: the number of
     cores) on threads sharing the judgments: polars and numpy release the GIL. ``ahead``: the first
-    run, already being read (``read_ahead``). ``cluster``: evaluate on Dask workers (see
+    run, already being read (``read_ahead``). ``sizes``: the size of each run file, by path (``run_files``;
+    a run without one is no file, and is read whole). ``cluster``: evaluate on Dask workers (see
     ``trec_rag_eval.cluster``); ``shards``: the files are pieces of one run (one outcome). ``id``:
     where each search result keeps its document id (``run_from_any_shape``). ``qrels_from``: how a cluster's
     workers read ``qrels`` themselves (``qrels_loader``); without it they are sent the table.
@@ -348,7 +348,7 @@ def run_outcomes(qrels: Qrels, runs: Sequence[Any], measures: list[Measure], set
             yield outcome.render_with(render)  # one run split over the workers: its parts are combined here
         return
     yield from _evaluate_here(qrels, runs, labels, [tag is not None for tag in tags], in_memory, measures, settings,
-                              run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, id, render)
+                              run_format, mapping, stream, chunk_bytes, jobs, progress, ahead, sizes, id, render)
 
 
 def _in_memory(run: Any, qrels: Qrels, tag: str | None, id: IdLocator | None, read_files: bool = False
@@ -368,7 +368,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                    measures: list[Measure],
                    settings: Settings, run_format: str, mapping: DocIdMap | None, stream: bool | None,
                    chunk_bytes: int, jobs: int | None, progress: Progress | None,
-                   ahead: RunReader | None, id: IdLocator | None,
+                   ahead: RunReader | None, sizes: Mapping[str, int], id: IdLocator | None,
                    render: Callable[[Evaluation], Any] | None = None) -> Iterator[RunOutcome]:
     """``evaluate_runs`` on this machine: threads for runs read whole, one at a time in pieces. A run
     is evaluated (and rendered, with ``render``) at most ``AHEAD_PER_THREAD`` runs per thread ahead of
@@ -378,7 +378,8 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
         ahead = None
     # a run already being read ahead is read whole: read_ahead asked should_stream before starting it
     streamed = [path is not None and not (index == 0 and ahead is not None) and mapping is None and id is None
-                and stream is not False and (bool(stream) or large_runs.should_stream(path, run_format))
+                and stream is not False
+                and (bool(stream) or large_runs.should_stream(path, sizes.get(path), run_format))
                 for index, path in enumerate(paths)]
 
     def one(index: int) -> RunOutcome:
