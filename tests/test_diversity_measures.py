@@ -179,3 +179,16 @@ def test_200_seeded_pairs_agree_with_pyndeval(block: int) -> None:
             assert set(verdict.conventions) <= allowed, (seed, report.render())
             seen |= set(verdict.conventions)
     assert "tie_order" in seen
+
+
+def test_num_rel_recounted_under_c_counts_each_document_once(tmp_path) -> None:
+    # a is relevant under subtopics 1 and 2 of query 1: one relevant document, as every measure but the
+    # intent-aware ones reads it. Relevant documents: a, b (query 1), c (query 2): 3, not the 4 relevant lines;
+    # -c recounts num_rel over the judgments (0-judged d not counted), whatever the run retrieved
+    path = tmp_path / "twice.qrels"
+    path.write_text("1 1 a 1\n1 2 a 2\n1 1 b 1\n1 2 d 0\n2 1 c 1\n")
+    run = Run.from_dict({"1": {"a": 2.0, "x": 1.0}})
+    per_query = evaluate_tables(read_trec_qrels(path), run, ["num_rel"])
+    recounted = evaluate_tables(read_trec_qrels(path), run, ["num_rel"], complete=True)
+    assert [per_query.per_query[q]["num_rel"] for q in ("1", "2")] == [2, 1]
+    assert per_query.summary["num_rel"] == recounted.summary["num_rel"] == 3

@@ -14,7 +14,10 @@ For every evaluated query:
    below the cut it is never seen, as in trec_eval.
 4. Relevance of a ranked document: its qrels value when >= 0; -2 when the qrels give a negative
    value ("in the pool, not judged"); -1 when the qrels do not mention it ("not in the pool").
-   Relevant means value >= relevance_level (``-l``); graded measures use the values as gains.
+   Relevant means value >= relevance_level (``-l``); graded measures use the values as gains. A
+   document judged under several subtopics (ndeval's intent-aware qrels) has its highest judgment
+   (``tables.per_document``); the intent-aware measures read the subtopics' own judgments beside
+   the ranking (``evaluation.subtopics``).
 
 This module states the rules and applies them in that order; the work is done by three modules
 beside it: ``core.ordering`` puts the rows in that order, ``core.matching`` gives each row its
@@ -53,6 +56,7 @@ from trec_rag_eval.tables import (
     byte_key,
     derived_from,
     large_run_data,
+    per_document,
     qrels_query_ids,
 )
 
@@ -178,6 +182,7 @@ def rank(
         raise UsageError(f"queries must be 'qrels' or 'intersection', got {queries!r}")
     if max_retrieved is not None and max_retrieved < 0:
         raise UsageError(f"max_retrieved must be >= 0, got {max_retrieved}")
+    qrels = per_document(qrels)  # intent-aware qrels: one judgment per document (rule 4)
     run_data: Any
     qrels_data: Any  # columns by name: Columns (lists), a polars DataFrame (Series) or an Arrow table
     rows = len(run.data["query_id"]) if isinstance(run.data, dict) else None

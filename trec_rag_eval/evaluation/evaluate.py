@@ -23,7 +23,7 @@ from trec_rag_eval.notes import Note, warning
 from trec_rag_eval.number_formats import short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.syntax import quote
-from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, per_document, query_id_set
+from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, query_id_set
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -211,16 +211,18 @@ def _sequential_sum(values: np.ndarray) -> float:
     return 0.0 + float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
-def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | None = None,
+def aggregate(measure: Measure, values: Any, num_queries: int, judgments: Any = None,
               complete_flag: bool = False, run_tag: str = "") -> Any:
-    """The summary value of one measure over queries (trec_eval's rules: docs/trec_eval_conventions.md §5.2)."""
+    """The summary value of one measure over queries (trec_eval's rules: docs/trec_eval_conventions.md §5.2).
+    ``judgments``: the judgment values of every qrels query (``RankedQueries.judged``, or a qrels table's
+    relevance column), which ``-c`` recounts num_rel over (``recounted_under_c``)."""
     family = measure.spec
     if family.run_tag:
         return run_tag
     if family.aggregate == "none":
         return None
-    if recounted_under_c(measure, complete_flag) and qrels is not None:
-        return float((np.asarray(qrels.data["relevance"]) > 0).sum())
+    if recounted_under_c(measure, complete_flag) and judgments is not None:
+        return float((np.asarray(judgments) > 0).sum())
     array = np.asarray(values, dtype=np.float64)
     if num_queries == 0 and family.aggregate != "sum":
         return None  # a mean over no query has no value (an empty run under queries="intersection")
@@ -241,7 +243,8 @@ def aggregate(measure: Measure, values: Any, num_queries: int, qrels: Qrels | No
 def recounted_under_c(measure: Measure, complete_flag: bool) -> bool:
     """Whether trec_eval's summary of ``measure`` is not taken over its per-query values: -c recounts num_rel over
     the qrels as judgments > 0, whatever -l says (a rule of trec_eval's -c summary about this one count, its
-    per-query values keeping -l; not a property of the measure)."""
+    per-query values keeping -l; not a property of the measure). Under -c every qrels query is evaluated, so
+    the ranking's judgments (``RankedQueries.judged``, one per document) are every judgment of the qrels."""
     return measure.spec.name == "num_rel" and complete_flag
 
 
@@ -308,8 +311,7 @@ def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings:
         if ranked.num_queries == 0:
             raise no_query_error(numbered, run)
         warn_if_nothing_matches(ranked, run.source)
-        return evaluate_ranked(ranked, measures, settings, qrels=numbered, views=views)
-    given_qrels, qrels = qrels, per_document(qrels)  # intent-aware qrels: one judgment per document
+        return evaluate_ranked(ranked, measures, settings, views=views)
     # measures that read no further than their cutoff (nDCG@10, P@5...) need no judgment below the deepest one,
     # unless -J closes the ranks up; a ranking with no judged row in that depth is made again whole, so that the
     # warning below says how many retrieved ids of all met no judgment
@@ -328,10 +330,10 @@ def evaluate_measures(qrels: Qrels, run: Run, measures: list[Measure], settings:
     if any(m.spec.subtopics for m in plain):
         from trec_rag_eval.evaluation.subtopics import subtopic_view
 
-        subtopics = subtopic_view(given_qrels, run, ranked, settings)
-    result = evaluate_ranked(ranked, plain, settings, qrels=qrels, subtopics=subtopics)
+        subtopics = subtopic_view(qrels, run, ranked, settings)
+    result = evaluate_ranked(ranked, plain, settings, subtopics=subtopics)
     if judged:
-        extra = evaluate_ranked(only_judged(ranked), judged, settings, qrels=qrels)
+        extra = evaluate_ranked(only_judged(ranked), judged, settings)
         result = replace(result, measures=measures,
                          values=ByMeasure.of(measures, {**_keyed(result.values), **_keyed(extra.values)}),
                          summary=ByMeasure.of(measures, {**_keyed(result.summary), **_keyed(extra.summary)}))
@@ -429,7 +431,6 @@ def evaluate_ranked(
     measures: list[Measure],
     settings: Settings | None = None,
     *,
-    qrels: Qrels | None = None,
     subtopics: Any = None,
     views: Mapping[str, Any] | None = None,
 ) -> Evaluation:
@@ -454,7 +455,7 @@ def evaluate_ranked(
         values = {measure: _joined_values([share[measure] for share in shares]) for measure in shares[0]}
     summary: dict[Measure, Any] = {}
     for measure in measures:
-        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, qrels, settings.complete,
+        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, ranked.judged, settings.complete,
                                      ranked.run_tag)
     return Evaluation(
         query_ids=ranked.query_ids,

@@ -24,6 +24,7 @@ from trec_rag_eval.evaluation.evaluate import (
     aggregate,
     evaluate_tables,
     no_query_error,
+    recounted_under_c,
     warn_no_common_query,
 )
 from trec_rag_eval.measures.by_measure import ByMeasure
@@ -108,6 +109,8 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     order = np.array([starts[found[q][0]] + found[q][1] for q in query_ids], dtype=np.int64)
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
+    recounted = any(recounted_under_c(measure, settings.complete) for measure in measures)
+    judgments = qrels.data["relevance"] if recounted else None
     for measure in measures:
         if measure.spec.run_tag:
             summary[measure] = run_tag
@@ -118,7 +121,7 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
             values[measure] = [joined[i] for i in order]
         else:
             values[measure] = np.concatenate([np.asarray(piece, dtype=np.float64) for piece in pieces])[order]
-        summary[measure] = aggregate(measure, values[measure], len(query_ids), qrels, settings.complete, run_tag)
+        summary[measure] = aggregate(measure, values[measure], len(query_ids), judgments, settings.complete, run_tag)
     return Evaluation(
         query_ids=query_ids,
         measures=list(measures),
