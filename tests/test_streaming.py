@@ -271,3 +271,17 @@ def test_each_run_file_is_asked_its_size_once(tmp_path, monkeypatch):
     result = invoke("-m", "map", "--format", "trec", qrels_path, run_path, str(folder))
     assert result.exit_code == 0, result.stderr
     assert sorted(asked) == sorted([run_path, str(folder), str(other)])  # the folder: no file, so it is listed
+
+
+def test_a_run_read_in_pieces_recounts_num_rel_under_c_one_per_document(tmp_path):
+    # intent-aware qrels: a relevant under subtopics 1 and 2 of query 1 is one relevant document, as every measure
+    # but the intent-aware ones reads it; relevant documents a, b (query 1) and c (query 2): 3, not the 4 lines
+    qrels_path = tmp_path / "twice.qrels"
+    qrels_path.write_text("1 1 a 1\n1 2 a 2\n1 1 b 1\n1 2 d 0\n2 1 c 1\n")
+    run_path = tmp_path / "run.txt"
+    run_path.write_text("1 Q0 a 1 2.0 r\n1 Q0 x 2 1.0 r\n2 Q0 c 1 1.0 r\n")
+    qrels = read_trec_qrels(qrels_path)
+    streamed = evaluate_pieces(qrels, iter_run_chunks(str(run_path), chunk_bytes=16), ["num_rel"], complete=True)
+    whole = evaluate_tables(qrels, read_trec_run(run_path), ["num_rel"], complete=True)
+    assert whole.summary["num_rel"] == 3
+    _same(whole, streamed)

@@ -30,7 +30,7 @@ from trec_rag_eval.evaluation.evaluate import (
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
-from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, qrels_query_ids
+from trec_rag_eval.tables import RUN_SCHEMA, Qrels, Run, per_document, qrels_query_ids
 
 
 def evaluate_pieces(
@@ -109,8 +109,9 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
     order = np.array([starts[found[q][0]] + found[q][1] for q in query_ids], dtype=np.int64)
     values: dict[Measure, Any] = {}
     summary: dict[Measure, Any] = {}
+    # -c recounts num_rel over the judgments one per document, as the ranking of every piece reads them
     recounted = any(recounted_under_c(measure, settings.complete) for measure in measures)
-    judgments = qrels.data["relevance"] if recounted else None
+    judgments = per_document(qrels).data["relevance"] if recounted else None
     for measure in measures:
         if measure.spec.run_tag:
             summary[measure] = run_tag
