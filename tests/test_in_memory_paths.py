@@ -23,11 +23,12 @@ from trec_rag_eval.tables import derived_from, is_arrow
 MEASURES = ["all_trec"]
 
 
-def _pair(seed: int, ascii_ids: bool = True) -> tuple[dict, dict]:
+def _pair(seed: int, ascii_ids: bool = True, negative: bool = True) -> tuple[dict, dict]:
     rng = random.Random(seed)
     accent = "" if ascii_ids else "é"
     queries = [f"{rng.choice(['q', 'Q', '1'])}{i}" for i in range(rng.randint(3, 12))]
-    qrels = {q: {f"d{d}{accent if d % 3 == 0 else ''}": rng.choice([-1, 0, 0, 1, 2, 3])
+    grades = [-1, 0, 0, 1, 2, 3] if negative else [0, 0, 1, 2, 3]
+    qrels = {q: {f"d{d}{accent if d % 3 == 0 else ''}": rng.choice(grades)
                  for d in rng.sample(range(40), rng.randint(1, 12))} for q in queries}
     run = {}
     for q in queries[:-1] if len(queries) > 3 else queries:  # one query of the qrels missing from the run
@@ -73,6 +74,28 @@ def test_a_dict_of_dicts_gives_the_file_s_numbers_on_every_path(tmp_path, monkey
         assert as_lists[key] == pytest.approx(value, abs=1e-12), key
         assert searched[key] == pytest.approx(value, abs=1e-12), key
         assert as_large[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("seed", first_by_default(range(6), keep=2))
+@pytest.mark.parametrize("measures", [MEASURES, ["nDCG@10", "P@5"]])
+def test_judgments_given_as_a_dict_of_dicts_are_looked_up_in_their_own_dicts(tmp_path, seed, measures):
+    """Judgments with no negative value given as a dict of dicts serve the ranking as their own dicts (copied:
+    ``CheckedColumns.judged_dicts``), not numbered pair by pair: the file's numbers, for every run row judged
+    or not, and the user's dicts changed after the table was made change nothing."""
+    qrels, run = _pair(seed, negative=False)
+    expected = _values(tre.evaluate(*_written(tmp_path, qrels, run), measures))
+    prepared = tre.Qrels(qrels)
+    assert prepared.data.judged_dicts is not None  # the path taken
+    for query in qrels.values():  # changed after the table was made: nothing of it is read
+        query.update({doc: 3 for doc in list(query)[:2]}, new_doc=1)
+    for values in (_values(tre.evaluate(prepared, run, measures)), _values(tre.evaluate(prepared, run, measures))):
+        assert values.keys() == expected.keys()
+        for key, value in expected.items():
+            assert values[key] == pytest.approx(value, abs=1e-12), key
+    assert pickle.loads(pickle.dumps(prepared.data)).judged_dicts is None  # a worker gets the columns alone
+    # a negative judgment (in the pool, not judged) is no value a row may take as it is: numbered as before
+    assert tre.Qrels(_pair(seed)[0] | {"neg": {"d1": -1}}).data.judged_dicts is None
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")

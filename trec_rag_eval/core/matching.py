@@ -57,7 +57,7 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
         return np.zeros(0, dtype=judged.dtype)
     if not distinct:
         refuse_repeats(run, query_ids, row_query, doc_ids, starts)
-    numbered = judged.numbered
+    numbered = None if judged.given_dicts is not None else judged.numbered
     if numbered is not None:
         numbers, table = numbered
         # a list of Python ints, then numpy's: faster than np.fromiter over the map itself; a document judged in
@@ -192,7 +192,7 @@ class Judgments:
     matches run rows with."""
 
     def __init__(self, qrels_data: Any, query_ids: list[str], keyed: bool) -> None:
-        self.qrels_data, self.num_queries = qrels_data, len(query_ids)
+        self.qrels_data, self.query_ids, self.num_queries = qrels_data, query_ids, len(query_ids)
         self.qidx = row_index(qrels_data, dict(zip(query_ids, range(len(query_ids)), strict=True)))
         self.relevance = np.asarray(qrels_data["relevance"], dtype=np.int64)
         self.dtype = _rel_dtype(self.relevance)
@@ -244,12 +244,24 @@ class Judgments:
         table[keys[last]] = values[last]
         return numbers, table
 
+    @property
+    def given_dicts(self) -> list[dict[str, Any]] | None:
+        """The judgments' own dicts of each query, when they were given as a dict of dicts that can serve as
+        they are (``tables.CheckedColumns.judged_dicts``): then ``by_query`` copies them, and ``match_lists``
+        looks rows up in them rather than numbering every judged document."""
+        return getattr(self.qrels_data, "judged_dicts", None)
+
     @cached_property
     def by_query(self) -> list[dict[str, int]]:
         """For judgments held as lists: one dict per evaluated query, doc id -> the value a ranked row
-        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use: block by block of rows of
-        one query (as qrels are written, and as a dict of dicts gives them), gathered by query first when
-        the rows of the queries are interleaved."""
+        gets (>= 0 judged, UNJUDGED for a negative judgment), made on first use: the query's own dict when
+        the judgments were given so (``given_dicts``: none negative, copied when the table was made), else
+        block by block of rows of one query (as qrels are written), gathered by query first when the rows of
+        the queries are interleaved."""
+        given = self.given_dicts
+        if given is not None:
+            of_query = dict(zip(self.qrels_data.blocks[0], given, strict=True))
+            return [of_query.get(query, {}) for query in self.query_ids]
         qidx, docs = self.qidx, self.qrels_data["doc_id"]
         values = self.ranked_values
         bounds = np.flatnonzero(qidx[1:] != qidx[:-1]) + 1

@@ -31,6 +31,14 @@ class CheckedColumns(dict[str, Any]):
     ranking looks each query up once rather than each row."""
 
     blocks: tuple[list[str], list[int]] | None = None
+    judged_dicts: list[dict[str, Any]] | None = None
+    """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
+    negative: a copy of each query's dict (made in C, ten times faster than building one pair by pair), in the
+    order of ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (sent to a worker) with its columns and blocks, not the dicts: the columns hold the same."""
+        return CheckedColumns, (dict(self),), {"blocks": self.blocks}
 
 _FLOATS = (float, np.float64, np.float32, np.float16)
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
@@ -55,7 +63,8 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     query_ids = id_texts(list(value))
     lengths = list(map(len, inner))
     # an empty key of a dict is found by one lookup per query, not by a scan of every id
-    doc_ids = id_texts(list(chain.from_iterable(inner)), empty=lists)
+    keys = list(chain.from_iterable(inner))
+    doc_ids = id_texts(keys, empty=lists)
     if query_ids is None or doc_ids is None:
         return None
     if lists:
@@ -72,6 +81,8 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     query_column = list(chain.from_iterable(map(repeat, query_ids, lengths)))
     columns = _columns(query_column, doc_ids, numbers, value_column)
     columns.blocks = (query_ids, lengths)
+    if value_column == "relevance" and kinds == {dict} and doc_ids is keys and not (len(numbers) and numbers.min() < 0):
+        columns.judged_dicts = list(map(dict.copy, inner))  # the user's dicts may change after
     return columns
 
 
