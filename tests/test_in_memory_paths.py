@@ -99,6 +99,24 @@ def test_judgments_given_as_a_dict_of_dicts_are_looked_up_in_their_own_dicts(tmp
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("seed", first_by_default(range(6), keep=2))
+def test_judgments_given_as_lists_of_relevant_ids_give_the_file_s_numbers(tmp_path, seed):
+    """Lists of relevant ids are judgments of 1 (the README's list shape), looked up in a dict made of each list
+    (``CheckedColumns.judged_dicts``): the numbers of the same judgments written as a qrels file."""
+    qrels, run = _pair(seed, negative=False)
+    relevant = {q: [d for d, grade in docs.items() if grade > 0] for q, docs in qrels.items()}
+    relevant = {q: ids for q, ids in relevant.items() if ids}
+    expected = _values(tre.evaluate(*_written(tmp_path, {q: dict.fromkeys(ids, 1) for q, ids in relevant.items()},
+                                              run), MEASURES))
+    prepared = tre.Qrels(relevant)
+    assert prepared.data.judged_dicts is not None  # the path taken
+    values = _values(tre.evaluate(prepared, run, MEASURES))
+    assert values.keys() == expected.keys()
+    for key, value in expected.items():
+        assert values[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent():
     qrels_dict, _ = _pair(7)
     qrels = tre.Qrels(qrels_dict)

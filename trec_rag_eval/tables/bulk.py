@@ -33,8 +33,9 @@ class CheckedColumns(dict[str, Any]):
     blocks: tuple[list[str], list[int]] | None = None
     judged_dicts: list[dict[str, Any]] | None = None
     """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
-    negative: a copy of each query's dict (made in C, ten times faster than building one pair by pair), in the
-    order of ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
+    negative, or as lists of relevant ids: each query's dict of doc id -> judgment (a copy of the query's own
+    dict, or its list's ids each judged 1: made in C, ten times faster than pair by pair), in the order of
+    ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (sent to a worker) with its columns and blocks, not the dicts: the columns hold the same."""
@@ -81,8 +82,11 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     query_column = list(chain.from_iterable(map(repeat, query_ids, lengths)))
     columns = _columns(query_column, doc_ids, numbers, value_column)
     columns.blocks = (query_ids, lengths)
-    if value_column == "relevance" and kinds == {dict} and doc_ids is keys and not (len(numbers) and numbers.min() < 0):
-        columns.judged_dicts = list(map(dict.copy, inner))  # the user's dicts may change after
+    if value_column == "relevance" and doc_ids is keys:  # each query's lookup, made in C (the user's may change)
+        if lists:  # relevant documents: each judged 1
+            columns.judged_dicts = list(map(dict.fromkeys, inner, repeat(1)))
+        elif kinds == {dict} and not (len(numbers) and numbers.min() < 0):
+            columns.judged_dicts = list(map(dict.copy, inner))
     return columns
 
 
