@@ -252,3 +252,31 @@ def test_query_ids_take_trec_eval_s_byte_order_ascii_or_not():
     # own order of the characters (U+DC80 after U+00E9) is the other way
     assert byte_sorted(["é", "\udc80", "b"]) == ["b", "\udc80", "é"]
     assert sorted(["é", "\udc80"]) == ["é", "\udc80"]  # what the key is there for
+
+
+@pytest.mark.parametrize("count_max", [0, bulk.DISTINCT_COUNT_MAX_KEYS])
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_small_frames_give_their_own_ids_whether_documents_repeat_across_queries_or_not(monkeypatch, count_max,
+                                                                                       library):
+    # a frame's doc ids become Python strings from Arrow's dictionary of them when many rows share a document
+    # (here 4 documents over 12 rows), from the column itself when few do (12 documents); a document twice in one
+    # query is refused whether the pairs are counted in a table of every key or sorted (count_max 0)
+    import pandas as pd
+    import polars as pl
+
+    monkeypatch.setattr(bulk, "DISTINCT_COUNT_MAX_KEYS", count_max)
+    queries = ["q1"] * 4 + ["q2"] * 4 + ["q3"] * 4
+    for docs in (["a", "b", "c", "é"] * 3, [f"d{i}" for i in range(12)]):
+        columns = {"query_id": queries, "doc_id": docs, "score": [float(i) for i in range(12)]}
+        frame = pd.DataFrame(columns) if library == "pandas" else pl.DataFrame(columns)
+        made = shapes.run_data(frame)
+        assert isinstance(made, bulk.CheckedColumns) and made.blocks == (["q1", "q2", "q3"], [4, 4, 4])
+        assert made["query_id"] == queries and made["doc_id"] == docs
+        assert made["score"].tolist() == columns["score"]
+        twice = {**columns, "doc_id": docs[:5] + [docs[4]] + docs[6:]}  # the second document of q2 given twice
+        frame = pd.DataFrame(twice) if library == "pandas" else pl.DataFrame(twice)
+        assert bulk.frame_columns(shapes._arrow_array(frame["query_id"]), shapes._arrow_array(frame["doc_id"]),
+                                  frame["score"].to_numpy(), "score") is None
+        with pytest.raises(InputFormatError, match=f"row 6: document '{docs[4]}' listed twice for query 'q2' "
+                                                   "\\(first at row 5\\)"):
+            tre.evaluate(tre.Qrels({"q1": {"a": 1}}), frame, "P@5")

@@ -12,8 +12,9 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import reduce
 from itertools import chain, repeat
-from operator import attrgetter, countOf, itemgetter
+from operator import attrgetter, countOf, iadd, itemgetter, mul
 from typing import Any
 
 import numpy as np
@@ -113,15 +114,16 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow and numpy: no null, no
     empty id (two equal offsets in the column's offsets buffer), each query's rows together (as a dict of
     dicts gives them: its blocks are where the id changes from the row before, and no id starts two
-    blocks), so that a pair given twice is a document twice within one block, found by a sort of the
-    pairs' block numbers and document dictionary codes."""
+    blocks), so that a pair given twice is a document twice within one block, found by counting the pairs
+    of block number and document dictionary code (``_pairs_distinct``). The documents' Python strings are
+    made from that dictionary when ids repeat across queries (``_doc_list``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     arrays = []
     for ids in (query_ids, doc_ids):
         if isinstance(ids, pa.ChunkedArray):
-            ids = ids.combine_chunks()
+            ids = ids.chunk(0) if ids.num_chunks == 1 else ids.combine_chunks()
         if pa.types.is_string_view(ids.type):
             ids = ids.cast(pa.large_string())  # Arrow's compute functions take few views yet
         if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count or not len(ids):
@@ -140,15 +142,42 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     if len(set(block_ids)) != len(block_ids):
         return None  # a query in two places: no blocks
     lengths = np.diff(np.r_[starts, len(queries)])
-    doc_codes = docs.dictionary_encode().indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    pairs = np.sort(np.repeat(np.arange(len(starts), dtype=np.int64) * len(docs), lengths) + doc_codes)
-    if (pairs[1:] == pairs[:-1]).any():
+    encoded = docs.dictionary_encode()
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(encoded.dictionary), lengths)
+                           + codes, len(starts) * len(encoded.dictionary)):
         return None
     counts = lengths.tolist()
-    columns = _columns(list(chain.from_iterable(map(repeat, block_ids, counts))), docs.to_pylist(), numbers,
-                       value_column)
+    # each query's id in its rows: one list [id] * n a query, joined in C (no step per row)
+    query_column: list[str] = reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])
+    columns = _columns(query_column, _doc_list(docs, encoded.dictionary, codes), numbers, value_column)
     columns.blocks = (block_ids, counts)
     return columns
+
+
+def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
+    """Whether no key (a pair's block number times the dictionary's size plus its document code, each below
+    ``size``) is given twice: counted into a table of every possible key when it is small (no sort), else sorted."""
+    if size <= DISTINCT_COUNT_MAX_KEYS:
+        return bool(np.bincount(keys).max() <= 1) if len(keys) else True
+    keys = np.sort(keys)
+    return not bool((keys[1:] == keys[:-1]).any())
+
+
+DISTINCT_COUNT_MAX_KEYS = 1 << 16
+"""Pairs whose keys all fall below this many are told distinct by a count of each key (``np.bincount``,
+a table of at most 512 kB); above, by a sort of the keys."""
+
+
+def _doc_list(docs: Any, dictionary: Any, codes: np.ndarray) -> list[str]:
+    """The documents' ids as Python strings: when at most half the rows bring a document of their own (the
+    same documents ranked for many queries), each distinct id made once from Arrow's dictionary and put in
+    every row that holds it (one string, whose hash is then computed once, shared by those rows); else each
+    row's made from the column (cheaper than the dictionary's gather when few ids repeat)."""
+    if 2 * len(dictionary) > len(codes):
+        return docs.to_pylist()  # type: ignore[no-any-return]
+    names = np.array(dictionary.to_pylist(), dtype=object)
+    return names.take(codes).tolist()  # type: ignore[no-any-return]
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
