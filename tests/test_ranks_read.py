@@ -126,3 +126,25 @@ def test_judged_documents_only_below_the_cut_are_no_nothing_matches_warning() ->
     nothing = {"q1": {f"x{i}": 100.0 - i for i in range(30)}}
     with pytest.warns(UserWarning, match="none of the 30 retrieved ids appears in the qrels"):
         tre.evaluate(qrels, nothing, "nDCG@10")
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+def test_a_run_file_cut_gives_the_values_of_the_whole_ranking(tmp_path: Path, interleaved: bool) -> None:
+    """A run read from a file (not checked for repeats when made: they are looked for among every row) in query
+    blocks or with its lines shuffled, an infinite score among them: the cut's values are the whole ranking's."""
+    measures = ["nDCG@10", "P@5", "R@3", "HitRate@1", "MRR@10", "AP@10"]
+    for seed in range(3):
+        qrels, run = _pair(seed)
+        lines = [f"{q} Q0 {d} 0 {s!r} run" for q, docs in run.items() for d, s in docs.items()]
+        lines[3] = lines[3].rsplit(" ", 2)[0] + " -inf run"
+        if interleaved:
+            random.Random(seed).shuffle(lines)
+        run_file, qrels_file = tmp_path / "run.txt", tmp_path / "qrels.txt"
+        run_file.write_text("\n".join(lines) + "\n")
+        qrels_file.write_text("".join(f"{q} 0 {d} {r}\n" for q, docs in qrels.items() for d, r in docs.items()))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cut = tre.evaluate(str(qrels_file), str(run_file), measures)
+            whole = tre.evaluate(str(qrels_file), str(run_file), [*measures, "num_ret"])
+        for m in cut.measures:
+            assert np.array_equal(cut.values[m], whole.values[m], equal_nan=True), (m, seed, interleaved)
