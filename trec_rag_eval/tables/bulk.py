@@ -64,13 +64,14 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
         lists = False
     query_ids = id_texts(list(value))
     lengths = list(map(len, inner))
-    # an empty key of a dict is found by one lookup per query, not by a scan of every id
+    # an empty id is found by one lookup per query (in its dict, or in the set of its list), not by a scan of every id
     keys = list(chain.from_iterable(inner))
-    doc_ids = id_texts(keys, empty=lists)
+    doc_ids = id_texts(keys, empty=False)
     if query_ids is None or doc_ids is None:
         return None
     if lists:
-        if any(len(set(ids)) < len(ids) for ids in inner):
+        distinct = list(map(set, inner))  # a repeat within a list: a set smaller than its list
+        if any(map(int.__ne__, map(len, distinct), lengths)) or any(map(set.__contains__, distinct, repeat(""))):
             return None
         numbers = _list_values(lengths, value_column)
     else:
@@ -210,7 +211,7 @@ def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | 
 
 def id_texts(ids: list[Any], empty: bool = True) -> list[str] | None:
     """The ids as a TREC file spells them when they are all strings, none empty (``empty=False``: the
-    caller looked for an empty one already), or all integers (not ``bool``): ``1`` reads as ``"1"``; None
+    caller looks for an empty one itself), or all integers (not ``bool``): ``1`` reads as ``"1"``; None
     for anything else (mixed kinds go row by row, where ``1`` and ``"1"`` meeting in one query is named)."""
     try:
         "".join(ids)  # all strings (str or a subclass): a C-level pass, cheaper than the set of their types
