@@ -280,3 +280,26 @@ def test_small_frames_give_their_own_ids_whether_documents_repeat_across_queries
         with pytest.raises(InputFormatError, match=f"row 6: document '{docs[4]}' listed twice for query 'q2' "
                                                    "\\(first at row 5\\)"):
             tre.evaluate(tre.Qrels({"q1": {"a": 1}}), frame, "P@5")
+
+
+def test_a_polars_frame_s_doc_ids_are_read_as_views_and_cast_where_arrow_has_no_kernel_for_them(monkeypatch):
+    # polars' strings reach Arrow as string_view without a copy: an empty doc id is found in the views' lengths;
+    # an Arrow whose kernels do not take views has the doc ids cast to large_string, with the same columns
+    import polars as pl
+    import pyarrow as pa
+
+    frame = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
+    queries, docs = (shapes._arrow_array(frame[name]) for name in ("query_id", "doc_id"))
+    assert pa.types.is_string_view(docs.type)
+    assert bulk.frame_columns(queries, shapes._arrow_array(pl.Series(["a", "", "b"])), frame["score"].to_numpy(),
+                              "score") is None
+    blocked = bulk._blocked
+
+    def without_view_kernels(queries, docs, numbers, value_column):
+        if pa.types.is_string_view(docs.type):
+            raise pa.ArrowNotImplementedError("no kernel for string_view")
+        return blocked(queries, docs, numbers, value_column)
+
+    monkeypatch.setattr(bulk, "_blocked", without_view_kernels)
+    made = bulk.frame_columns(queries, docs, frame["score"].to_numpy(), "score")
+    assert made is not None and made["doc_id"] == ["a", "b", "a"] and made.blocks == (["q1", "q2"], [2, 1])

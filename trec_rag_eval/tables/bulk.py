@@ -113,30 +113,51 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     """A small frame's columns, given as Arrow arrays of strings for the ids (polars' own, or pandas' when
     Arrow holds them, as pandas 3's strings are), as columns with their query blocks, or None: then
     ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow and numpy: no null, no
-    empty id (two equal offsets in the column's offsets buffer), each query's rows together (as a dict of
+    empty id (two equal offsets in the column's offsets buffer, or a length 0 in a string_view's views: polars'
+    doc ids are read as views, not converted), each query's rows together (as a dict of
     dicts gives them: its blocks are where the id changes from the row before, and no id starts two
     blocks), so that a pair given twice is a document twice within one block, found by counting the pairs
     of block number and document dictionary code (``_pairs_distinct``). The documents' Python strings are
     made from that dictionary when ids repeat across queries (``_doc_list``)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    arrays = []
+    arrays: list[Any] = []
     for ids in (query_ids, doc_ids):
         if isinstance(ids, pa.ChunkedArray):
             ids = ids.chunk(0) if ids.num_chunks == 1 else ids.combine_chunks()
-        if pa.types.is_string_view(ids.type):
-            ids = ids.cast(pa.large_string())  # Arrow's compute functions take few views yet
-        if not (pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count or not len(ids):
+        view = pa.types.is_string_view(ids.type)
+        if not (view or pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count \
+                or not len(ids):
             return None
-        offsets, _ = string_buffers(ids)
-        if (offsets[1:] == offsets[:-1]).any():  # an empty id: two equal offsets, no pass over the characters
+        if (_view_lengths(ids) == 0).any() if view else _has_empty_offsets(ids):  # no pass over the characters
             return None
-        arrays.append(ids)
-    queries, docs = arrays
+        # the query ids as large_string: Arrow's take (of each block's id) has no kernel for views
+        arrays.append(ids.cast(pa.large_string()) if view and not arrays else ids)
     numbers = checked_values(values, value_column)
     if numbers is None:
         return None
+    try:
+        return _blocked(arrays[0], arrays[1], numbers, value_column)
+    except pa.ArrowNotImplementedError:  # an Arrow without these kernels for string views (polars' own strings)
+        return _blocked(arrays[0], arrays[1].cast(pa.large_string()), numbers, value_column)
+
+
+def _view_lengths(ids: Any) -> np.ndarray:
+    """The lengths of the strings of an Arrow string_view array: the first 4 bytes of each 16-byte view."""
+    return np.frombuffer(ids.buffers()[1], dtype=np.int32, count=4 * len(ids), offset=16 * ids.offset)[::4]
+
+
+def _has_empty_offsets(ids: Any) -> bool:
+    """Whether an Arrow string or large_string array holds an empty string: two equal offsets."""
+    offsets, _ = string_buffers(ids)
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
+def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) -> CheckedColumns | None:
+    """``frame_columns`` once the ids are known to be strings, none null or empty, and the values checked."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     firsts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
     starts = np.r_[0, firsts]
     block_ids = queries.take(pa.array(starts)).to_pylist()

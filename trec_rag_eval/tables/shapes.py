@@ -328,7 +328,13 @@ def _from_pandas(frame: Any) -> Any:
 def _arrow_array(column: Any) -> Any:
     """A polars column's Arrow array, or a pandas column's when Arrow holds it (the Arrow protocol); else None."""
     if hasattr(column, "to_arrow"):
-        return column.to_arrow()
+        # polars: its strings as they are (views), through the Arrow stream interface; to_arrow() copied them
+        import pyarrow as pa
+
+        try:
+            return pa.chunked_array(column)
+        except TypeError:  # a pyarrow that does not read the stream interface
+            return column.to_arrow()
     to_arrow = getattr(getattr(column, "array", None), "__arrow_array__", None)
     return to_arrow() if to_arrow is not None else None
 
