@@ -148,3 +148,22 @@ def test_a_run_file_cut_gives_the_values_of_the_whole_ranking(tmp_path: Path, in
             whole = tre.evaluate(str(qrels_file), str(run_file), [*measures, "num_ret"])
         for m in cut.measures:
             assert np.array_equal(cut.values[m], whole.values[m], equal_nan=True), (m, seed, interleaved)
+
+
+def test_a_run_too_large_for_the_small_sort_cut_gives_the_values_of_the_whole_ranking() -> None:
+    """Above ``ordering.SMALL_SORT_ROWS`` rows the order is found block by block (tied scores sorted by doc id,
+    blocks out of score order sorted on their own): the cut takes each query's first rows in that order."""
+    from trec_rag_eval.core.ordering import SMALL_SORT_ROWS
+
+    rng = random.Random(5)
+    qrels = {f"q{q}": {f"d{rng.randrange(300)}": rng.choice([-1, 0, 1, 2]) for _ in range(20)} for q in range(200)}
+    run = {f"q{q}": {f"d{d}": float(rng.randrange(8)) for d in rng.sample(range(300), 100)} for q in range(200)}
+    run["q3"] = dict(sorted(run["q3"].items(), key=lambda item: -item[1]))  # one block already in order
+    assert sum(map(len, run.values())) > SMALL_SORT_ROWS
+    measures = ["nDCG@10", "P@5", "R@20", "AP@3", "MRR@10"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cut = tre.evaluate(qrels, run, measures)
+        whole = tre.evaluate(qrels, run, [*measures, "num_ret"])
+    for m in cut.measures:
+        assert np.array_equal(cut.values[m], whole.values[m], equal_nan=True), m
