@@ -346,7 +346,8 @@ def _top_rows(run: Run, query_ids: list[str], judgments: Judgments, row_query: n
     rows kept are matched with the judgments."""
     if not distinct:
         refuse_repeats(run, query_ids, row_query, doc_ids, starts)
-    order = ranking_order(row_query, scores, doc_ids, starts, ids_descending).apply(np.arange(len(row_query)))
+    reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending)
+    order = reorder.permutation if reorder.permutation is not None else reorder.apply(np.arange(len(row_query)))
     ranked_query = row_query[order]
     kept = order[np.arange(len(order)) - _starts(counts)[ranked_query] < depth]
     return match_lists(run, query_ids, judgments, row_query[kept], gather(doc_ids, kept), None, distinct=True)
