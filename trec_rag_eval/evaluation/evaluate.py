@@ -15,6 +15,7 @@ from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
 from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
+from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
 from trec_rag_eval.io.chunk_collapse import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
@@ -248,13 +249,6 @@ def recounted_under_c(measure: Measure, complete_flag: bool) -> bool:
     return measure.spec.name == "num_rel" and complete_flag
 
 
-def no_query_error(qrels: Qrels, run: Run) -> UsageError:
-    """Nothing to evaluate, naming the files: the qrels hold no judgment, or qrels and run share no query."""
-    if not query_id_set(qrels):
-        return UsageError(f"no query to evaluate: {qrels.source} holds no judgment")
-    return UsageError(f"no query to evaluate: {qrels.source} and {run.source} share no query id")
-
-
 def evaluate_tables(
     qrels: Qrels,
     run: Run,
@@ -406,19 +400,6 @@ def _any_judged(rel: np.ndarray, step: int = 1 << 16) -> bool:
     """Whether some row has a judgment >= 0, a piece at a time: nearly always found in the first,
     without a pass over every row of a large run."""
     return any(bool((rel[start: start + step] >= 0).any()) for start in range(0, len(rel), step))
-
-
-def warn_no_common_query(qrels_queries: list[str], run_queries: list[str], source: str) -> None:
-    """The warning for a run none of whose queries is in the qrels (every query scores 0)."""
-    warn(
-        f"{source}: the qrels and the run share no query id, so every query scores 0 "
-        f"(qrels: {_sample(qrels_queries)}; run: {_sample(run_queries)}): do both name the queries the same way?",
-        TrecRagEvalWarning,
-    )
-
-
-def _sample(ids: list[str], limit: int = 5) -> str:
-    return ", ".join(ids[:limit]) + (f", ... ({len(ids) - limit} more)" if len(ids) > limit else "")
 
 
 def _keyed(values: Mapping[Any, Any]) -> dict[Measure, Any]:
