@@ -116,3 +116,12 @@ def test_the_command_line_contract_names_every_module_below_the_facade():
     modules = {"trec_rag_eval.io." + path.stem for path in (PACKAGE / "io").glob("*.py") if path.stem != "__init__"}
     unlisted = sorted(modules - forbidden - allowed)
     assert not unlisted, f"add to the contract's forbidden_modules: {unlisted}"
+
+
+def test_no_module_of_the_package_is_over_500_lines() -> None:
+    """Modules stay small enough to read whole (split by responsibility when one grows past 500 lines): a rule a
+    session once broke without a test noticing."""
+    sizes = {path.relative_to(REPO).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in PACKAGE.rglob("*.py")}
+    assert len(sizes) > 100  # the package itself was read
+    assert {path: lines for path, lines in sizes.items() if lines > 500} == {}
