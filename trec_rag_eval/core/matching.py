@@ -247,8 +247,8 @@ class Judgments:
     @property
     def given_dicts(self) -> list[dict[str, Any]] | None:
         """The judgments' own dicts of each query, when they were given as a dict of dicts that can serve as
-        they are (``tables.CheckedColumns.judged_dicts``): then ``by_query`` copies them, and ``match_lists``
-        looks rows up in them rather than numbering every judged document."""
+        they are (``tables.CheckedColumns.judged_dicts``, copied when the table was made): then ``by_query`` is
+        made of them, and ``match_lists`` looks rows up in them rather than numbering every judged document."""
         return getattr(self.qrels_data, "judged_dicts", None)
 
     @cached_property
