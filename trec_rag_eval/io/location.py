@@ -274,16 +274,21 @@ def is_file(path: str) -> bool:
 
 
 def size(path: str) -> int:
-    """The size in bytes of the file at ``path`` (a local path or a URL)."""
+    """The size in bytes of the file at ``path`` (a local path or a URL); a URL whose server does not say it (HTTP
+    without a Content-Length) is refused in words, for what needs the size: reading a run in pieces."""
     if not is_url(path):
         return os.path.getsize(path)
-    return int(_ask(path, "size"))
+    found = _ask(path, "size")
+    if found is None:
+        raise InputFormatError(path, None, "the server does not say its size, which reading it in pieces needs: "
+                               "read it whole (stream=False), or download it first")
+    return int(found)
 
 
 def size_if_file(path: str) -> int | None:
     """The size in bytes of ``path`` when it is a file (a local regular file, or a URL's object), None for
-    anything else (a folder, a pipe or a device, nothing there): ``is_file`` and ``size`` in one question (one
-    ``stat``, one request)."""
+    anything else (a folder, a pipe or a device, nothing there) and for a URL whose server does not say it:
+    ``is_file`` and ``size`` in one question (one ``stat``, one request)."""
     if not is_url(path):
         try:
             status = os.stat(path)
@@ -294,7 +299,9 @@ def size_if_file(path: str) -> int | None:
     if not isinstance(info, dict) or info.get("type") == "directory":
         return None
     found = info.get("size")
-    return int(found) if found is not None else size(path)
+    if found is None:
+        found = _ask(path, "size")  # a back-end whose info leaves it out; None again: no size said (HTTP)
+    return int(found) if found is not None else None
 
 
 def join(folder: str, name: str) -> str:
