@@ -48,7 +48,8 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     tables held as lists: each row's document numbered by one dict of the judged documents
     (``Judgments.numbered``) in C-level iteration (``map(dict.get, ...)``), then each (query, number)
     pair's value gathered from one table by numpy, no Python step per row; judgments of too many documents for
-    that table, each row in its query's dict (``Judgments.by_query``). ``starts``: the query blocks of a
+    that table, or given as dicts that serve as they are (``Judgments.given_dicts``), each row in its query's
+    dict (``Judgments.by_query``). ``starts``: the query blocks of a
     run written one query at a time (``ordering.block_starts``), whose repeats are looked for block by
     block; ``distinct``: the rows are known to hold each pair once (checked when the run was made from
     an in-memory shape: ``tables.CheckedColumns``), so no repeat is looked for."""
@@ -96,7 +97,8 @@ def refuse_repeats(run: Run, query_ids: list[str], row_query: np.ndarray, doc_id
 
 DENSE_TABLE_MAX_BYTES = 1 << 23
 """Judgments whose (query, document number) table takes at most this many bytes are looked up in it, one
-gather for all rows (``Judgments.numbered``); above, each row in its query's dict (``Judgments.by_query``)."""
+gather for all rows (``Judgments.numbered``); above, each row in its query's dict (``Judgments.by_query``), as
+judgments given as dicts are (``Judgments.given_dicts``) whatever their size."""
 
 
 def _rel_dtype(relevance: np.ndarray) -> type[np.integer]:

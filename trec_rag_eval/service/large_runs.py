@@ -137,10 +137,10 @@ class RunReader:
 def read_ahead(path: str, size: int | None, run_format: str = "auto", stream: bool | None = None
                ) -> RunReader | None:
     """Start reading the run at ``path``, a file of ``size`` bytes (None: no file), on a background thread, if
-    ``evaluate_run_files`` would read it whole as a large TREC file; None otherwise.
+    the service (``pipeline.run_outcomes``) would read it whole as a large TREC file; None otherwise.
 
     Called before the judgments are read: pyarrow parses the run (without the GIL) while polars reads
-    the qrels, instead of one after the other. Pass the reader to ``evaluate_run_files(ahead=...)``,
+    the qrels, instead of one after the other. Pass the reader to ``pipeline.run_outcomes(ahead=...)``,
     and ``wait()`` for it before returning, whatever happens."""
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.loading import detect_format
