@@ -281,7 +281,7 @@ def size(path: str) -> int:
     found = _ask(path, "size")
     if found is None:
         raise InputFormatError(path, None, "the server does not say its size, which reading it in pieces needs: "
-                               "read it whole (stream=False), or download it first")
+                               "read it whole, or download it first")
     return int(found)
 
 
