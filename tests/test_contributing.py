@@ -61,13 +61,13 @@ def test_the_facade_rule_it_states_is_the_contract():
 TOY = '''
 import numpy as np
 
-from trec_rag_eval.measures.model import Family, IrMeasures, cutoff_of, register
+from trec_rag_eval.measures.model import Family, IrMeasures, register
 from trec_rag_eval.measures.registry import BINARY
 
 
 def hit(ctx, m):
     """1 if a relevant document is in the top k (Success@k, written again)."""
-    return (ctx.cnt_at(int(cutoff_of(m))) > 0).astype(np.float64)
+    return (ctx.cnt_at(int(m.at)) > 0).astype(np.float64)
 
 
 register(Family("hit", hit, "1 if a relevant document is in the top k (a toy).", kind="int_cutoffs",

@@ -15,7 +15,7 @@ import numpy as np
 from trec_rag_eval.core.column_operations import offsets_of
 from trec_rag_eval.core.kernel_context import Context, ratio, segment_cumsum_int, segment_suffix_max
 from trec_rag_eval.core.matching import UNJUDGED
-from trec_rag_eval.measures.model import Measure, cutoff_of
+from trec_rag_eval.measures.model import Measure
 
 
 def num_ret(ctx: Context, m: Measure) -> np.ndarray:
@@ -44,7 +44,7 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
     ``P(denominator='returned')@k`` divides by min(k, N) instead, the documents actually returned
     in the top k (LlamaIndex's and the RAG tutorials' precision); 0 when nothing is returned.
     """
-    k = int(cutoff_of(m))
+    k = int(m.at)
     if m.named.get("denominator", "k") == "returned":
         return ratio(ctx.cnt_at(k), np.where(ctx.ranked.missing, 0, np.minimum(ctx.N, k)))
     return ctx.cnt_at(k) / k
@@ -52,7 +52,7 @@ def precision(ctx: Context, m: Measure) -> np.ndarray:
 
 def recall(ctx: Context, m: Measure) -> np.ndarray:
     """R@k = cnt(k) / R."""
-    return ratio(ctx.cnt_at(int(cutoff_of(m))), ctx.R)
+    return ratio(ctx.cnt_at(int(m.at)), ctx.R)
 
 
 def f1(ctx: Context, m: Measure) -> np.ndarray:
@@ -64,13 +64,13 @@ def f1(ctx: Context, m: Measure) -> np.ndarray:
 
 def relative_precision(ctx: Context, m: Measure) -> np.ndarray:
     """relative_P@k = cnt(k) / min(k, R)."""
-    k = int(cutoff_of(m))
+    k = int(m.at)
     return ratio(ctx.cnt_at(k), np.minimum(k, ctx.R))
 
 
 def success(ctx: Context, m: Measure) -> np.ndarray:
     """success@k (HitRate@k): 1 if a relevant document is in the top k."""
-    return (ctx.cnt_at(int(cutoff_of(m))) > 0).astype(np.float64)
+    return (ctx.cnt_at(int(m.at)) > 0).astype(np.float64)
 
 
 def r_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -82,7 +82,7 @@ def r_precision_mult(ctx: Context, m: Measure) -> np.ndarray:
     """Rprec_mult_p = P@c with c = floor(p*R + 0.9) (both trec_eval 9 and 10); 0 when c < 1."""
     # a negative multiplier: no rank, and 0 / c would be -0.0 ('-0.0000'); a huge one (trec_eval takes any real,
     # Rprec_mult.1e300) a rank past every ranking, held below what an int64 takes
-    c = np.clip(np.floor(float(cutoff_of(m)) * ctx.R + 0.9), 0, 2.0**62).astype(np.int64)
+    c = np.clip(np.floor(float(m.at) * ctx.R + 0.9), 0, 2.0**62).astype(np.int64)
     return ratio(ctx.cnt_at(c), c)
 
 
@@ -200,7 +200,7 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
 
 
 def iprec_at_recall(ctx: Context, m: Measure) -> np.ndarray:
-    return _interpolated_precision(ctx, float(cutoff_of(m)), bool(m.named.get("trec_eval_9", False)))
+    return _interpolated_precision(ctx, float(m.at), bool(m.named.get("trec_eval_9", False)))
 
 
 def eleven_point_average(ctx: Context, m: Measure) -> np.ndarray:

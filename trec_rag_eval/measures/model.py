@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,6 +46,10 @@ class Measure:
         """Its name as shown, ``str(m)``: as asked, else in our notation. Results are keyed by it on every
         evaluation, so it is made once, with the measure (the fields it is made of never change, nor does the
         family registered under a name)."""
+        at: int | float = field(init=False, repr=False, compare=False)
+        """The cutoff of a measure of a cutoff family, ``cutoff`` as its kernel reads it: a number, never None (the
+        parser always sets it for those families), read as an attribute on every evaluation (``int(m.at)``). A
+        measure without a cutoff has no ``at``."""
 
     def __post_init__(self) -> None:
         # a measure is a value: what is derived from its fields is fixed with them, and read as attributes
@@ -56,6 +60,8 @@ class Measure:
         object.__setattr__(self, "spec", spec)
         object.__setattr__(self, "named", MappingProxyType(dict(self.params)))
         object.__setattr__(self, "shown", self.asked if self.asked is not None else spec.label(self))
+        if self.cutoff is not None:
+            object.__setattr__(self, "at", self.cutoff)
 
     def __reduce__(self) -> tuple[type[Measure], tuple[Any, ...]]:
         """Pickled as the fields it is made of (the family is looked up again where it is unpickled)."""
@@ -96,11 +102,6 @@ class Deferred:
 
     def __repr__(self) -> str:
         return f"{self.module}.{self.name}"
-
-
-def cutoff_of(m: Measure) -> int | float:
-    """The cutoff of a measure of a cutoff family (the parser always sets it for those families)."""
-    return cast("int | float", m.cutoff)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from trec_rag_eval.core.kernel_context import Context, ratio
-from trec_rag_eval.measures.model import Measure, cutoff_of
+from trec_rag_eval.measures.model import Measure
 
 
 def set_precision(ctx: Context, m: Measure) -> np.ndarray:
@@ -58,7 +58,7 @@ def utility(ctx: Context, m: Measure) -> np.ndarray:
 def unjudged_at(ctx: Context, m: Measure) -> np.ndarray:
     """unj_k: share of the top k that is unjudged or not in the pool (divided by k): the top min(k, N)
     less the judged documents among them."""
-    k = int(cutoff_of(m))
+    k = int(m.at)
     value = (np.minimum(ctx.N, k) - ctx.judged_count(k)) / k
     return np.where(ctx.ranked.missing, 0.0, value)
 
