@@ -261,12 +261,12 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         render=RunRenderer(fmt, per_query, not no_summary, context=corpus is not None, zscored=zscores is not None),
         # (made on the thread or worker that evaluated the run; what the format cannot show refused now)
         **({"id": id_key} if id_key is not None else {}), **({"zscores": zscores} if zscores is not None else {}))
-    # a missing folder, an existing file or an input (a run inside a RUN folder too) fails first
-    api.check_outputs([output], force, [qrels, *runs, topics_path, doc_map])
     labels: list[str] = []  # of the runs written: what --crosscheck computes again
     measures_done: list[Any] = []
     failures: list[TrecRagEvalError] = []
-    with document_to(fmt, output, force) as document:  # stdout, or -o FILE put in place when the runs are written
+    # stdout, or -o FILE put in place when the runs are written; a missing folder, an existing file or an input
+    # (a run inside a RUN folder too) as -o fails before any run is read
+    with document_to(fmt, output, force, [qrels, *runs, topics_path, doc_map]) as document:
         for outcome in outcomes:  # in run order, whatever finished first; each written, then released
             for note in outcome.notes:
                 tell(note.about(outcome.label))

@@ -17,6 +17,7 @@ follows. The first run's text is held until a second run (written or failed) com
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -111,12 +112,21 @@ class Document:
 
 
 @contextmanager
-def document_to(format: str, output: str | None, force: bool = False) -> Iterator[Document]:
+def document_to(format: str, output: str | None, force: bool = False,
+                inputs: Sequence[str | os.PathLike[str] | None] = ()) -> Iterator[Document]:
     """A ``Document`` written to ``output`` (standard output when None) through the one writer of outputs
     (``io.atomic.output_to``), a run at a time: closed when the block ends, and an output file put in place then
-    if a run was added. A block left by an error leaves no output file (nor replaces one)."""
+    if a run was added. A block left by an error leaves no output file (nor replaces one).
+
+    An output file is checked when it is opened, before the first run is read: it replaces none of the
+    ``inputs`` (nor a file an input brings along), nor an existing file unless ``force``
+    (``io.output_checks.check_outputs_against_inputs``). Standard output replaces no file: nothing to check."""
     from trec_rag_eval.io.atomic import output_to
 
+    if output is not None:
+        from trec_rag_eval.io.output_checks import check_outputs_against_inputs
+
+        check_outputs_against_inputs([output], force, inputs)
     with output_to(output, force) as out:
         document = Document(format, out.write)
         yield document
