@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import reduce
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import attrgetter, countOf, iadd, itemgetter, mul
 from typing import Any
 
@@ -34,8 +34,9 @@ class CheckedColumns(dict[str, Any]):
     blocks: tuple[list[str], list[int]] | None = None
     judged_dicts: list[dict[str, Any]] | None = None
     """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
-    negative, or as lists of relevant ids: each query's dict of doc id -> judgment (a copy of the query's own
-    dict, or its list's ids each judged 1: made in C, ten times faster than pair by pair), in the order of
+    negative, as lists of relevant ids, or as a small frame with none negative: each query's dict of doc id ->
+    judgment (a copy of the query's own dict, its list's ids each judged 1, or the frame's block of rows: made
+    in C, ten times faster than pair by pair), in the order of
     ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -172,9 +173,20 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
     counts = lengths.tolist()
     # each query's id in its rows: one list [id] * n a query, joined in C (no step per row)
     query_column: list[str] = reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])
-    columns = _columns(query_column, _doc_list(docs, encoded.dictionary, codes), numbers, value_column)
+    doc_list = _doc_list(docs, encoded.dictionary, codes)
+    columns = _columns(query_column, doc_list, numbers, value_column)
     columns.blocks = (block_ids, counts)
+    if value_column == "relevance" and not (len(numbers) and numbers.min() < 0):
+        columns.judged_dicts = _block_dicts(doc_list, numbers.tolist(), counts)
     return columns
+
+
+def _block_dicts(doc_ids: list[str], values: list[int], counts: list[int]) -> list[dict[str, int]]:
+    """Each query block's dict of doc id -> judgment (``CheckedColumns.judged_dicts``), made in C: the ranking
+    then looks rows up in them as in a dict of dicts' own, rather than numbering every judged document first."""
+    bounds = list(accumulate(counts, initial=0))
+    blocks = list(map(slice, bounds[:-1], bounds[1:]))
+    return list(map(dict, map(zip, map(doc_ids.__getitem__, blocks), map(values.__getitem__, blocks))))
 
 
 def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
