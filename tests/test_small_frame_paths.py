@@ -120,3 +120,115 @@ def test_small_frames_of_judgments_keep_every_row_s_value():
     made = as_qrels(frame).data
     assert made["query_id"] == ["b", "b", "a"] and made["doc_id"] == ["x", "y", "x"]
     assert np.array_equal(made["relevance"], [2, 0, 1]) and made.judged_dicts == [{"x": 2, "y": 0}, {"x": 1}]
+
+
+def _large_pair(seed: int, shared: bool) -> tuple[dict, dict]:
+    """10 queries of 300 documents each, a few tied scores: the same 400 documents ranked for every query
+    (``shared``), or each query's own (as most runs are)."""
+    rng = random.Random(seed)
+
+    def doc(query: int, number: int) -> str:
+        return f"d{number}" if shared else f"q{query}-d{number}"
+
+    qrels = {f"q{i}": {doc(i, d): rng.choice([0, 1, 2]) for d in rng.sample(range(400), 40)} for i in range(10)}
+    run = {f"q{i}": {doc(i, d): rng.choice([1.0, 2.0]) if rng.random() < 0.05 else rng.random()
+                     for d in rng.sample(range(400), 300)} for i in range(10)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "string", "large_string", "string_view"])
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(monkeypatch, library, shared):
+    # a small frame's run keeps its doc ids as Arrow holds them (tables.bulk.ArrowIds): ranking to a depth makes
+    # strings of the rows inside it and of the tied rows only, whether the documents repeat across queries (their
+    # strings made from Arrow's dictionary) or not (from the column); each Arrow string type pandas may hold
+    from trec_rag_eval.tables import bulk
+
+    if library in ("pandas", "polars"):
+        module = pytest.importorskip(library)
+        make = module.DataFrame
+    else:
+        pd = pytest.importorskip("pandas")
+        pa = pytest.importorskip("pyarrow")
+        dtype = pd.ArrowDtype(getattr(pa, library)())
+
+        def make(columns: dict):
+            return pd.DataFrame({name: pd.array(column, dtype=dtype) if name in ("query_id", "doc_id") else column
+                                 for name, column in columns.items()})
+    qrels, run = _large_pair(2, shared)
+    frames = [make({"query_id": [q for q, docs in nested.items() for _ in docs],
+                    "doc_id": [d for docs in nested.values() for d in docs],
+                    value: [v for docs in nested.values() for v in docs.values()]})
+              for nested, value in ((qrels, "relevance"), (run, "score"))]
+    made = as_run(frames[1]).data
+    assert isinstance(made, bulk.FrameRunColumns)
+    read: list[int] = []
+    gather = bulk.ArrowIds.gather
+
+    def counted(ids, rows):
+        read.append(len(rows))
+        return gather(ids, rows)
+
+    def refused(columns, name):
+        raise AssertionError(f"the whole {name} column was made")
+
+    monkeypatch.setattr(bulk.ArrowIds, "gather", counted)
+    monkeypatch.setattr(bulk.FrameRunColumns, "__missing__", refused)
+    ours = _values(tre.evaluate(frames[0], frames[1], ["nDCG@5", "P@5"]))
+    monkeypatch.undo()
+    assert ours == _values(tre.evaluate(qrels, run, ["nDCG@5", "P@5"]))
+    rows = sum(map(len, run.values()))
+    # the first 1,000 ids (map_chunks' look at them), the tied rows, the first 5 of each query
+    assert read and sum(read) < rows / 2
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_a_small_frame_s_run_columns_are_whole_to_whoever_walks_them(library):
+    # the lists a small frame's run makes on first use are its rows' ids, in order, kept; walking the columns
+    # (iterating, items(), comparing, pickling, a polars frame) sees all three, in the usual order
+    import pickle
+
+    from trec_rag_eval.tables import bulk
+
+    module = pytest.importorskip(library)
+    columns = {"query_id": ["b", "b", "a", "c"], "doc_id": ["x", "é", "x", "y"], "score": [1.0, 3.0, 2.0, 2.0]}
+    made = as_run(module.DataFrame(columns)).data
+    assert isinstance(made, bulk.FrameRunColumns) and "doc_id" in made and "iteration" not in made
+    assert made.get("iteration") is None and len(made) == 3 and made.blocks == (["b", "a", "c"], [2, 1, 1])
+    assert list(made) == list(made.keys()) == ["query_id", "doc_id", "score"]
+    assert made["doc_id"] is made["doc_id"] and made["doc_id"] == columns["doc_id"]
+    assert made["query_id"] == columns["query_id"] and made.get("query_id") == columns["query_id"]
+    assert [(k, list(v)) for k, v in made.items()] == list(columns.items())
+    sent = pickle.loads(pickle.dumps(made))
+    assert type(sent) is CheckedColumns and sent.blocks == made.blocks and list(sent) == list(made)
+    assert all(list(sent[name]) == list(made[name]) for name in made)
+    assert made != {}
+    run = tre.Run(made)
+    assert run.frame["doc_id"].to_list() == columns["doc_id"] and run.to_dict() == {
+        "b": {"x": 1.0, "é": 3.0}, "a": {"x": 2.0}, "c": {"y": 2.0}}
+    # the ids of some rows, of rows kept, of every row
+    ids = bulk.ArrowIds(*_encoded(["x", "é", "x", "y"]))
+    assert ids.gather(np.array([3, 0, 1])) == ["y", "x", "é"]
+    kept = ids.keep(np.array([False, True, True, True]))
+    assert len(kept) == 3 and kept.strings() == ["é", "x", "y"] and kept.gather(np.array([2, 0])) == ["y", "é"]
+    assert ids.strings() == ["x", "é", "x", "y"]
+
+
+def _encoded(ids: list[str]):
+    pa = pytest.importorskip("pyarrow")
+    docs = pa.array(ids, type=pa.large_string())
+    encoded = docs.dictionary_encode()
+    return docs, encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+
+
+def test_the_queries_of_rows_made_in_blocks_are_those_of_their_rows():
+    # the ranking reads the query ids of rows made one query after the other from their blocks, not their rows: a
+    # query given no row ({} in a dict) is none of the run's queries, as when they were read from the rows
+    from trec_rag_eval.core.ranking import rank
+    from trec_rag_eval.tables import query_id_set
+
+    qrels = tre.Qrels({"q1": {"a": 1}, "q2": {}, "q0": {"b": 1}})
+    run = tre.Run({"q1": {"a": 1.0}, "q3": {}, "q4": {"b": 1.0}, "q5": {}})
+    ranked = rank(qrels, run)
+    assert ranked.query_ids == ["q0", "q1", "q2"] and ranked.extra_queries == ["q4"]
+    assert ranked.missing_queries == ["q0", "q2"] and query_id_set(run) == {"q1", "q4"}

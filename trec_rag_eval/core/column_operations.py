@@ -7,21 +7,35 @@ time so that no copy of a whole column is made)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import repeat
+from itertools import compress, repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from trec_rag_eval.core import parallel
-from trec_rag_eval.tables.arrow import ArrowExport, is_arrow, polars_numbers, string_buffers
-from trec_rag_eval.tables.bulk import CheckedColumns
+from trec_rag_eval.tables.arrow import ArrowExport, arrow_ints, is_arrow, polars_numbers, string_buffers
+from trec_rag_eval.tables.bulk import ArrowIds, CheckedColumns, FrameRunColumns
 
 if TYPE_CHECKING:
     import polars as pl
 
 Strings = Any
-"""A column of ids: a ``list[str]`` (small tables), a polars ``Series`` of strings or a pyarrow
-``ChunkedArray`` (large runs from the fast reader; query ids dictionary-encoded)."""
+"""A column of ids: a ``list[str]`` (small tables), a small frame's doc ids as Arrow holds them (``ArrowIds``, ranked
+as a list is: its rows made strings when gathered), a polars ``Series`` of strings or a pyarrow ``ChunkedArray``
+(large runs from the fast reader; query ids dictionary-encoded)."""
+
+
+def doc_column(data: Any) -> Strings:
+    """The doc ids of a table's columns as the ranking reads them: a small frame's run's as Arrow holds them
+    (``ArrowIds``) until their list is made; every other form's column as it is."""
+    if isinstance(data, FrameRunColumns) and not dict.__contains__(data, "doc_id"):
+        return data.doc_ids
+    return data["doc_id"]
+
+
+def id_list(values: Strings) -> Strings:
+    """A column of ids as a list when it is ``ArrowIds`` (every row made a string); any other as it is."""
+    return values.strings() if isinstance(values, ArrowIds) else values
 
 
 def distinct(values: Strings) -> list[str]:
@@ -31,11 +45,27 @@ def distinct(values: Strings) -> list[str]:
     return values.unique().to_pylist() if is_arrow(values) else values.unique().to_list()
 
 
+def distinct_queries(data: Any, mask: np.ndarray | None = None) -> list[str]:
+    """The distinct query ids of a table's columns (``distinct``), of the rows where ``mask`` is true when given:
+    for rows made one query after the other (``CheckedColumns.blocks``), from the blocks' ids, not the rows'."""
+    blocks = data.blocks if isinstance(data, CheckedColumns) else None
+    if blocks is None:
+        return distinct(data["query_id"] if mask is None else gather(data["query_id"], np.flatnonzero(mask)))
+    ids, lengths = blocks
+    if mask is None:
+        return list(compress(ids, lengths))  # a query of no rows ({"q": {}} in a dict) has no id among the rows'
+    firsts = np.cumsum([0, *lengths[:-1]], dtype=np.int64)  # each block's first row
+    return [query for query, first, length in zip(ids, firsts.tolist(), lengths, strict=True)
+            if length and mask[first]]
+
+
 def gather(values: Strings, rows: np.ndarray) -> Strings:
-    """The values at ``rows``: a list from a list, else a polars Series. From Arrow, chunk by chunk
+    """The values at ``rows``: a list from a list or ``ArrowIds``, else a polars Series. From Arrow, chunk by chunk
     (Arrow's own take would first join every chunk into one copy of the column)."""
     if isinstance(values, list):
         return [values[i] for i in rows.tolist()]
+    if isinstance(values, ArrowIds):
+        return values.gather(rows)
     if not is_arrow(values):
         return values.gather(polars_numbers(rows))
     import polars as pl
@@ -59,7 +89,7 @@ def _take(array: Any, indices: np.ndarray) -> Any:
     import pyarrow as pa
 
     if array.type != pa.string() or array.null_count:
-        return array.take(_arrow_ints(indices))
+        return array.take(arrow_ints(indices))
     offsets, data = string_buffers(array)
     first, lengths = offsets[indices], offsets[indices + 1] - offsets[indices]
     new_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
@@ -71,6 +101,8 @@ def keep_where(values: Strings, mask: np.ndarray) -> Strings:
     """The values where ``mask`` is true, in the same form."""
     if isinstance(values, list):
         return [v for v, keep in zip(values, mask.tolist(), strict=True) if keep]
+    if isinstance(values, ArrowIds):
+        return values.keep(mask)
     if is_arrow(values):  # the mask as Arrow bits (pa.array() would import pandas when it is installed)
         import pyarrow as pa
 
@@ -85,14 +117,6 @@ def numbers(values: Any, dtype: type[np.number]) -> np.ndarray:
         return np.asarray(values, dtype=dtype)
     parts = [_arrow_numbers(chunk, dtype) for chunk in values.chunks]
     return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
-
-def _arrow_ints(values: np.ndarray) -> Any:
-    """int64 numpy values as an Arrow array sharing their buffer (pa.array() would import pandas)."""
-    import pyarrow as pa
-
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
 def _arrow_numbers(array: Any, dtype: type[np.number]) -> np.ndarray:

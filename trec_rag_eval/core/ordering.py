@@ -19,6 +19,7 @@ from trec_rag_eval.core.column_operations import Strings, gather, row_ranges, se
 from trec_rag_eval.core.parallel import on_threads
 from trec_rag_eval.tables import byte_key
 from trec_rag_eval.tables.arrow import polars_numbers
+from trec_rag_eval.tables.bulk import ArrowIds
 
 
 @dataclass
@@ -322,7 +323,7 @@ def _sort_ties(ties: np.ndarray, group: np.ndarray, scores: np.ndarray, doc_ids:
     tied_scores = scores[picked]
     if rows is not None:
         picked = rows[picked]
-    if isinstance(doc_ids, list):
+    if isinstance(doc_ids, (list, ArrowIds)):  # the tied rows' ids as Python strings
         groups, docs = group[pair].tolist(), gather(doc_ids, picked)
         by_doc = sorted(range(len(places)), key=lambda i: byte_key(docs[i]),
                         reverse=ids_descending)

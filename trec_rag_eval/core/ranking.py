@@ -37,8 +37,11 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.core.column_operations import (
-    distinct,
+    Strings,
+    distinct_queries,
+    doc_column,
     gather,
+    id_list,
     keep_where,
     numbers,
     offsets_of,
@@ -59,6 +62,7 @@ from trec_rag_eval.tables import (
     per_document,
     qrels_query_ids,
 )
+from trec_rag_eval.tables.bulk import ArrowIds
 
 LIST_FORM_MAX_ROWS = 50_000
 """Tables held as lists are ranked as lists up to this many run rows (faster than importing
@@ -185,21 +189,21 @@ def rank(
     qrels = per_document(qrels)  # intent-aware qrels: one judgment per document (rule 4)
     run_data: Any
     qrels_data: Any  # columns by name: Columns (lists), a polars DataFrame (Series) or an Arrow table
-    rows = len(run.data["query_id"]) if isinstance(run.data, dict) else None
+    rows = len(run.data["score"]) if isinstance(run.data, dict) else None
     if isinstance(qrels.data, dict) and rows is not None and (
             rows <= LIST_FORM_MAX_ROWS or (isinstance(run.data, CheckedColumns) and rows <= CHECKED_LIST_MAX_ROWS)):
         run_data, qrels_data = run.data, qrels.data  # lists: no polars needed
     else:
         run_data, qrels_data = large_run_data(run), qrels.frame
 
-    keyed = not isinstance(run_data["doc_id"], list)  # matched through hashes, not dicts of judgments
+    keyed = not isinstance(doc_column(run_data), (list, ArrowIds))  # matched through hashes, not dicts of judgments
     # lists are ranked on this thread alone: a thread pool would cost more than the work it shares
     with _beside() if keyed else _Here() as beside:  # the judgments, the order of a grouped run
         # 1. every row's query: its index among the evaluated queries (byte order of the id), or -1.
         #    One lookup per row, so the line order of the file does not matter.
         known = derived_from(qrels)
         if "query_ids" not in known:
-            known["query_ids"] = byte_sorted(qrels_query_ids(qrels, distinct(qrels_data["query_id"])))
+            known["query_ids"] = byte_sorted(qrels_query_ids(qrels, distinct_queries(qrels_data)))
         qrels_ids = known["query_ids"]
         # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
@@ -207,8 +211,7 @@ def rank(
         row_query = row_index(run_data, dict(zip(qrels_ids, range(len(qrels_ids)), strict=True)))
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
-        extra = [] if outside is None else byte_sorted(distinct(gather(run_data["query_id"],
-                                                                       np.flatnonzero(outside))))
+        extra = [] if outside is None else byte_sorted(distinct_queries(run_data, outside))
         query_ids = qrels_ids
         if queries == "intersection":
             present = bincount(row_query if outside is None else row_query[~outside], len(qrels_ids)) > 0
@@ -226,7 +229,7 @@ def rank(
             # +-infinity (and ties with the others there), which numpy would also announce with a warning
             with np.errstate(over="ignore"):
                 scores = scores.astype(np.float32).astype(np.float64)
-        doc_ids = run_data["doc_id"]
+        doc_ids = doc_column(run_data)  # a small frame's: as Arrow holds them, the rows read made strings
         if outside is not None:  # drop the rows of queries that are not evaluated
             inside = ~outside
             row_query, scores, doc_ids = row_query[inside], scores[inside], keep_where(doc_ids, inside)
@@ -258,7 +261,8 @@ def rank(
                 if keyed and starts is not None else None
             if keyed:
                 rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
-            else:
+            else:  # every row read: every row's id a string
+                doc_ids = id_list(doc_ids)
                 rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
                                   distinct=isinstance(run_data, CheckedColumns))
             judgments = judging.result()
@@ -339,7 +343,7 @@ def only_judged(ranked: RankedQueries) -> RankedQueries:
 
 
 def _top_rows(run: Run, query_ids: list[str], judgments: Judgments, row_query: np.ndarray, scores: np.ndarray,
-              doc_ids: list[str], starts: np.ndarray | None, counts: np.ndarray, depth: int, ids_descending: bool,
+              doc_ids: Strings, starts: np.ndarray | None, counts: np.ndarray, depth: int, ids_descending: bool,
               distinct: bool) -> np.ndarray:
     """The judgments of each query's first ``depth`` rows in trec_eval's order, in that order (``rank``'s
     ``depth``): every row is put in order, a document listed twice refused among all of them, and only the

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import compress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -27,7 +28,7 @@ from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
-from trec_rag_eval.tables.bulk import nested_columns
+from trec_rag_eval.tables.bulk import FrameRunColumns, nested_columns
 from trec_rag_eval.tables.shapes import empty_keys, is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
@@ -124,6 +125,8 @@ def column_list(owner: Qrels | Run, name: str) -> list[Any]:
 def column_head(owner: Qrels | Run, name: str, rows: int) -> list[Any]:
     """The first ``rows`` values of one column as a Python list, without converting the table."""
     data = owner.data
+    if isinstance(data, FrameRunColumns) and name == "doc_id":  # its first ids made strings, not all of them
+        return data.doc_ids.gather(np.arange(min(rows, len(data.doc_ids))))
     if isinstance(data, dict):
         return list(data[name][:rows])
     if is_arrow(data):
@@ -135,7 +138,7 @@ def num_rows(owner: Qrels | Run) -> int:
     """The number of rows of a table, whichever form it holds."""
     data = owner.data
     if isinstance(data, dict):
-        return len(data["query_id"])
+        return len(data["score" if "score" in data else "query_id"])  # a small frame's run makes no query list
     if is_arrow(data):
         return int(data.num_rows)  # type: ignore[union-attr]
     return len(data)
@@ -144,6 +147,8 @@ def num_rows(owner: Qrels | Run) -> int:
 def query_id_set(owner: Qrels | Run) -> set[str]:
     """The distinct query ids of a table."""
     data = owner.data
+    if isinstance(data, CheckedColumns) and data.blocks is not None:
+        return set(compress(*data.blocks))  # each query's id once, without its rows (a query of none has no id)
     if isinstance(data, dict):
         return set(data["query_id"])
     if is_arrow(data):

@@ -27,6 +27,15 @@ def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+def arrow_ints(values: np.ndarray) -> Any:
+    """Integer numpy values as an int64 Arrow array sharing their buffer (``pa.array()`` would import pandas when
+    it is installed): the indices of Arrow's ``take``."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
 class ArrowExport:
     """An Arrow array or chunked array seen through the Arrow PyCapsule interface alone, which
     ``pl.Series`` imports directly: ``pl.from_arrow`` would first import pyarrow.compute (~25 ms

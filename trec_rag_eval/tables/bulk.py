@@ -11,7 +11,7 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import reduce
 from itertools import accumulate, chain, repeat
 from operator import attrgetter, countOf, iadd, itemgetter, mul
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.syntax import RELEVANCE_RANGE
-from trec_rag_eval.tables.arrow import string_buffers
+from trec_rag_eval.tables.arrow import arrow_ints, string_buffers
 
 Columns = dict[str, Any]
 
@@ -156,12 +156,11 @@ def _has_empty_offsets(ids: Any) -> bool:
 
 def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) -> CheckedColumns | None:
     """``frame_columns`` once the ids are known to be strings, none null or empty, and the values checked."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     firsts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
     starts = np.r_[0, firsts]
-    block_ids = queries.take(pa.array(starts)).to_pylist()
+    block_ids = queries.take(arrow_ints(starts)).to_pylist()
     if len(set(block_ids)) != len(block_ids):
         return None  # a query in two places: no blocks
     lengths = np.diff(np.r_[starts, len(queries)])
@@ -171,10 +170,12 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
                            + codes, len(starts) * len(encoded.dictionary)):
         return None
     counts = lengths.tolist()
-    # each query's id in its rows: one list [id] * n a query, joined in C (no step per row)
-    query_column: list[str] = reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])
+    if value_column == "score":  # a run: its ids stay Arrow's until read (FrameRunColumns)
+        run = FrameRunColumns(score=numbers)
+        run.blocks, run.doc_ids = (block_ids, counts), ArrowIds(docs, encoded.dictionary, codes)
+        return run
     doc_list = _doc_list(docs, encoded.dictionary, codes)
-    columns = _columns(query_column, doc_list, numbers, value_column)
+    columns = _columns(_query_column(block_ids, counts), doc_list, numbers, value_column)
     columns.blocks = (block_ids, counts)
     if value_column == "relevance" and not (len(numbers) and numbers.min() < 0):
         columns.judged_dicts = _block_dicts(doc_list, numbers.tolist(), counts)
@@ -201,6 +202,117 @@ def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
 DISTINCT_COUNT_MAX_KEYS = 1 << 16
 """Pairs whose keys all fall below this many are told distinct by a count of each key (``np.bincount``,
 a table of at most 512 kB); above, by a sort of the keys."""
+
+
+def _query_column(block_ids: list[str], counts: list[int]) -> list[str]:
+    """Each query's id in its rows: one list [id] * n a query, joined in C (no step per row)."""
+    return reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])  # type: ignore[no-any-return]
+
+
+class ArrowIds:
+    """The doc ids of a small frame's run as Arrow holds them, with their dictionary codes (``frame_columns``):
+    the ranking asks for the rows it reads as strings (``gather``: the rows inside a measure's depth, the rows
+    of tied scores), so the others never become Python strings. ``rows``: the rows of the column these are
+    (None: every row), as ``keep`` leaves them."""
+
+    def __init__(self, docs: Any, dictionary: Any, codes: np.ndarray, rows: np.ndarray | None = None) -> None:
+        self.docs, self.dictionary, self.codes, self.rows = docs, dictionary, codes, rows
+        self._names: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.codes) if self.rows is None else len(self.rows)
+
+    def gather(self, rows: np.ndarray) -> list[str]:
+        """The ids of these rows as Python strings: when at most half the column's rows bring a document of their
+        own, from the dictionary's strings (each made once, then shared: its hash computed once); else from the
+        column."""
+        if self.rows is not None:
+            rows = self.rows[rows]
+        if 2 * len(self.dictionary) <= len(self.codes):
+            if self._names is None:
+                self._names = np.array(self.dictionary.to_pylist(), dtype=object)
+            return self._names.take(self.codes[rows]).tolist()  # type: ignore[no-any-return]
+        import pyarrow as pa
+
+        try:
+            return self.docs.take(arrow_ints(rows)).to_pylist()  # type: ignore[no-any-return]
+        except pa.ArrowNotImplementedError:  # no take for string views (polars' strings): cast once, kept
+            self.docs = self.docs.cast(pa.large_string())
+            return self.docs.take(arrow_ints(rows)).to_pylist()  # type: ignore[no-any-return]
+
+    def keep(self, mask: np.ndarray) -> ArrowIds:
+        """The ids of the rows where ``mask`` is true."""
+        kept = np.flatnonzero(mask)
+        return ArrowIds(self.docs, self.dictionary, self.codes, kept if self.rows is None else self.rows[kept])
+
+    def strings(self) -> list[str]:
+        """Every id, as Python strings."""
+        if self.rows is None:
+            return _doc_list(self.docs, self.dictionary, self.codes)
+        return self.gather(np.arange(len(self.rows)))
+
+
+class FrameRunColumns(CheckedColumns):
+    """A small frame's run (``frame_columns``) whose id columns stay Arrow's until one is read: its scores and
+    blocks, its doc ids as ``ArrowIds`` (what the ranking reads, ``doc_ids``). ``columns["query_id"]`` and
+    ``columns["doc_id"]`` make their lists on first use and keep them (``__missing__``); anything that walks the
+    columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
+
+    doc_ids: ArrowIds
+    LAZY = ("query_id", "doc_id")
+
+    def __missing__(self, name: str) -> list[str]:
+        if name == "query_id":
+            assert self.blocks is not None
+            made = _query_column(*self.blocks)
+        elif name == "doc_id":
+            made = self.doc_ids.strings()
+        else:
+            raise KeyError(name)
+        dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
+        return made
+
+    def _whole(self) -> dict[str, Any]:
+        return {name: self[name] for name in ("query_id", "doc_id", "score")}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.LAZY or dict.__contains__(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return 3
+
+    def keys(self) -> Any:
+        return self._whole().keys()
+
+    def values(self) -> Any:
+        return self._whole().values()
+
+    def items(self) -> Any:
+        return self._whole().items()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def copy(self) -> dict[str, Any]:
+        return self._whole()
+
+    def __eq__(self, other: object) -> bool:
+        return self._whole() == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._whole())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the columns with their lists (``CheckedColumns``)."""
+        return CheckedColumns, (self._whole(),), {"blocks": self.blocks}
 
 
 def _doc_list(docs: Any, dictionary: Any, codes: np.ndarray) -> list[str]:
