@@ -44,8 +44,9 @@ def _frame(library: str, nested: dict, value: str):
     import pandas as pd
 
     if library == "pandas-object":  # ids as Python objects, not Arrow's: read from the frame's lists
-        return pd.DataFrame({name: pd.array(column, dtype=object) if name != value else column
-                             for name, column in columns.items()})
+        frame = pd.DataFrame(columns).astype({"query_id": object, "doc_id": object})
+        assert frame["doc_id"].dtype == object
+        return frame
     return pd.DataFrame(columns)
 
 
@@ -69,19 +70,26 @@ def test_small_frames_give_the_numbers_of_the_same_dicts(seed, library, negative
         assert ours == expected
 
 
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 @pytest.mark.parametrize("library", ["pandas", "polars"])
-def test_small_frames_of_judgments_serve_the_ranking_as_one_dict_a_query(library):
-    # judgments with no negative value are looked up in one dict per query block (CheckedColumns.judged_dicts), as a
-    # dict of dicts' own are; a negative judgment (in the pool, not judged) is numbered as before
+def test_small_frames_of_judgments_are_numbered_by_arrow_s_dictionary(monkeypatch, library):
+    # a small frame's judgments are numbered by the codes of Arrow's dictionary of their doc ids (no string made
+    # for each row); when the table of every (query, number) would be too large, each query's dict is made of
+    # the lists the columns then make: the same numbers either way
+    from trec_rag_eval.core import matching
+    from trec_rag_eval.tables import bulk
+
     pytest.importorskip(library)
-    qrels, _ = _pair(3, negative=False)
-    made = as_qrels(_frame(library, qrels, "relevance")).data
-    assert isinstance(made, CheckedColumns) and made.judged_dicts is not None
-    assert dict(zip(made.blocks[0], made.judged_dicts, strict=True)) == qrels
-    assert all(type(doc) is str for judged in made.judged_dicts for doc in judged)
-    qrels["q-neg"] = {"d1": -1, "d2": 1}
-    made = as_qrels(_frame(library, qrels, "relevance")).data
-    assert isinstance(made, CheckedColumns) and made.blocks is not None and made.judged_dicts is None
+    qrels, run = _pair(3, negative=True)
+    frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
+    made = as_qrels(frames[0]).data
+    assert isinstance(made, bulk.FrameColumns) and not dict.__contains__(made, "doc_id")
+    names, codes = made.doc_ids.numbered()
+    assert [names[c] for c in codes.tolist()] == [d for docs in qrels.values() for d in docs]
+    expected = _values(tre.evaluate(qrels, run, ["all_trec"]))
+    assert _values(tre.evaluate(*frames, ["all_trec"])) == expected
+    monkeypatch.setattr(matching, "DENSE_TABLE_MAX_BYTES", -1)
+    assert _values(tre.evaluate(*frames, ["all_trec"])) == expected
 
 
 @pytest.mark.parametrize("library", ["pandas", "polars"])
@@ -114,12 +122,15 @@ def test_a_pandas_frame_of_integer_and_text_ids_says_they_are_one_query():
 
 
 def test_small_frames_of_judgments_keep_every_row_s_value():
-    # the judgments' dicts hold the frame's own values (Python ints), each pair once; the columns are the frame's
+    # the judgments' columns are the frame's, their iteration "0" as a file without one gives it
     pl = pytest.importorskip("polars")
     frame = pl.DataFrame({"query_id": ["b", "b", "a"], "doc_id": ["x", "y", "x"], "relevance": [2, 0, 1]})
     made = as_qrels(frame).data
-    assert made["query_id"] == ["b", "b", "a"] and made["doc_id"] == ["x", "y", "x"]
-    assert np.array_equal(made["relevance"], [2, 0, 1]) and made.judged_dicts == [{"x": 2, "y": 0}, {"x": 1}]
+    assert list(made) == ["query_id", "iteration", "doc_id", "relevance"] and len(made) == 4
+    assert made["query_id"] == ["b", "b", "a"] and made["doc_id"] == ["x", "y", "x"] and made["iteration"] == ["0"] * 3
+    assert np.array_equal(made["relevance"], [2, 0, 1]) and "score" not in made and made.get("score") is None
+    qrels = tre.Qrels(made)
+    assert qrels.to_dict() == {"b": {"x": 2, "y": 0}, "a": {"x": 1}} and qrels.frame["iteration"].to_list() == ["0"] * 3
 
 
 def _large_pair(seed: int, shared: bool) -> tuple[dict, dict]:
@@ -161,7 +172,7 @@ def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(m
                     value: [v for docs in nested.values() for v in docs.values()]})
               for nested, value in ((qrels, "relevance"), (run, "score"))]
     made = as_run(frames[1]).data
-    assert isinstance(made, bulk.FrameRunColumns)
+    assert isinstance(made, bulk.FrameColumns)
     read: list[int] = []
     gather = bulk.ArrowIds.gather
 
@@ -169,11 +180,15 @@ def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(m
         read.append(len(rows))
         return gather(ids, rows)
 
-    def refused(columns, name):
-        raise AssertionError(f"the whole {name} column was made")
+    missing = bulk.FrameColumns.__missing__
+
+    def refused(columns, name):  # the judgments' ids may be made (ids with a separator: map_chunks' guess reads them)
+        if columns.value_column == "score":
+            raise AssertionError(f"the run's whole {name} column was made")
+        return missing(columns, name)
 
     monkeypatch.setattr(bulk.ArrowIds, "gather", counted)
-    monkeypatch.setattr(bulk.FrameRunColumns, "__missing__", refused)
+    monkeypatch.setattr(bulk.FrameColumns, "__missing__", refused)
     ours = _values(tre.evaluate(frames[0], frames[1], ["nDCG@5", "P@5"]))
     monkeypatch.undo()
     assert ours == _values(tre.evaluate(qrels, run, ["nDCG@5", "P@5"]))
@@ -193,7 +208,7 @@ def test_a_small_frame_s_run_columns_are_whole_to_whoever_walks_them(library):
     module = pytest.importorskip(library)
     columns = {"query_id": ["b", "b", "a", "c"], "doc_id": ["x", "é", "x", "y"], "score": [1.0, 3.0, 2.0, 2.0]}
     made = as_run(module.DataFrame(columns)).data
-    assert isinstance(made, bulk.FrameRunColumns) and "doc_id" in made and "iteration" not in made
+    assert isinstance(made, bulk.FrameColumns) and "doc_id" in made and "iteration" not in made
     assert made.get("iteration") is None and len(made) == 3 and made.blocks == (["b", "a", "c"], [2, 1, 1])
     assert list(made) == list(made.keys()) == ["query_id", "doc_id", "score"]
     assert made["doc_id"] is made["doc_id"] and made["doc_id"] == columns["doc_id"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from trec_rag_eval.core import parallel
 from trec_rag_eval.tables.arrow import ArrowExport, arrow_ints, is_arrow, polars_numbers, string_buffers
-from trec_rag_eval.tables.bulk import ArrowIds, CheckedColumns, FrameRunColumns
+from trec_rag_eval.tables.bulk import ArrowIds, CheckedColumns, FrameColumns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -26,11 +26,19 @@ as a list is: its rows made strings when gathered), a polars ``Series`` of strin
 
 
 def doc_column(data: Any) -> Strings:
-    """The doc ids of a table's columns as the ranking reads them: a small frame's run's as Arrow holds them
+    """The doc ids of a table's columns as the ranking reads them: a small frame's as Arrow holds them
     (``ArrowIds``) until their list is made; every other form's column as it is."""
-    if isinstance(data, FrameRunColumns) and not dict.__contains__(data, "doc_id"):
+    if isinstance(data, FrameColumns) and not dict.__contains__(data, "doc_id"):
         return data.doc_ids
     return data["doc_id"]
+
+
+def doc_numbers(data: Any) -> tuple[list[str], np.ndarray] | None:
+    """A small frame's distinct doc ids and each row's number among them (``ArrowIds.numbered``: Arrow's
+    dictionary and codes), whose rows hold each (query, document) pair once; None for every other form."""
+    if isinstance(data, FrameColumns):
+        return data.doc_ids.numbered()
+    return None
 
 
 def id_list(values: Strings) -> Strings:

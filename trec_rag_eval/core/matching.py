@@ -22,6 +22,7 @@ from trec_rag_eval.allocators import release_freed_memory
 from trec_rag_eval.core import parallel
 from trec_rag_eval.core.column_operations import (
     Strings,
+    doc_numbers,
     gather,
     over_chunks,
     query_offsets,
@@ -227,8 +228,18 @@ class Judgments:
         each (query, number) gets, at ``query * (len(numbers) + 1) + number``: >= 0 judged, UNJUDGED for a
         negative judgment, NOT_IN_POOL for the pairs nobody judged and for the number ``len(numbers)`` (a
         document no evaluated query judged). None when the table would take more than
-        ``DENSE_TABLE_MAX_BYTES``."""
+        ``DENSE_TABLE_MAX_BYTES``. A small frame's judgments are numbered by Arrow's dictionary of their doc ids
+        (``column_operations.doc_numbers``), each pair once: no string made for each row."""
         usable = np.flatnonzero(self.qidx >= 0)
+        coded = doc_numbers(self.qrels_data)
+        if coded is not None:
+            names, codes = coded
+            width = len(names) + 1
+            if self.num_queries * width * np.dtype(self.dtype).itemsize > DENSE_TABLE_MAX_BYTES:
+                return None
+            table = np.full(self.num_queries * width, NOT_IN_POOL, dtype=self.dtype)
+            table[self.qidx[usable].astype(np.int64) * width + codes[usable]] = self.ranked_values[usable]
+            return dict(zip(names, range(len(names)), strict=True)), table
         docs = self.qrels_data["doc_id"]
         if len(usable) < len(self.qidx):
             docs = [docs[i] for i in usable.tolist()]

@@ -28,7 +28,7 @@ from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
-from trec_rag_eval.tables.bulk import FrameRunColumns, nested_columns
+from trec_rag_eval.tables.bulk import FrameColumns, nested_columns
 from trec_rag_eval.tables.shapes import empty_keys, is_table_data, qrels_data, run_data
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def column_list(owner: Qrels | Run, name: str) -> list[Any]:
 def column_head(owner: Qrels | Run, name: str, rows: int) -> list[Any]:
     """The first ``rows`` values of one column as a Python list, without converting the table."""
     data = owner.data
-    if isinstance(data, FrameRunColumns) and name == "doc_id":  # its first ids made strings, not all of them
+    if isinstance(data, FrameColumns) and name == "doc_id":  # its first ids made strings, not all of them
         return data.doc_ids.gather(np.arange(min(rows, len(data.doc_ids))))
     if isinstance(data, dict):
         return list(data[name][:rows])
@@ -251,7 +251,9 @@ def has_subtopics(qrels: Qrels) -> bool:
     cached = qrels.__dict__.get("_has_subtopics")
     if cached is None:
         data = qrels.data
-        if isinstance(data, dict):
+        if isinstance(data, FrameColumns):  # a frame without an iteration column: every row's is "0"
+            cached = False
+        elif isinstance(data, dict):
             iterations = data["iteration"]
             if len(set(iterations)) <= 1:  # one iteration ("0"): nothing repeats, the readers saw to that
                 cached = False

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import reduce
-from itertools import accumulate, chain, repeat
+from itertools import chain, repeat
 from operator import attrgetter, countOf, iadd, itemgetter, mul
 from typing import Any
 
@@ -34,9 +34,8 @@ class CheckedColumns(dict[str, Any]):
     blocks: tuple[list[str], list[int]] | None = None
     judged_dicts: list[dict[str, Any]] | None = None
     """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
-    negative, as lists of relevant ids, or as a small frame with none negative: each query's dict of doc id ->
-    judgment (a copy of the query's own dict, its list's ids each judged 1, or the frame's block of rows: made
-    in C, ten times faster than pair by pair), in the order of
+    negative, or as lists of relevant ids: each query's dict of doc id -> judgment (a copy of the query's own
+    dict, or its list's ids each judged 1: made in C, ten times faster than pair by pair), in the order of
     ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -169,25 +168,11 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
     if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(encoded.dictionary), lengths)
                            + codes, len(starts) * len(encoded.dictionary)):
         return None
-    counts = lengths.tolist()
-    if value_column == "score":  # a run: its ids stay Arrow's until read (FrameRunColumns)
-        run = FrameRunColumns(score=numbers)
-        run.blocks, run.doc_ids = (block_ids, counts), ArrowIds(docs, encoded.dictionary, codes)
-        return run
-    doc_list = _doc_list(docs, encoded.dictionary, codes)
-    columns = _columns(_query_column(block_ids, counts), doc_list, numbers, value_column)
-    columns.blocks = (block_ids, counts)
-    if value_column == "relevance" and not (len(numbers) and numbers.min() < 0):
-        columns.judged_dicts = _block_dicts(doc_list, numbers.tolist(), counts)
+    # the ids stay Arrow's until read (FrameColumns): the ranking makes strings of the few rows it reads of a run,
+    # and numbers the judgments by their dictionary codes
+    columns = FrameColumns({value_column: numbers})
+    columns.blocks, columns.doc_ids = (block_ids, lengths.tolist()), ArrowIds(docs, encoded.dictionary, codes)
     return columns
-
-
-def _block_dicts(doc_ids: list[str], values: list[int], counts: list[int]) -> list[dict[str, int]]:
-    """Each query block's dict of doc id -> judgment (``CheckedColumns.judged_dicts``), made in C: the ranking
-    then looks rows up in them as in a dict of dicts' own, rather than numbering every judged document first."""
-    bounds = list(accumulate(counts, initial=0))
-    blocks = list(map(slice, bounds[:-1], bounds[1:]))
-    return list(map(dict, map(zip, map(doc_ids.__getitem__, blocks), map(values.__getitem__, blocks))))
 
 
 def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
@@ -245,6 +230,13 @@ class ArrowIds:
         kept = np.flatnonzero(mask)
         return ArrowIds(self.docs, self.dictionary, self.codes, kept if self.rows is None else self.rows[kept])
 
+    def numbered(self) -> tuple[list[str], np.ndarray] | None:
+        """The distinct ids (Arrow's dictionary, as Python strings) and each row's number among them (its code):
+        None for ids kept only in part (``keep``)."""
+        if self.rows is not None:
+            return None
+        return self.dictionary.to_pylist(), self.codes
+
     def strings(self) -> list[str]:
         """Every id, as Python strings."""
         if self.rows is None:
@@ -252,14 +244,24 @@ class ArrowIds:
         return self.gather(np.arange(len(self.rows)))
 
 
-class FrameRunColumns(CheckedColumns):
-    """A small frame's run (``frame_columns``) whose id columns stay Arrow's until one is read: its scores and
-    blocks, its doc ids as ``ArrowIds`` (what the ranking reads, ``doc_ids``). ``columns["query_id"]`` and
-    ``columns["doc_id"]`` make their lists on first use and keep them (``__missing__``); anything that walks the
-    columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
+class FrameColumns(CheckedColumns):
+    """A small frame's columns (``frame_columns``: a run's or judgments') whose id columns stay Arrow's until one
+    is read: its values and blocks, its doc ids as ``ArrowIds`` (what the ranking reads, ``doc_ids``).
+    ``columns["query_id"]``, ``columns["doc_id"]`` (and the judgments' ``columns["iteration"]``, "0") make their
+    lists on first use and keep them (``__missing__``); anything that walks the columns (iterating, ``items()``,
+    comparing, pickling) sees them all, in the usual order."""
 
     doc_ids: ArrowIds
-    LAZY = ("query_id", "doc_id")
+
+    @property
+    def value_column(self) -> str:
+        return "score" if dict.__contains__(self, "score") else "relevance"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self.value_column == "score":
+            return "query_id", "doc_id", "score"
+        return "query_id", "iteration", "doc_id", "relevance"
 
     def __missing__(self, name: str) -> list[str]:
         if name == "query_id":
@@ -267,22 +269,24 @@ class FrameRunColumns(CheckedColumns):
             made = _query_column(*self.blocks)
         elif name == "doc_id":
             made = self.doc_ids.strings()
+        elif name == "iteration" and self.value_column == "relevance":
+            made = ["0"] * len(self.doc_ids)
         else:
             raise KeyError(name)
         dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
         return made
 
     def _whole(self) -> dict[str, Any]:
-        return {name: self[name] for name in ("query_id", "doc_id", "score")}
+        return {name: self[name] for name in self.names}
 
     def __contains__(self, name: object) -> bool:
-        return name in self.LAZY or dict.__contains__(self, name)
+        return name in self.names
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._whole())
 
     def __len__(self) -> int:
-        return 3
+        return len(self.names)
 
     def keys(self) -> Any:
         return self._whole().keys()
