@@ -303,7 +303,7 @@ def test_the_library_crosscheck_collapses_before_both_sides():
     (["docA_chunk_1", "docC_chunk_2", "docB_chunk_3"], r"^(.*)_chunk_\d+$"),
 ])
 def test_ids_that_look_like_chunks_of_judged_documents_get_a_pattern_suggested(chunk_ids, pattern):
-    from trec_rag_eval.io.chunk_collapse import guess_doc_id_pattern
+    from trec_rag_eval.io.chunk_guess import guess_doc_id_pattern
 
     run = Run.from_dict({"q1": {c: 3.0 - i for i, c in enumerate(chunk_ids)}})
     guess = guess_doc_id_pattern(chunk_ids, QRELS)

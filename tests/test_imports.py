@@ -78,6 +78,30 @@ def test_the_quick_start_loads_no_module_of_a_family_it_does_not_compute():
     assert named == "False" and float(computed) == pytest.approx(1 / (1 + 1 / math.log2(3)), abs=1e-12)
 
 
+QUICK_START_LEAVES = {
+    "trec_rag_eval.io.chunk_collapse", "trec_rag_eval.io.chunks",  # chunk ids mapped to documents: doc_map
+    "trec_rag_eval.evaluation.context_cost",  # the tokens of the top k: corpus
+    "trec_rag_eval.core.frames",  # pandas and polars tables of results: to_pandas, to_polars
+    "trec_rag_eval.tables.judgment_kinds",  # judgment groups and preferences: their qrels formats
+    "trec_rag_eval.render.rows",  # the data formats: --format json, csv, jsonl
+    "json", "csv",  # what only those formats write with
+}
+"""What the README's first command loads none of: the modules of features it does not use, each loaded where its
+feature starts (what it costs the command is their import: classes made, patterns compiled)."""
+
+
+def test_the_quick_start_loads_no_module_of_a_feature_it_does_not_use():
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main([{str(fixtures / 'qrels.txt')!r}, "
+            f"{str(fixtures / 'run_bm25.txt')!r}])\nexcept SystemExit:\n    pass")
+    loaded = _modules_after(code)
+    assert "trec_rag_eval.render.table" in loaded  # the table was written
+    assert not QUICK_START_LEAVES & loaded
+    # asked for, each feature loads its module
+    csv_format = _modules_after(code.replace("'])", "', '--format', 'csv'])"))
+    assert {"trec_rag_eval.render.rows", "csv"} <= csv_format
+
+
 def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):
     # the other side of the threshold: above SMALL_FILE_BYTES the columnar readers are worth their import
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"

@@ -86,11 +86,11 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], C
     """``io.chunk_collapse.collapse_run``, its notes (what it did, then its warnings) and its report, for the
     evaluation to keep (``Evaluation.collapse``). Without a mapping, the run unchanged, no report, and a note
     when its ids look like chunks of judged documents (with the pattern that would map them,
-    ``io.chunk_collapse.guess_doc_id_pattern``): looked for only when one of the first ids has a separator
+    ``io.chunk_guess.guess_doc_id_pattern``): looked for only when one of the first ids has a separator
     before which a judged id could end (a character neither letter nor digit: none in ``d17``, MS MARCO's
     numbers), told by one C call without reading the judgments."""
     if doc_map is None:
-        from trec_rag_eval.io.chunk_collapse import HINT_SAMPLE, guess_doc_id_pattern
+        from trec_rag_eval.io.chunk_guess import HINT_SAMPLE, guess_doc_id_pattern
         from trec_rag_eval.tables import column_head
 
         head = column_head(run, "doc_id", HINT_SAMPLE)

@@ -9,14 +9,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from trec_rag_eval.core.frames import frame, results_frame
 from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
-from trec_rag_eval.io.chunk_collapse import CollapseReport, collapse_run
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
@@ -29,6 +26,9 @@ from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, query_id
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
+
+    from trec_rag_eval.evaluation.context_cost import ContextCost
+    from trec_rag_eval.io.chunk_collapse import CollapseReport
 
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
 
@@ -127,6 +127,8 @@ class Evaluation:
         return self._frame(shape, "polars")
 
     def _frame(self, shape: str, library: str) -> Any:
+        from trec_rag_eval.core.frames import results_frame
+
         return results_frame(self.run_tag, self.per_query, self.numeric_names, shape, library)
 
     @property
@@ -188,6 +190,9 @@ class Evaluation:
         """Quality and context cost against k: one row per k of ``context`` (the tokens of the top k
         results), with each measure computed at that k (``P``, ``nDCG``, ...: one column each) and the
         tokens' mean and 95th percentile over queries. Needs the results' texts (``corpus=``)."""
+        from trec_rag_eval.core.frames import frame
+        from trec_rag_eval.evaluation.context_cost import context_columns
+
         return frame(context_columns(self), library)
 
     def plot_context(self) -> Any:
@@ -288,6 +293,8 @@ def evaluate_tables(
         check_judgments(qrels, resolved)
     if doc_map is None:
         return evaluate_measures(qrels, run, resolved, chosen)
+    from trec_rag_eval.io.chunk_collapse import collapse_run  # mapping chunk ids to documents: asked for
+
     run, collapse = collapse_run(run, doc_map, qrels)
     result = evaluate_measures(qrels, run, resolved, chosen)
     result.collapse = collapse

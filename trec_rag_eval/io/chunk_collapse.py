@@ -1,6 +1,6 @@
 """A run of chunk ids collapsed to documents (``collapse_run``): every retrieved id mapped to its document by a
 ``io.chunks.DocIdMap``, each document kept once per query at its best chunk's score, and what the collapse did
-(``CollapseReport``); and a mapping guessed from the ids when none is given (``guess_doc_id_pattern``).
+(``CollapseReport``). A mapping guessed from the ids when none is given is ``io.chunk_guess``'.
 
 The conventions (an id the mapping does not cover is kept; judgments per chunk leave the run alone) are
 ``io.chunks``'."""
@@ -8,7 +8,6 @@ The conventions (an id the mapping does not cover is kept; judgments per chunk l
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
 from trec_rag_eval.notes import Note, note, warning
-from trec_rag_eval.tables import Qrels, Run, column_list, derived_from, duplicate_error, run_columns
+from trec_rag_eval.tables import Qrels, Run, column_list, duplicate_error, run_columns
 
 if TYPE_CHECKING:
     import polars as pl
@@ -242,69 +241,3 @@ def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
     report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
                      lambda qrels: _found_in_frame(merged, qrels))
     return Run(merged, run.run_tag, run.source, empty_queries=run.empty_queries), report
-
-
-_SUFFIX = re.compile(r"([^A-Za-z0-9]+)((?:[A-Za-z]+[^A-Za-z0-9]*)?)(\d+)")
-"""A chunk suffix: a separator, an optional word (and its own separator), a number: ``#3``, ``::p2``,
-``_chunk_7``."""
-HINT_SAMPLE = 1000
-"""The first retrieved ids of a run the guess reads (``run_outcome.map_chunks`` takes them, ``column_head``)."""
-
-
-def guess_doc_id_pattern(head: list[str], qrels: Qrels) -> tuple[str, str, str] | None:
-    """When most of ``head`` (a run's first ``HINT_SAMPLE`` retrieved ids) are judged nowhere but look like
-    chunks of judged documents (a judged id, a separator, an optional word and a number: ``doc#3``,
-    ``doc::p2``, ``doc_chunk_7``), the pattern that maps them, with one example chunk and its
-    document; None otherwise. Cheap: it reads a sample of the run, never the whole of it. Its caller asks
-    only when some id of the sample has a separator (never for MS MARCO's numbers, ``d17``)."""
-    sample = list(dict.fromkeys(head))
-    known = _judged_among(qrels, sample)
-    unknown = [doc_id for doc_id in sample if doc_id not in known]
-    if not unknown or len(unknown) * 2 <= len(sample):
-        return None
-    # where each unknown id could be cut before a separator, longest prefix first; only those
-    # prefixes are looked up (none at all for ids without a separator, such as MS MARCO's numbers)
-    cuts = {chunk_id: [] if chunk_id.isalnum() else  # one C call for an id without any separator
-            [cut for cut in range(len(chunk_id) - 1, 0, -1) if not chunk_id[cut].isalnum()]
-            for chunk_id in unknown}
-    prefixes = list({chunk_id[:cut] for chunk_id, at in cuts.items() for cut in at})
-    judged = _judged_among(qrels, prefixes) if prefixes else set()
-    votes: Counter[str] = Counter()
-    example: dict[str, tuple[str, str]] = {}
-    for chunk_id in unknown:
-        # the longest judged prefix that ends just before a separator
-        for cut in cuts[chunk_id]:
-            if chunk_id[:cut] in judged:
-                match = _SUFFIX.fullmatch(chunk_id[cut:])
-                if match:
-                    separator, word, _ = match.groups()  # word: "", "p" or "chunk_"
-                    pattern = "^(.*)" + _escape(separator + word) + r"\d+$"
-                    votes[pattern] += 1
-                    example.setdefault(pattern, (chunk_id, chunk_id[:cut]))
-                break
-    if not votes:
-        return None
-    pattern, count = votes.most_common(1)[0]
-    if count * 2 <= len(unknown):
-        return None
-    return pattern, *example[pattern]
-
-
-def _judged_among(qrels: Qrels, doc_ids: list[str]) -> set[str] | frozenset[str]:
-    """The ids of ``doc_ids`` that the qrels judge (for some query); a large qrels table is searched
-    for the few ids, not turned into a Python set."""
-    if isinstance(qrels.data, dict):  # the judged ids as a set, made once per Qrels
-        known = derived_from(qrels)
-        if "doc_ids" not in known:
-            known["doc_ids"] = frozenset(qrels.data["doc_id"])
-        return known["doc_ids"].intersection(doc_ids)  # type: ignore[no-any-return]
-    import polars as pl
-
-    column = qrels.frame["doc_id"]
-    return set(column.filter(column.is_in(pl.Series(doc_ids, dtype=pl.Utf8).implode())).to_list())
-
-
-def _escape(text: str) -> str:
-    """``re.escape`` for the characters that need it only, so a suggested pattern reads as typed
-    (``#`` and ``-`` stay as they are outside a character class)."""
-    return "".join("\\" + ch if ch in ".^$*+?{}[]\\|()" else ch for ch in text)

@@ -19,7 +19,6 @@ that its two bodies give the same bytes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -351,7 +350,7 @@ class Json(OutputFormat):
     summary = "one document"
     renders = {COMPARISON: _render("comparison", "render_json"), ALL_PAIRS: _render("allpairs", "allpairs_json"),
                AGREEMENT: lambda result: result.to_json(), CROSSCHECK: _render("crosscheck", "crosscheck_json"),
-               VALIDATION: lambda report: json.dumps(report.to_dict(), indent=2) + "\n",
+               VALIDATION: _render("validation", "validation_json"),
                PLAN: _render("planning", "plan_json")}
     opening = "[\n  "
     separator = ",\n  "
@@ -359,12 +358,12 @@ class Json(OutputFormat):
     context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import json_text
+        from trec_rag_eval.render.rows import json_text
 
         return (json_text(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import json_text_columns
+        from trec_rag_eval.render.rows import json_text_columns
 
         return (json_text_columns(evaluation, per_query, summary),)
 
@@ -400,12 +399,12 @@ class Csv(OutputFormat):
     opening = "run,query_id,measure,value\n"
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import csv_rows
+        from trec_rag_eval.render.rows import csv_rows
 
         return (csv_rows(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import csv_rows_columns
+        from trec_rag_eval.render.rows import csv_rows_columns
 
         return (csv_rows_columns(evaluation, per_query, summary),)
 
@@ -422,12 +421,12 @@ class Jsonl(OutputFormat):
     context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import jsonl_rows
+        from trec_rag_eval.render.rows import jsonl_rows
 
         return (jsonl_rows(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.table import jsonl_rows_columns
+        from trec_rag_eval.render.rows import jsonl_rows_columns
 
         return (jsonl_rows_columns(evaluation, per_query, summary),)
 

@@ -8,10 +8,16 @@ shown).
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.validate import ValidationReport
+
+
+def validation_json(report: ValidationReport) -> str:
+    """The report as one JSON document (``ValidationReport.to_dict``)."""
+    return json.dumps(report.to_dict(), indent=2) + "\n"
 
 
 def validation_text(report: ValidationReport) -> str:

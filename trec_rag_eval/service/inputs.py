@@ -8,6 +8,7 @@ folder stands for and their sizes (``run_files``)."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,6 @@ from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
-from trec_rag_eval.tables.judgment_kinds import Preferences
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
@@ -41,8 +41,11 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     ``Qrels`` as it is."""
     if isinstance(value, Qrels):
         return value
-    if isinstance(value, Preferences):  # preference judgments pass as they are (tables.judgment_kinds)
-        return value  # type: ignore[return-value]
+    # preference judgments pass as they are; a value is one only once their module (tables.judgment_kinds) is
+    # loaded, which judgments of relevance alone never need
+    kinds = sys.modules.get("trec_rag_eval.tables.judgment_kinds")
+    if kinds is not None and isinstance(value, kinds.Preferences):
+        return value  # type: ignore[no-any-return]
     if isinstance(value, (str, os.PathLike)):
         return load_qrels(value)
     if isinstance(value, list) and value and isinstance(value[0], Mapping) and "doc_id" not in value[0]:
