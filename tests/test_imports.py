@@ -83,7 +83,7 @@ QUICK_START_LEAVES = {
     "trec_rag_eval.evaluation.context_cost",  # the tokens of the top k: corpus
     "trec_rag_eval.core.frames",  # pandas and polars tables of results: to_pandas, to_polars
     "trec_rag_eval.tables.judgment_kinds",  # judgment groups and preferences: their qrels formats
-    "trec_rag_eval.render.rows",  # the data formats: --format json, csv, jsonl
+    "trec_rag_eval.render.data_formats",  # the data formats: --format json, csv, jsonl
     "json", "csv",  # what only those formats write with
 }
 """What the README's first command loads none of: the modules of features it does not use, each loaded where its
@@ -99,7 +99,7 @@ def test_the_quick_start_loads_no_module_of_a_feature_it_does_not_use():
     assert not QUICK_START_LEAVES & loaded
     # asked for, each feature loads its module
     csv_format = _modules_after(code.replace("'])", "', '--format', 'csv'])"))
-    assert {"trec_rag_eval.render.rows", "csv"} <= csv_format
+    assert {"trec_rag_eval.render.data_formats", "csv"} <= csv_format
 
 
 def test_a_large_run_is_read_with_pyarrow_and_ranked_with_polars(tmp_path):

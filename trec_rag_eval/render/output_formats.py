@@ -358,12 +358,12 @@ class Json(OutputFormat):
     context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import json_text
+        from trec_rag_eval.render.data_formats import json_text
 
         return (json_text(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import json_text_columns
+        from trec_rag_eval.render.data_formats import json_text_columns
 
         return (json_text_columns(evaluation, per_query, summary),)
 
@@ -399,12 +399,12 @@ class Csv(OutputFormat):
     opening = "run,query_id,measure,value\n"
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import csv_rows
+        from trec_rag_eval.render.data_formats import csv_rows
 
         return (csv_rows(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import csv_rows_columns
+        from trec_rag_eval.render.data_formats import csv_rows_columns
 
         return (csv_rows_columns(evaluation, per_query, summary),)
 
@@ -421,12 +421,12 @@ class Jsonl(OutputFormat):
     context_tokens = True
 
     def body(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import jsonl_rows
+        from trec_rag_eval.render.data_formats import jsonl_rows
 
         return (jsonl_rows(evaluation, per_query, summary),)
 
     def body_columns(self, evaluation: Evaluation, per_query: bool, summary: bool) -> Sequence[str]:
-        from trec_rag_eval.render.rows import jsonl_rows_columns
+        from trec_rag_eval.render.data_formats import jsonl_rows_columns
 
         return (jsonl_rows_columns(evaluation, per_query, summary),)
 

@@ -1,5 +1,5 @@
 """An evaluation's table, the text a person reads (``render.output_formats``' table: measure x cutoff, or one row
-per query, and its footer); the data formats (the JSON document, CSV rows, JSON Lines) are ``render.rows``'.
+per query, and its footer); the data formats (the JSON document, CSV rows, JSON Lines) are ``render.data_formats``'.
 
 Each per-query part is written two ways with the same bytes: value by value (``str.format``) and a column at a
 time (``render.columnar_text``, the ``*_columns`` functions) for a large evaluation: ~670,000 values for
