@@ -79,15 +79,15 @@ def test_the_quick_start_loads_no_module_of_a_family_it_does_not_compute():
 
 
 QUICK_START_LEAVES = {
-    "trec_rag_eval.io.chunk_collapse", "trec_rag_eval.io.chunks",  # chunk ids mapped to documents: doc_map
-    "trec_rag_eval.evaluation.context_cost",  # the tokens of the top k: corpus
+    "trec_rag_eval.io.chunk_collapse",  # chunk ids mapped to documents: doc_map (its report is io.chunks')
     "trec_rag_eval.core.frames",  # pandas and polars tables of results: to_pandas, to_polars
     "trec_rag_eval.tables.judgment_kinds",  # judgment groups and preferences: their qrels formats
     "trec_rag_eval.render.data_formats",  # the data formats: --format json, csv, jsonl
     "json", "csv",  # what only those formats write with
 }
 """What the README's first command loads none of: the modules of features it does not use, each loaded where its
-feature starts (what it costs the command is their import: classes made, patterns compiled)."""
+feature starts (what it costs the command is their import: classes made, patterns compiled). The types of the
+results stay importable (``typing.get_type_hints(Evaluation)``): their modules are loaded."""
 
 
 def test_the_quick_start_loads_no_module_of_a_feature_it_does_not_use():

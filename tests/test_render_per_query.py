@@ -15,8 +15,8 @@ import pytest
 import trec_rag_eval as tre
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render import trec
-from trec_rag_eval.render.output import Document, RunRenderer
 from trec_rag_eval.render.data_formats import to_dict
+from trec_rag_eval.render.output import Document, RunRenderer
 from trec_rag_eval.render.table import per_query_table, per_query_table_columns
 from trec_rag_eval.render.trec import format_trec_value
 

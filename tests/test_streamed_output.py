@@ -18,8 +18,8 @@ import trec_rag_eval as tre
 from trec_rag_eval import api
 from trec_rag_eval.errors import OutputExistsError
 from trec_rag_eval.io.atomic import OutputFile
-from trec_rag_eval.render.output import Document, RunRenderer, RunText
 from trec_rag_eval.render.data_formats import csv_rows, jsonl_rows, to_dict
+from trec_rag_eval.render.output import Document, RunRenderer, RunText
 from trec_rag_eval.render.table import per_query_table, summary_table
 from trec_rag_eval.render.trec import per_query_lines, summary_text
 from trec_rag_eval.run_outcome import RunOutcome

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.io.chunk_collapse import CollapseReport
+    from trec_rag_eval.io.chunks import CollapseReport
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.tables import Qrels, ResultsReport, Run
 

@@ -13,7 +13,9 @@ from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
+from trec_rag_eval.io.chunks import CollapseReport
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
@@ -26,9 +28,6 @@ from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, query_id
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
-
-    from trec_rag_eval.evaluation.context_cost import ContextCost
-    from trec_rag_eval.io.chunk_collapse import CollapseReport
 
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
 
@@ -191,7 +190,6 @@ class Evaluation:
         results), with each measure computed at that k (``P``, ``nDCG``, ...: one column each) and the
         tokens' mean and 95th percentile over queries. Needs the results' texts (``corpus=``)."""
         from trec_rag_eval.core.frames import frame
-        from trec_rag_eval.evaluation.context_cost import context_columns
 
         return frame(context_columns(self), library)
 

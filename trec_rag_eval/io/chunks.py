@@ -14,7 +14,9 @@ Decided here once:
   already be a document id. Such ids are counted and reported, never dropped.
 - Judgments per chunk are left alone: when most judged ids of the qrels are themselves chunk ids
   (the mapping turns them into another id), the run is not collapsed and the report says so.
-- The collapse is a transform on the Run, done before the ranking; the kernels never see chunks.
+- The collapse is a transform on the Run, done before the ranking; the kernels never see chunks. What it did is a
+  ``CollapseReport`` (``Evaluation.collapse``), here with the mapping: an evaluation's type names it, and the
+  collapse itself is imported only when a mapping is given.
 """
 
 from __future__ import annotations
@@ -22,14 +24,17 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.text import read_text, spooled
+from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.syntax import FIELD_SEPARATORS
 
 if TYPE_CHECKING:
     import polars as pl
+
 
 class DocIdMap:
     """chunk_id -> doc_id, or None when the mapping does not cover the id; ``str()`` describes it."""
@@ -280,3 +285,84 @@ def _read_parquet_map(path: str) -> dict[str, str]:
     if not table:
         raise InputFormatError(path, None, "the map file maps no chunk")
     return table
+
+
+UNJUDGED_WARNING_SHARE = 0.5
+"""A mapping warns when, after it, more than this share of the distinct retrieved documents are judged
+for no query AND fewer than this share of the queries retrieve a document judged for them: the
+mapping most likely produces ids the qrels do not use. Either alone is normal with sparse judgments
+(a few per query, as in the French RAG tutorial's dataset): most retrieved documents are then judged nowhere."""
+
+
+@dataclass(frozen=True)
+class CollapseReport:
+    """What mapping a run's chunk ids to documents did.
+
+    ``collapsed``: False when the qrels judge chunk ids themselves (the run is left as it was).
+    ``rows_in``/``rows_out``: run rows before and after; ``merged`` = rows_in - rows_out, the
+    chunks that met a better chunk of the same document for the same query.
+    ``unmapped``: (id, times retrieved) for retrieved ids the mapping does not cover, most
+    frequent first; ``queries_with_judged`` of the ``queries_with_results`` retrieve a document
+    judged for them; ``unknown_share``: share of the distinct retrieved ids (after mapping) that no
+    query of the qrels judges.
+    """
+
+    mapping: str
+    collapsed: bool
+    rows_in: int
+    rows_out: int
+    distinct_ids: int
+    mapped_ids: int
+    unmapped: tuple[tuple[str, int], ...] = ()
+    unknown_share: float = 0.0
+    chunk_judgments: int = 0
+    judged_ids: int = 0
+    queries_with_results: int = 0
+    queries_with_judged: int = 0
+
+    @property
+    def merged(self) -> int:
+        return self.rows_in - self.rows_out
+
+    @property
+    def unmapped_rows(self) -> int:
+        return sum(count for _, count in self.unmapped)
+
+    def warnings(self) -> list[str]:
+        """Lines for stderr: unmapped ids (counted, the most frequent named), per-chunk judgments,
+        and a mapping that leaves most retrieved ids unknown to the qrels."""
+        out = []
+        if not self.collapsed:
+            out.append(
+                f"the qrels judge chunk ids ({self.chunk_judgments} of {self.judged_ids} judged ids are "
+                f"chunks under {self.mapping}): judgments per chunk are used as they are, no collapse"
+            )
+            return out
+        if self.unmapped:
+            shown = ", ".join(f"{doc_id} ({count})" for doc_id, count in self.unmapped[:5])
+            more = f", ... ({len(self.unmapped) - 5} more)" if len(self.unmapped) > 5 else ""
+            out.append(
+                f"{len(self.unmapped)} of {self.distinct_ids} retrieved ids ({self.unmapped_rows} rows) are not "
+                f"covered by {self.mapping} and were kept as they are: {shown}{more}"
+            )
+        if (self.unknown_share > UNJUDGED_WARNING_SHARE
+                and self.queries_with_judged < UNJUDGED_WARNING_SHARE * self.queries_with_results):
+            out.append(
+                f"after mapping with {self.mapping}, only {self.queries_with_judged} of {self.queries_with_results} "
+                f"queries retrieve a document judged for them and {self.unknown_share:.1%} of the retrieved "
+                "documents are judged for no query: check that the mapping gives the ids the qrels use"
+            )
+        return out
+
+    def notes(self) -> list[Note]:
+        """What the user is told of the mapping: what it did (a note), then its warnings."""
+        return [note(self.summary())] + [warning(text) for text in self.warnings()]
+
+    def summary(self) -> str:
+        """One line: what the collapse did."""
+        if not self.collapsed:
+            return f"chunk ids mapped by {self.mapping}: not collapsed (the qrels judge chunks)"
+        return (
+            f"chunk ids mapped by {self.mapping}: {self.rows_in} retrieved chunks -> {self.rows_out} documents "
+            f"({self.merged} chunks of an already retrieved document merged, {len(self.unmapped)} ids unmapped)"
+        )
