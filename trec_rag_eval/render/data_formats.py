@@ -19,7 +19,7 @@ import numpy as np
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.render.numbers import plain_number
-from trec_rag_eval.render.table import per_query_measures
+from trec_rag_eval.render.table import measures_per_query
 
 if TYPE_CHECKING:
     import polars as pl
@@ -89,7 +89,7 @@ def _json_per_query(evaluation: Evaluation) -> str:
     if not ids:
         return "{}"
     keys = [json.dumps(q, ensure_ascii=False) for q in ids]
-    measures = list({m.shown: m for m in per_query_measures(evaluation)}.values())  # a name once, as in a dict
+    measures = list({m.shown: m for m in measures_per_query(evaluation)}.values())  # a name once, as in a dict
     if not measures:
         return "{\n" + ",\n".join(f"    {key}: {{}}" for key in keys) + "\n  }"
     opening = columnar_text.strings([f"    {key}: {{" for key in keys])
@@ -125,7 +125,7 @@ def csv_rows_columns(e: Evaluation, per_query: bool = False, summary: bool = Tru
 
 def _per_query_rows(e: Evaluation) -> Iterator[list[Any]]:
     """``[run, query_id, measure, value]`` of every per-query value, query by query, value by value."""
-    table = [(m.shown, e.values[m.shown]) for m in per_query_measures(e)]
+    table = [(m.shown, e.values[m.shown]) for m in measures_per_query(e)]
     return ([e.run_tag, q, name, plain_number(column[i])] for i, q in enumerate(e.query_ids) for name, column in table)
 
 
@@ -161,7 +161,7 @@ def _csv_per_query(evaluation: Evaluation) -> str:
     be), gathered beside the values' column, written by polars' CSV writer without quoting."""
     from trec_rag_eval.render import columnar_text
 
-    measures = per_query_measures(evaluation)
+    measures = measures_per_query(evaluation)
     ids = evaluation.query_ids
     if not measures or not ids:
         return ""
@@ -207,7 +207,7 @@ def _jsonl_per_query(evaluation: Evaluation) -> str:
     space between them: ``{"run": R, "query_id": Q,`` ``"measure": M, "value":`` ``V`` and ``}``."""
     from trec_rag_eval.render import columnar_text
 
-    measures = per_query_measures(evaluation)
+    measures = measures_per_query(evaluation)
     ids = evaluation.query_ids
     if not measures or not ids:
         return ""

@@ -134,7 +134,7 @@ def per_query_table_columns(evaluation: Evaluation, summary: bool = True) -> str
 
 def _per_query_head(evaluation: Evaluation) -> tuple[list[Measure], int, list[int], list[str]]:
     """The per-query table's measures, the width of its query column and of each other, its header line."""
-    measures = per_query_measures(evaluation)
+    measures = measures_per_query(evaluation)
     names = [m.shown for m in measures]
     context = evaluation.context
     tokens = [] if context is None else [f"tokens@{k}" for k in context.ks]
@@ -157,7 +157,7 @@ def _per_query_end(evaluation: Evaluation, measures: list[Measure], qwidth: int,
     return "\n".join(lines) + "\n"
 
 
-def per_query_measures(evaluation: Evaluation) -> list[Measure]:
+def measures_per_query(evaluation: Evaluation) -> list[Measure]:
     """The measures with a value per query, in the evaluation's order: the columns of every per-query output."""
     return [m for m in evaluation.measures if m.spec.per_query and m.shown in evaluation.values]
 
