@@ -40,7 +40,7 @@ class QueryResult(NamedTuple):
 
 
 @shown_by("trec_rag_eval.render.results:register_evaluation")
-@dataclass
+@dataclass(repr=False)  # its own __repr__: the run, its queries and its summary
 class Evaluation:
     """Per-query values and aggregates of one run.
 

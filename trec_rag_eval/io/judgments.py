@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
@@ -34,9 +34,10 @@ SIDECAR_HEADER = ("query_id", "doc_id", "grade", "kind", "model")
 KINDS = ("hole", "calibration")
 
 
-@dataclass(frozen=True)
-class LLMJudgment:
-    """One grade given by a model; ``kind`` is ``hole`` or ``calibration``."""
+class LLMJudgment(NamedTuple):
+    """One grade given by a model; ``kind`` is ``hole`` or ``calibration``: a line of the sidecar, a record (a
+    named tuple: a dataclass's methods are compiled when its class is made, and every evaluation of a qrels
+    file imports this module to look for the sidecar)."""
 
     query_id: str
     doc_id: str

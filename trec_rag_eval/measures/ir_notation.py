@@ -19,8 +19,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from trec_rag_eval.errors import MeasureSyntaxError
 from trec_rag_eval.measures import registry  # noqa: F401  (the built-in families, registered first)
@@ -31,13 +30,13 @@ CUTOFF_MAX = INT32[1]
 """The largest cutoff: trec_eval's largest -M; a larger one cannot mean anything more."""
 
 
-@dataclass(frozen=True)
-class Name:
-    """One name of the notation: which family it means without and with ``@``, and its parameters."""
+class Name(NamedTuple):
+    """One name of the notation: which family it means without and with ``@``, and its parameters. A record (a
+    named tuple: a dataclass's methods are compiled when its class is made, and every evaluation parses names)."""
 
     family: str | None  # without @ (None: the @ value is required)
     family_at: str | None  # with @ (None: no @ allowed)
-    params: Mapping[str, Param] = field(default_factory=dict)
+    params: Mapping[str, Param]
     at: str = "cutoff"  # "cutoff" (positive integer), "recall" (a real in [0, 1]) or "real" (a real >= 0)
     alias: bool = False  # another name of the family's own notation, kept for display (MAP, MRR, HitRate)
     variants: tuple[tuple[str, Any, str], ...] = ()
@@ -73,14 +72,14 @@ def names_of(families: Iterable[Family], known: Mapping[str, Name] | None = None
             taken = before.family_at if at else before.family
             if taken not in (None, family.name):
                 raise ValueError(f"{spelling!r} names two measure families: {taken} and {family.name}")
-            names[text] = replace(before, family_at=family.name) if at else replace(before, family=family.name)
+            names[text] = before._replace(family_at=family.name) if at else before._replace(family=family.name)
     for spelling, family_name in variants:
         found = _VARIANT.fullmatch(spelling)
         if found is None or found[1] not in names or found[2] not in names[found[1]].params:
             raise ValueError(f"{family_name}: {spelling!r} is not a name with one of its parameters")
         text, key = found[1], found[2]
         value = None if key == "rel" and found[3] == "k" else ast.literal_eval(found[3])  # rel=k: at any level
-        names[text] = replace(names[text], variants=(*names[text].variants, (key, value, family_name)))
+        names[text] = names[text]._replace(variants=(*names[text].variants, (key, value, family_name)))
     return names
 
 

@@ -187,7 +187,7 @@ class ResultsReport:
     searched: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # its own __repr__: one line (dataclass would make one, then drop it)
 class Qrels:
     """Relevance judgments: one row per (query_id, doc_id).
 
@@ -314,7 +314,7 @@ NOWHERE = Places("row", partial(_find_in_turn, ()))
 """The places of rows that cannot be pointed at (a part of a table built in memory): an error names none."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # its own __repr__, as Qrels
 class Run:
     """A ranked result list: one row per (query_id, doc_id) with its score.
 
