@@ -144,6 +144,20 @@ def test_the_command_sets_numpy_and_polars_allocators_unless_told(preset_by_user
         assert threads == "1"  # no BLAS thread started with numpy
 
 
+def test_the_command_collects_reference_cycles_less_often():
+    """The command's imports and a small file's rows make hundreds of thousands of objects, few in cycles: the
+    command looks for cycles every COLLECT_EVERY new objects, not Python's 700; a library caller keeps Python's."""
+    import subprocess
+    import sys
+
+    code = ("import gc, sys\nimport trec_rag_eval as tre\ntre.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
+            "print(gc.get_threshold()[0], file=sys.stderr)\nfrom trec_rag_eval.cli import main\n"
+            "try: main(['measures'])\nexcept SystemExit: pass\nprint(gc.get_threshold()[0], file=sys.stderr)")
+    library, command = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                      check=True).stderr.split()
+    assert (library, command) == ("700", "50000")
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident set from /proc")
 def test_polars_reads_its_allocator_settings_from_the_commands_variable():
     """The variable is the one polars' jemalloc reads: with freed pages kept 0 ms, the 160 MB polars

@@ -26,6 +26,11 @@ evaluation never uses, are not started by the command.
   an evaluation never gives it (no matrix products), taking CPU time from the reader's threads as the
   run's parse starts. The command runs OpenBLAS on the calling thread alone
   (``OPENBLAS_NUM_THREADS=1``, unless the user set it); a library caller keeps numpy's default.
+* Python's collector of reference cycles runs every 700 new container objects (its first generation's
+  threshold), and every tenth of those runs the older generations too: the command's imports (numpy's, click's,
+  the registry of measures) and a small file's rows make hundreds of thousands of objects, very few of them in
+  cycles, and the process ends without tearing them down (``os._exit``). The command runs it every
+  ``COLLECT_EVERY`` new objects (a user's higher threshold is kept); a library caller keeps Python's.
 
 What each setting saves, measured, is in benchmarks/README.md.
 """
@@ -34,6 +39,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import os
 import sys
 import threading
@@ -52,6 +58,8 @@ BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 """The threads numpy's OpenBLAS starts when it loads."""
 POLARS_JEMALLOC_CONF = "_RJEM_MALLOC_CONF"
 """The variable polars' own jemalloc reads its settings from (``JEMALLOC_SETTINGS`` in the command)."""
+COLLECT_EVERY = 50_000
+"""The new container objects between two collections of reference cycles in the command (Python's: 700)."""
 
 
 def import_pyarrow() -> Any:
@@ -76,12 +84,15 @@ def settings_for_the_command() -> None:
     and start no BLAS threads (``OPENBLAS_NUM_THREADS=1``), and polars keep freed pages 100 ms
     (``_RJEM_MALLOC_CONF``): for a process that owns its environment (the command line; its child
     processes inherit it). Nothing changes for a library already loaded; a variable the user set is
-    kept."""
+    kept. And the collector of reference cycles runs every ``COLLECT_EVERY`` new objects."""
     if "numpy" not in sys.modules:
         os.environ.setdefault(NUMPY_HUGEPAGE, "0")
         os.environ.setdefault(BLAS_THREADS, "1")
     if "polars" not in sys.modules:
         os.environ.setdefault(POLARS_JEMALLOC_CONF, JEMALLOC_SETTINGS)
+    first, *older = gc.get_threshold()
+    if 0 < first < COLLECT_EVERY:  # 0: the user turned the collector off (gc.disable is another switch)
+        gc.set_threshold(COLLECT_EVERY, *older)
 
 
 def jemalloc_configured() -> bool:
