@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import compress
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -169,9 +169,9 @@ def qrels_query_ids(qrels: Qrels, judged: list[str] | None = None) -> list[str]:
     return ids + [q for q in dict.fromkeys([*(qrels.topics or {}), *qrels.unjudged]) if q not in known]
 
 
-@dataclass(frozen=True)
-class ResultsReport:
-    """What a results reader noticed but did not refuse (fed to ``checks.rag``).
+class ResultsReport(NamedTuple):
+    """What a results reader noticed but did not refuse (fed to ``checks.rag``). A record, read by attribute (a
+    named tuple: a frozen dataclass's six methods are compiled when its class is made, at every import).
 
     ``duplicates``: (query_id, doc_id, times listed) for every id listed more than once in one list.
     ``empty``: query ids whose result list is empty (they have no row in the Run at all).
@@ -284,13 +284,13 @@ def per_document(qrels: Qrels) -> Qrels:
     return Qrels(frame, qrels.source, qrels.topics, qrels.unjudged)
 
 
-@dataclass(frozen=True)
-class Places:
+class Places(NamedTuple):
     """Where the rows of a table stand in what it was read from, as its reader records it: ``find(query_id,
     doc_id)`` gives the (file, number) of every row holding that pair, in the order read, numbered as
     ``unit`` says (``"line"`` of a text file, ``"row"`` of a Parquet file). ``find`` is a function of the reader
     (with its arguments bound: ``functools.partial``), so a table sent to a Dask worker keeps it; it is called
-    only to cite an error found after the reading (a document listed twice, found by the ranking)."""
+    only to cite an error found after the reading (a document listed twice, found by the ranking). A record (a
+    named tuple, as ``ResultsReport``)."""
 
     unit: str
     find: Callable[[str, str], list[tuple[str, int]]]
