@@ -146,16 +146,23 @@ def test_the_command_sets_numpy_and_polars_allocators_unless_told(preset_by_user
 
 def test_the_command_collects_reference_cycles_less_often():
     """The command's imports and a small file's rows make hundreds of thousands of objects, few in cycles: the
-    command looks for cycles every COLLECT_EVERY new objects, not Python's 700; a library caller keeps Python's."""
+    command looks for cycles every COLLECT_EVERY new objects, not Python's 700; a library caller keeps Python's,
+    also after running the command in its own process (main(args): a test, a notebook), and a threshold of its
+    own (500) is given back as it was."""
     import subprocess
     import sys
 
     code = ("import gc, sys\nimport trec_rag_eval as tre\ntre.evaluate({'q': {'a': 1}}, {'q': {'a': 1.0}})\n"
-            "print(gc.get_threshold()[0], file=sys.stderr)\nfrom trec_rag_eval.cli import main\n"
-            "try: main(['measures'])\nexcept SystemExit: pass\nprint(gc.get_threshold()[0], file=sys.stderr)")
-    library, command = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                      check=True).stderr.split()
-    assert (library, command) == ("700", "50000")
+            "print(gc.get_threshold()[0], file=sys.stderr)\nimport trec_rag_eval.cli as cli\nroute = cli._route\n"
+            "def seen(args):\n    print(gc.get_threshold()[0], file=sys.stderr)\n    return route(args)\n"
+            "cli._route = seen\n"
+            "def command():\n    try: cli.main(['measures'])\n    except SystemExit: pass\n"
+            "    print(gc.get_threshold()[0], file=sys.stderr)\n"
+            "command()\ngc.set_threshold(500, 10, 10)\ncommand()\nprint(gc.get_threshold(), file=sys.stderr)")
+    seen = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stderr.splitlines()
+    # the library; during the command, after it; the same with the caller's own threshold
+    assert seen == ["700", "50000", "700", "50000", "500", "(500, 10, 10)"]
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident set from /proc")

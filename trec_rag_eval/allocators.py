@@ -30,7 +30,8 @@ evaluation never uses, are not started by the command.
   threshold), and every tenth of those runs the older generations too: the command's imports (numpy's, click's,
   the registry of measures) and a small file's rows make hundreds of thousands of objects, very few of them in
   cycles, and the process ends without tearing them down (``os._exit``). The command runs it every
-  ``COLLECT_EVERY`` new objects (a user's higher threshold is kept); a library caller keeps Python's.
+  ``COLLECT_EVERY`` new objects (a user's higher threshold is kept); a library caller keeps Python's, and a
+  caller that runs the command in its own process (``cli.main(args)``) gets its own back when the command ends.
 
 What each setting saves, measured, is in benchmarks/README.md.
 """

@@ -8,6 +8,7 @@ Library errors become one ``Error: ...`` line here, at a single boundary: exit 1
 from __future__ import annotations
 
 import functools
+import gc
 import importlib
 import io
 import os
@@ -254,8 +255,21 @@ def _without_secrets(text: str) -> str:
 
 
 def main(args: list[str] | None = None) -> None:
-    """Console-script entry point: one clean error line, never a traceback, for known errors."""
+    """Console-script entry point: one clean error line, never a traceback, for known errors. Given ``args``, the
+    command runs in its caller's process (a test, a notebook), which gets its collector's threshold back after it
+    (``allocators.settings_for_the_command`` raises it for the command alone)."""
+    collector = gc.get_threshold()
     settings_for_the_command()  # the command owns its process (see trec_rag_eval.allocators)
+    try:
+        _command(args)
+    finally:
+        if args is not None:
+            gc.set_threshold(*collector)
+
+
+def _command(args: list[str] | None) -> None:
+    """``main``'s command: its output written, its errors said, and the process ended (os._exit for the console
+    script) or its exit code raised (SystemExit)."""
     argv = _route(list(sys.argv[1:] if args is None else args))
     try:
         with warnings.catch_warnings():
