@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -104,11 +104,14 @@ class Deferred:
         return f"{self.module}.{self.name}"
 
 
-@dataclass(frozen=True)
-class Range:
+class Range(NamedTuple):
     """The values a real parameter means something at: from ``low`` to ``high``, an end left out when
     ``open`` names it (``"low"``, ``"high"`` or ``"both"``); ``why`` says what the parameter is, and so why
-    the range (it follows a refusal). The default is every finite number."""
+    the range (it follows a refusal). The default is every finite number.
+
+    ``Range``, ``Param`` and ``IrMeasures`` are records of the registry's table, never changed: named tuples (a
+    frozen dataclass's six methods are compiled from source when its class is made, at every import of the
+    measures; a named tuple's one)."""
 
     low: float = -math.inf
     high: float = math.inf
@@ -142,8 +145,7 @@ class Range:
 ANY_FINITE = Range()
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """A typed parameter of a name in our notation: ``kind`` is int (a relevance level, >= 0), level (any
     judgment), float, bool, str (one of ``choices``), gains (a dict judgment -> gain) or reals (a list of
     finite numbers written ``(0.2,0.5)``, ``size`` of them when ``size`` is set: utility's coefficients).
@@ -180,8 +182,7 @@ class Param:
         return self.within.refusal(key if self.kind == "float" else f"{key}: each")
 
 
-@dataclass(frozen=True)
-class IrMeasures:
+class IrMeasures(NamedTuple):
     """How the cross-check writes a measure of a family in ir_measures' notation: ``name``, then the
     ``first`` parameters, the relevance level, and the measure's other parameters in name order (with
     ``judged_only=True`` under -J), e.g. ``SetF(beta=2.0,rel=2,judged_only=True)``.
