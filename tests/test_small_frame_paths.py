@@ -247,3 +247,35 @@ def test_the_queries_of_rows_made_in_blocks_are_those_of_their_rows():
     ranked = rank(qrels, run)
     assert ranked.query_ids == ["q0", "q1", "q2"] and ranked.extra_queries == ["q4"]
     assert ranked.missing_queries == ["q0", "q2"] and query_id_set(run) == {"q1", "q4"}
+
+
+@pytest.mark.parametrize("shape", ["pandas", "pandas-large", "numpy-columns", "polars"])
+def test_a_table_made_of_a_frame_or_numpy_columns_keeps_its_values_when_they_change(shape):
+    # a Run or Qrels is a value: writing into the frame or the numpy array it was made of afterwards (pandas'
+    # df.loc[...] = x writes in place into the frame's own buffer; polars' df[i, name] = x changes the frame
+    # object, which a polars frame of the tables' own types would be) leaves it as it was made
+    from trec_rag_eval.tables.shapes import SMALL_FRAME_ROWS
+
+    rows = SMALL_FRAME_ROWS + 1 if shape == "pandas-large" else 3
+    # (the ids as tuples: a dict of columns checked as a frame's are, not taken as a reader's own columns)
+    run = {"query_id": ("q1",) * rows, "doc_id": tuple(f"d{i}" for i in range(rows)),
+           "score": np.arange(rows, 0, -1, dtype=np.float64)}  # d0 first
+    qrels = {"query_id": ("q1", "q1"), "doc_id": ("d0", "d1"), "relevance": np.array([1, 0])}
+    if shape.startswith("pandas"):
+        pd = pytest.importorskip("pandas")
+        run, qrels = pd.DataFrame(run), pd.DataFrame(qrels)
+    if shape == "polars":
+        pl = pytest.importorskip("polars")
+        run, qrels = pl.DataFrame(run), pl.DataFrame(qrels)
+    made_run, made_qrels = tre.Run(run), tre.Qrels(qrels)
+    if shape.startswith("pandas"):
+        run.loc[0, "score"] = -1.0  # d0 last
+        qrels.loc[0, "relevance"] = 0
+    elif shape == "polars":
+        run[0, "score"] = -1.0
+        qrels[0, "relevance"] = 0
+    else:
+        run["score"][0] = -1.0
+        qrels["relevance"][0] = 0
+    # d0, judged 1, is ranked first by the scores the tables were made with: P@1 = 1/1
+    assert tre.evaluate(made_qrels, made_run, "P@1").summary["P@1"] == 1.0

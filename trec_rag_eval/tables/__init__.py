@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import compress
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -187,6 +187,11 @@ class ResultsReport(NamedTuple):
     searched: bool = False
 
 
+def _is_polars(data: Any) -> TypeGuard[pl.DataFrame]:
+    """Whether a table's data is a polars frame (told without importing polars)."""
+    return type(data).__module__.startswith("polars.")
+
+
 @dataclass(frozen=True, repr=False)  # its own __repr__: one line (dataclass would make one, then drop it)
 class Qrels:
     """Relevance judgments: one row per (query_id, doc_id).
@@ -216,6 +221,8 @@ class Qrels:
             if not self.unjudged:
                 object.__setattr__(self, "unjudged", empty_keys(self.data))
             object.__setattr__(self, "data", qrels_data(self.data))
+        elif _is_polars(data):  # the caller's frame, which it may change in place (df[i, name] = x)
+            object.__setattr__(self, "data", data.clone())  # (a new frame of the same columns: nothing copied)
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -340,6 +347,8 @@ class Run:
         data = self.data
         if not (isinstance(data, CheckedColumns) and "score" in data) and not is_table_data(data, "score"):
             object.__setattr__(self, "data", run_data(self.data))
+        elif _is_polars(data):  # the caller's frame, as Qrels'
+            object.__setattr__(self, "data", data.clone())
 
     def __repr__(self) -> str:  # the dataclass repr printed every id: one line whatever the size
         return (f"Run(run_tag={self.run_tag!r}, source={self.source!r}, queries={len(query_id_set(self))}, "

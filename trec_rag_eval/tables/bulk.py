@@ -381,7 +381,8 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
     if isinstance(values, np.ndarray):
         if values.dtype.kind not in "iuf":
             return None
-        array = values
+        # a copy: the caller may write into its array (a pandas frame's own buffer: df.loc[...] = x) afterwards
+        array = values.astype(np.float64 if value_column == "score" else values.dtype)
     else:
         values = list(values)
         usual = float if value_column == "score" else int  # a dict of scores, of grades: a count in C says so

@@ -321,8 +321,8 @@ def _from_pandas(frame: Any) -> Any:
     then names the row at fault."""
     import polars as pl
 
-    try:
-        return pl.from_pandas(frame, nan_to_null=False)
+    try:  # a copy of its numbers, which polars would share: the caller may write into the frame afterwards
+        return pl.from_pandas(frame.copy(), nan_to_null=False)
     except Exception:  # noqa: BLE001 - a column Arrow cannot convert: the row path names the row at fault
         return None
 
