@@ -117,8 +117,8 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     doc ids are read as views, not converted), each query's rows together (as a dict of
     dicts gives them: its blocks are where the id changes from the row before, and no id starts two
     blocks), so that a pair given twice is a document twice within one block, found by counting the pairs
-    of block number and document dictionary code (``_pairs_distinct``). The documents' Python strings are
-    made from that dictionary when ids repeat across queries (``_doc_list``)."""
+    of block number and document dictionary code (``_pairs_distinct``). The ids stay Arrow's (``FrameColumns``,
+    ``ArrowIds``): Python strings are made of the rows read, from that dictionary when ids repeat across queries."""
     import pyarrow as pa
 
     arrays: list[Any] = []

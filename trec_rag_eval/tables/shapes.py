@@ -242,8 +242,9 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
 
 
 def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
-    """A small pandas or polars frame's columns as lists, checked in bulk (``tables.bulk.column_columns``), or
-    None when a column is missing, given twice, or fails a check."""
+    """A small pandas or polars frame's columns, checked in bulk: its ids kept as Arrow holds them when it does
+    (``tables.bulk.frame_columns``: a ``FrameColumns``, whose lists are made on first use), else as lists
+    (``tables.bulk.column_columns``); None when a column is missing, given twice, or fails a check."""
     names = list(frame.columns)
     if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
         return None
