@@ -279,3 +279,20 @@ def test_a_table_made_of_a_frame_or_numpy_columns_keeps_its_values_when_they_cha
         qrels["relevance"][0] = 0
     # d0, judged 1, is ranked first by the scores the tables were made with: P@1 = 1/1
     assert tre.evaluate(made_qrels, made_run, "P@1").summary["P@1"] == 1.0
+
+
+@pytest.mark.parametrize("bad, words", [
+    ({"doc_id": ["", "a"]}, "the doc id is empty"),
+    ({"score": np.array([np.nan, 1.0])}, "the score nan is not a number"),
+    ({"doc_id": ["a", "a"]}, "twice"),
+])
+def test_a_dict_of_columns_shaped_as_a_readers_own_is_checked_when_given_to_evaluate(bad, words):
+    # ids in lists and the scores a float64 numpy array is the shape the file readers hand the tables; given by
+    # a caller it is checked as any dict of columns is (before, it was taken as it was: the empty doc id ranked
+    # first and P@1 came out 0.0 with no error)
+    run = {"query_id": ["q1", "q1"], "doc_id": ["b", "a"], "score": np.array([3.0, 1.0]), **bad}
+    with pytest.raises(tre.InputFormatError, match=words):
+        tre.evaluate({"q1": {"a": 1}}, run, "P@1")
+    qrels = {"query_id": ["q1", "q1"], "doc_id": ["a", ""], "relevance": np.array([1, 0])}
+    with pytest.raises(tre.InputFormatError, match="the doc id is empty"):
+        tre.evaluate(qrels, {"q1": {"a": 1.0}}, "P@1")
