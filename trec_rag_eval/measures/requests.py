@@ -222,8 +222,17 @@ on_register(lambda family: _rag_set.cache_clear)
 
 def _within_ranges(measure: Measure) -> Measure:
     """A ``Measure`` built in Python, refused as the parsers refuse its name when a parameter is outside the
-    registry's table of ranges."""
+    registry's table of ranges, or without what every name of its family carries: a cutoff where each of its names has
+    one (``P@k``: ``P`` alone is trec_eval's list of cutoffs, never one measure) or a required parameter
+    (``max_rel``)."""
+    spec = measure.spec
+    missing = [key for key, param in spec.params.items() if param.required and key not in measure.named]
     problem = range_problem(measure)
+    if measure.cutoff is None and spec.kind in ("int_cutoffs", "real_cutoffs") and all("@" in n for n in spec.names):
+        problem = f"{measure.family} needs a cutoff, e.g. Measure({measure.family!r}, cutoff=10)"
+    elif missing:
+        problem = (f"{measure.family} needs {' and '.join(missing)}, e.g. "
+                   f"Measure({measure.family!r}, params=(({missing[0]!r}, 3),))")
     if problem:
         text = str(measure)
         raise MeasureSyntaxError(text, 0, len(text), problem)
