@@ -207,16 +207,20 @@ class ArrowIds:
     def __len__(self) -> int:
         return len(self.codes) if self.rows is None else len(self.rows)
 
-    def gather(self, rows: np.ndarray) -> list[str]:
-        """The ids of these rows as Python strings: when at most half the column's rows bring a document of their
-        own, from the dictionary's strings (each made once, then shared: its hash computed once); else from the
-        column."""
+    def gather(self, rows: np.ndarray | None = None) -> list[str]:
+        """The ids of these rows (None: every row) as Python strings: when at most half the column's rows bring a
+        document of their own (the same documents ranked for many queries), from the dictionary's strings (each
+        made once, then shared by the rows that hold it: its hash computed once); else from the column (cheaper
+        than the dictionary's gather when few ids repeat)."""
         if self.rows is not None:
-            rows = self.rows[rows]
+            rows = self.rows if rows is None else self.rows[rows]
         if 2 * len(self.dictionary) <= len(self.codes):
             if self._names is None:
                 self._names = np.array(self.dictionary.to_pylist(), dtype=object)
-            return self._names.take(self.codes[rows]).tolist()  # type: ignore[no-any-return]
+            codes = self.codes if rows is None else self.codes[rows]
+            return self._names.take(codes).tolist()  # type: ignore[no-any-return]
+        if rows is None:
+            return self.docs.to_pylist()  # type: ignore[no-any-return]
         import pyarrow as pa
 
         try:
@@ -238,10 +242,8 @@ class ArrowIds:
         return self.dictionary.to_pylist(), self.codes
 
     def strings(self) -> list[str]:
-        """Every id, as Python strings."""
-        if self.rows is None:
-            return _doc_list(self.docs, self.dictionary, self.codes)
-        return self.gather(np.arange(len(self.rows)))
+        """Every id, as Python strings (``gather``)."""
+        return self.gather()
 
 
 class FrameColumns(CheckedColumns):
@@ -317,17 +319,6 @@ class FrameColumns(CheckedColumns):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the columns with their lists (``CheckedColumns``)."""
         return CheckedColumns, (self._whole(),), {"blocks": self.blocks}
-
-
-def _doc_list(docs: Any, dictionary: Any, codes: np.ndarray) -> list[str]:
-    """The documents' ids as Python strings: when at most half the rows bring a document of their own (the
-    same documents ranked for many queries), each distinct id made once from Arrow's dictionary and put in
-    every row that holds it (one string, whose hash is then computed once, shared by those rows); else each
-    row's made from the column (cheaper than the dictionary's gather when few ids repeat)."""
-    if 2 * len(dictionary) > len(codes):
-        return docs.to_pylist()  # type: ignore[no-any-return]
-    names = np.array(dictionary.to_pylist(), dtype=object)
-    return names.take(codes).tolist()  # type: ignore[no-any-return]
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
