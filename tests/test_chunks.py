@@ -251,6 +251,52 @@ def test_compare_and_the_harness_collapse_too():
     assert report.result.collapse.merged == 2
 
 
+def test_the_library_takes_the_pattern_by_the_command_lines_name_too(tmp_path):
+    """``doc_id_pattern=`` is ``doc_map=`` given a regular expression, under the name ``--doc-id-pattern`` gives it:
+    the same numbers (EXPECTED, computed by hand above), from every function that maps chunks."""
+    import trec_rag_eval as tre
+
+    qrels, run = _files(tmp_path)
+    with pytest.warns(tre.TrecRagEvalWarning, match="chunk ids mapped by pattern"):
+        _assert_expected(tre.evaluate(qrels, run, list(EXPECTED), doc_id_pattern=PATTERN))
+    [outcome] = tre.evaluate_many(qrels, [run], list(EXPECTED), doc_id_pattern=PATTERN)
+    _assert_expected(outcome.evaluation)
+    with pytest.warns(tre.TrecRagEvalWarning, match="chunk ids mapped by pattern"):
+        comparison = tre.compare(qrels, {"chunks": run, "again": run}, ["P@3"], doc_id_pattern=PATTERN)
+    assert comparison.means["chunks"]["P@3"] == pytest.approx(0.5)     # (2/3 + 1/3) / 2
+    with pytest.warns(tre.TrecRagEvalWarning, match="chunk ids mapped by pattern"):
+        mapped = tre.read_run(run, qrels=tre.read_qrels(qrels), doc_id_pattern=PATTERN)
+    assert sorted(mapped.to_dict()["q1"]) == ["docA", "docB", "docC", "docX"]
+    assert Evaluator(lambda query, k: [], doc_id_pattern=PATTERN).doc_map == PATTERN
+
+
+def test_a_pattern_and_a_map_both_given_are_refused_in_one_wording_before_anything_is_read(tmp_path):
+    """Every function that maps chunks refuses both ways at once, in the library's words, which the command line
+    says with its flags (``cli.FLAGS``): no file is read first (the qrels here are missing)."""
+    import trec_rag_eval as tre
+    from trec_rag_eval.cli import FLAGS
+
+    missing, both = tmp_path / "missing.txt", {"doc_map": {"docA::1": "docA"}, "doc_id_pattern": PATTERN}
+    calls = [
+        lambda: tre.evaluate(missing, missing, **both),
+        lambda: tre.evaluate_many(missing, [missing], **both),
+        lambda: tre.compare(missing, [missing, missing], **both),
+        lambda: tre.plan(missing, [missing, missing], delta=0.1, **both),
+        lambda: tre.crosscheck(missing, missing, **both),
+        lambda: tre.validate(missing, missing, missing, **both),
+        lambda: tre.read_run(missing, qrels=QRELS, **both),
+        lambda: tre.judge(missing, [missing], missing, tmp_path / "out.qrels", model="m", **both),
+        lambda: Evaluator(lambda query, k: [], **both),
+    ]
+    for call in calls:
+        with pytest.raises(UsageError) as refused:
+            call()
+        assert str(refused.value) == "give doc_id_pattern or doc_map, not both"
+        assert refused.value.worded(FLAGS) == "give --doc-id-pattern or --doc-map, not both"
+    with pytest.raises(UsageError, match="doc_id_pattern must be a regular expression, got dict"):
+        tre.evaluate(missing, missing, doc_id_pattern={"docA::1": "docA"})
+
+
 def _files(tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 docA 2\nq1 0 docB 1\nq1 0 docC 0\nq2 0 a 1\nq2 0 a0 0\n", encoding="utf-8")

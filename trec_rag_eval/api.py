@@ -57,10 +57,13 @@ def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Setti
     ir_measures' (``ir_measures.AP``).
     ``settings``: a ``Settings``, or its fields as keywords (``relevance_level=2``, ``judged_only=True``,
     ``max_retrieved=100``, ``queries="intersection"``, ``trec_eval_9=True``); ``doc_map`` maps chunk
-    ids to document ids; ``judgments`` (``"human"``, ``"llm"`` or ``"both"``, the default) chooses which
-    judgments of a qrels file written by ``judge`` count, as ``--judgments`` does. ``id``: where search
-    results (in memory, or in a JSON results file) keep their document id when none of the usual keys
-    does: a key path (``id="metadata.source"``, LangChain's) or a callable ``result -> id``.
+    ids to document ids (a regular expression whose first group is the document id, a map file as a ``Path``,
+    a dict, a callable: ``io.chunks.as_doc_map``), or ``doc_id_pattern`` does, such a regular expression by
+    the name ``--doc-id-pattern`` gives it (one of the two); ``judgments`` (``"human"``, ``"llm"`` or
+    ``"both"``, the default) chooses which judgments of a qrels file written by ``judge`` count, as
+    ``--judgments`` does. ``id``: where search results (in memory, or in a JSON results file) keep their
+    document id when none of the usual keys does: a key path (``id="metadata.source"``, LangChain's) or a
+    callable ``result -> id``.
     A run given as a path is read as the command line reads it: in pieces when it is larger than a
     quarter of the memory available. What the command prints as warnings and notes (queries missing
     from the run or only in it, chunk ids, the RAG checks of JSON results) comes as ``TrecRagEvalWarning``.
@@ -162,7 +165,8 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
     exactly those, in the order given, and the correction covers them alone; none given, the primary
     set (nDCG@10, R@5, MRR) (``primary=True``: the primary set, then ``measures``;
     ``all_measures=True``: the whole RAG table, then ``measures``). ``judgments``, ``topics``,
-    ``qrels_format``, ``run_format``, ``doc_map`` and ``id``: as in ``evaluate_many``. Other options (``test``,
+    ``qrels_format``, ``run_format``, ``doc_map`` or ``doc_id_pattern`` and ``id``: as in ``evaluate``. Other
+    options (``test``,
     ``correction``, ``alpha``, ``seed``, ...) and the settings are those of
     ``trec_rag_eval.compare.compare_runs``. What ``evaluate`` warns of (a qrels query missing from a run,
     scored 0; chunk ids) is warned here too.
@@ -186,7 +190,7 @@ def plan(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measures
     pilot's variance; the pilot's power for ``delta``; and the delta detectable at ``queries`` (default: the
     pilot's). Returns a ``TopicSetPlan`` (``str()`` is the command's text, ``render(format)``, ``to_pandas()``,
     ``plot()``); the methods are ``trec_rag_eval.compare.planning``'s. ``judgments``, ``topics``,
-    ``qrels_format``, ``run_format``, ``doc_map``, ``id`` and the settings as in ``compare``.
+    ``qrels_format``, ``run_format``, ``doc_map`` or ``doc_id_pattern``, ``id`` and the settings as in ``compare``.
     """
     from trec_rag_eval.service.analyses import plan_runs_read
 
@@ -250,7 +254,8 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
                **options: Any) -> CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
     they differ, which known convention explains it). ``options``: ``tolerance``, the settings, and
-    ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as in ``evaluate_many``. ``measures``
+    ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` or ``doc_id_pattern`` as in ``evaluate``.
+    ``measures``
     None: ``checks.crosscheck.DEFAULT_MEASURES``, as the ``crosscheck`` command."""
     from trec_rag_eval.service.analyses import crosscheck_read
 
@@ -262,8 +267,8 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
              measures: MeasuresArg = None, **options: Any) -> ValidationReport:
     """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON): every value
     it holds, or those of ``measures`` (either notation; each must be in the file). ``options``: those of
-    ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` as
-    in ``evaluate_many``."""
+    ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` or
+    ``doc_id_pattern`` as in ``evaluate``."""
     from trec_rag_eval.checks.validate import validate_tables
 
     chosen = None if measures is None else resolve_measures(measures)
@@ -290,14 +295,16 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
 
 @per_call
 def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None, *,
-             doc_map: Any = None, id: IdLocator | None = None) -> Run:
+             doc_map: Any = None, doc_id_pattern: str | None = None, id: IdLocator | None = None) -> Run:
     """A run from any run file the command line reads: TREC, JSON/JSONL results, Parquet (``qrels``
     with topics matches results keyed by query text; ``id``: where each JSON result keeps its document
-    id, as in ``evaluate``). ``doc_map`` maps its chunk ids to documents (with ``qrels``), as
-    ``evaluate`` does; what that did is warned."""
+    id, as in ``evaluate``). ``doc_map`` (or ``doc_id_pattern``) maps its chunk ids to documents (with ``qrels``),
+    as ``evaluate`` does; what that did is warned."""
+    from trec_rag_eval.io.chunks import doc_map_asked
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.io.loading import load_run
 
+    doc_map = doc_map_asked(doc_map, doc_id_pattern)
     if doc_map is None:
         return load_run(path, format, qrels, check_locator(id))
     if qrels is None:
@@ -434,8 +441,9 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
           calibrate: int = 0, seed: int = 42, max_chars: int = 8000, relevance_level: int = 1,
           base_url: str | None = None, api_key: str | None = None, client: Any = None, concurrency: int = 4,
           timeout: float = 60.0, max_retries: int = 5, temperature: float | None = None,
-          progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None, allow_failures: bool = False,
-          force: bool = False, progress: bool = True, on_note: Callable[[Note], None] | None = None) -> JudgeReport:
+          progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None,
+          doc_id_pattern: str | None = None, allow_failures: bool = False, force: bool = False, progress: bool = True,
+          on_note: Callable[[Note], None] | None = None) -> JudgeReport:
     """Grade with an LLM, on a 0-3 scale, the unjudged documents in the top ``depth`` of ``runs``, and
     write the judgments with those holes filled to ``output`` (TREC qrels, or a JSON dataset when it
     ends in ``.json``) and the LLM's to its ``.llm.tsv`` sidecar, as ``trec-rag-eval judge`` does (it
@@ -445,10 +453,10 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     ``Qrels`` with topics, or a TREC qrels path with ``topics``; an earlier ``judge`` output too: its
     LLM judgments are recognised by their sidecar, not asked again and never taken for human ones).
     ``runs``: one run or a list (or mapping name -> run) in any shape ``evaluate`` takes; chunk ids
-    pooled as their documents with ``doc_map``. ``corpus``: the passages shown to the model, as in
-    ``generate_queries``. ``calibrate=N`` also asks about N human-judged documents per query and
-    reports the agreement (``report.agreement``: Cohen's kappa; needs scikit-learn). The model,
-    ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(note)`` receives the notes
+    pooled as their documents with ``doc_map`` (or ``doc_id_pattern``, as in ``evaluate``). ``corpus``: the
+    passages shown to the model, as in ``generate_queries``. ``calibrate=N`` also asks about N human-judged
+    documents per query and reports the agreement (``report.agreement``: Cohen's kappa; needs scikit-learn).
+    The model, ``progress_path`` and resuming: as in ``generate_queries``. ``on_note(note)`` receives the notes
     (chunk mapping, earlier LLM judgments, then ``report.notes``: unjudged documents missing from the
     corpus or with an empty text, passages cut at ``max_chars``, run queries without a query text), by
     default each a ``TrecRagEvalWarning``.
@@ -457,12 +465,14 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
     ``report.coverage`` (per run: Judged@depth before and after), grades, failures, tokens.
     Evaluate with the humans' judgments only, the LLM's or both: ``evaluate(output, run, judgments=...)``.
     """
+    from trec_rag_eval.io.chunks import doc_map_asked
     from trec_rag_eval.llm.jobs import judge_runs
     from trec_rag_eval.service.inputs import as_qrels, read_whole_run
 
     return judge_runs(dataset, runs, corpus, output, model=model, topics=topics, depth=depth, language=language,
                       calibrate=calibrate, seed=seed, max_chars=max_chars, relevance_level=relevance_level,
                       base_url=base_url, api_key=api_key, client=client, concurrency=concurrency, timeout=timeout,
-                      max_retries=max_retries, temperature=temperature, progress_path=progress_path, doc_map=doc_map,
+                      max_retries=max_retries, temperature=temperature, progress_path=progress_path,
+                      doc_map=doc_map_asked(doc_map, doc_id_pattern),
                       allow_failures=allow_failures, force=force, progress=progress, on_note=on_note,
                       read_run=read_whole_run, read_qrels=as_qrels)

@@ -8,13 +8,13 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.errors import UsageError
-
 
 def doc_map_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--doc-id-pattern REGEX`` and ``--doc-map FILE`` (passed as ``doc_id_pattern``, ``doc_map``)."""
+    """Add ``--doc-id-pattern REGEX`` and ``--doc-map FILE`` (passed as ``doc_id_pattern``, and ``doc_map`` a ``Path``,
+    so that it is not taken for a pattern): the library's keywords, which it checks (one of the two)."""
     function = click.option(
-        "--doc-map", "doc_map", type=click.Path(exists=True, dir_okay=False), default=None, metavar="FILE",
+        "--doc-map", "doc_map", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+        metavar="FILE",
         help="Map retrieved chunk ids to document ids: chunk_id<TAB>doc_id lines, a JSON object "
              "{chunk_id: doc_id} (or a list of {chunk_id, doc_id}), or a Parquet file with those "
              "columns. Each document then counts once, at its best chunk's rank and score.",
@@ -34,11 +34,3 @@ def id_key_option(function: Callable[..., Any]) -> Callable[..., Any]:
         help="Where each result of JSON results keeps its document id when none of the usual keys (id, "
              "doc_id, docid, ...) does: a key path, e.g. metadata.source (LangChain documents saved as JSON).",
     )(function)
-
-
-def doc_map_value(pattern: str | None, map_file: str | None) -> str | Path | None:
-    """What the library's ``doc_map=`` takes for the options: the pattern, the map file's path (a
-    ``Path``, so it is not taken for a pattern), or None."""
-    if pattern is not None and map_file is not None:
-        raise UsageError("give --doc-id-pattern or --doc-map, not both")
-    return Path(map_file) if map_file is not None else pattern

@@ -11,7 +11,7 @@ from click.core import ParameterSource
 
 from trec_rag_eval.api import check_compare, check_outputs
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
+from trec_rag_eval.cli.chunks import doc_map_options, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
 from trec_rag_eval.errors import UsageError
@@ -135,7 +135,8 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
         topics=options["topics_path"],
         judgments=options["judgments"],
         run_format=options["run_format"],
-        doc_map=doc_map_value(options["doc_id_pattern"], options["doc_map"]),
+        doc_map=options["doc_map"],
+        doc_id_pattern=options["doc_id_pattern"],
         id=options["id_key"],
     )
     if options.get("all_pairs"):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import click
 
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
+from trec_rag_eval.cli.chunks import doc_map_options
 from trec_rag_eval.cli.params import InputPath, QrelsPath, Real
 from trec_rag_eval.credentials import without_credentials
 from trec_rag_eval.io.atomic import output_to
@@ -50,7 +51,7 @@ def _options(func):  # the evaluation settings both commands share
 def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...], relevance_level: int,
                        judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
                        output_format: str, output: str | None, force: bool, qrels_format: str, run_format: str,
-                       tolerance: float, doc_id_pattern: str | None, doc_map: str | None) -> None:
+                       tolerance: float, doc_id_pattern: str | None, doc_map: Path | None) -> None:
     """Compare every (query, measure) value and aggregate with ir-measures.
 
     \b
@@ -70,14 +71,14 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 
     api.check_outputs([output], force, [qrels, *runs, doc_map])  # before any work
     qrels_table = _judgments(qrels, qrels_format)
-    mapping = doc_map_value(doc_id_pattern, doc_map)
     failed = False
 
     def reports() -> Iterator[tuple[str, Any]]:  # each run's, as it is made: text shows it at once
         nonlocal failed
         for path in runs:
             report = api.crosscheck(qrels_table, path, list(measures) or None, run_format=run_format,
-                                    doc_map=mapping, relevance_level=relevance_level, judged_only=judged_only,
+                                    doc_map=doc_map, doc_id_pattern=doc_id_pattern,
+                                    relevance_level=relevance_level, judged_only=judged_only,
                                     max_retrieved=max_retrieved, queries="intersection" if intersection else "qrels",
                                     trec_eval_9=trec_eval_9, tolerance=tolerance)
             failed |= not report.ok

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trec_rag_eval.cli import options, tell
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
+from trec_rag_eval.cli.chunks import doc_map_options, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import COUNT, InputPath, Integer, QrelsPath
 from trec_rag_eval.credentials import redact
@@ -27,8 +27,8 @@ from trec_rag_eval.syntax import quote
 # its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
 COMMANDS = {"evaluate": "Evaluate runs against qrels (the default command)."}
 
-if TYPE_CHECKING:  # imported lazily at run time, as the other heavy modules
-    pass
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 # -- trec_eval's command line ------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
                      topics_path: str | None, stream: bool, chunk_size: int,
                      progress: bool | None,
                      jobs: int | None, cluster: str | None, shards: bool, crosscheck: bool,
-                     corpus: str | None, tokenizer: str | None, doc_id_pattern: str | None, doc_map: str | None,
+                     corpus: str | None, tokenizer: str | None, doc_id_pattern: str | None, doc_map: Path | None,
                      id_key: str | None, judgments: str | None,
                      output: str | None, force: bool) -> None:
     """Evaluate RUN(s) against QRELS with trec_eval's exact conventions.
@@ -245,7 +245,6 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
         queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9, num_docs=num_docs,
         complete=complete, leftovers=complete and layout.trec_eval)
-    mapping = doc_map_value(doc_id_pattern, doc_map)
     from trec_rag_eval.render.output import RunRenderer, document_to
 
     shown = sys.stderr.isatty() if progress is None else progress  # progress bars on stderr
@@ -256,7 +255,8 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
     outcomes = api.evaluate_many(
         qrels, list(runs), list(measures) or None, None, order="trec" if layout.trec_eval else "asked", **settings,
         qrels_format=qrels_format, topics=topics_path, judgments=judgments, run_format=run_format,
-        doc_map=mapping, stream=True if stream else None, chunk_bytes=chunk_size << 20, jobs=jobs,
+        doc_map=doc_map, doc_id_pattern=doc_id_pattern, stream=True if stream else None, chunk_bytes=chunk_size << 20,
+        jobs=jobs,
         progress=shown, cluster=cluster, shards=shards, corpus=corpus, tokenizer=tokenizer,
         render=RunRenderer(fmt, per_query, not no_summary, context=corpus is not None, zscored=zscores is not None),
         # (made on the thread or worker that evaluated the run; what the format cannot show refused now)
@@ -283,20 +283,22 @@ def evaluate_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, ...
         click.echo(f"Error: {error}", err=True)
     if crosscheck and labels:
         _crosscheck(qrels, labels, measures_done, settings, qrels_format, topics_path, judgments, run_format,
-                    mapping)
+                    doc_map, doc_id_pattern)
     if failures:
         raise click.exceptions.Exit(1)
 
 
 def _crosscheck(qrels: str, run_paths: list[str], measures: list[Any], settings: dict[str, Any], qrels_format: str,
-                topics: str | None, judgments: str | None, run_format: str, mapping: Any) -> None:
+                topics: str | None, judgments: str | None, run_format: str, doc_map: Path | None,
+                doc_id_pattern: str | None) -> None:
     from trec_rag_eval import api
     from trec_rag_eval.render.crosscheck import crosscheck_text
 
     failed = False
     for path in run_paths:
         report = api.crosscheck(qrels, path, measures, api.Settings(**settings), qrels_format=qrels_format,
-                                topics=topics, judgments=judgments, run_format=run_format, doc_map=mapping)
+                                topics=topics, judgments=judgments, run_format=run_format, doc_map=doc_map,
+                                doc_id_pattern=doc_id_pattern)
         click.echo(redact(f"Cross-check of {path} against ir-measures:"), err=True)
         click.echo(crosscheck_text(report), err=True)
         failed |= not report.ok

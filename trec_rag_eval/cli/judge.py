@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from trec_rag_eval.cli import tell
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
+from trec_rag_eval.cli.chunks import doc_map_options
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
 from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer, LocalPath
@@ -51,7 +51,7 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                   base_url: str | None, output: Path, language: str, calibrate: int, seed: int, max_chars: int,
                   relevance_level: int, concurrency: int, timeout: float, max_retries: int,
                   temperature: float | None, progress_file: Path | None, allow_failures: bool,
-                  force: bool, doc_id_pattern: str | None, doc_map: str | None) -> None:
+                  force: bool, doc_id_pattern: str | None, doc_map: Path | None) -> None:
     """Grade the unjudged documents in the top DEPTH of RUN(s) with an LLM, on a 0-3 scale.
 
     \b
@@ -71,7 +71,6 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
     """
     from trec_rag_eval.api import judge, progress_path_for
 
-    mapping = doc_map_value(doc_id_pattern, doc_map)
     progress = progress_file or progress_path_for(output)
 
     try:
@@ -79,7 +78,8 @@ def judge_command(dataset: str, runs: tuple[str, ...], corpus: Path, topics: str
                        language=language, calibrate=calibrate, seed=seed, max_chars=max_chars,
                        relevance_level=relevance_level, base_url=base_url, concurrency=concurrency,
                        timeout=timeout, max_retries=max_retries, temperature=temperature, progress_path=progress,
-                       doc_map=mapping, allow_failures=allow_failures, force=force, on_note=tell)
+                       doc_map=doc_map, doc_id_pattern=doc_id_pattern, allow_failures=allow_failures, force=force,
+                       on_note=tell)
     except KeyboardInterrupt:
         click.echo(f"\nInterrupted: finished grades are kept in {progress}; "
                    "run the same command again to resume.", err=True)

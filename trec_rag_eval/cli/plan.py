@@ -8,7 +8,7 @@ import click
 
 from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value, id_key_option
+from trec_rag_eval.cli.chunks import doc_map_options, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
 from trec_rag_eval.cli.params import InputPath, Integer, QrelsPath, Real
 from trec_rag_eval.errors import UsageError
@@ -96,7 +96,7 @@ def plan_command(qrels: str, runs: tuple[str, ...], output_format: str, output: 
         settings=api.Settings(relevance_level=options["relevance_level"], judged_only=options["judged_only"],
                               max_retrieved=options["max_retrieved"], trec_eval_9=options["trec_eval_9"]),
         qrels_format=options["qrels_format"], topics=options["topics_path"], judgments=options["judgments"],
-        run_format=options["run_format"], doc_map=doc_map_value(options["doc_id_pattern"], options["doc_map"]),
+        run_format=options["run_format"], doc_map=options["doc_map"], doc_id_pattern=options["doc_id_pattern"],
         id=options["id_key"],
     )
     from trec_rag_eval.render.planning import plan_text

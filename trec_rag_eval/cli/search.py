@@ -10,7 +10,7 @@ import click
 
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
-from trec_rag_eval.cli.chunks import doc_map_options, doc_map_value
+from trec_rag_eval.cli.chunks import doc_map_options
 from trec_rag_eval.cli.params import Integer, LocalPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
@@ -78,7 +78,7 @@ def search_command(
     progress: bool | None,
     tokenizer: str | None,
     doc_id_pattern: str | None,
-    doc_map: str | None,
+    doc_map: Path | None,
     allow_failures: bool,
 ) -> None:
     """Run every query of DATASET through a search engine, write the run, print the metrics.
@@ -100,7 +100,7 @@ def search_command(
     tag = run_tag or (engine_spec.rpartition(":")[2].replace(".", "-") if engine_spec is not None else "bm25")
     # the built-in engine's corpus gives the texts: the table shows the context tokens of the top k
     evaluator = api.Evaluator(engine, run_tag=tag, progress=progress,
-                              doc_map=doc_map_value(doc_id_pattern, doc_map), corpus=corpus, tokenizer=tokenizer)
+                              doc_map=doc_map, doc_id_pattern=doc_id_pattern, corpus=corpus, tokenizer=tokenizer)
     k_values = sorted({k for k in (1, 3, 5, 10) if k <= depth} | {depth})
     # its notes are told here: the mapping before the table, the failures' count after the failed queries
     evaluation = evaluator.evaluate(str(dataset), k_values=k_values, measures=list(measures) or None,

@@ -40,6 +40,7 @@ from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.harness_files import dataset_qrels, dataset_topics, write_run_file
 from trec_rag_eval.engine.search_results import read_search_results, result_texts
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.io.chunks import doc_map_asked
 from trec_rag_eval.io.id_paths import IdLocator, check_locator
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
 from trec_rag_eval.notes import Note, warning
@@ -235,11 +236,13 @@ class Evaluator:
         id: IdLocator | None = None,
         corpus: Any = None,
         tokenizer: Any = None,
+        doc_id_pattern: str | None = None,
     ) -> None:
         """``doc_map`` maps the chunk ids the engine returns to the dataset's document ids when
         scoring: a callable ``chunk_id -> doc_id`` (or None when it does not apply), a regular
         expression whose first group is the document id, or a dict (see ``io.chunks``). The run
-        keeps the engine's ids; the scores count each document once, at its best chunk.
+        keeps the engine's ids; the scores count each document once, at its best chunk. Or
+        ``doc_id_pattern``, that regular expression by the command line's name (one of the two).
         ``id``: where each result keeps its document id when none of the usual keys holds it, a key
         path (``"metadata.source"``, LangChain's) or a callable ``result -> id`` (``io.id_paths``).
 
@@ -252,7 +255,7 @@ class Evaluator:
         ``evaluation.context_cost``)."""
         self.search = resolve_engine(engine)
         self.id = check_locator(id)
-        self.doc_map = doc_map
+        self.doc_map = doc_map_asked(doc_map, doc_id_pattern)
         self.corpus = corpus
         from trec_rag_eval.engine.load import load_tokenizer
 

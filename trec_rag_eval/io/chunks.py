@@ -138,6 +138,20 @@ class DocIdMap:
         return cls.from_mapping(read_doc_map(path), os.fspath(path))
 
 
+def doc_map_asked(doc_map: Any = None, doc_id_pattern: str | re.Pattern[str] | None = None) -> Any:
+    """The one chunk -> document mapping asked for: ``doc_map`` (anything ``as_doc_map`` takes), or
+    ``doc_id_pattern``, a regular expression whose first group is the document id (what ``doc_map`` takes as
+    a ``str``, named as the command line's ``--doc-id-pattern``); None when neither is given. Both given are
+    refused, before anything is read: checked here alone, for every function that takes them."""
+    if doc_id_pattern is None:
+        return doc_map
+    if doc_map is not None:
+        raise UsageError("give doc_id_pattern or doc_map, not both", {"doc_id_pattern or doc_map": "doc_map"})
+    if not isinstance(doc_id_pattern, (str, re.Pattern)):
+        raise UsageError(f"doc_id_pattern must be a regular expression, got {type(doc_id_pattern).__name__}")
+    return doc_id_pattern
+
+
 def as_doc_map(value: Any) -> DocIdMap | None:
     """A ``DocIdMap`` from what the Python API accepts: a DocIdMap, a regular expression (``str``
     or compiled), a path to a map file (``os.PathLike``), a dict, or a callable; None stays None."""

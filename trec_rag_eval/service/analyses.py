@@ -59,10 +59,11 @@ def compare_runs_read(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measu
 def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: dict[str, Any],
                  needs: str) -> tuple[Qrels, Sequence[Run] | Mapping[str, Run], list[Any]]:
     """The judgments and the runs of ``compare`` and ``plan``, each read whole in any shape (the options
-    ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` and ``id`` taken out of
-    ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order. Fewer than
+    ``qrels_format``, ``topics``, ``judgments``, ``run_format``, ``doc_map`` or ``doc_id_pattern`` and ``id`` taken
+    out of ``options``): a list of runs, or a mapping name -> run as given; and the runs as given, in order. Fewer than
     two are refused first (``needs``: ``compare needs``, ``plan needs a pilot of``)."""
     from trec_rag_eval.arguments import check_runs
+    from trec_rag_eval.io.chunks import doc_map_asked
     from trec_rag_eval.io.id_paths import check_locator
     from trec_rag_eval.service.inputs import read_whole_run
 
@@ -71,11 +72,12 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     if isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str):
         check_runs(len(runs), needs)  # before anything is read
     check_locator(options.get("id"))  # and so is an id= that is no key path
+    doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))  # and both mappings
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
     for note in notes:
         note.warn()
-    run_format, doc_map, id = options.pop("run_format", "auto"), options.pop("doc_map", None), options.pop("id", None)
+    run_format, id = options.pop("run_format", "auto"), options.pop("id", None)
     if isinstance(runs, Mapping):
         given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):

@@ -156,23 +156,14 @@ def has_llm_judgments(notes: Sequence[Note]) -> bool:
 
 # -- runs --------------------------------------------------------------------------------------------
 
-def doc_id_map(value: Any = None, *, pattern: str | None = None, map_file: str | os.PathLike[str] | None = None
-               ) -> DocIdMap | None:
-    """The chunk -> document map asked for: ``value`` (anything ``io.chunks.as_doc_map`` takes: a
-    regular expression, a dict, a callable, a map file as ``os.PathLike``), or a ``pattern``, or a
-    ``map_file``; at most one of them. None when none is given."""
-    given = [v for v in (value, pattern, map_file) if v is not None]
-    if len(given) > 1:
-        raise UsageError("give doc_id_pattern or doc_map, not both", {"doc_id_pattern": "doc_id_pattern",
-                                                                      "doc_map": "doc_map"})
-    if not given:
+def doc_id_map(value: Any = None) -> DocIdMap | None:
+    """The chunk -> document map asked for (``value``: anything ``io.chunks.as_doc_map`` takes: a regular
+    expression, a dict, a callable, a map file as ``os.PathLike``, the one value of ``doc_map_asked``); None
+    when none is given."""
+    if value is None:
         return None
-    from trec_rag_eval.io.chunks import DocIdMap, as_doc_map
+    from trec_rag_eval.io.chunks import as_doc_map
 
-    if pattern is not None:
-        return DocIdMap.from_pattern(pattern)
-    if map_file is not None:
-        return DocIdMap.from_file(map_file)
     return as_doc_map(value)
 
 
@@ -313,15 +304,17 @@ def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = Fa
 def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
     """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
     (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
-    ``judgments``, ``run_format``, ``doc_map``, ``id``) taken out of ``options``; an ``id`` that is no key path
-    refused before anything is read."""
+    ``judgments``, ``run_format``, ``doc_map`` or ``doc_id_pattern``, ``id``) taken out of ``options``; an ``id``
+    that is no key path, or both ways of mapping chunk ids, refused before anything is read."""
+    from trec_rag_eval.io.chunks import doc_map_asked
     from trec_rag_eval.io.id_paths import check_locator
 
     check_locator(options.get("id"))
+    doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"),
-                                 doc_map=options.pop("doc_map", None), id=options.pop("id", None))
+    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"), doc_map=doc_map,
+                                 id=options.pop("id", None))
     if isinstance(run, (str, os.PathLike)):
         more = [said.about(os.fspath(run)) for said in more]
     for said in notes + more:

@@ -104,6 +104,11 @@ class Request:
         running: dict[str, Any] = {key: options.pop(key) for key in (
             "labels", "run_format", "doc_map", "id", "stream", "chunk_bytes", "jobs", "progress", "task_progress")
             if key in options}
+        pattern = options.pop("doc_id_pattern", None)
+        if pattern is not None:  # doc_map asked as a regular expression by its own name: one of the two
+            from trec_rag_eval.io.chunks import doc_map_asked
+
+            running["doc_map"] = doc_map_asked(running.get("doc_map"), pattern)
         later = {key: options.pop(key) for key in ("order", "corpus", "tokenizer", "zscores", "render")
                  if key in options}
         check_options(runs, cluster=cluster, shards=shards, corpus=later.get("corpus"),
