@@ -150,6 +150,7 @@ def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatc
 
     qrels_path, run_path = _generate(tmp_path)
     size = os.path.getsize(run_path)
+    monkeypatch.setattr(streaming, "LEAST_MEMORY", 0)  # a small file stands for a large one
     monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size - 1)
     assert streaming.should_stream(run_path, size)
     monkeypatch.setattr(streaming, "available_memory", lambda: 4 * size)
@@ -187,6 +188,7 @@ def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tm
     size = os.path.getsize(packed)
     plain.write_bytes(plain.read_bytes()[:size])
     assert os.path.getsize(plain) == size
+    monkeypatch.setattr(streaming, "LEAST_MEMORY", 0)
     monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size - 1)
     assert streaming.should_stream(str(packed), size)
     assert not streaming.should_stream(str(plain), size)
@@ -234,6 +236,7 @@ def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monke
     pieces: list[str] = []
     real = runs.evaluate_in_pieces
     monkeypatch.setattr(runs, "evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))
+    monkeypatch.setattr(runs, "LEAST_MEMORY", 0)
     monkeypatch.setattr(runs, "available_memory", lambda: os.path.getsize(run_path))  # too small: in pieces
     with pytest.warns(TrecRagEvalWarning, match=r"qrels quer(y|ies) missing from the run, scored 0"):
         streamed = tre.evaluate(qrels_path, run_path, ["all_trec"])
@@ -285,3 +288,21 @@ def test_a_run_read_in_pieces_recounts_num_rel_under_c_one_per_document(tmp_path
     whole = evaluate_tables(qrels, read_trec_run(run_path), ["num_rel"], complete=True)
     assert whole.summary["num_rel"] == 3
     _same(whole, streamed)
+
+
+def test_the_memory_available_is_asked_only_for_a_run_that_could_need_pieces(tmp_path, monkeypatch):
+    # reading /proc/meminfo for every run file is a cost the small ones never need: a run whose worst case (as gzip,
+    # 8 times its size, taking 4 times that in memory: 32 times its size) fits in the least memory assumed
+    # available (LEAST_MEMORY) is read whole without asking; a larger one asks once
+    import trec_rag_eval.service.large_runs as streaming
+
+    asked: list[int] = []
+    monkeypatch.setattr(streaming, "available_memory", lambda: asked.append(1) or 1 << 40)
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"1 Q0 a 1 1.0 r\n")
+    assert not streaming.should_stream(str(run), os.path.getsize(run))
+    assert asked == []
+    assert not streaming.should_stream(str(run), streaming.LEAST_MEMORY // 32)
+    assert asked == []
+    assert not streaming.should_stream(str(run), streaming.LEAST_MEMORY // 32 + 1)
+    assert asked == [1]

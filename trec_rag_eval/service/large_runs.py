@@ -22,6 +22,9 @@ STREAM_MEMORY_SHARE = 4
 """A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""
 GZIP_RATIO = 8
 """A gzip run counts as this many times its size (a typical ratio for runs)."""
+LEAST_MEMORY = 64 << 20
+"""The least memory taken to be available (64 MiB: less, and the process itself could hardly run): a run that
+would not take a quarter of it even as gzip (up to 2 MiB) is read whole without asking the system how much it has."""
 IN_PIECES = "trec"
 """The one format whose runs are read in pieces (``io.trec.pieces.iter_run_chunks``); the others are read whole."""
 
@@ -65,8 +68,9 @@ def should_stream(path: str, size: int | None, run_format: str = "auto") -> bool
     """Whether the run at ``path``, a file of ``size`` bytes (None: no file, a pipe, a folder), is better read in
     pieces: a TREC run larger than a quarter of the memory available now (a gzip file counted at eight times its
     size). JSON results are read whole. A file too small to matter even as gzip is not opened to see whether it
-    is."""
-    if (run_format in FORMATS and FORMATS[run_format].whole) or size is None:
+    is, and one too small to matter even in ``LEAST_MEMORY`` does not ask how much memory is available."""
+    if (run_format in FORMATS and FORMATS[run_format].whole) or size is None \
+            or size * STREAM_MEMORY_SHARE * GZIP_RATIO <= LEAST_MEMORY:
         return False
     available = available_memory()
     if available is None:
