@@ -82,7 +82,7 @@ def test_without_a_mapping_the_chunk_run_scores_zero():
 def test_collapse_keeps_each_document_once_at_its_best_chunk_score(form, pattern):
     chunk_run = Run.from_dict(CHUNK_RUN)
     if form == "polars":   # large runs are polars frames: the same collapse, done by polars
-        chunk_run = Run(chunk_run.frame)
+        chunk_run = Run(chunk_run.frame, checked=True)
     run, report = collapse_run(chunk_run, pattern, QRELS)
     assert run.to_dict() == DOC_RUN
     assert (report.distinct_ids, report.mapped_ids, report.rows_out) == (9, 9, 6)
@@ -94,7 +94,7 @@ def test_a_nan_score_never_beats_a_real_one_and_unmapped_ids_are_counted(form):
     run = Run.from_dict({"q1": {"d::1": float("nan"), "d::2": 1.0, "e::1": float("nan"), "f": 0.5},
                          "q2": {"f": 2.0}})
     if form == "polars":
-        run = Run(run.frame)
+        run = Run(run.frame, checked=True)
     collapsed, report = collapse_run(run, PATTERN)
     got = collapsed.to_dict()
     assert got["q1"]["d"] == 1.0 and math.isnan(got["q1"]["e"]) and got["q1"]["f"] == 0.5
@@ -154,7 +154,7 @@ def test_unmapped_ids_are_kept_counted_and_reported():
 def test_a_mapping_that_leaves_most_retrieved_ids_unknown_warns(form):
     # the pattern cuts the wrong part: documents "1", "2", "7"... are judged nowhere
     run = Run.from_dict(CHUNK_RUN)
-    _, report = collapse_run(run if form == "lists" else Run(run.frame), r"::(\d+)$", QRELS)
+    _, report = collapse_run(run if form == "lists" else Run(run.frame, checked=True), r"::(\d+)$", QRELS)
     assert (report.unknown_share, report.queries_with_judged, report.queries_with_results) == (1.0, 0, 2)
     assert report.warnings()[-1] == (
         "after mapping with pattern '::(\\d+)$', only 0 of 2 queries retrieve a document judged for them and "
@@ -169,7 +169,7 @@ def test_sparse_judgments_with_a_right_mapping_do_not_warn(form):
     qrels = Qrels.from_dict({"q1": {"a": 1}, "q2": {"b": 0}})
     run = Run.from_dict({q: {f"{d}::0": 10.0} | {f"x{q}{i}::1": float(i) for i in range(9)}
                          for q, d in (("q1", "a"), ("q2", "b"))})
-    _, report = collapse_run(run if form == "lists" else Run(run.frame), PATTERN, qrels)
+    _, report = collapse_run(run if form == "lists" else Run(run.frame, checked=True), PATTERN, qrels)
     assert report.unknown_share == pytest.approx(18 / 20)
     assert (report.queries_with_judged, report.queries_with_results) == (2, 2)
     assert report.warnings() == []

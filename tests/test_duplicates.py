@@ -100,7 +100,7 @@ ROWS = "row 3: document 'd1' listed twice for query '1' (first at row 1)"
 
 
 @pytest.mark.parametrize("shape, source", [
-    ("columns", "<run>"),
+    ("columns", "run (dict)"),                  # the readers' own shape, a caller's: checked as any dict
     ("pandas", "run (pandas DataFrame)"),
     ("polars", "run (polars DataFrame)"),        # the schema's own types: passed through, found by the ranking
     ("polars ints", "run (polars DataFrame)"),   # other types: converted, and checked while converting
@@ -110,7 +110,7 @@ def test_every_shape_in_memory_cites_its_rows_in_one_text(qrels, shape, source):
     import trec_rag_eval as tre
 
     value = {
-        "columns": lambda: Run({**COLUMNS, "score": np.array(COLUMNS["score"])}),
+        "columns": lambda: {**COLUMNS, "score": np.array(COLUMNS["score"])},  # the readers' own shape
         "pandas": lambda: pd.DataFrame(COLUMNS),
         "polars": lambda: pl.DataFrame(COLUMNS),
         "polars ints": lambda: pl.DataFrame({**COLUMNS, "query_id": [1, 2, 1]}),
@@ -125,7 +125,7 @@ def test_rows_that_cannot_be_pointed_at_name_the_pair(qrels):
     # doc ids mapped after reading, say: the places find fewer than two rows, and the error names the pair
     from trec_rag_eval.tables import NOWHERE
 
-    run = Run({**COLUMNS, "score": np.array(COLUMNS["score"])}, source="mapped.txt", places=NOWHERE)
+    run = Run({**COLUMNS, "score": np.array(COLUMNS["score"])}, source="mapped.txt", places=NOWHERE, checked=True)
     with pytest.raises(DuplicateDocumentError) as raised:
         evaluate_tables(qrels, run, ["P@5"])
     assert str(raised.value) == "mapped.txt: document 'd1' listed twice for query '1'"

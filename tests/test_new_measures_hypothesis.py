@@ -31,7 +31,7 @@ def collections(draw: st.DrawFn, subtopics: int = 1) -> tuple[Qrels, Run]:
     for q in draw(st.lists(st.sampled_from(["1", "2", "3", "7"]), min_size=1, max_size=4, unique=True)):
         docs = draw(st.lists(st.sampled_from(DOCS), min_size=1, max_size=8, unique=True))
         run[q] = {d: draw(st.sampled_from(SCORES)) for d in docs}
-    return Qrels(qrels_columns(rows), "drawn"), Run.from_dict(run)
+    return Qrels(qrels_columns(rows), "drawn", checked=True), Run.from_dict(run)
 
 
 def _check(report, allowed: dict[str, set[str]]) -> None:

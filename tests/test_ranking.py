@@ -63,7 +63,8 @@ def _any_line_order(data, random):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", 1 if one_by_one else 1 << 30)
                 patch.setattr(ordering, "SMALL_SORT_ROWS", small)
-                for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row")), Run(run_columns(order))):
+                for run in (Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"), checked=True),
+                            Run(run_columns(order), checked=True)):
                     assert rank(qrels, run).rel.tolist() == expected
 
 
@@ -151,7 +152,8 @@ def test_a_nan_score_ranks_alike_whichever_way_its_block_is_sorted(rows):
     for threshold in (1, 1 << 30):
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(ordering, "BLOCK_SORT_MIN_ROWS", threshold)
-            places.append(rank(qrels, Run(pl.DataFrame(shuffled, schema=RUN_SCHEMA, orient="row"))).rel.tolist())
+            run = Run(pl.DataFrame(shuffled, schema=RUN_SCHEMA, orient="row"), checked=True)
+            places.append(rank(qrels, run).rel.tolist())
     assert places[0] == places[1]
 
 
@@ -177,5 +179,5 @@ def test_blocks_of_one_length_are_sorted_as_a_matrix_and_give_the_trec_eval_rank
     for sort_lines in (False, True):
         lines = sorted(rows, key=lambda r: -r[2]) if sort_lines else rows
         by_query = [r for q in queries for r in lines if r[0] == q]
-        assert rank(Qrels.from_dict(judgments), Run(run_columns(by_query))).rel.tolist() == expected
+        assert rank(Qrels.from_dict(judgments), Run(run_columns(by_query), checked=True)).rel.tolist() == expected
     assert all(len(starts) == len(queries) for starts in shown) and len(shown) == 2  # the matrix's way was taken

@@ -172,12 +172,12 @@ def tables(form: str, judgments: dict[str, dict[str, int]], rows: list[tuple[str
     from trec_rag_eval.tables import QRELS_SCHEMA, RUN_SCHEMA
 
     if form == "lists":
-        return Qrels(qrels_columns(_qrels_rows(judgments))), Run(run_columns(rows))
-    qrels = Qrels(pl.DataFrame(_qrels_rows(judgments), schema=QRELS_SCHEMA, orient="row"))
+        return Qrels(qrels_columns(_qrels_rows(judgments)), checked=True), Run(run_columns(rows), checked=True)
+    qrels = Qrels(pl.DataFrame(_qrels_rows(judgments), schema=QRELS_SCHEMA, orient="row"), checked=True)
     if form == "polars":
-        return qrels, Run(pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row"))
+        return qrels, Run(pl.DataFrame(rows, schema=RUN_SCHEMA, orient="row"), checked=True)
     if form == "arrow":
-        return qrels, Run(_arrow_run(rows))
+        return qrels, Run(_arrow_run(rows), checked=True)
     from trec_rag_eval.io.trec import qrels_runs
     from trec_rag_eval.tables import is_arrow
 
@@ -337,11 +337,11 @@ def test_float32_scores_tie_what_trec_eval_9_ties():
     """trec_eval 9 (pytrec_eval) reads scores as 32-bit floats: 1.00000002 and 1.00000001 are then one
     value and the doc ids decide (b > a); as doubles a's higher score puts it first."""
     qrels = Qrels.from_dict({"q": {"a": 1, "b": 0}})
-    run = Run(run_columns([("q", "a", 1.00000002), ("q", "b", 1.00000001)]))
+    run = Run(run_columns([("q", "a", 1.00000002), ("q", "b", 1.00000001)]), checked=True)
     assert by_query(rank(qrels, run)) == {"q": [1, 0]}
     assert by_query(rank(qrels, run, float32_scores=True)) == {"q": [0, 1]}
     # beyond float's range a score becomes +-infinity, as C's conversion makes it: 1e39 and 2e39 then tie
-    run = Run(run_columns([("q", "a", 2e39), ("q", "b", 1e39)]))
+    run = Run(run_columns([("q", "a", 2e39), ("q", "b", 1e39)]), checked=True)
     assert by_query(rank(qrels, run, float32_scores=True)) == {"q": [0, 1]}
 
 
@@ -401,9 +401,11 @@ def test_every_form_and_line_order_gives_the_same_ranking(data, max_retrieved, j
 
     for order in (rows, shuffled):
         qrels_frame = pl.DataFrame(_qrels_rows(judgments), schema=QRELS_SCHEMA, orient="row")
-        for qrels, run in ((Qrels(qrels_columns(_qrels_rows(judgments))), Run(run_columns(order))),
-                           (Qrels(qrels_frame), Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"))),
-                           (Qrels(qrels_frame), Run(_arrow_run(order, chunk=random.randint(1, 4))))):
+        listed = Qrels(qrels_columns(_qrels_rows(judgments)), checked=True)
+        framed = Qrels(qrels_frame, checked=True)
+        for qrels, run in ((listed, Run(run_columns(order), checked=True)),
+                           (framed, Run(pl.DataFrame(order, schema=RUN_SCHEMA, orient="row"), checked=True)),
+                           (framed, Run(_arrow_run(order, chunk=random.randint(1, 4)), checked=True))):
             ranked = rank(qrels, run, max_retrieved=max_retrieved, judged_only=judged_only)
             assert by_query(ranked) == expected
             assert ranked.missing_queries == [q for q in expected if q not in {row[0] for row in rows}]
@@ -411,10 +413,10 @@ def test_every_form_and_line_order_gives_the_same_ranking(data, max_retrieved, j
 
 def test_an_empty_run_ranks_every_query_as_missing():
     qrels = Qrels.from_dict({"q": {"a": 1}, "r": {"b": 0}})
-    for run in (Run(run_columns([])), Run(_arrow_run([]))):
+    for run in (Run(run_columns([]), checked=True), Run(_arrow_run([]), checked=True)):
         ranked = rank(qrels, run)
         assert by_query(ranked) == {"q": [-1], "r": [-1]} and ranked.missing.all()
-    assert np.array_equal(rank(qrels, Run(run_columns([])), judged_only=True).offsets, [0, 0, 0])
+    assert np.array_equal(rank(qrels, Run(run_columns([]), checked=True), judged_only=True).offsets, [0, 0, 0])
 
 
 @pytest.mark.parametrize("form", ["polars", "arrow"])

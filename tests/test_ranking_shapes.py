@@ -259,6 +259,6 @@ def test_a_nan_score_ranks_alike_in_every_form_of_table():
     scores = {"q1": {f"d{i}": float("nan") if i == 3 else float(i % 4) for i in range(10)}}
     qrels = tre.Qrels.from_dict({"q1": {"d3": 1, "d1": 2}})
     as_lists = tre.Run.from_dict(scores)
-    as_frame = tre.Run(tre.Run.from_dict(scores).frame)  # .frame keeps the frame in place of the lists
+    as_frame = tre.Run(tre.Run.from_dict(scores).frame, checked=True)  # .frame keeps the frame in place of the lists
     assert isinstance(as_lists.data, dict)
     assert ranking.rank(qrels, as_lists).rel.tolist() == ranking.rank(qrels, as_frame).rel.tolist()

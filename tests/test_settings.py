@@ -109,7 +109,7 @@ def test_the_ranking_reports_a_duplicate_without_opening_the_file(tmp_path):
     columns = {"query_id": ["1", "1"], "doc_id": ["a", "a"], "score": np.array([1.0, 2.0])}
     with pytest.raises(InputFormatError, match=r"^<run>: row 2: document 'a' listed twice for query '1' "
                                                r"\(first at row 1\)$"):
-        evaluate_tables(qrels, Run(columns), ["P@5"])
+        evaluate_tables(qrels, Run(columns, checked=True), ["P@5"])  # a table's own columns, as a reader's
     assert pickle.loads(pickle.dumps(raw.value)).doc_id == "a"
 
 

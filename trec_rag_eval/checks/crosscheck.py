@@ -158,18 +158,18 @@ def _tie_ascending(run: Run) -> Run:
     document's score becomes minus its position under (score desc, doc_id asc)."""
     frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, False])
              .with_columns((-pl.int_range(pl.len()).over("query_id")).cast(pl.Float64).alias("score")))
-    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries)
+    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries, checked=True)
 
 
 def _float32(run: Run) -> Run:
     return Run(run.frame.with_columns(pl.col("score").cast(pl.Float32).cast(pl.Float64)), run.run_tag, run.source,
-               empty_queries=run.empty_queries)
+               empty_queries=run.empty_queries, checked=True)
 
 
 def _truncate(run: Run, max_retrieved: int) -> Run:
     frame = (run.frame.sort(["query_id", "score", "doc_id"], descending=[False, True, True])
              .filter(pl.int_range(pl.len()).over("query_id") < max_retrieved))
-    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries)
+    return Run(frame, run.run_tag, run.source, empty_queries=run.empty_queries, checked=True)
 
 
 def _same(a: float, b: float, tolerance: float) -> bool:
@@ -482,7 +482,7 @@ def _judged_only_negative(qrels: Qrels) -> set[str]:
 
 def _judged_negative(qrels: Qrels) -> Qrels:
     """The qrels with negative judgments read as 0, i.e. as judged (ir-measures' Judged)."""
-    return Qrels(qrels.frame.with_columns(pl.col("relevance").clip(lower_bound=0)), qrels.source)
+    return Qrels(qrels.frame.with_columns(pl.col("relevance").clip(lower_bound=0)), qrels.source, checked=True)
 
 
 def _as_float(value: Any) -> float | None:

@@ -406,6 +406,6 @@ def _evaluate_bucket(qrels: Qrels, rows: Any, measures: list[Measure], settings:
     if frame.is_empty():
         return None, set()
     try:
-        return evaluate_piece(qrels, Run(frame, "", source, places), measures, settings)
+        return evaluate_piece(qrels, Run(frame, "", source, places, checked=True), measures, settings)
     except TrecRagEvalError as err:
         return err

@@ -362,7 +362,7 @@ def _only_run(run: Run, queries: list[str]) -> Run:
     from trec_rag_eval.tables import Run as RunTable
 
     return RunTable(run.frame.filter(pl.col("query_id").is_in(queries)), run.run_tag, run.source,
-                    empty_queries=run.empty_queries)
+                    empty_queries=run.empty_queries, checked=True)
 
 
 def _only(qrels: Qrels, queries: list[str]) -> Qrels:
@@ -372,4 +372,4 @@ def _only(qrels: Qrels, queries: list[str]) -> Qrels:
     from trec_rag_eval.tables import Qrels as QrelsTable
 
     kept = qrels.frame.filter(pl.col("query_id").is_in(queries))
-    return QrelsTable(kept, qrels.source)
+    return QrelsTable(kept, qrels.source, checked=True)

@@ -47,7 +47,7 @@ def number_group_documents(qrels: Qrels) -> GroupedDocuments:
     pairs = list(number)
     numbered = Qrels({"query_id": [q for q, _ in pairs], "iteration": ["0"] * len(pairs),
                       "doc_id": [d for _, d in pairs], "relevance": np.arange(len(pairs), dtype=np.int64)},
-                     qrels.source, qrels.topics, qrels.unjudged)
+                     qrels.source, qrels.topics, qrels.unjudged, checked=True)
     return GroupedDocuments(numbered, query_ids, groups, docs, relevance)
 
 

@@ -53,7 +53,8 @@ def number_preference_documents(prefs: Preferences) -> JudgedDocuments:
                    key=lambda pair: (byte_key(pair[0]), byte_key(pair[1])))
     query_ids, doc_ids = [q for q, _ in pairs], [d for _, d in pairs]
     qrels = Qrels({"query_id": query_ids, "iteration": ["0"] * len(pairs), "doc_id": doc_ids,
-                   "relevance": np.arange(len(pairs), dtype=np.int64)}, prefs.source, prefs.topics, prefs.unjudged)
+                   "relevance": np.arange(len(pairs), dtype=np.int64)}, prefs.source, prefs.topics, prefs.unjudged,
+                  checked=True)
     return JudgedDocuments(query_ids, doc_ids, {pair: i for i, pair in enumerate(pairs)}, qrels)
 
 

@@ -454,7 +454,7 @@ def run_queries(
     failed = {failure.query_id for failure in failures}
     answered = {row[0] for row in rows}
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>",
-              empty_queries=frozenset(q for q in topics if q not in answered and q not in failed))
+              empty_queries=frozenset(q for q in topics if q not in answered and q not in failed), checked=True)
     if disordered:
         warn(f"{run.source}: {order_warning(disordered)}")
     return SearchOutcome(run, latencies, failures, rescored, disordered, texts)

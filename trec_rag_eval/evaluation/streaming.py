@@ -90,14 +90,14 @@ def combine_pieces(qrels: Qrels, parts: list[Evaluation], measures: list[Measure
         query_ids = byte_sorted(list(qrels_ids))
         missing = set(query_ids) - set(found)
         if missing:
-            empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source)
+            empty = Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source, checked=True)
             with warnings.catch_warnings():  # the empty run is ours: "the run holds no result" is not the user's
                 warnings.simplefilter("ignore", TrecRagEvalWarning)
                 scored = evaluate_tables(_subset(qrels, missing), empty, measures, settings.but(complete=False))
             parts.append(scored)
             _collect(scored, len(parts) - 1, found, missing_ids)
     if not query_ids:
-        raise no_query_error(qrels, Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source))
+        raise no_query_error(qrels, Run(pl.DataFrame(schema=RUN_SCHEMA), run_tag, source, checked=True))
     # each query's row among the parts' rows put end to end: every column is then one gather
     starts = np.cumsum([0] + [len(part.query_ids) for part in parts])
     order = np.array([starts[found[q][0]] + found[q][1] for q in query_ids], dtype=np.int64)
@@ -133,7 +133,7 @@ def _subset(qrels: Qrels, ids: set[str]) -> Qrels:
     """The judgments of the queries ``ids``, of the same kind (``tables.judgment_kinds``)."""
     topics = {q: t for q, t in (qrels.topics or {}).items() if q in ids}
     return replace(qrels, data=qrels.frame.filter(pl.col("query_id").is_in(list(ids))), topics=topics or None,
-                   unjudged=tuple(q for q in qrels.unjudged if q in ids))
+                   unjudged=tuple(q for q in qrels.unjudged if q in ids), checked=True)
 
 
 def _collect(part: Evaluation, number: int, found: dict[str, tuple[int, int]], missing_ids: set[str]) -> None:

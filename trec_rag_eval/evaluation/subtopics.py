@@ -26,7 +26,7 @@ def subtopic_view(qrels: Qrels, run: Run, ranked: RankedQueries, settings: Setti
     numbered = Qrels(docs.select("query_id", pl.lit("0").alias("iteration"), "doc_id",
                                  pl.when(pl.col("relevance") >= 0).then(pl.col("doc").cast(pl.Int64))
                                  .otherwise(-1).alias("relevance")),
-                     qrels.source, qrels.topics, qrels.unjudged)
+                     qrels.source, qrels.topics, qrels.unjudged, checked=True)
     again = rank(numbered, run, max_retrieved=settings.max_retrieved, judged_only=settings.judged_only,
                  queries=settings.queries, float32_scores=settings.trec_eval_9)
     if again.query_ids != ranked.query_ids or not np.array_equal(again.offsets, ranked.offsets):

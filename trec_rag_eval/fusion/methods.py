@@ -425,4 +425,4 @@ def fused_run(aligned: Aligned, scores: np.ndarray, run_tag: str, depth: int | N
     frame = frame.sort(["_query", "score", "doc_id"], descending=[False, True, True], maintain_order=True)
     if depth is not None:
         frame = frame.filter(pl.int_range(pl.len()).over("query_id") < depth)
-    return Run(frame.select("query_id", "doc_id", "score"), run_tag, source)
+    return Run(frame.select("query_id", "doc_id", "score"), run_tag, source, checked=True)

@@ -131,7 +131,7 @@ def _collapse_lists(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
         if kept is None or score > kept or (math.isnan(kept) and not math.isnan(score)):
             best[key] = score
     collapsed = Run(run_columns([(q, d, float(score)) for (q, d), score in best.items()]), run.run_tag, run.source,
-                    empty_queries=run.empty_queries)
+                    empty_queries=run.empty_queries, checked=True)
     return collapsed, _report(doc_map, judged, len(doc_ids), len(best), len(distinct), counts,
                               lambda qrels: _found_in_lists(best, qrels))
 
@@ -159,4 +159,4 @@ def _collapse_frame(run: Run, doc_map: DocIdMap, judged: _Judged) -> tuple[Run, 
               .agg(pl.col("score").max()))       # polars' max skips NaN, as the list form does
     report = _report(doc_map, judged, frame.height, merged.height, distinct, counts,
                      lambda qrels: _found_in_frame(merged, qrels))
-    return Run(merged, run.run_tag, run.source, empty_queries=run.empty_queries), report
+    return Run(merged, run.run_tag, run.source, empty_queries=run.empty_queries, checked=True), report

@@ -128,11 +128,11 @@ def select_judgments(qrels: Qrels, llm: list[LLMJudgment], which: str) -> Qrels:
         rows = [(j.query_id, "0", j.doc_id, j.grade) for j in llm]
         if not rows:
             raise UsageError(f"{qrels.source}: there are no LLM judgments to evaluate with")
-        return Qrels(qrels_columns(rows), f"{qrels.source} (LLM judgments)", qrels.topics)
+        return Qrels(qrels_columns(rows), f"{qrels.source} (LLM judgments)", qrels.topics, checked=True)
     filled = {(j.query_id, j.doc_id) for j in llm if j.kind == "hole"}
     columns = [column_list(qrels, name) for name in ("query_id", "iteration", "doc_id", "relevance")]
     rows = [(q, it, d, int(r)) for q, it, d, r in zip(*columns, strict=True) if (q, d) not in filled]
-    return Qrels(qrels_columns(rows), f"{qrels.source} (human judgments)", qrels.topics)
+    return Qrels(qrels_columns(rows), f"{qrels.source} (human judgments)", qrels.topics, checked=True)
 
 
 def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | None) -> tuple[Qrels, str | None]:

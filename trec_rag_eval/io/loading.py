@@ -425,13 +425,13 @@ def load_qrels(
         from trec_rag_eval.io.published.irds import read_irds_qrels
 
         irds = read_irds_qrels(name)
-        return dataclasses.replace(irds, topics=load_topics(topics)) if topics is not None else irds
+        return dataclasses.replace(irds, topics=load_topics(topics), checked=True) if topics is not None else irds
     fmt = _choose(name, format, QRELS_FORMATS, "qrels_format", "load_qrels(format=...)")
     read = FORMATS[fmt].read_qrels
     assert read is not None  # QRELS_FORMATS lists the formats that read judgments
     qrels = read(name)
     if topics is not None:
-        qrels = dataclasses.replace(qrels, topics=load_topics(topics))
+        qrels = dataclasses.replace(qrels, topics=load_topics(topics), checked=True)
     return qrels
 
 
@@ -459,7 +459,7 @@ def load_run_shards(paths: list[str], format: str | None = None) -> Run:
 
     runs = [load_run(path, format) for path in paths]
     return Run(pl.concat([run.frame for run in runs]), runs[-1].run_tag, paths[0],
-               joined_places([run.places for run in runs]))
+               joined_places([run.places for run in runs]), checked=True)
 
 
 def load_run_report(

@@ -102,7 +102,7 @@ def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
                                    & (pl.col("doc_id") == doc_id)).arg_true().first()).item()
         raise rows.error(again, f"document {doc_id!r} judged twice for query {query_id!r} "
                          f"(first at {rows.where(first, again)})")
-    return Qrels(rows.frame.select("query_id", "iteration", "doc_id", "relevance"), name)
+    return Qrels(rows.frame.select("query_id", "iteration", "doc_id", "relevance"), name, checked=True)
 
 
 def read_parquet_run(path: str | os.PathLike[str]) -> Run:
@@ -129,7 +129,8 @@ def read_parquet_run_files(files: list[str], source: str, rows: tuple[int, int] 
         tags = table.frame["run_tag"].drop_nulls()
         if len(tags) and tags[-1] and not any(ch.isspace() for ch in tags[-1]):
             run_tag = tags[-1]
-    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source, parquet_run_places(source))
+    return Run(table.frame.select("query_id", "doc_id", pl.col("score")), run_tag, source, parquet_run_places(source),
+               checked=True)
 
 
 def parquet_run_places(source: str) -> Places:

@@ -60,7 +60,7 @@ def read_grouped(path: str | os.PathLike[str]) -> GroupedQrels:
 
     name = os.fspath(path)
     qrels = _other_qrels(name) or read_trec_qrels(name)
-    return GroupedQrels(qrels.data, qrels.source, qrels.topics, qrels.unjudged)
+    return GroupedQrels(qrels.data, qrels.source, qrels.topics, qrels.unjudged, checked=True)
 
 
 def _other_qrels(path: str) -> Qrels | None:
@@ -83,7 +83,8 @@ def preferences_of_qrels(qrels: Qrels) -> Preferences:
     count = len(column_list(qrels, "query_id"))
     return Preferences({"query_id": column_list(qrels, "query_id"), "group": column_list(qrels, "iteration"),
                         "subgroup": [text.QRELS_PREFS_SUBGROUP] * count, "doc_id": column_list(qrels, "doc_id"),
-                        "level": np.asarray(column_list(qrels, "relevance"), dtype=np.float64)}, qrels.source)
+                        "level": np.asarray(column_list(qrels, "relevance"), dtype=np.float64)}, qrels.source,
+                       checked=True)
 
 
 def refuse_as_run(path: str, qrels: Qrels | None, id: Any) -> tuple[Run, ResultsReport]:
@@ -186,4 +187,5 @@ def _checked(path: str, rows: list[tuple[Any, ...]], unit: str, numbers: list[in
         level = row[4]
         if isinstance(level, bool) or not isinstance(level, (int, float)) or level != level:
             raise _error(path, unit, number, f"level must be a number other than NaN, got {quote(str(level))}")
-    return Preferences(preference_columns(rows, path), path, lines=np.array(numbers, dtype=np.int64), unit=unit)
+    return Preferences(preference_columns(rows, path), path, lines=np.array(numbers, dtype=np.int64), unit=unit,
+                       checked=True)

@@ -376,7 +376,7 @@ def judge_holes(
     # a pooled document the qrels list with a negative value (unjudged) takes the model's grade in place
     rows = [(q, it, d, holes.pop((q, d), r)) if r < 0 else (q, it, d, r) for q, it, d, r in rows]
     rows += [(q, "0", d, grade) for (q, d), grade in holes.items()]
-    report.qrels = Qrels(qrels_columns(rows), str(output), qrels.topics)
+    report.qrels = Qrels(qrels_columns(rows), str(output), qrels.topics, checked=True)
     if report.failures and not allow_failures:
         return report
     from trec_rag_eval.io.writers import write_dataset_json, write_trec_qrels

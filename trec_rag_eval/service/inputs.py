@@ -53,7 +53,7 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
 
         return read_dataset_rows(value, f"{name} (list of dataset rows)")
     return Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
-                 unjudged=empty_keys(value))
+                 unjudged=empty_keys(value), checked=True)
 
 
 def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
@@ -93,7 +93,7 @@ def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: s
     source = source_name(value, name)
     if isinstance(value, Mapping) and qrels is not None and qrels.topics:
         value = _keyed_by_query_id(value, qrels, source)
-    return Run(run_data(value, name, RUN_KINDS, frames_checked=True), run_tag, source)
+    return Run(run_data(value, name, RUN_KINDS, frames_checked=True), run_tag, source, checked=True)
 
 
 # -- judgments -------------------------------------------------------------------------------------
@@ -186,7 +186,7 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
             return table
         import dataclasses
 
-        return dataclasses.replace(table, empty_queries=empty)
+        return dataclasses.replace(table, empty_queries=empty, checked=True)
     return as_run(value, qrels, name, run_tag)
 
 

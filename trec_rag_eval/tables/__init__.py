@@ -17,7 +17,7 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from functools import partial
 from itertools import compress
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeGuard
@@ -29,7 +29,7 @@ from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
 from trec_rag_eval.tables.bulk import FrameColumns, nested_columns
-from trec_rag_eval.tables.shapes import empty_keys, is_table_data, qrels_data, run_data
+from trec_rag_eval.tables.shapes import empty_keys, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
@@ -192,6 +192,13 @@ def _is_polars(data: Any) -> TypeGuard[pl.DataFrame]:
     return type(data).__module__.startswith("polars.")
 
 
+def _own(data: Any, given: Any) -> Any:
+    """A table's checked ``data`` made of the caller's value ``given``: a new frame when it is the caller's own,
+    which the caller may change in place afterwards (``df[i, name] = x``; a new frame of the same columns: nothing
+    copied)."""
+    return data.clone() if data is given and _is_polars(data) else data
+
+
 @dataclass(frozen=True, repr=False)  # its own __repr__: one line (dataclass would make one, then drop it)
 class Qrels:
     """Relevance judgments: one row per (query_id, doc_id).
@@ -207,22 +214,26 @@ class Qrels:
     topics: dict[str, str] | None = field(default=None, compare=False)
     unjudged: tuple[str, ...] = field(default=(), compare=False)
     """Queries known to have no judgment at all (``{"q2": []}`` in a dict): they have no row, yet count."""
+    _: KW_ONLY
+    checked: InitVar[bool] = False
+    """The package's own path: ``data`` is a table's already (``Columns`` or a frame of ``QRELS_SCHEMA``, made by a
+    reader that checked every line, or derived from a table), taken as it is. Anything else given to ``Qrels`` is
+    the caller's, and checked whatever its shape (``tables.shapes``), as ``evaluate`` checks it."""
 
     kind: ClassVar[str] = "relevance"
     """What the judgments hold, which decides the measures that score them: ``"relevance"``, one grade per
     document; ``"groups"`` (``tables.judgment_kinds.GroupedQrels``) and ``"preferences"``
     (``tables.judgment_kinds.Preferences``) are the other kinds of judgments."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, checked: bool) -> None:
         # Qrels(pandas_frame), Qrels({query_id: {doc_id: relevance}}), Qrels([Qrel(...), ...]): see tables.shapes;
         # the columns tables.shapes made of such a value (CheckedColumns) are taken as they are, not asked about again
         data = self.data
-        if not (isinstance(data, CheckedColumns) and "relevance" in data) and not is_table_data(data, "relevance"):
-            if not self.unjudged:
-                object.__setattr__(self, "unjudged", empty_keys(self.data))
-            object.__setattr__(self, "data", qrels_data(self.data))
-        elif _is_polars(data):  # the caller's frame, which it may change in place (df[i, name] = x)
-            object.__setattr__(self, "data", data.clone())  # (a new frame of the same columns: nothing copied)
+        if checked or (isinstance(data, CheckedColumns) and "relevance" in data):
+            return
+        if not self.unjudged:
+            object.__setattr__(self, "unjudged", empty_keys(data))
+        object.__setattr__(self, "data", _own(qrels_data(data, frames_checked=True), data))
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -288,7 +299,7 @@ def per_document(qrels: Qrels) -> Qrels:
     frame = (qrels.frame.group_by("query_id", "doc_id", maintain_order=True)
              .agg(pl.col("relevance").max())
              .select("query_id", pl.lit("0").alias("iteration"), "doc_id", "relevance"))
-    return Qrels(frame, qrels.source, qrels.topics, qrels.unjudged)
+    return Qrels(frame, qrels.source, qrels.topics, qrels.unjudged, checked=True)
 
 
 class Places(NamedTuple):
@@ -340,15 +351,19 @@ class Run:
     source: str = "<run>"
     places: Places | None = field(default=None, compare=False)
     empty_queries: frozenset[str] = field(default=frozenset(), compare=False)
+    _: KW_ONLY
+    checked: InitVar[bool] = False
+    """The package's own path, as ``Qrels``'s: ``data`` is a table's already (``Columns``, a frame of ``RUN_SCHEMA``
+    or the fast reader's Arrow table, made by a reader or derived from a table), taken as it is; anything else is
+    the caller's, and checked."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, checked: bool) -> None:
         # Run(pandas_frame), Run({query_id: {doc_id: score}}), Run([ScoredDoc(...), ...]): see tables.shapes;
         # the columns tables.shapes made of such a value (CheckedColumns) are taken as they are, not asked about again
         data = self.data
-        if not (isinstance(data, CheckedColumns) and "score" in data) and not is_table_data(data, "score"):
-            object.__setattr__(self, "data", run_data(self.data))
-        elif _is_polars(data):  # the caller's frame, as Qrels'
-            object.__setattr__(self, "data", data.clone())
+        if checked or (isinstance(data, CheckedColumns) and "score" in data):
+            return
+        object.__setattr__(self, "data", _own(run_data(data, frames_checked=True), data))
 
     def __repr__(self) -> str:  # the dataclass repr printed every id: one line whatever the size
         return (f"Run(run_tag={self.run_tag!r}, source={self.source!r}, queries={len(query_id_set(self))}, "
@@ -368,7 +383,7 @@ class Run:
         columns: Columns | None = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
         if columns is None:  # ids of other kinds (their str()), bool scores: row by row
             columns = run_columns([(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()])
-        return cls(columns, run_tag, source)
+        return cls(columns, run_tag, source, checked=True)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

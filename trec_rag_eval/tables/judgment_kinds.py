@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from numbers import Real
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -64,11 +64,15 @@ class Preferences:
     lines: np.ndarray | None = field(default=None, compare=False)
     unit: str = field(default="row", compare=False)
     """What ``lines`` count: ``"line"`` of a text file, else ``"row"``."""
+    _: KW_ONLY
+    checked: InitVar[bool] = False
+    """The package's own path, as ``Qrels``'s: ``data`` is the table's own columns already (a reader's, which
+    checked every line), taken as they are; anything else is the caller's, and checked row by row."""
 
     kind: ClassVar[str] = "preferences"
 
-    def __post_init__(self) -> None:
-        if not _is_columns(self.data):
+    def __post_init__(self, checked: bool) -> None:
+        if not (checked and _is_columns(self.data)):
             object.__setattr__(self, "data", preference_columns(self.data, self.source))
         count = len(self.data["query_id"])
         if self.lines is None or len(self.lines) != count:
@@ -125,7 +129,8 @@ def preference_columns(value: Any, source: str = "<prefs>") -> Columns:
                    for name in PREFERENCE_COLUMNS]
         rows: Iterable[Any] = zip(*columns, strict=True)
     elif isinstance(value, Mapping) and set(PREFERENCE_COLUMNS) <= set(value):
-        rows = zip(*(list(value[name]) for name in PREFERENCE_COLUMNS), strict=True)
+        rows = zip(*(value[name].tolist() if isinstance(value[name], np.ndarray) else list(value[name])
+                     for name in PREFERENCE_COLUMNS), strict=True)  # numpy's numbers as Python's (named as such)
     elif isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
         rows = value
     else:

@@ -208,7 +208,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         small = _small_frame(value, value_column)
         if small is not None:  # else the frame's own path says what is wrong, in polars' words as before
             return small
-    if is_table_data(value, value_column) and type(value) is not dict:  # a caller's plain dict is checked below
+    if is_table_data(value, value_column) and not isinstance(value, dict):  # a caller's dict is checked below
         if frames_checked and library == "polars":
             check_frame(value, source, value_column)
         return value

@@ -238,4 +238,4 @@ def _to_qrels(queries: list[_Query], path: str) -> Qrels:
                 grades[doc_id] = grade
                 rows.append((query.query_id, "0", doc_id, grade))
     columns = qrels_columns(rows)
-    return Qrels(columns, path, topics if topics else None)
+    return Qrels(columns, path, topics if topics else None, checked=True)

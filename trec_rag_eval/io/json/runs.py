@@ -72,7 +72,8 @@ def read_results_report(
         rows.extend((query_id, doc_id, score) for doc_id, score in docs)
     columns = run_columns(rows)
     tag = run_tag or _default_run_tag(name)
-    return Run(columns, tag, name), ResultsReport(tuple(duplicates), tuple(empty), tuple(disordered), searched=True)
+    report = ResultsReport(tuple(duplicates), tuple(empty), tuple(disordered), searched=True)
+    return Run(columns, tag, name, checked=True), report
 
 
 class _QueryResolver:

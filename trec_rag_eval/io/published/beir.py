@@ -42,7 +42,7 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
     if is_url(name):
         tsv_name, queries_name = _beir_files_at_url(name)
         frame = _read_beir_tsv(tsv_name)
-        return Qrels(frame, tsv_name, _beir_topics(frame, queries_name))
+        return Qrels(frame, tsv_name, _beir_topics(frame, queries_name), checked=True)
     folder = Path(name)
     queries_file: Path | None
     if folder.is_dir():
@@ -65,7 +65,7 @@ def read_beir(path: str | os.PathLike[str]) -> Qrels:
         queries_file = next(iter(queries_beside(folder)), None)
     frame = _read_beir_tsv(os.fspath(tsv))
     return Qrels(frame, os.fspath(tsv), _beir_topics(
-        frame, os.fspath(queries_file) if queries_file is not None and queries_file.exists() else None))
+        frame, os.fspath(queries_file) if queries_file is not None and queries_file.exists() else None), checked=True)
 
 
 def queries_beside(tsv: Path) -> list[Path]:

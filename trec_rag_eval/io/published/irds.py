@@ -59,7 +59,7 @@ def read_irds_qrels(name: str) -> Qrels:
         seen.add(key)
         rows.append(row)
     topics = read_irds_topics(name, dataset) if dataset.has_queries() else None
-    return Qrels(qrels_columns(rows), name, topics or None)
+    return Qrels(qrels_columns(rows), name, topics or None, checked=True)
 
 
 def read_irds_topics(name: str, dataset: Any = None) -> dict[str, str]:

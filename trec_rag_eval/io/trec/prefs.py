@@ -101,7 +101,7 @@ def _from_lines(path: str, lines: Iterator[tuple[int, str]], qrels_layout: bool)
     if not levels:
         raise InputFormatError(path, None, f"no preferences found, expected lines of {layout}")
     return Preferences({**columns, "level": np.array(levels, dtype=np.float64)}, path,
-                       lines=np.array(numbers, dtype=np.int64), unit="line")
+                       lines=np.array(numbers, dtype=np.int64), unit="line", checked=True)
 
 
 def write_prefs(prefs: Preferences, path: str | os.PathLike[str], *, force: bool = False) -> int:

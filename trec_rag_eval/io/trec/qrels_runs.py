@@ -106,9 +106,9 @@ def _read_qrels_source(name: str, source: Source) -> Qrels:
     if frame is None:
         columns = _slow_qrels(name, source)
         _reject_duplicate_judgments(name, source, columns)
-        return Qrels(columns if source.small else _to_frame(columns, "QRELS_SCHEMA"), name)
+        return Qrels(columns if source.small else _to_frame(columns, "QRELS_SCHEMA"), name, checked=True)
     _reject_duplicate_judgments(name, source, frame)
-    return Qrels(frame, name)
+    return Qrels(frame, name, checked=True)
 
 
 def read_run_source(name: str, source: Source, places: Places) -> Run:
@@ -118,10 +118,11 @@ def read_run_source(name: str, source: Source, places: Places) -> Run:
 
     read = None if source.small else fast_run(source)
     if read is not None:
-        run = Run(read[0], read[1], name, places)
+        run = Run(read[0], read[1], name, places, checked=True)
     else:
         columns, run_tag = _slow_run(name, source)
-        run = Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name, places)
+        run = Run(columns if source.small else _to_frame(columns, "RUN_SCHEMA"), run_tag, name, places,
+                  checked=True)
     truncated = _looks_truncated(source)
     if truncated is not None:
         from trec_rag_eval.errors import warn

@@ -1,0 +1,107 @@
+"""``tre.Run(x)`` and ``tre.Qrels(x)`` called directly check ``x`` as ``tre.evaluate`` does, in its words, whatever
+the shape: even a dict shaped as the file readers' own columns (ids in lists, the numbers a float64 or int64 numpy
+array) or a polars frame whose columns have the tables' own types, which the constructors took as already checked
+(the readers build their tables through them, and say so now: ``checked=True``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import trec_rag_eval as tre
+
+QRELS = {"q1": {"a": 1}}
+# the shape the readers hand the tables: ids in lists, scores a float64 numpy array
+RUNS = {  # what is wrong, the words for a dict of columns, the words for a polars frame (check_frame's)
+    "an empty doc id": ({"doc_id": ["b", ""]}, "run (dict): row 2 (query 'q1', document ''): the doc id is empty",
+                        "run (polars DataFrame): row 2: expected a query_id, a doc_id and a score (a number other "
+                        "than NaN), got 'q1', '', 1.0"),
+    "a NaN score": ({"score": np.array([np.nan, 1.0])},
+                    "run (dict): row 1 (query 'q1', document 'b'): the score nan is not a number",
+                    "run (polars DataFrame): row 1: expected a query_id, a doc_id and a score (a number other than "
+                    "NaN), got 'q1', 'b', nan"),
+    "a pair twice": ({"doc_id": ["a", "a"]},
+                     "run (dict): row 2: document 'a' listed twice for query 'q1' (first at row 1)",
+                     "run (polars DataFrame): row 2: document 'a' listed twice for query 'q1' (first at row 1)"),
+}
+
+
+def _run(**changed):
+    return {"query_id": ["q1", "q1"], "doc_id": ["b", "a"], "score": np.array([3.0, 1.0]), **changed}
+
+
+def _errors(make, evaluate):
+    """The error of ``make()`` and that of ``evaluate()``, as texts."""
+    texts = []
+    for call in (make, evaluate):
+        with pytest.raises(tre.InputFormatError) as caught:
+            call()
+        texts.append(str(caught.value))
+    return texts
+
+
+@pytest.mark.parametrize("case", list(RUNS))
+def test_a_run_made_of_a_dict_shaped_as_a_readers_columns_is_checked_in_evaluates_words(case):
+    changed, words, _ = RUNS[case]
+    run = _run(**changed)
+    made, evaluated = _errors(lambda: tre.Run(run), lambda: tre.evaluate(QRELS, run, "P@1"))
+    assert made == evaluated == words
+
+
+@pytest.mark.parametrize("case", list(RUNS))
+def test_a_run_made_of_a_polars_frame_of_the_tables_types_is_checked_in_evaluates_words(case):
+    changed, _, words = RUNS[case]
+    frame = pl.DataFrame(_run(**changed), schema={"query_id": pl.Utf8, "doc_id": pl.Utf8, "score": pl.Float64})
+    made, evaluated = _errors(lambda: tre.Run(frame), lambda: tre.evaluate(QRELS, frame, "P@1"))
+    assert made == evaluated == words
+
+
+def test_an_integer_id_in_a_readers_shape_reads_as_a_trec_file_spells_it():
+    # d 7 given as the integer 7 is the document "7", as evaluate reads it: ranked first (score 3), relevant, P@1 = 1
+    run = tre.Run(_run(doc_id=[7, "a"]))
+    assert run.to_dict() == {"q1": {"7": 3.0, "a": 1.0}}
+    assert tre.evaluate({"q1": {"7": 1}}, run, "P@1").summary["P@1"] == 1.0
+
+
+@pytest.mark.parametrize("changed, words, frame_words", [
+    ({"doc_id": ["a", ""]}, "qrels (dict): row 2 (query 'q1', document ''): the doc id is empty",
+     "qrels (polars DataFrame): row 2: expected a query_id, a doc_id and a relevance (a number other than NaN), got "
+     "'q1', '', 0"),
+    ({"doc_id": ["a", "a"]}, "qrels (dict): row 2: document 'a' judged twice for query 'q1' (first at row 1)",
+     "qrels (polars DataFrame): row 2: document 'a' judged twice for query 'q1' (first at row 1)"),
+])
+def test_judgments_made_of_a_dict_shaped_as_a_readers_columns_are_checked_in_evaluates_words(changed, words,
+                                                                                              frame_words):
+    qrels = {"query_id": ["q1", "q1"], "iteration": ["0", "0"], "doc_id": ["a", "b"],
+             "relevance": np.array([1, 0]), **changed}
+    made, evaluated = _errors(lambda: tre.Qrels(qrels), lambda: tre.evaluate(qrels, {"q1": {"a": 1.0}}, "P@1"))
+    assert made == evaluated == words
+    frame = pl.DataFrame(qrels, schema={"query_id": pl.Utf8, "iteration": pl.Utf8, "doc_id": pl.Utf8,
+                                        "relevance": pl.Int64})
+    made, evaluated = _errors(lambda: tre.Qrels(frame), lambda: tre.evaluate(frame, {"q1": {"a": 1.0}}, "P@1"))
+    assert made == evaluated == frame_words
+
+
+def test_a_dict_of_another_class_shaped_as_a_readers_columns_is_checked_too():
+    # the readers' columns are trusted only when the package says so (checked=True), never by their class: an
+    # OrderedDict passed evaluate unchecked (only a plain dict was looked at), and its empty doc id ranked
+    from collections import OrderedDict
+
+    run = OrderedDict(_run(doc_id=["b", ""]))
+    made, evaluated = _errors(lambda: tre.Run(run), lambda: tre.evaluate(QRELS, run, "P@1"))
+    assert made == evaluated == "run (dict): row 2 (query 'q1', document ''): the doc id is empty"
+
+
+def test_preferences_made_of_a_dict_shaped_as_a_readers_columns_are_checked():
+    # the same shape of Preferences' own (ids in lists, the levels a float64 numpy array) was taken as it was: an
+    # empty doc id and a NaN level passed
+    columns = {"query_id": ["q1", "q1"], "group": ["g", "g"], "subgroup": ["s", "s"], "doc_id": ["a", "b"],
+               "level": np.array([2.0, 1.0])}
+    with pytest.raises(tre.InputFormatError) as caught:
+        tre.Preferences({**columns, "doc_id": ["a", ""]})
+    assert str(caught.value) == "<prefs>: row 2: doc_id must be a string or an integer without whitespace, got ''"
+    with pytest.raises(tre.InputFormatError) as caught:
+        tre.Preferences({**columns, "level": np.array([np.nan, 1.0])})
+    assert str(caught.value) == "<prefs>: row 1: level must be a number other than NaN, got nan"
+    assert tre.Preferences(columns).data["doc_id"] == ["a", "b"]
