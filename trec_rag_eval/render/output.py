@@ -73,9 +73,7 @@ class Document:
         self._names: set[str] = set()
 
     def add(self, label: str, text: RunText) -> None:
-        """One more run (``label``: as the user named it, its path; a URL's without its password), after those
-        added before."""
-        label = without_credentials(label)
+        """One more run (``label``: as the user named it, its path), after those added before."""
         self.count += 1
         self._seen += 1
         if self._seen == 1:
@@ -83,7 +81,7 @@ class Document:
             return
         self._release()
         self._write_all(((self._layout.separator if self.count > 1 else self._layout.opening),
-                         *self._layout.among(label, text, self._names)))
+                         *self._among(label, text)))
 
     def skip(self) -> None:
         """A run asked that failed (its error is said elsewhere): the runs are several, so each is labelled."""
@@ -94,7 +92,12 @@ class Document:
         """The first run, held, written as the first of several."""
         if self._held is not None:
             first, self._held = self._held, None
-            self._write_all((self._layout.opening, *self._layout.among(*first, self._names)))
+            self._write_all((self._layout.opening, *self._among(*first)))
+
+    def _among(self, label: str, text: RunText) -> Sequence[str]:
+        """A run's text among several, labelled: its label shown here alone, so a URL's password is taken out of it
+        here (one run alone is written without its label)."""
+        return self._layout.among(without_credentials(label), text, self._names)
 
     def close(self) -> None:
         """Write what is held and what closes the output (nothing when no run was added)."""
