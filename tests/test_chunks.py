@@ -268,6 +268,8 @@ def test_the_library_takes_the_pattern_by_the_command_lines_name_too(tmp_path):
         mapped = tre.read_run(run, qrels=tre.read_qrels(qrels), doc_id_pattern=PATTERN)
     assert sorted(mapped.to_dict()["q1"]) == ["docA", "docB", "docC", "docX"]
     assert Evaluator(lambda query, k: [], doc_id_pattern=PATTERN).doc_map == PATTERN
+    with pytest.raises(UsageError, match=r"^doc_id_pattern= needs the qrels \(qrels=\)"):
+        tre.read_run(run, doc_id_pattern=PATTERN)
 
 
 def test_a_pattern_and_a_map_both_given_are_refused_in_one_wording_before_anything_is_read(tmp_path):

@@ -310,7 +310,8 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
     if qrels is None:
         from trec_rag_eval.errors import UsageError
 
-        raise UsageError("doc_map= needs the qrels (qrels=): which ids are judged decides how chunks are mapped")
+        given = "doc_map" if doc_id_pattern is None else "doc_id_pattern"
+        raise UsageError(f"{given}= needs the qrels (qrels=): which ids are judged decides how chunks are mapped")
     from trec_rag_eval.service.inputs import read_whole_run
 
     run, notes = read_whole_run(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
