@@ -297,3 +297,20 @@ def test_a_dict_of_columns_shaped_as_a_readers_own_is_checked_when_given_to_eval
     qrels = {"query_id": ["q1", "q1"], "doc_id": ["a", ""], "relevance": np.array([1, 0])}
     with pytest.raises(tre.InputFormatError, match="the doc id is empty"):
         tre.evaluate(qrels, {"q1": {"a": 1.0}}, "P@1")
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("failure", [TypeError("takes 2 positional arguments but 3 were given"),
+                                     AttributeError("'BlockManager' object has no attribute 'iget_values'")])
+def test_a_pandas_frame_is_read_by_its_public_columns_when_its_private_one_fails(monkeypatch, failure):
+    # a small pandas frame's columns are read by DataFrame._get_column_array, a private method: a pandas whose
+    # method changed (another signature, another inside) falls back to frame[name], with the same numbers
+    pd = pytest.importorskip("pandas")
+    qrels, run = _pair(1, negative=False)
+    frames = _frame("pandas", qrels, "relevance"), _frame("pandas", run, "score")
+
+    def changed(self, *args):
+        raise failure
+
+    monkeypatch.setattr(pd.DataFrame, "_get_column_array", changed, raising=False)
+    assert _values(tre.evaluate(*frames, ["nDCG@10", "P@5"])) == _values(tre.evaluate(qrels, run, ["nDCG@10", "P@5"]))

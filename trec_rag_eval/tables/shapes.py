@@ -331,11 +331,15 @@ def _from_pandas(frame: Any) -> Any:
 def _column(frame: Any, name: str) -> Any:
     """One column of a frame: polars' Series; pandas' own array of it, read by position
     (``DataFrame._get_column_array``: ``frame[name]`` builds a Series, ~12 us a column in pandas 3, a twentieth of
-    a small evaluation for the columns of its two frames), or its Series where pandas has no such method."""
+    a small evaluation for the columns of its two frames), or its Series where pandas has no such method or where
+    calling it fails (a private method: another pandas may have changed it)."""
     get = getattr(frame, "_get_column_array", None) if library_of(frame) == "pandas" else None
-    if get is None:
-        return frame[name]
-    return get(frame.columns.get_loc(name))  # the names are known to be distinct; an array of pandas' or numpy's
+    if get is not None:
+        try:  # the names are known to be distinct; an array of pandas' or numpy's
+            return get(frame.columns.get_loc(name))
+        except Exception:  # noqa: BLE001 - whatever a changed private method raises: the public way below
+            pass
+    return frame[name]
 
 
 def _arrow_array(column: Any) -> Any:
