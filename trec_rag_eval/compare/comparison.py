@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trec_rag_eval.core.frames import SHAPES, check_shape, frame, long_columns, wide_columns
+from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.number_formats import format_delta, short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
@@ -24,6 +25,9 @@ from trec_rag_eval.renderer_registry import show, shown_by
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
+else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
+    pd = LazyModule("pandas")
+    pl = LazyModule("polars")
 
 INTERVAL_METHODS = {
     "t": "paired t-interval",

@@ -40,9 +40,14 @@ from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.engine.harness_files import dataset_qrels, dataset_topics, write_run_file
 from trec_rag_eval.engine.search_results import read_search_results, result_texts
 from trec_rag_eval.errors import EmptyRunWarning, EngineError, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.evaluation.context_cost import ContextCost
+from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.io.chunks import doc_map_asked
 from trec_rag_eval.io.id_paths import IdLocator, check_locator
 from trec_rag_eval.io.ranked_lists import list_scores, order_warning
+from trec_rag_eval.lazy_modules import LazyModule
+from trec_rag_eval.measures.by_measure import ByMeasure
+from trec_rag_eval.measures.requests import MeasuresArg
 from trec_rag_eval.notes import Note, warning
 from trec_rag_eval.number_formats import short_repr
 from trec_rag_eval.progress import progress_bar
@@ -52,11 +57,9 @@ from trec_rag_eval.tables import Qrels, Run, run_columns
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
-
-    from trec_rag_eval.evaluation.context_cost import ContextCost
-    from trec_rag_eval.evaluation.evaluate import Evaluation
-    from trec_rag_eval.measures.by_measure import ByMeasure
-    from trec_rag_eval.measures.requests import MeasuresArg
+else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
+    pd = LazyModule("pandas")
+    pl = LazyModule("polars")
 
 SearchFunction = Callable[[str, int], Any]
 

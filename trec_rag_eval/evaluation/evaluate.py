@@ -16,6 +16,7 @@ from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRa
 from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
 from trec_rag_eval.io.chunks import CollapseReport
+from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
@@ -28,6 +29,9 @@ from trec_rag_eval.tables import Qrels, Run, duplicate_error, num_rows, query_id
 if TYPE_CHECKING:
     import pandas as pd
     import polars as pl
+else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
+    pd = LazyModule("pandas")
+    pl = LazyModule("polars")
 
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
 

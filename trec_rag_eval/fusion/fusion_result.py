@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
+from trec_rag_eval.fusion.optimize import Tuning
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.tables import Run, num_rows, query_id_set
-
-if TYPE_CHECKING:
-    from trec_rag_eval.fusion.optimize import Tuning
 
 RUN_WRITE_FORMATS = ("trec", "json", "parquet")
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeGuard
 import numpy as np
 
 from trec_rag_eval.errors import DuplicateDocumentError, InputFormatError
+from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
@@ -33,6 +34,8 @@ from trec_rag_eval.tables.shapes import empty_keys, qrels_data, run_data
 
 if TYPE_CHECKING:
     import polars as pl
+else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
+    pl = LazyModule("polars")
 
 Columns = dict[str, Any]
 """Column name -> Python list (ids, as ``str``) or numpy array (relevance int64, score float64)."""

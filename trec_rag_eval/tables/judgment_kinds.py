@@ -25,11 +25,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Columns, Qrels, byte_key
 
 if TYPE_CHECKING:
     import polars as pl
+else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
+    pl = LazyModule("polars")
 
 PREFERENCE_COLUMNS = ("query_id", "group", "subgroup", "doc_id", "level")
 """The columns of a ``Preferences`` table, in the order of a prefs file's fields."""

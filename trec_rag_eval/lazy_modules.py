@@ -1,0 +1,23 @@
+"""Modules named in annotations and imported only when read: ``typing.get_type_hints`` resolves a public class's
+annotations (``data: pl.DataFrame | Columns``) to the libraries' own classes, while ``import trec_rag_eval`` (and
+a small evaluation) imports neither polars nor pandas."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+
+class LazyModule:
+    """Stands for the module ``name`` in a module's globals, where type checkers import it under ``TYPE_CHECKING``
+    (``else: pl = LazyModule("polars")``): reading an attribute imports the module (once; Python keeps it) and
+    gives the module's own attribute, so nothing is imported until an annotation is resolved."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(import_module(self._name), attribute)
+
+    def __repr__(self) -> str:
+        return f"<module {self._name!r}, imported when first read>"
