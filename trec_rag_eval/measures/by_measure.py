@@ -95,9 +95,13 @@ class ByMeasure(Mapping[str, V]):
         return len(self._values)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Mapping):
-            return dict(self._values) == dict(other)
-        return NotImplemented
+        """The same names, each with an equal value: a per-query array equal to an array of the same values, NaN
+        to NaN (a dict compares arrays by their truth, which raises for more than one query)."""
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        theirs = dict(other)
+        return self._values.keys() == theirs.keys() and all(
+            _equal(value, theirs[name]) for name, value in self._values.items())
 
     __hash__ = None  # type: ignore[assignment]  # mutable contents (arrays), like a dict
 
@@ -117,3 +121,18 @@ def _measure_of(name: Any) -> Measure | None:
         return parse_measure(name)
     except (TrecRagEvalError, TypeError):
         return None
+
+
+def _equal(one: Any, other: Any) -> bool:
+    """Whether two values of a ``ByMeasure`` are equal: numpy's arrays and numbers value by value, NaN equal to NaN
+    (a value a measure does not have, on both sides)."""
+    if type(one).__module__ == "numpy" or type(other).__module__ == "numpy":
+        import numpy as np
+
+        try:
+            return bool(np.array_equal(one, other, equal_nan=True))
+        except TypeError:  # values in which numpy cannot look for NaN (strings, objects)
+            return bool(np.array_equal(one, other))
+    if isinstance(one, float) and isinstance(other, float) and one != one and other != other:
+        return True
+    return bool(one == other)

@@ -16,6 +16,7 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field
 from functools import partial
@@ -116,6 +117,31 @@ def run_columns(rows: list[tuple[str, str, float]]) -> Columns:
             "score": np.array([r[2] for r in rows], dtype=np.float64)}
 
 
+def same_rows(one: Qrels | Run, other: Qrels | Run) -> bool:
+    """Whether two tables hold the same rows, each as often, in any order and any form: their value column's NaN
+    made None, which equals itself (NaN equals nothing, not even itself)."""
+    if num_rows(one) != num_rows(other):
+        return False
+    names = ("query_id", "doc_id", "score") if "score" in _names(one) else ("query_id", "iteration", "doc_id",
+                                                                           "relevance")
+    if names[-1] not in _names(other):
+        return False
+
+    def rows(owner: Qrels | Run) -> Counter[tuple[Any, ...]]:
+        columns = [column_list(owner, name) for name in names]
+        columns[-1] = [None if value != value else value for value in columns[-1]]
+        return Counter(zip(*columns, strict=True))
+
+    return rows(one) == rows(other)
+
+
+def _names(owner: Qrels | Run) -> list[str]:
+    data: Any = owner.data
+    if is_arrow(data):
+        return list(data.column_names)
+    return list(data.columns) if _is_polars(data) else list(data)
+
+
 def column_list(owner: Qrels | Run, name: str) -> list[Any]:
     """One column of a table as a Python list, whichever form the table holds."""
     data = owner.data
@@ -202,8 +228,8 @@ def _own(data: Any, given: Any) -> Any:
     return data.clone() if data is given and _is_polars(data) else data
 
 
-@dataclass(frozen=True, repr=False)  # its own __repr__: one line (dataclass would make one, then drop it)
-class Qrels:
+@dataclass(frozen=True, repr=False, eq=False)  # its own __repr__: one line (dataclass would make one, then drop it);
+class Qrels:                                     # its own __eq__: the rows (dataclass's compared arrays, and raised)
     """Relevance judgments: one row per (query_id, doc_id).
 
     ``data`` has the columns of ``QRELS_SCHEMA``, as a polars DataFrame or ``Columns``. A negative
@@ -243,6 +269,17 @@ class Qrels:
         return _as_frame(self, "QRELS_SCHEMA")
 
     __getstate__ = _state_without_derived
+
+    def __eq__(self, other: object) -> bool:
+        """Judgments of the same kind holding the same rows (query_id, iteration, doc_id, relevance) and the same
+        queries without judgments (``unjudged``: they count in a mean), in any order and any form (lists, a frame);
+        where they were read from (``source``) and their topics' texts do not count. Not hashable: see ``Run``."""
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Qrels)
+        return set(self.unjudged) == set(other.unjudged) and same_rows(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def from_dict(cls, judgments: dict[str, dict[str, int]], source: str = "<qrels>") -> Qrels:
@@ -335,7 +372,7 @@ NOWHERE = Places("row", partial(_find_in_turn, ()))
 """The places of rows that cannot be pointed at (a part of a table built in memory): an error names none."""
 
 
-@dataclass(frozen=True, repr=False)  # its own __repr__, as Qrels
+@dataclass(frozen=True, repr=False, eq=False)  # its own __repr__ and __eq__, as Qrels
 class Run:
     """A ranked result list: one row per (query_id, doc_id) with its score.
 
@@ -377,6 +414,18 @@ class Run:
         return _as_frame(self, "RUN_SCHEMA")
 
     __getstate__ = _state_without_derived
+
+    def __eq__(self, other: object) -> bool:
+        """Runs holding the same rows (query_id, doc_id, score) under the same ``run_tag``, in any order (the ranking
+        ignores it) and any form (lists, a frame, an Arrow table); a NaN score equals a NaN score (the same row),
+        and where the run was read from (``source``, ``places``) does not count. Not hashable: a table holds arrays,
+        and is told by its rows, not by its identity."""
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Run)
+        return self.run_tag == other.run_tag and same_rows(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     @classmethod
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:

@@ -17,6 +17,7 @@ Both preference formats are a ``Preferences`` table, which the ``prefs_*`` measu
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import KW_ONLY, InitVar, dataclass, field
 from numbers import Real
@@ -39,7 +40,7 @@ PREFERENCE_COLUMNS = ("query_id", "group", "subgroup", "doc_id", "level")
 _IDS = PREFERENCE_COLUMNS[:4]
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)  # Qrels' __eq__: the rows, and the kind
 class GroupedQrels(Qrels):
     """Qrels of several judgment groups (trec_eval's ``-R qrels_jg``): the iteration column names the
     group, and a document may be judged once in each group. Only the ``*_avgjg`` measures read them."""
@@ -50,7 +51,7 @@ class GroupedQrels(Qrels):
         return "Grouped" + super().__repr__()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__: the rows (dataclass's compared the level arrays, and raised)
 class Preferences:
     """Preference judgments: one row per line of a prefs file, ``PREFERENCE_COLUMNS``.
 
@@ -106,6 +107,20 @@ class Preferences:
 
     def __len__(self) -> int:
         return len(self.data["query_id"])
+
+    def __eq__(self, other: object) -> bool:
+        """Preferences holding the same rows (``PREFERENCE_COLUMNS``), each as often, in any order; where they were
+        read from (``source``, ``lines``) does not count. Not hashable, as ``Run`` and ``Qrels``."""
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Preferences)
+
+        def rows(prefs: Preferences) -> Counter[tuple[Any, ...]]:
+            return Counter(zip(*(prefs.data[name] for name in _IDS), prefs.data["level"].tolist(), strict=True))
+
+        return len(self) == len(other) and rows(self) == rows(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return (f"Preferences(source={self.source!r}, queries={len(set(self.data['query_id']))}, "
