@@ -40,6 +40,7 @@ from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.renderer_registry import show, shown_by
+from trec_rag_eval.value_equality import same_values
 
 TIE_TOLERANCE = stats.TIE_TOLERANCE
 
@@ -124,6 +125,11 @@ class AllPairs:
     exact: dict[str, bool] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     evaluation_settings: dict[str, str] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        equality dataclass made compared arrays by their truth, which raises."""
+        return same_values(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def n_queries(self) -> int:

@@ -21,6 +21,7 @@ from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.number_formats import format_delta, short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
+from trec_rag_eval.value_equality import same_values
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,6 +101,11 @@ class Comparison:
     evaluation_settings: dict[str, str] = field(default_factory=dict)
     # the interval's method: "t", "randomization" (each agrees with its test by construction) or "bootstrap"
     interval: str = "bootstrap"
+
+    def __eq__(self, other: object) -> bool:
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        equality dataclass made compared arrays by their truth, which raises."""
+        return same_values(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def interval_method(self) -> str:

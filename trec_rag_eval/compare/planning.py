@@ -39,6 +39,7 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import warning
 from trec_rag_eval.number_formats import format_magnitude
 from trec_rag_eval.renderer_registry import show, shown_by
+from trec_rag_eval.value_equality import same_values
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -140,6 +141,11 @@ class TopicSetPlan:
     at_queries: int
     sources: dict[str, str] = field(default_factory=dict)
     evaluation_settings: dict[str, str] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        equality dataclass made compared arrays by their truth, which raises."""
+        return same_values(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def n_queries(self) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import Run, byte_key, column_list
+from trec_rag_eval.value_equality import same_values
 
 if TYPE_CHECKING:
     from trec_rag_eval.measures.model import Measure
@@ -59,6 +60,10 @@ class ContextCost:
     tokenizer: str = "words (whitespace-separated)"
     missing_texts: list[str] = field(default_factory=list)
     """Retrieved document ids (in some query's top max(k)) with no text: counted 0 tokens."""
+
+    def __eq__(self, other: object) -> bool:
+        """The same counts, array by array (``value_equality.same_values``; dataclass's equality raised)."""
+        return same_values(self, other) if type(other) is type(self) else NotImplemented
 
     def mean(self, k: int) -> float:
         values = self.tokens[k]
