@@ -105,3 +105,13 @@ def test_preferences_made_of_a_dict_shaped_as_a_readers_columns_are_checked():
         tre.Preferences({**columns, "level": np.array([np.nan, 1.0])})
     assert str(caught.value) == "<prefs>: row 1: level must be a number other than NaN, got nan"
     assert tre.Preferences(columns).data["doc_id"] == ["a", "b"]
+
+
+def test_run_from_dict_keeps_a_nan_score_but_refuses_an_empty_id_in_evaluates_words():
+    # from_dict reads ids of other kinds row by row (their str()), and took an empty doc id as it was: it ranked
+    # first (score 3) and P@1 came out 0.0 with no error
+    scores = {"q1": {"": 3.0, "a": 1.0}}
+    made, evaluated = _errors(lambda: tre.Run.from_dict(scores), lambda: tre.evaluate(QRELS, scores, "P@1"))
+    assert made == evaluated == "run (dict): query 'q1', document '': the doc id is empty"
+    kept = tre.Run.from_dict({"q1": {7: float("nan"), "a": 1.0}})  # an integer id: row by row, its NaN kept
+    assert kept.to_dict()["q1"]["a"] == 1.0 and np.isnan(kept.to_dict()["q1"]["7"])

@@ -235,7 +235,8 @@ class Qrels:                                     # its own __eq__: the rows (dat
     ``data`` has the columns of ``QRELS_SCHEMA``, as a polars DataFrame or ``Columns``. A negative
     relevance means "in the pool but not judged" (trec_eval's convention); 0 means judged
     non-relevant. ``source`` names the file (or other origin) for error messages; ``topics``
-    optionally maps query_id -> query text.
+    optionally maps query_id -> query text. Two are equal when they hold the same rows and kind, in any order and
+    form (``__eq__``); they are not hashable.
     """
 
     data: pl.DataFrame | Columns
@@ -384,6 +385,8 @@ class Run:
     ``empty_queries``: queries that were asked and answered with an empty result list (a search that found
     nothing): they have no row and score 0 as a missing query does, but are said to have no result, not
     to be missing from the run.
+    Two runs are equal when they hold the same rows under the same ``run_tag``, in any order and form, a NaN score
+    equal to a NaN score (``__eq__``); they are not hashable.
     """
 
     data: pl.DataFrame | Columns | Any  # Any: a pyarrow Table (see the module docstring)
@@ -434,7 +437,12 @@ class Run:
         file's ``nan`` is): the ranking places it as trec_eval does."""
         columns: Columns | None = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
         if columns is None:  # ids of other kinds (their str()), bool scores: row by row
-            columns = run_columns([(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()])
+            rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
+            empty = next((row for row, (q, d, _) in enumerate(rows) if not q or not d), None)
+            if empty is not None:  # refused in evaluate's words (tables.shapes), for the pair alone: a NaN is kept
+                query_id, doc_id = [(q, d) for q, docs in scores.items() for d in docs][empty]
+                run_data({query_id: {doc_id: 0.0}})
+            columns = run_columns(rows)
         return cls(columns, run_tag, source, checked=True)
 
     def to_dict(self) -> dict[str, dict[str, float]]:
