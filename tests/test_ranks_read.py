@@ -167,3 +167,26 @@ def test_a_run_too_large_for_the_small_sort_cut_gives_the_values_of_the_whole_ra
         whole = tre.evaluate(qrels, run, [*measures, "num_ret"])
     for m in cut.measures:
         assert np.array_equal(cut.values[m], whole.values[m], equal_nan=True), m
+
+
+def test_blocks_of_one_length_cut_and_a_run_evaluated_again_give_the_values_of_the_whole_ranking() -> None:
+    """A run of one depth for every query (a dict of dicts' usual shape: its blocks sorted as one matrix, each
+    block's first rows alone kept, ``ordering.block_tops``), with ties across the cut, evaluated again as one
+    ``Run`` against other judgments and under other settings (what it keeps of itself must not leak from one
+    evaluation to the next): each time the values of the whole ranking of a run made afresh."""
+    rng = random.Random(11)
+    run = {f"q{q}": {f"d{d}": float(rng.randrange(4)) for d in rng.sample(range(40), 25)} for q in range(9)}
+    every = {q: {f"d{d}": rng.choice([-1, 0, 1, 2, 3]) for d in rng.sample(range(40), 12)} for q in run}
+    some = {q: every[q] for q in ("q7", "q2", "q5")}  # the run's other queries not evaluated
+    more = {**every, "q99": {"d1": 1}}  # a query the run misses
+    measures = ["nDCG@10", "P@5", "R@3", "HitRate@1", "MRR@10", "AP@10"]
+    kept = tre.Run(run)
+    for qrels, settings in product((every, some, more, every), ({}, {"trec_eval_9": True}, {"max_retrieved": 7},
+                                                                {"queries": "intersection"})):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            again = tre.evaluate(tre.Qrels(qrels), kept, measures, **settings)
+            whole = tre.evaluate(qrels, tre.Run(run), [*measures, "num_ret"], **settings)
+        assert again.query_ids == whole.query_ids
+        for m in again.measures:
+            assert np.array_equal(again.values[m], whole.values[m], equal_nan=True), (m, settings, sorted(qrels))

@@ -202,7 +202,7 @@ class Judgments:
         judged = (self.qidx >= 0) & (self.relevance >= 0)
         judged_q, judged_rel = self.qidx[judged], self.relevance[judged]
         self.judged_offsets = query_offsets(judged_q, len(query_ids))
-        self.judged = judged_rel[np.lexsort((-judged_rel, judged_q))]
+        self.judged = _by_query_best_first(judged_q, judged_rel)
         if keyed:
             import polars as pl
 
@@ -332,6 +332,21 @@ class Judgments:
             raw = self.values[match]
         rel[hit] = np.where(raw < 0, UNJUDGED, raw)
         return rel
+
+
+def _by_query_best_first(query: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The judgment values (all >= 0) in order of query, then value descending: the values alone, so one sort
+    of one integer per value (its query, then its distance below the largest value) gives them, where a
+    lexsort would sort by each key in turn; a lexsort still when that integer could overflow."""
+    if len(values) == 0:
+        return values
+    top = int(values.max())
+    span = top - int(values.min()) + 1
+    if int(query.max()) >= (1 << 62) // span:
+        return values[np.lexsort((-values, query))]  # type: ignore[no-any-return]
+    keys = query.astype(np.int64) * span + (top - values)
+    keys.sort()
+    return top - keys % span  # type: ignore[no-any-return]
 
 
 def _reject_duplicates(run: Run, query_ids: list[str], row_query: np.ndarray, doc_ids: Strings) -> None:

@@ -171,6 +171,33 @@ def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, id
     return order
 
 
+def block_tops(scores: np.ndarray, doc_ids: Strings, starts: np.ndarray, depth: int,
+               ids_descending: bool = True) -> np.ndarray | None:
+    """The rows of each query block's first ``depth`` in trec_eval's order (score descending, then doc_id
+    descending, or ascending when not ``ids_descending``), a matrix of one block a row, the blocks in their order
+    among the rows; None unless every block has one length, longer than ``depth``, and no score is NaN (a run cut
+    at one depth, as a dict of dicts gives it, of at most ``SMALL_SORT_ROWS`` rows): then ``ranking_order``. The
+    blocks are sorted as the rows of one matrix, as ``_small_order`` sorts them, and runs of tied scores by doc id
+    (``_sort_ties``); the rows below ``depth`` are left out without being put in their places."""
+    n, count = len(scores), len(starts)
+    if not count or n > SMALL_SORT_ROWS or n % count or n // count <= depth:
+        return None
+    width = n // count
+    if not np.array_equal(starts, np.arange(0, n, width)) or np.isnan(scores).any():
+        return None
+    negated = np.negative(scores)
+    order = negated.reshape(count, width).argsort(axis=1)  # best first
+    order += np.arange(0, n, width)[:, None]
+    ranked = negated.take(order)  # take: a copy per value, where take_along_axis's index arrays cost ten times more
+    tied = ranked[:, 1:] == ranked[:, :-1]
+    if tied.any():
+        block, column = np.nonzero(tied)
+        flat = order.ravel()
+        places, sources = _sort_ties(block * width + column, block, scores, doc_ids, flat, ids_descending=ids_descending)
+        flat[places] = sources
+    return np.ascontiguousarray(order[:, :depth])
+
+
 def _sorted_rows(group: np.ndarray, scores: np.ndarray, doc_ids: Strings,
                  rows: np.ndarray | None = None, threads: int | None = None,
                  lengths: np.ndarray | None = None, ids_descending: bool = True) -> np.ndarray:

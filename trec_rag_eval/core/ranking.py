@@ -49,7 +49,7 @@ from trec_rag_eval.core.column_operations import (
     row_index,
 )
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists, refuse_repeats
-from trec_rag_eval.core.ordering import bincount, block_starts, ranking_order
+from trec_rag_eval.core.ordering import bincount, block_starts, block_tops, ranking_order
 from trec_rag_eval.core.parallel import sort_threads
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import (
@@ -208,7 +208,9 @@ def rank(
         # the judgments of the qrels' queries need nothing from the run: prepared beside from the start, once
         # per Qrels (then many runs evaluated against one Qrels pay for their own rows alone)
         judging = beside.submit(_qrels_judgments, known, qrels_data, qrels_ids, keyed) if queries == "qrels" else None
-        row_query = row_index(run_data, dict(zip(qrels_ids, range(len(qrels_ids)), strict=True)))
+        if "query_index" not in known:
+            known["query_index"] = dict(zip(qrels_ids, range(len(qrels_ids)), strict=True))
+        row_query = row_index(run_data, known["query_index"])
         # rows of queries that are not evaluated (none, usually: one pass to find out)
         outside = row_query < 0 if len(row_query) and row_query.min() < 0 else None
         extra = [] if outside is None else byte_sorted(distinct_queries(run_data, outside))
@@ -233,6 +235,7 @@ def rank(
         if outside is not None:  # drop the rows of queries that are not evaluated
             inside = ~outside
             row_query, scores, doc_ids = row_query[inside], scores[inside], keep_where(doc_ids, inside)
+        own_rows = outside is None  # every row of the run, as it holds them: what it derives is kept with it
         del outside
 
         # 2. relevance and duplicates, in file order; 3. order: query, score descending, then doc_id
@@ -248,11 +251,12 @@ def rank(
                 # only when both are among the documents kept
                 row_query, scores, doc_ids = _first_of_each_query(row_query, scores, doc_ids, starts,
                                                                   len(query_ids), max_retrieved, ids_descending)
-                starts = block_starts(row_query)
+                starts, own_rows = block_starts(row_query), False
         counts = bincount(row_query, len(query_ids), starts)
         if depth is not None and not keyed and len(counts) and counts.max() > depth:
             rel = _top_rows(run, query_ids, judging.result(), row_query, scores, doc_ids, starts, counts,
-                            depth, ids_descending, distinct=isinstance(run_data, CheckedColumns))
+                            depth, ids_descending, distinct=isinstance(run_data, CheckedColumns),
+                            kept_as=("block tops", depth, ids_descending, float32_scores) if own_rows else None)
             judgments = judging.result()
             retrieved = counts if retrieved is None else retrieved
             counts = np.minimum(counts, depth)
@@ -344,12 +348,29 @@ def only_judged(ranked: RankedQueries) -> RankedQueries:
 
 def _top_rows(run: Run, query_ids: list[str], judgments: Judgments, row_query: np.ndarray, scores: np.ndarray,
               doc_ids: Strings, starts: np.ndarray | None, counts: np.ndarray, depth: int, ids_descending: bool,
-              distinct: bool) -> np.ndarray:
+              distinct: bool, kept_as: tuple[object, ...] | None = None) -> np.ndarray:
     """The judgments of each query's first ``depth`` rows in trec_eval's order, in that order (``rank``'s
     ``depth``): every row is put in order, a document listed twice refused among all of them, and only the
-    rows kept are matched with the judgments."""
+    rows kept are matched with the judgments. Blocks of one length (``ordering.block_tops``) give their first
+    rows alone; ``kept_as``: the rows are all the run's, and those rows are kept with it by that key
+    (``derived_from``), so a run evaluated again (other judgments, other measures of the same depth) finds them."""
     if not distinct:
         refuse_repeats(run, query_ids, row_query, doc_ids, starts)
+    if starts is not None:
+        known = derived_from(run) if kept_as is not None else {}
+        tops = known.get(kept_as)
+        if tops is None:
+            tops = block_tops(scores, doc_ids, starts, depth, ids_descending)
+            if tops is not None and kept_as is not None:
+                known[kept_as] = tops
+        if tops is not None:  # the blocks in query order, each its first rows
+            block_query = row_query[starts]
+            if np.any(block_query[1:] < block_query[:-1]):
+                by_query = np.argsort(block_query)
+                tops, block_query = tops[by_query], block_query[by_query]
+            kept = tops.ravel()
+            return match_lists(run, query_ids, judgments, np.repeat(block_query, depth), gather(doc_ids, kept),
+                               np.arange(0, len(kept), depth), distinct=True)
     reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending)
     order = reorder.permutation if reorder.permutation is not None else reorder.apply(np.arange(len(row_query)))
     ranked_query = row_query[order]
