@@ -193,7 +193,8 @@ def block_tops(scores: np.ndarray, doc_ids: Strings, starts: np.ndarray, depth: 
     if tied.any():
         block, column = np.nonzero(tied)
         flat = order.ravel()
-        places, sources = _sort_ties(block * width + column, block, scores, doc_ids, flat, ids_descending=ids_descending)
+        places, sources = _sort_ties(block * width + column, block, scores, doc_ids, flat,
+                                     ids_descending=ids_descending)
         flat[places] = sources
     return np.ascontiguousarray(order[:, :depth])
 
