@@ -78,6 +78,24 @@ def test_evaluate_refuses_them_in_the_same_words(flags, keywords, library, comma
         tre.evaluate(MISSING, RUN, **keywords)
 
 
+@pytest.mark.parametrize(("keywords", "library", "command"), [
+    ({"stream": True}, "doc_id_pattern reads each run whole: not with stream=True",
+     "--doc-id-pattern or --doc-map reads each run whole: not with --stream"),
+    ({"shards": True}, "doc_id_pattern reads each run whole: not with shards=True",
+     "--doc-id-pattern or --doc-map reads each run whole: not with --shards"),
+], ids=["stream", "shards"])
+def test_a_pattern_given_as_doc_id_pattern_is_refused_by_that_name(keywords, library, command):
+    """doc_id_pattern= is doc_map= by another name: a caller who gave it is told of it, not of doc_map, which it did
+    not give (the command line's sentence the same)."""
+    with pytest.raises(UsageError) as caught:
+        tre.evaluate_many(MISSING, [RUN], doc_id_pattern=PATTERN, **keywords)
+    assert str(caught.value) == library
+    assert caught.value.worded(FLAGS) == command
+    if "stream" in keywords:  # evaluate has no shards=
+        with pytest.raises(UsageError, match=f"^{re.escape(library)}$"):
+            tre.evaluate(MISSING, RUN, doc_id_pattern=PATTERN, **keywords)
+
+
 def test_what_only_python_can_ask_is_refused_in_the_library_s_words_too():
     with pytest.raises(UsageError) as caught:
         tre.evaluate_many(MISSING, [{"q1": {"d1": 1.0}}], shards=True)

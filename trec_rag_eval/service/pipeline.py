@@ -113,6 +113,7 @@ class Request:
                  if key in options}
         check_options(runs, cluster=cluster, shards=shards, corpus=later.get("corpus"),
                       tokenizer=later.get("tokenizer"), zscores=later.get("zscores"),
+                      doc_map_name="doc_map" if pattern is None else "doc_id_pattern",
                       **{key: running.get(key) for key in ("run_format", "doc_map", "id", "stream")})
         return cls(reading, running, settings_of(settings, **options), cluster, shards, **later)
 
@@ -251,10 +252,11 @@ def measures_for(measures: MeasuresArg, *, order: str = "asked", llm_judgments: 
 
 def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = False, run_format: str | None = None,
                   doc_map: Any = None, id: Any = None, stream: bool | None = None, corpus: Any = None,
-                  tokenizer: Any = None, zscores: Any = None) -> None:
+                  tokenizer: Any = None, zscores: Any = None, doc_map_name: str = "doc_map") -> None:
     """Refuse, before anything is read, the options of ``evaluate_runs`` that cannot go together, and a
     ``cluster`` that cannot be (``local:N`` out of bounds): each mistake checked here alone and said once, in
-    the library's words (its parameters), which the command line says with its flags (``cli.FLAGS``)."""
+    the library's words (its parameters), which the command line says with its flags (``cli.FLAGS``).
+    ``doc_map_name``: the name the caller gave ``doc_map`` by (``doc_id_pattern``, a regular expression's)."""
     check_cluster(cluster)
     if id is not None:  # an empty key path (id=''), or one with an empty step, is no place of an id
         from trec_rag_eval.io.id_paths import check_locator
@@ -262,8 +264,8 @@ def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = Fa
         check_locator(id)
     if stream:
         if doc_map is not None:
-            raise UsageError("doc_map reads each run whole: not with stream=True",
-                             {"doc_map": "doc_map", "stream=True": "stream"})
+            raise UsageError(f"{doc_map_name} reads each run whole: not with stream=True",
+                             {doc_map_name: "doc_map", "stream=True": "stream"})
         if id is not None:
             raise UsageError("id= finds the document ids of JSON results, read whole: not with stream=True",
                              {"id= ": "id", "stream=True": "stream"})
@@ -275,8 +277,8 @@ def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = Fa
                              {"stream=True": "stream"})
     if shards:
         if doc_map is not None:
-            raise UsageError("doc_map reads each run whole: not with shards=True",
-                             {"doc_map": "doc_map", "shards=True": "shards"})
+            raise UsageError(f"{doc_map_name} reads each run whole: not with shards=True",
+                             {doc_map_name: "doc_map", "shards=True": "shards"})
         if id is not None:
             raise UsageError("id= finds the document ids of JSON results, read whole: not with shards=True",
                              {"id= ": "id", "shards=True": "shards"})
