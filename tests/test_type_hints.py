@@ -56,3 +56,16 @@ def test_the_tables_import_neither_polars_nor_pandas_until_their_hints_are_asked
             "print('polars' in sys.modules)")
     lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert lines[:2] == ["False False", "True"]
+
+
+def test_a_look_at_a_module_s_names_imports_nothing_and_survives_an_optional_library_missing():
+    """doctest's finder and ``inspect.unwrap`` ask each name of a module for ``__wrapped__``: a stand-in answers such a
+    question itself, without importing its library, so that pandas missing (an optional extra) does not stop
+    ``pytest --doctest-modules`` over the package with "import of pandas halted", and polars present is not imported
+    by a look."""
+    code = ("import sys; sys.modules['pandas'] = None\n"
+            "import doctest, trec_rag_eval.evaluation.evaluate as module\n"
+            "print(len(doctest.DocTestFinder().find(module)) > 0, hasattr(module.pd, '__wrapped__'))\n"
+            "print('polars' in sys.modules)")
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split("\n")
+    assert lines[:2] == ["True False", "False"]

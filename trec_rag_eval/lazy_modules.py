@@ -11,12 +11,17 @@ from typing import Any
 class LazyModule:
     """Stands for the module ``name`` in a module's globals, where type checkers import it under ``TYPE_CHECKING``
     (``else: pl = LazyModule("polars")``): reading an attribute imports the module (once; Python keeps it) and
-    gives the module's own attribute, so nothing is imported until an annotation is resolved."""
+    gives the module's own attribute, so nothing is imported until an annotation is resolved (a dunder name, which
+    tools ask of any object, is no attribute here)."""
 
     def __init__(self, name: str) -> None:
         self._name = name
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("__") and attribute.endswith("__"):
+            # what tools ask of any name (doctest's finder and inspect.unwrap: __wrapped__) is answered here, without
+            # importing the library: a look imports nothing, and an optional library missing (pandas) stops no look
+            raise AttributeError(attribute)
         return getattr(import_module(self._name), attribute)
 
     def __repr__(self) -> str:
