@@ -115,3 +115,20 @@ def test_run_from_dict_keeps_a_nan_score_but_refuses_an_empty_id_in_evaluates_wo
     assert made == evaluated == "run (dict): query 'q1', document '': the doc id is empty"
     kept = tre.Run.from_dict({"q1": {7: float("nan"), "a": 1.0}})  # an integer id: row by row, its NaN kept
     assert kept.to_dict()["q1"]["a"] == 1.0 and np.isnan(kept.to_dict()["q1"]["7"])
+
+
+@pytest.mark.parametrize("grade", [2**31, -(2**31) - 1, 2**40])
+def test_a_polars_frame_of_the_tables_types_refuses_a_relevance_beyond_the_readers_range_as_other_shapes_do(grade):
+    # a frame with the iteration column (the tables' own types) skipped the range check every other shape makes
+    # (trec_eval reads a grade as a C int: -2**31 to 2**31 - 1), and the grade 2**40 was scored as relevant
+    words = (f"qrels (polars DataFrame): row 1 (query 'q1', document 'a'): the relevance {grade} is not an integer "
+             "from -2147483648 to 2147483647")
+    rows = {"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [grade, 1]}
+    without = pl.DataFrame(rows)  # no iteration column: its rows read one by one, the range checked
+    assert _errors(lambda: tre.Qrels(without), lambda: tre.evaluate(without, {"q1": {"a": 1.0}}, "P@1")) == [words] * 2
+    frame = pl.DataFrame({**rows, "iteration": ["0", "0"]}).select("query_id", "iteration", "doc_id", "relevance")
+    assert _errors(lambda: tre.Qrels(frame), lambda: tre.evaluate(frame, {"q1": {"a": 1.0}}, "P@1")) == [words] * 2
+    table = frame.to_arrow()
+    arrow_words = words.replace("polars DataFrame", "Arrow Table")
+    made, evaluated = _errors(lambda: tre.Qrels(table), lambda: tre.evaluate(table, {"q1": {"a": 1.0}}, "P@1"))
+    assert made == evaluated == arrow_words

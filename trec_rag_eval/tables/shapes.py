@@ -95,7 +95,8 @@ def is_table_data(value: Any, value_column: str) -> bool:
 
 def check_frame(frame: Any, source: str, value_column: str) -> None:
     """The row checks of ``_check_rows`` on a polars frame that already has the right types, without
-    leaving polars: no missing value, no NaN score, no empty id, each (query, document) pair once."""
+    leaving polars: no missing value, no NaN score, no empty id, a relevance in the readers' ``RELEVANCE_RANGE``,
+    each (query, document) pair once."""
     import polars as pl
 
     bad = pl.any_horizontal(pl.col("query_id", "doc_id", value_column).is_null())
@@ -107,6 +108,12 @@ def check_frame(frame: Any, source: str, value_column: str) -> None:
         raise InputFormatError(source, None, f"row {row['row']}: expected a query_id, a doc_id and a {value_column} "
                                f"(a number other than NaN), got {row['query_id']!r}, {row['doc_id']!r}, "
                                f"{row[value_column]!r}")
+    if value_column == "relevance":  # an Int64 column holds grades the readers refuse, as the rows of other shapes do
+        beyond = ~pl.col("relevance").is_between(*RELEVANCE_RANGE)
+        if frame.select(beyond.any()).item():
+            row = frame.with_row_index("row", offset=1).filter(beyond).row(0, named=True)
+            raise InputFormatError(source, None, f"row {row['row']} (query {row['query_id']!r}, document "
+                                   f"{row['doc_id']!r}): {_relevance_problem(row['relevance'])}")
     # the same document under two iterations (subtopics: ndeval's intent-aware qrels) is not a repeat
     key = ["query_id", "iteration", "doc_id"] if "iteration" in frame.columns else ["query_id", "doc_id"]
     # one 64-bit hash per row, sorted: the exact search for a repeat runs only when two hashes meet
