@@ -314,3 +314,52 @@ def test_a_pandas_frame_is_read_by_its_public_columns_when_its_private_one_fails
 
     monkeypatch.setattr(pd.DataFrame, "_get_column_array", changed, raising=False)
     assert _values(tre.evaluate(*frames, ["nDCG@10", "P@5"])) == _values(tre.evaluate(qrels, run, ["nDCG@10", "P@5"]))
+
+
+def _padded_views(ids: list[str], padding: int):
+    """An Arrow string_view array of ids of 12 bytes or fewer, held in their views, the bytes of each view past its
+    id filled with ``padding`` in every other row (Arrow asks for 0 there; a producer may leave anything)."""
+    pa = pytest.importorskip("pyarrow")
+    views = np.zeros((len(ids), 16), dtype=np.uint8)
+    for row, text in enumerate(ids):
+        data = text.encode()
+        views[row, :4] = np.frombuffer(np.int32(len(data)).tobytes(), dtype=np.uint8)
+        views[row, 4:] = padding if row % 2 else 0
+        views[row, 4:4 + len(data)] = list(data)
+    return pa.Array.from_buffers(pa.string_view(), len(ids), [None, pa.py_buffer(views)])
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("padding", [0, 7, 255])
+def test_short_ids_in_string_views_are_read_by_their_bytes_alone(padding):
+    # polars' short ids are held in their 16-byte views (length, then the bytes): a query's block is where its id
+    # changes, whatever the bytes past the id hold; long ids (in a data buffer) are read by Arrow's compare
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    qrels, run = _pair(2, negative=False)
+    run["a query id of 27 characters"] = {"d1": 1.0, "d2": 0.5}  # not held in its view: Arrow's way for all
+
+    def frame(nested: dict, value: str, queries: list[str] | None = None):
+        rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items() if queries is None or q in queries]
+        return pd.DataFrame({
+            "query_id": pd.arrays.ArrowExtensionArray(pa.chunked_array([_padded_views([r[0] for r in rows], padding)]))
+            if queries is not None else pd.array([r[0] for r in rows], dtype=pd.ArrowDtype(pa.string_view())),
+            "doc_id": pd.arrays.ArrowExtensionArray(pa.chunked_array([_padded_views([r[1] for r in rows], padding)])),
+            value: [r[2] for r in rows]})
+
+    short = [q for q in run if len(q) <= 12]
+    made = as_run(frame(run, "score", short)).data
+    assert made.blocks == (short, [len(run[q]) for q in short])
+    assert made["doc_id"] == [d for q in short for d in run[q]]
+    for queries in (short, None):
+        ours = tre.evaluate(frame(qrels, "relevance", list(qrels)), frame(run, "score", queries), ["nDCG@10", "P@5"])
+        expected = tre.evaluate(qrels, {q: run[q] for q in (short if queries else run)}, ["nDCG@10", "P@5"])
+        assert _values(ours) == _values(expected)
+    twice = pd.DataFrame({"query_id": pd.arrays.ArrowExtensionArray(pa.chunked_array([_padded_views(["q1"] * 3,
+                                                                                                    padding)])),
+                          "doc_id": pd.arrays.ArrowExtensionArray(pa.chunked_array([_padded_views(["a", "b", "a"],
+                                                                                                  padding)])),
+                          "score": [3.0, 2.0, 1.0]})
+    with pytest.raises(tre.InputFormatError, match=re.escape("row 3: document 'a' listed twice for query 'q1' "
+                                                             "(first at row 1)")):
+        as_run(twice)

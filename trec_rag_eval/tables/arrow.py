@@ -4,6 +4,7 @@ through Arrow's buffers."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,55 @@ def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
                             offset=array.offset * np.dtype(width).itemsize)
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, dtype=np.uint8)
     return offsets, data
+
+
+def view_lengths(ids: Any) -> np.ndarray:
+    """The lengths of the strings of an Arrow string_view array: the first 4 bytes of each 16-byte view."""
+    return np.frombuffer(ids.buffers()[1], dtype=np.int32, count=4 * len(ids), offset=16 * ids.offset)[::4]
+
+
+def inline_words(ids: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each string of an Arrow string_view array as two 64-bit words, when every one is held in its view (12 bytes
+    or fewer: its length, then its bytes): equal strings, equal words, the bytes past a string's length set to 0
+    (Arrow asks for them to be 0; not relied on). None when some string is longer (held in a data buffer) or on a
+    big-endian machine."""
+    if sys.byteorder != "little":
+        return None
+    views = np.frombuffer(ids.buffers()[1], dtype=np.uint64, count=2 * len(ids), offset=16 * ids.offset)
+    low, high = views[0::2], views[1::2]
+    lengths = low & 0xFFFFFFFF
+    if lengths.max() > _INLINE_BYTES:
+        return None
+    return low & _LOW_MASKS[lengths], high & _HIGH_MASKS[lengths]
+
+
+_INLINE_BYTES = 12
+_LOW_MASKS = np.array([0xFFFFFFFF | ((1 << 8 * min(n, 4)) - 1) << 32 for n in range(_INLINE_BYTES + 1)],
+                      dtype=np.uint64)
+_HIGH_MASKS = np.array([(1 << 8 * max(n - 4, 0)) - 1 for n in range(_INLINE_BYTES + 1)], dtype=np.uint64)
+"""The bits of a view's two words that hold a string of n bytes (n, 0 to 12): its length and first 4 bytes, the rest."""
+
+
+def inline_strings(ids: Any, rows: np.ndarray) -> list[str] | None:
+    """The strings of these rows of an Arrow string_view array as Python strings, made from their views when each is
+    held in its view (Arrow's take has no kernel for views); None when some is longer."""
+    taken = inline_array(ids, rows)
+    return None if taken is None else taken.to_pylist()  # type: ignore[no-any-return]
+
+
+def inline_array(ids: Any, rows: np.ndarray) -> Any:
+    """These rows of an Arrow string_view array as a large_string array, made from their views (``inline_strings``),
+    or None."""
+    import pyarrow as pa
+
+    lengths = view_lengths(ids)[rows]
+    if lengths.max(initial=0) > _INLINE_BYTES:
+        return None
+    views = np.frombuffer(ids.buffers()[1], dtype=np.uint8, count=16 * len(ids), offset=16 * ids.offset)
+    chars = views.reshape(-1, 16)[rows, 4:][np.arange(_INLINE_BYTES) < lengths[:, None]]
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(rows), [None, pa.py_buffer(offsets), pa.py_buffer(chars)])
 
 
 def arrow_ints(values: np.ndarray) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.syntax import RELEVANCE_RANGE
-from trec_rag_eval.tables.arrow import arrow_ints, string_buffers
+from trec_rag_eval.tables.arrow import arrow_ints, inline_strings, inline_words, string_buffers, view_lengths
 
 Columns = dict[str, Any]
 
@@ -114,11 +114,12 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     Arrow holds them, as pandas 3's strings are), as columns with their query blocks, or None: then
     ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow and numpy: no null, no
     empty id (two equal offsets in the column's offsets buffer, or a length 0 in a string_view's views: polars'
-    doc ids are read as views, not converted), each query's rows together (as a dict of
-    dicts gives them: its blocks are where the id changes from the row before, and no id starts two
-    blocks), so that a pair given twice is a document twice within one block, found by counting the pairs
-    of block number and document dictionary code (``_pairs_distinct``). The ids stay Arrow's (``FrameColumns``,
-    ``ArrowIds``): Python strings are made of the rows read, from that dictionary when ids repeat across queries."""
+    ids are read as views, not converted), each query's rows together (as a dict of dicts gives them: its blocks
+    are where the id changes from the row before, told by numpy from the views of polars' ids of 12 bytes or fewer,
+    and no id starts two blocks), so that a pair given twice is a document twice within one block, found by
+    counting the pairs of block number and document dictionary code (``_pairs_distinct``). The ids stay Arrow's
+    (``FrameColumns``, ``ArrowIds``): Python strings are made of the rows read, from that dictionary when ids
+    repeat across queries."""
     import pyarrow as pa
 
     arrays: list[Any] = []
@@ -129,22 +130,16 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
         if not (view or pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count \
                 or not len(ids):
             return None
-        if (_view_lengths(ids) == 0).any() if view else _has_empty_offsets(ids):  # no pass over the characters
+        if (view_lengths(ids) == 0).any() if view else _has_empty_offsets(ids):  # no pass over the characters
             return None
-        # the query ids as large_string: Arrow's take (of each block's id) has no kernel for views
-        arrays.append(ids.cast(pa.large_string()) if view and not arrays else ids)
+        arrays.append(ids)
     numbers = checked_values(values, value_column)
     if numbers is None:
         return None
     try:
         return _blocked(arrays[0], arrays[1], numbers, value_column)
     except pa.ArrowNotImplementedError:  # an Arrow without these kernels for string views (polars' own strings)
-        return _blocked(arrays[0], arrays[1].cast(pa.large_string()), numbers, value_column)
-
-
-def _view_lengths(ids: Any) -> np.ndarray:
-    """The lengths of the strings of an Arrow string_view array: the first 4 bytes of each 16-byte view."""
-    return np.frombuffer(ids.buffers()[1], dtype=np.int32, count=4 * len(ids), offset=16 * ids.offset)[::4]
+        return _blocked(arrays[0].cast(pa.large_string()), arrays[1].cast(pa.large_string()), numbers, value_column)
 
 
 def _has_empty_offsets(ids: Any) -> bool:
@@ -155,14 +150,10 @@ def _has_empty_offsets(ids: Any) -> bool:
 
 def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) -> CheckedColumns | None:
     """``frame_columns`` once the ids are known to be strings, none null or empty, and the values checked."""
-    import pyarrow.compute as pc
-
-    firsts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
-    starts = np.r_[0, firsts]
-    block_ids = queries.take(arrow_ints(starts)).to_pylist()
+    starts, block_ids = _query_blocks(queries)
     if len(set(block_ids)) != len(block_ids):
         return None  # a query in two places: no blocks
-    lengths = np.diff(np.r_[starts, len(queries)])
+    lengths = np.diff(np.append(starts, len(queries)))
     encoded = docs.dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False)
     if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(encoded.dictionary), lengths)
@@ -173,6 +164,26 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
     columns = FrameColumns({value_column: numbers})
     columns.blocks, columns.doc_ids = (block_ids, lengths.tolist()), ArrowIds(docs, encoded.dictionary, codes)
     return columns
+
+
+def _query_blocks(queries: Any) -> tuple[np.ndarray, list[str]]:
+    """Where each block of rows of one query id starts (0 first), and its id: for polars' string views of 12 bytes
+    or fewer, where a view's words change from the row before (numpy, no Arrow kernel); else by Arrow's compare."""
+    import pyarrow as pa
+
+    words = inline_words(queries) if pa.types.is_string_view(queries.type) else None
+    if words is not None:
+        low, high = words
+        starts = np.flatnonzero((low[1:] != low[:-1]) | (high[1:] != high[:-1])) + 1
+        starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
+        return starts, inline_strings(queries, starts)  # type: ignore[return-value]
+    import pyarrow.compute as pc
+
+    starts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
+    starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
+    if pa.types.is_string_view(queries.type):  # Arrow's take has no kernel for views
+        queries = queries.cast(pa.large_string())
+    return starts, queries.take(arrow_ints(starts)).to_pylist()
 
 
 def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
@@ -223,6 +234,10 @@ class ArrowIds:
             return self.docs.to_pylist()  # type: ignore[no-any-return]
         import pyarrow as pa
 
+        if pa.types.is_string_view(self.docs.type):  # Arrow's take has no kernel for views: made from the views
+            made = inline_strings(self.docs, rows)
+            if made is not None:
+                return made
         try:
             return self.docs.take(arrow_ints(rows)).to_pylist()  # type: ignore[no-any-return]
         except pa.ArrowNotImplementedError:  # no take for string views (polars' strings): cast once, kept
