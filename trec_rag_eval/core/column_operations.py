@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import compress, repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,6 +72,8 @@ def gather(values: Strings, rows: np.ndarray) -> Strings:
     """The values at ``rows``: a list from a list or ``ArrowIds``, else a polars Series. From Arrow, chunk by chunk
     (Arrow's own take would first join every chunk into one copy of the column)."""
     if isinstance(values, list):
+        if len(rows) > 1:  # itemgetter gives a tuple of two or more values, in C: half a list comprehension's time
+            return list(itemgetter(*rows.tolist())(values))
         return [values[i] for i in rows.tolist()]
     if isinstance(values, ArrowIds):
         return values.gather(rows)
