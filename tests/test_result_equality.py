@@ -50,3 +50,28 @@ def test_an_evaluation_with_its_context_cost_equals_one_of_the_same_counts():
         return ContextCost(ks=[5], query_ids=["q1", "q2"], tokens={5: np.array(tokens)})
 
     assert cost([120, 80]) == cost([120, 80]) and cost([120, 80]) != cost([120, 81])
+
+
+@pytest.mark.parametrize("name", ["Comparison", "AllPairs", "TopicSetPlan"])
+def test_a_result_compared_by_its_values_is_not_hashable_and_says_so_by_its_class(name):
+    # a frozen dataclass with an __eq__ of its own got dataclass's hash of its fields: Hashable said yes, and hash()
+    # raised "unhashable type: 'list'" (or would have hashed two equal results, NaN in each, apart)
+    from collections.abc import Hashable
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = RESULTS[name](TWO)
+    assert not isinstance(result, Hashable)
+    with pytest.raises(TypeError, match=f"unhashable type: '{name}'"):
+        hash(result)
+
+
+def test_a_context_cost_is_not_hashable_either():
+    from collections.abc import Hashable
+
+    from trec_rag_eval.evaluation.context_cost import ContextCost
+
+    cost = ContextCost(ks=[5], query_ids=["q1"], tokens={5: np.array([120])})
+    assert not isinstance(cost, Hashable)
+    with pytest.raises(TypeError, match="unhashable type: 'ContextCost'"):
+        hash(cost)

@@ -18,8 +18,7 @@ def same_values(one: Any, other: Any) -> bool:
         return True
     kind = type(one)
     if dataclasses.is_dataclass(kind) and kind.__dataclass_params__.eq:  # type: ignore[attr-defined]
-        return type(other) is kind and all(same_values(getattr(one, field.name), getattr(other, field.name))
-                                           for field in dataclasses.fields(one) if field.compare)
+        return same_fields(one, other)
     if kind.__module__ == "numpy" or type(other).__module__ == "numpy":
         import numpy as np
 
@@ -36,3 +35,11 @@ def same_values(one: Any, other: Any) -> bool:
     if isinstance(one, float) and isinstance(other, float) and math.isnan(one) and math.isnan(other):
         return True
     return bool(one == other)
+
+
+def same_fields(one: Any, other: Any) -> bool:
+    """Whether two dataclasses are of one type and equal field by field (the fields their equality compares), each by
+    ``same_values``: the ``__eq__`` of a result that holds arrays (declared ``eq=False``, so that dataclass makes it
+    no hash of its fields: it is not hashable, as a table is not)."""
+    return type(other) is type(one) and all(same_values(getattr(one, field.name), getattr(other, field.name))
+                                            for field in dataclasses.fields(one) if field.compare)

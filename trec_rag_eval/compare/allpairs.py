@@ -40,7 +40,7 @@ from trec_rag_eval.compare.per_query import per_query_arrays
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.renderer_registry import show, shown_by
-from trec_rag_eval.value_equality import same_values
+from trec_rag_eval.value_equality import same_fields
 
 TIE_TOLERANCE = stats.TIE_TOLERANCE
 
@@ -102,7 +102,7 @@ def randomised_tukey_hsd(matrix: np.ndarray, n_resamples: int, rng: np.random.Ge
 
 
 @shown_by("trec_rag_eval.render.results:register_all_pairs")
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class AllPairs:
     """Every pair of runs on every measure: means, p-values, decisions and letters.
 
@@ -127,9 +127,9 @@ class AllPairs:
     evaluation_settings: dict[str, str] = field(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
-        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_fields``): the
         equality dataclass made compared arrays by their truth, which raises."""
-        return same_values(self, other) if type(other) is type(self) else NotImplemented
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def n_queries(self) -> int:

@@ -21,7 +21,7 @@ from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.number_formats import format_delta, short_repr
 from trec_rag_eval.renderer_registry import show, shown_by
-from trec_rag_eval.value_equality import same_values
+from trec_rag_eval.value_equality import same_fields
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,7 +71,7 @@ class PairResult:
 
 
 @shown_by("trec_rag_eval.render.results:register_comparison")
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class Comparison:
     """Runs compared with a baseline over one query list.
 
@@ -103,9 +103,9 @@ class Comparison:
     interval: str = "bootstrap"
 
     def __eq__(self, other: object) -> bool:
-        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_fields``): the
         equality dataclass made compared arrays by their truth, which raises."""
-        return same_values(self, other) if type(other) is type(self) else NotImplemented
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def interval_method(self) -> str:

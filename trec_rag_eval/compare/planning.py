@@ -39,7 +39,7 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.notes import warning
 from trec_rag_eval.number_formats import format_magnitude
 from trec_rag_eval.renderer_registry import show, shown_by
-from trec_rag_eval.value_equality import same_values
+from trec_rag_eval.value_equality import same_fields
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -118,7 +118,7 @@ class MeasurePlan:
 
 
 @shown_by("trec_rag_eval.render.results:register_topic_set_plan")
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class TopicSetPlan:
     """A topic set size plan from a pilot: ``plans`` holds one ``MeasurePlan`` per measure, in order.
 
@@ -143,9 +143,9 @@ class TopicSetPlan:
     evaluation_settings: dict[str, str] = field(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
-        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_values``): the
+        """The same values, arrays value by value and NaN equal to NaN (``value_equality.same_fields``): the
         equality dataclass made compared arrays by their truth, which raises."""
-        return same_values(self, other) if type(other) is type(self) else NotImplemented
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def n_queries(self) -> int:

@@ -27,7 +27,7 @@ import numpy as np
 
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.tables import Run, byte_key, column_list
-from trec_rag_eval.value_equality import same_values
+from trec_rag_eval.value_equality import same_fields
 
 if TYPE_CHECKING:
     from trec_rag_eval.measures.model import Measure
@@ -50,7 +50,7 @@ def tokenizer_name(tokenizer: Tokenizer | None) -> str:
     return f"{type(owner).__name__}.{name}" if owner is not None and "." not in name else str(name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class ContextCost:
     """Tokens of the top k results per query: ``tokens[k]`` is aligned with ``query_ids``."""
 
@@ -62,8 +62,8 @@ class ContextCost:
     """Retrieved document ids (in some query's top max(k)) with no text: counted 0 tokens."""
 
     def __eq__(self, other: object) -> bool:
-        """The same counts, array by array (``value_equality.same_values``; dataclass's equality raised)."""
-        return same_values(self, other) if type(other) is type(self) else NotImplemented
+        """The same counts, array by array (``value_equality.same_fields``; dataclass's equality raised)."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     def mean(self, k: int) -> float:
         values = self.tokens[k]
