@@ -132,3 +132,27 @@ def test_a_polars_frame_of_the_tables_types_refuses_a_relevance_beyond_the_reade
     arrow_words = words.replace("polars DataFrame", "Arrow Table")
     made, evaluated = _errors(lambda: tre.Qrels(table), lambda: tre.evaluate(table, {"q1": {"a": 1.0}}, "P@1"))
     assert made == evaluated == arrow_words
+
+
+@pytest.mark.parametrize("scores", [
+    {"q1": {7: None, "a": 1.0}},             # float(None): a TypeError from inside the library
+    {"q1": {7: "x", "a": 1.0}},              # float("x"): a ValueError
+    {"q1": {7: "1.5", "a": 1.0}},            # float("1.5"): taken for the number 1.5, where evaluate refuses it
+    {"q1": {7: 10**400}},                    # float(10**400): an OverflowError
+    {"q1": {1: 2.0, "1": 1.0}},              # one document twice once its ids are strings: taken, both rows kept
+    {1: {"a": 1.0}, "1": {"b": 2.0}},        # one query twice: its two dicts merged
+    {"q1": {7: 1.0}, "q2": None},            # None.items(): an AttributeError
+], ids=["None", "text", "a number as text", "beyond a double", "a document twice", "a query twice", "no dict"])
+def test_run_from_dict_refuses_in_evaluates_words_what_it_read_row_by_row(scores):
+    # from_dict reads a dict whose ids are of other kinds (an integer id) row by row: each of these was taken
+    # silently or stopped with Python's own error, where evaluate refuses it in words
+    made, evaluated = _errors(lambda: tre.Run.from_dict(scores), lambda: tre.evaluate(QRELS, scores, "P@1"))
+    assert made == evaluated
+
+
+def test_run_from_dict_still_keeps_a_nan_score_and_a_bool_one_and_refuses_what_is_no_dict():
+    kept = tre.Run.from_dict({"q1": {7: float("nan"), "a": True, (1, 2): 0.5}})  # ids of any kind: their str()
+    assert kept.to_dict()["q1"]["a"] == 1.0 and kept.to_dict()["q1"]["(1, 2)"] == 0.5
+    assert np.isnan(kept.to_dict()["q1"]["7"])
+    with pytest.raises(tre.UsageError, match=r"^Run.from_dict takes a dict \{query_id: \{doc_id: score\}\}, got list$"):
+        tre.Run.from_dict([("q1", "a", 1.0)])

@@ -17,7 +17,7 @@ forms once, on first use); the ranking (``core.ranking``) reads every form as it
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import KW_ONLY, InitVar, dataclass, field
 from functools import partial
 from itertools import compress
@@ -434,14 +434,20 @@ class Run:
     def from_dict(cls, scores: dict[str, dict[str, float]], run_tag: str = "run", source: str = "<run>") -> Run:
         """Build from ``{query_id: {doc_id: score}}`` (the pytrec_eval / ranx shape); ids that are
         not strings become their ``str()``. Unlike ``Run(dict)``, a NaN score is kept (as a TREC
-        file's ``nan`` is): the ranking places it as trec_eval does."""
+        file's ``nan`` is): the ranking places it as trec_eval does. Anything else ``Run(dict)`` refuses (a score
+        that is no number, an empty id, an id given twice as ``1`` and ``"1"``) is refused in its words."""
+        if not isinstance(scores, Mapping):
+            from trec_rag_eval.errors import UsageError
+
+            raise UsageError(f"Run.from_dict takes a dict {{query_id: {{doc_id: score}}}}, got {type(scores).__name__}")
         columns: Columns | None = nested_columns(scores, "score", allow_nan=True) if isinstance(scores, dict) else None
         if columns is None:  # ids of other kinds (their str()), bool scores: row by row
-            rows = [(str(q), str(d), float(s)) for q, docs in scores.items() for d, s in docs.items()]
-            empty = next((row for row, (q, d, _) in enumerate(rows) if not q or not d), None)
-            if empty is not None:  # refused in evaluate's words (tables.shapes), for the pair alone: a NaN is kept
-                query_id, doc_id = [(q, d) for q, docs in scores.items() for d in docs][empty]
-                run_data({query_id: {doc_id: 0.0}})
+            from trec_rag_eval.tables.dict_rows import as_evaluate_reads, scored_rows
+
+            rows = scored_rows(scores)
+            if rows is None:  # refused in evaluate's words (tables.shapes), a NaN score kept and an id of any kind
+                run_data(as_evaluate_reads(scores, nan=0.0))
+                return cls(as_evaluate_reads(scores), run_tag, source)  # a list of ids beside dicts: as evaluate
             columns = run_columns(rows)
         return cls(columns, run_tag, source, checked=True)
 
