@@ -121,9 +121,12 @@ def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent(
     qrels_dict, _ = _pair(7)
     qrels = tre.Qrels(qrels_dict)
     runs = [_pair(seed)[1] for seed in range(8, 12)]
-    for run in runs:  # the same numbers as judgments made anew for each run
-        assert tre.evaluate(qrels, run, ["AP", "nDCG@10"]).to_dict() == \
-            tre.evaluate(qrels_dict, run, ["AP", "nDCG@10"]).to_dict()
+    # the ideal rankings kept with the judgments (every judged document's) beside one made of each run's own
+    measures = ["AP", "nDCG@10", "nDCG", "nDCG(ideal='retrieved')@5", "nDCG(gains={0:1,1:2,3:9})@3", "P(rel=2)@5"]
+    for run, settings in zip(runs, [{}, {"queries": "intersection"}, {"relevance_level": 2}, {}], strict=True):
+        # the same numbers as judgments made anew for each run
+        assert tre.evaluate(qrels, run, measures, **settings).to_dict() == \
+            tre.evaluate(qrels_dict, run, measures, **settings).to_dict()
     derived_from(qrels)["probe"] = np.arange(3)
     assert list(derived_from(qrels)["probe"]) == [0, 1, 2]  # kept with the table
     assert "query_ids" in derived_from(qrels)  # what the evaluations derived from the judgments

@@ -203,6 +203,7 @@ class Judgments:
         judged_q, judged_rel = self.qidx[judged], self.relevance[judged]
         self.judged_offsets = query_offsets(judged_q, len(query_ids))
         self.judged = _by_query_best_first(judged_q, judged_rel)
+        self.cache: dict[object, object] = {}  # what the kernels derive from the judged values alone
         if keyed:
             import polars as pl
 

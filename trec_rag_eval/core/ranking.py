@@ -92,6 +92,10 @@ class RankedQueries:
     run_tag: str
     extra_queries: list[str] = field(default_factory=list)
     cache: dict[object, object] = field(default_factory=dict, repr=False)
+    judged_cache: dict[object, object] = field(default_factory=dict, repr=False)
+    """What the kernels derive from ``judged`` and ``judged_offsets`` alone (the ideal rankings): the
+    judgments' own (``Judgments.cache``), kept with a ``Qrels`` as its judgments are, so many runs
+    evaluated against one ``Qrels`` derive them once."""
 
     @property
     def num_queries(self) -> int:
@@ -297,6 +301,7 @@ def rank(
         judged_offsets=judgments.judged_offsets,
         judged=judgments.judged,
         missing=missing,
+        judged_cache=judgments.cache,
         run_tag=run.run_tag,
         extra_queries=extra,
     )

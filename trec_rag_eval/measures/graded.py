@@ -37,10 +37,12 @@ def gain_of(relevance: np.ndarray, m: Measure) -> np.ndarray:
     return _exponential(gains, m)
 
 
-def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T], judged: bool = False) -> T:
     """``make()``, once per ranking: nDCG at several cutoffs (the RAG set has four) share the scan of
-    every row for its gains and the ideal rankings. The callers never write to what it returns."""
-    cache = ctx.ranked.cache
+    every row for its gains and the ideal rankings. The callers never write to what it returns. ``judged``:
+    made of the judgments alone (an ideal of every judged document), so kept with them
+    (``RankedQueries.judged_cache``): once per ``Qrels``, whatever the runs."""
+    cache = ctx.ranked.judged_cache if judged else ctx.ranked.cache
     if key not in cache:
         cache[key] = make()
     return cast(T, cache[key])
@@ -89,7 +91,7 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
     """
     key = ("ideal", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"),
            positive_only)
-    return _shared(ctx, key, lambda: _ideal(ctx, m, positive_only))
+    return _shared(ctx, key, lambda: _ideal(ctx, m, positive_only), judged=key[1] == "judged")
 
 
 def _ideal(ctx: Context, m: Measure, positive_only: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -143,7 +145,7 @@ def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
 
     # every cutoff of the same gain setting (ndcg_cut's nine) reads the same ideal terms
     key = ("ideal_terms", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"))
-    positions, qidx, terms = _shared(ctx, key, make)
+    positions, qidx, terms = _shared(ctx, key, make, judged=key[1] == "judged")
     if m.cutoff is None:
         return np.bincount(qidx, weights=terms, minlength=ctx.Q)
     keep = positions <= int(m.cutoff)
