@@ -156,3 +156,18 @@ def test_run_from_dict_still_keeps_a_nan_score_and_a_bool_one_and_refuses_what_i
     assert np.isnan(kept.to_dict()["q1"]["7"])
     with pytest.raises(tre.UsageError, match=r"^Run.from_dict takes a dict \{query_id: \{doc_id: score\}\}, got list$"):
         tre.Run.from_dict([("q1", "a", 1.0)])
+
+
+@pytest.mark.parametrize("doc_id, shown", [
+    (1.5, "1.5"), ((1, 2), "(1, 2)"), (frozenset({"a"}), "frozenset({'a'})"),
+    (("x" * 100,), "('" + "x" * 55 + "..."),  # its first 57 characters
+], ids=["a float", "a tuple", "a frozenset", "a long one"])
+def test_an_id_of_another_kind_is_named_as_given_not_as_none(doc_id, shown):
+    # the refusal named the id after its failed conversion: "document None", whatever was given
+    run = {"q1": {doc_id: 1.0}}
+    made, evaluated = _errors(lambda: tre.Run(run), lambda: tre.evaluate(QRELS, run, "P@1"))
+    assert made == evaluated == f"run (dict): query 'q1', document {shown}: the doc id must be a string or an integer"
+    result = {"id": "a", "score": 2.0}  # a search result, which evaluate reads (its id) and Run does not
+    with pytest.raises(tre.InputFormatError) as caught:
+        tre.Run({"q1": [result]})
+    assert str(caught.value).startswith("run (dict): query 'q1', document {'id': 'a', 'score': 2.0}: ")

@@ -430,7 +430,7 @@ def test_pandas_frames_are_checked_whichever_way_they_convert():
     pd = pytest.importorskip("pandas")
     cases = [
         ({"query_id": ["1", "1"], "doc_id": ["a", 1.5], "score": [1.0, 2.0]},
-         "row 2 (query '1', document None): the doc id must be a string or an integer"),
+         "row 2 (query '1', document 1.5): the doc id must be a string or an integer"),
         ({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": ["x", 2.0]},
          "row 1 (query '1', document 'a'): the score 'x' is not a number"),
         ({"query_id": [1, 1], "doc_id": ["a", "a"], "score": [1.0, 2.0]},

@@ -132,6 +132,12 @@ QUOTE_LIMIT = 80
 """Longest piece of user text quoted whole in a message; longer text is cut and its length told."""
 
 
+def shown_value(value: object) -> str:
+    """``repr(value)`` cut to 60 characters, for a value quoted in an error (``10**400`` has 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     """``repr(text)``, cut to about ``limit`` characters with its length said when it is longer, so a
     1 MB id or a 100,000-character option never floods the terminal."""

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.syntax import RELEVANCE_RANGE
+from trec_rag_eval.syntax import RELEVANCE_RANGE, shown_value
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
 from trec_rag_eval.tables.bulk import (
     CheckedColumns,
@@ -415,7 +415,8 @@ def _check_rows(rows: Iterable[tuple[Any, ...]], source: str, value_column: str,
     position: list[int]  # a row's place in its query's list of ids, when it comes from one
     for row, (query_id, doc_id, number, *position) in enumerate(rows, start=1):
         q, d = _id(query_id, "query id"), _id(doc_id, "doc id")
-        where = f"row {row} (query {q!r}, document {d!r})" if by_row else f"query {q!r}, document {d!r}"
+        qd = [shown_value(v) if t is None else repr(t) for t, v in ((q, query_id), (d, doc_id))]  # as given
+        where = f"row {row} (query {qd[0]}, document {qd[1]})" if by_row else f"query {qd[0]}, document {qd[1]}"
         for text, what in ((q, "query id"), (d, "doc id")):
             if text is None:
                 raise InputFormatError(source, None, f"{where}: the {what} must be a string or an integer")
@@ -478,13 +479,12 @@ def _relevance(value: Any, source: str, where: str) -> int:
 
 def _relevance_problem(value: Any) -> str:
     """What is wrong with a relevance: not a whole number, or outside the readers' ``RELEVANCE_RANGE``."""
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."   # 10**400 has 401 digits
     fractional = (isinstance(value, Real) and not isinstance(value, Integral)
                   and math.isfinite(value) and not float(value).is_integer())
     if fractional or not isinstance(value, Real) or isinstance(value, bool):
-        return f"the relevance {shown} is not an integer"
+        return f"the relevance {shown_value(value)} is not an integer"
     low, high = RELEVANCE_RANGE
-    return f"the relevance {shown} is not an integer from {low} to {high}"
+    return f"the relevance {shown_value(value)} is not an integer from {low} to {high}"
 
 
 def _score(value: Any, source: str, where: str) -> float:
@@ -492,8 +492,7 @@ def _score(value: Any, source: str, where: str) -> float:
         try:
             score = float(value)
         except OverflowError:  # 10**400: beyond a double, which every score is
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-            raise InputFormatError(source, None, f"{where}: the score {shown} is beyond the range of a "
+            raise InputFormatError(source, None, f"{where}: the score {shown_value(value)} is beyond the range of a "
                                    "floating-point number (about 1.8e308)") from None
         if not math.isnan(score):
             return score
