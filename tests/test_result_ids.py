@@ -89,3 +89,24 @@ def test_the_command_line_takes_it_as_id_key(tmp_path):
                       str(path))
     assert compared.exit_code == 0, compared.stderr
     assert compared.stdout.splitlines()[1].startswith("all,RR,1:results.json,1:results.json,0.75,0.75,")
+
+
+@pytest.mark.parametrize("results", [
+    [{"id": "faq.md", "score": 2.0}, {"id": "guide.pdf", "score": 1.5}, {"id": "faq.md", "score": 1.0}],
+    [("faq.md", 2.0), ("guide.pdf", 1.5), ("faq.md", 1.0)],
+], ids=["dicts", "pairs"])
+def test_a_document_twice_in_search_results_in_memory_is_warned_of_as_in_a_results_file(tmp_path, results):
+    # the same results in a JSON results file are warned of, their first place kept; in memory the repeat was
+    # dropped in silence (q1: faq.md then guide.pdf either way, RR 1/2)
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([{"query_id": "q1", "results": [{"id": "faq.md", "score": 2.0},
+                                {"id": "guide.pdf", "score": 1.5}, {"id": "faq.md", "score": 1.0}]}]))
+    with pytest.warns(tre.TrecRagEvalWarning) as from_file:
+        by_file = tre.evaluate({"q1": QRELS["q1"]}, path, ["RR"])
+    with pytest.warns(tre.TrecRagEvalWarning) as from_memory:
+        in_memory = tre.evaluate({"q1": QRELS["q1"]}, {"q1": results}, ["RR"])
+    assert by_file.values["RR"].tolist() == in_memory.values["RR"].tolist() == [0.5]
+    said = [str(w.message).split(": ", 1)[1] for w in from_file if "more than once" in str(w.message)]
+    assert said == ["1 ids are listed more than once in one result list (only the first place is kept) "
+                    "(e.g. q1: 'faq.md' x2)"]
+    assert [str(w.message) for w in from_memory if "more than once" in str(w.message)] == [f"run (dict): {said[0]}"]

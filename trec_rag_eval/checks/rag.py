@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from trec_rag_eval.io.ranked_lists import order_warning as order_warning  # the sentence, for the CLI too
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
 
+REPEATED_IDS = "{n} ids are listed more than once in one result list (only the first place is kept)"
+"""What a document given twice in one result list is said as (its first place kept), read from a file or in memory."""
+
 
 @dataclass(frozen=True)
 class RagWarning:
@@ -100,7 +103,7 @@ def check_rag(
     add(
         "duplicate_ids",
         [f"{q}: {d!r} x{n}" for q, d, n in report.duplicates],
-        "{n} ids are listed more than once in one result list (only the first place is kept)",
+        REPEATED_IDS,
     )
     add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")
     relevant_queries = {q for q, r in zip(judged_query_ids, column_list(qrels, "relevance"), strict=True)

@@ -209,12 +209,21 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
 
         scored: dict[Any, dict[str, float]] = {}
         disordered: list[str] = []
+        repeated: list[str] = []
         for query_id, results in value.items():
             doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
             if rising:
                 disordered.append(str(query_id))
+            if len(doc_ids) < len(results):  # a document given twice: its first place kept, as from a results file
+                repeated += _repeats(query_id, results, id)
         table = as_run(scored, qrels, name, run_tag)
+        if repeated:
+            from trec_rag_eval.checks.rag import REPEATED_IDS, RagWarning
+            from trec_rag_eval.errors import warn
+
+            said = RagWarning("duplicate_ids", len(repeated), REPEATED_IDS.format(n=len(repeated)), tuple(repeated[:3]))
+            warn(f"{table.source}: {said}")
         if disordered:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import order_warning
@@ -222,6 +231,16 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
             warn(f"{table.source}: {order_warning(disordered)}")
         return table
     return as_run(value, qrels, name, run_tag)
+
+
+def _repeats(query_id: Any, results: Any, id: IdLocator | None) -> list[str]:
+    """The documents given more than once in one query's search results, as a results file's check names them."""
+    from collections import Counter
+
+    from trec_rag_eval.engine.search_results import result_item
+
+    counts = Counter(result_item(item, id)[0] for item in results)
+    return [f"{query_id}: {doc_id!r} x{n}" for doc_id, n in counts.items() if n > 1]
 
 
 def _holds_any_results(value: Mapping[Any, Any]) -> bool:
