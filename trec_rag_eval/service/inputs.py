@@ -173,10 +173,11 @@ def run_from_any_shape(value: Any, qrels: Qrels | None = None, name: str = "run"
     per query: ``{query_id: results}`` where results are ``{"id", "score"}`` dicts, ``(id, score)``
     pairs or LangChain / LlamaIndex objects, best first (read as the engine harness reads them:
     ``engine.search_results.ranked_results``). A list is ranked in its order, whatever its scores
-    (``io.ranked_lists``); scores that rise along it are warned about, as from a file. ``id``: where
-    each result keeps its document id (a key path such as ``"metadata.source"`` or a callable,
-    ``io.id_paths``), in memory and in a JSON results file: checked (``check_locator``) where the caller took
-    it from the user, before anything is read (``check_options``, ``read_pair``, ``read_whole_run``)."""
+    (``io.ranked_lists``); scores that rise along it, and a document listed twice (its first place kept), are
+    warned about, as from a file. ``id``: where each result keeps its document id (a key path such as
+    ``"metadata.source"`` or a callable, ``io.id_paths``), in memory and in a JSON results file: checked
+    (``check_locator``) where the caller took it from the user, before anything is read (``check_options``,
+    ``read_pair``, ``read_whole_run``)."""
     if id is not None and isinstance(value, (str, os.PathLike)):
         return as_run(value, qrels, name, run_tag, id=id)
     if isinstance(value, Mapping) and not is_columns(value, "score"):
