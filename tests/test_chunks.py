@@ -429,3 +429,34 @@ def test_the_library_keeps_what_the_collapse_did(tmp_path, shape):
         report = result.collapse
         assert report is not None and report.collapsed
         assert (report.rows_in, report.rows_out, report.merged) == (9, 6, 3)
+
+
+def test_cli_validate_takes_the_mapping(tmp_path, capsys):
+    """validate scores the run as the reference was scored: with its chunks mapped to documents (P@3 by hand as in
+    EXPECTED: q1 docA, docB relevant in the top 3 -> 2/3; q2 a alone -> 1/3), the published values agree; unmapped,
+    no chunk id is judged, so they differ; both ways of mapping at once are refused as every command refuses them."""
+    qrels, run = _files(tmp_path)
+    reference = tmp_path / "published.txt"
+    reference.write_text("P_3\tq1\t0.6667\nP_3\tq2\t0.3333\nP_3\tall\t0.5000\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", "--doc-id-pattern", PATTERN, str(qrels), str(run), str(reference)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, out + err
+    assert "chunk ids mapped by pattern" in err
+
+    doc_map = tmp_path / "map.tsv"
+    doc_map.write_text("".join(f"{c}\t{c.split('::')[0]}\n" for d in CHUNK_RUN.values() for c in d), encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", "--doc-map", str(doc_map), str(qrels), str(run), str(reference)])
+    out, err = capsys.readouterr()
+    assert exit_.value.code == 0, out + err
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", str(qrels), str(run), str(reference)])
+    capsys.readouterr()
+    assert exit_.value.code == 1
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["validate", "--doc-id-pattern", PATTERN, "--doc-map", str(doc_map), str(qrels), str(run), str(reference)])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "Error: give --doc-id-pattern or --doc-map, not both\n"

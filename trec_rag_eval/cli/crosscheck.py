@@ -98,10 +98,11 @@ def crosscheck_command(qrels: str, runs: tuple[str, ...], measures: tuple[str, .
 @click.argument("reference", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @_options
 @common.output_options(VALIDATION, default="text")
+@doc_map_options
 def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, ...], relevance_level: int,
                      judged_only: bool, max_retrieved: int | None, intersection: bool, trec_eval_9: bool,
                      output_format: str, output: str | None, force: bool, qrels_format: str,
-                     run_format: str) -> None:
+                     run_format: str, doc_id_pattern: str | None, doc_map: Path | None) -> None:
     """Check our scores against REFERENCE: trec_eval (-q) output, ir-measures (-q) output or JSON.
 
     Every value further from ours than the reference's printed precision (half a unit of its
@@ -117,9 +118,9 @@ def validate_command(qrels: str, run: str, reference: str, measures: tuple[str, 
     """
     from trec_rag_eval import api
 
-    api.check_outputs([output], force, [qrels, run, reference])  # before any work
+    api.check_outputs([output], force, [qrels, run, reference, doc_map])  # before any work
     report = api.validate(_judgments(qrels, qrels_format), run, reference, measures=list(measures) or None,
-                          run_format=run_format,
+                          run_format=run_format, doc_map=doc_map, doc_id_pattern=doc_id_pattern,
                           relevance_level=relevance_level, judged_only=judged_only, max_retrieved=max_retrieved,
                           queries="intersection" if intersection else "qrels", trec_eval_9=trec_eval_9)
     common.write_results(OUTPUT_FORMATS[output_format].render(VALIDATION, report), output, force)
