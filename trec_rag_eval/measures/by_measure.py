@@ -8,6 +8,7 @@ from typing import Any, TypeVar, overload
 
 from trec_rag_eval.errors import TrecRagEvalError
 from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.value_equality import same_values
 
 V = TypeVar("V")
 T = TypeVar("T")
@@ -101,7 +102,7 @@ class ByMeasure(Mapping[str, V]):
             return NotImplemented
         theirs = dict(other)
         return self._values.keys() == theirs.keys() and all(
-            _equal(value, theirs[name]) for name, value in self._values.items())
+            same_values(value, theirs[name]) for name, value in self._values.items())
 
     __hash__ = None  # type: ignore[assignment]  # mutable contents (arrays), like a dict
 
@@ -121,18 +122,3 @@ def _measure_of(name: Any) -> Measure | None:
         return parse_measure(name)
     except (TrecRagEvalError, TypeError):
         return None
-
-
-def _equal(one: Any, other: Any) -> bool:
-    """Whether two values of a ``ByMeasure`` are equal: numpy's arrays and numbers value by value, NaN equal to NaN
-    (a value a measure does not have, on both sides)."""
-    if type(one).__module__ == "numpy" or type(other).__module__ == "numpy":
-        import numpy as np
-
-        try:
-            return bool(np.array_equal(one, other, equal_nan=True))
-        except TypeError:  # values in which numpy cannot look for NaN (strings, objects)
-            return bool(np.array_equal(one, other))
-    if isinstance(one, float) and isinstance(other, float) and one != one and other != other:
-        return True
-    return bool(one == other)
