@@ -110,3 +110,17 @@ def test_a_document_twice_in_search_results_in_memory_is_warned_of_as_in_a_resul
     assert said == ["1 ids are listed more than once in one result list (only the first place is kept) "
                     "(e.g. q1: 'faq.md' x2)"]
     assert [str(w.message) for w in from_memory if "more than once" in str(w.message)] == [f"run (dict): {said[0]}"]
+
+
+def test_a_document_twice_in_a_search_engine_s_results_is_warned_of_as_in_a_results_file():
+    # the engine's answer as the results file above holds it: faq.md given twice for q1, its first place kept
+    # (q1: faq.md then guide.pdf, RR 1/2; q2: faq.md first, RR 1); it was dropped in silence
+    answers = {"how to start": [{"id": "faq.md", "score": 2.0}, {"id": "guide.pdf", "score": 1.5},
+                                {"id": "faq.md", "score": 1.0}],
+               DATASET[1]["query"]: [{"id": "faq.md", "score": 1.0}]}
+    with pytest.warns(tre.TrecRagEvalWarning) as caught:
+        report = tre.Evaluator(lambda query, k: answers[query], progress=False).evaluate(DATASET, measures=["MRR"])
+    assert report.summary["MRR"] == 0.75
+    said = [str(w.message) for w in caught if "more than once" in str(w.message)]
+    assert said == ["<engine engine>: 1 ids are listed more than once in one result list (only the first place is "
+                    "kept) (e.g. q1: 'faq.md' x2)"]

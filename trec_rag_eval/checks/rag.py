@@ -22,11 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trec_rag_eval.io.ranked_lists import REPEATED_IDS
 from trec_rag_eval.io.ranked_lists import order_warning as order_warning  # the sentence, for the CLI too
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
-
-REPEATED_IDS = "{n} ids are listed more than once in one result list (only the first place is kept)"
-"""What a document given twice in one result list is said as (its first place kept), read from a file or in memory."""
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ Conventions, decided here once:
   of order) every score of that query is replaced by ``n, n-1, ..., 1``, so trec_eval's doc_id
   tie-break can never reorder what the engine returned; scores that rise along the list
   (distances) are warned about, in the words of every other path.
-- A doc id returned twice keeps its first (best) position.
+- A doc id returned twice keeps its first (best) position, and is warned about in the words of a results file.
 - A query whose engine call raises is recorded as failed, gets no results, and therefore scores 0
   (the core evaluator scores every dataset query, ones missing from the run included).
 
@@ -26,6 +26,7 @@ import os
 import sys
 import time
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from numbers import Integral
@@ -44,7 +45,7 @@ from trec_rag_eval.evaluation.context_cost import ContextCost
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.io.chunks import doc_map_asked
 from trec_rag_eval.io.id_paths import IdLocator, check_locator
-from trec_rag_eval.io.ranked_lists import list_scores, order_warning
+from trec_rag_eval.io.ranked_lists import list_scores, order_warning, repeat_warning
 from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.requests import MeasuresArg
@@ -422,6 +423,7 @@ def run_queries(
     failures: list[QueryFailure] = []
     rescored: list[str] = []
     disordered: list[str] = []
+    repeats: list[str] = []
     texts: dict[str, str] = {}
     for query_id, query in progress_bar(topics.items(), total=len(topics), label="Searching", unit="query",
                                         enabled=progress, file=progress_file):
@@ -436,7 +438,9 @@ def run_queries(
         if isinstance(results, Iterable) and not isinstance(results, (str, bytes, dict, list, tuple)):
             results = list(results)  # a generator is read twice: its ids, then its texts
         try:
-            doc_ids, given = read_search_results(results, depth, id)
+            passed_over: list[str] = []
+            doc_ids, given = read_search_results(results, depth, id, passed_over)
+            repeats += [f"{query_id}: {doc_id!r} x{n + 1}" for doc_id, n in Counter(passed_over).items()]
             if isinstance(results, (list, tuple)):
                 texts.update(result_texts(results, set(doc_ids), id))
         except EngineError as err:
@@ -458,6 +462,8 @@ def run_queries(
     answered = {row[0] for row in rows}
     run = Run(run_columns(rows), run_tag=run_tag, source=f"<engine {run_tag}>",
               empty_queries=frozenset(q for q in topics if q not in answered and q not in failed), checked=True)
+    if repeats:  # as from a results file: the first place kept
+        warn(f"{run.source}: {repeat_warning(repeats)}")
     if disordered:
         warn(f"{run.source}: {order_warning(disordered)}")
     return SearchOutcome(run, latencies, failures, rescored, disordered, texts)

@@ -38,9 +38,10 @@ def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] 
     return doc_ids, None
 
 
-def read_search_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float | None]]:
+def read_search_results(results: Any, depth: int, id: IdLocator | None = None, repeated: list[str] | None = None
+                        ) -> tuple[list[str], list[float | None]]:
     """Doc ids in the engine's order (first occurrence kept, cut at depth) and their scores (None
-    where an item has none)."""
+    where an item has none); ``repeated``, when given, gets each later occurrence's id, passed over."""
     if results is None:
         return [], []
     if isinstance(results, (str, bytes, dict)) or not isinstance(results, Iterable):
@@ -51,6 +52,8 @@ def read_search_results(results: Any, depth: int, id: IdLocator | None = None) -
     for item in results:
         doc_id, score = result_item(item, id)
         if doc_id in seen:
+            if repeated is not None:
+                repeated.append(doc_id)
             continue
         seen.add(doc_id)
         doc_ids.append(doc_id)

@@ -46,6 +46,17 @@ def _before(scores: list[float], doc_ids: Sequence[str] | None, i: int) -> bool:
     return doc_ids is not None and byte_key(doc_ids[i]) > byte_key(doc_ids[i + 1])
 
 
+REPEATED_IDS = "{n} ids are listed more than once in one result list (only the first place is kept)"
+"""What a document given twice in one result list is said as (its first place kept), read from a file or in memory."""
+
+
+def repeat_warning(repeats: Sequence[str], limit: int = 3) -> str:
+    """The one sentence for documents given more than once in one result list (``repeats``: ``q1: 'doc' x2``),
+    from a results file, search results in memory or a search engine, as ``checks.rag`` says it."""
+    more = ", ..." if len(repeats) > limit else ""
+    return f"{REPEATED_IDS.format(n=len(repeats))} (e.g. {', '.join(repeats[:limit])}{more})"
+
+
 def order_warning(queries: Sequence[str], limit: int = 3) -> str:
     """The one sentence for result lists whose scores rise along the list (the ``queries``)."""
     count = len(queries)

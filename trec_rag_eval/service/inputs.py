@@ -220,11 +220,10 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
                 repeated += _repeats(query_id, results, id)
         table = as_run(scored, qrels, name, run_tag)
         if repeated:
-            from trec_rag_eval.checks.rag import REPEATED_IDS, RagWarning
             from trec_rag_eval.errors import warn
+            from trec_rag_eval.io.ranked_lists import repeat_warning
 
-            said = RagWarning("duplicate_ids", len(repeated), REPEATED_IDS.format(n=len(repeated)), tuple(repeated[:3]))
-            warn(f"{table.source}: {said}")
+            warn(f"{table.source}: {repeat_warning(repeated)}")
         if disordered:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import order_warning
