@@ -23,6 +23,7 @@ RESULTS = {
     "AllPairs": lambda two: tre.compare(QRELS, [ONE, two, OTHER], ["AP"], pairs="all"),
     "TopicSetPlan": lambda two: tre.plan(QRELS, [ONE, two], ["AP"], delta=0.1),
     "Agreement": lambda two: tre.agree(QRELS, {**QRELS, "q0": {"a": 0, "b": 1}}, [ONE, two], ["AP"]),
+    "Fusion": lambda two: tre.fuse([ONE, two]),
 }
 
 
@@ -52,7 +53,7 @@ def test_an_evaluation_with_its_context_cost_equals_one_of_the_same_counts():
     assert cost([120, 80]) == cost([120, 80]) and cost([120, 80]) != cost([120, 81])
 
 
-@pytest.mark.parametrize("name", ["Comparison", "AllPairs", "TopicSetPlan"])
+@pytest.mark.parametrize("name", ["Comparison", "AllPairs", "TopicSetPlan", "Agreement", "Fusion"])
 def test_a_result_compared_by_its_values_is_not_hashable_and_says_so_by_its_class(name):
     # a frozen dataclass with an __eq__ of its own got dataclass's hash of its fields: Hashable said yes, and hash()
     # raised "unhashable type: 'list'" (or would have hashed two equal results, NaN in each, apart)
@@ -75,3 +76,14 @@ def test_a_context_cost_is_not_hashable_either():
     assert not isinstance(cost, Hashable)
     with pytest.raises(TypeError, match="unhashable type: 'ContextCost'"):
         hash(cost)
+
+
+def test_an_agreement_with_a_nan_equals_one_of_the_same_values():
+    # a kappa undefined (NaN: one grade only) on both sides; dataclass's equality compared the fields as tuples,
+    # where NaN differs from NaN, so an agreement differed from its own copy
+    from dataclasses import replace
+
+    agreement = RESULTS["Agreement"](TWO)
+    one = replace(agreement, labels=replace(agreement.labels, kappa_binary=float("nan")))
+    other = replace(agreement, labels=replace(agreement.labels, kappa_binary=float("nan")))  # another NaN object
+    assert one == other and one != agreement

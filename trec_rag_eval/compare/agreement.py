@@ -32,6 +32,7 @@ from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.renderer_registry import show, shown_by
+from trec_rag_eval.value_equality import same_fields
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -115,7 +116,7 @@ def kendall_tau(a: Sequence[float], b: Sequence[float]) -> float:
     return float(kendalltau(a, b).statistic)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class LabelAgreement:
     """The labels of the (query, document) pairs both sides judge, compared."""
 
@@ -133,6 +134,10 @@ class LabelAgreement:
     confusion: list[list[int]]
     """``confusion[i][j]``: pairs A grades ``grades[i]`` and B grades ``grades[j]``."""
 
+    def __eq__(self, other: object) -> bool:
+        """The same values, NaN equal to NaN (``value_equality.same_fields``); not hashable, as the tables."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
+
 
 @dataclass(frozen=True)
 class Swap:
@@ -145,7 +150,7 @@ class Swap:
     delta_b: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class RankingAgreement:
     """One measure: each run's mean under A and B, and how the two orderings agree."""
 
@@ -159,13 +164,17 @@ class RankingAgreement:
     tau_high: float
     swaps: list[Swap]
 
+    def __eq__(self, other: object) -> bool:
+        """The same values, NaN equal to NaN (``value_equality.same_fields``); not hashable, as the tables."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
+
     def ordering(self, side: str) -> list[str]:
         """The runs best first under ``"a"`` or ``"b"`` (ties by name)."""
         return _ordering(self.scores_a if side == "a" else self.scores_b, self.runs)
 
 
 @shown_by("trec_rag_eval.render.results:register_agreement")
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class Agreement:
     """What ``agree`` found (see the module docstring)."""
 
@@ -177,6 +186,10 @@ class Agreement:
     confidence: float = 0.95
     n_resamples: int = 1000
     seed: int | None = 42
+
+    def __eq__(self, other: object) -> bool:
+        """The same values, NaN equal to NaN (``value_equality.same_fields``); not hashable, as the tables."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     def ranking(self, measure: str) -> RankingAgreement:
         for ranking in self.rankings:

@@ -11,12 +11,13 @@ from trec_rag_eval.errors import UsageError
 from trec_rag_eval.fusion.optimize import Tuning
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.tables import Run, num_rows, query_id_set
+from trec_rag_eval.value_equality import same_fields
 
 RUN_WRITE_FORMATS = ("trec", "json", "parquet")
 
 
 @shown_by("trec_rag_eval.render.results:register_fusion")
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # its own __eq__ (value_equality.same_fields), and no hash
 class Fusion:
     """``run`` is the fused ``Run`` (its rows in ranking order); ``runs`` the names of the runs fused;
     ``k`` rrf's constant (None for the other methods); ``weights`` one per run (None: unweighted);
@@ -30,6 +31,10 @@ class Fusion:
     weights: list[float] | None
     depth: int | None
     tuning: Tuning | None = None
+
+    def __eq__(self, other: object) -> bool:
+        """The same values, NaN equal to NaN (``value_equality.same_fields``); not hashable, as the tables."""
+        return same_fields(self, other) if type(other) is type(self) else NotImplemented
 
     @property
     def n_queries(self) -> int:
