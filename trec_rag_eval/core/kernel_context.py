@@ -23,7 +23,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from trec_rag_eval.core.column_operations import query_offsets
 from trec_rag_eval.core.matching import NOT_IN_POOL
 from trec_rag_eval.core.ranking import RankedQueries
 
@@ -41,7 +40,8 @@ class Rows(NamedTuple):
     def where(self, mask: np.ndarray) -> Rows:
         """The rows where ``mask`` holds."""
         q = self.q[mask]
-        return Rows(self.rows[mask], q, self.pos[mask], self.rel[mask], query_offsets(q, len(self.offsets) - 1))
+        offsets = np.searchsorted(q, np.arange(len(self.offsets)))  # where each query's rows begin among these
+        return Rows(self.rows[mask], q, self.pos[mask], self.rel[mask], offsets)
 
 
 
@@ -53,7 +53,7 @@ class Context:
         self.ranked = ranked
         self.options = options or {}
         self.level = relevance_level
-        self.Q = ranked.num_queries
+        self.Q = len(ranked.query_ids)
         self.rel = ranked.rel
         self.offsets = ranked.offsets
         self._cnt_at: dict[object, np.ndarray] = {}
@@ -86,8 +86,9 @@ class Context:
 
     def query_offsets(self, query: np.ndarray) -> np.ndarray:
         """Where each query's rows start and end (``offsets[i]:offsets[i + 1]``) among rows grouped by query,
-        from each row's query number (``column_operations.query_offsets`` over this context's queries)."""
-        return self.ranked.query_offsets(query)
+        from each row's query number (ascending): where each query number would be inserted, as ``candidates``
+        finds the pooled rows' offsets; a binary search per query, not a count over every row."""
+        return np.searchsorted(query, np.arange(self.Q + 1))
 
     def candidates(self, every_row: bool = False) -> Rows:
         """The rows with a qrels entry (``every_row``: all rows), shared by all contexts of the ranking."""

@@ -45,7 +45,6 @@ from trec_rag_eval.core.column_operations import (
     keep_where,
     numbers,
     offsets_of,
-    query_offsets,
     row_index,
 )
 from trec_rag_eval.core.matching import NOT_IN_POOL, Judgments, judge_rows, match_lists, refuse_repeats
@@ -104,11 +103,6 @@ class RankedQueries:
     @property
     def missing_queries(self) -> list[str]:
         return list(compress(self.query_ids, self.missing))
-
-    def query_offsets(self, query: np.ndarray) -> np.ndarray:
-        """Where each of these queries' rows start and end among rows grouped by query, from each row's query
-        number (``column_operations.query_offsets``)."""
-        return query_offsets(query, self.num_queries)
 
     def thread_ranges(self, threads: int | None = None) -> list[tuple[int, int]]:
         """Consecutive ranges of whole queries with about as many ranked and judged rows each, one per thread
