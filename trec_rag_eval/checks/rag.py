@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trec_rag_eval.io.ranked_lists import REPEATED_IDS
+from trec_rag_eval.io.ranked_lists import REPEATED_IDS, repeat_examples
 from trec_rag_eval.io.ranked_lists import order_warning as order_warning  # the sentence, for the CLI too
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list
 
@@ -100,7 +100,7 @@ def check_rag(
     )
     add(
         "duplicate_ids",
-        [f"{q}: {d!r} x{n}" for q, d, n in report.duplicates],
+        repeat_examples(report.duplicates),
         REPEATED_IDS,
     )
     add("empty_results", list(report.empty), "{n} result lists are empty (those queries score 0)")

@@ -423,7 +423,7 @@ def run_queries(
     failures: list[QueryFailure] = []
     rescored: list[str] = []
     disordered: list[str] = []
-    repeats: list[str] = []
+    repeats: list[tuple[object, str, int]] = []
     texts: dict[str, str] = {}
     for query_id, query in progress_bar(topics.items(), total=len(topics), label="Searching", unit="query",
                                         enabled=progress, file=progress_file):
@@ -440,7 +440,7 @@ def run_queries(
         try:
             passed_over: list[str] = []
             doc_ids, given = read_search_results(results, depth, id, passed_over)
-            repeats += [f"{query_id}: {doc_id!r} x{n + 1}" for doc_id, n in Counter(passed_over).items()]
+            repeats += [(query_id, doc_id, n + 1) for doc_id, n in Counter(passed_over).items()]
             if isinstance(results, (list, tuple)):
                 texts.update(result_texts(results, set(doc_ids), id))
         except EngineError as err:

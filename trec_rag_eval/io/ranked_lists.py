@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from trec_rag_eval.tables import byte_key
 
@@ -50,11 +50,17 @@ REPEATED_IDS = "{n} ids are listed more than once in one result list (only the f
 """What a document given twice in one result list is said as (its first place kept), read from a file or in memory."""
 
 
-def repeat_warning(repeats: Sequence[str], limit: int = 3) -> str:
-    """The one sentence for documents given more than once in one result list (``repeats``: ``q1: 'doc' x2``),
-    from a results file, search results in memory or a search engine, as ``checks.rag`` says it."""
+def repeat_examples(repeats: Iterable[tuple[object, str, int]]) -> list[str]:
+    """Each document given more than once in one result list, from ``(query id, doc id, times given)``, as every
+    warning and check shows it: ``q1: 'doc' x2``."""
+    return [f"{query_id}: {doc_id!r} x{times}" for query_id, doc_id, times in repeats]
+
+
+def repeat_warning(repeats: Sequence[tuple[object, str, int]], limit: int = 3) -> str:
+    """The one sentence for documents given more than once in one result list (``repeats``: ``(query id, doc id,
+    times given)``), from a results file, search results in memory or a search engine, as ``checks.rag`` says it."""
     more = ", ..." if len(repeats) > limit else ""
-    return f"{REPEATED_IDS.format(n=len(repeats))} (e.g. {', '.join(repeats[:limit])}{more})"
+    return f"{REPEATED_IDS.format(n=len(repeats))} (e.g. {', '.join(repeat_examples(repeats[:limit]))}{more})"
 
 
 def order_warning(queries: Sequence[str], limit: int = 3) -> str:

@@ -210,7 +210,7 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
 
         scored: dict[Any, dict[str, float]] = {}
         disordered: list[str] = []
-        repeated: list[str] = []
+        repeated: list[tuple[object, str, int]] = []
         for query_id, results in value.items():
             doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
             scored[query_id] = dict(zip(doc_ids, scores, strict=True))
@@ -233,14 +233,14 @@ def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, 
     return as_run(value, qrels, name, run_tag)
 
 
-def _repeats(query_id: Any, results: Any, id: IdLocator | None) -> list[str]:
+def _repeats(query_id: Any, results: Any, id: IdLocator | None) -> list[tuple[object, str, int]]:
     """The documents given more than once in one query's search results, as a results file's check names them."""
     from collections import Counter
 
     from trec_rag_eval.engine.search_results import result_item
 
     counts = Counter(result_item(item, id)[0] for item in results)
-    return [f"{query_id}: {doc_id!r} x{n}" for doc_id, n in counts.items() if n > 1]
+    return [(query_id, doc_id, n) for doc_id, n in counts.items() if n > 1]
 
 
 def _holds_any_results(value: Mapping[Any, Any]) -> bool:
