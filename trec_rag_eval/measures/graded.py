@@ -48,6 +48,12 @@ def _shared(ctx: Context, key: tuple[Any, ...], make: Callable[[], T], judged: b
     return cast(T, cache[key])
 
 
+def _gain_setting(m: Measure) -> tuple[str, tuple[tuple[int, float], ...], str]:
+    """What a measure's gains and ideal ranking depend on, the key of everything shared between its cutoffs and
+    kin: (the ideal ranking, ``judged`` or ``retrieved``; the gain of each level given; the DCG's discount)."""
+    return m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")
+
+
 class Gained(NamedTuple):
     """The ranked rows with a non-zero gain (ascending), with their query, rank and gain; ``offsets``
     as in ``core.kernel_context.Rows``. A row with no gain adds 0.0 to a running sum, which leaves it as it
@@ -71,7 +77,7 @@ def gained(ctx: Context, m: Measure) -> Gained:
         offsets = ctx.query_offsets(q)
         return Gained(candidates.rows[keep], q, candidates.pos[keep], gains[keep], offsets)
 
-    return _shared(ctx, ("gained", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")), make)
+    return _shared(ctx, ("gained", *_gain_setting(m)[1:]), make)
 
 
 def _exponential(gains: np.ndarray, m: Measure) -> np.ndarray:
@@ -89,8 +95,7 @@ def ideal(ctx: Context, m: Measure, positive_only: bool = True) -> tuple[np.ndar
     IDCG (the French RAG tutorial's ``idcg_at_k`` sorts the retrieved relevance list), which ignores
     relevant documents the system never returned, so a run that misses them can still score 1.
     """
-    key = ("ideal", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"),
-           positive_only)
+    key = ("ideal", *_gain_setting(m), positive_only)
     return _shared(ctx, key, lambda: _ideal(ctx, m, positive_only), judged=key[1] == "judged")
 
 
@@ -144,7 +149,7 @@ def ideal_dcg(ctx: Context, m: Measure) -> np.ndarray:
         return positions, np.repeat(np.arange(ctx.Q), np.diff(offsets)), gains / np.log2(positions + 1.0)
 
     # every cutoff of the same gain setting (ndcg_cut's nine) reads the same ideal terms
-    key = ("ideal_terms", m.named.get("ideal", "judged"), tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2"))
+    key = ("ideal_terms", *_gain_setting(m))
     positions, qidx, terms = _shared(ctx, key, make, judged=key[1] == "judged")
     if m.cutoff is None:
         return np.bincount(qidx, weights=terms, minlength=ctx.Q)
@@ -166,12 +171,12 @@ def ndcg_cut(ctx: Context, m: Measure) -> np.ndarray:
 def _running(ctx: Context, m: Measure) -> tuple[Gained, np.ndarray, np.ndarray, np.ndarray]:
     """(the rows with a gain, running DCG at each of them, ideal gains, running IDCG per ideal position)."""
     rows = gained(ctx, m)
-    running = _shared(ctx, ("running_dcg", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")),
+    running = _shared(ctx, ("running_dcg", *_gain_setting(m)[1:]),
                       lambda: segment_cumsum_float(rows.gains / np.log2(rows.pos + 1.0), rows.offsets))
     best, best_offsets = ideal(ctx, m)
-    best_running = _shared(ctx, ("running_idcg", tuple(sorted(_gains(m).items())), m.named.get("dcg", "log2")),
-                           lambda: segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0),
-                                                        best_offsets))
+    key = ("running_idcg", *_gain_setting(m))
+    best_running = _shared(ctx, key, lambda: segment_cumsum_float(best / np.log2(_ideal_positions(best_offsets) + 1.0),
+                                                                  best_offsets), judged=key[1] == "judged")
     return rows, running, best, best_running
 
 
