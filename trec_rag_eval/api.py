@@ -294,19 +294,28 @@ def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
 
 
 @per_call
-def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qrels | None = None, *,
+def read_run(path: Any, format: str | None = None, qrels: Qrels | None = None, *,
              doc_map: Any = None, doc_id_pattern: str | None = None, id: IdLocator | None = None) -> Run:
     """A run from any run file the command line reads: TREC, JSON/JSONL results, Parquet (``qrels``
     with topics matches results keyed by query text; ``id``: where each JSON result keeps its document
-    id, as in ``evaluate``). ``doc_map`` (or ``doc_id_pattern``) maps its chunk ids to documents (with ``qrels``),
-    as ``evaluate`` does; what that did is warned."""
+    id, as in ``evaluate``), or a run in memory in any shape ``evaluate`` takes, search results included
+    (``{query_id: [{"id", "score"}, ...]}``, ``(id, score)`` pairs, LangChain or LlamaIndex objects, best first:
+    a list is ranked in its order, a document listed twice warned of and kept at its first place), to evaluate
+    many times. ``doc_map`` (or ``doc_id_pattern``) maps its chunk ids to documents (with ``qrels``), as
+    ``evaluate`` does; what that did is warned."""
     from trec_rag_eval.io.chunks import doc_map_asked
     from trec_rag_eval.io.id_paths import check_locator
-    from trec_rag_eval.io.loading import load_run
 
     doc_map = doc_map_asked(doc_map, doc_id_pattern)
+    id = check_locator(id)
     if doc_map is None:
-        return load_run(path, format, qrels, check_locator(id))
+        if isinstance(path, (str, os.PathLike)):
+            from trec_rag_eval.io.loading import load_run
+
+            return load_run(path, format, qrels, id)
+        from trec_rag_eval.service.inputs import run_from_any_shape
+
+        return run_from_any_shape(path, qrels, id=id)
     if qrels is None:
         from trec_rag_eval.errors import UsageError
 
@@ -316,7 +325,7 @@ def read_run(path: str | os.PathLike[str], format: str | None = None, qrels: Qre
 
     run, notes = read_whole_run(path, qrels, run_format=format or "auto", doc_map=doc_map, id=id)
     for note in notes:
-        note.about(os.fspath(path)).warn()
+        note.about(os.fspath(path) if isinstance(path, (str, os.PathLike)) else run.source).warn()
     return run
 
 

@@ -419,7 +419,8 @@ def _check_rows(rows: Iterable[tuple[Any, ...]], source: str, value_column: str,
         where = f"row {row} (query {qd[0]}, document {qd[1]})" if by_row else f"query {qd[0]}, document {qd[1]}"
         for text, what in ((q, "query id"), (d, "doc id")):
             if text is None:
-                raise InputFormatError(source, None, f"{where}: the {what} must be a string or an integer")
+                hint = "; search results are read by tre.read_run(results)" if position and what == "doc id" else ""
+                raise InputFormatError(source, None, f"{where}: the {what} must be a string or an integer{hint}")
             if not text:
                 raise InputFormatError(source, None, f"{where}: the {what} is empty")
         earlier = spelled.setdefault(q, (query_id, f"row {row}" if by_row else f"with document {d!r}"))  # type: ignore[arg-type]
