@@ -132,7 +132,7 @@ def test_detection_asks_each_question_of_a_file_once(tmp_path, monkeypatch, kind
     # found first: a TREC file was asked five times whether it is a folder and opened twice for Parquet's magic
     # bytes (by the preferences' sniffer, then Parquet's); then opened once for Parquet's magic bytes and once
     # more for its text. Now once: the text and the magic bytes are the same first bytes.
-    from trec_rag_eval.io import location
+    from trec_rag_eval.io import sources
 
     path = tmp_path / "input"
     if kind == "folder":
@@ -141,7 +141,7 @@ def test_detection_asks_each_question_of_a_file_once(tmp_path, monkeypatch, kind
     else:
         path.write_bytes(b"PAR1 not a real one" if kind == "parquet" else b"1 0 d1 1\n")
     asked: list[str] = []
-    is_dir, open_bytes = formats.is_dir, location.open_bytes
+    is_dir, open_bytes = formats.is_dir, sources.open_bytes
 
     def opened(name, **kw):
         asked.append("opened")
@@ -149,7 +149,7 @@ def test_detection_asks_each_question_of_a_file_once(tmp_path, monkeypatch, kind
 
     monkeypatch.setattr(formats, "is_dir", lambda name: asked.append("folder?") or is_dir(name))
     monkeypatch.setattr(formats, "open_bytes", opened)  # however detection opens the file, it is counted
-    monkeypatch.setattr(location, "open_bytes", opened)
+    monkeypatch.setattr(sources, "open_bytes", opened)
     expected = {"trec": "trec", "parquet": "parquet", "folder": "beir"}[kind]
     if kind == "parquet":  # a Parquet file is asked for its columns by the preferences' sniffer
         monkeypatch.setattr("trec_rag_eval.io.parquet.column_names", lambda name: ["query_id", "doc_id"])

@@ -1,4 +1,4 @@
-"""Every reader opens files the one way (io/text.py): bytes that are not UTF-8, plain or gzip, are an
+"""Every reader opens files the one way (io/sources.py): bytes that are not UTF-8, plain or gzip, are an
 error naming the file and the line, never a UnicodeDecodeError traceback."""
 
 from __future__ import annotations

@@ -216,7 +216,7 @@ def test_the_command_line_in_one_process_reads_each_commands_input(files):
 
 
 def test_a_read_once_input_outside_any_call_is_an_internal_error(stdin):
-    from trec_rag_eval.io.text import read_bytes
+    from trec_rag_eval.io.sources import read_bytes
 
     stdin(RUN_A)
     with pytest.raises(RuntimeError, match="read outside a call of the library"):
@@ -227,7 +227,7 @@ def test_a_read_once_input_outside_any_call_is_an_internal_error(stdin):
 
 
 def test_a_call_inside_a_call_shares_its_scope(stdin):
-    from trec_rag_eval.io.text import read_bytes
+    from trec_rag_eval.io.sources import read_bytes
 
     @per_call
     def inner() -> bytes:
@@ -244,17 +244,17 @@ def test_a_call_inside_a_call_shares_its_scope(stdin):
 def test_a_file_or_a_folder_is_read_where_it_lies_without_asking_the_call(tmp_path, monkeypatch):
     # only what can be read once is kept by the call: a regular file, a folder or a URL is never looked up
     # among the call's inputs; a pipe's name gone since the call read it gives what the call kept
-    from trec_rag_eval.io import text
+    from trec_rag_eval.io import sources
 
     run = tmp_path / "run.txt"
     run.write_text(RUN_A)
     with one_call() as call:
         call.inputs[str(tmp_path / "gone")] = RUN_B.encode()
-        assert text.read_once(str(tmp_path / "gone")) and text.spooled(str(tmp_path / "gone")) == RUN_B.encode()
-        assert not text.read_once(str(tmp_path / "missing"))
-        monkeypatch.setattr(text, "current_call", lambda: pytest.fail("the call asked about a file"))
-        assert text.spooled(str(run)) is None and text.spooled(str(tmp_path)) is None
-        assert text.read_bytes(str(run)) == RUN_A.encode()
+        assert sources.read_once(str(tmp_path / "gone")) and sources.spooled(str(tmp_path / "gone")) == RUN_B.encode()
+        assert not sources.read_once(str(tmp_path / "missing"))
+        monkeypatch.setattr(sources, "current_call", lambda: pytest.fail("the call asked about a file"))
+        assert sources.spooled(str(run)) is None and sources.spooled(str(tmp_path)) is None
+        assert sources.read_bytes(str(run)) == RUN_A.encode()
 
 
 READS_NOTHING = {"check_outputs", "check_crosscheck", "check_compare"}

@@ -178,7 +178,7 @@ def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tm
     # opened to look at its first bytes
     import gzip
 
-    import trec_rag_eval.io.text as text
+    import trec_rag_eval.io.sources as sources
     import trec_rag_eval.service.large_runs as streaming
 
     plain = tmp_path / "run.txt"
@@ -193,7 +193,7 @@ def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tm
     assert streaming.should_stream(str(packed), size)
     assert not streaming.should_stream(str(plain), size)
     monkeypatch.setattr(streaming, "available_memory", lambda: 32 * size)
-    monkeypatch.setattr(text, "is_gzip", lambda path: pytest.fail(f"{path} opened"))
+    monkeypatch.setattr(sources, "is_gzip", lambda path: pytest.fail(f"{path} opened"))
     assert not streaming.should_stream(str(packed), size)
 
 
@@ -259,8 +259,8 @@ def test_a_query_missing_from_a_streamed_run_is_the_only_warning(tmp_path):
 def test_each_run_file_is_asked_its_size_once(tmp_path, monkeypatch):
     """Whether the first run is read ahead and whether each run is read in pieces are decided on one size per run
     file, asked once where the runs are listed (``service.inputs.run_files``), a folder's files' too. Neither
-    decision asks io.location again whether the run is a file, or how large."""
-    import trec_rag_eval.io.location as location
+    decision asks io.sources again whether the run is a file, or how large."""
+    import trec_rag_eval.io.sources as sources
 
     qrels_path, run_path = _generate(tmp_path)
     folder = tmp_path / "runs"
@@ -268,9 +268,9 @@ def test_each_run_file_is_asked_its_size_once(tmp_path, monkeypatch):
     other = folder / "other.txt"
     other.write_text(open(run_path).read())
     asked: list[str] = []
-    real = location.size_if_file
-    monkeypatch.setattr(location, "size_if_file", lambda path: asked.append(path) or real(path))
-    monkeypatch.setattr(location, "size", lambda path: pytest.fail(f"size({path}) asked again"))
+    real = sources.size_if_file
+    monkeypatch.setattr(sources, "size_if_file", lambda path: asked.append(path) or real(path))
+    monkeypatch.setattr(sources, "size", lambda path: pytest.fail(f"size({path}) asked again"))
     result = invoke("-m", "map", "--format", "trec", qrels_path, run_path, str(folder))
     assert result.exit_code == 0, result.stderr
     assert sorted(asked) == sorted([run_path, str(folder), str(other)])  # the folder: no file, so it is listed

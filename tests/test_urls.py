@@ -1,4 +1,4 @@
-"""Runs and qrels given by URL (``io.location``, through fsspec) give the bytes their local copies give.
+"""Runs and qrels given by URL (``io.sources``, through fsspec) give the bytes their local copies give.
 
 The URLs are fsspec's ``memory://`` file system, in this process: the same bytes are written under a
 local path and under a URL, and every command is run on both. On a cluster, the workers must open the
@@ -22,7 +22,7 @@ import pytest
 from conftest import golden_path, invoke
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io import location
+from trec_rag_eval.io import sources
 
 FIXTURES = "fixtures"
 
@@ -233,7 +233,7 @@ def test_without_fsspec_a_url_says_to_install_the_cloud_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "fsspec.core", None)  # import fsspec.core fails
     with pytest.raises(InputFormatError, match=r"^memory://x/run.txt: reading a URL needs the package fsspec: "
                                                r"pip install 'trec-rag-eval\[cloud\]'"):
-        location.exists("memory://x/run.txt")
+        sources.exists("memory://x/run.txt")
 
 
 def test_a_bad_line_under_a_url_is_named_by_the_url_and_its_line(memory, table_form):
@@ -275,15 +275,15 @@ def test_a_file_url_input_is_never_replaced_by_an_output(tmp_path):
 
 
 def test_location_keeps_local_paths_on_os_and_tells_urls_apart():
-    assert location.is_url("s3://bucket/run.txt") and location.is_url("memory://x")
-    assert location.is_url("file:///tmp/run.txt")
-    assert not location.is_url("irds:msmarco-passage/trec-dl-2019")  # ir_datasets, not a URL
-    assert not location.is_url("C:\\runs\\run.txt") and not location.is_url("c://runs")  # a drive letter
-    assert not location.is_url("runs/run.txt") and not location.is_url("-")
-    assert location.local_path("file:///tmp/run.txt") == "/tmp/run.txt"
-    assert location.local_path("memory://x/run.txt") is None
-    assert location.join("s3://bucket/runs/", "a.txt") == "s3://bucket/runs/a.txt"
-    assert location.basename("s3://bucket/runs/") == "runs"
+    assert sources.is_url("s3://bucket/run.txt") and sources.is_url("memory://x")
+    assert sources.is_url("file:///tmp/run.txt")
+    assert not sources.is_url("irds:msmarco-passage/trec-dl-2019")  # ir_datasets, not a URL
+    assert not sources.is_url("C:\\runs\\run.txt") and not sources.is_url("c://runs")  # a drive letter
+    assert not sources.is_url("runs/run.txt") and not sources.is_url("-")
+    assert sources.local_path("file:///tmp/run.txt") == "/tmp/run.txt"
+    assert sources.local_path("memory://x/run.txt") is None
+    assert sources.join("s3://bucket/runs/", "a.txt") == "s3://bucket/runs/a.txt"
+    assert sources.basename("s3://bucket/runs/") == "runs"
 
 
 # -- on a cluster -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.settings import Settings as Settings
 from trec_rag_eval.io.loading import QRELS_FORMATS as QRELS_FORMATS
 from trec_rag_eval.io.loading import RUN_FORMATS as RUN_FORMATS
-from trec_rag_eval.io.location import is_url as is_url
+from trec_rag_eval.io.sources import is_url as is_url
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import Note
 from trec_rag_eval.service import inputs

@@ -2,7 +2,7 @@
 
 An input that can be read only once (standard input ``-``, a named pipe, ``/dev/stdin``, a process
 substitution) is read whole the first time a call needs it and kept for the rest of that call
-(``io.text.spooled``), so detecting its format, reading it and citing its duplicate lines all see the
+(``io.sources.spooled``), so detecting its format, reading it and citing its duplicate lines all see the
 same bytes. Kept for the life of the process, a second call (a notebook cell, a server's request, a
 test) would be given the first call's input again: a silently wrong number. So:
 
@@ -16,7 +16,7 @@ test) would be given the first call's input again: a silently wrong number. So:
 - a read-once input read outside any scope is an internal error (``this_call``), never bytes kept
   from another call;
 - what fsspec keeps for the process (a file system's listings of folders and sizes) is refreshed once
-  per call (``first_in_this_call``, ``io.location``).
+  per call (``first_in_this_call``, ``io.urls``).
 
 The scope is a ``contextvars`` variable, so two calls on two threads (a server) each have their own.
 """
@@ -72,7 +72,7 @@ def this_call(path: str) -> Call:
 
 def first_in_this_call(key: Hashable) -> bool:
     """Whether the call running here meets ``key`` for the first time (then it is remembered until the
-    call ends); always True outside any call. ``io.location`` refreshes a file system's listings, which
+    call ends); always True outside any call. ``io.urls`` refreshes a file system's listings, which
     fsspec keeps for the process, once per call: a folder or a file changed between two calls is seen
     as it is now, and as one state throughout one call."""
     call = _CALL.get()

@@ -70,7 +70,7 @@ PROBABILITY = Real(0.0, 1.0, open=True)
 
 class InputPath(click.Path):
     """An input file or folder: a local path, checked as ``click.Path`` checks it, or a URL (``s3://...``,
-    ``file://...``: ``io.location``), handed on as it is: it is read where it lies, and its reader says
+    ``file://...``: ``io.sources``), handed on as it is: it is read where it lies, and its reader says
     when it is missing."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:

@@ -179,9 +179,9 @@ def evaluate_partitioned(qrels: Qrels, run: str | os.PathLike[str] | Sequence[st
 
 def _pieces(run: str | os.PathLike[str] | Sequence[str], run_format: str) -> tuple[str, list[Piece]]:
     """The run's name (for messages and the default tag) and the pieces its tasks read."""
-    from trec_rag_eval.io.location import size as file_size
     from trec_rag_eval.io.parquet import parquet_files, row_count
-    from trec_rag_eval.io.text import is_gzip
+    from trec_rag_eval.io.sources import is_gzip
+    from trec_rag_eval.io.sources import size as file_size
 
     paths = [os.fspath(run)] if isinstance(run, (str, os.PathLike)) else [os.fspath(p) for p in run]
     if not paths:

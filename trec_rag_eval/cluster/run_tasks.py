@@ -35,7 +35,7 @@ Progress = Callable[[int, int], None]
 def refuse_pipes(paths: Sequence[str]) -> None:
     """The workers read each run by its path, in their own processes: standard input or a pipe, which
     this process alone can read (once), cannot be sent to them."""
-    from trec_rag_eval.io.text import read_once
+    from trec_rag_eval.io.sources import read_once
 
     for path in paths:
         if read_once(path):
@@ -48,8 +48,7 @@ def run_kind(path: str, run_format: str) -> str:
     if run_format != "auto":
         return run_format
     from trec_rag_eval.io.loading import detect_format
-    from trec_rag_eval.io.location import exists
-    from trec_rag_eval.io.text import STANDARD_INPUT
+    from trec_rag_eval.io.sources import STANDARD_INPUT, exists
 
     if path != STANDARD_INPUT and not exists(path):
         from trec_rag_eval.errors import InputFormatError

@@ -38,7 +38,7 @@ from typing import BinaryIO, TextIO
 
 from trec_rag_eval import credentials
 from trec_rag_eval.errors import OutputError, OutputExistsError, UsageError
-from trec_rag_eval.io.location import is_url
+from trec_rag_eval.io.sources import is_url
 
 PathLike = str | os.PathLike[str]
 
@@ -75,7 +75,7 @@ def refuse_overwrite(path: PathLike, force: bool) -> None:
 def check_output(path: PathLike, force: bool) -> None:
     """Everything that can be known about writing ``path`` before the work starts."""
     name = os.fspath(path)
-    if is_url(name):  # inputs may be URLs (io.location); what is written stays on this machine
+    if is_url(name):  # inputs may be URLs (io.sources); what is written stays on this machine
         raise OutputError(name, "is a URL: outputs are written to local paths; write it here, then copy it with "
                                 "your storage's own tool")
     if os.path.isdir(name):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.text import read_text, spooled
+from trec_rag_eval.io.sources import read_text, spooled
 from trec_rag_eval.notes import Note, note, warning
 from trec_rag_eval.syntax import FIELD_SEPARATORS
 

@@ -24,8 +24,7 @@ from typing import NamedTuple
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.location import is_file, is_url
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import is_file, is_url, read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 from trec_rag_eval.tables import Qrels, column_list, qrels_columns
 

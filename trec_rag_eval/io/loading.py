@@ -32,8 +32,17 @@ from typing import Any
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.id_paths import IdLocator
-from trec_rag_eval.io.location import exists, is_dir, is_irds_name, open_bytes
-from trec_rag_eval.io.text import STANDARD_INPUT, head_bytes, head_text, read_head, spooled
+from trec_rag_eval.io.sources import (
+    STANDARD_INPUT,
+    exists,
+    head_bytes,
+    head_text,
+    is_dir,
+    is_irds_name,
+    open_bytes,
+    read_head,
+    spooled,
+)
 from trec_rag_eval.io.trec.topics import load_topics
 from trec_rag_eval.syntax import parse_integer, parse_real, split_fields
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, joined_places

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from trec_rag_eval.errors import TrecRagEvalError
 from trec_rag_eval.io.loading import detect
-from trec_rag_eval.io.location import local_path
+from trec_rag_eval.io.sources import local_path
 
 
 def check_outputs_against_inputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,

@@ -26,7 +26,7 @@ from functools import partial
 from typing import IO, TYPE_CHECKING
 
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io import location
+from trec_rag_eval.io import sources
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, has_whitespace, id_problem
 from trec_rag_eval.syntax import RELEVANCE_RANGE, quote
@@ -58,10 +58,10 @@ def row_count(file: str) -> int:
     import polars as pl
 
     try:
-        if location.is_url(file):  # the footer alone, through fsspec
+        if sources.is_url(file):  # the footer alone, through fsspec
             from pyarrow.parquet import ParquetFile
 
-            with location.open_bytes(file) as handle:
+            with sources.open_bytes(file) as handle:
                 return int(ParquetFile(handle).metadata.num_rows)
         return int(pl.scan_parquet(file).select(pl.len()).collect().item())
     except InputFormatError:
@@ -73,9 +73,9 @@ def row_count(file: str) -> int:
 def parquet_files(path: str | os.PathLike[str]) -> list[str]:
     """The Parquet files of ``path``: itself, or every ``*.parquet`` under the directory in path order."""
     name = os.fspath(path)
-    if not location.is_dir(name):
+    if not sources.is_dir(name):
         return [name]
-    return sorted(file for file in location.files_under(name) if file.endswith(".parquet"))
+    return sorted(file for file in sources.files_under(name) if file.endswith(".parquet"))
 
 
 def read_parquet_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -226,7 +226,7 @@ class _Rows:
 
 
 def _files(name: str) -> list[str]:
-    if not location.exists(name):
+    if not sources.exists(name):
         raise InputFormatError(name, None, "no such file")
     files = parquet_files(name)
     if not files:
@@ -381,7 +381,7 @@ def _numbers(rows: _Rows) -> None:
 
 def default_tag(source: str) -> str:
     """The run tag of a run without a run_tag column: its file or directory name."""
-    base = location.basename(source)
+    base = sources.basename(source)
     stem = base[: -len(".parquet")] if base.endswith(".parquet") else base
     return "".join(ch for ch in stem if not ch.isspace()) or "run"
 
@@ -390,10 +390,10 @@ def default_tag(source: str) -> str:
 def _opened(file: str) -> Iterator[str | _Remote]:
     """What ``file`` is read from: a local path as it is (polars opens and maps it), a URL opened
     through fsspec where it lies (``_Remote``)."""
-    if not location.is_url(file):
+    if not sources.is_url(file):
         yield file
         return
-    with location.open_bytes(file) as handle:
+    with sources.open_bytes(file) as handle:
         yield _Remote(handle)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.atomic import refuse_overwrite, write_atomic
 from trec_rag_eval.io.ids import check_ids, id_problem
-from trec_rag_eval.io.text import read_bytes, read_head, read_text
+from trec_rag_eval.io.sources import read_bytes, read_head, read_text
 from trec_rag_eval.io.trec import prefs as text
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, column_list

@@ -21,7 +21,7 @@ from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.json.scanner import DEPTH_ERROR
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import read_text
 from trec_rag_eval.syntax import parse_real, quote, split_fields
 
 SUMMARY = "all"

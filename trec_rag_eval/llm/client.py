@@ -37,7 +37,7 @@ from typing import Any
 from trec_rag_eval.arguments import check_count, check_positive
 from trec_rag_eval.credentials import KEY_REDACTED, redact, remember_secret, remember_url, without_credentials
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, OutputError, TrecRagEvalError, UsageError
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import read_text
 
 MAX_BACKOFF_SECONDS = 60.0
 CONNECT_TIMEOUT = 5.0

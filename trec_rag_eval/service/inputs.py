@@ -131,8 +131,7 @@ def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.Path
     otherwise (qrels in memory, standard input or a pipe, or named by an ir_datasets id: read here and sent)."""
     import functools
 
-    from trec_rag_eval.io.location import exists
-    from trec_rag_eval.io.text import read_once
+    from trec_rag_eval.io.sources import exists, read_once
 
     paths = [qrels] + ([topics] if topics is not None else [])
     # a pipe is read here, once: a worker could not read it again
@@ -272,16 +271,16 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
 def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = False
               ) -> tuple[list[Any], dict[str, int]]:
     """The runs to evaluate (paths as ``str``), and the size of each that is a file, by path
-    (``io.location.size_if_file``): asked once, here, for what decides how a run is read (``service.large_runs``:
+    (``io.sources.size_if_file``): asked once, here, for what decides how a run is read (``service.large_runs``:
     ahead, or in pieces). With ``folders``, when every run is a path, a folder stands for the files in it, in name
     order, except a folder of Parquet files, which is one run in partitions. A folder given by URL is listed
-    through fsspec (``io.location``): its files are named by the folder's URL, and none is opened here.
+    through fsspec (``io.sources``): its files are named by the folder's URL, and none is opened here.
     ``workers_read``: a cluster's workers read the runs, with their own credentials: no size is asked, and a URL
     this machine lacks the credentials to ask about is taken for a run file, left to them. A URL whose size
     cannot be asked here has none: its reader says why in its turn."""
     from trec_rag_eval.errors import TrecRagEvalError
     from trec_rag_eval.io.loading import is_parquet
-    from trec_rag_eval.io.location import is_dir, is_dir_here, join, list_dir, size_if_file
+    from trec_rag_eval.io.sources import is_dir, is_dir_here, join, list_dir, size_if_file
 
     sizes: dict[str, int] = {}
 

@@ -48,8 +48,8 @@ def byte_progress() -> Progress:
     bar in a terminal, a widget in a notebook, an update every few seconds in a log file)."""
     import sys
 
-    from trec_rag_eval.io.location import basename
-    from trec_rag_eval.io.location import size as size_of
+    from trec_rag_eval.io.sources import basename
+    from trec_rag_eval.io.sources import size as size_of
     from trec_rag_eval.progress import bar
 
     @contextmanager
@@ -78,7 +78,7 @@ def should_stream(path: str, size: int | None, run_format: str = "auto") -> bool
     size *= STREAM_MEMORY_SHARE
     if size * GZIP_RATIO <= available:
         return False
-    from trec_rag_eval.io.text import is_gzip
+    from trec_rag_eval.io.sources import is_gzip
 
     return size * (GZIP_RATIO if is_gzip(path) else 1) > available
 

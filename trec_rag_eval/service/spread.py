@@ -77,8 +77,7 @@ def _read_whole(path: str, run_format: str) -> bool:
     """Whether the run file at ``path`` is read whole (``io.loading.Format.whole``: JSON results); a
     missing file is said here."""
     from trec_rag_eval.io.loading import is_whole
-    from trec_rag_eval.io.location import exists
-    from trec_rag_eval.io.text import STANDARD_INPUT
+    from trec_rag_eval.io.sources import STANDARD_INPUT, exists
 
     if path != STANDARD_INPUT and not exists(path):
         raise InputFormatError(path, None, "no such file")

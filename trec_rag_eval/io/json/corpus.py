@@ -10,7 +10,7 @@ from typing import Any
 
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.text import iter_lines
+from trec_rag_eval.io.sources import iter_lines
 
 
 @per_call

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import read_text
 from trec_rag_eval.syntax import quote
 
 

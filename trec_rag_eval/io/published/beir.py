@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.ids import id_problem
 from trec_rag_eval.io.loading import BEIR_HEADER_WORDS
-from trec_rag_eval.io.location import is_dir, is_file, is_url, join, list_dir
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import is_dir, is_file, is_url, join, list_dir, read_text
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,
@@ -85,7 +84,7 @@ def _beir_topics(frame: pl.DataFrame, queries_file: str | None) -> dict[str, str
 
 def _beir_files_at_url(url: str) -> tuple[str, str | None]:
     """``read_beir``'s qrels TSV and queries.jsonl for a URL (a dataset folder, or the TSV itself),
-    found as for a local path, through ``io.location``."""
+    found as for a local path, through ``io.sources``."""
     if is_dir(url):
         qrels_dir = join(url, "qrels")
         names = sorted(entry for entry, file in list_dir(qrels_dir) if file and entry.endswith(".tsv")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError, MissingDependencyError, UsageError
-from trec_rag_eval.io.location import IRDS_PREFIX
+from trec_rag_eval.io.sources import IRDS_PREFIX
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, qrels_columns
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from trec_rag_eval.allocators import import_pyarrow, jemalloc_configured, release_freed_memory
-from trec_rag_eval.io.text import BOM
+from trec_rag_eval.io.sources import BOM
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import string_buffers
 

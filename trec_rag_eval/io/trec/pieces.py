@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.text import BOM, GZIP_ERRORS, check_file, file_size, gzip_error, open_binary
+from trec_rag_eval.io.sources import BOM, GZIP_ERRORS, check_file, file_size, gzip_error, open_binary
 from trec_rag_eval.io.trec.qrels_runs import RUN_COLUMNS, NoResultsError, Source, read_run_source, trec_run_places
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Run, query_id_set
@@ -111,13 +111,13 @@ def read_run_range(path: str | os.PathLike[str], start: int, end: int) -> tuple[
     lines are only comments or blank, or none starts in the range) and how many line ends it holds:
     line numbers, in its errors and warnings, count from the first line of the range (1), and the
     caller, who knows how many lines the ranges before hold, adds them (``renumbered``)."""
-    from trec_rag_eval.io import location
+    from trec_rag_eval.io import sources
 
     name = os.fspath(path)
     check_file(name)
     try:
-        size = location.size(name)
-        with location.open_bytes(name) as handle:  # a local file, or a URL's object (fsspec: seekable)
+        size = sources.size(name)
+        with sources.open_bytes(name) as handle:  # a local file, or a URL's object (fsspec: seekable)
             begin, stop = _line_start(handle, start, size), _line_start(handle, end, size)
             handle.seek(begin)
             data = handle.read(stop - begin)

@@ -25,7 +25,7 @@ import numpy as np
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.io.ids import check_ids
-from trec_rag_eval.io.text import check_file, decode_line, read_bytes
+from trec_rag_eval.io.sources import check_file, decode_line, read_bytes
 from trec_rag_eval.syntax import parse_real, quote, separator_hint, split_fields
 from trec_rag_eval.tables.judgment_kinds import PREFERENCE_COLUMNS, Preferences
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.text import BOM, GZIP_MAGIC, bytes_to_read, decode_line, read_bytes, spooled
+from trec_rag_eval.io.sources import BOM, GZIP_MAGIC, bytes_to_read, decode_line, read_bytes, spooled
 from trec_rag_eval.syntax import (
     RELEVANCE_RANGE,
     OutOfRangeError,

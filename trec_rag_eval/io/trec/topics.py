@@ -7,8 +7,7 @@ import os
 
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.ids import id_problem
-from trec_rag_eval.io.location import is_irds_name
-from trec_rag_eval.io.text import read_text
+from trec_rag_eval.io.sources import is_irds_name, read_text
 
 
 def load_topics(path: str | os.PathLike[str]) -> dict[str, str]:

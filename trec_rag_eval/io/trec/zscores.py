@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io.text import check_file, iter_lines
+from trec_rag_eval.io.sources import check_file, iter_lines
 from trec_rag_eval.syntax import parse_real, quote, separator_hint, split_fields
 
 ZSCORE_COLUMNS = "query_id measure mean stddev"

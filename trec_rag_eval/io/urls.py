@@ -1,30 +1,22 @@
-"""Where an input lies: a local path, or a URL that fsspec reads (``s3://``, ``gs://``, ``abfs://``,
-``file://``, ``memory://``, ...). Every reader asks here whether a path exists, is a folder, how large
-it is, what a folder holds, and opens it: a local path goes through ``os`` and ``open`` exactly as
-before; a URL through fsspec (the ``cloud`` extra: fsspec, with s3fs and gcsfs for ``s3://`` and
-``gs://``), imported only when a URL is given.
+"""Inputs named by URL, read through fsspec (the ``cloud`` extra: fsspec, with s3fs and gcsfs for ``s3://`` and
+``gs://``), imported only when a URL is given: what a URL is (``URL``, ``protocol``), its file system
+(``filesystem``), what is asked of it (``ask``, ``info``, ``kind``), and whatever fsspec or its back-end raises
+said as one ``InputFormatError`` naming the URL and saying what to do (``failure``): a protocol fsspec does not
+know, a package missing for it, a missing object, credentials refused, a store out of reach. ``io.sources`` asks
+here for every input given by URL, and nobody else does.
 
-A URL is a scheme of two characters or more followed by ``://``: ``irds:msmarco-passage`` (an
-ir_datasets name, ``is_irds_name``: read by ir_datasets, neither a file nor a URL) and ``C:\\runs`` (a Windows
-drive) are not URLs. A URL keeps the user's spelling
-throughout: a folder's files are named by the folder's URL and their names, so every message names
-what the user gave. Whatever fsspec or its back-end raises is one ``InputFormatError`` naming the URL
-and saying what to do: a protocol fsspec does not know, a package missing for it, a missing object,
-credentials refused.
-
-Only reading goes through here: outputs are local paths (``io.atomic``).
+A URL is a scheme of two characters or more followed by ``://``: ``irds:msmarco-passage`` (an ir_datasets name)
+and ``C:\\runs`` (a Windows drive) are not URLs. A URL keeps the user's spelling throughout, so every message names
+what the user gave.
 """
 
 from __future__ import annotations
 
 import errno
-import os
-import posixpath
 import re
-import stat
 import urllib.parse
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import first_in_this_call
 from trec_rag_eval.credentials import remember_url
@@ -33,42 +25,19 @@ from trec_rag_eval.errors import InputFormatError
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")
+URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)://")
+"""What a URL is (``io.sources.is_url``): a scheme of two characters or more, then ``://``."""
 LOCAL_PROTOCOLS = ("file", "local")
 """URLs of this machine's own files (fsspec's local file system)."""
 
 
-def is_url(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` is a URL (``scheme://...``) rather than a local path."""
-    return isinstance(path, str) and _URL.match(path) is not None
-
-
-IRDS_PREFIX = "irds:"
-"""How an input named by ir_datasets begins (``irds:msmarco-passage/trec-dl-2019``; ``io.published.irds``)."""
-
-
-def is_irds_name(value: object) -> bool:
-    """Whether ``value`` names an ir_datasets dataset (``irds:<dataset id>``), read by ir_datasets, not a file."""
-    return isinstance(value, str) and value.startswith(IRDS_PREFIX)
-
-
 def protocol(url: str) -> str:
     """The scheme of ``url`` (``s3`` for ``s3://bucket/run.txt``), in lower case."""
-    found = _URL.match(url)
+    found = URL.match(url)
     return found.group(1).lower() if found else ""
 
 
-def local_path(path: str) -> str | None:
-    """The local file a ``file://`` URL names, the path itself when it is no URL; None for any other
-    URL (its data is not on this machine's file system)."""
-    if not is_url(path):
-        return path
-    if protocol(path) not in LOCAL_PROTOCOLS:
-        return None
-    return _filesystem(path)[1]
-
-
-def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
+def filesystem(url: str) -> tuple[AbstractFileSystem, str]:
     """fsspec's file system for ``url`` and the path within it; one error line for what cannot be."""
     try:
         from fsspec.core import url_to_fs
@@ -94,9 +63,9 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
             raise InputFormatError(url, None, f"unknown protocol {scheme}://: expected a local path or a URL "
                                    "that fsspec reads (file://, s3://, gs://, abfs://, https://, memory://, ...)"
                                    ) from None
-        raise _failure(url, err) from None
+        raise failure(url, err) from None
     except Exception as err:  # noqa: BLE001 - a back-end's own trouble (a malformed bucket name...)
-        raise _failure(url, err) from None
+        raise failure(url, err) from None
 
 
 def _package_for(scheme: str, err: ImportError) -> str:
@@ -113,11 +82,11 @@ def _package_for(scheme: str, err: ImportError) -> str:
     return words[0] if words else err.name or "its package"
 
 
-def _failure(url: str, err: BaseException) -> InputFormatError:
+def failure(url: str, err: BaseException) -> InputFormatError:
     """What fsspec or its back-end raised while reading ``url``, in one line."""
     if isinstance(err, InputFormatError):
         return err
-    hidden = _out_of_reach(url, err)
+    hidden = out_of_reach(url, err)
     if hidden is not None:
         return hidden
     if isinstance(err, FileNotFoundError):
@@ -147,7 +116,7 @@ def _chain(err: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
-def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
+def out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
     """What a failure hides when the store was never asked or refused the request: fsspec's HTTP file system
     raises "not found" for a connection refused, a host unknown or an HTTP 403 alike. None when nothing in
     ``err``'s chain says so (a file that is really not there, or another failure)."""
@@ -188,66 +157,42 @@ def _out_of_reach(url: str, err: BaseException) -> InputFormatError | None:
     return None
 
 
-def _ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
+def ask(url: str, question: str, *args: Any, **kwargs: Any) -> Any:
     """``question(path, *args, **kwargs)`` of ``url``'s file system, its failures one ``InputFormatError``."""
-    fs, path = _filesystem(url)
+    fs, path = filesystem(url)
     try:
         return getattr(fs, question)(path, *args, **kwargs)
     except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
-        raise _failure(url, err) from None
+        raise failure(url, err) from None
 
 
-def _info(url: str, unknown_without_credentials: bool = False) -> dict[str, Any] | str | None:
+def info(url: str, unknown_without_credentials: bool = False) -> dict[str, Any] | str | None:
     """fsspec's description of ``url`` (its ``type``, a file's ``size``), or None when nothing is there.
     fsspec's ``exists``, ``isdir`` and ``isfile`` answer False to any failure; asked here, credentials
     refused or a store out of reach are said as such, never as a missing file; or, with
     ``unknown_without_credentials``, ``"unknown"`` when this machine has none the store accepts."""
-    fs, path = _filesystem(url)
+    fs, path = filesystem(url)
     try:
-        info: dict[str, Any] = fs.info(path)
+        described: dict[str, Any] = fs.info(path)
     except FileNotFoundError as err:
-        hidden = _out_of_reach(url, err)  # a connection refused, an HTTP 403, said as "not found" by fsspec
+        hidden = out_of_reach(url, err)  # a connection refused, an HTTP 403, said as "not found" by fsspec
         if hidden is not None:
             raise hidden from None
         return None
     except Exception as err:  # noqa: BLE001 - whatever the back-end raises, said once
         if unknown_without_credentials and _without_credentials_here(err):
             return "unknown"
-        raise _failure(url, err) from None
-    return info
+        raise failure(url, err) from None
+    return described
 
 
-def _kind(url: str, unknown_without_credentials: bool = False) -> str | None:
+def kind(url: str, unknown_without_credentials: bool = False) -> str | None:
     """``"file"``, ``"directory"`` (for object storage: a prefix holding objects), or None when nothing
-    is there (``_info``; ``"unknown"`` with ``unknown_without_credentials``, as it says)."""
-    info = _info(url, unknown_without_credentials)
-    if info is None or isinstance(info, str):
-        return info
-    return "directory" if info.get("type") == "directory" else "file"
-
-
-def exists(path: str) -> bool:
-    """Whether ``path`` (a local path or a URL) names a file or a folder."""
-    if not is_url(path):
-        return os.path.exists(path)
-    return _kind(path) is not None
-
-
-def is_dir(path: str) -> bool:
-    """Whether ``path`` (a local path or a URL) is a folder (for object storage: a prefix holding objects)."""
-    if not is_url(path):
-        return os.path.isdir(path)
-    return _kind(path) == "directory"
-
-
-def is_dir_here(path: str) -> bool | None:
-    """``is_dir``, or None when this machine cannot tell because it lacks the credentials to ask (none found,
-    or refused): a cluster's workers, which read the runs with their own, may still (the command then leaves
-    the question to them)."""
-    if not is_url(path):
-        return os.path.isdir(path)
-    kind = _kind(path, unknown_without_credentials=True)
-    return None if kind == "unknown" else kind == "directory"
+    is there (``info``; ``"unknown"`` with ``unknown_without_credentials``, as it says)."""
+    found = info(url, unknown_without_credentials)
+    if found is None or isinstance(found, str):
+        return found
+    return "directory" if found.get("type") == "directory" else "file"
 
 
 _CREDENTIALS_ERRORS = ("NoCredentialsError", "PartialCredentialsError", "DefaultCredentialsError",
@@ -264,106 +209,6 @@ def _without_credentials_here(err: BaseException) -> bool:
         if isinstance(status, int) and not isinstance(cause, OSError) and status in (401, 403):
             return True
     return False
-
-
-def is_file(path: str) -> bool:
-    """Whether ``path`` (a local path or a URL) is a file."""
-    if not is_url(path):
-        return os.path.isfile(path)
-    return _kind(path) == "file"
-
-
-def size(path: str) -> int:
-    """The size in bytes of the file at ``path`` (a local path or a URL); a URL whose server does not say it (HTTP
-    without a Content-Length) is refused in words, for what needs the size: reading a run in pieces."""
-    if not is_url(path):
-        return os.path.getsize(path)
-    found = _ask(path, "size")
-    if found is None:
-        raise InputFormatError(path, None, "the server does not say its size, which reading it in pieces needs: "
-                               "read it whole, or download it first")
-    return int(found)
-
-
-def size_if_file(path: str) -> int | None:
-    """The size in bytes of ``path`` when it is a file (a local regular file, or a URL's object), None for
-    anything else (a folder, a pipe or a device, nothing there) and for a URL whose server does not say it:
-    ``is_file`` and ``size`` in one question (one ``stat``, one request)."""
-    if not is_url(path):
-        try:
-            status = os.stat(path)
-        except (OSError, ValueError):
-            return None
-        return status.st_size if stat.S_ISREG(status.st_mode) else None
-    info = _info(path)
-    if not isinstance(info, dict) or info.get("type") == "directory":
-        return None
-    found = info.get("size")
-    if found is None:
-        found = _ask(path, "size")  # a back-end whose info leaves it out; None again: no size said (HTTP)
-    return int(found) if found is not None else None
-
-
-def join(folder: str, name: str) -> str:
-    """``name`` inside ``folder``, in the folder's own spelling (a URL's with ``/``)."""
-    if not is_url(folder):
-        return os.path.join(folder, name)
-    return f"{folder.rstrip('/')}/{name}"
-
-
-def basename(path: str) -> str:
-    """The last part of ``path``'s name (a folder's name without its trailing separator)."""
-    if not is_url(path):
-        return os.path.basename(os.path.normpath(path))
-    return posixpath.basename(path.rstrip("/"))
-
-
-def list_dir(path: str) -> list[tuple[str, bool]]:
-    """(name, is a file) of every entry of the folder ``path``, in no particular order."""
-    if not is_url(path):
-        return [(name, os.path.isfile(os.path.join(path, name))) for name in os.listdir(path)]
-    entries = _ask(path, "ls", True)
-    return [(posixpath.basename(str(entry["name"]).rstrip("/")), entry.get("type") == "file") for entry in entries]
-
-
-def files_under(path: str) -> list[str]:
-    """Every file under the folder ``path``, sub-folders included, each named in ``path``'s spelling,
-    in no particular order; names starting with '.' or '_' (and what is under them) are skipped, as
-    data platforms mark their own files (``_SUCCESS``, ``.crc``)."""
-    found: list[str] = []
-    if not is_url(path):
-        for folder, subfolders, files in os.walk(path):
-            subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
-            found.extend(os.path.join(folder, f) for f in files if not f.startswith((".", "_")))
-        return found
-    fs, root = _filesystem(path)
-    try:
-        names = fs.find(root, withdirs=False, detail=False)
-    except Exception as err:  # noqa: BLE001
-        raise _failure(path, err) from None
-    prefix = root.rstrip("/") + "/"
-    for name in names:
-        relative = str(name)[len(prefix):] if str(name).startswith(prefix) else posixpath.basename(str(name))
-        if relative and not any(part.startswith((".", "_")) for part in relative.split("/")):
-            found.append(join(path, relative))
-    return found
-
-
-HEAD_BLOCK_BYTES = 1 << 16
-"""What a URL opened to read its first bytes (format detection, gzip and Parquet magic) fetches at a
-time: object stores' file systems fetch several megabytes a request by default."""
-
-
-def open_bytes(path: str, head: bool = False) -> IO[bytes]:
-    """``path`` opened for reading bytes: a local file with ``open`` (whose ``OSError`` is the
-    caller's to word, as before), a URL through fsspec (its failures one ``InputFormatError``);
-    ``head``: only its first bytes will be read, so a URL fetches no more than ``HEAD_BLOCK_BYTES``."""
-    if not is_url(path):
-        return open(path, "rb")
-    # the first bytes: no read-ahead cache, which would fetch a block beyond what is read
-    handle: IO[bytes] = (_ask(path, "open", "rb", HEAD_BLOCK_BYTES, cache_type="none") if head
-                         else _ask(path, "open", "rb"))
-    return handle
 
 
 def _host_not_found() -> type[OSError]:

@@ -1,16 +1,25 @@
-"""The one way this package opens a file it reads: gzip undone (detected from the first two bytes,
-whatever the name), UTF-8 decoded, and every failure an ``InputFormatError`` that names the file and,
-for bytes that are not UTF-8, the line.
+"""Where an input lies and how its bytes are read: the one way this package finds, lists and opens what it reads.
 
-Every reader goes through here: the TREC readers (which keep bytes for their fast path and decode
-line by line with ``decode_line``), JSON datasets and results, topics, BEIR, reference scores for
-``validate``, the BM25 corpus and the generator's progress file.
+Where: a local path, or a URL that fsspec reads (``s3://``, ``gs://``, ``abfs://``, ``file://``, ``memory://``,
+...). Every reader asks here whether a path exists, is a folder, how large it is, what a folder holds, and opens it:
+a local path goes through ``os`` and ``open``; a URL through ``io.urls`` (fsspec, imported only when a URL is
+given, its failures one ``InputFormatError`` naming the URL). ``irds:msmarco-passage`` (an ir_datasets name,
+``is_irds_name``: read by ir_datasets) is neither a file nor a URL. A folder's files are named by the folder's
+spelling (a URL's by the folder's URL) and their names, so every message names what the user gave.
+
+How: gzip undone (detected from the first two bytes, whatever the name), UTF-8 decoded, and every failure an
+``InputFormatError`` that names the file and, for bytes that are not UTF-8, the line. Every reader goes through
+here: the TREC readers (which keep bytes for their fast path and decode line by line with ``decode_line``), JSON
+datasets and results, topics, BEIR, reference scores for ``validate``, the BM25 corpus and the generator's progress
+file.
 
 A path that can be read only once (``-`` for standard input, ``/dev/stdin``, a named pipe, a
 process substitution ``<(...)``: anything that is neither a regular file nor a folder) is read
 whole on first use and kept in memory for the rest of the call that reads it (``spooled``, in the
 call's scope: ``trec_rag_eval.call_scope``), so detecting its format and then parsing it read the
 same bytes, every message still names it as the user did, and the next call reads it anew.
+
+Only reading goes through here: outputs are local paths (``io.atomic``).
 """
 
 from __future__ import annotations
@@ -18,15 +27,165 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import posixpath
 import stat
 import sys
 import zlib
 from collections.abc import Iterator
-from typing import BinaryIO, cast
+from typing import IO, BinaryIO, cast
 
 from trec_rag_eval.call_scope import current_call, this_call
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.io import location
+from trec_rag_eval.io import urls
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a URL (``scheme://...``, ``io.urls.URL``) rather than a local path."""
+    return isinstance(path, str) and urls.URL.match(path) is not None
+
+
+IRDS_PREFIX = "irds:"
+"""How an input named by ir_datasets begins (``irds:msmarco-passage/trec-dl-2019``; ``io.published.irds``)."""
+
+
+def is_irds_name(value: object) -> bool:
+    """Whether ``value`` names an ir_datasets dataset (``irds:<dataset id>``), read by ir_datasets, not a file."""
+    return isinstance(value, str) and value.startswith(IRDS_PREFIX)
+
+
+def local_path(path: str) -> str | None:
+    """The local file a ``file://`` URL names, the path itself when it is no URL; None for any other
+    URL (its data is not on this machine's file system)."""
+    if not is_url(path):
+        return path
+    if urls.protocol(path) not in urls.LOCAL_PROTOCOLS:
+        return None
+    return urls.filesystem(path)[1]
+
+
+def exists(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) names a file or a folder."""
+    if not is_url(path):
+        return os.path.exists(path)
+    return urls.kind(path) is not None
+
+
+def is_dir(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) is a folder (for object storage: a prefix holding objects)."""
+    if not is_url(path):
+        return os.path.isdir(path)
+    return urls.kind(path) == "directory"
+
+
+def is_dir_here(path: str) -> bool | None:
+    """``is_dir``, or None when this machine cannot tell because it lacks the credentials to ask (none found,
+    or refused): a cluster's workers, which read the runs with their own, may still (the command then leaves
+    the question to them)."""
+    if not is_url(path):
+        return os.path.isdir(path)
+    kind = urls.kind(path, unknown_without_credentials=True)
+    return None if kind == "unknown" else kind == "directory"
+
+
+def is_file(path: str) -> bool:
+    """Whether ``path`` (a local path or a URL) is a file."""
+    if not is_url(path):
+        return os.path.isfile(path)
+    return urls.kind(path) == "file"
+
+
+def size(path: str) -> int:
+    """The size in bytes of the file at ``path`` (a local path or a URL); a URL whose server does not say it (HTTP
+    without a Content-Length) is refused in words, for what needs the size: reading a run in pieces."""
+    if not is_url(path):
+        return os.path.getsize(path)
+    found = urls.ask(path, "size")
+    if found is None:
+        raise InputFormatError(path, None, "the server does not say its size, which reading it in pieces needs: "
+                               "read it whole, or download it first")
+    return int(found)
+
+
+def size_if_file(path: str) -> int | None:
+    """The size in bytes of ``path`` when it is a file (a local regular file, or a URL's object), None for
+    anything else (a folder, a pipe or a device, nothing there) and for a URL whose server does not say it:
+    ``is_file`` and ``size`` in one question (one ``stat``, one request)."""
+    if not is_url(path):
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return status.st_size if stat.S_ISREG(status.st_mode) else None
+    info = urls.info(path)
+    if not isinstance(info, dict) or info.get("type") == "directory":
+        return None
+    found = info.get("size")
+    if found is None:
+        found = urls.ask(path, "size")  # a back-end whose info leaves it out; None again: no size said (HTTP)
+    return int(found) if found is not None else None
+
+
+def join(folder: str, name: str) -> str:
+    """``name`` inside ``folder``, in the folder's own spelling (a URL's with ``/``)."""
+    if not is_url(folder):
+        return os.path.join(folder, name)
+    return f"{folder.rstrip('/')}/{name}"
+
+
+def basename(path: str) -> str:
+    """The last part of ``path``'s name (a folder's name without its trailing separator)."""
+    if not is_url(path):
+        return os.path.basename(os.path.normpath(path))
+    return posixpath.basename(path.rstrip("/"))
+
+
+def list_dir(path: str) -> list[tuple[str, bool]]:
+    """(name, is a file) of every entry of the folder ``path``, in no particular order."""
+    if not is_url(path):
+        return [(name, os.path.isfile(os.path.join(path, name))) for name in os.listdir(path)]
+    entries = urls.ask(path, "ls", True)
+    return [(posixpath.basename(str(entry["name"]).rstrip("/")), entry.get("type") == "file") for entry in entries]
+
+
+def files_under(path: str) -> list[str]:
+    """Every file under the folder ``path``, sub-folders included, each named in ``path``'s spelling,
+    in no particular order; names starting with '.' or '_' (and what is under them) are skipped, as
+    data platforms mark their own files (``_SUCCESS``, ``.crc``)."""
+    found: list[str] = []
+    if not is_url(path):
+        for folder, subfolders, files in os.walk(path):
+            subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
+            found.extend(os.path.join(folder, f) for f in files if not f.startswith((".", "_")))
+        return found
+    fs, root = urls.filesystem(path)
+    try:
+        names = fs.find(root, withdirs=False, detail=False)
+    except Exception as err:  # noqa: BLE001
+        raise urls.failure(path, err) from None
+    prefix = root.rstrip("/") + "/"
+    for name in names:
+        relative = str(name)[len(prefix):] if str(name).startswith(prefix) else posixpath.basename(str(name))
+        if relative and not any(part.startswith((".", "_")) for part in relative.split("/")):
+            found.append(join(path, relative))
+    return found
+
+
+HEAD_BLOCK_BYTES = 1 << 16
+"""What a URL opened to read its first bytes (format detection, gzip and Parquet magic) fetches at a
+time: object stores' file systems fetch several megabytes a request by default."""
+
+
+def open_bytes(path: str, head: bool = False) -> IO[bytes]:
+    """``path`` opened for reading bytes: a local file with ``open`` (whose ``OSError`` is the
+    caller's to word, as before), a URL through fsspec (its failures one ``InputFormatError``);
+    ``head``: only its first bytes will be read, so a URL fetches no more than ``HEAD_BLOCK_BYTES``."""
+    if not is_url(path):
+        return open(path, "rb")
+    # the first bytes: no read-ahead cache, which would fetch a block beyond what is read
+    handle: IO[bytes] = (urls.ask(path, "open", "rb", HEAD_BLOCK_BYTES, cache_type="none") if head
+                         else urls.ask(path, "open", "rb"))
+    return handle
+
 
 GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
@@ -44,7 +203,7 @@ def read_once(path: str) -> bool:
     folder is read where it lies, as often as needed, without asking the call."""
     if path == STANDARD_INPUT:
         return True
-    if location.is_url(path):  # read through fsspec, as often as needed
+    if is_url(path):  # read through fsspec, as often as needed
         return False
     try:
         mode = os.stat(path).st_mode
@@ -79,16 +238,16 @@ def spooled(path: str) -> bytes | None:
 def file_size(path: str) -> int:
     """The size in bytes of ``path`` (before gzip is undone), a pipe's included (``spooled``)."""
     data = spooled(path)
-    return len(data) if data is not None else location.size(path)
+    return len(data) if data is not None else size(path)
 
 
 def check_file(path: str) -> None:
     """The file exists and is a file; the errors every reader gives."""
     if spooled(path) is not None:
         return
-    if not location.exists(path):
+    if not exists(path):
         raise InputFormatError(path, None, "no such file")
-    if location.is_dir(path):
+    if is_dir(path):
         raise InputFormatError(path, None, "is a directory, expected a file")
 
 
@@ -97,7 +256,7 @@ def bytes_to_read(path: str) -> bytes | None:
     a URL (fetched once where it lies), gzip (decompressed); None for a local file, read in place. A missing
     file, a folder or an empty file is refused as every reader refuses it."""
     check_file(path)
-    if (spooled(path) is not None or location.is_url(path)) and not is_gzip(path):
+    if (spooled(path) is not None or is_url(path)) and not is_gzip(path):
         data = read_bytes(path)
         if not data:
             raise InputFormatError(path, None, "empty file")
@@ -117,7 +276,7 @@ def is_gzip(path: str) -> bool:
     if data is not None:
         return data[:2] == GZIP_MAGIC
     try:
-        with location.open_bytes(path, head=True) as handle:
+        with open_bytes(path, head=True) as handle:
             return handle.read(2) == GZIP_MAGIC
     except OSError as err:  # unreadable (permissions): said once, naming the file
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
@@ -135,7 +294,7 @@ def read_bytes(path: str) -> bytes:
         data = kept
     else:
         try:
-            with location.open_bytes(path) as handle:
+            with open_bytes(path) as handle:
                 data = handle.read()
         except OSError as err:
             raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
@@ -156,9 +315,9 @@ def open_binary(path: str) -> BinaryIO:
         memory = io.BytesIO(data)
         return cast(BinaryIO, gzip.GzipFile(fileobj=memory, mode="rb")) if data[:2] == GZIP_MAGIC else memory
     try:
-        if not location.is_url(path):
+        if not is_url(path):
             return cast(BinaryIO, gzip.open(path, "rb")) if is_gzip(path) else open(path, "rb")
-        handle = location.open_bytes(path)
+        handle = open_bytes(path)
         if handle.read(2) != GZIP_MAGIC:
             handle.seek(0)
             return cast(BinaryIO, handle)
@@ -240,7 +399,7 @@ def head_bytes(path: str, size: int = 65536) -> bytes:
     if whole is not None:
         return whole[:size]
     try:
-        with location.open_bytes(path, head=size <= location.HEAD_BLOCK_BYTES) as handle:
+        with open_bytes(path, head=size <= HEAD_BLOCK_BYTES) as handle:
             return handle.read(size)
     except OSError as err:
         raise InputFormatError(path, None, f"cannot read the file: {err.strerror or err}") from None
