@@ -2,13 +2,12 @@
 
 Every function takes per-query arrays aligned on the same query list (``baseline[i]`` and
 ``run[i]`` are the same query) and knows nothing about measures, files or rendering.
-Distributions come from scipy.special (the t, noncentral t and normal distributions: ``stdtr``,
-``nctdtr``, ``ndtr`` and their inverses; importing scipy.stats would cost a first comparison about a
-second); the resampling is numpy, vectorised over resamples: the sign flips of the randomization test
-and of its interval (``SignFlips``), and the bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its
-per-call overhead). Each test has the interval that agrees with it by construction: the
-t-interval with the t-test, the randomization interval (the deltas the sign-flip test keeps) with
-the randomization test; the bootstrap is on request.
+The t, noncentral t and normal distributions are ``compare.distributions``' (plain Python: importing
+scipy.special would cost a first comparison about 0.3 s, scipy.stats about a second); the resampling is numpy,
+vectorised over resamples: the sign flips of the randomization test and of its interval (``SignFlips``), and the
+bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its per-call overhead). Each test has the
+interval that agrees with it by construction: the t-interval with the t-test, the randomization interval (the
+deltas the sign-flip test keeps) with the randomization test; the bootstrap is on request.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
-from scipy import special
 
+from trec_rag_eval.compare.distributions import noncentral_t_cdf, normal_cdf, normal_quantile, t_cdf, t_quantile
 from trec_rag_eval.notes import note
 
 TESTS = ("t", "randomization")
@@ -84,7 +83,7 @@ def paired_t_test(baseline: np.ndarray, run: np.ndarray) -> float:
         return 1.0 if diff.size == 0 or abs(float(diff[0])) <= TIE_TOLERANCE else 0.0
     n = diff.size
     t = float(np.mean(diff)) / math.sqrt(float(np.var(diff, ddof=1)) / n)  # as scipy.stats.ttest_rel computes it
-    return float(2 * special.stdtr(n - 1, -abs(t)))
+    return 2 * t_cdf(-abs(t), n - 1)
 
 
 class SignFlips:
@@ -221,8 +220,7 @@ def t_interval(baseline: np.ndarray, run: np.ndarray, confidence: float = 0.95) 
     mean = float(np.mean(diff))
     if diff.size < 2 or _is_constant(diff):
         return (mean, mean)
-    half = float(special.stdtrit(diff.size - 1, (1 + confidence) / 2)) * float(np.std(diff, ddof=1)) / math.sqrt(
-        diff.size)
+    half = t_quantile((1 + confidence) / 2, diff.size - 1) * float(np.std(diff, ddof=1)) / math.sqrt(diff.size)
     return (mean - half, mean + half)
 
 
@@ -264,10 +262,10 @@ def bootstrap_interval(
     spread = jackknife.mean() - jackknife
     denominator = 6.0 * float(np.sum(spread ** 2)) ** 1.5
     if 0 < below < 1 and denominator > 0:
-        bias = float(special.ndtri(below))
+        bias = normal_quantile(below)
         acceleration = float(np.sum(spread ** 3)) / denominator
-        z = special.ndtri(levels)
-        levels = special.ndtr(bias + (bias + z) / (1 - acceleration * (bias + z)))
+        z = np.array([normal_quantile(level) for level in levels])  # two levels: a comprehension is enough
+        levels = np.array([normal_cdf(value) for value in bias + (bias + z) / (1 - acceleration * (bias + z))])
     low, high = np.percentile(means, 100 * levels)
     return (float(low), float(high))
 
@@ -303,7 +301,7 @@ def minimum_detectable_delta(
 
     Uses the observed standard deviation of the differences and n queries: the power of the
     test at true difference delta is P(|T| > t_crit) with T ~ noncentral t(n - 1, delta*sqrt(n)/sd)
-    (``scipy.special.nctdtr``); we solve power(delta) = ``power`` for delta. NaN below two queries
+    (``distributions.noncentral_t_cdf``); we solve power(delta) = ``power`` for delta. NaN below two queries
     and when the differences do not vary (no spread to base the power on).
     """
     a, b = _as_pair(baseline, run)
@@ -315,13 +313,11 @@ def minimum_detectable_delta(
     if sd <= TIE_TOLERANCE:
         return math.nan
     df = n - 1
-    t_crit = float(special.stdtrit(df, 1 - alpha / 2))
+    t_crit = t_quantile(1 - alpha / 2, df)
 
     def shortfall(noncentrality: float) -> float:
-        upper = 1.0 - float(special.nctdtr(df, noncentrality, t_crit))
-        # The far tail is below 1e-10 for any noncentrality that matters here, and scipy's
-        # nct.cdf can return NaN out there, so a NaN counts as 0.
-        lower = float(np.nan_to_num(special.nctdtr(df, noncentrality, -t_crit)))
+        upper = 1.0 - noncentral_t_cdf(t_crit, df, noncentrality)
+        lower = noncentral_t_cdf(-t_crit, df, noncentrality)  # the far tail: below 1e-10 wherever it matters
         return upper + lower - power
 
     high = t_crit + 4.0
@@ -333,7 +329,7 @@ def minimum_detectable_delta(
 def root_of_increasing(function: Callable[[float], float], low: float, high: float, tolerance: float = 1e-10) -> float:
     """The root of an increasing ``function`` with ``function(low) <= 0 <= function(high)``, to within ``tolerance``,
     by bisection: scipy.stats and scipy.optimize (brentq) would cost a first comparison 0.3-1 s of imports,
-    for a root the power functions here give in some 40 steps of scipy.special's distributions."""
+    for a root the power functions here give in some 40 steps of the noncentral t."""
     while high - low > tolerance:
         middle = (low + high) / 2
         if function(middle) < 0:
