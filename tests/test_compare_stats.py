@@ -216,7 +216,7 @@ def test_minimum_detectable_delta_solves_the_noncentral_t_power_as_scipy_optimiz
 
 def test_a_small_comparison_imports_neither_scipy_stats_nor_scipy_optimize() -> None:
     # scipy.stats costs a first comparison about a second of imports; the t-test, its interval and the MDD need
-    # the distributions of scipy.special alone
+    # the distributions of compare.distributions alone (tests/test_imports.py: no scipy at all)
     import subprocess
     import sys
 

@@ -204,13 +204,29 @@ def test_a_small_evaluation_from_python_loads_numpy_alone():
                                                      "trec_rag_eval.llm", "trec_rag_eval.cluster"))}
 
 
-def test_a_small_comparison_from_python_loads_numpy_and_scipy_special_alone():
-    # the paired t-test, its interval and the MDD read scipy.special's distributions: scipy.stats and
-    # scipy.optimize (about a second of imports) are not loaded, nor are polars, pyarrow and pandas
+def test_a_small_comparison_from_python_loads_numpy_alone():
+    # the paired t-test, its interval and the MDD read compare.distributions' t and noncentral t: no scipy at all
+    # (scipy.special alone, ~0.3 s of imports, was nearly all of a first comparison), nor polars, pyarrow, pandas
     loaded = _modules_after(SMALL + "str(tre.compare(qrels, runs, 'nDCG@10'))")
-    assert _beyond(loaded, "import numpy, scipy.special") == set()
-    assert not {m for m in loaded if m.startswith(("scipy.stats", "scipy.optimize"))}
+    assert "trec_rag_eval.compare.distributions" in loaded  # the comparison ran
+    assert _beyond(loaded, "import numpy") == set()
     assert "trec_rag_eval.compare.allpairs" not in loaded  # the tests of every pair are named without it
+
+
+@pytest.mark.parametrize("flags", [[], ["--format", "json"], ["--interval", "bootstrap"], ["--test", "randomization"]])
+def test_the_compare_command_loads_numpy_alone(flags, tmp_path):
+    # the command's default comparison, another format, test and interval on two runs: no scipy either (the
+    # resampling loads numpy.random, the bootstrap's percentiles numpy.ma: numpy's own)
+    fixtures = Path(__file__).resolve().parent.parent / "fixtures"
+    paths = [str(fixtures / name) for name in ("qrels.txt", "run_bm25.txt", "run_hybrid.txt")]
+    output = tmp_path / "comparison"
+    code = (f"from trec_rag_eval.cli import main\ntry:\n    main(['compare', *{flags!r}, *{paths!r}, '-o', "
+            f"{str(output)!r}])\nexcept SystemExit:\n    pass")
+    loaded = _modules_after(code)
+    assert "hybrid" in output.read_text()  # the comparison was written
+    assert not {m for m in loaded if m.startswith("scipy")}
+    if not flags:  # the default: numpy alone (and click, the command line's own); not even numpy.random
+        assert _beyond(loaded, "import numpy, click") == set()
 
 
 def test_every_kernel_imported_later_names_a_function_of_its_module():
