@@ -17,6 +17,7 @@ from trec_rag_eval.compare.stats import (
     minimum_detectable_delta,
     paired_t_test,
     randomization_test,
+    root_of_increasing,
     wins_ties_losses,
 )
 from trec_rag_eval.errors import UsageError
@@ -228,6 +229,23 @@ def test_a_small_comparison_imports_neither_scipy_stats_nor_scipy_optimize() -> 
             "print(sorted(m for m in sys.modules if m.startswith(('scipy.stats', 'scipy.optimize'))))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize(("function", "low", "high", "root"), [
+    (lambda x: x ** 3 - 2, 0.0, 10.0, 2 ** (1 / 3)),
+    (lambda x: math.tanh(50 * (x - 0.3)), 0.0, 1.0, 0.3),  # flat at both ends, steep at the root
+    (lambda x: math.expm1(x) - 1e-9, -5.0, 700.0, math.log1p(1e-9)),  # one end's value huge
+    (lambda x: x - 1.0, 1.0, 2.0, 1.0),  # the root at an end
+])
+def test_root_of_increasing_brackets_the_root_to_its_tolerance_in_few_evaluations(function, low, high, root) -> None:
+    calls = []
+
+    def counted(x: float) -> float:
+        calls.append(x)
+        return function(x)
+
+    assert abs(root_of_increasing(counted, low, high) - root) <= 1e-10
+    assert len(calls) < math.log2((high - low) / 1e-10)  # fewer than bisection's
 
 
 def test_minimum_detectable_delta_edges() -> None:
