@@ -81,6 +81,15 @@ def test_the_quantiles_a_comparison_asks_for():
     assert round(t_quantile(0.975, 10), 6) == 2.228139
 
 
+def test_far_quantiles_invert_the_cdf():
+    # down to p = 1e-300, where the density underflows long before the tail: df = 2's quantile is
+    # (2p - 1) / sqrt(2p(1 - p)) exactly; elsewhere the CDF of the quantile is p again
+    for p in (1e-300, 1e-100, 1e-20):
+        assert t_quantile(p, 2) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-12)
+        for df in (3, 10, 1e7):
+            assert t_cdf(t_quantile(p, df), df) == pytest.approx(p, rel=1e-12)
+
+
 def test_the_edges_are_scipys():
     nan = math.nan
     for df in (0, -1, nan):  # no distribution: NaN, as scipy.special
