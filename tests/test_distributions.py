@@ -86,8 +86,19 @@ def test_far_quantiles_invert_the_cdf():
     # (2p - 1) / sqrt(2p(1 - p)) exactly; elsewhere the CDF of the quantile is p again
     for p in (1e-300, 1e-100, 1e-20):
         assert t_quantile(p, 2) == pytest.approx((2 * p - 1) / math.sqrt(2 * p * (1 - p)), rel=1e-12)
+        assert t_quantile(p, 1) == pytest.approx(-1 / math.tan(math.pi * p), rel=1e-12)  # tan(pi (p - 1/2))
         for df in (3, 10, 1e7):
             assert t_cdf(t_quantile(p, df), df) == pytest.approx(p, rel=1e-12)
+
+
+def test_the_cdf_beyond_where_df_over_t_squared_underflows():
+    # df / (df + t^2) is below the smallest float from |t| ~ 1e154 on; the tail is not: atan(1 / |t|) / pi at df = 1,
+    # 1 / (sqrt(2 + t^2) (sqrt(2 + t^2) + |t|)) ~ 1 / (2 t^2) at df = 2 (|t|^-df from exp(-df log |t|): the
+    # float's error in log |t|, 1e-16 of 370 at 1e160, is what is lost)
+    for m in (1e160, 1e200, 1e300):
+        assert t_cdf(-m, 1) == pytest.approx(math.atan2(1.0, m) / math.pi, rel=1e-13, abs=0)
+        assert t_cdf(-m, 2) == pytest.approx(0.5 / m / m, rel=1e-13, abs=0)
+        assert t_cdf(m, 1) == 1.0
 
 
 def test_the_edges_are_scipys():

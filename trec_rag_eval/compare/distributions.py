@@ -172,7 +172,11 @@ def _t_parts(t: float, df: float) -> tuple[float, float]:
 
 def _t_halves(t: float, df: float) -> tuple[float, float]:
     """(P(T > |t|), P(0 < T < |t|)) for T ~ t(df): I_x(df/2, 1/2) / 2 and I_{1-x}(1/2, df/2) / 2 with
-    x = df / (df + t^2) (A&S 26.7.1, 26.5.27)."""
+    x = df / (df + t^2) (A&S 26.7.1, 26.5.27). Where x would be a subnormal float (|t| > 1e140 sqrt(df)), the tail is
+    its first term, df^(df/2 - 1) |t|^-df / B(df/2, 1/2), exact to the float there (the next is df / t^2 smaller)."""
+    if abs(t) > 1e140 * math.sqrt(df):
+        beyond = math.exp((df / 2.0 - 1.0) * math.log(df) - df * math.log(abs(t)) - log_beta(df / 2.0, 0.5))
+        return (beyond, 0.5 - beyond)
     x, y = _t_parts(t, df)
     beyond, within = incomplete_beta(df / 2.0, 0.5, x, y)
     return (0.5 * beyond, 0.5 * within)
@@ -198,10 +202,12 @@ def t_cdf(t: float, df: float) -> float:
 
 
 def _log_t_density(t: float, df: float) -> float:
-    """log of t(df)'s density at t: (df / (df + t^2))^((df + 1)/2) / (sqrt(df) B(df/2, 1/2))."""
-    x, y = _t_parts(t, df)
-    log_x = math.log1p(-y) if x > 0.5 else math.log(x)
-    return (df + 1.0) / 2.0 * log_x - 0.5 * math.log(df) - log_beta(df / 2.0, 0.5)
+    """log of t(df)'s density at t: (1 + t^2 / df)^-((df + 1)/2) / (sqrt(df) B(df/2, 1/2)), t^2 never formed."""
+    if t * (t / df) > 1.0:
+        log_spread = 2.0 * math.log(abs(t)) - math.log(df) + math.log1p((df / t) / t)
+    else:
+        log_spread = math.log1p(t * (t / df))
+    return -(df + 1.0) / 2.0 * log_spread - 0.5 * math.log(df) - log_beta(df / 2.0, 0.5)
 
 
 def t_quantile(p: float, df: float) -> float:
