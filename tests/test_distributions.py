@@ -161,3 +161,11 @@ def test_the_noncentral_t_cdf_is_scipys(df):
                 assert abs(ours - theirs) <= 1e-12, (df, nc, t, ours, theirs)
     # noncentrality 0 is the central t
     assert noncentral_t_cdf(1.5, 7, 0.0) == t_cdf(1.5, 7)
+
+
+def test_the_noncentral_t_cdf_where_t_squared_over_df_underflows_or_overflows():
+    # P(T <= t) at t = +-1e-200 is P(Z <= -delta) (T's sign is Z + delta's), at +1e300 1 and at -1e300 0, as scipy
+    for df, delta in ((5, 1.0), (1, -2.0), (1e5, 40.0)):
+        assert noncentral_t_cdf(1e-200, df, delta) == pytest.approx(float(special.ndtr(-delta)), rel=1e-14)
+        assert noncentral_t_cdf(-1e-200, df, delta) == pytest.approx(float(special.ndtr(-delta)), rel=1e-14)
+        assert (noncentral_t_cdf(1e300, df, delta), noncentral_t_cdf(-1e300, df, delta)) == (1.0, 0.0)
