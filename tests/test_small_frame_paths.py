@@ -363,3 +363,25 @@ def test_short_ids_in_string_views_are_read_by_their_bytes_alone(padding):
     with pytest.raises(tre.InputFormatError, match=re.escape("row 3: document 'a' listed twice for query 'q1' "
                                                              "(first at row 1)")):
         as_run(twice)
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
+def test_a_small_frame_s_query_blocks_are_where_its_ids_change(kind):
+    # the blocks of rows of one query id are found from the ids' bytes by numpy (pandas' strings of 16 bytes or
+    # fewer, polars' views of 12 or fewer), Arrow's compare beyond: ids of every length around those limits, of
+    # characters of several bytes and NUL bytes (an id and the same id with a NUL more are two ids), a slice of a
+    # longer array; each block's id is its rows' id
+    from trec_rag_eval.tables import bulk
+
+    pa = pytest.importorskip("pyarrow")
+    rng = random.Random(7)
+    letters = ["a", "b", "é", "\x00", "字"]
+    for _ in range(300):
+        ids = ["".join(rng.choice(letters) for _ in range(rng.choice([1, 2, 7, 8, 9, 12, 13, 16, 17, 20])))
+               for _ in range(rng.randint(1, 6))]
+        ids += [ids[0] + "\x00", "a" * 16, "a" * 15, "a" * 17]
+        rows = [query for query in ids for _ in range(rng.randint(1, 3))]
+        array = pa.array(["before", *rows], type=getattr(pa, kind)()).slice(1)
+        starts, names = bulk._query_blocks(array)
+        expected = [row for row in range(len(rows)) if row == 0 or rows[row] != rows[row - 1]]
+        assert starts.tolist() == expected and names == [rows[row] for row in expected]
