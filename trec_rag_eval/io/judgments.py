@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.sources import is_file, is_url, read_text
+from trec_rag_eval.io.sources import is_file, read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 from trec_rag_eval.tables import Qrels, column_list, qrels_columns
 
@@ -45,10 +45,15 @@ class LLMJudgment(NamedTuple):
     model: str
 
 
+SIDECAR_SUFFIX = ".llm.tsv"
+"""What the sidecar's name adds to its qrels file's: ``judged.qrels`` -> ``judged.qrels.llm.tsv`` (beside a URL, the
+object of that name)."""
+
+
 def sidecar_path_for(qrels_path: str | os.PathLike[str]) -> Path:
     """``judged.qrels`` -> ``judged.qrels.llm.tsv``."""
     path = Path(qrels_path)
-    return path.with_name(path.name + ".llm.tsv")
+    return path.with_name(path.name + SIDECAR_SUFFIX)
 
 
 def write_llm_judgments(judgments: Iterable[LLMJudgment], path: str | os.PathLike[str], *,
@@ -137,16 +142,14 @@ def select_judgments(qrels: Qrels, llm: list[LLMJudgment], which: str) -> Qrels:
 def choose_judgments(path: str | os.PathLike[str], qrels: Qrels, which: str | None) -> tuple[Qrels, str | None]:
     """The ``which`` view (default ``both``) of ``qrels`` read from ``path`` when ``judge`` left its
     sidecar beside it, with a note saying which; ``qrels`` as read and no note otherwise."""
-    given = os.fspath(path)
-    # beside a URL, the sidecar is the URL's object of that name (a URL is not a local Path)
-    sidecar: Path | str = f"{given}.llm.tsv" if is_url(given) else sidecar_path_for(path)
-    if not is_file(os.fspath(sidecar)):
+    sidecar = os.fspath(path) + SIDECAR_SUFFIX  # beside a URL, the URL's object of that name
+    if not is_file(sidecar):
         if which is not None:
             raise UsageError(f"{which} judgments asked, but {qrels.source} has no LLM judgments beside it "
                              f"(expected {sidecar}, which judge writes)")
         return qrels, None
-    lines = _read_sidecar(os.fspath(sidecar))
-    _check_sidecar(qrels, os.fspath(sidecar), lines)
+    lines = _read_sidecar(sidecar)
+    _check_sidecar(qrels, sidecar, lines)
     llm = [judgment for _, judgment in lines]
     which = which or "both"
     holes = sum(j.kind == "hole" for j in llm)

@@ -118,6 +118,11 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     if not is_path:
         raise UsageError("judgments= chooses among the judgments of a qrels file written by judge: give the qrels "
                          f"as that file's path (got {type(qrels).__name__})")
+    from trec_rag_eval.io.judgments import SIDECAR_SUFFIX
+    from trec_rag_eval.io.sources import is_file
+
+    if judgments is None and not is_file(os.fspath(qrels) + SIDECAR_SUFFIX):  # judge wrote no sidecar beside it
+        return table, []  # (the judgments module, entered only to choose among judge's views, is not)
     from trec_rag_eval.io.judgments import choose_judgments
 
     table, said = choose_judgments(qrels, table, judgments)
