@@ -385,3 +385,31 @@ def test_a_small_frame_s_query_blocks_are_where_its_ids_change(kind):
         starts, names = bulk._query_blocks(array)
         expected = [row for row in range(len(rows)) if row == 0 or rows[row] != rows[row - 1]]
         assert starts.tolist() == expected and names == [rows[row] for row in expected]
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars", "string", "large_string", "string_view"])
+def test_a_small_frame_s_first_ids_are_told_letters_and_digits_from_their_bytes(library):
+    # a run's first ids are looked at for chunk ids only when they hold some character other than a letter or a
+    # digit (str.isalnum of their join); a small frame's Arrow ids tell it from their bytes (tables.column_alnum),
+    # or say they cannot (None: bytes beyond ASCII, views longer than 12 bytes), whatever their bytes
+    from trec_rag_eval.tables import column_alnum
+
+    pd = pytest.importorskip("pandas")
+    for ids in (["d1", "D1555982", "x" * 12], ["d1", "doc::p3"], ["d1", "é2"], ["d1", "x" * 13], ["a b", "é"]):
+        ids = ids * 3
+        columns = {"query_id": [f"q{i}" for i in range(len(ids))], "doc_id": ids, "score": [1.0] * len(ids)}
+        if library == "polars":
+            frame = pytest.importorskip("polars").DataFrame(columns)
+        elif library == "pandas":
+            frame = pd.DataFrame(columns)
+        else:
+            pa = pytest.importorskip("pyarrow")
+            dtype = pd.ArrowDtype(getattr(pa, library)())
+            frame = pd.DataFrame({**columns, "query_id": pd.array(columns["query_id"], dtype=dtype),
+                                  "doc_id": pd.array(ids, dtype=dtype)})
+        run = tre.Run(frame)
+        for rows in (1, 2, 1000):
+            told = column_alnum(run, "doc_id", rows)
+            assert told in (None, "".join(ids[:rows]).isalnum())
+            if "".join(ids[:rows]).isascii() and library not in ("string_view", "polars"):
+                assert told is not None  # pandas' strings: told from their bytes whenever they are ASCII

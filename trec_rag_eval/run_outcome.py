@@ -91,14 +91,17 @@ def map_chunks(run: Run, doc_map: Any, qrels: Qrels) -> tuple[Run, list[Note], C
     numbers), told by one C call without reading the judgments."""
     if doc_map is None:
         from trec_rag_eval.io.chunk_guess import HINT_SAMPLE, guess_doc_id_pattern
-        from trec_rag_eval.tables import column_head, derived_from
+        from trec_rag_eval.tables import column_alnum, column_head, derived_from
 
         known = derived_from(run)  # the run's own: told once per Run, whatever it is evaluated against
         if "head" not in known:
-            head = column_head(run, "doc_id", HINT_SAMPLE)
-            text = "".join(head)
-            # ASCII ids (nearly all) are told by the bytes' table of letters and digits, seven times faster
-            known["head"] = None if (text.encode().isalnum() if text.isascii() else text.isalnum()) else head
+            alnum = column_alnum(run, "doc_id", HINT_SAMPLE)  # a small frame's, from its bytes: no string an id
+            head = [] if alnum else column_head(run, "doc_id", HINT_SAMPLE)
+            if alnum is None:
+                text = "".join(head)
+                # ASCII ids (nearly all) are told by the bytes' table of letters and digits, seven times faster
+                alnum = text.encode().isalnum() if text.isascii() else text.isalnum()
+            known["head"] = None if alnum else head
         head = known["head"]
         guess = None if head is None else guess_doc_id_pattern(head, qrels)
         if guess is None:

@@ -163,6 +163,16 @@ def column_head(owner: Qrels | Run, name: str, rows: int) -> list[Any]:
     return data[name].head(rows).to_list()  # type: ignore[union-attr]
 
 
+def column_alnum(owner: Qrels | Run, name: str, rows: int) -> bool | None:
+    """Whether the first ``rows`` values of a column of ids hold letters and digits alone (``str.isalnum`` of their
+    join), for a small frame's doc ids told from Arrow's buffers, no string made for each id; None when it takes
+    the ids' strings (``column_head``) to tell."""
+    data = owner.data
+    if isinstance(data, FrameColumns) and name == "doc_id":
+        return data.doc_ids.head_alnum(rows)
+    return None
+
+
 def num_rows(owner: Qrels | Run) -> int:
     """The number of rows of a table, whichever form it holds."""
     data = owner.data

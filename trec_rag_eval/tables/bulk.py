@@ -274,6 +274,19 @@ class ArrowIds:
         """Every id, as Python strings (``gather``)."""
         return self.gather()
 
+    def head_alnum(self, rows: int) -> bool | None:
+        """Whether the first ``rows`` ids hold letters and digits alone (``str.isalnum`` of their join), told from the
+        bytes of Arrow's string or large_string buffer at once, no string made for each id; None when those cannot
+        tell (string views, ids kept in part, bytes beyond ASCII, no row)."""
+        import pyarrow as pa
+
+        count = min(rows, len(self.codes) if self.rows is None else 0)
+        if not count or pa.types.is_string_view(self.docs.type):
+            return None
+        offsets, data = string_buffers(self.docs)
+        text = data[offsets[0]:offsets[count]].tobytes()
+        return True if text.isalnum() else False if text.isascii() else None
+
 
 class FrameColumns(CheckedColumns):
     """A small frame's columns (``frame_columns``: a run's or judgments') whose id columns stay Arrow's until one
