@@ -367,10 +367,10 @@ def test_short_ids_in_string_views_are_read_by_their_bytes_alone(padding):
 
 @pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
 def test_a_small_frame_s_query_blocks_are_where_its_ids_change(kind):
-    # the blocks of rows of one query id are found from the ids' bytes by numpy (pandas' strings of 16 bytes or
-    # fewer, polars' views of 12 or fewer), Arrow's compare beyond: ids of every length around those limits, of
-    # characters of several bytes and NUL bytes (an id and the same id with a NUL more are two ids), a slice of a
-    # longer array; each block's id is its rows' id
+    # the blocks of rows of one query id are found from the ids' views by numpy (polars' views of 12 bytes or
+    # fewer), Arrow's compare otherwise: ids of every length around that limit, of characters of several bytes and
+    # NUL bytes (an id and the same id with a NUL more are two ids), a slice of a longer array; each block's id is
+    # its rows' id
     from trec_rag_eval.tables import bulk
 
     pa = pytest.importorskip("pyarrow")

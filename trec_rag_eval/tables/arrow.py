@@ -65,43 +65,9 @@ def view_texts(ids: Any, rows: np.ndarray) -> list[str]:
     return _decoded(picked.tobytes(), starts, starts + picked[:, :4].copy().view("<i4").ravel())
 
 
-def offset_words(ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Each string of an Arrow string or large_string array as its length in bytes and two 64-bit words of its
-    bytes (those past its length 0), when every one is ``_OFFSET_BYTES`` or fewer: equal strings, equal lengths and
-    words. Read from the array's buffers by numpy, no Arrow kernel: two gathers of 64-bit words that start at any
-    byte. None when some string is longer, the array is empty, or on a big-endian machine."""
-    if sys.byteorder != "little" or not len(ids):
-        return None
-    offsets, data = string_buffers(ids)
-    lengths = np.diff(offsets)
-    if lengths.max() > _OFFSET_BYTES:
-        return None
-    first, last = int(offsets[0]), int(offsets[-1])
-    padded = np.zeros(last - first + _OFFSET_BYTES, dtype=np.uint8)
-    padded[:last - first] = data[first:last]
-    # a 64-bit word at every byte (each sharing 7 bytes with the next), read where each string starts, 8 bytes on
-    words = np.ndarray((last - first + 9,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1] - first
-    return lengths, words.take(starts) & _OFFSET_LOW[lengths], words.take(starts + 8) & _OFFSET_HIGH[lengths]
-
-
-def offset_texts(ids: Any, rows: np.ndarray) -> list[str]:
-    """The strings of a few rows of an Arrow string or large_string array as Python strings, decoded from its data
-    buffer in C-level iteration (for a query block's id: no Arrow take for a handful of strings)."""
-    offsets, data = string_buffers(ids)
-    first, last = int(offsets[0]), int(offsets[-1])
-    return _decoded(data[first:last].tobytes(), offsets[rows] - first, offsets[rows + 1] - first)
-
-
 def _decoded(text: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
     """The UTF-8 strings of ``text`` between each start and end."""
     return list(map(bytes.decode, map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))))
-
-
-_OFFSET_BYTES = 16
-_OFFSET_LOW = np.array([(1 << 8 * min(n, 8)) - 1 for n in range(_OFFSET_BYTES + 1)], dtype=np.uint64)
-_OFFSET_HIGH = np.array([(1 << 8 * max(n - 8, 0)) - 1 for n in range(_OFFSET_BYTES + 1)], dtype=np.uint64)
-"""The bits of a string's first and second 64-bit words that hold its n bytes (n, 0 to 16)."""
 
 
 def inline_strings(ids: Any, rows: np.ndarray) -> list[str] | None:

@@ -24,8 +24,6 @@ from trec_rag_eval.tables.arrow import (
     arrow_ints,
     inline_strings,
     inline_words,
-    offset_texts,
-    offset_words,
     string_buffers,
     view_lengths,
     view_texts,
@@ -176,21 +174,18 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
 
 
 def _query_blocks(queries: Any) -> tuple[np.ndarray, list[str]]:
-    """Where each block of rows of one query id starts (0 first), and its id: where an id's words change from the
-    row before (numpy, no Arrow kernel), for polars' string views of 12 bytes or fewer and pandas' strings of 16
-    bytes or fewer (``offset_words``), each block's id decoded from the buffers; else by Arrow's compare and take.
-    Arrow's kernels cost a small frame more than their work: the first call of each in an evaluation runs cold."""
+    """Where each block of rows of one query id starts (0 first), and its id: for polars' string views of 12 bytes
+    or fewer, where a view's words change from the row before (numpy, no Arrow kernel), each block's id decoded from
+    its view (``view_texts``); else by Arrow's compare and take (pandas' strings read as 64-bit words from their
+    buffers by numpy took more instructions than Arrow's compare, and more cache misses)."""
     import pyarrow as pa
 
-    view = pa.types.is_string_view(queries.type)
-    words = inline_words(queries) if view else offset_words(queries)
+    words = inline_words(queries) if pa.types.is_string_view(queries.type) else None
     if words is not None:
-        change = np.zeros(len(queries), dtype=bool)
-        change[0] = True
-        for word in words:
-            change[1:] |= word[1:] != word[:-1]
-        starts = np.flatnonzero(change)
-        return starts, view_texts(queries, starts) if view else offset_texts(queries, starts)
+        low, high = words
+        starts = np.flatnonzero((low[1:] != low[:-1]) | (high[1:] != high[:-1])) + 1
+        starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
+        return starts, view_texts(queries, starts)
     import pyarrow.compute as pc
 
     starts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
