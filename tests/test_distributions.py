@@ -169,3 +169,30 @@ def test_the_noncentral_t_cdf_where_t_squared_over_df_underflows_or_overflows():
         assert noncentral_t_cdf(1e-200, df, delta) == pytest.approx(float(special.ndtr(-delta)), rel=1e-14)
         assert noncentral_t_cdf(-1e-200, df, delta) == pytest.approx(float(special.ndtr(-delta)), rel=1e-14)
         assert (noncentral_t_cdf(1e300, df, delta), noncentral_t_cdf(-1e300, df, delta)) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize("df", [1, 3, 9, 30, 200, 1000])
+def test_the_noncentral_t_cdf_beyond_the_series_is_scipys_where_scipys_is_good(df):
+    # the integral over Z that takes over from the Poisson series above |delta| = 100, at delta from 45 to 100, where
+    # scipy's series is good to ~1e-13 (beyond, scipy's loses digits: 1e-8 off at delta = 1e4, NaN at 1e6)
+    from trec_rag_eval.compare.distributions import _noncentral_t_far
+
+    for delta in (45.0, 80.0, 100.0):
+        for fraction in (0.5, 0.9, 0.97, 1.0, 1.03, 1.1, 2.0):
+            t = fraction * delta
+            theirs = float(special.nctdtr(df, delta, t))
+            assert _noncentral_t_far(t, df, delta) == pytest.approx(theirs, abs=1e-12), (delta, t)
+            assert _noncentral_t_far(t, df, -delta) == 1.0  # 1 - P(T <= t) is P(Z - delta > t S) < Phi(-delta)
+
+
+def test_the_noncentral_t_cdf_of_a_huge_noncentrality_is_its_closed_form_at_two_degrees_of_freedom():
+    # df = 2: chi_2^2 is exponential with mean 2, so P(T <= t) = P(Z + delta <= t sqrt(V / 2)) = E[exp(-(Z + delta)^2
+    # / t^2)] (Z + delta > 0 but for a chance below Phi(-40)), and the Gaussian integral of that is
+    # t / sqrt(t^2 + 2) exp(-delta^2 / (t^2 + 2)). The series would need ~10 sqrt(delta^2 / 2) terms each way.
+    for delta in (150.0, 1e4, 1e6, 1e8):
+        for fraction in (0.5, 0.9, 1.0, 1.1, 2.0):
+            t = fraction * delta
+            exact = t / math.sqrt(t * t + 2) * math.exp(-delta * delta / (t * t + 2))
+            assert noncentral_t_cdf(t, 2, delta) == pytest.approx(exact, rel=1e-13, abs=1e-300), (delta, t)
+            assert noncentral_t_cdf(-t, 2, -delta) == pytest.approx(1 - exact, rel=1e-13)
+

@@ -346,6 +346,10 @@ def root_of_increasing(function: Callable[[float], float], low: float, high: flo
             middle = low - f_low * (high - low) / (f_high - f_low)
             # a quarter of the tolerance inside, so that a point landing on the root from one side closes the bracket
             middle = min(max(middle, low + tolerance / 4), high - tolerance / 4)
+        if not low < middle < high:  # the tolerance is below the ends' spacing (a root near 1e6 and beyond)
+            middle = (low + high) / 2
+            if not low < middle < high:  # adjacent floats: the root is as close as a float says
+                break
         widths.append(high - low)
         value = function(middle)
         if value < 0:
