@@ -196,3 +196,23 @@ def test_the_noncentral_t_cdf_of_a_huge_noncentrality_is_its_closed_form_at_two_
             assert noncentral_t_cdf(t, 2, delta) == pytest.approx(exact, rel=1e-13, abs=1e-300), (delta, t)
             assert noncentral_t_cdf(-t, 2, -delta) == pytest.approx(1 - exact, rel=1e-13)
 
+
+
+def test_the_detectable_delta_of_a_tiny_alpha_over_few_queries():
+    # two queries at alpha = 1e-8 (t_crit 6.4e7) ended in a division by zero, three at 1e-12 (t_crit 1e6) ran for hours:
+    # the noncentralities there are ~1e8 and ~1e6. df = 2 has the closed form above: power(delta) = 1 - t / sqrt(t^2
+    # + 2) exp(-delta^2 / (t^2 + 2)) (the lower tail is 0), so power 0.8 is delta = sqrt((t^2 + 2) log(5 t /
+    # sqrt(t^2 + 2))), t = t_crit = (2p - 1) / sqrt(2p (1 - p)), p = 1 - alpha / 2; the detectable delta is
+    # delta sd / sqrt(3).
+    from trec_rag_eval.compare.stats import minimum_detectable_delta
+
+    baseline = np.zeros(3)
+    run = np.array([0.1, 0.2, 0.6])
+    sd = float(np.std(run, ddof=1))
+    p = 1 - 1e-12 / 2
+    t = (2 * p - 1) / math.sqrt(2 * p * (1 - p))
+    delta = math.sqrt((t * t + 2) * math.log(5 * t / math.sqrt(t * t + 2)))
+    mdd = minimum_detectable_delta(baseline, run, alpha=1e-12)
+    assert mdd == pytest.approx(delta * sd / math.sqrt(3), rel=1e-7)
+    two = minimum_detectable_delta(np.zeros(2), np.array([0.1, 0.5]), alpha=1e-8)
+    assert math.isfinite(two) and two > minimum_detectable_delta(np.zeros(2), np.array([0.1, 0.5]), alpha=1e-4)
