@@ -284,9 +284,9 @@ def _newton_in_log(df: float, target: float, central: bool, low: float, high: fl
     return t
 
 
-def _log_poisson(k: int, mean: float) -> float:
-    """log(e^-mean mean^k / k!), by Loader's deviance form from k = 10 on: -bd0(k, mean) - log(2 pi k)/2 - the
-    Stirling remainder of k! (no two large logarithms subtracted)."""
+def _log_poisson(k: float, mean: float) -> float:
+    """log(e^-mean mean^k / Gamma(k + 1)), k an integer (or any real from 10 on), by Loader's deviance form from
+    k = 10 on: -bd0(k, mean) - log(2 pi k)/2 - the Stirling remainder of k! (no two large logarithms subtracted)."""
     if k < 10:
         return -mean + (k * math.log(mean) if k else 0.0) - math.lgamma(k + 1.0)
     difference = k - mean
