@@ -202,17 +202,40 @@ def test_the_detectable_delta_of_a_tiny_alpha_over_few_queries():
     # two queries at alpha = 1e-8 (t_crit 6.4e7) ended in a division by zero, three at 1e-12 (t_crit 1e6) ran for hours:
     # the noncentralities there are ~1e8 and ~1e6. df = 2 has the closed form above: power(delta) = 1 - t / sqrt(t^2
     # + 2) exp(-delta^2 / (t^2 + 2)) (the lower tail is 0), so power 0.8 is delta = sqrt((t^2 + 2) log(5 t /
-    # sqrt(t^2 + 2))), t = t_crit = (2p - 1) / sqrt(2p (1 - p)), p = 1 - alpha / 2; the detectable delta is
+    # sqrt(t^2 + 2))), t = t_crit = (2p - 1) / sqrt(2p (1 - p)), p = 1 - alpha / 2, that is (1 - alpha) / sqrt(alpha
+    # (1 - alpha / 2)) (1 - alpha / 2 as a float keeps 4 digits of alpha = 1e-12); the detectable delta is
     # delta sd / sqrt(3).
     from trec_rag_eval.compare.stats import minimum_detectable_delta
 
     baseline = np.zeros(3)
     run = np.array([0.1, 0.2, 0.6])
     sd = float(np.std(run, ddof=1))
-    p = 1 - 1e-12 / 2
-    t = (2 * p - 1) / math.sqrt(2 * p * (1 - p))
+    alpha = 1e-12
+    t = (1 - alpha) / math.sqrt(alpha * (1 - alpha / 2))
     delta = math.sqrt((t * t + 2) * math.log(5 * t / math.sqrt(t * t + 2)))
-    mdd = minimum_detectable_delta(baseline, run, alpha=1e-12)
+    mdd = minimum_detectable_delta(baseline, run, alpha=alpha)
     assert mdd == pytest.approx(delta * sd / math.sqrt(3), rel=1e-7)
     two = minimum_detectable_delta(np.zeros(2), np.array([0.1, 0.5]), alpha=1e-8)
     assert math.isfinite(two) and two > minimum_detectable_delta(np.zeros(2), np.array([0.1, 0.5]), alpha=1e-4)
+
+
+def test_the_detectable_delta_of_an_alpha_below_the_floats_resolution_near_one():
+    # 1 - alpha / 2 is 1.0 below alpha ~ 2.2e-16: the critical value was the quantile of 1, inf, and the search for the
+    # power's root doubled inf for ever. Here from alpha / 2 itself: at df = 2, t_crit = (1 - alpha) / sqrt(alpha (1 -
+    # alpha / 2)) (2p - 1 and 2p (1 - p) of the closed form above, p = 1 - alpha / 2), and the closed-form power;
+    # at df = 1, far out, Z is nothing beside delta: power = P(|Y| < delta / t_crit) = 2 Phi(delta / t_crit) - 1, so
+    # delta = t_crit Phi^-1((1 + power) / 2), t_crit = 1 / tan(pi alpha / 2)
+    from statistics import NormalDist
+
+    from trec_rag_eval.compare.stats import minimum_detectable_delta
+
+    alpha = 1e-300
+    run = np.array([0.1, 0.2, 0.6])
+    t = (1 - alpha) / math.sqrt(alpha * (1 - alpha / 2))
+    delta = math.sqrt((t * t + 2) * math.log(5 * t / math.sqrt(t * t + 2)))
+    sd = float(np.std(run, ddof=1))
+    assert minimum_detectable_delta(np.zeros(3), run, alpha=alpha) == pytest.approx(delta * sd / math.sqrt(3), rel=1e-7)
+    run = np.array([0.1, 0.5])
+    delta = NormalDist().inv_cdf(0.9) / math.tan(math.pi * alpha / 2)
+    sd = float(np.std(run, ddof=1))
+    assert minimum_detectable_delta(np.zeros(2), run, alpha=alpha) == pytest.approx(delta * sd / math.sqrt(2), rel=1e-7)

@@ -313,7 +313,8 @@ def minimum_detectable_delta(
     if sd <= TIE_TOLERANCE:
         return math.nan
     df = n - 1
-    t_crit = t_quantile(1 - alpha / 2, df)
+    # from the lower tail: 1 - alpha / 2 keeps none of a tiny alpha's digits (1.0 below 2.2e-16, whose quantile is inf)
+    t_crit = -t_quantile(alpha / 2, df)
 
     def shortfall(noncentrality: float) -> float:
         upper = 1.0 - noncentral_t_cdf(t_crit, df, noncentrality)
@@ -322,6 +323,8 @@ def minimum_detectable_delta(
 
     high = t_crit + 4.0
     while shortfall(high) < 0:
+        if high == math.inf:  # no float noncentrality reaches the power (a critical value near the largest float)
+            return math.inf
         high *= 2
     return root_of_increasing(shortfall, 0.0, high) * sd / math.sqrt(n)
 
