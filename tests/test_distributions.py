@@ -239,3 +239,15 @@ def test_the_detectable_delta_of_an_alpha_below_the_floats_resolution_near_one()
     delta = NormalDist().inv_cdf(0.9) / math.tan(math.pi * alpha / 2)
     sd = float(np.std(run, ddof=1))
     assert minimum_detectable_delta(np.zeros(2), run, alpha=alpha) == pytest.approx(delta * sd / math.sqrt(2), rel=1e-7)
+
+
+def test_the_t_interval_of_a_confidence_near_one_keeps_its_digits():
+    # (1 + confidence) / 2 as a float keeps a fifth of 1 - confidence = 1e-15 wrong; the interval's half width is
+    # t_crit sd / sqrt(n), t_crit = 1 / tan(pi (1 - confidence) / 2) at df = 1 (1 - confidence exact in floats)
+    from trec_rag_eval.compare.stats import t_interval
+
+    confidence = 1 - 1e-15
+    run = np.array([0.1, 0.5])
+    half = 1 / math.tan(math.pi * (1 - confidence) / 2) * float(np.std(run, ddof=1)) / math.sqrt(2)
+    low, high = t_interval(np.zeros(2), run, confidence)
+    assert (high - low) / 2 == pytest.approx(half, rel=1e-12)

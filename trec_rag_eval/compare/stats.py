@@ -220,7 +220,8 @@ def t_interval(baseline: np.ndarray, run: np.ndarray, confidence: float = 0.95) 
     mean = float(np.mean(diff))
     if diff.size < 2 or _is_constant(diff):
         return (mean, mean)
-    half = t_quantile((1 + confidence) / 2, diff.size - 1) * float(np.std(diff, ddof=1)) / math.sqrt(diff.size)
+    # from the lower tail: (1 + confidence) / 2 keeps few digits of 1 - confidence near 1 (a fifth off at 1 - 1e-15)
+    half = -t_quantile((1 - confidence) / 2, diff.size - 1) * float(np.std(diff, ddof=1)) / math.sqrt(diff.size)
     return (mean - half, mean + half)
 
 
