@@ -1,4 +1,4 @@
-"""A large TREC run is read on a background thread while the qrels are read (``service.large_runs.read_ahead``):
+"""A large TREC run is read on a background thread while the qrels are read (``service.inputs.read_ahead``):
 the same numbers and the same errors, in the same order, as reading one after the other."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from conftest import benchmark_generator, invoke
 import trec_rag_eval as tre
 from trec_rag_eval.io import loading
 from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
-from trec_rag_eval.service import large_runs as runs
+from trec_rag_eval.service import inputs as runs
 from trec_rag_eval.service.inputs import run_files
 
 generate = benchmark_generator()

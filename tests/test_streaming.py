@@ -127,7 +127,7 @@ def test_comment_and_blank_lines_inside_a_query_do_not_split_it(tmp_path):
 def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_grouped(tmp_path, monkeypatch):
     # a large run is streamed without being asked; if it turns out not to be grouped by query, the
     # user gets the numbers anyway (read whole), not an error about an option they never gave
-    import trec_rag_eval.service.large_runs as streaming
+    import trec_rag_eval.service.inputs as streaming
 
     monkeypatch.setattr(streaming, "should_stream", lambda path, size, run_format: True)
     qrels = golden_path("qrels.binary")
@@ -144,7 +144,7 @@ def test_automatic_streaming_falls_back_to_reading_whole_when_the_run_is_not_gro
 def test_the_library_streams_a_run_too_large_for_the_memory(tmp_path, monkeypatch):
     # the choice is the library's, so Python callers get it too: a run over a quarter of the memory
     # available (here 4 times its size, so just under) is read in pieces, with the same numbers
-    import trec_rag_eval.service.large_runs as streaming
+    import trec_rag_eval.service.inputs as streaming
     from trec_rag_eval.core.settings import Settings
     from trec_rag_eval.measures.requests import parse_measures
 
@@ -179,7 +179,7 @@ def test_a_gzip_run_counts_eight_times_its_size_and_a_small_run_is_not_opened(tm
     import gzip
 
     import trec_rag_eval.io.sources as sources
-    import trec_rag_eval.service.large_runs as streaming
+    import trec_rag_eval.service.inputs as streaming
 
     plain = tmp_path / "run.txt"
     plain.write_bytes(b"1 Q0 a 1 1.0 r\n" * 100)
@@ -228,6 +228,7 @@ def _evaluations(qrels, paths, measures, settings, **options):
 def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monkeypatch):
     # trec_rag_eval.evaluate on a run file takes the same decisions as the command line
     import trec_rag_eval as tre
+    import trec_rag_eval.service.inputs as inputs
     import trec_rag_eval.service.large_runs as runs
     from trec_rag_eval.errors import TrecRagEvalWarning
 
@@ -236,8 +237,8 @@ def test_python_callers_get_the_command_s_streaming_and_warnings(tmp_path, monke
     pieces: list[str] = []
     real = runs.evaluate_in_pieces
     monkeypatch.setattr(runs, "evaluate_in_pieces", lambda *a: pieces.append(a[1]) or real(*a))
-    monkeypatch.setattr(runs, "LEAST_MEMORY", 0)
-    monkeypatch.setattr(runs, "available_memory", lambda: os.path.getsize(run_path))  # too small: in pieces
+    monkeypatch.setattr(inputs, "LEAST_MEMORY", 0)
+    monkeypatch.setattr(inputs, "available_memory", lambda: os.path.getsize(run_path))  # too small: in pieces
     with pytest.warns(TrecRagEvalWarning, match=r"qrels quer(y|ies) missing from the run, scored 0"):
         streamed = tre.evaluate(qrels_path, run_path, ["all_trec"])
     assert pieces == [run_path]
@@ -294,7 +295,7 @@ def test_the_memory_available_is_asked_only_for_a_run_that_could_need_pieces(tmp
     # reading /proc/meminfo for every run file is a cost the small ones never need: a run whose worst case (as gzip,
     # 8 times its size, taking 4 times that in memory: 32 times its size) fits in the least memory assumed
     # available (LEAST_MEMORY) is read whole without asking; a larger one asks once
-    import trec_rag_eval.service.large_runs as streaming
+    import trec_rag_eval.service.inputs as streaming
 
     asked: list[int] = []
     monkeypatch.setattr(streaming, "available_memory", lambda: asked.append(1) or 1 << 40)

@@ -9,8 +9,8 @@ the same numbers and the same notes:
    both).
 2. ``service.pipeline.evaluate_runs``: each run, in the order given, as a ``RunOutcome`` (its evaluation
    and notes, or the error that stopped it: a run with bad input fails alone, on every path). A run is a
-   path (read where it lies, in pieces when it is too large for the memory, the first one read ahead on a
-   background thread while the judgments are read: ``service.large_runs``), or any in-memory shape
+   path (read where it lies, the first one read ahead on a background thread while the judgments are read,
+   ``service.inputs``; in pieces when it is too large for the memory, ``service.large_runs``), or any in-memory shape
    (``service.inputs.run_from_any_shape``). Chunk ids are mapped (``doc_map``) and queries missing from a
    run noted the same way for both. With ``cluster``, the runs go to Dask workers; with ``shards``, the
    files are pieces of one run (``service.spread``).

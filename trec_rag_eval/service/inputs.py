@@ -3,7 +3,9 @@
 ``tables.shapes``), the judgments (``read_judgments``, and how a cluster's
 workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
 chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
-folder stands for and their sizes (``run_files``)."""
+folder stands for and their sizes (``run_files``), which decide how each is read: whole, on a background thread
+while the judgments are read (``read_ahead``), or in pieces when too large for the memory (``should_stream``;
+``service.large_runs`` evaluates those)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.loading import load_qrels, load_run
+from trec_rag_eval.io.loading import FORMATS, load_qrels, load_run
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
 from trec_rag_eval.syntax import quote
@@ -273,11 +276,34 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     return mapped, notes
 
 
+def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
+    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
+    (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
+    ``judgments``, ``run_format``, ``doc_map`` or ``doc_id_pattern``, ``id``) taken out of ``options``; an ``id``
+    that is no key path, or both ways of mapping chunk ids, refused before anything is read."""
+    from trec_rag_eval.io.chunks import doc_map_asked
+    from trec_rag_eval.io.id_paths import check_locator
+
+    check_locator(options.get("id"))
+    doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))
+    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
+                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
+    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"), doc_map=doc_map,
+                                 id=options.pop("id", None))
+    if isinstance(run, (str, os.PathLike)):
+        more = [said.about(os.fspath(run)) for said in more]
+    for said in notes + more:
+        said.warn()
+    return judgments, table
+
+
+# -- run files: listed, sized, and how each is read (whole, ahead, or in pieces) ---------------------
+
 def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = False
               ) -> tuple[list[Any], dict[str, int]]:
     """The runs to evaluate (paths as ``str``), and the size of each that is a file, by path
-    (``io.sources.size_if_file``): asked once, here, for what decides how a run is read (``service.large_runs``:
-    ahead, or in pieces). With ``folders``, when every run is a path, a folder stands for the files in it, in name
+    (``io.sources.size_if_file``): asked once, here, for what decides how a run is read (``read_ahead``,
+    ``should_stream``). With ``folders``, when every run is a path, a folder stands for the files in it, in name
     order, except a folder of Parquet files, which is one run in partitions. A folder given by URL is listed
     through fsspec (``io.sources``): its files are named by the folder's URL, and none is opened here.
     ``workers_read``: a cluster's workers read the runs, with their own credentials: no size is asked, and a URL
@@ -324,22 +350,107 @@ def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = Fa
     return out, sizes
 
 
-def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
-    """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
-    (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
-    ``judgments``, ``run_format``, ``doc_map`` or ``doc_id_pattern``, ``id``) taken out of ``options``; an ``id``
-    that is no key path, or both ways of mapping chunk ids, refused before anything is read."""
-    from trec_rag_eval.io.chunks import doc_map_asked
-    from trec_rag_eval.io.id_paths import check_locator
+STREAM_MEMORY_SHARE = 4
+"""A run is read in pieces when it would take more than 1/STREAM_MEMORY_SHARE of the available memory."""
+GZIP_RATIO = 8
+"""A gzip run counts as this many times its size (a typical ratio for runs)."""
+LEAST_MEMORY = 64 << 20
+"""The least memory taken to be available (64 MiB: less, and the process itself could hardly run): a run that
+would not take a quarter of it even as gzip (up to 2 MiB) is read whole without asking the system how much it has."""
 
-    check_locator(options.get("id"))
-    doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))
-    judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
-                                      topics=options.pop("topics", None), judgments=options.pop("judgments", None))
-    table, more = read_whole_run(run, judgments, run_format=options.pop("run_format", "auto"), doc_map=doc_map,
-                                 id=options.pop("id", None))
-    if isinstance(run, (str, os.PathLike)):
-        more = [said.about(os.fspath(run)) for said in more]
-    for said in notes + more:
-        said.warn()
-    return judgments, table
+
+def should_stream(path: str, size: int | None, run_format: str = "auto") -> bool:
+    """Whether the run at ``path``, a file of ``size`` bytes (None: no file, a pipe, a folder), is better read in
+    pieces: a TREC run larger than a quarter of the memory available now (a gzip file counted at eight times its
+    size). JSON results are read whole. A file too small to matter even as gzip is not opened to see whether it
+    is, and one too small to matter even in ``LEAST_MEMORY`` does not ask how much memory is available."""
+    if (run_format in FORMATS and FORMATS[run_format].whole) or size is None \
+            or size * STREAM_MEMORY_SHARE * GZIP_RATIO <= LEAST_MEMORY:
+        return False
+    available = available_memory()
+    if available is None:
+        return False
+    size *= STREAM_MEMORY_SHARE
+    if size * GZIP_RATIO <= available:
+        return False
+    from trec_rag_eval.io.sources import is_gzip
+
+    return size * (GZIP_RATIO if is_gzip(path) else 1) > available
+
+
+def available_memory() -> int | None:
+    """Memory the system can give without swapping (MemAvailable counts reclaimable page cache);
+    None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:  # the kernel's figures, not a user's file
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+class RunReader:
+    """A TREC run file read on a background thread (``read_ahead``): the result, or the error, of
+    ``io.loading.load_run_report`` when asked for."""
+
+    def __init__(self, path: str, run_format: str) -> None:
+        import threading
+
+        self.path = path
+        self._done = threading.Event()
+        self._value: tuple[Run, Any] | None = None
+        self._error: BaseException | None = None
+        # a daemon, so it never keeps a process alive by itself; whoever starts it still waits for it (wait)
+        threading.Thread(target=carried(self._read), args=(run_format,), name="trec-rag-eval read-ahead",
+                         daemon=True).start()
+
+    def _read(self, run_format: str) -> None:
+        from trec_rag_eval.io.loading import load_run_report
+
+        try:
+            self._value = load_run_report(self.path, run_format)
+        except BaseException as err:  # handed to the thread that asks for the run
+            self._error = err
+        finally:
+            self._done.set()
+
+    def wait(self) -> None:
+        """Until the reading is over. Whoever starts a reader waits for it before leaving, even on an
+        error: an interpreter that exits while pyarrow's threads still parse can crash on its way out."""
+        self._done.wait()
+
+    def result(self) -> tuple[Run, Any]:
+        """The run and its report, once read; the reader's error if it failed."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
+
+
+def read_ahead(path: str, size: int | None, run_format: str = "auto", stream: bool | None = None
+               ) -> RunReader | None:
+    """Start reading the run at ``path``, a file of ``size`` bytes (None: no file), on a background thread, if
+    the service (``pipeline.run_outcomes``) would read it whole as a large TREC file; None otherwise.
+
+    Called before the judgments are read: pyarrow parses the run (without the GIL) while polars reads
+    the qrels, instead of one after the other. Pass the reader to ``pipeline.run_outcomes(ahead=...)``,
+    and ``wait()`` for it before returning, whatever happens."""
+    from trec_rag_eval.errors import TrecRagEvalError
+    from trec_rag_eval.io.loading import detect_format
+    from trec_rag_eval.io.trec.qrels_runs import SMALL_FILE_BYTES
+
+    if stream or size is None or size < SMALL_FILE_BYTES:
+        return None
+    try:
+        fmt = detect_format(path) if run_format == "auto" else run_format
+    except (OSError, TrecRagEvalError):  # said by the reader in its turn, after the qrels' errors
+        return None
+    if fmt != "trec" or should_stream(path, size, fmt):
+        return None
+    return RunReader(path, fmt)

@@ -1,7 +1,7 @@
 """The evaluation of runs, whatever their shape and source: ``evaluate_runs`` (the keywords of ``evaluate`` and
 ``evaluate_many`` sorted into what reads the judgments, what reads and evaluates the runs, and the settings; the
 context cost and the z-scores), each run as a ``RunOutcome``, on this machine (threads sharing the judgments; a
-large run in pieces or read ahead, ``service.large_runs``) or spread out (``service.spread``)."""
+large run read ahead, ``service.inputs``, or in pieces, ``service.large_runs``) or spread out (``service.spread``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
 from trec_rag_eval.run_outcome import RunOutcome, evaluate_run, evaluate_run_file
-from trec_rag_eval.service import large_runs
+from trec_rag_eval.service import inputs, large_runs
 from trec_rag_eval.service.inputs import as_qrels, doc_id_map, read_judgments, run_from_any_shape
 from trec_rag_eval.service.spread import evaluate_spread
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from trec_rag_eval.io.chunks import DocIdMap
     from trec_rag_eval.io.id_paths import IdLocator
     from trec_rag_eval.measures.model import Measure
-    from trec_rag_eval.service.large_runs import Progress, RunReader
+    from trec_rag_eval.service.inputs import RunReader
+    from trec_rag_eval.service.large_runs import Progress
     from trec_rag_eval.service.spread import TaskProgress
     from trec_rag_eval.tables import Qrels, Run
 
@@ -145,7 +146,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
     ahead = None
     if (cluster is None and not shards and isinstance(first, (str, os.PathLike)) and running.get("doc_map") is None
             and running.get("id") is None):
-        ahead = large_runs.read_ahead(os.fspath(first), sizes.get(os.fspath(first)),
+        ahead = inputs.read_ahead(os.fspath(first), sizes.get(os.fspath(first)),
                                       running.get("run_format", "auto"), running.get("stream"))
     bars = contextlib.ExitStack()
     if running.get("progress") is True:  # the library's bars; a callable is the caller's own display
@@ -386,7 +387,7 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
     # a run already being read ahead is read whole: read_ahead asked should_stream before starting it
     streamed = [path is not None and not (index == 0 and ahead is not None) and mapping is None and id is None
                 and stream is not False
-                and (bool(stream) or large_runs.should_stream(path, sizes.get(path), run_format))
+                and (bool(stream) or inputs.should_stream(path, sizes.get(path), run_format))
                 for index, path in enumerate(paths)]
 
     def one(index: int) -> RunOutcome:
