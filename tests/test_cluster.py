@@ -604,33 +604,33 @@ def test_a_worker_lost_holding_the_qrels_read_by_a_task_costs_no_resubmission(ow
 
 
 class _HoldRun(distributed.WorkerPlugin):
-    """Holds the evaluation of the run file ``path`` on the worker's task thread (not its event loop,
-    which goes on reporting the other tasks) until ``marker`` exists, at most ``bound`` seconds (so that
-    a path that gathers everything fails the test instead of hanging it), then writes ``marker.left``."""
+    """Holds the reading (and so the evaluation) of the run file ``path`` on the worker's task thread (not its
+    event loop, which goes on reporting the other tasks) until ``marker`` exists, at most ``bound`` seconds (so
+    that a path that gathers everything fails the test instead of hanging it), then writes ``marker.left``."""
 
     def __init__(self, path: str, marker: str, bound: float):
         self.path, self.marker, self.bound = path, marker, bound
 
     def setup(self, worker):
-        import trec_rag_eval.run_outcome as run_outcome
+        import trec_rag_eval.io.loading as loading
 
-        self.real = real = run_outcome.evaluate_run_file
+        self.real = real = loading.load_run_report
         path, marker, bound = self.path, self.marker, self.bound
 
-        def held(qrels, run_path, *args, **kwargs):
+        def held(run_path, *args, **kwargs):
             if run_path == path:
                 deadline = time.monotonic() + bound
                 while not os.path.exists(marker) and time.monotonic() < deadline:
                     time.sleep(0.05)
                 open(marker + ".left", "w").close()  # what the test checks: the hold is over
-            return real(qrels, run_path, *args, **kwargs)
+            return real(run_path, *args, **kwargs)
 
-        run_outcome.evaluate_run_file = held
+        loading.load_run_report = held
 
     def teardown(self, worker):
-        import trec_rag_eval.run_outcome as run_outcome
+        import trec_rag_eval.io.loading as loading
 
-        run_outcome.evaluate_run_file = self.real
+        loading.load_run_report = self.real
 
 
 def test_outcomes_of_many_runs_are_given_as_they_are_done_not_all_at_once(client, data, tmp_path):

@@ -1,7 +1,7 @@
 """One run evaluated against judgments already read, with what the user should be told about it.
 
-``evaluate_run`` is the one step every run takes, made in memory or read where it lies
-(``evaluate_run_file``: any format), on this machine (``service``) or on a Dask worker (a task per run,
+``evaluate_run`` is the one step every run takes once it is read (made in memory, or read from its file by
+whoever evaluates it: ``service.inputs.read_run_file`` on this machine, a Dask worker's task per run in
 ``cluster``): map chunk ids to documents when asked, evaluate, and list the notes (``notes.Note``): queries
 missing from the run or only in it, and for JSON results the RAG checks. ``RunOutcome`` is what every path
 hands back for one run.
@@ -48,18 +48,6 @@ class RunOutcome:
         if render is not None and self.evaluation is not None:
             self.rendered, self.evaluation = render(self.evaluation), None
         return self
-
-
-def evaluate_run_file(qrels: Qrels, path: str, measures: list[Measure], settings: Settings,
-                      run_format: str = "auto", doc_map: Any = None,
-                      read: tuple[Run, Any] | None = None, id: Any = None) -> tuple[Evaluation, list[Note]]:
-    """The evaluation of the run at ``path`` and its notes (``evaluate_run``); ``read``: the run and its reading
-    report, already read (the service's read-ahead); ``id``: where each JSON result keeps its document id
-    (``io.id_paths``)."""
-    from trec_rag_eval.io.loading import load_run_report
-
-    run, report = read if read is not None else load_run_report(path, run_format, qrels, id)
-    return evaluate_run(qrels, run, measures, settings, doc_map, report)
 
 
 def evaluate_run(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings, doc_map: Any = None,

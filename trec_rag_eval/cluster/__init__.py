@@ -10,7 +10,7 @@ under the same name (a shared or network file system, object storage mounted ali
 The qrels given by their path are read by a task on a worker (which Dask can compute again, so a lost
 worker costs only its own work); qrels given in memory are sent to every worker once.
 
-* ``iter_run_tasks``: one task per run (read, evaluate, notes: ``run_outcome.evaluate_run_file``, the
+* ``iter_run_tasks``: one task per run (read, evaluate, notes: ``run_outcome.evaluate_run``, the
   step the single machine takes), each outcome given in run order as soon as it is done. A run
   with bad input fails alone, its error naming the file and the line; the others still report.
   Dask re-runs the tasks of a worker lost mid-way on the workers left (up to its

@@ -1,5 +1,6 @@
-"""One task per run on a cluster (``iter_run_tasks``): each reads, evaluates and notes its run where it lies
-(``run_outcome.evaluate_run_file``), the outcomes given in run order as soon as each is done."""
+"""One task per run on a cluster (``iter_run_tasks``): each reads its run where it lies (``io.loading``, any
+format), evaluates it and notes it (``run_outcome.evaluate_run``), the outcomes given in run order as soon as each
+is done."""
 
 from __future__ import annotations
 
@@ -206,12 +207,14 @@ def _run_task(qrels: Qrels, path: str, measures: list[Measure], settings: Settin
               ) -> tuple[Evaluation | None, list[Note], TrecRagEvalError | None, Any]:
     """On a worker: one run (rendered there with ``render``: its text travels, not its evaluation). Bad
     input is returned, not raised: it is an answer, not a task to retry."""
-    from trec_rag_eval.run_outcome import evaluate_run_file
+    from trec_rag_eval.io.loading import load_run_report
+    from trec_rag_eval.run_outcome import evaluate_run
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecRagEvalWarning)
         try:
-            evaluation, notes = evaluate_run_file(qrels, path, measures, settings, run_format, doc_map)
+            run, report = load_run_report(path, run_format, qrels)
+            evaluation, notes = evaluate_run(qrels, run, measures, settings, doc_map, report)
         except TrecRagEvalError as err:
             return None, [], err, None
     # the library leads a warning with the run's path; the note is said of the run by whoever prints

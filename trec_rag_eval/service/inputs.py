@@ -5,7 +5,7 @@ workers read them again, ``qrels_loader``), a run read whole (``run_from_any_sha
 chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
 folder stands for and their sizes (``run_files``), which decide how each is read: whole, on a background thread
 while the judgments are read (``read_ahead``), or in pieces when too large for the memory (``should_stream``;
-``service.large_runs`` evaluates those)."""
+``service.large_runs`` evaluates those), and one read whole (``read_run_file``)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from trec_rag_eval.tables.shapes import (
 if TYPE_CHECKING:
     from trec_rag_eval.io.chunks import DocIdMap
     from trec_rag_eval.io.id_paths import IdLocator
+    from trec_rag_eval.tables import ResultsReport
 
 
 # -- values in memory ----------------------------------------------------------------------------
@@ -348,6 +349,19 @@ def run_files(runs: Sequence[Any], folders: bool = True, workers_read: bool = Fa
             sized(name)
         out.extend(found)
     return out, sizes
+
+
+def read_run_file(path: str, run_format: str = "auto", qrels: Qrels | None = None, id: IdLocator | None = None,
+                  ahead: RunReader | None = None) -> tuple[Run, ResultsReport]:
+    """The run file at ``path``, whole, and its reader's report (``io.loading.load_run_report``: any format;
+    ``qrels`` with topics lets JSON results keyed by query text find their ids; ``id``: where each JSON result
+    keeps its document id): taken from ``ahead`` when that reader is reading this file since before the
+    judgments were read (``read_ahead``), else read now."""
+    if ahead is not None and ahead.path == path:
+        return ahead.result()
+    from trec_rag_eval.io.loading import load_run_report
+
+    return load_run_report(path, run_format, qrels, id)
 
 
 STREAM_MEMORY_SHARE = 4

@@ -15,7 +15,7 @@ from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import TrecRagEvalError, UsageError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
-from trec_rag_eval.run_outcome import RunOutcome, evaluate_run, evaluate_run_file
+from trec_rag_eval.run_outcome import RunOutcome, evaluate_run
 from trec_rag_eval.service import inputs, large_runs
 from trec_rag_eval.service.inputs import as_qrels, doc_id_map, read_judgments, run_from_any_shape
 from trec_rag_eval.service.spread import evaluate_spread
@@ -414,14 +414,12 @@ def _evaluate_here(qrels: Qrels, runs: Sequence[Any], labels: list[str], named: 
                     if stream:  # asked for explicitly: the error says how to sort the file
                         raise
                     notes.append(warning("not grouped by query, so read whole instead of in pieces"))
-            read = None
             if index == 0 and ahead is not None:
                 # the evaluation's modules (~12 ms of imports) load while the run is still being parsed,
                 # not after, when the ranking waits for them
                 import trec_rag_eval.evaluation.evaluate  # noqa: F401
-
-                read = ahead.result()
-            evaluation, more = evaluate_run_file(qrels, path, measures, settings, run_format, mapping, read, id)
+            run, report = inputs.read_run_file(path, run_format, qrels, id, ahead if index == 0 else None)
+            evaluation, more = evaluate_run(qrels, run, measures, settings, mapping, report)
             return RunOutcome(label, evaluation, notes + more)
         except TrecRagEvalError as err:
             return RunOutcome(label, error=err)
