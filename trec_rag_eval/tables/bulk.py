@@ -11,6 +11,7 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import reduce
 from itertools import chain, repeat
@@ -422,9 +423,8 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
                 return None
             whole = all(kind in _INTS for kind in kinds)
         try:
-            array = np.fromiter(values, dtype=np.int64 if whole and value_column == "relevance" else np.float64,
-                                count=len(values))
-        except OverflowError:  # beyond a double or an int64: the row path says which
+            array = _packed(values, "q" if whole and value_column == "relevance" else "d")
+        except (OverflowError, struct.error):  # beyond a double or an int64: the row path says which
             return None
     if value_column == "score":
         array = array.astype(np.float64, copy=False)
@@ -437,6 +437,17 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
     if len(array) and (array.min() < low or array.max() > high):
         return None
     return array.astype(np.int64, copy=False)
+
+
+def _packed(values: list[Any], code: str) -> np.ndarray:
+    """Numbers of the types ``checked_values`` allows as an int64 (``code`` "q") or float64 ("d") array: packed by
+    ``struct`` straight into the array's buffer, a third of ``np.fromiter``'s time (its generic store per value).
+    The values are converted as ``float()`` and ``operator.index()`` convert them; an int beyond the type raises
+    ``OverflowError`` or ``struct.error``."""
+    array = np.empty(len(values), dtype=np.int64 if code == "q" else np.float64)
+    if len(values):
+        struct.pack_into(f"{len(values)}{code}", array, 0, *values)
+    return array
 
 
 def _plain(column: Any) -> list[Any]:
