@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from functools import reduce
 from itertools import chain, repeat
-from operator import attrgetter, countOf, iadd, itemgetter, mul
+from operator import attrgetter, countOf, itemgetter
 from typing import Any
 
 import numpy as np
@@ -29,26 +28,10 @@ from trec_rag_eval.tables.arrow import (
     view_lengths,
     view_texts,
 )
+from trec_rag_eval.tables.checked_columns import CheckedColumns, query_column
 
 Columns = dict[str, Any]
 
-
-class CheckedColumns(dict[str, Any]):
-    """A table's columns made from an in-memory shape, every row checked (here or by the row path), each
-    (query, document) pair once: the ranking need not look for a repeat again. ``blocks``: when the rows
-    come one query after the other (a dict of dicts), each query's id and its number of rows, so that the
-    ranking looks each query up once rather than each row."""
-
-    blocks: tuple[list[str], list[int]] | None = None
-    judged_dicts: list[dict[str, Any]] | None = None
-    """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
-    negative, or as lists of relevant ids: each query's dict of doc id -> judgment (a copy of the query's own
-    dict, or its list's ids each judged 1: made in C, ten times faster than pair by pair), in the order of
-    ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled (sent to a worker) with its columns and blocks, not the dicts: the columns hold the same."""
-        return CheckedColumns, (dict(self),), {"blocks": self.blocks}
 
 _FLOATS = (float, np.float64, np.float32, np.float16)
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
@@ -210,11 +193,6 @@ DISTINCT_COUNT_MAX_KEYS = 1 << 16
 a table of at most 512 kB); above, by a sort of the keys."""
 
 
-def _query_column(block_ids: list[str], counts: list[int]) -> list[str]:
-    """Each query's id in its rows: one list [id] * n a query, joined in C (no step per row)."""
-    return reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])  # type: ignore[no-any-return]
-
-
 class ArrowIds:
     """The doc ids of a small frame's run as Arrow holds them, with their dictionary codes (``frame_columns``):
     the ranking asks for the rows it reads as strings (``gather``: the rows inside a measure's depth, the rows
@@ -306,7 +284,7 @@ class FrameColumns(CheckedColumns):
     def __missing__(self, name: str) -> list[str]:
         if name == "query_id":
             assert self.blocks is not None
-            made = _query_column(*self.blocks)
+            made = query_column(*self.blocks)
         elif name == "doc_id":
             made = self.doc_ids.strings()
         elif name == "iteration" and self.value_column == "relevance":

@@ -1,0 +1,31 @@
+"""The columns a table is made of when every row of an in-memory shape was checked (``tables.bulk``,
+``tables.shapes``): a dict of column name -> list or array, with what the checks learned about the rows."""
+
+from __future__ import annotations
+
+from functools import reduce
+from operator import iadd, mul
+from typing import Any
+
+
+class CheckedColumns(dict[str, Any]):
+    """A table's columns made from an in-memory shape, every row checked (here or by the row path), each
+    (query, document) pair once: the ranking need not look for a repeat again. ``blocks``: when the rows
+    come one query after the other (a dict of dicts), each query's id and its number of rows, so that the
+    ranking looks each query up once rather than each row."""
+
+    blocks: tuple[list[str], list[int]] | None = None
+    judged_dicts: list[dict[str, Any]] | None = None
+    """Judgments given as a dict of dicts whose keys are the table's ids as they are and whose values are none
+    negative, or as lists of relevant ids: each query's dict of doc id -> judgment (a copy of the query's own
+    dict, or its list's ids each judged 1: made in C, ten times faster than pair by pair), in the order of
+    ``blocks``, which the ranking takes as its per-query lookup (``core.matching.Judgments.by_query``)."""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (sent to a worker) with its columns and blocks, not the dicts: the columns hold the same."""
+        return CheckedColumns, (dict(self),), {"blocks": self.blocks}
+
+
+def query_column(block_ids: list[str], counts: list[int]) -> list[str]:
+    """Each query's id in its rows: one list [id] * n a query, joined in C (no step per row)."""
+    return reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])  # type: ignore[no-any-return]
