@@ -424,7 +424,7 @@ def _packed(values: list[Any], code: str) -> np.ndarray:
     ``OverflowError`` or ``struct.error``."""
     array = np.empty(len(values), dtype=np.int64 if code == "q" else np.float64)
     if len(values):
-        struct.pack_into(f"{len(values)}{code}", array, 0, *values)
+        struct.pack_into(f"{len(values)}{code}", array.data, 0, *values)
     return array
 
 
