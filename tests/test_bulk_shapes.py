@@ -137,6 +137,25 @@ def test_the_usual_shapes_take_the_bulk_path():
     assert bulk.record_columns([{"query_id": "1", "doc_id": "a", "relevance": 2}], "relevance") is not None
 
 
+def test_a_run_s_query_column_is_made_only_when_asked_and_walks_with_the_others():
+    """A run from a dict of dicts (or lists) makes its list of one query id a row only when something reads it: an
+    evaluation reads the blocks. Walked, compared or pickled, its columns are the three, in the usual order."""
+    import pickle
+
+    ranked = tre.Run({"q1": ["b", "a"], "q2": ["c"]})
+    run = tre.Run({"q1": {"a": 1.5, "b": 2.0}, "q2": {"c": 1.0}, "q3": {}})
+    for table in (ranked, run):
+        tre.evaluate({"q1": {"a": 1}, "q2": {"c": 2}}, table, "nDCG@10")
+        assert not dict.__contains__(table.data, "query_id")
+    assert ranked.data["query_id"] == ["q1", "q1", "q2"] and ranked.data["score"].tolist() == [2.0, 1.0, 1.0]
+    expected = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"]}
+    assert list(run.data) == ["query_id", "doc_id", "score"] and len(run.data) == 3 and "query_id" in run.data
+    assert {name: run.data[name] for name in ("query_id", "doc_id")} == expected
+    assert run.data["score"].tolist() == [1.5, 2.0, 1.0]
+    again = pickle.loads(pickle.dumps(run.data))
+    assert [list(column) for column in again.values()] == [list(column) for column in run.data.values()]
+
+
 def test_a_ranked_list_gives_descending_scores_and_keeps_nan_only_when_asked():
     columns = bulk.nested_columns({"q": ["x", "y", "z"], "r": ["w"]}, "score")
     assert columns is not None

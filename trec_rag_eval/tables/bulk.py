@@ -28,7 +28,7 @@ from trec_rag_eval.tables.arrow import (
     view_lengths,
     view_texts,
 )
-from trec_rag_eval.tables.checked_columns import CheckedColumns, query_column
+from trec_rag_eval.tables.checked_columns import BlockedRunColumns, CheckedColumns, query_column
 
 Columns = dict[str, Any]
 
@@ -72,8 +72,10 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
         if values is None:
             return None
         numbers = values
-    query_column = list(chain.from_iterable(map(repeat, query_ids, lengths)))
-    columns = _columns(query_column, doc_ids, numbers, value_column)
+    if value_column == "score":  # the ranking reads the blocks: the query column is made when something asks for it
+        columns: CheckedColumns = BlockedRunColumns(doc_id=doc_ids, score=numbers)
+    else:
+        columns = _columns(list(chain.from_iterable(map(repeat, query_ids, lengths))), doc_ids, numbers, value_column)
     columns.blocks = (query_ids, lengths)
     if value_column == "relevance" and doc_ids is keys:  # each query's lookup, made in C (the user's may change)
         if lists:  # relevant documents: each judged 1

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import reduce
 from operator import iadd, mul
 from typing import Any
@@ -29,3 +30,61 @@ class CheckedColumns(dict[str, Any]):
 def query_column(block_ids: list[str], counts: list[int]) -> list[str]:
     """Each query's id in its rows: one list [id] * n a query, joined in C (no step per row)."""
     return reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])  # type: ignore[no-any-return]
+
+
+class BlockedRunColumns(CheckedColumns):
+    """A run's columns made from a dict of dicts or lists of ids (``tables.bulk.nested_columns``), whose query
+    column is made on first use and kept (``__missing__``): the ranking looks each query up once from ``blocks``, so
+    an evaluation never makes its list of one id a row (a tenth of the conversion of 50 x 100). Anything that walks
+    the columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
+
+    names = ("query_id", "doc_id", "score")
+
+    def __missing__(self, name: str) -> list[str]:
+        if name != "query_id" or self.blocks is None:
+            raise KeyError(name)
+        made = query_column(*self.blocks)
+        dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
+        return made
+
+    def _whole(self) -> dict[str, Any]:
+        return {name: self[name] for name in self.names}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def keys(self) -> Any:
+        return self._whole().keys()
+
+    def values(self) -> Any:
+        return self._whole().values()
+
+    def items(self) -> Any:
+        return self._whole().items()
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self[name] if name in self else default
+
+    def copy(self) -> dict[str, Any]:
+        return self._whole()
+
+    def __eq__(self, other: object) -> bool:
+        return self._whole() == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._whole())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the columns with their lists (``CheckedColumns``)."""
+        return CheckedColumns, (self._whole(),), {"blocks": self.blocks}

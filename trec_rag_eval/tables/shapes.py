@@ -238,8 +238,8 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         iterations = _iterations(value, source) if value_column == "relevance" and "iteration" in value else None
         return column_columns(value, value_column, iterations) or _check_rows(
             _column_rows(value, source, value_column), source, value_column, by_row=True, iterations=iterations)
-    if isinstance(value, Mapping):
-        return nested_columns(value, value_column) or _check_rows(
+    if isinstance(value, Mapping):  # the columns told from None, not asked their length (a run's tells it in Python)
+        return nested if (nested := nested_columns(value, value_column)) is not None else _check_rows(
             _nested(value, source, value_column), source, value_column, by_row=False)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
         items = value if isinstance(value, list) else list(value)  # a generator is read once, for both paths
