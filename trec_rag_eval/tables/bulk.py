@@ -421,13 +421,20 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
 
 def _packed(values: list[Any], code: str) -> np.ndarray:
     """Numbers of the types ``checked_values`` allows as an int64 (``code`` "q") or float64 ("d") array: packed by
-    ``struct`` straight into the array's buffer, a third of ``np.fromiter``'s time (its generic store per value).
-    The values are converted as ``float()`` and ``operator.index()`` convert them; an int beyond the type raises
-    ``OverflowError`` or ``struct.error``."""
+    ``struct`` straight into the array's buffer, ``PACK_ROWS`` at a time, in 0.5-0.8 of ``np.fromiter``'s time (its
+    generic store per value). The values are converted as ``float()`` and ``operator.index()`` convert them; an int
+    beyond the type raises ``OverflowError`` or ``struct.error``."""
     array = np.empty(len(values), dtype=np.int64 if code == "q" else np.float64)
-    if len(values):
-        struct.pack_into(f"{len(values)}{code}", array.data, 0, *values)
+    buffer = array.data
+    for start in range(0, len(values), PACK_ROWS):
+        piece = values if len(values) <= PACK_ROWS else values[start:start + PACK_ROWS]
+        struct.pack_into(f"{len(piece)}{code}", buffer, start * 8, *piece)
     return array
+
+
+PACK_ROWS = 8192
+"""Values packed by one ``struct`` call: all of a column at once, its arguments a tuple as long as the column, took
+1.8x ``np.fromiter``'s time for a million scores (the tuple out of the caches); 8,192 at a time, 0.8x."""
 
 
 def _plain(column: Any) -> list[Any]:
