@@ -65,6 +65,22 @@ def view_texts(ids: Any, rows: np.ndarray) -> list[str]:
     return _decoded(picked.tobytes(), starts, starts + picked[:, :4].copy().view("<i4").ravel())
 
 
+def offset_texts(ids: Any, rows: np.ndarray) -> list[str]:
+    """The strings of a few rows of an Arrow string or large_string array as Python strings, decoded from its
+    offsets and bytes: no Arrow take and to_pylist (each a path of its own, cold in a small call) for a handful."""
+    offsets, data = string_buffers(ids)
+    first = offsets[0]
+    return _decoded(data[first:offsets[-1]].tobytes(), offsets[rows] - first, offsets[rows + 1] - first)
+
+
+def arrow_bits(values: Any) -> np.ndarray:
+    """An Arrow boolean array without nulls as a numpy array of booleans, unpacked from its bits: pyarrow's to_numpy
+    of booleans goes through its conversion to Python objects' machinery."""
+    start = values.offset
+    bits = np.frombuffer(values.buffers()[1], dtype=np.uint8)
+    return np.unpackbits(bits, count=start + len(values), bitorder="little")[start:].view(np.bool_)
+
+
 def _decoded(text: bytes, starts: np.ndarray, ends: np.ndarray) -> list[str]:
     """The UTF-8 strings of ``text`` between each start and end."""
     return list(map(bytes.decode, map(text.__getitem__, map(slice, starts.tolist(), ends.tolist()))))

@@ -21,9 +21,11 @@ import numpy as np
 
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import (
+    arrow_bits,
     arrow_ints,
     inline_strings,
     inline_words,
+    offset_texts,
     string_buffers,
     view_lengths,
     view_texts,
@@ -162,8 +164,9 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
 def _query_blocks(queries: Any) -> tuple[np.ndarray, list[str]]:
     """Where each block of rows of one query id starts (0 first), and its id: for polars' string views of 12 bytes
     or fewer, where a view's words change from the row before (numpy, no Arrow kernel), each block's id decoded from
-    its view (``view_texts``); else by Arrow's compare and take (pandas' strings read as 64-bit words from their
-    buffers by numpy took more instructions than Arrow's compare, and more cache misses)."""
+    its view (``view_texts``); else by Arrow's compare (pandas' strings read as 64-bit words from their buffers by numpy
+    took more instructions, and more cache misses), its bits read by numpy and each block's id decoded from the
+    column's buffers (``offset_texts``): Arrow's to_numpy of booleans, take and to_pylist ran cold in each call."""
     import pyarrow as pa
 
     words = inline_words(queries) if pa.types.is_string_view(queries.type) else None
@@ -174,11 +177,12 @@ def _query_blocks(queries: Any) -> tuple[np.ndarray, list[str]]:
         return starts, view_texts(queries, starts)
     import pyarrow.compute as pc
 
-    starts = np.flatnonzero(~pc.equal(queries[1:], queries[:-1]).to_numpy(zero_copy_only=False)) + 1
-    starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
-    if pa.types.is_string_view(queries.type):  # Arrow's take has no kernel for views
+    if pa.types.is_string_view(queries.type):  # longer views: Arrow's kernels and the offsets of a large_string
         queries = queries.cast(pa.large_string())
-    return starts, queries.take(arrow_ints(starts)).to_pylist()
+    changed = pc.not_equal(queries[1:], queries[:-1])  # no null: the caller refused them
+    starts = np.flatnonzero(arrow_bits(changed)) + 1
+    starts = np.concatenate((np.zeros(1, dtype=starts.dtype), starts))
+    return starts, offset_texts(queries, starts)
 
 
 def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
