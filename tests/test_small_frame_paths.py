@@ -413,3 +413,26 @@ def test_a_small_frame_s_first_ids_are_told_letters_and_digits_from_their_bytes(
             assert told in (None, "".join(ids[:rows]).isalnum())
             if "".join(ids[:rows]).isascii() and library not in ("string_view", "polars"):
                 assert told is not None  # pandas' strings: told from their bytes whenever they are ASCII
+
+
+def test_a_small_pandas_frame_s_columns_are_looked_up_by_name():
+    # a pandas frame's columns are found by name in its index (no list of its names is made): a column the
+    # evaluation does not read may be given twice, or be named by a number, and the frame is read as it is; one of
+    # its own given twice, or missing, is still refused in the row path's words
+    pd = pytest.importorskip("pandas")
+    from trec_rag_eval.tables import bulk
+
+    rows = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]}
+    frame = pd.DataFrame({**rows, "note": ["x", "y", "z"], 7: [1, 2, 3]})
+    frame = pd.concat([frame, frame[["note"]]], axis=1)  # "note" twice
+    made = as_run(frame).data
+    assert isinstance(made, bulk.FrameColumns) and made.blocks == (["q1", "q2"], [2, 1])
+    assert as_run(frame).to_dict() == {"q1": {"a": 3.0, "b": 2.0}, "q2": {"a": 1.0}}
+    twice = pd.concat([pd.DataFrame(rows), pd.DataFrame(rows)[["doc_id"]]], axis=1)
+    with pytest.raises(tre.InputFormatError, match=re.escape("the column 'doc_id' appears 2 times")):
+        as_run(twice)
+    with pytest.raises(tre.InputFormatError, match=re.escape("needs the columns query_id, doc_id, relevance")):
+        as_qrels(pd.DataFrame(rows))
+    judged = pd.DataFrame({"query_id": ["q1", "q1"], "iteration": ["0", "1"], "doc_id": ["a", "a"],
+                           "relevance": [1, 2]})
+    assert as_qrels(judged).data["iteration"] == ["0", "1"]

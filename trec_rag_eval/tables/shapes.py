@@ -252,18 +252,19 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
     """A small pandas or polars frame's columns, checked in bulk: its ids kept as Arrow holds them when it does
     (``tables.bulk.frame_columns``: a ``FrameColumns``, whose lists are made on first use), else as lists
     (``tables.bulk.column_columns``); None when a column is missing, given twice, or fails a check."""
-    names = list(frame.columns)
-    if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
+    found = _named_columns(frame, value_column)
+    if found is None:
         return None
+    columns, has_iteration = found
     iterations = None
-    if value_column == "relevance" and "iteration" in names:
-        iterations = id_texts(_column_list(frame["iteration"]))
+    if has_iteration:
+        iterations = id_texts(_column_list(_column(frame, "iteration")))
         if iterations is None:
             return None
     if iterations is None:  # ids held by Arrow: checked, and their query blocks found, on whole columns
-        ids = [_arrow_array(_column(frame, name)) for name in ("query_id", "doc_id")]
+        ids = [_arrow_array(columns[name]) for name in ("query_id", "doc_id")]
         if ids[0] is not None and ids[1] is not None:
-            values = _column(frame, value_column)
+            values = columns[value_column]
             checked = frame_columns(ids[0], ids[1], values if isinstance(values, np.ndarray) else values.to_numpy(),
                                     value_column)
             if checked is not None:
@@ -272,6 +273,38 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
     # libraries' own duplicated() / is_duplicated(), which factorize or plan a query first
     return column_columns({"query_id": _column_list(frame["query_id"]), "doc_id": _column_list(frame["doc_id"]),
                            value_column: frame[value_column].to_numpy()}, value_column, iterations)
+
+
+def _named_columns(frame: Any, value_column: str) -> tuple[dict[str, Any], bool] | None:
+    """The query_id, doc_id and value columns of a frame (``_column``) and whether it has an iteration column, or
+    None when one of them is missing or given twice. A pandas frame's columns are looked up by name in its index
+    (``Index.get_loc``: a position when the name is there once), not listed: its index of pandas 3's strings is
+    read through Arrow, one Python string a name, ~40 us of a call cold."""
+    locate = getattr(frame.columns, "get_loc", None) if library_of(frame) == "pandas" else None
+    if locate is None:
+        names = list(frame.columns)
+        if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
+            return None
+        wanted = ("query_id", "doc_id", value_column)
+        return {name: _column(frame, name) for name in wanted}, value_column == "relevance" and "iteration" in names
+    places: dict[str, int] = {}
+    for name in ("query_id", "doc_id", value_column, "iteration"):
+        try:
+            place = locate(name)
+        except KeyError:
+            if name == "iteration":
+                break
+            return None
+        except Exception:  # noqa: BLE001 - an index that cannot look a string up (a MultiIndex, ...): its lists' way
+            return None
+        if not isinstance(place, int):  # a slice or a mask: the name is given twice
+            return None
+        places[name] = place
+    has_iteration = "iteration" in places
+    if has_iteration and value_column != "relevance":
+        del places["iteration"]
+        has_iteration = False
+    return {name: _column(frame, name, place) for name, place in places.items()}, has_iteration
 
 
 def none_empty(value: Mapping[Any, Any]) -> bool:
@@ -335,15 +368,15 @@ def _from_pandas(frame: Any) -> Any:
         return None
 
 
-def _column(frame: Any, name: str) -> Any:
-    """One column of a frame: polars' Series; pandas' own array of it, read by position
+def _column(frame: Any, name: str, place: int | None = None) -> Any:
+    """One column of a frame: polars' Series; pandas' own array of it, read by position (``place``, else looked up)
     (``DataFrame._get_column_array``: ``frame[name]`` builds a Series, ~12 us a column in pandas 3, a twentieth of
     a small evaluation for the columns of its two frames), or its Series where pandas has no such method or where
     calling it fails (a private method: another pandas may have changed it)."""
     get = getattr(frame, "_get_column_array", None) if library_of(frame) == "pandas" else None
     if get is not None:
         try:  # the names are known to be distinct; an array of pandas' or numpy's
-            return get(frame.columns.get_loc(name))
+            return get(frame.columns.get_loc(name) if place is None else place)
         except Exception:  # noqa: BLE001 - whatever a changed private method raises: the public way below
             pass
     return frame[name]
