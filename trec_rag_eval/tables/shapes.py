@@ -258,7 +258,8 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
     columns, has_iteration = found
     iterations = None
     if has_iteration:
-        iterations = id_texts(_column_list(_column(frame, "iteration")))
+        iteration = columns["iteration"] if "iteration" in columns else _column(frame, "iteration")
+        iterations = id_texts(_column_list(iteration))
         if iterations is None:
             return None
     if iterations is None:  # ids held by Arrow: checked, and their query blocks found, on whole columns
@@ -276,35 +277,28 @@ def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
 
 
 def _named_columns(frame: Any, value_column: str) -> tuple[dict[str, Any], bool] | None:
-    """The query_id, doc_id and value columns of a frame (``_column``) and whether it has an iteration column, or
-    None when one of them is missing or given twice. A pandas frame's columns are looked up by name in its index
-    (``Index.get_loc``: a position when the name is there once), not listed: its index of pandas 3's strings is
-    read through Arrow, one Python string a name, ~40 us of a call cold."""
+    """The query_id, doc_id and value columns of a frame (``_column``; the judgments' iteration column too when
+    there is one) and whether it has an iteration column, or None when one of them is missing or given twice. A
+    pandas frame's columns are looked up by name in its index (``Index.get_loc``: a position when the name is there
+    once), not listed: its index of pandas 3's strings is read through Arrow, one Python string a name, ~40 us of a
+    call cold."""
+    wanted: tuple[str, ...] = ("query_id", "doc_id", value_column)
     locate = getattr(frame.columns, "get_loc", None) if library_of(frame) == "pandas" else None
     if locate is None:
         names = list(frame.columns)
-        if not {"query_id", "doc_id", value_column} <= set(names) or len(set(names)) < len(names):
+        if not set(wanted) <= set(names) or len(set(names)) < len(names):
             return None
-        wanted = ("query_id", "doc_id", value_column)
-        return {name: _column(frame, name) for name in wanted}, value_column == "relevance" and "iteration" in names
-    places: dict[str, int] = {}
-    for name in ("query_id", "doc_id", value_column, "iteration"):
-        try:
-            place = locate(name)
-        except KeyError:
-            if name == "iteration":
-                break
-            return None
-        except Exception:  # noqa: BLE001 - an index that cannot look a string up (a MultiIndex, ...): its lists' way
-            return None
-        if not isinstance(place, int):  # a slice or a mask: the name is given twice
-            return None
-        places[name] = place
-    has_iteration = "iteration" in places
-    if has_iteration and value_column != "relevance":
-        del places["iteration"]
-        has_iteration = False
-    return {name: _column(frame, name, place) for name, place in places.items()}, has_iteration
+        has_iteration = value_column == "relevance" and "iteration" in names
+        return {name: _column(frame, name) for name in wanted}, has_iteration
+    try:
+        has_iteration = value_column == "relevance" and "iteration" in frame.columns
+        wanted += ("iteration",) * has_iteration
+        places = [locate(name) for name in wanted]
+    except Exception:  # noqa: BLE001 - a column missing (KeyError), or an index that cannot look a string up
+        return None
+    if not all(isinstance(place, int) for place in places):  # a slice or a mask: the name is given twice
+        return None
+    return {name: _column(frame, name, place) for name, place in zip(wanted, places, strict=True)}, has_iteration
 
 
 def none_empty(value: Mapping[Any, Any]) -> bool:
