@@ -108,8 +108,9 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
     """A small frame's columns, given as Arrow arrays of strings for the ids (polars' own, or pandas' when
     Arrow holds them, as pandas 3's strings are), as columns with their query blocks, or None: then
     ``column_columns`` reads the frame's lists. Checked on whole columns by Arrow and numpy: no null, no
-    empty id (two equal offsets in the column's offsets buffer, or a length 0 in a string_view's views: polars'
-    ids are read as views, not converted), each query's rows together (as a dict of dicts gives them: its blocks
+    empty id (none among the query blocks' ids, nor among the strings of the documents' dictionary when they are made;
+    else two equal offsets in the column's offsets buffer, or a length 0 in a string_view's views: polars' ids are
+    read as views, not converted), each query's rows together (as a dict of dicts gives them: its blocks
     are where the id changes from the row before, told by numpy from the views of polars' ids of 12 bytes or fewer,
     and no id starts two blocks), so that a pair given twice is a document twice within one block, found by
     counting the pairs of block number and document dictionary code (``_pairs_distinct``). The ids stay Arrow's
@@ -124,8 +125,6 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
         view = pa.types.is_string_view(ids.type)
         if not (view or pa.types.is_string(ids.type) or pa.types.is_large_string(ids.type)) or ids.null_count \
                 or not len(ids):
-            return None
-        if (view_lengths(ids) == 0).any() if view else _has_empty_offsets(ids):  # no pass over the characters
             return None
         arrays.append(ids)
     numbers = checked_values(values, value_column)
@@ -144,20 +143,31 @@ def _has_empty_offsets(ids: Any) -> bool:
 
 
 def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) -> CheckedColumns | None:
-    """``frame_columns`` once the ids are known to be strings, none null or empty, and the values checked."""
+    """``frame_columns`` once the ids are known to be strings, none null, and the values checked: the ids are
+    checked for an empty one here, where the query blocks' ids and the documents' dictionary are made."""
+    import pyarrow as pa
+
     starts, block_ids = _query_blocks(queries)
-    if len(set(block_ids)) != len(block_ids):
-        return None  # a query in two places: no blocks
+    if "" in block_ids or len(set(block_ids)) != len(block_ids):
+        return None  # an empty query id (each block's id is its rows'), or a query in two places: no blocks
     lengths = np.diff(np.append(starts, len(queries)))
     encoded = docs.dictionary_encode()
-    codes = encoded.indices.to_numpy(zero_copy_only=False)
-    if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(encoded.dictionary), lengths)
-                           + codes, len(starts) * len(encoded.dictionary)):
+    dictionary, codes = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
+    if value_column == "relevance" or 2 * len(dictionary) <= len(codes):
+        # the strings the ranking makes of them anyway (the judgments' numbers, a run's repeated documents): an
+        # empty doc id is one of them, told without a pass over the column's offsets or views
+        dictionary = dictionary.to_pylist()
+        if "" in dictionary:
+            return None
+    elif (view_lengths(docs) == 0).any() if pa.types.is_string_view(docs.type) else _has_empty_offsets(docs):
+        return None
+    if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(dictionary), lengths)
+                           + codes, len(starts) * len(dictionary)):
         return None
     # the ids stay Arrow's until read (FrameColumns): the ranking makes strings of the few rows it reads of a run,
     # and numbers the judgments by their dictionary codes
     columns = FrameColumns({value_column: numbers})
-    columns.blocks, columns.doc_ids = (block_ids, lengths.tolist()), ArrowIds(docs, encoded.dictionary, codes)
+    columns.blocks, columns.doc_ids = (block_ids, lengths.tolist()), ArrowIds(docs, dictionary, codes)
     return columns
 
 
@@ -200,10 +210,10 @@ a table of at most 512 kB); above, by a sort of the keys."""
 
 
 class ArrowIds:
-    """The doc ids of a small frame's run as Arrow holds them, with their dictionary codes (``frame_columns``):
-    the ranking asks for the rows it reads as strings (``gather``: the rows inside a measure's depth, the rows
-    of tied scores), so the others never become Python strings. ``rows``: the rows of the column these are
-    (None: every row), as ``keep`` leaves them."""
+    """The doc ids of a small frame's run as Arrow holds them, with their dictionary (Arrow's array, or its strings
+    when they were made already) and codes (``frame_columns``): the ranking asks for the rows it reads as strings
+    (``gather``: the rows inside a measure's depth, the rows of tied scores), so the others never become Python
+    strings. ``rows``: the rows of the column these are (None: every row), as ``keep`` leaves them."""
 
     def __init__(self, docs: Any, dictionary: Any, codes: np.ndarray, rows: np.ndarray | None = None) -> None:
         self.docs, self.dictionary, self.codes, self.rows = docs, dictionary, codes, rows
@@ -221,7 +231,7 @@ class ArrowIds:
             rows = self.rows if rows is None else self.rows[rows]
         if 2 * len(self.dictionary) <= len(self.codes):
             if self._names is None:
-                self._names = np.array(self.dictionary.to_pylist(), dtype=object)
+                self._names = np.array(self._dictionary_list(), dtype=object)
             codes = self.codes if rows is None else self.codes[rows]
             return self._names.take(codes).tolist()  # type: ignore[no-any-return]
         if rows is None:
@@ -248,7 +258,11 @@ class ArrowIds:
         None for ids kept only in part (``keep``)."""
         if self.rows is not None:
             return None
-        return self.dictionary.to_pylist(), self.codes
+        return self._dictionary_list(), self.codes
+
+    def _dictionary_list(self) -> list[str]:
+        """The dictionary's strings (it is given as them, or as Arrow's array)."""
+        return self.dictionary if isinstance(self.dictionary, list) else self.dictionary.to_pylist()  # type: ignore
 
     def strings(self) -> list[str]:
         """Every id, as Python strings (``gather``)."""
