@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import trec_rag_eval as tre
 from trec_rag_eval.errors import InputFormatError
-from trec_rag_eval.tables import bulk, shapes
+from trec_rag_eval.tables import bulk, shapes, small_frames
 
 IDS = st.one_of(st.sampled_from(["a", "b", "c", "10", "2"]), st.integers(0, 3),
                 st.sampled_from([np.int64(1), np.int32(2), True, None, 1.5, "", "1"]))
@@ -200,7 +200,7 @@ def test_small_frames_of_text_ids_agree_with_the_row_path(rows, value_column, li
     else:
         frame = pl.DataFrame(columns, schema={"query_id": pl.Utf8, "doc_id": pl.Utf8,
                                               value_column: pl.Float64 if value_column == "score" else pl.Int64})
-    made = bulk.frame_columns(shapes._arrow_array(frame["query_id"]), shapes._arrow_array(frame["doc_id"]),
+    made = bulk.frame_columns(small_frames.arrow_array(frame["query_id"]), small_frames.arrow_array(frame["doc_id"]),
                               frame[value_column].to_numpy(), value_column)
     by_rows = _row_path({**columns, value_column: np.asarray(values)}, value_column)
     if isinstance(by_rows, Exception):
@@ -294,8 +294,8 @@ def test_small_frames_give_their_own_ids_whether_documents_repeat_across_queries
         assert made["score"].tolist() == columns["score"]
         twice = {**columns, "doc_id": docs[:5] + [docs[4]] + docs[6:]}  # the second document of q2 given twice
         frame = pd.DataFrame(twice) if library == "pandas" else pl.DataFrame(twice)
-        assert bulk.frame_columns(shapes._arrow_array(frame["query_id"]), shapes._arrow_array(frame["doc_id"]),
-                                  frame["score"].to_numpy(), "score") is None
+        ids = [small_frames.arrow_array(frame[name]) for name in ("query_id", "doc_id")]
+        assert bulk.frame_columns(*ids, frame["score"].to_numpy(), "score") is None
         with pytest.raises(InputFormatError, match=f"row 6: document '{docs[4]}' listed twice for query 'q2' "
                                                    "\\(first at row 5\\)"):
             tre.evaluate(tre.Qrels({"q1": {"a": 1}}), frame, "P@5")
@@ -308,9 +308,9 @@ def test_a_polars_frame_s_doc_ids_are_read_as_views_and_cast_where_arrow_has_no_
     import pyarrow as pa
 
     frame = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]})
-    queries, docs = (shapes._arrow_array(frame[name]) for name in ("query_id", "doc_id"))
+    queries, docs = (small_frames.arrow_array(frame[name]) for name in ("query_id", "doc_id"))
     assert pa.types.is_string_view(docs.type)
-    assert bulk.frame_columns(queries, shapes._arrow_array(pl.Series(["a", "", "b"])), frame["score"].to_numpy(),
+    assert bulk.frame_columns(queries, small_frames.arrow_array(pl.Series(["a", "", "b"])), frame["score"].to_numpy(),
                               "score") is None
     blocked = bulk._blocked
 

@@ -40,11 +40,10 @@ from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
 from trec_rag_eval.tables.bulk import (
     CheckedColumns,
     column_columns,
-    frame_columns,
-    id_texts,
     nested_columns,
     record_columns,
 )
+from trec_rag_eval.tables.small_frames import frame_column_list, small_frame
 
 QRELS_KINDS = ("a path (TREC qrels, JSON/JSONL dataset, BEIR), a Qrels, a dict {query_id: {doc_id: relevance}}, "
                "a list of dataset rows (the French RAG tutorial's {'requête', 'pertinents', ...}), a pandas or polars "
@@ -212,7 +211,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         frames_checked = True
     library = library_of(value)
     if library is not None and len(value) <= SMALL_FRAME_ROWS:
-        small = _small_frame(value, value_column)
+        small = small_frame(value, value_column, library == "pandas")
         if small is not None:  # else the frame's own path says what is wrong, in polars' words as before
             return small
     if is_table_data(value, value_column) and not isinstance(value, dict):  # a caller's dict is checked below
@@ -231,7 +230,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         converted = _from_pandas(value[wanted])
         if converted is not None:
             return _polars_table(converted, source, value_column)
-        columns = [_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
+        columns = [frame_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
         return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
     # every shape is read in bulk first (tables.bulk); the rows one by one only to word what is wrong
     if isinstance(value, Mapping) and is_columns(value, value_column):
@@ -246,59 +245,6 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         return record_columns(items, value_column) or _check_rows(
             _records(items, source, value_column, kinds), source, value_column, by_row=True)
     raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
-
-
-def _small_frame(frame: Any, value_column: str) -> CheckedColumns | None:
-    """A small pandas or polars frame's columns, checked in bulk: its ids kept as Arrow holds them when it does
-    (``tables.bulk.frame_columns``: a ``FrameColumns``, whose lists are made on first use), else as lists
-    (``tables.bulk.column_columns``); None when a column is missing, given twice, or fails a check."""
-    found = _named_columns(frame, value_column)
-    if found is None:
-        return None
-    columns, has_iteration = found
-    iterations = None
-    if has_iteration:
-        iteration = columns["iteration"] if "iteration" in columns else _column(frame, "iteration")
-        iterations = id_texts(_column_list(iteration))
-        if iterations is None:
-            return None
-    if iterations is None:  # ids held by Arrow: checked, and their query blocks found, on whole columns
-        ids = [_arrow_array(columns[name]) for name in ("query_id", "doc_id")]
-        if ids[0] is not None and ids[1] is not None:
-            values = columns[value_column]
-            checked = frame_columns(ids[0], ids[1], values if isinstance(values, np.ndarray) else values.to_numpy(),
-                                    value_column)
-            if checked is not None:
-                return checked
-    # each pair once is told by a set of the lists' pairs (column_columns): faster at this size than the
-    # libraries' own duplicated() / is_duplicated(), which factorize or plan a query first
-    return column_columns({"query_id": _column_list(frame["query_id"]), "doc_id": _column_list(frame["doc_id"]),
-                           value_column: frame[value_column].to_numpy()}, value_column, iterations)
-
-
-def _named_columns(frame: Any, value_column: str) -> tuple[dict[str, Any], bool] | None:
-    """The query_id, doc_id and value columns of a frame (``_column``; the judgments' iteration column too when
-    there is one) and whether it has an iteration column, or None when one of them is missing or given twice. A
-    pandas frame's columns are looked up by name in its index (``Index.get_loc``: a position when the name is there
-    once), not listed: its index of pandas 3's strings is read through Arrow, one Python string a name, ~40 us of a
-    call cold."""
-    wanted: tuple[str, ...] = ("query_id", "doc_id", value_column)
-    locate = getattr(frame.columns, "get_loc", None) if library_of(frame) == "pandas" else None
-    if locate is None:
-        names = list(frame.columns)
-        if not set(wanted) <= set(names) or len(set(names)) < len(names):
-            return None
-        has_iteration = value_column == "relevance" and "iteration" in names
-        return {name: _column(frame, name) for name in wanted}, has_iteration
-    try:
-        has_iteration = value_column == "relevance" and "iteration" in frame.columns
-        wanted += ("iteration",) * has_iteration
-        places = [locate(name) for name in wanted]
-    except Exception:  # noqa: BLE001 - a column missing (KeyError), or an index that cannot look a string up
-        return None
-    if not all(isinstance(place, int) for place in places):  # a slice or a mask: the name is given twice
-        return None
-    return {name: _column(frame, name, place) for name, place in zip(wanted, places, strict=True)}, has_iteration
 
 
 def none_empty(value: Mapping[Any, Any]) -> bool:
@@ -360,40 +306,6 @@ def _from_pandas(frame: Any) -> Any:
         return pl.from_pandas(frame.copy(), nan_to_null=False)
     except Exception:  # noqa: BLE001 - a column Arrow cannot convert: the row path names the row at fault
         return None
-
-
-def _column(frame: Any, name: str, place: int | None = None) -> Any:
-    """One column of a frame: polars' Series; pandas' own array of it, read by position (``place``, else looked up)
-    (``DataFrame._get_column_array``: ``frame[name]`` builds a Series, ~12 us a column in pandas 3, a twentieth of
-    a small evaluation for the columns of its two frames), or its Series where pandas has no such method or where
-    calling it fails (a private method: another pandas may have changed it)."""
-    get = getattr(frame, "_get_column_array", None) if library_of(frame) == "pandas" else None
-    if get is not None:
-        try:  # the names are known to be distinct; an array of pandas' or numpy's
-            return get(frame.columns.get_loc(name) if place is None else place)
-        except Exception:  # noqa: BLE001 - whatever a changed private method raises: the public way below
-            pass
-    return frame[name]
-
-
-def _arrow_array(column: Any) -> Any:
-    """A polars column's Arrow array, or a pandas column's (its Series or its array) when Arrow holds it (the
-    Arrow protocol); else None."""
-    if hasattr(column, "to_arrow"):
-        # polars: its strings as they are (views), through the Arrow stream interface; to_arrow() copied them
-        import pyarrow as pa
-
-        try:
-            return pa.chunked_array(column)
-        except TypeError:  # a pyarrow that does not read the stream interface
-            return column.to_arrow()
-    to_arrow = getattr(column, "__arrow_array__", None) or getattr(getattr(column, "array", None), "__arrow_array__",
-                                                                   None)
-    return to_arrow() if to_arrow is not None else None
-
-
-def _column_list(column: Any) -> list[Any]:
-    return column.to_list() if hasattr(column, "to_list") else column.tolist()
 
 
 def _nested(value: Mapping[Any, Any], source: str, value_column: str) -> Iterable[tuple[Any, ...]]:

@@ -1,0 +1,99 @@
+"""The columns of a small pandas or polars DataFrame read for ``tables.shapes``: each looked up once (pandas' by
+its position in the frame's index, no list of its names made), its ids as Arrow holds them, checked in bulk
+(``tables.bulk.frame_columns``), else as lists (``tables.bulk.column_columns``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trec_rag_eval.tables.bulk import CheckedColumns, column_columns, frame_columns, id_texts
+
+
+def small_frame(frame: Any, value_column: str, pandas: bool) -> CheckedColumns | None:
+    """A small pandas or polars frame's columns, checked in bulk: its ids kept as Arrow holds them when it does
+    (``tables.bulk.frame_columns``: a ``FrameColumns``, whose lists are made on first use), else as lists
+    (``tables.bulk.column_columns``); None when a column is missing, given twice, or fails a check. ``pandas``: a
+    pandas frame (else polars')."""
+    found = _named_columns(frame, value_column, pandas)
+    if found is None:
+        return None
+    columns, has_iteration = found
+    iterations = None
+    if has_iteration:
+        iteration = columns["iteration"] if "iteration" in columns else column(frame, "iteration", pandas)
+        iterations = id_texts(frame_column_list(iteration))
+        if iterations is None:
+            return None
+    if iterations is None:  # ids held by Arrow: checked, and their query blocks found, on whole columns
+        ids = [arrow_array(columns[name]) for name in ("query_id", "doc_id")]
+        if ids[0] is not None and ids[1] is not None:
+            values = columns[value_column]
+            checked = frame_columns(ids[0], ids[1], values if isinstance(values, np.ndarray) else values.to_numpy(),
+                                    value_column)
+            if checked is not None:
+                return checked
+    # each pair once is told by a set of the lists' pairs (column_columns): faster at this size than the
+    # libraries' own duplicated() / is_duplicated(), which factorize or plan a query first
+    lists = {name: frame_column_list(frame[name]) for name in ("query_id", "doc_id")}
+    return column_columns({**lists, value_column: frame[value_column].to_numpy()}, value_column, iterations)
+
+
+def _named_columns(frame: Any, value_column: str, pandas: bool) -> tuple[dict[str, Any], bool] | None:
+    """The query_id, doc_id and value columns of a frame (``column``; the judgments' iteration column too when
+    there is one) and whether it has an iteration column, or None when one of them is missing or given twice. A
+    pandas frame's columns are looked up by name in its index (``Index.get_loc``: a position when the name is there
+    once), not listed: its index of pandas 3's strings is read through Arrow, one Python string a name, ~40 us of a
+    call cold."""
+    wanted: tuple[str, ...] = ("query_id", "doc_id", value_column)
+    locate = getattr(frame.columns, "get_loc", None) if pandas else None
+    if locate is None:
+        names = list(frame.columns)
+        if not set(wanted) <= set(names) or len(set(names)) < len(names):
+            return None
+        has_iteration = value_column == "relevance" and "iteration" in names
+        return {name: column(frame, name, pandas) for name in wanted}, has_iteration
+    try:
+        has_iteration = value_column == "relevance" and "iteration" in frame.columns
+        wanted += ("iteration",) * has_iteration
+        places = [locate(name) for name in wanted]
+    except Exception:  # noqa: BLE001 - a column missing (KeyError), or an index that cannot look a string up
+        return None
+    if not all(isinstance(place, int) for place in places):  # a slice or a mask: the name is given twice
+        return None
+    return {name: column(frame, name, pandas, place) for name, place in zip(wanted, places, strict=True)}, has_iteration
+
+
+def column(frame: Any, name: str, pandas: bool, place: int | None = None) -> Any:
+    """One column of a frame: polars' Series; pandas' own array of it, read by position (``place``, else looked up)
+    (``DataFrame._get_column_array``: ``frame[name]`` builds a Series, ~12 us a column in pandas 3, a twentieth of
+    a small evaluation for the columns of its two frames), or its Series where pandas has no such method or where
+    calling it fails (a private method: another pandas may have changed it)."""
+    get = getattr(frame, "_get_column_array", None) if pandas else None
+    if get is not None:
+        try:  # the names are known to be distinct; an array of pandas' or numpy's
+            return get(frame.columns.get_loc(name) if place is None else place)
+        except Exception:  # noqa: BLE001 - whatever a changed private method raises: the public way below
+            pass
+    return frame[name]
+
+
+def arrow_array(column: Any) -> Any:
+    """A polars column's Arrow array, or a pandas column's (its Series or its array) when Arrow holds it (the
+    Arrow protocol); else None."""
+    if hasattr(column, "to_arrow"):
+        # polars: its strings as they are (views), through the Arrow stream interface; to_arrow() copied them
+        import pyarrow as pa
+
+        try:
+            return pa.chunked_array(column)
+        except TypeError:  # a pyarrow that does not read the stream interface
+            return column.to_arrow()
+    to_arrow = getattr(column, "__arrow_array__", None) or getattr(getattr(column, "array", None), "__arrow_array__",
+                                                                   None)
+    return to_arrow() if to_arrow is not None else None
+
+
+def frame_column_list(column: Any) -> list[Any]:
+    return column.to_list() if hasattr(column, "to_list") else column.tolist()
