@@ -48,6 +48,12 @@ def test_each_entry_point_refuses_a_bad_resampling_argument_in_the_same_words(en
     ("compare all pairs", {"alpha": 1.0}, "alpha must be between 0 and 1, got 1.0"),
     ("compare", {"confidence": 0}, "confidence must be between 0 and 1, got 0"),
     ("agree", {"confidence": 0}, "confidence must be between 0 and 1, got 0"),
+    # below the smallest normal float (2^-1022) a float keeps few digits (1e-320 is held as 9.99989e-321) and the
+    # detectable delta, a t quantile of alpha / 2, overflows: refused, not printed as inf or a 300-digit number
+    ("compare", {"alpha": 1e-320}, "alpha must be at least 2.2250738585072014e-308 (the smallest normal float: "
+                                   "below it a float keeps few of its digits), got 1e-320"),
+    ("compare all pairs", {"alpha": 5e-324}, "alpha must be at least 2.2250738585072014e-308 (the smallest normal "
+                                             "float: below it a float keeps few of its digits), got 5e-324"),
     ("compare", {"correction": "sidak"}, "unknown correction 'sidak'; expected one of holm, bonferroni, none"),
     ("compare all pairs", {"correction": "sidak"}, "unknown correction 'sidak'; expected one of holm, bonferroni, "
                                                    "none"),
@@ -56,6 +62,21 @@ def test_levels_and_corrections_are_refused_in_the_same_words(entry, options, me
     with pytest.raises(tre.UsageError) as refused:
         ENTRY_POINTS[entry](**options)
     assert str(refused.value) == message
+
+
+def test_the_smallest_normal_alpha_is_taken():
+    # 2^-1022 is the edge the check lets through
+    assert tre.compare(QRELS, RUNS, "AP", alpha=2.0 ** -1022).alpha == 2.0 ** -1022
+
+
+def test_the_commands_refuse_an_alpha_below_the_smallest_normal_float_naming_the_flag():
+    from conftest import invoke
+
+    for command in (["compare"], ["plan", "--delta", "0.05"]):
+        result = invoke(*command, "--alpha", "1e-320", QRELS, *RUNS)
+        assert result.exit_code == 2
+        assert result.stderr == ("Error: --alpha must be at least 2.2250738585072014e-308 (the smallest normal float: "
+                                 "below it a float keeps few of its digits), got 1e-320\n")
 
 
 def test_a_seed_of_none_and_one_resample_are_taken():

@@ -6,6 +6,7 @@ flag)."""
 
 from __future__ import annotations
 
+import sys
 from numbers import Integral, Real
 from typing import Any
 
@@ -46,10 +47,15 @@ def check_resampling(n_resamples: Any, seed: Any) -> None:
 
 
 def check_fractions(**levels: Any) -> None:
-    """Each of ``alpha``, ``confidence``, ``power``, ... given: a number strictly between 0 and 1."""
+    """Each of ``alpha``, ``confidence``, ``power``, ... given: a number strictly between 0 and 1, and no smaller
+    than the smallest normal float: below it a float keeps few digits (1e-320 is held as 9.99989e-321), and the
+    statistics built on alpha overflow (a t quantile of alpha / 2 beyond the largest float)."""
     for name, value in levels.items():
         if not is_number(value, Real) or not 0 < value < 1:
             raise UsageError(f"{name} must be between 0 and 1, got {value!r}")
+        if value < sys.float_info.min:
+            raise UsageError(f"{name} must be at least {sys.float_info.min!r} (the smallest normal float: below it a "
+                             f"float keeps few of its digits), got {value!r}", {name: name})
 
 
 def check_runs(count: int, needs: str) -> None:
