@@ -4,6 +4,7 @@ no detectable delta beyond what the measure can take."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import sys
@@ -150,6 +151,36 @@ def test_the_detectable_delta_is_not_shown_beyond_the_measures_range():
     # an unbounded measure (DCG) keeps its number
     values = {"A": {"DCG@5": [0.2, 0.6]}, "B": {"DCG@5": [0.4, 0.4]}}
     assert compare_values(values, ["q1", "q2"], n_resamples=200).pairs[0].min_detectable_delta > 1
+
+
+def test_a_detectable_delta_far_beyond_the_range_is_said_in_a_few_digits():
+    # alpha 1e-300 and two queries: the t quantile of 5e-301 at 1 df is about 6e299, the delta it needs about 1e299;
+    # its 300 digits were printed in full (".2f")
+    values = {"A": {"P@5": [0.1, 0.5]}, "B": {"P@5": [0.3, 0.4]}}
+    comparison = compare_values(values, ["q1", "q2"], alpha=1e-300)
+    pair = comparison.pair("P@5", "B")
+    assert 1e298 < pair.mdd_beyond_span < 1e300
+    sentence = verdict(comparison, pair)
+    assert sentence.endswith(f"a paired t-test at power 0.8 would need {pair.mdd_beyond_span:.3g})")
+    assert not re.search(r"\d{10}", sentence)
+
+
+def test_a_detectable_delta_no_float_holds_is_said_so():
+    # at the smallest normal alpha two queries' critical value is ~3e307, and with an sd of 1414 the delta
+    # (noncentrality x sd / sqrt(2)) is beyond the largest float: the MDD is inf. An unbounded measure says no
+    # difference is detected (it said "this query set detects about inf"); a bounded one says that what it would
+    # need lies beyond its range, in words
+    unbounded = {"A": {"DCG@5": [0.0, 1000.0]}, "B": {"DCG@5": [1000.0, 0.0]}}
+    comparison = compare_values(unbounded, ["q1", "q2"], alpha=sys.float_info.min)
+    pair = comparison.pair("DCG@5", "B")
+    assert pair.min_detectable_delta == np.inf
+    assert verdict(comparison, pair).endswith("; this query set detects no difference a float holds")
+    assert "about inf" not in render_table(comparison)
+    bounded = dataclasses.replace(pair, measure="P@5", min_detectable_delta=np.nan, mdd_beyond_span=np.inf,
+                                  value_span=1.0)
+    assert verdict(comparison, bounded).endswith(
+        "too few queries (2) to detect any difference P@5 can take (its values span 1; a paired t-test at power 0.8 "
+        "would need a difference beyond the largest float)")
 
 
 # --- matplotlib is optional; the report says what it compares ------------------------------------

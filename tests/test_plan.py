@@ -231,7 +231,18 @@ def test_a_detectable_delta_beyond_the_measures_range_is_not_shown_as_a_number()
     text = str(result)
     assert text.splitlines()[3].endswith("  > 1")
     assert (f"the pilot's 2 queries detect no difference nDCG@10 can take (its values span 1; the test would need "
-            f"{size.detectable_delta:.2f})") in text
+            f"{size.detectable_delta:.3f})") in text
+
+
+def test_a_detectable_delta_far_beyond_the_range_is_said_in_a_few_digits():
+    # as compare's: alpha 1e-50 and eight queries need a delta of some 3e6 on a measure between 0 and 1 (at 1e-100
+    # scipy's noncentral t gave NaN and the command a traceback)
+    values = pilot(3, 2, 8)
+    for alpha in (1e-50, 1e-100, 1e-300):
+        result = plan_values(values, ids(8), delta=0.05, alpha=alpha)
+        size = result.plan("nDCG@10").design("paired_t")
+        assert size.detectable_delta > 1e6, alpha
+        assert f"the test would need {size.detectable_delta:.3g})" in str(result), alpha
 
 
 def test_a_delta_wider_than_the_measure_is_said():

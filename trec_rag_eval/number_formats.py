@@ -34,10 +34,17 @@ def format_delta(value: float) -> str:
 
 def format_magnitude(value: float | None, missing: str = "-") -> str:
     """Three decimals (a detectable delta, an agreement coefficient: kappa, alpha, tau), NaN or None as
-    ``missing``."""
+    ``missing``; from a million on, three significant digits (``3.14e+06``: a detectable delta at a tiny alpha
+    printed its 300 digits)."""
     if value is None or math.isnan(value):
         return missing
-    return f"{value:.3f}"
+    return f"{value:.3f}" if abs(value) < 1e6 else f"{value:.3g}"
+
+
+def format_needed(value: float) -> str:
+    """A detectable delta a sentence says is needed: ``format_magnitude``'s, and an infinite one (no float
+    noncentrality reaches the power) as ``a difference beyond the largest float``."""
+    return "a difference beyond the largest float" if value == math.inf else format_magnitude(value)
 
 
 def format_precise(value: float | None) -> str:

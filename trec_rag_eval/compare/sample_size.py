@@ -37,6 +37,8 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special, stats
 
+from trec_rag_eval.compare.stats import detectable_delta
+
 MAX_QUERIES = 1_000_000_000
 """The largest number of queries a design looks at: past it, the answer is "more than this"."""
 
@@ -182,10 +184,10 @@ def queries_interval(width: float, sd: float, alpha: float) -> int | None:
 
 # --- the inverse: the delta a number of queries detects ------------------------------------------------------
 def detectable_paired_t(n: int, sd: float, alpha: float, power: float) -> float:
-    """The mean difference the paired t-test over ``n`` queries detects with ``power``."""
-    df = n - 1
-    critical = float(stats.t.isf(alpha / 2, df))
-    return _noncentrality(lambda nc: _two_sided(critical, df, nc), power) * sd / math.sqrt(n)
+    """The mean difference the paired t-test over ``n`` queries detects with ``power``: compare's detectable delta
+    (``compare.stats.detectable_delta``), whose noncentral t keeps its digits where scipy's gives NaN (at alpha
+    1e-100 and eight queries)."""
+    return detectable_delta(n, sd, alpha, power)
 
 
 def detectable_anova(n: int, variance: float, runs: int, alpha: float, power: float) -> float:

@@ -313,6 +313,13 @@ def minimum_detectable_delta(
     sd = float(np.std(diff, ddof=1))
     if sd <= TIE_TOLERANCE:
         return math.nan
+    return detectable_delta(n, sd, alpha, power)
+
+
+def detectable_delta(n: int, sd: float, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The mean difference a two-sided paired t-test over ``n`` queries detects with ``power`` when the differences'
+    standard deviation is ``sd`` (``minimum_detectable_delta``'s, and the plan's at a number of queries); inf when
+    no float noncentrality reaches the power."""
     df = n - 1
     # from the lower tail: 1 - alpha / 2 keeps none of a tiny alpha's digits (1.0 below 2.2e-16, whose quantile is inf)
     t_crit = -t_quantile(alpha / 2, df)

@@ -14,7 +14,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number
+from trec_rag_eval.number_formats import format_delta, format_magnitude, format_needed, format_number
 from trec_rag_eval.render.latex import latex_best, latex_cell, latex_escape, latex_table
 from trec_rag_eval.render.numbers import (
     format_effect,
@@ -68,7 +68,9 @@ def verdict(comparison: Comparison, pair: PairResult) -> str:
     if not math.isnan(pair.mdd_beyond_span):
         return (f"{text}; too few queries ({comparison.n_queries}) to detect any difference {pair.measure} can take "
                 f"(its values span {format_plain(pair.value_span)}; a paired t-test at power "
-                f"{format_plain(comparison.power)} would need {pair.mdd_beyond_span:.2f})")
+                f"{format_plain(comparison.power)} would need {format_needed(pair.mdd_beyond_span)})")
+    if pair.min_detectable_delta == math.inf:  # an unbounded measure: no noncentrality a float holds has the power
+        return f"{text}; this query set detects no difference a float holds"
     if not math.isnan(pair.min_detectable_delta):
         text += f"; this query set detects about {format_magnitude(pair.min_detectable_delta)}"
         if abs(pair.delta) >= pair.min_detectable_delta:

@@ -15,7 +15,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.number_formats import format_magnitude, format_number
+from trec_rag_eval.number_formats import format_magnitude, format_needed, format_number
 from trec_rag_eval.render.latex import latex_escape
 from trec_rag_eval.render.notebook import html_list, html_table
 from trec_rag_eval.render.numbers import format_percent, format_plain, plain_number
@@ -136,7 +136,10 @@ def _verdict(plan: TopicSetPlan, measure_plan: MeasurePlan) -> str:
     found = "a difference" if plan.paired else "a range"
     if main.detectable_delta > measure_plan.value_span:
         detects = (f"no difference {measure_plan.measure} can take (its values span "
-                   f"{format_plain(measure_plan.value_span)}; the test would need {main.detectable_delta:.2f})")
+                   f"{format_plain(measure_plan.value_span)}; the test would need "
+                   f"{format_needed(main.detectable_delta)})")
+    elif main.detectable_delta == math.inf:  # an unbounded measure: as compare's verdict says it
+        detects = "no difference a float holds"
     else:
         detects = f"{found} of about {format_magnitude(main.detectable_delta)}"
     if plan.at_queries == plan.n_queries:
