@@ -267,6 +267,19 @@ def test_bad_arguments_are_refused(arguments, message):
     assert str(raised.value) == message
 
 
+def test_more_runs_refuse_an_alpha_the_studentized_range_cannot_answer():
+    # the Tukey design's critical value is scipy's studentized range, whose upper tail is 1 - its cdf: at alpha
+    # 1e-20 its quantile came out as 100 (the end of its search) and the search for the count never ended;
+    # at 1e-10 and 3 df it had only one digit of alpha (sf(isf(1e-10)) = 6.2e-11). Two runs have no Tukey design
+    with pytest.raises(UsageError) as raised:
+        plan_values(pilot(3, 3, 8), ids(8), delta=0.05, alpha=1e-20)
+    assert str(raised.value) == ("alpha must be at least 1e-08 for the Tukey HSD design of more than two runs (the "
+                                 "studentized range's tail keeps too few digits below it), got 1e-20")
+    assert raised.value.parameters == {"alpha": "alpha"}
+    assert plan_values(pilot(3, 3, 8), ids(8), delta=0.05, alpha=1e-8).plan("nDCG@10").design("tukey_hsd").queries
+    assert plan_values(pilot(3, 2, 8), ids(8), delta=0.05, alpha=1e-20).plan("nDCG@10").design("paired_t").queries
+
+
 def test_a_pilot_needs_two_runs_and_two_queries():
     with pytest.raises(UsageError, match=r"^plan needs a pilot of at least two runs, got 1$"):
         plan_values({"A": {"m": [0.1, 0.2]}}, ids(2), delta=0.1)

@@ -237,6 +237,12 @@ def _count(queries: int | None) -> str:
     return "-" if queries is None else str(queries)
 
 
+TUKEY_LEAST_ALPHA = 1e-8
+"""The smallest alpha of a plan over more than two runs: the Tukey HSD design's critical value is scipy's
+studentized range, whose upper tail is 1 minus its cdf, good to some 1e-11 (at 3 df, sf(isf(1e-10)) is 6.2e-11;
+at 1e-20 its quantile is the end of its search, 100)."""
+
+
 def check_plan_arguments(delta: Any, alpha: Any, power: Any, confidence: Any, ci_width: Any, queries: Any) -> None:
     """The plan's parameters, in the library's one wording of each mistake (``arguments``), each error naming
     its parameter (the command line says its flag)."""
@@ -276,6 +282,10 @@ def plan_values(
     check_plan_arguments(delta, alpha, power, confidence, ci_width, queries)
     runs = list(values)
     check_runs(len(runs), "plan needs a pilot of")
+    if len(runs) > 2 and alpha < TUKEY_LEAST_ALPHA:
+        raise UsageError(f"alpha must be at least {TUKEY_LEAST_ALPHA:g} for the Tukey HSD design of more than two runs "
+                         f"(the studentized range's tail keeps too few digits below it), got {alpha!r}",
+                         {"alpha": "alpha"})
     chosen = list(values[runs[0]]) if measures is None else ([measures] if isinstance(measures, str)
                                                               else list(measures))
     n = len(query_ids)
