@@ -84,6 +84,7 @@ QUICK_START_LEAVES = {
     "trec_rag_eval.tables.judgment_kinds",  # judgment groups and preferences: their qrels formats
     "trec_rag_eval.render.data_formats",  # the data formats: --format json, csv, jsonl
     "json", "csv",  # what only those formats write with
+    "trec_rag_eval.io.judgments",  # judge's sidecar beside the qrels (looked for without it), its views: --judgments
 }
 """What the README's first command loads none of: the modules of features it does not use, each loaded where its
 feature starts (what it costs the command is their import: classes made, patterns compiled). The types of the

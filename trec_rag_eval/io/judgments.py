@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
+from trec_rag_eval.io.loading import SIDECAR_SUFFIX
 from trec_rag_eval.io.sources import is_file, read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 from trec_rag_eval.tables import Qrels, column_list, qrels_columns
@@ -35,8 +36,7 @@ KINDS = ("hole", "calibration")
 
 class LLMJudgment(NamedTuple):
     """One grade given by a model; ``kind`` is ``hole`` or ``calibration``: a line of the sidecar, a record (a
-    named tuple: a dataclass's methods are compiled when its class is made, and every evaluation of a qrels
-    file imports this module to look for the sidecar)."""
+    named tuple: a dataclass's methods are compiled when its class is made)."""
 
     query_id: str
     doc_id: str
@@ -45,9 +45,6 @@ class LLMJudgment(NamedTuple):
     model: str
 
 
-SIDECAR_SUFFIX = ".llm.tsv"
-"""What the sidecar's name adds to its qrels file's: ``judged.qrels`` -> ``judged.qrels.llm.tsv`` (beside a URL, the
-object of that name)."""
 
 
 def sidecar_path_for(qrels_path: str | os.PathLike[str]) -> Path:
