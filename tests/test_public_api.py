@@ -7,6 +7,7 @@ written out in the test; never from our own output.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -249,6 +250,59 @@ def test_unknown_shapes_name_what_is_accepted():
         tre.evaluate(42, RUN)
     with pytest.raises(TypeError, match=r"run.*path.*Run.*dict.*DataFrame"):
         tre.evaluate(QRELS, {1, 2})
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tre.read_run(42),
+    lambda: tre.read_run(None),
+    lambda: tre.evaluate(QRELS, 42),
+    lambda: list(tre.iter_evaluate(QRELS, 42)),
+    lambda: tre.crosscheck(QRELS, 42),
+    lambda: tre.context_cost(42, {"a": "x"}),
+], ids=["read_run", "read_run None", "evaluate", "iter_evaluate", "crosscheck", "context_cost"])
+def test_a_run_of_a_type_no_entry_point_takes_is_a_usage_error(call):
+    # the library's error (the command line's exit 2), naming every shape taken; a TypeError still, as it was
+    with pytest.raises(tre.UsageError) as refused:
+        call()
+    assert isinstance(refused.value, TypeError)
+    assert str(refused.value).startswith("run must be a path (TREC run, JSON results), a Run, a dict")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tre.evaluate(42, RUN),
+    lambda: tre.read_qrels(42),
+    lambda: tre.compare(42, [RUN, RUN]),
+    lambda: tre.agree(QRELS, 42, runs=[RUN]),
+    lambda: tre.compare(QRELS, [RUN, 42]),
+    lambda: tre.fuse([RUN, 42]),
+    lambda: tre.evaluate_many(QRELS, 42),
+    lambda: tre.compare(QRELS, 42),
+], ids=["evaluate", "read_qrels", "compare", "agree", "compare run", "fuse run", "evaluate_many runs",
+        "compare runs"])
+def test_judgments_and_runs_of_a_type_no_entry_point_takes_are_usage_errors(call):
+    with pytest.raises(tre.UsageError) as refused:
+        call()
+    assert isinstance(refused.value, TypeError)
+    assert re.match(r"(qrels|run 2|runs) must be ", str(refused.value)), str(refused.value)
+
+
+def test_a_run_in_memory_refuses_a_file_format():
+    # format= (run_format=) says how a file is read: given with a run in memory it was ignored without a word
+    with pytest.raises(tre.UsageError) as refused:
+        tre.read_run({"q": {"a": 1.0}}, format="trec")
+    assert str(refused.value) == "format= describes a run file: give the run as its path"
+    with pytest.raises(tre.UsageError) as refused:
+        tre.evaluate(QRELS, {"q": {"a": 1.0}}, run_format="trec")
+    assert str(refused.value) == "run_format= describes a run file: give the run as its path"
+    assert tre.read_run({"q": {"a": 1.0}}, format="auto").to_dict() == {"q": {"a": 1.0}}
+
+
+def test_read_qrels_takes_judgments_in_memory_as_read_run_takes_a_run():
+    # it said "expected str, bytes or os.PathLike object, not dict"; format= and topics= describe a file
+    assert tre.read_qrels({"q": {"a": 1}}).to_dict() == {"q": {"a": 1}}
+    with pytest.raises(tre.UsageError) as refused:
+        tre.read_qrels({"q": {"a": 1}}, format="trec")
+    assert str(refused.value) == "topics= and format= describe a qrels file: give the qrels as its path"
     with pytest.raises(TypeError, match=r"measures"):
         tre.evaluate(QRELS, RUN, 10)
 

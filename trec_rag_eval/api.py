@@ -277,12 +277,16 @@ def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: 
 
 
 @per_call
-def read_qrels(path: str | os.PathLike[str], format: str | None = None, *,
+def read_qrels(path: Any, format: str | None = None, *,
                topics: str | os.PathLike[str] | None = None, judgments: str | None = None) -> Qrels:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
     the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...; ``"qrels_jg"``, ``"prefs"`` and
     ``"qrels_prefs"`` read trec_eval's judgment groups and preferences: ``tables.judgment_kinds``). ``judgments``
-    (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``."""
+    (``"human"``, ``"llm"``, ``"both"``): that view of a file ``judge`` wrote, as in ``evaluate``. Judgments in
+    memory, in any shape ``evaluate`` takes, are checked and made a ``Qrels`` (``format``, ``topics`` and
+    ``judgments`` describe a file: refused with them)."""
+    if not isinstance(path, (str, os.PathLike)):  # in memory, as read_run takes a run
+        return inputs.read_judgments(path, format=format, topics=topics, judgments=judgments)[0]
     from trec_rag_eval.io.loading import load_qrels
 
     table = load_qrels(path, format, topics=topics)
@@ -308,6 +312,10 @@ def read_run(path: Any, format: str | None = None, qrels: Qrels | None = None, *
 
     doc_map = doc_map_asked(doc_map, doc_id_pattern)
     id = check_locator(id)
+    if format not in (None, "auto") and not isinstance(path, (str, os.PathLike)):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError("format= describes a run file: give the run as its path", {"format=": "run_format"})
     if doc_map is None:
         if isinstance(path, (str, os.PathLike)):
             from trec_rag_eval.io.loading import load_run

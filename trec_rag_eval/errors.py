@@ -113,6 +113,11 @@ class UsageError(TrecRagEvalError):
         return type(self), (self.message, dict(self.parameters))
 
 
+class InputTypeError(UsageError, TypeError):
+    """An input of a type no entry point takes (a run given as ``42``, runs as one path): a usage error, named as
+    the library's errors are (the command line's exit 2), and a ``TypeError``, as Python's own are."""
+
+
 class SearchFailedError(TrecRagEvalError):
     """Some queries of a search run failed; what succeeded was still written and printed."""
 

@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.errors import InputTypeError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.service.inputs import read_judgments, read_pair, run_from_any_shape
 
@@ -81,7 +82,7 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     if isinstance(runs, Mapping):
         given: list[tuple[str | None, Any, str]] = [(str(name), run, f"run {name!r}") for name, run in runs.items()]
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError(f"runs must be a list of runs or a mapping name -> run ({needs} two or more); "
+        raise InputTypeError(f"runs must be a list of runs or a mapping name -> run ({needs} two or more); "
                         f"got {type(runs).__name__}")
     else:
         given = [(None, run, f"run {i + 1}") for i, run in enumerate(runs)]
@@ -173,7 +174,7 @@ def fuse_runs(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm
         tables = {str(name): run_from_any_shape(run, judgments, name=f"run {name!r}", run_tag=str(name))
                   for name, run in runs.items()}
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-        raise TypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
+        raise InputTypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
                         f"got {type(runs).__name__}")
     else:
         tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
@@ -251,7 +252,7 @@ def agree_judgments(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, An
             tables = {str(name): run_from_any_shape(run, first, name=f"run {name!r}", run_tag=str(name))
                       for name, run in runs.items()}
         elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
-            raise TypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
+            raise InputTypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
         else:
             tables = [run_from_any_shape(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
     chosen = settings_of_options(settings, options)

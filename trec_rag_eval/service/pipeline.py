@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
-from trec_rag_eval.errors import TrecRagEvalError, UsageError
+from trec_rag_eval.errors import InputTypeError, TrecRagEvalError, UsageError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.notes import warning
 from trec_rag_eval.run_outcome import RunOutcome, evaluate_run
@@ -67,7 +67,7 @@ def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
         labels: list[str] | None = [str(label) for label in runs]
         values = list(runs.values())
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Iterable):
-        raise TypeError(f"runs must be a list of runs or a mapping label -> run; got {type(runs).__name__}")
+        raise InputTypeError(f"runs must be a list of runs or a mapping label -> run; got {type(runs).__name__}")
     else:
         labels, values = None, list(runs)
     options.setdefault("labels", labels)
@@ -259,6 +259,8 @@ def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = Fa
     the library's words (its parameters), which the command line says with its flags (``cli.FLAGS``).
     ``doc_map_name``: the name the caller gave ``doc_map`` by (``doc_id_pattern``, a regular expression's)."""
     check_cluster(cluster)
+    if run_format not in (None, "auto") and runs and not any(isinstance(run, (str, os.PathLike)) for run in runs):
+        raise UsageError("run_format= describes a run file: give the run as its path", {"run_format=": "run_format"})
     if id is not None:  # an empty key path (id=''), or one with an empty step, is no place of an id
         from trec_rag_eval.io.id_paths import check_locator
 

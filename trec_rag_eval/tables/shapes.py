@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.errors import InputFormatError, InputTypeError
 from trec_rag_eval.syntax import RELEVANCE_RANGE, shown_value
 from trec_rag_eval.tables.arrow import is_arrow, is_arrow_run
 from trec_rag_eval.tables.bulk import (
@@ -220,7 +220,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         return value
     if isinstance(value, (str, bytes, os.PathLike)):
         reader = "read_qrels" if value_column == "relevance" else "read_run"
-        raise TypeError(f"{'Qrels' if value_column == 'relevance' else 'Run'}() takes the data itself; a file is "
+        raise InputTypeError(f"{'Qrels' if value_column == 'relevance' else 'Run'}() takes the data itself; a file is "
                         f"read by trec_rag_eval.{reader}({value!r}), or given to evaluate() as it is")
     if library == "polars":
         return _polars_table(value, source, value_column)
@@ -244,7 +244,7 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
         items = value if isinstance(value, list) else list(value)  # a generator is read once, for both paths
         return record_columns(items, value_column) or _check_rows(
             _records(items, source, value_column, kinds), source, value_column, by_row=True)
-    raise TypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
+    raise InputTypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
 
 
 def none_empty(value: Mapping[Any, Any]) -> bool:
@@ -332,7 +332,7 @@ def _records(value: Iterable[Any], source: str, value_column: str, kinds: str) -
             def get(key: str, item: Any = item) -> Any:
                 return getattr(item, key, None)
         else:
-            raise TypeError(f"{source.split(' (')[0]} must be {kinds}; row {row} is a {type(item).__name__} "
+            raise InputTypeError(f"{source.split(' (')[0]} must be {kinds}; row {row} is a {type(item).__name__} "
                             f"without query_id and doc_id")
         number = get(value_column)
         if get("query_id") is None or get("doc_id") is None or number is None:
