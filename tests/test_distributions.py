@@ -81,6 +81,14 @@ def test_the_quantiles_a_comparison_asks_for():
     assert round(t_quantile(0.975, 10), 6) == 2.228139
 
 
+@pytest.mark.parametrize("df", [1e6, 1e7, 1e10, 1e12, 1e15])
+def test_the_t_quantile_of_many_degrees_of_freedom_is_scipys(df):
+    # the quantile inverted our t CDF, whose continued fraction loses digits as df grows (4e-7 of I_x(df/2, 1/2)
+    # at df = 1e10, |t| = 4.26): it was 7e-9 off at df = 1e10, p = 1e-5, and 5e-5 at df = 1e14
+    for p in (1e-300, 1e-100, 1e-20, 1e-5, 0.025, 0.3, 0.49, 0.6, 0.975, 1 - 1e-10):
+        assert t_quantile(p, df) == pytest.approx(float(special.stdtrit(df, p)), rel=2e-15), (df, p)
+
+
 def test_far_quantiles_invert_the_cdf():
     # down to p = 1e-300, where the density underflows long before the tail: df = 2's quantile is
     # (2p - 1) / sqrt(2p(1 - p)) exactly; elsewhere the CDF of the quantile is p again
