@@ -24,8 +24,7 @@ from typing import NamedTuple
 
 from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.atomic import write_atomic
-from trec_rag_eval.io.loading import SIDECAR_SUFFIX
-from trec_rag_eval.io.sources import is_file, read_text
+from trec_rag_eval.io.sources import SIDECAR_SUFFIX, is_file, read_text
 from trec_rag_eval.syntax import RELEVANCE_RANGE, parse_integer, quote
 from trec_rag_eval.tables import Qrels, column_list, qrels_columns
 

@@ -89,11 +89,6 @@ class Head:
         return magic
 
 
-SIDECAR_SUFFIX = ".llm.tsv"
-"""What the name of ``judge``'s sidecar adds to its qrels file's: ``judged.qrels`` -> ``judged.qrels.llm.tsv`` (beside
-a URL, the object of that name). Here, beside the loading every qrels path goes through, so that looking for it
-(``service.inputs.read_judgments``) does not import ``io.judgments``, which reads and writes it."""
-
 @dataclass(frozen=True)
 class Format:
     """One format: its name, a line for the help, and what the library can do with it."""

@@ -38,6 +38,11 @@ from trec_rag_eval.call_scope import current_call, this_call
 from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io import urls
 
+SIDECAR_SUFFIX = ".llm.tsv"
+"""What the name of ``judge``'s sidecar adds to its qrels file's: ``judged.qrels`` -> ``judged.qrels.llm.tsv`` (beside
+a URL, the object of that name). Here, where every path is asked whether it is a file, so that looking for it
+(``service.inputs.read_judgments``) does not import ``io.judgments``, which reads and writes it."""
+
 
 def is_url(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a URL (``scheme://...``, ``io.urls.URL``) rather than a local path."""

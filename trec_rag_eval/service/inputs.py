@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
 from trec_rag_eval.errors import InputFormatError, UsageError
-from trec_rag_eval.io.loading import FORMATS, SIDECAR_SUFFIX, load_qrels, load_run
+from trec_rag_eval.io.loading import FORMATS, load_qrels, load_run
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
 from trec_rag_eval.syntax import quote
@@ -122,7 +122,7 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
     if not is_path:
         raise UsageError("judgments= chooses among the judgments of a qrels file written by judge: give the qrels "
                          f"as that file's path (got {type(qrels).__name__})")
-    from trec_rag_eval.io.sources import is_file
+    from trec_rag_eval.io.sources import SIDECAR_SUFFIX, is_file
 
     if judgments is None and not is_file(os.fspath(qrels) + SIDECAR_SUFFIX):  # judge wrote no sidecar beside it
         return table, []  # (the judgments module, entered only to choose among judge's views, is not)
