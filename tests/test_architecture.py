@@ -118,10 +118,14 @@ def test_the_command_line_contract_names_every_module_below_the_facade():
     assert not unlisted, f"add to the contract's forbidden_modules: {unlisted}"
 
 
+MAX_MODULE_LINES = 500
+"""The one cap on a module's length, the facade's modules included: CONTRIBUTING states it with this number."""
+
+
 def test_no_module_of_the_package_is_over_500_lines() -> None:
     """Modules stay small enough to read whole (split by responsibility when one grows past 500 lines): a rule a
     session once broke without a test noticing."""
     sizes = {path.relative_to(REPO).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
              for path in PACKAGE.rglob("*.py")}
     assert len(sizes) > 100  # the package itself was read
-    assert {path: lines for path, lines in sizes.items() if lines > 500} == {}
+    assert {path: lines for path, lines in sizes.items() if lines > MAX_MODULE_LINES} == {}

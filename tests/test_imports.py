@@ -161,7 +161,7 @@ def test_functions_named_like_submodules_stay_functions():
     importlib.import_module("trec_rag_eval.compare")
     from trec_rag_eval import compare
 
-    assert callable(compare) and compare.__module__ == "trec_rag_eval.api"
+    assert callable(compare) and compare.__module__ == "trec_rag_eval.api.analyses"
     assert trec_rag_eval.compare is compare
 
 

@@ -92,4 +92,4 @@ def test_judge_from_python_warns_its_notes(tmp_path, monkeypatch):
 
 def test_the_facade_exports_them():
     assert "generate_queries" in tre.__all__ and "judge" in tre.__all__
-    assert tre.generate_queries.__module__ == "trec_rag_eval.api" and tre.judge.__module__ == "trec_rag_eval.api"
+    assert tre.generate_queries.__module__ == tre.judge.__module__ == "trec_rag_eval.api.llm_and_search"

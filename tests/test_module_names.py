@@ -11,6 +11,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "trec_rag_eval"
 FEATURES = {
     "agreement": "agree: the agreement of two sets of judgments (compare/) and its text (render/)",
     "allpairs": "compare --all-pairs: every pair of runs tested (compare/) and its tables (render/)",
+    "analyses": "the analyses of judgments and runs: their facade functions (api/) and their bodies (service/)",
     "chunks": "the chunk -> document mapping: its file and map (io/) and its --doc-id-pattern/--doc-map flags (cli/)",
     "comparison": "compare: a comparison with a baseline (compare/) and its text in every format (render/)",
     "crosscheck": "the cross-check with ir-measures: the check (checks/), the command (cli/), its text (render/)",

@@ -36,7 +36,8 @@ def test_the_facade_keeps_the_users_names_and_the_layers_say_what_they_do():
     defined = _public_definitions()
     for name in ["evaluate", "compare", "crosscheck", "validate", "read_qrels", "read_run", "agree", "fuse",
                  "convert", "context_cost", "check_outputs"]:
-        assert defined[name] == ["trec_rag_eval.api"], name
+        [module] = defined[name]
+        assert module.startswith("trec_rag_eval.api."), name  # one module of the facade
     assert defined["evaluate_tables"] == ["trec_rag_eval.evaluation.evaluate"]
     assert defined["compare_runs"] == ["trec_rag_eval.compare"]
     assert defined["read_trec_run"] == ["trec_rag_eval.io.trec.qrels_runs"]

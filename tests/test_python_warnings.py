@@ -94,7 +94,7 @@ CALLS = {
 
 @pytest.mark.parametrize("name", list(CALLS))
 def test_every_warning_points_at_the_callers_line(tmp_path, name):
-    # warnings once pointed into the library (api.py:117) on some paths
+    # warnings once pointed into the library (the facade's own lines) on some paths
     said = _recorded(lambda: CALLS[name](_files(tmp_path)))
     assert said, name
     assert {w.filename for w in said} == {__file__}, [(w.filename, w.lineno, str(w.message)) for w in said]

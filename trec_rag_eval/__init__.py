@@ -23,21 +23,21 @@ if TYPE_CHECKING:
 
 # name -> the module that defines it
 _EXPORTS = {
-    "evaluate": "trec_rag_eval.api",
-    "iter_evaluate": "trec_rag_eval.api",
-    "compare": "trec_rag_eval.api",
-    "plan": "trec_rag_eval.api",
-    "fuse": "trec_rag_eval.api",
-    "agree": "trec_rag_eval.api",
-    "crosscheck": "trec_rag_eval.api",
-    "validate": "trec_rag_eval.api",
-    "generate_queries": "trec_rag_eval.api",
-    "judge": "trec_rag_eval.api",
-    "context_cost": "trec_rag_eval.api",
-    "evaluate_many": "trec_rag_eval.api",
-    "convert": "trec_rag_eval.api",
-    "read_qrels": "trec_rag_eval.api",
-    "read_run": "trec_rag_eval.api",
+    "evaluate": "trec_rag_eval.api.evaluations",
+    "iter_evaluate": "trec_rag_eval.api.evaluations",
+    "compare": "trec_rag_eval.api.analyses",
+    "plan": "trec_rag_eval.api.analyses",
+    "fuse": "trec_rag_eval.api.analyses",
+    "agree": "trec_rag_eval.api.analyses",
+    "crosscheck": "trec_rag_eval.api.analyses",
+    "validate": "trec_rag_eval.api.analyses",
+    "generate_queries": "trec_rag_eval.api.llm_and_search",
+    "judge": "trec_rag_eval.api.llm_and_search",
+    "context_cost": "trec_rag_eval.api.evaluations",
+    "evaluate_many": "trec_rag_eval.api.evaluations",
+    "convert": "trec_rag_eval.api.evaluations",
+    "read_qrels": "trec_rag_eval.api.evaluations",
+    "read_run": "trec_rag_eval.api.evaluations",
     "parse_measure": "trec_rag_eval.measures.requests",
     "Measure": "trec_rag_eval.measures.model",
     "Qrels": "trec_rag_eval.tables",
@@ -100,23 +100,17 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from trec_rag_eval.api import (
-        agree,
-        compare,
+    from trec_rag_eval.api.analyses import agree, compare, crosscheck, fuse, plan, validate
+    from trec_rag_eval.api.evaluations import (
         context_cost,
         convert,
-        crosscheck,
         evaluate,
         evaluate_many,
-        fuse,
-        generate_queries,
         iter_evaluate,
-        judge,
-        plan,
         read_qrels,
         read_run,
-        validate,
     )
+    from trec_rag_eval.api.llm_and_search import generate_queries, judge
     from trec_rag_eval.compare.agreement import Agreement
     from trec_rag_eval.compare.allpairs import AllPairs
     from trec_rag_eval.compare.comparison import Comparison

@@ -1,6 +1,6 @@
-"""The LLM jobs of the facade's ``generate_queries`` and ``judge`` (``trec_rag_eval.api``, which forwards to them
-and holds their documentation): their outputs checked before any call, their inputs read, the model asked,
-what was asked reported."""
+"""The LLM jobs of the facade's ``generate_queries`` and ``judge`` (``trec_rag_eval.api.llm_and_search``, which
+forwards to them and holds their documentation): their outputs checked before any call, their inputs read, the
+model asked, what was asked reported."""
 
 from __future__ import annotations
 

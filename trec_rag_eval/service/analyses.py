@@ -1,6 +1,6 @@
 """The analyses built on evaluations, their judgments and runs read as ``evaluate`` reads them: the bodies of the
-facade's ``compare``, ``plan``, ``fuse``, ``agree`` and ``crosscheck`` (``trec_rag_eval.api``, which forwards to them
-and holds their documentation). A small job's facade function does its work itself (``api.validate``)."""
+facade's ``compare``, ``plan``, ``fuse``, ``agree`` and ``crosscheck`` (``trec_rag_eval.api.analyses``, which forwards
+to them and holds their documentation). A small job's facade function does its work itself (``api.validate``)."""
 
 from __future__ import annotations
 
