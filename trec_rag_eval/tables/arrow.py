@@ -28,6 +28,12 @@ def string_buffers(array: Any) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+def has_empty_offsets(ids: Any) -> bool:
+    """Whether an Arrow string or large_string array holds an empty string: two equal offsets."""
+    offsets, _ = string_buffers(ids)
+    return bool((offsets[1:] == offsets[:-1]).any())
+
+
 def view_lengths(ids: Any) -> np.ndarray:
     """The lengths of the strings of an Arrow string_view array: the first 4 bytes of each 16-byte view."""
     return np.frombuffer(ids.buffers()[1], dtype=np.int32, count=4 * len(ids), offset=16 * ids.offset)[::4]

@@ -23,6 +23,7 @@ from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import (
     arrow_bits,
     arrow_ints,
+    has_empty_offsets,
     inline_strings,
     inline_words,
     offset_texts,
@@ -136,12 +137,6 @@ def frame_columns(query_ids: Any, doc_ids: Any, values: Any, value_column: str) 
         return _blocked(arrays[0].cast(pa.large_string()), arrays[1].cast(pa.large_string()), numbers, value_column)
 
 
-def _has_empty_offsets(ids: Any) -> bool:
-    """Whether an Arrow string or large_string array holds an empty string: two equal offsets."""
-    offsets, _ = string_buffers(ids)
-    return bool((offsets[1:] == offsets[:-1]).any())
-
-
 def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) -> CheckedColumns | None:
     """``frame_columns`` once the ids are known to be strings, none null, and the values checked: the ids are
     checked for an empty one here, where the query blocks' ids and the documents' dictionary are made."""
@@ -159,7 +154,7 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
         dictionary = dictionary.to_pylist()
         if "" in dictionary:
             return None
-    elif (view_lengths(docs) == 0).any() if pa.types.is_string_view(docs.type) else _has_empty_offsets(docs):
+    elif (view_lengths(docs) == 0).any() if pa.types.is_string_view(docs.type) else has_empty_offsets(docs):
         return None
     if not _pairs_distinct(np.repeat(np.arange(len(starts), dtype=np.int64) * len(dictionary), lengths)
                            + codes, len(starts) * len(dictionary)):
