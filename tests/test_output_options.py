@@ -64,3 +64,27 @@ def test_an_output_that_is_an_input_is_refused_even_with_force(tmp_path):
     run.write_bytes(open(BM25, "rb").read())
     refused = invoke("crosscheck", QRELS, str(run), "-o", str(run), "--force")
     assert refused.exit_code == 2 and run.read_bytes() == open(BM25, "rb").read()
+
+
+def test_a_command_that_prints_text_alone_takes_o_and_force_without_a_format(tmp_path):
+    # output_options() with no kind of result: -o and --force as every command spells them, no -f (nothing to
+    # choose from), no registry entry; the text written through the one writer
+    from click.testing import CliRunner
+
+    from trec_rag_eval.cli import options
+
+    @click.command()
+    @options.output_options()
+    def toy(output: str | None, force: bool) -> None:
+        options.write_results("two\nlines\n", output, force)
+
+    params = {p.name: p.opts for p in toy.params}
+    assert params == {"output": ["-o", "--output"], "force": ["--force"]}
+    out = tmp_path / "out.txt"
+    assert CliRunner().invoke(toy, ["-o", str(out)]).exit_code == 0
+    assert out.read_text(encoding="utf-8") == "two\nlines\n"
+    refused = CliRunner().invoke(toy, ["-o", str(out)])
+    # outside the cli group (which words it with the flags), the writer's own refusal; the file kept
+    assert f"{out} already exists; pass force=True" in str(refused.exception)
+    assert out.read_text(encoding="utf-8") == "two\nlines\n"
+    assert CliRunner().invoke(toy, ["-o", str(out), "--force"]).exit_code == 0

@@ -48,17 +48,18 @@ def trec_eval_9(help: str = "Reproduce trec_eval 9.0.x / pytrec_eval: float32 sc
     return click.option("--trec-eval-9", "trec_eval_9", is_flag=True, help=help)
 
 
-def output_options(*kinds: str, default: str | None, help: str | None = None,
+def output_options(*kinds: str, default: str | None = None, help: str | None = None,
                    only: Mapping[str, str] | None = None,
                    force_help: str = "Allow -o to replace an existing file (never an input).") -> Decorator:
     """The options of every command that prints results, one definition: ``-f/--format`` (the formats of the
     output-format registry that write these ``kinds``, said with what each is; ``help`` adds to that),
-    ``-o/--output`` and ``--force``. The command writes with ``write_results`` (or ``io.atomic.output_to``)."""
-    said = f"Output format: {choices_help(*kinds, only=only)}." + (f" {help}" if help else "")
-    options: list[Decorator] = [
-        click.option("-f", "--format", "output_format", type=click.Choice(choices(*kinds)), default=default,
-                     show_default=default is not None, help=said),
-        output(), force(force_help)]
+    ``-o/--output`` and ``--force``. The command writes with ``write_results`` (or ``io.atomic.output_to``).
+    No ``kinds``: a command that prints text alone, ``-o`` and ``--force`` without ``-f`` (no registry entry)."""
+    options: list[Decorator] = [output(), force(force_help)]
+    if kinds:
+        said = f"Output format: {choices_help(*kinds, only=only)}." + (f" {help}" if help else "")
+        options.insert(0, click.option("-f", "--format", "output_format", type=click.Choice(choices(*kinds)),
+                                       default=default, show_default=default is not None, help=said))
 
     def apply(function: Callable[..., Any]) -> Callable[..., Any]:
         for option in reversed(options):
