@@ -99,6 +99,21 @@ def test_the_output_formats_section_has_a_line_for_each_format_of_evaluate():
     assert tuple(re.findall(r"^- `([a-z]+)`", formats, re.MULTILINE)) == choices(EVALUATION)
 
 
+
+def test_the_formats_said_to_write_full_precision_are_those_that_do():
+    # "In `json`, `csv` and `jsonl` a value is written at full precision": the formats of evaluate whose text of
+    # P@3 = 1/3 (one relevant document of three) holds Python's shortest digits of the double, 0.3333333333333333
+    import trec_rag_eval as tre
+    from trec_rag_eval.render.output_formats import EVALUATION, choices
+
+    formats = section(page("evaluator.md"), "## Output formats")
+    sentence = " ".join(formats[formats.index("\nIn `"):].split())
+    said = re.match(r"In ((?:`[a-z]+`(?:, | and )?)+) a value is written at full precision", sentence)
+    assert said, sentence[:80]
+    evaluation = tre.evaluate({"q": {"a": 1}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, "P@3")
+    full = [name for name in choices(EVALUATION) if "0.3333333333333333" in evaluation.render(name)]
+    assert re.findall(r"`([a-z]+)`", said.group(1)) == full
+
 def test_architecture_lists_every_layer_of_the_contract():
     # the page's lines and import-linter's contract name the same layers, in the same order
     from conftest import pyproject
