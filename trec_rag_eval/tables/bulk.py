@@ -151,8 +151,7 @@ def _blocked(queries: Any, docs: Any, numbers: np.ndarray, value_column: str) ->
     if value_column == "relevance" or 2 * len(dictionary) <= len(codes):
         # the strings the ranking makes of them anyway (the judgments' numbers, a run's repeated documents): an
         # empty doc id is one of them, told without a pass over the column's offsets or views
-        dictionary = dictionary.to_pylist()
-        if "" in dictionary:
+        if "" in (dictionary := dictionary.to_pylist()):
             return None
     elif (view_lengths(docs) == 0).any() if pa.types.is_string_view(docs.type) else has_empty_offsets(docs):
         return None
