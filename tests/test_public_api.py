@@ -297,6 +297,24 @@ def test_a_run_in_memory_refuses_a_file_format():
     assert tre.read_run({"q": {"a": 1.0}}, format="auto").to_dict() == {"q": {"a": 1.0}}
 
 
+@pytest.mark.parametrize("call", [
+    lambda: tre.compare(QRELS, [{"q": {"a": 1.0}}, {"q": {"b": 1.0}}], run_format="trec"),
+    lambda: tre.crosscheck(QRELS, {"q": {"a": 1.0}}, run_format="trec"),
+], ids=["compare", "crosscheck"])
+def test_the_analyses_refuse_a_run_format_for_runs_in_memory(call):
+    # as evaluate does: the format of run files, given with no run file, was ignored without a word
+    with pytest.raises(tre.UsageError) as refused:
+        call()
+    assert str(refused.value) == "run_format= describes a run file: give the run as its path"
+
+
+def test_convert_refuses_what_is_not_a_path_in_the_library_s_words():
+    # it said "expected str, bytes or os.PathLike object, not dict"
+    with pytest.raises(tre.UsageError) as refused:
+        tre.convert({"q": {"a": 1}})
+    assert str(refused.value) == "convert reads a file: give input_path as its path, got dict"
+
+
 def test_read_qrels_takes_judgments_in_memory_as_read_run_takes_a_run():
     # it said "expected str, bytes or os.PathLike object, not dict"; format= and topics= describe a file
     assert tre.read_qrels({"q": {"a": 1}}).to_dict() == {"q": {"a": 1}}

@@ -195,6 +195,10 @@ def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionRep
     the notes too when ``warn=True`` (the default)."""
     from trec_rag_eval.conversion import convert_files
 
+    if not isinstance(input_path, (str, os.PathLike)):
+        from trec_rag_eval.errors import UsageError
+
+        raise UsageError(f"convert reads a file: give input_path as its path, got {type(input_path).__name__}")
     warn = options.pop("warn", True)
     report = convert_files(input_path, **options)
     if warn:

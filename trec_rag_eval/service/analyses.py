@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputTypeError
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
-from trec_rag_eval.service.inputs import read_judgments, read_pair, run_from_any_shape
+from trec_rag_eval.service.inputs import check_run_format, read_judgments, read_pair, run_from_any_shape
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -73,6 +73,8 @@ def paired_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], options: di
     if isinstance(runs, (Sequence, Mapping)) and not isinstance(runs, str):
         check_runs(len(runs), needs)  # before anything is read
     check_locator(options.get("id"))  # and so is an id= that is no key path
+    listed = runs.values() if isinstance(runs, Mapping) else runs if isinstance(runs, (list, tuple)) else ()
+    check_run_format(list(listed), options.get("run_format"))  # and a run_format= with no run file
     doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))  # and both mappings
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))

@@ -285,6 +285,12 @@ def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str 
     return mapped, notes
 
 
+def check_run_format(runs: Sequence[Any], run_format: str | None) -> None:
+    """Refuse a ``run_format`` given when no run is a file: it says how a file is read, and would be ignored."""
+    if run_format not in (None, "auto") and runs and not any(isinstance(run, (str, os.PathLike)) for run in runs):
+        raise UsageError("run_format= describes a run file: give the run as its path", {"run_format=": "run_format"})
+
+
 def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run]:
     """The judgments and the one run of ``crosscheck`` and ``validate``, read as ``evaluate`` reads them
     (their notes warned to the caller of the public function); their reading options (``qrels_format``, ``topics``,
@@ -294,6 +300,7 @@ def read_pair(qrels: Any, run: Any, options: dict[str, Any]) -> tuple[Qrels, Run
     from trec_rag_eval.io.id_paths import check_locator
 
     check_locator(options.get("id"))
+    check_run_format([run], options.get("run_format"))
     doc_map = doc_map_asked(options.pop("doc_map", None), options.pop("doc_id_pattern", None))
     judgments, notes = read_judgments(qrels, format=options.pop("qrels_format", None),
                                       topics=options.pop("topics", None), judgments=options.pop("judgments", None))

@@ -259,8 +259,7 @@ def check_options(runs: Sequence[Any], *, cluster: Any = None, shards: bool = Fa
     the library's words (its parameters), which the command line says with its flags (``cli.FLAGS``).
     ``doc_map_name``: the name the caller gave ``doc_map`` by (``doc_id_pattern``, a regular expression's)."""
     check_cluster(cluster)
-    if run_format not in (None, "auto") and runs and not any(isinstance(run, (str, os.PathLike)) for run in runs):
-        raise UsageError("run_format= describes a run file: give the run as its path", {"run_format=": "run_format"})
+    inputs.check_run_format(runs, run_format)
     if id is not None:  # an empty key path (id=''), or one with an empty step, is no place of an id
         from trec_rag_eval.io.id_paths import check_locator
 
