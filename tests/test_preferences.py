@@ -339,3 +339,14 @@ def test_compare_without_measures_compares_trec_eval_s_preference_set(tmp_path):
     run_b.write_text(ONE_RUN.replace(" r\n", " b\n"))
     compared = tre.compare(str(prefs), [str(run_a), str(run_b)], qrels_format="prefs")
     assert [str(m) for m in compared.measures] == ["prefs_simp", "prefs_pair", "prefs_avgjg"]
+
+
+def test_read_qrels_is_annotated_with_every_kind_it_returns(tmp_path):
+    # a prefs file read by tre.read_qrels is a Preferences, not a Qrels: its annotation says both, so a type checker
+    # makes the caller tell them apart (``.kind``)
+    import inspect
+
+    path = tmp_path / "prefs.txt"
+    path.write_text("q1 g1 s1 a 2\nq1 g1 s1 b 1\n", encoding="utf-8")
+    assert isinstance(tre.read_qrels(path, format="prefs"), Preferences)
+    assert inspect.signature(tre.read_qrels).return_annotation == "Qrels | Preferences"

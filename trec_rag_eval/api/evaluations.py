@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from trec_rag_eval.io.id_paths import IdLocator
     from trec_rag_eval.run_outcome import RunOutcome
     from trec_rag_eval.tables import Qrels, Run
+    from trec_rag_eval.tables.judgment_kinds import Preferences
 
 
 __all__ = ["evaluate", "evaluate_many", "iter_evaluate", "context_cost", "read_judgments", "read_qrels", "read_run",
@@ -128,7 +129,8 @@ def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: 
 
 @per_call
 def read_qrels(path: Any, format: str | None = None, *,
-               topics: str | os.PathLike[str] | None = None, judgments: str | None = None) -> Qrels:
+               topics: str | os.PathLike[str] | None = None, judgments: str | None = None
+               ) -> Qrels | Preferences:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
     the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...; ``"qrels_jg"``, ``"prefs"`` and
     ``"qrels_prefs"`` read trec_eval's judgment groups and preferences: ``tables.judgment_kinds``). ``judgments``
