@@ -267,6 +267,23 @@ def test_bad_arguments_are_refused(arguments, message):
     assert str(raised.value) == message
 
 
+def test_a_detectable_delta_no_float_holds_is_null_in_json_as_compare_s():
+    # two queries of DCG@5 with an sd of 1414 at the smallest normal alpha: the delta is beyond the largest float.
+    # plan's JSON wrote it as Infinity, which is no JSON (compare's writes null); the text says it in words
+    import json
+    import sys
+
+    values = {"A": {"DCG@5": np.array([0.0, 1000.0])}, "B": {"DCG@5": np.array([1000.0, 0.0])}}
+    result = plan_values(values, ids(2), delta=0.5, alpha=sys.float_info.min)
+    assert result.plan("DCG@5").design("paired_t").detectable_delta == math.inf
+    def refuse(constant):
+        raise ValueError(constant)
+
+    written = json.loads(result.render("json"), parse_constant=refuse)
+    assert written["measures"]["DCG@5"]["designs"]["paired_t"]["detectable_delta"] is None
+    assert "the pilot's 2 queries detect no difference a float holds" in str(result)
+
+
 def test_more_runs_refuse_an_alpha_the_studentized_range_cannot_answer():
     # the Tukey design's critical value is scipy's studentized range, whose upper tail is 1 - its cdf: at alpha
     # 1e-20 its quantile came out as 100 (the end of its search) and the search for the count never ended;
