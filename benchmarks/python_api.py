@@ -106,13 +106,19 @@ def nested(frame: Any, value: str) -> dict[str, dict[str, Any]]:
 
 
 def timed(calls: dict[str, Callable[[], Any]], budget: float, least: int = 3, most: int = 200) -> dict[str, float]:
-    """The median wall time of each call, the calls taking turns; each warmed once, untimed."""
+    """The median wall time of each call, the calls taking turns in an order shuffled every round (a fixed
+    order would always put the same call after the same other one, whose code and data it finds in the caches or
+    has to bring back: ~20% of a small call on a loaded machine); each warmed once, untimed."""
     for call in calls.values():
         call()
     times: dict[str, list[float]] = {name: [] for name in calls}
+    turns = random.Random(0)
+    order = list(calls)
     started = time.perf_counter()
     while True:
-        for name, call in calls.items():
+        turns.shuffle(order)
+        for name in order:
+            call = calls[name]
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
