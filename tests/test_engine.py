@@ -266,7 +266,11 @@ def test_a_dataset_may_be_a_tuple_of_rows():
     assert Evaluator(engine).evaluate(tuple(DATASET), k_values=(2,)).summary == as_list
 
 
-@pytest.mark.parametrize("flags", [[], ["--engine", "json:dumps", "--corpus", "corpus.jsonl"]], ids=["neither", "both"])
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize("flags", [[], ["--engine", "json:dumps", "--corpus", str(FIXTURES / "corpus_fr.jsonl")]],
+                         ids=["neither", "both"])
 def test_search_wants_an_engine_or_a_corpus_said_once_by_the_library(flags):
     """Neither or both: refused by the facade (``api.search_engine``), said with the command's flags; the
     command holds no sentence of its own for it."""
@@ -278,7 +282,8 @@ def test_search_wants_an_engine_or_a_corpus_said_once_by_the_library(flags):
         api.search_engine(*(["json:dumps", "corpus.jsonl"] if flags else []))
     assert str(caught.value) == "give either an engine spec (module:callable) or a corpus (built-in BM25)"
     assert caught.value.worded(FLAGS) == said
-    result = invoke("search", "dataset.json", *flags)
+    # files that exist: a missing one is said before any of this, as every command's inputs are
+    result = invoke("search", str(FIXTURES / "eval_dataset_fr.json"), *flags)
     assert (result.exit_code, result.stderr) == (2, f"Error: {said}\n")
     search = (Path(__file__).resolve().parent.parent / "trec_rag_eval" / "cli" / "search.py").read_text()
     assert "give either" not in search

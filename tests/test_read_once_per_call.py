@@ -257,9 +257,9 @@ def test_a_file_or_a_folder_is_read_where_it_lies_without_asking_the_call(tmp_pa
         assert sources.read_bytes(str(run)) == RUN_A.encode()
 
 
-READS_NOTHING = {"check_outputs", "check_crosscheck", "check_compare"}
-"""The facade's public functions that read no input (check_outputs looks at the paths, never at their bytes;
-check_crosscheck and check_compare at the options)."""
+READS_NOTHING = {"check_input", "check_outputs", "check_crosscheck", "check_compare"}
+"""The facade's public functions that read no input (check_input and check_outputs look at the paths, never at their
+bytes, and leave a pipe alone; check_crosscheck and check_compare at the options)."""
 
 
 def test_every_public_function_of_the_facade_opens_its_scope():

@@ -11,8 +11,8 @@ them by what they serve:
 - ``api.analyses``: the analyses of judgments and runs, ``compare``, ``plan``, ``fuse``, ``agree``, ``crosscheck``,
   ``validate``;
 - ``api.llm_and_search``: the jobs that call out of the process, ``generate_queries``, ``judge``, ``search_engine``;
-- ``api.command_checks``: the command line's checks before any work, ``check_outputs``, ``check_compare``,
-  ``check_crosscheck``.
+- ``api.command_checks``: the command line's checks before any work, ``check_input``, ``check_outputs``,
+  ``check_compare``, ``check_crosscheck``.
 """
 
 from __future__ import annotations

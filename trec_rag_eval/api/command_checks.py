@@ -1,14 +1,23 @@
-"""The command line's checks before any work, in the library's words: its outputs against its inputs
-(``check_outputs``), what compare is asked to show (``check_compare``), the cross-check's options
-(``check_crosscheck``)."""
+"""The command line's checks before any work, in the library's words: each input it names (``check_input``), its
+outputs against its inputs (``check_outputs``), what compare is asked to show (``check_compare``), the cross-check's
+options (``check_crosscheck``)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
 
-__all__ = ["check_outputs", "check_compare", "check_crosscheck"]
+__all__ = ["check_input", "check_outputs", "check_compare", "check_crosscheck"]
 """The facade's names this module holds: ``trec_rag_eval.api`` takes them all (``api.<name>``)."""
+
+
+def check_input(path: str, folder: bool = False) -> None:
+    """Before any work: refuse an input named by a local path that is missing, cannot be read, or is a folder
+    where ``folder`` is not allowed, in the words its reader would use (``io.sources.check_local_input``); a URL,
+    an ``irds:`` name or a pipe is left to its reader."""
+    from trec_rag_eval.io.sources import check_local_input
+
+    check_local_input(path, folder)
 
 
 def check_outputs(outputs: Sequence[str | os.PathLike[str] | None], force: bool = False,

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
+
+from trec_rag_eval.cli.params import LocalPath
 
 
 def doc_map_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--doc-id-pattern REGEX`` and ``--doc-map FILE`` (passed as ``doc_id_pattern``, and ``doc_map`` a ``Path``,
     so that it is not taken for a pattern): the library's keywords, which it checks (one of the two)."""
     function = click.option(
-        "--doc-map", "doc_map", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+        "--doc-map", "doc_map", type=LocalPath(exists=True, dir_okay=False), default=None,
         metavar="FILE",
         help="Map retrieved chunk ids to document ids: chunk_id<TAB>doc_id lines, a JSON object "
              "{chunk_id: doc_id} (or a list of {chunk_id, doc_id}), or a Parquet file with those "

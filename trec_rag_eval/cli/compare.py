@@ -13,7 +13,7 @@ from trec_rag_eval.api import check_compare, check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, QrelsPath
+from trec_rag_eval.cli.params import PROBABILITY, SEED, InputPath, Integer, OutputPath, QrelsPath
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic, write_stream
 from trec_rag_eval.render.output_formats import ALL_PAIRS, COMPARISON, find_format
@@ -171,7 +171,7 @@ def _run_comparison(qrels_path: str, run_paths: tuple[str, ...], options: dict[s
 @click.option(
     "--plot",
     "plot_path",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(dir_okay=False),
     default=None,
     metavar="FILE",
     help="Also draw the mean deltas with intervals and the sorted per-query deltas (.png or .svg).",

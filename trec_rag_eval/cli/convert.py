@@ -7,7 +7,7 @@ import click
 from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import InputPath
+from trec_rag_eval.cli.params import InputPath, LocalPath, OutputPath
 
 # its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
 COMMANDS = {"convert": "Convert JSON datasets/results to TREC files and back."}
@@ -18,34 +18,34 @@ COMMANDS = {"convert": "Convert JSON datasets/results to TREC files and back."}
 @click.option(
     "--qrels",
     "qrels_out",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(dir_okay=False),
     help="Write INPUT's judgments as a TREC qrels file (query_id 0 doc_id relevance), or as Parquet "
     "when FILE ends in .parquet (columns query_id, iteration, doc_id, relevance).",
 )
 @click.option(
     "--topics",
     "topics_path",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(dir_okay=False),
     help="Topics file (query_id<TAB>query text). Written with --qrels (default: the qrels "
     "path with the suffix .topics); read with --json, to put the query texts back.",
 )
 @click.option(
     "--run",
     "run_out",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(dir_okay=False),
     help="Write INPUT's results as a TREC run: ranks 1..n, strictly decreasing scores; as Parquet "
     "when FILE ends in .parquet (columns query_id, doc_id, rank, score, run_tag).",
 )
 @click.option(
     "--json",
     "json_out",
-    type=click.Path(dir_okay=False),
+    type=OutputPath(dir_okay=False),
     help="Write INPUT (TREC qrels or run, Parquet, BEIR, any JSON shape) as JSON.",
 )
 @click.option(
     "--dataset",
     "dataset_path",
-    type=click.Path(exists=True),
+    type=LocalPath(exists=True, path_type=None),
     help="The dataset the results belong to: matches results keyed by query text, and "
     "checks the results against it.",
 )

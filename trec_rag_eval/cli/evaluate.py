@@ -112,8 +112,9 @@ def refuse_option_as_output(output: str | None, options: list[str]) -> None:
 
 # -- the command ---------------------------------------------------------------------------------------------
 @click.command(cls=TrecEvalCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("qrels", type=click.Path())  # a file, or a BEIR folder
-@click.argument("runs", nargs=-1, required=True, type=click.Path())
+# a file, or a BEIR folder; files, or folders of runs: their readers say which is missing, when they come to it
+@click.argument("qrels", type=QrelsPath())
+@click.argument("runs", nargs=-1, required=True, type=InputPath())
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="Measure(s): trec_eval names (P.5,10  map  ndcg_cut.10  all_trec  official) or our "
                    "notation (P@5  nDCG@10  AP  RR  F1@5  HitRate@5). Repeatable. Default: the RAG set "

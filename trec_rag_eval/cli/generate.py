@@ -10,7 +10,7 @@ import click
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import Integer, LocalPath
+from trec_rag_eval.cli.params import Integer, LocalPath, OutputPath
 from trec_rag_eval.credentials import redact
 
 # its commands and their lines in `trec-rag-eval --help`, read without importing this module (cli.commands)
@@ -20,7 +20,7 @@ COMMANDS = {"generate-queries": "Generate test queries with an LLM."}
 @click.command("generate-queries")
 @click.argument("corpus", type=LocalPath(exists=True, dir_okay=False))
 @click.option("-n", "n", type=Integer(1, 1000), default=3, show_default=True, help="Questions per document.")
-@click.option("-o", "--output", type=LocalPath(dir_okay=False), required=True,
+@click.option("-o", "--output", type=OutputPath(local=True, dir_okay=False), required=True,
               help="Dataset JSON to write (rows: id, requête, pertinents, lexical_overlap; query, relevant in "
                    "English).")
 @llm_options("Prompt language: the French RAG tutorial's prompt or its English translation.")

@@ -10,7 +10,7 @@ from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options
 from trec_rag_eval.cli.llm import llm_options
 from trec_rag_eval.cli.options import say
-from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer, LocalPath
+from trec_rag_eval.cli.params import COUNT, LEVEL, InputPath, Integer, LocalPath, OutputPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.number_formats import format_number
 from trec_rag_eval.render.calibration import calibration_text
@@ -23,14 +23,14 @@ COMMANDS = {"judge": "Grade unjudged documents (holes) with an LLM."}
 @click.command("judge", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("dataset", type=InputPath(exists=True, dir_okay=False, allow_dash=True))
 @click.argument("runs", nargs=-1, required=True, type=InputPath(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--corpus", type=click.Path(exists=True, dir_okay=False, path_type=Path), required=True,
+@click.option("--corpus", type=LocalPath(exists=True, dir_okay=False), required=True,
               help="JSONL corpus ({\"id\", \"text\"} a line): the passages shown to the model.")
 @click.option("--topics", type=InputPath(exists=True, dir_okay=False), default=None,
               help="Query texts (query_id<TAB>text, as convert writes them) when DATASET is a TREC qrels file.")
 @click.option("--depth", type=Integer(1, INT32[1]), default=10, show_default=True,
               help="Pool the top DEPTH documents of each run; the unjudged ones are graded.")
 @llm_options("Language of the grading prompt.")
-@click.option("-o", "--output", type=LocalPath(dir_okay=False), required=True,
+@click.option("-o", "--output", type=OutputPath(local=True, dir_okay=False), required=True,
               help="Judgments to write (TREC qrels, or a JSON dataset with the query texts when FILE ends in "
                    ".json): every human judgment as it was, plus the LLM's grades for the holes. "
                    "The LLM judgments are also listed in OUTPUT.llm.tsv (query_id, doc_id, grade, kind, model).")

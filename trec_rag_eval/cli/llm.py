@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from trec_rag_eval.cli.params import Integer, LocalPath, Real
+from trec_rag_eval.cli.params import Integer, OutputPath, Real
 
 
 def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -30,7 +30,7 @@ def llm_options(language_help: str) -> Callable[[Callable[..., Any]], Callable[.
                      help="Retries on 429, 5xx, timeouts (exponential backoff, Retry-After honoured)."),
         click.option("--temperature", type=Real(0.0, 2.0), default=None,
                      help="Sampling temperature (the server's default if unset)."),
-        click.option("--progress-file", type=LocalPath(dir_okay=False), default=None,
+        click.option("--progress-file", type=OutputPath(local=True, dir_okay=False), default=None,
                      help="Resumable progress file [default: OUTPUT.progress.jsonl]: finished work is appended "
                           "to it, a rerun resumes from it, and it is removed once OUTPUT is written, so it is "
                           "never an input, OUTPUT or its sidecar (refused before any request)."),

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from trec_rag_eval.api import QRELS_FORMATS, RUN_FORMATS
-from trec_rag_eval.cli.params import COUNT, LEVEL
+from trec_rag_eval.cli.params import COUNT, LEVEL, OutputPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
 from trec_rag_eval.render.output_formats import choices, choices_help
@@ -91,7 +91,7 @@ def run_format() -> Decorator:
 def output(help: str = "Write to FILE, a local path, instead of stdout (refuses to overwrite without --force).",
            required: bool = False, metavar: str = "FILE") -> Decorator:
     # no explicit default: click 8.4 takes default=None for a value given, and lets a required -o be missing
-    return click.option("-o", "--output", type=click.Path(dir_okay=False), required=required, metavar=metavar,
+    return click.option("-o", "--output", type=OutputPath(dir_okay=False), required=required, metavar=metavar,
                         help=help)
 
 

@@ -8,6 +8,7 @@ value out of range with a usage error (exit 2) that gives the range.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +70,33 @@ PROBABILITY = Real(0.0, 1.0, open=True)
 
 
 class InputPath(click.Path):
-    """An input file or folder: a local path, checked as ``click.Path`` checks it, or a URL (``s3://...``,
-    ``file://...``: ``io.sources``), handed on as it is: it is read where it lies, and its reader says
-    when it is missing."""
+    """An input file (or folder, with ``dir_okay``) named on the command line: a local path, a URL (``s3://...``,
+    ``file://...``: ``io.sources``) or, with ``allow_dash``, ``-`` (standard input).
+
+    With ``exists``, a local path is checked here, before any work, by the library (``api.check_input``): a file
+    missing, unreadable, or a folder where a file is needed is the error its reader would give when reading it
+    (``Error: NAME: no such file``, exit 1), one line, whatever the command and the argument. click's own check
+    (``Path(exists=True)``) would say it in its words, under the usage screen, exit 2: it is not used. Without
+    ``exists``, the reader says it when it comes to it (evaluate's runs: each is printed as it is read). A URL is
+    handed on as it is: it is read where it lies, and its reader says when it is missing."""
+
+    local_only = False
+    """A URL refused, as a mistake of the command line (click's usage error): the argument reads local files."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from trec_rag_eval.api import is_url
+        if not self.exists and not self.local_only:  # its reader says all (evaluate's QRELS and RUN)
+            return self.coerce_path_result(value)
+        from trec_rag_eval.api import check_input, is_url
 
         if isinstance(value, str) and is_url(value):
+            if self.local_only:
+                self.fail(f"{value!r} is a URL: a local file is expected here", param, ctx)
             return value
-        return super().convert(value, param, ctx)
+        if self.allow_dash and value == "-":
+            return value
+        if self.exists:
+            check_input(os.fspath(value), folder=self.dir_okay)
+        return self.coerce_path_result(value)
 
 
 class QrelsPath(InputPath):
@@ -92,17 +110,31 @@ class QrelsPath(InputPath):
         return super().convert(value, param, ctx)
 
 
-class LocalPath(click.Path):
-    """A local file as a ``pathlib.Path``; a URL refused as such. ``Path`` would make ``http://user:password@host/f``
-    ``http:/user:password@host/f``: read as a local file that is not there, and shown with its password, as no
-    redaction knows that for a URL."""
+class LocalPath(InputPath):
+    """A local input file as a ``pathlib.Path``; a URL refused as such. ``Path`` would make
+    ``http://user:password@host/f`` ``http:/user:password@host/f``: read as a local file that is not there, and
+    shown with its password, as no redaction knows that for a URL."""
+
+    local_only = True
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(path_type=Path, **kwargs)
+        kwargs.setdefault("path_type", Path)
+        super().__init__(**kwargs)
+
+
+class OutputPath(click.Path):
+    """A file a command writes: nothing is checked here. Before any work the command checks its outputs against
+    its inputs and each other (``api.check_outputs``: a missing folder, a folder given, an existing file without
+    ``--force``, each one ``Error:`` line naming it). With ``local``, a URL is refused (a mistake of the command
+    line) and the path handed on as a ``pathlib.Path``."""
+
+    def __init__(self, local: bool = False, **kwargs: Any) -> None:
+        self.local = local
+        super().__init__(path_type=Path if local else None, **kwargs)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from trec_rag_eval.api import is_url
 
-        if isinstance(value, str) and is_url(value):
+        if self.local and isinstance(value, str) and is_url(value):
             self.fail(f"{value!r} is a URL: a local file is expected here", param, ctx)
         return super().convert(value, param, ctx)

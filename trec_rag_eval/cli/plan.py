@@ -10,7 +10,7 @@ from trec_rag_eval.api import check_outputs
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli.chunks import doc_map_options, id_key_option
 from trec_rag_eval.cli.llm import judgments_option
-from trec_rag_eval.cli.params import InputPath, Integer, QrelsPath, Real
+from trec_rag_eval.cli.params import InputPath, Integer, OutputPath, QrelsPath, Real
 from trec_rag_eval.errors import UsageError
 from trec_rag_eval.io.atomic import write_atomic
 from trec_rag_eval.render.output_formats import PLAN
@@ -53,7 +53,7 @@ error names the flag (a --delta of 0, an --alpha of 1), as the Python caller's n
 @common.run_format()
 @common.output_options(PLAN, default="table",
                        force_help="Allow -o and --plot to replace an existing file (never an input).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+@click.option("--plot", "plot_path", type=OutputPath(dir_okay=False), default=None, metavar="FILE",
               help="Also draw power against the number of queries for half, once and twice --delta (.png or .svg).")
 @judgments_option
 @id_key_option

@@ -11,7 +11,7 @@ import click
 from trec_rag_eval.cli import options as common
 from trec_rag_eval.cli import tell
 from trec_rag_eval.cli.chunks import doc_map_options
-from trec_rag_eval.cli.params import Integer, LocalPath
+from trec_rag_eval.cli.params import Integer, LocalPath, OutputPath
 from trec_rag_eval.credentials import redact
 from trec_rag_eval.io.atomic import write_stream
 
@@ -34,11 +34,11 @@ def echo_failures(evaluation: Any) -> None:
 
 
 @click.command("search")
-@click.argument("dataset", type=LocalPath(dir_okay=False))
+@click.argument("dataset", type=LocalPath(exists=True, dir_okay=False))
 @click.option("--engine", "engine_spec", metavar="MODULE:CALLABLE", default=None,
               help="Engine to import: a callable (query, k), an object with a search or rechercher "
                    "method, or a class built without arguments. Default: BM25 over --corpus.")
-@click.option("--corpus", type=LocalPath(dir_okay=False), default=None,
+@click.option("--corpus", type=LocalPath(exists=True, dir_okay=False), default=None,
               help="JSONL corpus ({\"id\", \"text\"}) for the built-in BM25 engine.")
 @click.option("--language", type=click.Choice(["fr", "en"]), default="fr", show_default=True,
               help="Stop words of the built-in BM25 engine.")
@@ -48,7 +48,7 @@ def echo_failures(evaluation: Any) -> None:
               help="Measure to report (repeatable); default: P, R, F1, HitRate, nDCG at 1, 3, 5, 10, "
                    "MRR, MAP.")
 @common.level()
-@click.option("-o", "--output", type=LocalPath(dir_okay=False), default=None,
+@click.option("-o", "--output", type=OutputPath(local=True, dir_okay=False), default=None,
               help="Write the run here.")
 @click.option("-f", "--format", "run_format", type=click.Choice(["trec", "json"]), default="trec",
               show_default=True, help="TREC's six columns, or JSON {query_id: [{id, score}]}.")

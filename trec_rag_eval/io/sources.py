@@ -24,6 +24,7 @@ Only reading goes through here: outputs are local paths (``io.atomic``).
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
@@ -251,9 +252,35 @@ def check_file(path: str) -> None:
     if spooled(path) is not None:
         return
     if not exists(path):
-        raise InputFormatError(path, None, "no such file")
+        raise InputFormatError(path, None, NO_SUCH_FILE)
     if is_dir(path):
-        raise InputFormatError(path, None, "is a directory, expected a file")
+        raise InputFormatError(path, None, A_FOLDER)
+
+
+NO_SUCH_FILE = "no such file"
+A_FOLDER = "is a directory, expected a file"
+
+
+def check_local_input(path: str, folder: bool = False) -> None:
+    """An input a user named, checked before anything is read, in the words its reader would use when reading it:
+    it exists, it is a file (or, where ``folder``, a folder too: a BEIR folder, a folder of runs), and it can be
+    read. A URL or ``irds:`` name is left to its reader (a URL's existence is a request away), and so is a pipe or
+    a device (``/dev/stdin``, ``<(...)``: read once, by its reader). ``-`` is a file of that name here: where an
+    argument takes standard input, the command line hands it on unchecked."""
+    if is_url(path) or is_irds_name(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        raise InputFormatError(path, None, NO_SUCH_FILE) from None
+    if stat.S_ISDIR(mode):
+        if not folder:
+            raise InputFormatError(path, None, A_FOLDER)
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise InputFormatError(path, None, f"cannot read the folder: {os.strerror(errno.EACCES)}")
+    elif stat.S_ISREG(mode) and not os.access(path, os.R_OK):
+        # the words of an open() refused (read_bytes): the reader would say the same when it opens it
+        raise InputFormatError(path, None, f"cannot read the file: {os.strerror(errno.EACCES)}")
 
 
 def bytes_to_read(path: str) -> bytes | None:
