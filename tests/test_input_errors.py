@@ -21,7 +21,8 @@ from trec_rag_eval.cli import cli, commands
 from trec_rag_eval.cli.params import InputPath, OutputPath
 
 FIXTURES = os.path.join(REPO, "fixtures")
-VALID = {"qrels": os.path.join(FIXTURES, "qrels.txt"), "file": os.path.join(FIXTURES, "run_bm25.txt")}
+# a valid file for a required input, by the start of its parameter's name; a run for the others
+VALID = {"qrels": "qrels.txt", "dataset": "eval_dataset_fr.json", "corpus": "corpus_fr.jsonl", "run": "run_bm25.txt"}
 
 
 def _command(name: str) -> click.Command:
@@ -65,13 +66,20 @@ def _arguments(command_name: str, target: str, bad: str, tmp_path) -> list[str]:
         elif not param.required:
             continue
         elif isinstance(param.type, InputPath):
-            value = VALID["qrels"] if "qrels" in (param.name or "") or param.name == "dataset" else VALID["file"]
+            value = _valid(command_name, param.name or "", target)
         elif isinstance(param.type, OutputPath):
             value = str(tmp_path / f"out-{param.name}.txt")
         else:
             value = "x"  # --model
         args += [value] if isinstance(param, click.Argument) else [param.opts[0], value]
     return args
+
+
+def _valid(command: str, name: str, target: str) -> str:
+    if command == "convert" and target in ("qrels_out", "topics_path"):  # judgments to write as qrels
+        return os.path.join(FIXTURES, VALID["qrels"])
+    start = next((start for start in VALID if name.startswith(start)), "run")
+    return os.path.join(FIXTURES, VALID[start])
 
 
 def _one_error(result) -> str:
@@ -110,7 +118,7 @@ def test_the_folder_arguments_are_those_that_read_folders():
 @pytest.mark.parametrize(("command", "param"), INPUTS, ids=[f"{c} {p}" for c, p in INPUTS])
 def test_an_unreadable_input_is_one_line(tmp_path, monkeypatch, command, param):
     monkeypatch.chdir(tmp_path)
-    with open(VALID["file"], "rb") as source, open("locked.txt", "wb") as locked:
+    with open(os.path.join(FIXTURES, VALID["run"]), "rb") as source, open("locked.txt", "wb") as locked:
         locked.write(source.read())
     real_open, real_access = builtins.open, os.access
 
@@ -128,3 +136,38 @@ def test_an_unreadable_input_is_one_line(tmp_path, monkeypatch, command, param):
     monkeypatch.setattr(os, "access", guarded_access)
     result = invoke(*_arguments(command, param, "locked.txt", tmp_path))
     assert (result.exit_code, _one_error(result)) == (1, "Error: locked.txt: cannot read the file: Permission denied\n")
+
+
+OUTPUTS = [(name, param.name or "") for name in commands() for param in _paths(_command(name))
+           if isinstance(param.type, OutputPath)]
+# what a command needs besides its required arguments before it looks at its outputs
+# (the LLM commands: a key, and an endpoint that refuses at once, should they go as far as asking it)
+ENDPOINT = ["--base-url", "http://127.0.0.1:9/v1", "--max-retries", "0"]
+BESIDES = {"plan": ["--delta", "0.02"], "convert topics_path": ["--qrels", "qrels-out.txt"],
+           "judge": ENDPOINT, "generate-queries": ENDPOINT}
+
+
+def _written(command: str, param: str, out: str, tmp_path) -> list[str]:
+    return [*_arguments(command, param, out, tmp_path), *BESIDES.get(command, []),
+            *BESIDES.get(f"{command} {param}", [])]
+
+
+@pytest.mark.parametrize(("command", "param"), OUTPUTS, ids=[f"{c} {p}" for c, p in OUTPUTS])
+def test_an_output_into_a_missing_folder_is_one_line(tmp_path, monkeypatch, command, param):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
+    result = invoke(*_written(command, param, os.path.join("nowhere", "out.svg"), tmp_path))
+    assert (result.exit_code, _one_error(result)) == (
+        1, f"Error: cannot write {os.path.join('nowhere', 'out.svg')}: the folder nowhere does not exist\n")
+
+
+@pytest.mark.parametrize(("command", "param"), OUTPUTS, ids=[f"{c} {p}" for c, p in OUTPUTS])
+def test_an_output_that_is_a_folder_is_one_line(tmp_path, monkeypatch, command, param):
+    # an output is checked by the one writer (api.check_outputs), not by click, whose words would come under
+    # the usage screen with exit 2 ("Invalid value for '-o' / '--output': File 'out.svg' is a directory.")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
+    os.mkdir("out.svg")
+    result = invoke(*_written(command, param, "out.svg", tmp_path))
+    expected = "the name of a progress file" if param == "progress_file" else "a file name"
+    assert (result.exit_code, _one_error(result)) == (1, f"Error: cannot write out.svg: is a folder, expected {expected}\n")

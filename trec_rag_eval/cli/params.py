@@ -137,4 +137,5 @@ class OutputPath(click.Path):
 
         if self.local and isinstance(value, str) and is_url(value):
             self.fail(f"{value!r} is a URL: a local file is expected here", param, ctx)
-        return super().convert(value, param, ctx)
+        # not click's check (a folder given is said under the usage screen, exit 2): the writer's, before any work
+        return self.coerce_path_result(value)

@@ -82,6 +82,12 @@ def check_output(path: PathLike, force: bool) -> None:
         raise OutputError(name, "is a folder, expected a file name")
     if _is_special(name):
         return
+    _check_folder(name)
+    refuse_overwrite(name, force)
+
+
+def _check_folder(name: str) -> None:
+    """The folder ``name`` is to be written in exists, is a folder, and can be written in."""
     folder = os.path.dirname(name) or "."
     if not os.path.exists(folder):
         raise OutputError(name, f"the folder {folder} does not exist")
@@ -89,7 +95,6 @@ def check_output(path: PathLike, force: bool) -> None:
         raise OutputError(name, f"{folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(name, f"the folder {folder} is not writable")
-    refuse_overwrite(name, force)
 
 
 def check_output_paths(paths: Iterable[PathLike | None], force: bool, inputs: Iterable[PathLike | None] = (),
@@ -102,7 +107,7 @@ def check_output_paths(paths: Iterable[PathLike | None], force: bool, inputs: It
       folder, a partition of a Parquet folder): ``force`` allows replacing a file, never the data
       being read;
     * each ``progress`` file (read back, appended to, then removed: ``--progress-file``) may exist,
-      but is neither an input, nor inside an input folder, nor an output.
+      but is neither an input, nor inside an input folder, nor an output; its folder exists, as an output's.
 
     "The same file" is decided on the file itself, not on its spelling: symbolic links, ``..``,
     hard links and bind mounts all name one file (its device and inode); a file not written yet is
@@ -135,6 +140,7 @@ def check_output_paths(paths: Iterable[PathLike | None], force: bool, inputs: It
         if _is_special(name):  # /dev/stdout, a pipe: it could not be read back, and removing it would be a loss
             raise OutputError(name, "is not a regular file (a device or a pipe): a progress file is read back, "
                                     "appended to and removed when the work is done; give a file name")
+        _check_folder(name)  # said now, not at the first answer appended to it (nor never, if none comes)
         _refuse_inputs(name, "progress file", read, "it is read back, appended to and removed when the work is "
                                                      "done; choose another progress file")
         key = _identity(name)
