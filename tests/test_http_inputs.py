@@ -230,6 +230,9 @@ LOCAL_ONLY = {
     "--doc-map": lambda url, tmp: ["-m", "P@5", "--doc-map", url, QRELS, f"{FIXTURES}/run_bm25.txt"],
     "search DATASET": lambda url, tmp: ["search", url, "--corpus", f"{FIXTURES}/corpus_fr.jsonl"],
     "search --corpus": lambda url, tmp: ["search", f"{FIXTURES}/eval_dataset_fr.json", "--corpus", url],
+}
+# outputs: a URL is refused by the writer, as every command's output is (exit 1)
+URL_OUTPUTS = {
     "judge -o": lambda url, tmp: ["judge", f"{FIXTURES}/eval_dataset_fr.json", f"{FIXTURES}/run_bm25.txt",
                                   "--corpus", f"{FIXTURES}/corpus_fr.jsonl", "--model", "m", "-o", url],
     "generate-queries -o": lambda url, tmp: ["generate-queries", f"{FIXTURES}/corpus_fr.jsonl", "--model", "m",
@@ -239,16 +242,17 @@ LOCAL_ONLY = {
 }
 
 
-@pytest.mark.parametrize("argument", list(LOCAL_ONLY))
+@pytest.mark.parametrize("argument", [*LOCAL_ONLY, *URL_OUTPUTS])
 def test_a_url_where_a_local_file_is_expected_is_said_without_its_password(tmp_path, monkeypatch, argument):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     password = f"local-{argument.split()[0].strip('-')}-0123456789SECRET"
     with closed_port() as port:
         url = f"http://bob:{password}@127.0.0.1:{port}/corpus.jsonl"
-        result = invoke(*LOCAL_ONLY[argument](url, tmp_path))
-    assert result.exit_code == 2 and "Traceback" not in result.stderr, result.stderr
+        result = invoke(*{**LOCAL_ONLY, **URL_OUTPUTS}[argument](url, tmp_path))
+    output = argument in URL_OUTPUTS
+    assert result.exit_code == (1 if output else 2) and "Traceback" not in result.stderr, result.stderr
     lines = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
-    assert len(lines) == 1 and ("does not exist" in lines[0] or "is a URL: a local file is expected" in lines[0]), \
-        result.stderr
+    said = "is a URL: outputs are written to local paths" if output else "is a URL: a local file is expected"
+    assert len(lines) == 1 and said in lines[0], result.stderr
     assert f"http://bob:[credentials redacted]@127.0.0.1:{port}/corpus.jsonl" in lines[0]
     assert _leaked(result, _forms("bob", password)) == []

@@ -170,4 +170,16 @@ def test_an_output_that_is_a_folder_is_one_line(tmp_path, monkeypatch, command, 
     os.mkdir("out.svg")
     result = invoke(*_written(command, param, "out.svg", tmp_path))
     expected = "the name of a progress file" if param == "progress_file" else "a file name"
-    assert (result.exit_code, _one_error(result)) == (1, f"Error: cannot write out.svg: is a folder, expected {expected}\n")
+    assert (result.exit_code, _one_error(result)) == (
+        1, f"Error: cannot write out.svg: is a folder, expected {expected}\n")
+
+
+@pytest.mark.parametrize(("command", "param"), OUTPUTS, ids=[f"{c} {p}" for c, p in OUTPUTS])
+def test_an_output_named_by_a_url_is_one_line(tmp_path, monkeypatch, command, param):
+    # inputs may be URLs; what is written stays on this machine, whichever command writes it
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy")
+    result = invoke(*_written(command, param, "memory://bucket/out.svg", tmp_path))
+    assert (result.exit_code, _one_error(result)) == (
+        1, "Error: cannot write memory://bucket/out.svg: is a URL: outputs are written to local paths; write it "
+           "here, then copy it with your storage's own tool\n")

@@ -123,19 +123,18 @@ class LocalPath(InputPath):
 
 
 class OutputPath(click.Path):
-    """A file a command writes: nothing is checked here. Before any work the command checks its outputs against
-    its inputs and each other (``api.check_outputs``: a missing folder, a folder given, an existing file without
-    ``--force``, each one ``Error:`` line naming it). With ``local``, a URL is refused (a mistake of the command
-    line) and the path handed on as a ``pathlib.Path``."""
+    """A file a command writes, checked by the writer (``io.atomic``) in its words, one ``Error: cannot write NAME:
+    reason`` line, exit 1: a URL here, before anything else is parsed (``pathlib.Path`` would spoil it, and a
+    password in it); the rest before any work, when the command checks its outputs against its inputs and each
+    other (``api.check_outputs``: a missing folder, a folder given, an existing file without ``--force``). Not
+    click's checks, which would say a folder given under the usage screen, exit 2. With ``local``, the path is
+    handed on as a ``pathlib.Path``."""
 
     def __init__(self, local: bool = False, **kwargs: Any) -> None:
-        self.local = local
         super().__init__(path_type=Path if local else None, **kwargs)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from trec_rag_eval.api import is_url
+        from trec_rag_eval.io.atomic import refuse_url
 
-        if self.local and isinstance(value, str) and is_url(value):
-            self.fail(f"{value!r} is a URL: a local file is expected here", param, ctx)
-        # not click's check (a folder given is said under the usage screen, exit 2): the writer's, before any work
+        refuse_url(os.fspath(value))
         return self.coerce_path_result(value)

@@ -72,12 +72,17 @@ def refuse_overwrite(path: PathLike, force: bool) -> None:
         raise OutputExistsError(name)
 
 
+def refuse_url(name: str) -> None:
+    """An output named by a URL is refused: inputs may be URLs (io.sources); what is written stays on this machine."""
+    if is_url(name):
+        raise OutputError(name, "is a URL: outputs are written to local paths; write it here, then copy it with "
+                                "your storage's own tool")
+
+
 def check_output(path: PathLike, force: bool) -> None:
     """Everything that can be known about writing ``path`` before the work starts."""
     name = os.fspath(path)
-    if is_url(name):  # inputs may be URLs (io.sources); what is written stays on this machine
-        raise OutputError(name, "is a URL: outputs are written to local paths; write it here, then copy it with "
-                                "your storage's own tool")
+    refuse_url(name)
     if os.path.isdir(name):
         raise OutputError(name, "is a folder, expected a file name")
     if _is_special(name):
