@@ -12,7 +12,7 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, countOf, itemgetter
 from typing import Any
@@ -31,7 +31,7 @@ from trec_rag_eval.tables.arrow import (
     view_lengths,
     view_texts,
 )
-from trec_rag_eval.tables.checked_columns import BlockedRunColumns, CheckedColumns, query_column
+from trec_rag_eval.tables.checked_columns import BlockedRunColumns, CheckedColumns, LazyColumns, query_column
 
 Columns = dict[str, Any]
 
@@ -276,7 +276,7 @@ class ArrowIds:
         return True if text.isalnum() else False if text.isascii() else None
 
 
-class FrameColumns(CheckedColumns):
+class FrameColumns(LazyColumns):
     """A small frame's columns (``frame_columns``: a run's or judgments') whose id columns stay Arrow's until one
     is read: its values and blocks, its doc ids as ``ArrowIds`` (what the ranking reads, ``doc_ids``).
     ``columns["query_id"]``, ``columns["doc_id"]`` (and the judgments' ``columns["iteration"]``, "0") make their
@@ -307,48 +307,6 @@ class FrameColumns(CheckedColumns):
             raise KeyError(name)
         dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
         return made
-
-    def _whole(self) -> dict[str, Any]:
-        return {name: self[name] for name in self.names}
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.names
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._whole())
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def keys(self) -> Any:
-        return self._whole().keys()
-
-    def values(self) -> Any:
-        return self._whole().values()
-
-    def items(self) -> Any:
-        return self._whole().items()
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self[name] if name in self else default
-
-    def copy(self) -> dict[str, Any]:
-        return self._whole()
-
-    def __eq__(self, other: object) -> bool:
-        return self._whole() == other
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._whole())
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the columns with their lists (``CheckedColumns``)."""
-        return CheckedColumns, (self._whole(),), {"blocks": self.blocks}
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:

@@ -32,20 +32,14 @@ def query_column(block_ids: list[str], counts: list[int]) -> list[str]:
     return reduce(iadd, map(mul, map(list, zip(block_ids)), counts), [])  # type: ignore[no-any-return]
 
 
-class BlockedRunColumns(CheckedColumns):
-    """A run's columns made from a dict of dicts or lists of ids (``tables.bulk.nested_columns``), whose query
-    column is made on first use and kept (``__missing__``): the ranking looks each query up once from ``blocks``, so
-    an evaluation never makes its list of one id a row (a tenth of the conversion of 50 x 100). Anything that walks
-    the columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
+class LazyColumns(CheckedColumns):
+    """Columns some of which are made on first use (``__missing__`` in each subclass) and kept: anything that walks
+    them (iterating, ``items()``, comparing, pickling) sees every column of ``names``, in that order, made."""
 
-    names = ("query_id", "doc_id", "score")
-
-    def __missing__(self, name: str) -> list[str]:
-        if name != "query_id" or self.blocks is None:
-            raise KeyError(name)
-        made = query_column(*self.blocks)
-        dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
-        return made
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The columns, in their usual order (each subclass's)."""
+        raise NotImplementedError
 
     def _whole(self) -> dict[str, Any]:
         return {name: self[name] for name in self.names}
@@ -88,3 +82,19 @@ class BlockedRunColumns(CheckedColumns):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as the columns with their lists (``CheckedColumns``)."""
         return CheckedColumns, (self._whole(),), {"blocks": self.blocks}
+
+
+class BlockedRunColumns(LazyColumns):
+    """A run's columns made from a dict of dicts or lists of ids (``tables.bulk.nested_columns``), whose query
+    column is made on first use and kept (``__missing__``): the ranking looks each query up once from ``blocks``, so
+    an evaluation never makes its list of one id a row (a tenth of the conversion of 50 x 100). Anything that walks
+    the columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
+
+    names = ("query_id", "doc_id", "score")
+
+    def __missing__(self, name: str) -> list[str]:
+        if name != "query_id" or self.blocks is None:
+            raise KeyError(name)
+        made = query_column(*self.blocks)
+        dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
+        return made
