@@ -183,6 +183,23 @@ def test_a_detectable_delta_no_float_holds_is_said_so():
         "would need a difference beyond the largest float)")
 
 
+def test_a_detectable_delta_no_float_holds_is_an_empty_csv_cell_as_it_is_null_in_json():
+    # the same inf MDD as above: JSON writes null (it has no inf), so the CSV leaves the cell empty, as it does
+    # for NaN, rather than writing "inf", which a reader of the JSON and of the CSV would see differently
+    import csv
+    import io
+    import json
+
+    from trec_rag_eval.render.comparison import comparison_dict, render_csv
+
+    unbounded = {"A": {"DCG@5": [0.0, 1000.0]}, "B": {"DCG@5": [1000.0, 0.0]}}
+    comparison = compare_values(unbounded, ["q1", "q2"], alpha=sys.float_info.min)
+    rows = list(csv.DictReader(io.StringIO(render_csv(comparison))))
+    assert [row["min_detectable_delta"] for row in rows if row["run"] == "B"] == [""]
+    assert "inf" not in render_csv(comparison)
+    assert "Infinity" not in json.dumps(comparison_dict(comparison))
+
+
 # --- matplotlib is optional; the report says what it compares ------------------------------------
 
 

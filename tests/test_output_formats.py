@@ -237,3 +237,25 @@ def test_the_command_help_says_each_format():
     text = "".join(invoke("evaluate", "--help").stdout.split())
     for name in choices(EVALUATION):
         assert "".join(f"{name} ({OUTPUT_FORMATS[name].about(EVALUATION)}".split()) in text
+
+
+def test_a_value_no_float_holds_is_null_in_json_and_empty_in_csv_value_by_value_and_column_wise():
+    # NaN was null (JSON) and an empty field (CSV); inf was Infinity, which is no JSON, and "inf" in the CSV.
+    # One rule for every data format: a value that is no finite float is null / an empty field, written the same
+    # whether the body is built value by value or a column at a time
+    import numpy as np
+
+    import trec_rag_eval
+    from trec_rag_eval.render import data_formats
+
+    evaluation = trec_rag_eval.evaluate({"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q2": {"a": 1.0}},
+                                        ["P@1"])
+    evaluation.values["P@1"][:] = [np.inf, -np.inf]  # no measure gives these yet: the writers must not pass them
+    for by_value, by_column in [(data_formats.json_text, data_formats.json_text_columns),
+                                (data_formats.csv_rows, data_formats.csv_rows_columns),
+                                (data_formats.jsonl_rows, data_formats.jsonl_rows_columns)]:
+        text = by_value(evaluation, True)
+        assert text == by_column(evaluation, True)
+        assert "inf" not in text.lower()
+    assert data_formats.csv_rows(evaluation, True).splitlines()[:2] == ["run,q1,P@1,", "run,q2,P@1,"]
+    assert '"value": null' in data_formats.jsonl_rows(evaluation, True).splitlines()[0]

@@ -284,6 +284,21 @@ def test_a_detectable_delta_no_float_holds_is_null_in_json_as_compare_s():
     assert "the pilot's 2 queries detect no difference a float holds" in str(result)
 
 
+def test_a_detectable_delta_no_float_holds_is_an_empty_csv_cell_as_in_compare_s_csv():
+    # the same delta as above, null in the JSON: the CSV wrote "inf"; a value no float holds is an empty cell,
+    # as NaN is in every CSV of ours
+    import csv
+    import io
+    import sys
+
+    values = {"A": {"DCG@5": np.array([0.0, 1000.0])}, "B": {"DCG@5": np.array([1000.0, 0.0])}}
+    result = plan_values(values, ids(2), delta=0.5, alpha=sys.float_info.min)
+    rows = list(csv.DictReader(io.StringIO(result.render("csv"))))
+    row = next(r for r in rows if r["design"] == "paired_t")
+    assert row["detectable_delta"] == ""
+    assert "inf" not in result.render("csv")
+
+
 def test_more_runs_refuse_an_alpha_the_studentized_range_cannot_answer():
     # the Tukey design's critical value is scipy's studentized range, whose upper tail is 1 - its cdf: at alpha
     # 1e-20 its quantile came out as 100 (the end of its search) and the search for the count never ended;

@@ -389,8 +389,8 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
 
 
 def _json_number(value: float) -> float | None:
-    """``plain_number``, and None for an infinite statistic too (an effect size over no spread): JSON has no inf."""
-    return None if math.isinf(value) else plain_number(value)
+    """``plain_number`` (None for an infinite statistic too, an effect size over no spread: JSON has no inf)."""
+    return plain_number(value)
 
 
 def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str, Any]:

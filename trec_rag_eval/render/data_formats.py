@@ -64,19 +64,19 @@ def json_text_columns(evaluation: Evaluation, per_query: bool, summary: bool = T
 
 
 def _json_value_column(measure: Measure, values: Any) -> pl.Series:
-    """json's text of ``plain_number`` of every value: repr of the float, null for NaN, Infinity for inf."""
-    import polars as pl
-
+    """json's text of ``plain_number`` of every value: repr of the float, null for NaN and +-inf."""
     from trec_rag_eval.render import columnar_text
 
     if measure.spec.value_type == "str":
         return columnar_text.strings([json.dumps(v, ensure_ascii=False) for v in values])
+    return columnar_text.shortest(_finite_or_nan(values)).fill_null("null")
+
+
+def _finite_or_nan(values: Any) -> np.ndarray:
+    """The values as floats, NaN for each +-inf: ``plain_number``'s rule (no finite float, no value) a column at
+    a time, since ``columnar_text.shortest`` writes inf as ``inf`` and only NaN as nothing."""
     array = np.asarray(values, dtype=np.float64)
-    text = columnar_text.shortest(array).fill_null("null")
-    infinite = np.flatnonzero(np.isinf(array))
-    if len(infinite):
-        text = text.scatter(infinite, pl.Series(["Infinity" if v > 0 else "-Infinity" for v in array[infinite]]))
-    return text
+    return np.where(np.isinf(array), np.nan, array)
 
 
 def _json_per_query(evaluation: Evaluation) -> str:
@@ -171,7 +171,7 @@ def _csv_per_query(evaluation: Evaluation) -> str:
         if m.spec.value_type == "str":
             values.append(columnar_text.strings([_csv_field(v) for v in column]))
         else:
-            values.append(columnar_text.shortest(np.asarray(column, dtype=np.float64)).fill_null(""))
+            values.append(columnar_text.shortest(_finite_or_nan(column)).fill_null(""))
     run = _csv_field(evaluation.run_tag)
     rows = columnar_text.repeat_each([f"{run},{_csv_field(q)}" for q in ids], len(measures))
     names = columnar_text.cycle([_csv_field(m.shown) for m in measures], len(ids))

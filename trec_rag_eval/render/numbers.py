@@ -11,11 +11,13 @@ from typing import Any
 
 def plain_number(value: Any) -> Any:
     """A value as JSON and CSV hold it, at full precision: a number as a Python float (json and csv write
-    its shortest round-trip digits), NaN as None (``null``, an empty CSV field); text and None as they are."""
+    its shortest round-trip digits); NaN and +-inf as None (``null``, an empty CSV field), the one rule of every
+    data format: JSON has neither (json.dumps would write ``NaN`` and ``Infinity``, which no strict reader takes),
+    so the CSV beside it writes no ``inf`` either; text and None as they are."""
     if isinstance(value, str) or value is None:
         return value
     value = float(value)
-    return None if math.isnan(value) else value
+    return value if math.isfinite(value) else None
 
 
 def format_difference(value: float) -> str:

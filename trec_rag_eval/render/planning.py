@@ -246,9 +246,8 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in value]
     if isinstance(value, bool) or isinstance(value, int) or value is None or isinstance(value, str):
         return value
-    number = plain_number(value)
     # JSON has no inf (json.dumps writes Infinity): a detectable delta no float holds is null, as compare's is
-    return None if number is not None and math.isinf(number) else number
+    return plain_number(value)
 
 
 def plan_json(plan: TopicSetPlan) -> str:
