@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields, replace
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import UsageError
+from trec_rag_eval.errors import InputTypeError, UsageError
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.syntax import INT64, RELEVANCE_RANGE, is_number
 
@@ -93,9 +93,10 @@ def settings_of(settings: Settings | Mapping[str, Any] | None = None, **override
         overrides = {**settings, **overrides}
         settings = None
     elif settings is not None and not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a Settings or a dict of its fields, got {type(settings).__name__}")
+        raise InputTypeError(f"settings must be a Settings or a dict of its fields, got {type(settings).__name__}",
+                             {"settings": "settings"})
     unknown = sorted(set(overrides) - set(FIELDS))
-    if unknown:
+    if unknown:  # an unknown keyword: Python's TypeError, as a function's own signature would raise
         raise TypeError(f"unknown evaluation setting {unknown[0]!r}; expected one of {', '.join(FIELDS)}")
     return (settings or DEFAULT).but(**overrides)
 

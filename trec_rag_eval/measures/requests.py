@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.errors import MeasureSyntaxError, UsageError
+from trec_rag_eval.errors import InputTypeError, MeasureSyntaxError, UsageError
 from trec_rag_eval.measures.ir_notation import NAMES, parse_notation, suggestion
 from trec_rag_eval.measures.model import Family, Measure, on_register, range_problem
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
@@ -151,7 +151,7 @@ def parse_measure(text: str | Measure) -> Measure:
     if is_ir_measures_measure(text):
         return from_ir_measures(text)
     if not isinstance(text, str):
-        raise TypeError(f"a measure name must be a string, got {type(text).__name__}")
+        raise InputTypeError(f"a measure name must be a string, got {type(text).__name__}")
     measures = parse_measures([text])
     if len(measures) != 1:
         shown = ", ".join(str(m) for m in measures[:5]) + (", ..." if len(measures) > 5 else "")
@@ -176,8 +176,8 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
     elif isinstance(measures, Iterable):
         items = measures
     else:
-        raise TypeError("measures must be a name ('nDCG@10'), a Measure, or a list of them; "
-                        f"got {type(measures).__name__}")
+        raise InputTypeError("measures must be a name ('nDCG@10'), a Measure, or a list of them; "
+                             f"got {type(measures).__name__}", {"measures": "measures"})
     out: list[Measure] = []
     for item in items:
         if isinstance(item, Measure):
@@ -187,8 +187,8 @@ def resolve_measures(measures: MeasuresArg) -> list[Measure]:
         elif is_ir_measures_measure(item):
             out.append(from_ir_measures(item))
         else:
-            raise TypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
-                            f"{type(item).__name__}: {item!r}")
+            raise InputTypeError(f"a measure must be a name, a Measure or an ir_measures measure, got "
+                                 f"{type(item).__name__}: {item!r}")
     unique: dict[Measure, Measure] = {}
     for m in out:  # one measure once, whatever text trec_eval's name of it keeps (as parse_measures)
         unique.setdefault(m if m.text is None else replace(m, text=None), m)

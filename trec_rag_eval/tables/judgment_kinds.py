@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.errors import InputFormatError, InputTypeError
 from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Columns, Qrels, byte_key
@@ -152,8 +152,9 @@ def preference_columns(value: Any, source: str = "<prefs>") -> Columns:
     elif isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
         rows = value
     else:
-        raise TypeError(f"preferences must be a DataFrame or a dict with the columns {', '.join(PREFERENCE_COLUMNS)}, "
-                        f"or rows (query_id, group, subgroup, doc_id, level); got {type(value).__name__}")
+        raise InputTypeError(f"preferences must be a DataFrame or a dict with the columns "
+                             f"{', '.join(PREFERENCE_COLUMNS)}, or rows (query_id, group, subgroup, doc_id, level); "
+                             f"got {type(value).__name__}")
     out: dict[str, list[Any]] = {name: [] for name in PREFERENCE_COLUMNS}
     for number, row in enumerate(rows, start=1):
         fields = [row.get(name) for name in PREFERENCE_COLUMNS] if isinstance(row, Mapping) else list(row)

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trec_rag_eval.call_scope import per_call
-from trec_rag_eval.errors import InputFormatError
+from trec_rag_eval.errors import InputFormatError, InputTypeError
 from trec_rag_eval.io.sources import iter_lines
 
 
@@ -55,8 +55,8 @@ def corpus_documents(corpus: Any) -> list[dict[str, str]]:
         return [{"id": str(doc_id), "text": str(text)} for doc_id, text in corpus.items()]
     if isinstance(corpus, Sequence) and all(isinstance(d, Mapping) and "id" in d and "text" in d for d in corpus):
         return [{"id": str(d["id"]), "text": str(d["text"])} for d in corpus]
-    raise TypeError("corpus must be a JSONL path ({\"id\", \"text\"} a line), a list of {\"id\", \"text\"} dicts or a "
-                    f"mapping doc id -> text; got {type(corpus).__name__}")
+    raise InputTypeError("corpus must be a JSONL path ({\"id\", \"text\"} a line), a list of {\"id\", \"text\"} dicts "
+                         f"or a mapping doc id -> text; got {type(corpus).__name__}", {"corpus": "corpus"})
 
 
 def corpus_texts(corpus: Any) -> dict[str, str]:
