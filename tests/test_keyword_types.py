@@ -62,3 +62,22 @@ def test_preferences_of_the_wrong_type_are_a_usage_error():
     assert str(raised.value).startswith("preferences must be a DataFrame or a dict with the columns")
     assert str(raised.value).endswith("; got int")
 
+
+def test_fuse_reads_run_files_in_the_run_format_given(tmp_path):
+    # the fuse command takes --run-format; the library's fuse said "unknown evaluation setting 'run_format'"
+    runs = [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"]
+    assert tre.fuse(runs, run_format="trec").run == tre.fuse(runs).run
+    with pytest.raises(UsageError) as raised:
+        tre.fuse([RUN, RUN], run_format="trec")
+    assert str(raised.value) == "run_format= describes a run file: give the run as its path"
+
+
+def test_agree_reads_run_files_in_the_run_format_given():
+    runs = [f"{FIXTURES}/run_bm25.txt", f"{FIXTURES}/run_hybrid.txt"]
+    qrels = f"{FIXTURES}/qrels.txt"
+    other = tre.read_qrels(qrels)
+    given = tre.agree(qrels, other, runs, run_format="trec", n_resamples=10)
+    assert given.to_dict() == tre.agree(qrels, other, runs, n_resamples=10).to_dict()
+    with pytest.raises(UsageError) as raised:
+        tre.agree(qrels, other, [RUN, RUN], run_format="trec", n_resamples=10)
+    assert str(raised.value) == "run_format= describes a run file: give the run as its path"

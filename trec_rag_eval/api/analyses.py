@@ -108,7 +108,8 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
     ``Run``), ``.write(path)``, ``to_dict()``, ``to_pandas()``; definitions in ``trec_rag_eval.fusion.methods``.
     ``measure``, ``folds``, ``seed``, ``step``, ``ks``, ``progress`` and the settings tune ``optimize``: given
     other than their defaults without it, they are refused, as ``k`` is with a method other than rrf (a
-    parameter that would change nothing is a mistake to say, not to ignore).
+    parameter that would change nothing is a mistake to say, not to ignore). ``run_format``: how the run files
+    are read, as in ``evaluate`` (refused when no run is a file).
     """
     from trec_rag_eval.service.analyses import fuse_runs
 
@@ -131,7 +132,8 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
     (``"human"``, ``"llm"`` or ``"both"``, as ``evaluate(judgments=...)``); ``b`` None is ``a`` again (with
     ``judgments``, or ``a`` a file ``judge`` wrote: its human judgments are compared with the LLM's);
     otherwise one set of judgments, or one object given twice, is refused, as the command refuses one
-    file given twice. ``runs``: a list or mapping in any run shape. See ``trec_rag_eval.compare.agreement``.
+    file given twice. ``runs``: a list or mapping in any run shape (``run_format``: how its files are read, as in
+    ``evaluate``). See ``trec_rag_eval.compare.agreement``.
     """
     from trec_rag_eval.service.analyses import agree_judgments
 

@@ -160,6 +160,10 @@ def fuse_runs(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm
     from trec_rag_eval.core.settings import settings_of
     from trec_rag_eval.fusion import fuse_tables
 
+    run_format = options.pop("run_format", None)  # how run files are read, as the command's --run-format
+    if isinstance(runs, Iterator):
+        runs = list(runs)
+    check_run_format(_listed(runs), run_format)
     check_fusion_parameters(method, optimize, {"k": k, "measure": measure, "folds": folds, "seed": seed,
                                                 "step": step, "ks": ks, "progress": progress, "settings": settings},
                              options)
@@ -169,19 +173,34 @@ def fuse_runs(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm
         for note in notes:
             note.warn()
     chosen = settings_of(settings, **options) if (settings is not None or options) else None
-    if isinstance(runs, Iterator):
-        runs = list(runs)
     tables: Sequence[Run] | Mapping[str, Run]
     if isinstance(runs, Mapping):
-        tables = {str(name): run_from_any_shape(run, judgments, name=f"run {name!r}", run_tag=str(name))
+        tables = {str(name): _run_read(run, judgments, f"run {name!r}", str(name), run_format)
                   for name, run in runs.items()}
     elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
         raise InputTypeError("runs must be a list of runs or a mapping name -> run (fusion needs two or more); "
                         f"got {type(runs).__name__}")
     else:
-        tables = [run_from_any_shape(run, judgments, name=f"run {i + 1}") for i, run in enumerate(runs)]
+        tables = [_run_read(run, judgments, f"run {i + 1}", "run", run_format) for i, run in enumerate(runs)]
     return fuse_tables(tables, method, norm, k, weights, depth, run_tag, optimize=judgments, measure=measure,
                        folds=folds, seed=seed, step=step, ks=ks, settings=chosen, progress=progress)
+
+
+def _listed(runs: Any) -> list[Any]:
+    """The runs of a list or a mapping, for ``check_run_format`` (nothing of any other shape, refused later)."""
+    if isinstance(runs, Mapping):
+        return list(runs.values())
+    return list(runs) if isinstance(runs, (list, tuple)) else []
+
+
+def _run_read(value: Any, qrels: Qrels | None, name: str, run_tag: str, run_format: str | None) -> Run:
+    """One run of ``fuse`` or ``agree`` in any shape; a file in ``run_format`` when one is given (None, ``auto``:
+    told by its content, as ``evaluate`` tells it)."""
+    if isinstance(value, (str, os.PathLike)) and run_format not in (None, "auto"):
+        from trec_rag_eval.io.loading import load_run
+
+        return load_run(value, run_format, qrels)
+    return run_from_any_shape(value, qrels, name=name, run_tag=run_tag)
 
 
 def check_fusion_parameters(method: str, optimize: Any, given: Mapping[str, Any], options: Mapping[str, Any]) -> None:
@@ -243,20 +262,22 @@ def agree_judgments(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, An
     if judgments is not None and (isinstance(judgments, str) or len(judgments) != 2):
         raise UsageError(f"judgments: two views expected, one for A and one for B (e.g. ('human', 'llm')), "
                          f"got {judgments!r}")
+    run_format = options.pop("run_format", None)  # how run files are read, as the command's --run-format
+    if isinstance(runs, Iterator):
+        runs = list(runs)
+    check_run_format(_listed(runs), run_format)
     # which judgments each side holds is in its source's name ("... (human judgments)"): no note needed
     first = read_judgments(a, judgments=None if judgments is None else judgments[0])[0]
     second = read_judgments(b, judgments=None if judgments is None else judgments[1])[0]
     tables: Sequence[Run] | Mapping[str, Run] | None = None
     if runs is not None:
-        if isinstance(runs, Iterator):
-            runs = list(runs)
         if isinstance(runs, Mapping):
-            tables = {str(name): run_from_any_shape(run, first, name=f"run {name!r}", run_tag=str(name))
+            tables = {str(name): _run_read(run, first, f"run {name!r}", str(name), run_format)
                       for name, run in runs.items()}
         elif isinstance(runs, (str, os.PathLike)) or not isinstance(runs, Sequence):
             raise InputTypeError(f"runs must be a list of runs or a mapping name -> run; got {type(runs).__name__}")
         else:
-            tables = [run_from_any_shape(run, first, name=f"run {i + 1}") for i, run in enumerate(runs)]
+            tables = [_run_read(run, first, f"run {i + 1}", "run", run_format) for i, run in enumerate(runs)]
     chosen = settings_of_options(settings, options)
     return agree_tables(first, second, tables, measures, relevance_level=relevance_level, confidence=confidence,
                         n_resamples=n_resamples, seed=seed, settings=chosen)
