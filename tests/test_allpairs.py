@@ -200,3 +200,25 @@ def test_the_json_carries_the_seed_of_a_test_that_draws_alone():
     for test in ("tukey-hsd", "randomization"):
         data = compare_all_pairs(values, ["q1", "q2", "q3"], test=test, seed=5, n_resamples=100).to_dict()
         assert (data["seed"], data["n_resamples"]) == (5, 100), test
+
+
+def test_a_p_value_no_test_gives_is_null_in_json_and_an_empty_csv_field():
+    # B and C score 0 on every query and A 1: no spread within any run, so scipy's Tukey HSD has a standard
+    # error of 0 and B vs C's p-value is 0/0, NaN. The CSV wrote "nan" and the JSON NaN (no JSON): as in every
+    # data format of ours, no value is null in JSON and an empty field in CSV
+    import csv
+    import io
+    import warnings
+
+    values = {"A": {"m": [1, 1, 1, 1, 1]}, "B": {"m": [0] * 5}, "C": {"m": [0] * 5}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's division by the zero standard error
+        result = compare_all_pairs(values, [f"q{i}" for i in range(5)], test="tukey")
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    pairs = json.loads(result.render("json"), parse_constant=refuse)["measures"]["m"]["pairs"]
+    assert [(p["run_a"], p["run_b"], p["p_value"]) for p in pairs][2] == ("B", "C", None)
+    rows = list(csv.DictReader(io.StringIO(result.render("csv"))))
+    assert (rows[2]["run_a"], rows[2]["run_b"], rows[2]["p_value"], rows[2]["p_adjusted"]) == ("B", "C", "", "")

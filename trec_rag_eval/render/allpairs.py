@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from trec_rag_eval.number_formats import format_number
-from trec_rag_eval.render.numbers import format_difference, p_phrase
+from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_data, plain_number
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def allpairs_text(result: AllPairs, fmt: str = "table") -> str:
 
 
 def allpairs_json(result: AllPairs) -> str:
-    return json.dumps(result.to_dict(), indent=2) + "\n"
+    return json.dumps(plain_data(result.to_dict()), indent=2) + "\n"  # NaN (a p-value no test gives) as null
 
 
 def allpairs_csv(result: AllPairs) -> str:
@@ -69,9 +69,16 @@ def allpairs_csv(result: AllPairs) -> str:
     writer.writerow(["measure", "run_a", "run_b", "mean_a", "mean_b", "delta", "p_value", "p_adjusted",
                      "significant", "winner"])
     for p in result.pairs:
-        writer.writerow([p.measure, p.run_a, p.run_b, repr(p.mean_a), repr(p.mean_b), repr(p.delta),
-                         repr(p.p_value), repr(p.p_adjusted), p.significant, p.winner or ""])
+        writer.writerow([p.measure, p.run_a, p.run_b, *(_field(v) for v in (p.mean_a, p.mean_b, p.delta, p.p_value,
+                                                                              p.p_adjusted)),
+                         p.significant, p.winner or ""])
     return out.getvalue()
+
+
+def _field(value: float) -> float | str:
+    """A number at full precision (csv writes its repr), nothing (NaN, +-inf) as an empty field."""
+    number = plain_number(value)
+    return "" if number is None else number
 
 
 def _cells(result: AllPairs, mark: Callable[[str], str]) -> list[list[str]]:

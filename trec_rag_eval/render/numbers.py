@@ -20,6 +20,18 @@ def plain_number(value: Any) -> Any:
     return value if math.isfinite(value) else None
 
 
+def plain_data(value: Any) -> Any:
+    """Nested dicts and lists with every number as ``plain_number`` writes it (NaN and +-inf as None), counts,
+    flags, text and None as they are: a result's ``to_dict()`` as JSON can hold it."""
+    if isinstance(value, dict):
+        return {key: plain_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_data(item) for item in value]
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return plain_number(value)
+
+
 def format_difference(value: float) -> str:
     """A signed difference of two means, with their 4 decimals: ``+0.0430``."""
     return f"{value:+.4f}"

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from trec_rag_eval.number_formats import format_magnitude, format_needed, format_number
 from trec_rag_eval.render.latex import latex_escape
 from trec_rag_eval.render.notebook import html_list, html_table
-from trec_rag_eval.render.numbers import format_percent, format_plain, plain_number
+from trec_rag_eval.render.numbers import format_percent, format_plain, plain_data, plain_number
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
@@ -239,19 +239,8 @@ def _cell(value: Any) -> Any:
     return "" if number is None else number
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    if isinstance(value, bool) or isinstance(value, int) or value is None or isinstance(value, str):
-        return value
-    # JSON has no inf (json.dumps writes Infinity): a detectable delta no float holds is null, as compare's is
-    return plain_number(value)
-
-
 def plan_json(plan: TopicSetPlan) -> str:
-    return json.dumps(_plain(plan.to_dict()), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(plain_data(plan.to_dict()), indent=2, ensure_ascii=False) + "\n"
 
 
 def plan_html(plan: TopicSetPlan) -> str:
