@@ -289,3 +289,22 @@ def test_showing_an_evaluation_loads_no_other_results_renderers():
               "print(sorted(m for m in sys.modules if m in ('scipy', 'polars') or m.startswith(others)))\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"
+
+
+def test_crosscheck_json_writes_a_mean_with_no_value_as_null():
+    # a measure whose mean is NaN on our side (trec_eval's -nan) was written NaN, which is no JSON: every data
+    # format of ours writes no value as null
+    import json
+    import math
+
+    from trec_rag_eval.render.crosscheck import crosscheck_json
+
+    nan_report = CrosscheckReport([Verdict("P@5", "P@5", "pytrec_eval", "differ", max_difference=math.nan,
+                                           ours=math.nan, theirs=0.5)], 1, {}, "0.3.1")
+
+    def refuse(constant):
+        raise ValueError(constant)
+
+    written = json.loads("".join(crosscheck_json([("run.txt", nan_report)])), parse_constant=refuse)
+    assert written["verdicts"][0]["ours"] is None and written["verdicts"][0]["max_difference"] is None
+    assert written["verdicts"][0]["theirs"] == 0.5

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from trec_rag_eval.number_formats import format_precise
 from trec_rag_eval.render.notebook import html_table
+from trec_rag_eval.render.numbers import plain_data
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport
@@ -87,5 +88,5 @@ def crosschecks_text(reports: Iterable[tuple[str, CrosscheckReport]]) -> Iterato
 def crosscheck_json(reports: Iterable[tuple[str, CrosscheckReport]]) -> Iterator[str]:
     """The crosscheck command's JSON, once every run's report is made: each report (``to_dict``) with its
     run's path, in a list; one run alone, its object."""
-    payload = [{"run": path, **report.to_dict()} for path, report in reports]
+    payload = [{"run": path, **plain_data(report.to_dict())} for path, report in reports]  # NaN as null
     yield json.dumps(payload[0] if len(payload) == 1 else payload, indent=2) + "\n"
