@@ -1,6 +1,6 @@
 """One number format per output convention: a measure's value in a table a person reads
 (text, notebook, repr) is ``number_formats.format_number``'s, trec_eval's lines ``render.trec.format_trec_value``'s,
-a value in JSON or CSV ``render.numbers.plain_number``'s, a coefficient ``number_formats.format_magnitude``'s.
+a value in JSON or CSV ``number_formats.plain_number``'s, a coefficient ``number_formats.format_magnitude``'s.
 There were four 4-decimal formatters (core/frames, render/table, render/numbers, render/trec)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 
 import trec_rag_eval as tre
 from trec_rag_eval.measures.requests import parse_measure
-from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number, format_precise
-from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_number
+from trec_rag_eval.number_formats import format_delta, format_magnitude, format_number, format_precise, plain_number
+from trec_rag_eval.render.numbers import format_difference, p_phrase
 from trec_rag_eval.render.trec import format_trec_value
 
 PACKAGE = Path(tre.__file__).resolve().parent

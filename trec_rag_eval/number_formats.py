@@ -1,9 +1,9 @@
 """The number formats of what a person reads, one per convention: ``format_number`` (a measure's value in
 every table: the command's, the notebook's, a repr), ``format_delta`` (a comparison's delta),
 ``format_magnitude`` (a coefficient, a detectable delta) and ``format_precise`` (a cross-check's values); and
-``short_repr``, the result types' short reprs, which use them. Below ``render/``, since the result types use
-them too; ``render.trec`` has trec_eval's formats, ``render.numbers`` the other statistics' and the JSON/CSV
-values'.
+``short_repr``, the result types' short reprs, which use them; ``plain_number`` and ``plain_data``, a value
+as JSON and CSV hold it (NaN and +-inf as None). Below ``render/``, since the result types use
+them too; ``render.trec`` has trec_eval's formats, ``render.numbers`` the other statistics'.
 """
 
 from __future__ import annotations
@@ -58,3 +58,26 @@ def short_repr(kind: str, head: Sequence[str], values: Mapping[str, Any], limit:
     if len(values) > limit:
         shown.append(f"+{len(values) - limit} more")
     return f"{kind}({', '.join([*head, *shown])})"
+
+
+def plain_number(value: Any) -> Any:
+    """A value as JSON and CSV hold it, at full precision: a number as a Python float (json and csv write
+    its shortest round-trip digits); NaN and +-inf as None (``null``, an empty CSV field), the one rule of every
+    data format: JSON has neither (json.dumps would write ``NaN`` and ``Infinity``, which no strict reader takes),
+    so the CSV beside it writes no ``inf`` either; text and None as they are."""
+    if isinstance(value, str) or value is None:
+        return value
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def plain_data(value: Any) -> Any:
+    """Nested dicts and lists with every number as ``plain_number`` writes it (NaN and +-inf as None), counts,
+    flags, text and None as they are: a result's ``to_dict()`` as JSON can hold it."""
+    if isinstance(value, dict):
+        return {key: plain_data(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_data(item) for item in value]
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    return plain_number(value)

@@ -30,7 +30,7 @@ import numpy as np
 from trec_rag_eval.arguments import check_fractions, check_resampling, check_runs
 from trec_rag_eval.core.frames import check_shape, frame
 from trec_rag_eval.errors import UsageError
-from trec_rag_eval.number_formats import format_number
+from trec_rag_eval.number_formats import format_number, plain_data
 from trec_rag_eval.renderer_registry import show, shown_by
 from trec_rag_eval.value_equality import same_fields
 
@@ -264,18 +264,7 @@ class Agreement:
     def to_json(self) -> str:
         """``to_dict`` as JSON, an undefined value (NaN: kappa with no disagreement expected, tau of tied
         runs) as null: JSON has no NaN."""
-        return json.dumps(_without_nan(self.to_dict()), indent=2) + "\n"
-
-
-def _without_nan(value: Any) -> Any:
-    """``value`` with every NaN float, in any dict or list, as None."""
-    if isinstance(value, dict):
-        return {key: _without_nan(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_without_nan(item) for item in value]
-    if isinstance(value, float) and math.isnan(value):  # np.float64 is a float too
-        return None
-    return value
+        return json.dumps(plain_data(self.to_dict()), indent=2) + "\n"
 
 
 def label_agreement(a: Qrels, b: Qrels, relevance_level: int = 1) -> LabelAgreement:

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.number_formats import format_number
-from trec_rag_eval.render.numbers import format_difference, p_phrase, plain_data, plain_number
+from trec_rag_eval.number_formats import format_number, plain_data, plain_number
+from trec_rag_eval.render.numbers import format_difference, p_phrase
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:

@@ -11,9 +11,8 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from trec_rag_eval.number_formats import format_precise
+from trec_rag_eval.number_formats import format_precise, plain_data
 from trec_rag_eval.render.notebook import html_table
-from trec_rag_eval.render.numbers import plain_data
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport

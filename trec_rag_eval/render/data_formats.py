@@ -1,5 +1,5 @@
 """An evaluation's data formats (``render.output_formats``): the JSON document, CSV rows and JSON Lines, values as
-``render.numbers.plain_number`` writes them; the table a person reads is ``render.table``'s.
+``number_formats.plain_number`` writes them; the table a person reads is ``render.table``'s.
 
 Each per-query part is written two ways with the same bytes: value by value (``json.dumps(indent=2)``,
 ``csv.writer``, ``json.dumps`` of each row) and a column at a time (``render.columnar_text``, the ``*_columns``
@@ -18,7 +18,7 @@ import numpy as np
 
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.measures.model import Measure
-from trec_rag_eval.render.numbers import plain_number
+from trec_rag_eval.number_formats import plain_number
 from trec_rag_eval.render.table import measures_per_query
 
 if TYPE_CHECKING:

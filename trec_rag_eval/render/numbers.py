@@ -1,35 +1,12 @@
-"""Number formats of the statistics (p-values, effect sizes, differences, levels) and of the values written
-to JSON and CSV. A measure's value or mean in a table is ``number_formats.format_number``'s, a
-coefficient's ``number_formats.format_magnitude``, a delta's ``number_formats.format_delta`` (the result types
-use them too, below this package); trec_eval's lines are ``render.trec``'s."""
+"""Number formats of the statistics (p-values, effect sizes, differences, levels). The values written to JSON
+and CSV are ``number_formats.plain_number``'s and ``plain_data``'s; a measure's value or mean in a table is
+``number_formats.format_number``'s, a coefficient's ``number_formats.format_magnitude``, a delta's
+``number_formats.format_delta`` (the result types use them too, below this package); trec_eval's lines are
+``render.trec``'s."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
-
-
-def plain_number(value: Any) -> Any:
-    """A value as JSON and CSV hold it, at full precision: a number as a Python float (json and csv write
-    its shortest round-trip digits); NaN and +-inf as None (``null``, an empty CSV field), the one rule of every
-    data format: JSON has neither (json.dumps would write ``NaN`` and ``Infinity``, which no strict reader takes),
-    so the CSV beside it writes no ``inf`` either; text and None as they are."""
-    if isinstance(value, str) or value is None:
-        return value
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
-def plain_data(value: Any) -> Any:
-    """Nested dicts and lists with every number as ``plain_number`` writes it (NaN and +-inf as None), counts,
-    flags, text and None as they are: a result's ``to_dict()`` as JSON can hold it."""
-    if isinstance(value, dict):
-        return {key: plain_data(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_data(item) for item in value]
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    return plain_number(value)
 
 
 def format_difference(value: float) -> str:

@@ -15,10 +15,10 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.number_formats import format_magnitude, format_needed, format_number
+from trec_rag_eval.number_formats import format_magnitude, format_needed, format_number, plain_data, plain_number
 from trec_rag_eval.render.latex import latex_escape
 from trec_rag_eval.render.notebook import html_list, html_table
-from trec_rag_eval.render.numbers import format_percent, format_plain, plain_data, plain_number
+from trec_rag_eval.render.numbers import format_percent, format_plain
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
 if TYPE_CHECKING:
