@@ -14,7 +14,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from trec_rag_eval.number_formats import format_delta, format_magnitude, format_needed, format_number
+from trec_rag_eval.number_formats import format_delta, format_magnitude, format_needed, format_number, plain_number
 from trec_rag_eval.render.latex import latex_best, latex_cell, latex_escape, latex_table
 from trec_rag_eval.render.numbers import (
     format_effect,
@@ -22,7 +22,6 @@ from trec_rag_eval.render.numbers import (
     format_percent,
     format_plain,
     p_phrase,
-    plain_number,
 )
 from trec_rag_eval.render.text_table import aligned_lines, labelled_lines
 
@@ -388,11 +387,6 @@ def render_csv(comparison: Comparison, per_query: bool = False) -> str:
     return out.getvalue()
 
 
-def _json_number(value: float) -> float | None:
-    """``plain_number`` (None for an infinite statistic too, an effect size over no spread: JSON has no inf)."""
-    return plain_number(value)
-
-
 def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str, Any]:
     """Plain data (JSON-ready: NaN becomes None). ``per_query`` adds values and deltas by query."""
     out: dict[str, Any] = {
@@ -408,7 +402,7 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
         # the seed and the resamples only where something was drawn at random (a t-test with its t-interval: no)
         **({"n_resamples": comparison.n_resamples, "seed": comparison.seed} if comparison.draws else {}),
         "means": {
-            run: {m: _json_number(v) for m, v in by_measure.items()}
+            run: {m: plain_number(v) for m, v in by_measure.items()}
             for run, by_measure in comparison.means.items()
         },
         "comparisons": [
@@ -416,18 +410,18 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
                 "measure": p.measure,
                 "run": p.run,
                 "baseline": p.baseline,
-                "baseline_mean": _json_number(p.baseline_mean),
-                "run_mean": _json_number(p.run_mean),
-                "delta": _json_number(p.delta),
-                "ci": [_json_number(p.ci_low), _json_number(p.ci_high)],
-                "p_value": _json_number(p.p_value),
-                "p_adjusted": _json_number(p.p_adjusted),
+                "baseline_mean": plain_number(p.baseline_mean),
+                "run_mean": plain_number(p.run_mean),
+                "delta": plain_number(p.delta),
+                "ci": [plain_number(p.ci_low), plain_number(p.ci_high)],
+                "p_value": plain_number(p.p_value),
+                "p_adjusted": plain_number(p.p_adjusted),
                 "significant": p.significant,
-                "effect_size": _json_number(p.effect_size),
+                "effect_size": plain_number(p.effect_size),
                 "wins": p.wins,
                 "ties": p.ties,
                 "losses": p.losses,
-                "min_detectable_delta": _json_number(p.min_detectable_delta),
+                "min_detectable_delta": plain_number(p.min_detectable_delta),
                 "verdict": verdict(comparison, p),
             }
             for p in comparison.pairs
@@ -441,7 +435,7 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
                 run: dict(
                     zip(
                         comparison.query_ids,
-                        (_json_number(v) for v in comparison.values[run][measure]),
+                        (plain_number(v) for v in comparison.values[run][measure]),
                         strict=True,
                     )
                 )
@@ -454,7 +448,7 @@ def comparison_dict(comparison: Comparison, per_query: bool = False) -> dict[str
                 run: dict(
                     zip(
                         comparison.query_ids,
-                        (_json_number(v) for v in comparison.deltas(measure, run)),
+                        (plain_number(v) for v in comparison.deltas(measure, run)),
                         strict=True,
                     )
                 )
