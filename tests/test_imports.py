@@ -206,8 +206,8 @@ def test_a_small_evaluation_from_python_loads_numpy_alone():
 
 
 def test_a_small_comparison_from_python_loads_numpy_alone():
-    # the paired t-test, its interval and the MDD read compare.distributions' t and noncentral t: no scipy at all
-    # (scipy.special alone, ~0.3 s of imports, was nearly all of a first comparison), nor polars, pyarrow, pandas
+    # the paired t-test, its interval and the MDD read compare.distributions' t and compare.noncentral_t's: no scipy
+    # at all (scipy.special alone, ~0.3 s of imports, was nearly all of a first comparison), nor polars, pyarrow, pandas
     loaded = _modules_after(SMALL + "str(tre.compare(qrels, runs, 'nDCG@10'))")
     assert "trec_rag_eval.compare.distributions" in loaded  # the comparison ran
     assert _beyond(loaded, "import numpy") == set()

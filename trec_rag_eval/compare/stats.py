@@ -2,12 +2,12 @@
 
 Every function takes per-query arrays aligned on the same query list (``baseline[i]`` and
 ``run[i]`` are the same query) and knows nothing about measures, files or rendering.
-The t, noncentral t and normal distributions are ``compare.distributions``' (plain Python: importing
-scipy.special would cost a first comparison about 0.3 s, scipy.stats about a second); the resampling is numpy,
-vectorised over resamples: the sign flips of the randomization test and of its interval (``SignFlips``), and the
-bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its per-call overhead). Each test has the
-interval that agrees with it by construction: the t-interval with the t-test, the randomization interval (the
-deltas the sign-flip test keeps) with the randomization test; the bootstrap is on request.
+The t and normal distributions are ``compare.distributions``', the noncentral t ``compare.noncentral_t``'s (plain
+Python: importing scipy.special would cost a first comparison about 0.3 s, scipy.stats about a second); the
+resampling is numpy, vectorised over resamples: the sign flips of the randomization test and of its interval
+(``SignFlips``), and the bootstrap (BCa, as ``scipy.stats.bootstrap`` computes it, without its per-call overhead).
+Each test has the interval that agrees with it by construction: the t-interval with the t-test, the randomization
+interval (the deltas the sign-flip test keeps) with the randomization test; the bootstrap is on request.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from trec_rag_eval.compare.distributions import noncentral_t_cdf, normal_cdf, normal_quantile, t_cdf, t_quantile
+from trec_rag_eval.compare.distributions import normal_cdf, normal_quantile, t_cdf, t_quantile
+from trec_rag_eval.compare.noncentral_t import noncentral_t_cdf
 from trec_rag_eval.notes import note
 
 TESTS = ("t", "randomization")
