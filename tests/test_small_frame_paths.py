@@ -1,7 +1,9 @@
-"""Small pandas and polars frames (the columns read by Arrow, ``tables.bulk.frame_columns``) give the numbers of
-the same judgments and run given as dicts of dicts, whatever path the ranking takes with them: ties across the
-cut of a measure's depth, the same documents ranked for many queries, judgments with and without negative values,
--M and -J; and every error the row path words is still worded so.
+"""Small pandas and polars frames (the columns read by Arrow, ``tables.bulk.frame_columns``; a polars frame of at
+most ``small_frames.POLARS_LIST_MAX_ROWS`` rows is read as lists, so here polars frames take Arrow's path at every
+size but in the cases named "polars-lists") give the numbers of the same judgments and run given as dicts of dicts,
+whatever path the ranking takes with them: ties across the cut of a measure's depth, the same documents ranked for
+many queries, judgments with and without negative values, -M and -J; and every error the row path words is still
+worded so.
 
 The dict of dicts is the reference here: its numbers are those of the TREC files (test_in_memory_paths.py)."""
 
@@ -16,9 +18,15 @@ from conftest import first_by_default
 
 import trec_rag_eval as tre
 from trec_rag_eval.service.inputs import as_qrels, as_run
-from trec_rag_eval.tables import CheckedColumns
+from trec_rag_eval.tables import CheckedColumns, bulk, small_frames
 
-LIBRARIES = ["pandas", "pandas-object", "polars"]
+LIBRARIES = ["pandas", "pandas-object", "polars", "polars-lists"]
+POLARS_LIST_MAX_ROWS = small_frames.POLARS_LIST_MAX_ROWS  # the library's, before the fixture below sets it
+
+
+@pytest.fixture(autouse=True)
+def _arrow_for_polars_frames_of_any_size(monkeypatch):
+    monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", 0)
 
 
 def _pair(seed: int, negative: bool) -> tuple[dict, dict]:
@@ -37,7 +45,7 @@ def _pair(seed: int, negative: bool) -> tuple[dict, dict]:
 def _frame(library: str, nested: dict, value: str):
     rows = [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
     columns = {"query_id": [r[0] for r in rows], "doc_id": [r[1] for r in rows], value: [r[2] for r in rows]}
-    if library == "polars":
+    if library.startswith("polars"):
         import polars as pl
 
         return pl.DataFrame(columns)
@@ -60,14 +68,46 @@ def _values(evaluation) -> dict:
 @pytest.mark.parametrize("library", LIBRARIES)
 @pytest.mark.parametrize("negative", [True, False])
 @pytest.mark.parametrize("options", [{}, {"max_retrieved": 7}, {"judged_only": True}])
-def test_small_frames_give_the_numbers_of_the_same_dicts(seed, library, negative, options):
+def test_small_frames_give_the_numbers_of_the_same_dicts(monkeypatch, seed, library, negative, options):
     pytest.importorskip(library.split("-")[0])
     qrels, run = _pair(seed, negative)
     frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
+    if library == "polars-lists":  # read as lists, as a polars frame of this size is
+        monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", max(map(len, frames)))
+        assert not any(isinstance(made.data, bulk.FrameColumns) for made in (as_qrels(frames[0]),
+                                                                              as_run(frames[1], None)))
     for measures in (["nDCG@10", "P@5", "RR"], ["all_trec"]):  # a depth the ranking stops at; every row read
         expected = _values(tre.evaluate(qrels, run, measures, **options))
         ours = _values(tre.evaluate(*frames, measures, **options))
         assert ours == expected
+
+
+def test_a_polars_frame_is_read_as_lists_up_to_its_row_limit_and_by_arrow_above(monkeypatch):
+    # a few hundred rows of polars cost less as lists than through Arrow's kernels, whose calls cost more than such
+    # a frame's rows (docs/speed.md); the judgments and the run are read the same way on either side of the limit
+    import polars as pl
+
+    monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", POLARS_LIST_MAX_ROWS)
+    for rows, arrow in ((POLARS_LIST_MAX_ROWS, False), (POLARS_LIST_MAX_ROWS + 1, True)):
+        judged = pl.DataFrame({"query_id": [f"q{i // 10}" for i in range(rows)],
+                               "doc_id": [f"d{i}" for i in range(rows)], "relevance": [i % 3 for i in range(rows)]})
+        ranked = pl.DataFrame({"query_id": judged["query_id"], "doc_id": judged["doc_id"],
+                               "score": [float(-i) for i in range(rows)]})
+        qrels, run = as_qrels(judged), as_run(ranked, None)
+        assert isinstance(qrels.data, bulk.FrameColumns) is arrow and isinstance(run.data, bulk.FrameColumns) is arrow
+        assert isinstance(qrels.data, CheckedColumns) and isinstance(run.data, CheckedColumns)  # checked in bulk
+        evaluation = tre.evaluate(judged, ranked, "P@5")
+        expected = tre.evaluate(_nested(judged, "relevance"), _nested(ranked, "score"), "P@5")  # the same dicts
+        assert evaluation.to_dict() == expected.to_dict()
+        # by hand: each query's first five by score are its rows 10k..10k+4, graded i % 3, so 3 or 4 of five relevant
+        assert set(evaluation.to_dict()["q0"].values()) == {0.6}  # rows 0-4: grades 0 1 2 0 1
+
+
+def _nested(frame, value: str) -> dict:
+    out: dict = {}
+    for q, d, v in zip(frame["query_id"].to_list(), frame["doc_id"].to_list(), frame[value].to_list(), strict=True):
+        out.setdefault(q, {})[d] = v
+    return out
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
