@@ -28,7 +28,9 @@ import re
 import warnings
 from array import array
 from collections.abc import Iterable, Mapping
+from itertools import chain
 from numbers import Integral
+from operator import countOf
 from typing import Any
 
 import numpy as np
@@ -293,7 +295,9 @@ def _c_int(value: Any, name: str) -> int:
 
 def _judgments(query_relevance: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
     """The judged queries of ``query_relevance``, checked as pytrec_eval checks them (string ids, a dict per
-    query, integer relevance; TypeError otherwise), without the queries judged with an empty dict."""
+    query, integer relevance; TypeError otherwise), without the queries judged with an empty dict. The documents'
+    ids and relevance of every query are checked at once, by C-level passes; a query's own, row by row
+    (``_checked``), only when those find another type: to make an integer of it, or to name it."""
     judged: dict[str, dict[str, int]] = {}
     for query_id, docs in query_relevance.items():
         if len(docs) == 0:  # pytrec_eval drops them: they are judged nowhere
@@ -303,11 +307,24 @@ def _judgments(query_relevance: Mapping[str, Mapping[str, int]]) -> dict[str, di
         if not isinstance(docs, dict):
             raise TypeError(f"judgments of query {query_id!r}: expected a dict {{doc_id: relevance}}, got "
                             f"{type(docs).__name__}")
-        if not all(type(relevance) is int for relevance in docs.values()) or not all(
-                type(doc_id) is str for doc_id in docs):
-            docs = _checked(query_id, docs)
         judged[query_id] = docs
+    relevance = list(chain.from_iterable(map(dict.values, judged.values())))
+    doc_ids = list(chain.from_iterable(judged.values()))
+    if countOf(map(type, relevance), int) == len(relevance) and _all_strings(doc_ids):
+        return judged
+    for query_id, docs in judged.items():
+        if countOf(map(type, docs.values()), int) != len(docs) or not _all_strings(list(docs)):
+            judged[query_id] = _checked(query_id, docs)
     return judged
+
+
+def _all_strings(ids: list[Any]) -> bool:
+    """Whether every id is a string (a subclass too, as pytrec_eval's check takes): one C-level join."""
+    try:
+        "".join(ids)
+    except TypeError:
+        return False
+    return True
 
 
 def _checked(query_id: str, docs: dict[Any, Any]) -> dict[str, int]:
