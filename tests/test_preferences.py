@@ -344,9 +344,9 @@ def test_compare_without_measures_compares_trec_eval_s_preference_set(tmp_path):
 def test_read_qrels_is_annotated_with_every_kind_it_returns(tmp_path):
     # a prefs file read by tre.read_qrels is a Preferences, not a Qrels: its annotation says both, so a type checker
     # makes the caller tell them apart (``.kind``)
-    import inspect
+    import typing
 
     path = tmp_path / "prefs.txt"
     path.write_text("q1 g1 s1 a 2\nq1 g1 s1 b 1\n", encoding="utf-8")
     assert isinstance(tre.read_qrels(path, format="prefs"), Preferences)
-    assert inspect.signature(tre.read_qrels).return_annotation == "Qrels | Preferences"
+    assert typing.get_type_hints(tre.read_qrels)["return"] == tre.Qrels | Preferences

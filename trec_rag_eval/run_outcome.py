@@ -13,15 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from trec_rag_eval.errors import TrecRagEvalError
+from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.notes import Note, note, warning
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
-    from trec_rag_eval.errors import TrecRagEvalError
-    from trec_rag_eval.evaluation.evaluate import Evaluation
+    from trec_rag_eval.evaluation import evaluate
     from trec_rag_eval.io.chunks import CollapseReport
     from trec_rag_eval.measures.model import Measure
     from trec_rag_eval.tables import Qrels, ResultsReport, Run
+else:  # RunOutcome's evaluation, imported when its annotations are read (typing.get_type_hints), not with this module
+    evaluate = LazyModule("trec_rag_eval.evaluation.evaluate")
 
 
 @dataclass
@@ -31,7 +34,7 @@ class RunOutcome:
     path, or its name in a mapping)."""
 
     label: str
-    evaluation: Evaluation | None = None
+    evaluation: evaluate.Evaluation | None = None
     notes: list[Note] = field(default_factory=list)
     error: TrecRagEvalError | None = None
     rendered: Any = None
@@ -42,7 +45,7 @@ class RunOutcome:
     def ok(self) -> bool:
         return self.error is None
 
-    def render_with(self, render: Callable[[Evaluation], Any] | None) -> RunOutcome:
+    def render_with(self, render: Callable[[evaluate.Evaluation], Any] | None) -> RunOutcome:
         """This outcome with its evaluation rendered by ``render`` (and released); unchanged without
         ``render``, when it failed, or when it was rendered already (on a worker)."""
         if render is not None and self.evaluation is not None:
@@ -51,7 +54,7 @@ class RunOutcome:
 
 
 def evaluate_run(qrels: Qrels, run: Run, measures: list[Measure], settings: Settings, doc_map: Any = None,
-                 report: ResultsReport | None = None) -> tuple[Evaluation, list[Note]]:
+                 report: ResultsReport | None = None) -> tuple[evaluate.Evaluation, list[Note]]:
     """One run, read from a file (with its reader's ``report``) or made in memory, evaluated as the service
     chose (measures and settings) and the notes about it (see the module's docstring): its chunk ids mapped to
     documents when asked (``map_chunks``), then the RAG checks for search results, else the query set's

@@ -6,22 +6,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal, overload
 
+from trec_rag_eval.api import result_types
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures
 from trec_rag_eval.service import inputs
-
-if TYPE_CHECKING:
-    from trec_rag_eval.checks.crosscheck import CrosscheckReport
-    from trec_rag_eval.checks.validate import ValidationReport
-    from trec_rag_eval.compare.agreement import Agreement
-    from trec_rag_eval.compare.allpairs import AllPairs
-    from trec_rag_eval.compare.comparison import Comparison
-    from trec_rag_eval.compare.planning import TopicSetPlan
-    from trec_rag_eval.fusion import Fusion
-
 
 __all__ = ["compare", "plan", "fuse", "agree", "crosscheck", "validate"]
 """The facade's names this module holds: ``trec_rag_eval.api`` takes them all (``api.<name>``)."""
@@ -30,19 +21,19 @@ __all__ = ["compare", "plan", "fuse", "agree", "crosscheck", "validate"]
 @overload
 def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
             baseline: str | None = None, settings: Settings | None = None, *, pairs: Literal["baseline"] = "baseline",
-            **options: Any) -> Comparison: ...
+            **options: Any) -> result_types.Comparison: ...
 
 
 @overload
 def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
             baseline: str | None = None, settings: Settings | None = None, *, pairs: Literal["all"],
-            **options: Any) -> AllPairs: ...
+            **options: Any) -> result_types.AllPairs: ...
 
 
 @per_call
 def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
             baseline: str | None = None, settings: Settings | None = None, *, pairs: str = "baseline",
-            **options: Any) -> Comparison | AllPairs:
+            **options: Any) -> result_types.Comparison | result_types.AllPairs:
     """Evaluate every run and compare each with the baseline: deltas, paired tests, intervals.
 
     ``pairs="all"``: every pair of runs instead of each against a baseline, the randomised Tukey HSD
@@ -69,7 +60,7 @@ def compare(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: Measu
 @per_call
 def plan(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None, *, delta: float,
          alpha: float = 0.05, power: float = 0.8, ci_width: float | None = None, queries: int | None = None,
-         confidence: float = 0.95, settings: Settings | None = None, **options: Any) -> TopicSetPlan:
+         confidence: float = 0.95, settings: Settings | None = None, **options: Any) -> result_types.TopicSetPlan:
     """How many queries must be judged to detect a difference of ``delta``? A topic set size plan from a pilot.
 
     ``runs`` (two or more, in any shape ``compare`` takes) are evaluated on the pilot's judgments as ``compare``
@@ -93,7 +84,7 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
          weights: Sequence[float] | None = None, *, depth: int | None = None, run_tag: str | None = None,
          optimize: Any = None, measure: str = "nDCG@10", folds: int = 5, seed: int = 42, step: float = 0.1,
          ks: Sequence[float] | None = None, settings: Settings | None = None, progress: bool | None = None,
-         **options: Any) -> Fusion:
+         **options: Any) -> result_types.Fusion:
     """Fuse runs into one (hybrid search): ``rrf`` (default), ``combsum``, ``combmnz``, ``combmax``,
     ``combmin``, ``combanz``, ``wsum``, ``borda`` or ``isr`` (ranx's names too: ``sum``, ``mnz``, ...).
 
@@ -121,7 +112,7 @@ def fuse(runs: Sequence[Any] | Mapping[str, Any], method: str = "rrf", norm: str
 def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None = None,
           measures: MeasuresArg = None, *, judgments: Sequence[str] | None = None, relevance_level: int = 1,
           confidence: float = 0.95, n_resamples: int = 1000, seed: int | None = 42,
-          settings: Settings | None = None, **options: Any) -> Agreement:
+          settings: Settings | None = None, **options: Any) -> result_types.Agreement:
     """Do two sets of judgments agree? Label agreement on the (query, document) pairs both judge
     (Cohen's kappa binary and linearly weighted, Krippendorff's alpha, confusion matrix, pairs only
     one side judges) and, given ``runs``, per measure (default nDCG@10, R@5, MRR) the ranking of the
@@ -143,7 +134,7 @@ def agree(a: Any, b: Any = None, runs: Sequence[Any] | Mapping[str, Any] | None 
 
 @per_call
 def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
-               **options: Any) -> CrosscheckReport:
+               **options: Any) -> result_types.CrosscheckReport:
     """Compute the measures with ir-measures too and say, per measure, whether both agree (and when
     they differ, which known convention explains it). ``options``: ``tolerance``, the settings, and
     ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` or ``doc_id_pattern`` as in ``evaluate``.
@@ -156,7 +147,7 @@ def crosscheck(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Set
 
 @per_call
 def validate(qrels: Any, run: Any, reference: str | os.PathLike[str], settings: Settings | None = None,
-             measures: MeasuresArg = None, **options: Any) -> ValidationReport:
+             measures: MeasuresArg = None, **options: Any) -> result_types.ValidationReport:
     """Compare our scores with a published scores file (trec_eval -q, ir_measures -q or JSON): every value
     it holds, or those of ``measures`` (either notation; each must be in the file). ``options``: those of
     ``checks.validate.validate_tables``, and ``qrels_format``, ``topics``, ``run_format`` and ``doc_map`` or

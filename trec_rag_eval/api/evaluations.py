@@ -8,22 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from trec_rag_eval.api import result_types
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.core.settings import Settings
+from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.measures.requests import MeasuresArg
+from trec_rag_eval.run_outcome import RunOutcome
 from trec_rag_eval.service import inputs
-
-if TYPE_CHECKING:
-    from trec_rag_eval.conversion import ConversionReport
-    from trec_rag_eval.evaluation.context_cost import ContextCost
-    from trec_rag_eval.evaluation.evaluate import Evaluation, QueryResult
-    from trec_rag_eval.io.id_paths import IdLocator
-    from trec_rag_eval.run_outcome import RunOutcome
-    from trec_rag_eval.tables import Qrels, Run
-    from trec_rag_eval.tables.judgment_kinds import Preferences
-
+from trec_rag_eval.tables import Qrels, Run
 
 __all__ = ["evaluate", "evaluate_many", "iter_evaluate", "context_cost", "read_judgments", "read_qrels", "read_run",
            "convert"]
@@ -36,7 +30,7 @@ read_judgments = per_call(inputs.read_judgments)
 
 @per_call
 def evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None, *,
-             cluster: Any = None, corpus: Any = None, tokenizer: Any = None, **options: Any) -> Evaluation:
+             cluster: Any = None, corpus: Any = None, tokenizer: Any = None, **options: Any) -> result_types.Evaluation:
     """Evaluate ``run`` against ``qrels`` with trec_eval's conventions.
 
     ``qrels`` and ``run``: a path, a ``Qrels`` / ``Run``, a dict ``{query_id: {doc_id: relevance or
@@ -105,7 +99,8 @@ def evaluate_many(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
 
 @per_call
 def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10), *, tokenizer: Any = None,
-                 query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None) -> ContextCost:
+                 query_ids: Sequence[str] | None = None, qrels: Any = None, format: str | None = None
+                 ) -> result_types.ContextCost:
     """The tokens the top k results of each query would put into a prompt, for each k of ``k_values``:
     ``ContextCost`` (``mean(k)``, ``p95(k)``, ``per_query()``). ``run`` in any shape ``evaluate`` takes
     (ranked as the measures rank it), ``corpus`` as in ``io.json.corpus.corpus_texts`` (or already such a dict),
@@ -121,7 +116,7 @@ def context_cost(run: Any, corpus: Any, k_values: Sequence[int] = (1, 3, 5, 10),
 
 @per_call
 def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: Settings | None = None,
-                  **options: Any) -> Iterator[QueryResult]:
+                  **options: Any) -> Iterator[result_types.QueryResult]:
     """``evaluate``, one query at a time: ``QueryResult(query_id, values)`` in trec_eval's query order,
     ``values`` keyed by measure name (as ir_measures' ``iter_calc``, grouped by query)."""
     yield from evaluate(qrels, run, measures, settings, **options).iter_queries()
@@ -130,7 +125,7 @@ def iter_evaluate(qrels: Any, run: Any, measures: MeasuresArg = None, settings: 
 @per_call
 def read_qrels(path: Any, format: str | None = None, *,
                topics: str | os.PathLike[str] | None = None, judgments: str | None = None
-               ) -> Qrels | Preferences:
+               ) -> Qrels | result_types.Preferences:
     """Judgments from any file the command line reads (TREC, JSON/JSONL dataset, BEIR), detected from
     the content unless ``format`` says (``"trec"``, ``"json"``, ``"beir"``, ...; ``"qrels_jg"``, ``"prefs"`` and
     ``"qrels_prefs"`` read trec_eval's judgment groups and preferences: ``tables.judgment_kinds``). ``judgments``
@@ -190,7 +185,7 @@ def read_run(path: Any, format: str | None = None, qrels: Qrels | None = None, *
 
 
 @per_call
-def convert(input_path: str | os.PathLike[str], **options: Any) -> ConversionReport:
+def convert(input_path: str | os.PathLike[str], **options: Any) -> result_types.ConversionReport:
     """Convert judgments and runs between JSON, TREC and Parquet files, losing nothing: see
     ``conversion.convert_files`` for the options (``qrels=``, ``topics=``, ``run=``, ``json=``, ``dataset=``,
     ...). Returns what was written and its notes (``ConversionReport``); Python callers are warned of

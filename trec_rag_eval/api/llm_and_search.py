@@ -5,15 +5,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from trec_rag_eval.api import result_types
 from trec_rag_eval.call_scope import per_call
 from trec_rag_eval.notes import Note
-
-if TYPE_CHECKING:
-    from trec_rag_eval.llm.judging import JudgeReport
-    from trec_rag_eval.llm.queries import GenerationReport
-
 
 __all__ = ["generate_queries", "judge", "search_engine"]
 """The facade's names this module holds: ``trec_rag_eval.api`` takes them all (``api.<name>``)."""
@@ -47,7 +43,7 @@ def generate_queries(corpus: Any, output: str | os.PathLike[str], *, model: str,
                      client: Any = None, concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5,
                      temperature: float | None = None, progress_path: str | os.PathLike[str] | None = None,
                      force: bool = False, progress: bool = True,
-                     on_note: Callable[[Note], None] | None = None) -> GenerationReport:
+                     on_note: Callable[[Note], None] | None = None) -> result_types.GenerationReport:
     """Ask an OpenAI-compatible LLM for ``n`` questions per document of ``corpus`` and write the
     dataset (the French RAG tutorial's shape: id, requête/query, pertinents/relevant, lexical_overlap) to
     ``output``, as ``trec-rag-eval generate-queries`` does (it calls this function).
@@ -80,7 +76,7 @@ def judge(dataset: Any, runs: Any, corpus: Any, output: str | os.PathLike[str], 
           timeout: float = 60.0, max_retries: int = 5, temperature: float | None = None,
           progress_path: str | os.PathLike[str] | None = None, doc_map: Any = None,
           doc_id_pattern: str | None = None, allow_failures: bool = False, force: bool = False, progress: bool = True,
-          on_note: Callable[[Note], None] | None = None) -> JudgeReport:
+          on_note: Callable[[Note], None] | None = None) -> result_types.JudgeReport:
     """Grade with an LLM, on a 0-3 scale, the unjudged documents in the top ``depth`` of ``runs``, and
     write the judgments with those holes filled to ``output`` (TREC qrels, or a JSON dataset when it
     ends in ``.json``) and the LLM's to its ``.llm.tsv`` sidecar, as ``trec-rag-eval judge`` does (it
