@@ -206,6 +206,32 @@ def test_the_noncentral_t_cdf_is_scipys(df):
     assert noncentral_t_cdf(1.5, 7, 0.0) == t_cdf(1.5, 7)
 
 
+@pytest.mark.parametrize("df", [1e5, 1e6, 1e10, 1e12, 1e15])
+def test_the_noncentral_t_cdf_of_many_degrees_of_freedom_is_scipys(df):
+    # the Poisson series' incomplete betas lost digits as df grew (1.6e-12 at df = 1e6, 3e-11 at 1e7, 2e-9 at 1e10,
+    # 0.2 s a call there; at 1e15 it did not end). scipy's own loses digits from 1e7 to 1e9 (4e-9 at 1e9: against
+    # mpmath, ours is within 1e-16 there), so it is the reference at these df only (its 9e-13 at 1e6 the bound)
+    for nc in NONCENTRALITIES + [1e3]:
+        for t in [0.0, 0.1, 1.0, 2.0, 3.0, 10.0, 30.0, 100.0, 1000.0, -0.1, -1.0, -2.0, -3.0, -10.0, -100.0]:
+            theirs = float(special.nctdtr(df, nc, t))
+            if not math.isnan(theirs):
+                assert abs(noncentral_t_cdf(t, df, nc) - theirs) <= 1e-12, (df, nc, t, theirs)
+
+
+@pytest.mark.parametrize("df", [1e8, 1e10, 1e12, 1e15])
+def test_the_noncentral_t_cdf_of_many_degrees_of_freedom_is_its_expansion_in_one_over_df(df):
+    # T = (Z + delta) / S, S = chi_df / sqrt(df) = 1 + eps with E[eps] = -1 / (4 df), E[eps^2] = 1 / (2 df) (E[chi_k] =
+    # sqrt(k) (1 - 1 / (4k) + O(k^-2)), E[S^2] = 1), the next moments O(df^-2); so, a = t - delta, P(T <= t) =
+    # E[Phi(a + t eps)] = Phi(a) + phi(a) t E[eps] + phi'(a) t^2 E[eps^2] / 2 = Phi(a) - phi(a) t (1 + a t) / (4 df),
+    # to O(t^4 / df^2) (below 1e-16 for |t|, |a| <= 8 from df = 1e10 on; 1e-13 at 1e8)
+    tolerance = 2e-15 if df >= 1e10 else 1e-13
+    for nc in (-3.0, -1.0, 0.5, 1.0, 2.8, 5.0):
+        for t in (-5.0, -3.0, -1.0, -0.1, 0.0, 0.1, 1.0, 2.0, 3.0, 5.0):
+            a = t - nc
+            expanded = normal_cdf(a) - math.exp(-a * a / 2) / math.sqrt(2 * math.pi) * t * (1 + a * t) / (4 * df)
+            assert noncentral_t_cdf(t, df, nc) == pytest.approx(expanded, abs=tolerance), (df, nc, t)
+
+
 def test_the_noncentral_t_cdf_where_t_squared_over_df_underflows_or_overflows():
     # P(T <= t) at t = +-1e-200 is P(Z <= -delta) (T's sign is Z + delta's), at +1e300 1 and at -1e300 0, as scipy
     for df, delta in ((5, 1.0), (1, -2.0), (1e5, 40.0)):
