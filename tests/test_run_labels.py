@@ -63,6 +63,7 @@ def test_a_search_that_found_nothing_is_not_missing_from_the_run():
     {"q1": {"d1": 2.0}, "q2": {}, "q3": {"d3": 1.0}},                          # pytrec_eval's dicts
     {"q1": [{"id": "d1", "score": 1.0}], "q2": [], "q3": [("d3", 1.0)]},       # what a search function returns
     {"chat noir": ["d1"], "zèbre": [], "chien": ["d3"]},                         # keyed by the query texts
+    {"chat noir": [{"id": "d1", "score": 1.0}], "zèbre": [], "chien": [{"id": "d3", "score": 0.5}]},  # both
 ])
 def test_an_empty_result_list_in_memory_is_said_as_the_engines(results):
     from trec_rag_eval.engine.harness_files import dataset_qrels

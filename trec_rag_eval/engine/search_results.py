@@ -5,14 +5,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import accumulate, chain, repeat
 from numbers import Integral
+from operator import countOf, itemgetter
 from typing import Any
 
 import numpy as np
 
 from trec_rag_eval.errors import EngineError
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
-from trec_rag_eval.io.ranked_lists import list_scores
+from trec_rag_eval.io.ranked_lists import list_scores, lists_scores
+from trec_rag_eval.tables.bulk import float_array
 
 
 def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float], bool]:
@@ -21,6 +24,44 @@ def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tup
     doc_ids, given = read_search_results(results, depth, id)
     scores, rising = list_scores(given, doc_ids)
     return doc_ids, scores, rising
+
+
+def ranked_search_results(value: Mapping[Any, Any]) -> tuple[list[str], np.ndarray, list[int], list[str]] | None:
+    """``{query_id: results}`` ranked as ``ranked_results`` ranks each list, read on whole columns for the usual
+    shapes: every result a dict whose ``"id"`` is a string and whose ``"score"`` a number, or every result an
+    ``(id, score)`` pair of a string and a number, no id blank, none twice in one list. The doc ids and the scores
+    that rank them (float64) of every list end to end, each list's length, and the queries whose given scores rise
+    along their list; None for anything else (another kind of result, an id elsewhere or of another type, a score
+    missing or of text, a document twice): then each list is read result by result (``ranked_results``), which
+    says what is wrong or warns of the repeat."""
+    lists = list(value.values())
+    if not set(map(type, lists)) <= {list, tuple}:
+        return None
+    lengths = list(map(len, lists))
+    items = list(chain.from_iterable(lists))
+    try:
+        if items and isinstance(items[0], dict):  # dict.get refuses, with a TypeError, any item that is no dict
+            scores, ids = list(map(dict.get, items, repeat("score"))), list(map(itemgetter("id"), items))
+        elif items and set(map(type, items)) <= {tuple, list} and countOf(map(len, items), 2) == len(items):
+            ids, scores = list(map(itemgetter(0), items)), list(map(itemgetter(1), items))
+        elif items:
+            return None
+        else:
+            ids, scores = [], []
+        joined = "".join(ids)  # every id a string (a C-level pass)
+    except (KeyError, TypeError):
+        return None
+    if joined.split(None, 1) != [joined] and any(map(str.isspace, ids)):
+        return None  # an id of white space alone (looked for only when the ids hold some white space)
+    numbers = float_array(scores)  # as float() reads them, as the results read one by one are
+    if numbers is None:
+        return None
+    bounds = [0, *accumulate(lengths)]
+    distinct = list(map(set, map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:]))))
+    if any(map(int.__ne__, map(len, distinct), lengths)) or any(map(set.__contains__, distinct, repeat(""))):
+        return None  # a document twice in one list (its first place kept, and said, result by result), or an empty id
+    ranked, rising = lists_scores(numbers, ids, lengths)
+    return ids, ranked, lengths, [str(query_id) for query_id, rose in zip(value, rising.tolist(), strict=True) if rose]
 
 
 def normalise_results(results: Any, depth: int) -> tuple[list[str], list[float] | None]:

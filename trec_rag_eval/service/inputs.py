@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.call_scope import carried
@@ -21,6 +22,7 @@ from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
+from trec_rag_eval.tables.bulk import blocked_run_columns, id_texts
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
@@ -213,19 +215,32 @@ def _empty_queries(value: Mapping[Any, Any], qrels: Qrels | None) -> frozenset[s
 def _run_from_mapping(value: Mapping[Any, Any], qrels: Qrels | None, name: str, run_tag: str,
                       id: IdLocator | None) -> Run:
     if _holds_any_results(value):
-        from trec_rag_eval.engine.search_results import ranked_results
+        from trec_rag_eval.engine.search_results import ranked_results, ranked_search_results
 
-        scored: dict[Any, dict[str, float]] = {}
-        disordered: list[str] = []
         repeated: list[tuple[object, str, int]] = []
-        for query_id, results in value.items():
-            doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
-            scored[query_id] = dict(zip(doc_ids, scores, strict=True))
-            if rising:
-                disordered.append(str(query_id))
-            if len(doc_ids) < len(results):  # a document given twice: its first place kept, as from a results file
-                repeated += _repeats(query_id, results, id)
-        table = as_run(scored, qrels, name, run_tag)
+        read = ranked_search_results(value) if id is None else None  # the usual shapes, on whole columns
+        if read is not None:
+            doc_ids, ranked, lengths, disordered = read
+            query_ids = None if qrels is not None and qrels.topics else id_texts(list(value))
+            if query_ids is not None:  # keyed by query ids: the run's columns as they are
+                table = Run(blocked_run_columns(query_ids, doc_ids, ranked, lengths), run_tag, source_name(value, name),
+                            checked=True)
+            else:  # keyed by the dataset's query texts, or by ids only the rows can word: as a dict of dicts
+                scores, bounds = ranked.tolist(), [0, *accumulate(lengths)]
+                table = as_run({query_id: dict(zip(doc_ids[a:b], scores[a:b], strict=True))
+                                for query_id, a, b in zip(value, bounds[:-1], bounds[1:], strict=True)},
+                               qrels, name, run_tag)
+        else:
+            scored: dict[Any, dict[str, float]] = {}
+            disordered = []
+            for query_id, results in value.items():
+                doc_ids, scores, rising = ranked_results(results, depth=max(len(results), 1), id=id)
+                scored[query_id] = dict(zip(doc_ids, scores, strict=True))
+                if rising:
+                    disordered.append(str(query_id))
+                if len(doc_ids) < len(results):  # a document given twice: its first place kept, as from a file
+                    repeated += _repeats(query_id, results, id)
+            table = as_run(scored, qrels, name, run_tag)
         if repeated:
             from trec_rag_eval.errors import warn
             from trec_rag_eval.io.ranked_lists import repeat_warning

@@ -76,15 +76,24 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
             return None
         numbers = values
     if value_column == "score":  # the ranking reads the blocks: the query column is made when something asks for it
-        columns: CheckedColumns = BlockedRunColumns(doc_id=doc_ids, score=numbers)
-    else:
-        columns = _columns(list(chain.from_iterable(map(repeat, query_ids, lengths))), doc_ids, numbers, value_column)
+        return blocked_run_columns(query_ids, doc_ids, numbers, lengths)
+    columns = _columns(list(chain.from_iterable(map(repeat, query_ids, lengths))), doc_ids, numbers, value_column)
     columns.blocks = (query_ids, lengths)
     if value_column == "relevance" and doc_ids is keys:  # each query's lookup, made in C (the user's may change)
         if lists:  # relevant documents: each judged 1
             columns.judged_dicts = list(map(dict.fromkeys, inner, repeat(1)))
         elif kinds == {dict} and not (len(numbers) and numbers.min() < 0):
             columns.judged_dicts = list(map(dict.copy, inner))
+    return columns
+
+
+def blocked_run_columns(query_ids: list[str], doc_ids: list[str], scores: np.ndarray, lengths: list[int]
+                        ) -> CheckedColumns:
+    """A run's columns of its queries' blocks, checked already (each query once, as strings; every doc id a string,
+    none empty, none twice in its query's block; the scores float64, none NaN): ``lengths`` rows of each query in
+    turn. The ranking reads the blocks: the query column is made when something asks for it."""
+    columns = BlockedRunColumns(doc_id=doc_ids, score=scores)
+    columns.blocks = (query_ids, lengths)
     return columns
 
 
@@ -387,6 +396,15 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
     if len(array) and (array.min() < low or array.max() > high):
         return None
     return array.astype(np.int64, copy=False)
+
+
+def float_array(values: list[Any]) -> np.ndarray | None:
+    """Numbers as ``float()`` reads them (floats, integers, numpy's numbers, bools, Decimals) as a float64 array, packed
+    by ``struct``; None for anything else (text, None) or an integer no double holds."""
+    try:
+        return _packed(values, "d")
+    except (OverflowError, struct.error):
+        return None
 
 
 def _packed(values: list[Any], code: str) -> np.ndarray:
