@@ -11,6 +11,7 @@ import warnings
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -93,3 +94,11 @@ def test_other_results_are_read_result_by_result():
                     {"q1": [("a", 1.0), ("a", 0.5)]}):  # a document twice
         assert search_results.ranked_search_results(results) is None
 
+
+def test_a_score_beyond_a_double_is_the_library_s_error_naming_the_result():
+    # an integer score no double holds was Python's OverflowError from search results in memory (a dict of dicts
+    # said it in the library's words already)
+    for results in ({"q1": [("a", 10**400)]}, {"q1": [{"id": "a", "score": -(10**400)}, {"id": "b", "score": 1.0}]}):
+        with pytest.raises(tre.TrecRagEvalError, match=r"the score of the result .* is beyond the range of a "
+                                                       r"floating-point number \(about 1\.8e308\)"):
+            tre.read_run(results)

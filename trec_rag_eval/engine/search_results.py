@@ -232,6 +232,9 @@ def _score(value: Any, item: Any) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         raise EngineError(f"the score of the result {_short(item)} is not a number: {value!r}") from None
+    except OverflowError:  # an integer no double holds
+        raise EngineError(f"the score of the result {_short(item)} is beyond the range of a floating-point number "
+                          "(about 1.8e308)") from None
 
 
 def _short(item: Any, limit: int = 120) -> str:
