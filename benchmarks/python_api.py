@@ -8,14 +8,16 @@ What is timed, each the wall time of one call as a user makes it (the median of 
 turns so that a change of load hits all of them):
 
 - ``tre.evaluate(qrels, run, measures)`` with the qrels and the run in each in-memory shape: a dict of
-  dicts (pytrec_eval's and ranx's shape), lists of ids (``{query_id: [doc_id, ...]}``, best first),
+  dicts (pytrec_eval's and ranx's shape), lists of ids (``{query_id: [doc_id, ...]}``, best first), search
+  results (``{query_id: [{"id", "score"}, ...]}``, best first: what a search function returns),
   pandas and polars DataFrames (ir_measures' columns); and on prebuilt tables (``tre.Qrels``, ``tre.Run``)
   and with the qrels prepared once (``tre.Qrels``) and the run a dict;
 - pytrec_eval on the dict of dicts, its ``RelevanceEvaluator`` built inside the timing (what one call costs
   a user who evaluates once) and outside (prepared once, then ``evaluate`` per run); the same two calls with
   ``trec_rag_eval.pytrec_eval``, the drop-in (its dicts checked equal to pytrec_eval's, to 1e-9); and
-  pytrec_eval on the pandas and polars frames, made into its dicts in the timing (it reads nothing else), so
-  that each frame has a peer on the same input beside the strict ratio to pytrec_eval on ready dicts;
+  pytrec_eval on the search results and on the pandas and polars frames, made into its dicts in the timing (it
+  reads nothing else), so that each has a peer on the same input beside the strict ratio to pytrec_eval on
+  ready dicts;
 - ir_measures' ``calc_aggregate`` on the dict of dicts and on the pandas frame (its providers pick
   pytrec_eval); ranx's ``evaluate`` on the dict of dicts, its first call (numba's compilation) reported
   apart, then warm;
@@ -54,7 +56,7 @@ sys.path.insert(0, str(HERE.parent))  # trec_rag_eval from this checkout
 import trec_rag_eval as tre  # noqa: E402
 
 SIZES = {"1x10": (1, 10), "50x100": (50, 100), "1000x1000": (1000, 1000), "10000x100": (10000, 100)}
-SHAPES = ("dict", "lists", "pandas", "polars")
+SHAPES = ("dict", "lists", "results", "pandas", "polars")
 OURS = {"ndcg": ["nDCG@10"], "rag": [f"{m}@{k}" for m in ("P", "R", "HitRate", "nDCG") for k in (1, 3, 5, 10)]
         + ["MRR", "MAP"], "official": "official"}
 PYTREC = {"ndcg": {"ndcg_cut.10"}, "rag": {"P.1,3,5,10", "recall.1,3,5,10", "success.1,3,5,10",
@@ -83,6 +85,9 @@ def shaped(qrels: dict, run: dict, shape: str) -> tuple[Any, Any]:
     if shape == "lists":  # relevant documents (grade 1: the list shape has no grades), the ranking best first
         return ({q: [d for d, r in docs.items() if r > 0] for q, docs in qrels.items()},
                 {q: sorted(docs, key=docs.__getitem__, reverse=True) for q, docs in run.items()})
+    if shape == "results":  # what a search function returns: hits best first, each with its id and score
+        return qrels, {q: [{"id": d, "score": s} for d, s in sorted(docs.items(), key=lambda h: (h[1], h[0]),
+                                                                     reverse=True)] for q, docs in run.items()}
     rows_q = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
     rows_r = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     columns_q = dict(zip(("query_id", "doc_id", "relevance"), map(list, zip(*rows_q, strict=True)), strict=True))
@@ -97,6 +102,8 @@ def shaped(qrels: dict, run: dict, shape: str) -> tuple[Any, Any]:
 
 
 FRAMES = ("pandas", "polars")
+MADE_INTO_DICTS = ("results", *FRAMES)
+"""The shapes pytrec_eval does not read: timed beside ours as a user gives them to it, made into its dicts."""
 
 
 def nested(frame: Any, value: str) -> dict[str, dict[str, Any]]:
@@ -202,6 +209,10 @@ def calls_for(qrels: dict, run: dict, measures: str, shapes: list[str], peers: b
         if shape in FRAMES:  # pytrec_eval reads dicts only: a user with a frame makes them first
             calls[f"pytrec_eval: {shape}, made into its dicts in the timing"] = lambda q=q, r=r: \
                 pytrec_eval.RelevanceEvaluator(nested(q, "relevance"), pytrec_m).evaluate(nested(r, "score"))
+        elif shape == "results":  # a dict of each query's hits' scores, as a user writes it
+            calls["pytrec_eval: results, made into its dicts in the timing"] = lambda r=r: \
+                pytrec_eval.RelevanceEvaluator(qrels, pytrec_m).evaluate(
+                    {query: {hit["id"]: hit["score"] for hit in hits} for query, hits in r.items()})
     prepared = tre.Qrels(qrels)
     calls["ours: tre.Qrels once, run a dict"] = lambda: tre.evaluate(prepared, run, ours_m)
     tables = (tre.Qrels(qrels), tre.Run(run))
@@ -250,10 +261,10 @@ def in_memory(sizes: list[str], shapes: list[str], measure_sets: list[str], budg
                       f"| {show(alone[name])} | {alone[name] / alone_built:.2f} |")
             if first is not None:
                 print(f"| ranx: first call (numba compiles) | {show(first)} | | |")
-            for shape in FRAMES:  # the frame against the same frame in pytrec_eval, its dicts made in the timing
+            for shape in MADE_INTO_DICTS:  # the same input in pytrec_eval, its dicts made in the timing
                 theirs = medians.get(f"pytrec_eval: {shape}, made into its dicts in the timing")
                 if theirs is not None:
-                    print(f"\nours on the {shape} frame / pytrec_eval on it (its dicts made in the timing): "
+                    print(f"\nours on the {shape} / pytrec_eval on them (its dicts made in the timing): "
                           f"{medians[f'ours: {shape}'] / theirs:.2f}")
             # pytrec_eval is trec_eval 9 inside (scores as 32-bit floats before ranking): our means under its
             # conventions are compared with its own, so that a tie only float32 makes does not count as a difference
