@@ -6,12 +6,16 @@ import math
 import os
 import re
 from collections.abc import Iterator
+from operator import countOf, itemgetter
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import has_whitespace
 from trec_rag_eval.io.json.rows import (
+    DOC_ID_KEYS,
     RESULT_KEYS,
     SCORE_KEYS,
     agreed_key,
@@ -30,6 +34,7 @@ from trec_rag_eval.io.json.rows import (
 from trec_rag_eval.io.json.scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
+from trec_rag_eval.tables.bulk import float_array
 
 
 def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None,
@@ -152,11 +157,18 @@ def _ranking(
     they fall strictly along it, else n, n-1, ..., 1); an object ``{doc_id: score}`` is scored, as
     the same dict in memory is."""
     where = f"key {key!r}: " if key is not None else ""
-    if isinstance(value, list) and value and all(_is_pair(item) for item in value):
-        # [[id, score], ...]: (id, score) pairs as json.dumps writes them, read as they are in memory
-        value = [{"id": item[0], "score": item[1]} for item in value]
-    pairs: list[tuple[str, float | None]] = id_values(path, entry, where, value, SCORE_KEYS, _score, None,
-                                                       "a result", "score", id)
+    listed = _listed(value) if id is None else None
+    if listed is not None:  # the usual list, read on whole columns
+        ids, given = listed
+        if len(set(ids)) == len(ids):
+            scores, rising = list_scores(given, ids)
+            return list(zip(ids, scores, strict=True)), [], rising
+        pairs: list[tuple[str, float | None]] = list(zip(ids, given, strict=True))
+    else:
+        if isinstance(value, list) and value and all(_is_pair(item) for item in value):
+            # [[id, score], ...]: (id, score) pairs as json.dumps writes them, read as they are in memory
+            value = [{"id": item[0], "score": item[1]} for item in value]
+        pairs = id_values(path, entry, where, value, SCORE_KEYS, _score, None, "a result", "score", id)
     with_score = sum(score is not None for _, score in pairs)
     if 0 < with_score < len(pairs):
         raise entry_error(
@@ -176,6 +188,39 @@ def _ranking(
         return [(doc_id, float(score)) for doc_id, score in kept], repeats, False  # type: ignore[arg-type]
     scores, rising = list_scores([score for _, score in kept], [doc_id for doc_id, _ in kept])
     return [(doc_id, score) for (doc_id, _), score in zip(kept, scores, strict=True)], repeats, rising
+
+
+def _listed(value: Any) -> tuple[list[str], list[float | None]] | None:
+    """The document ids and scores (None each, when the results have none) of a list of result objects that all have
+    the keys of the first, read on whole columns as ``id_values`` reads each result (the id under the first of
+    ``DOC_ID_KEYS`` present, a string or an integer a TREC file can hold; the score under the first of
+    ``SCORE_KEYS``, a finite number); None for any other list or when a check fails: then each result is read on
+    its own, which names what is wrong."""
+    if not isinstance(value, list) or not value or not isinstance(value[0], dict):
+        return None
+    first = value[0]
+    if countOf(map(type, value), dict) != len(value) or countOf(map(dict.keys, value), first.keys()) != len(value):
+        return None
+    id_key, score_key = find_key(first, DOC_ID_KEYS), find_key(first, SCORE_KEYS)
+    if id_key is None:
+        return None
+    ids = list(map(itemgetter(id_key), value))
+    try:
+        joined = "".join(ids)
+    except TypeError:
+        if not set(map(type, ids)) <= {str, int}:
+            return None
+        ids = list(map(str, ids))
+        joined = "".join(ids)
+    if "" in ids or "\x00" in joined or joined.split(None, 1) != [joined]:
+        return None  # an id empty, with white space or a NUL character
+    if score_key is None:
+        return ids, [None] * len(ids)
+    scores = list(map(itemgetter(score_key), value))
+    numbers = float_array(scores) if set(map(type, scores)) <= {int, float} else None
+    if numbers is None or not np.isfinite(numbers).all():
+        return None
+    return ids, numbers.tolist()
 
 
 def _is_pair(item: Any) -> bool:
