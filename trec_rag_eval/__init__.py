@@ -11,9 +11,9 @@ loaded on first use (module ``__getattr__``), so ``import trec_rag_eval`` takes 
 from __future__ import annotations
 
 import sys
-from importlib import import_module
 from types import ModuleType
 
+from trec_rag_eval.lazy_modules import lazy_names
 from trec_rag_eval.version import __version__ as __version__
 
 # not `from typing import ...`: importing typing alone costs more than the rest of this module
@@ -87,12 +87,7 @@ class _Package(ModuleType):
 sys.modules[__name__].__class__ = _Package
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'trec_rag_eval' has no attribute {name!r}")
-    value = getattr(import_module(_EXPORTS[name]), name)
-    globals()[name] = value  # the next lookup is a plain attribute
-    return value
+__getattr__ = lazy_names(globals(), _EXPORTS)  # each public name imported from its module when first read
 
 
 def __dir__() -> list[str]:

@@ -1,11 +1,17 @@
 """Modules named in annotations and imported only when read: ``typing.get_type_hints`` resolves a public class's
 annotations (``data: pl.DataFrame | Columns``) to the libraries' own classes, while ``import trec_rag_eval`` (and
-a small evaluation) imports neither polars nor pandas."""
+a small evaluation) imports neither polars nor pandas; and names a module gives whose modules it imports when a name
+is first read (``lazy_names``: the package's public names, the facade's result types)."""
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+
+# not `from typing import ...`: the package imports this module, and importing it loads no typing (test_imports.py)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 class LazyModule:
@@ -26,3 +32,19 @@ class LazyModule:
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported when first read>"
+
+
+def lazy_names(namespace: dict[str, Any], homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) for the names of ``homes`` (name -> the module that defines it): a name is
+    imported from its module when first read and kept in the module's ``namespace`` (its ``globals()``), so that the
+    next read is a plain attribute; any other name is an AttributeError naming the module."""
+    module = namespace["__name__"]
+
+    def __getattr__(name: str) -> Any:
+        if name not in homes:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = getattr(import_module(homes[name]), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__

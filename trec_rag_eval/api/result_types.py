@@ -11,8 +11,9 @@ names this module gives, not uses).
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trec_rag_eval.lazy_modules import lazy_names
 
 if TYPE_CHECKING:
     from trec_rag_eval.checks.crosscheck import CrosscheckReport as CrosscheckReport
@@ -49,9 +50,4 @@ HOMES = {
 """Each name's module: the imports above, for run time (``tests/test_type_hints.py`` checks they agree)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name not in HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(HOMES[name]), name)
-    globals()[name] = value  # the next read is a plain attribute
-    return value
+__getattr__ = lazy_names(globals(), HOMES)
