@@ -220,9 +220,11 @@ def rank(
                 # the last entry renumbers -1 (not evaluated) to itself
                 renumber = np.append(np.where(present, np.cumsum(present) - 1, -1), -1).astype(np.int32)
                 row_query = renumber[row_query]
-        # with the intersection, once the run's queries are known: beside while the rows are hashed
+        # with the intersection, once the run's queries are known: beside while the rows are hashed; the qrels' own,
+        # kept with them, when the run has every query of the qrels (pytrec_eval's drop-in evaluates so)
         if judging is None:
-            judging = beside.submit(Judgments, qrels_data, query_ids, keyed)
+            judging = beside.submit(_qrels_judgments, known, qrels_data, qrels_ids, keyed) if query_ids is qrels_ids \
+                else beside.submit(Judgments, qrels_data, query_ids, keyed)
         scores = numbers(run_data["score"], np.float64)
         if float32_scores:
             # C's double -> float conversion, as trec_eval 9 makes it: beyond 3.4e38 a score becomes
