@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 import random
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -254,3 +255,19 @@ print("after:", tre.evaluate(qrels, run, names).summary_by_name)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["before: unknown measure (see: trec-rag-eval measures)",
                                        "after: {'P@1': 1.0, 'Toyhit@1': 1.0}"]
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+def test_the_intersection_of_every_judged_query_uses_the_judgments_kept_with_the_qrels():
+    # pytrec_eval's drop-in evaluates with queries="intersection": a run that has every judged query needs no
+    # judgments of its own, and gives the numbers of judgments made anew
+    qrels_dict, _ = _pair(21)
+    run = {q: {f"d{d}": float(d % 7) for d in range(30)} for q in qrels_dict}  # every judged query, ties included
+    qrels = tre.Qrels(qrels_dict)
+    measures = ["AP", "nDCG@10", "nDCG", "Rprec", "P(rel=2)@5"]
+    first = tre.evaluate(qrels, run, measures).to_dict()  # queries="qrels": the judgments made, and kept
+    for settings in ({"queries": "intersection"}, {"queries": "intersection", "relevance_level": 2}):
+        expected = tre.evaluate(qrels_dict, run, measures, **settings).to_dict()
+        with mock.patch.object(ranking, "Judgments", side_effect=AssertionError("judgments made again")):
+            assert tre.evaluate(qrels, run, measures, **settings).to_dict() == expected
+    assert tre.evaluate(qrels, run, measures).to_dict() == first
