@@ -44,6 +44,7 @@ from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import parse_trec_measures
 from trec_rag_eval.syntax import INT32
 from trec_rag_eval.tables import Qrels
+from trec_rag_eval.tables.bulk import joined_strings
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator",
            "compute_aggregated_measure"]
@@ -310,21 +311,12 @@ def _judgments(query_relevance: Mapping[str, Mapping[str, int]]) -> dict[str, di
         judged[query_id] = docs
     relevance = list(chain.from_iterable(map(dict.values, judged.values())))
     doc_ids = list(chain.from_iterable(judged.values()))
-    if countOf(map(type, relevance), int) == len(relevance) and _all_strings(doc_ids):
+    if countOf(map(type, relevance), int) == len(relevance) and joined_strings(doc_ids) is not None:
         return judged
     for query_id, docs in judged.items():
-        if countOf(map(type, docs.values()), int) != len(docs) or not _all_strings(list(docs)):
+        if countOf(map(type, docs.values()), int) != len(docs) or joined_strings(docs) is None:
             judged[query_id] = _checked(query_id, docs)
     return judged
-
-
-def _all_strings(ids: list[Any]) -> bool:
-    """Whether every id is a string (a subclass too, as pytrec_eval's check takes): one C-level join."""
-    try:
-        "".join(ids)
-    except TypeError:
-        return False
-    return True
 
 
 def _checked(query_id: str, docs: dict[Any, Any]) -> dict[str, int]:

@@ -15,7 +15,7 @@ import numpy as np
 from trec_rag_eval.errors import EngineError
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, lists_scores
-from trec_rag_eval.tables.bulk import float_array
+from trec_rag_eval.tables.bulk import float_array, joined_strings
 
 
 def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float], bool]:
@@ -48,8 +48,10 @@ def ranked_search_results(value: Mapping[Any, Any]) -> tuple[list[str], np.ndarr
             return None
         else:
             ids, scores = [], []
-        joined = "".join(ids)  # every id a string (a C-level pass)
     except (KeyError, TypeError):
+        return None
+    joined = joined_strings(ids)
+    if joined is None:
         return None
     if joined.split(None, 1) != [joined] and any(map(str.isspace, ids)):
         return None  # an id of white space alone (looked for only when the ids hold some white space)

@@ -27,6 +27,12 @@ def id_problem(text: str, query_id: bool) -> str | None:
     return None
 
 
+def doc_ids_usable(ids: list[str], joined: str) -> bool:
+    """Whether no document id of a column of strings (``joined``: them end to end) has an ``id_problem``, told on the
+    whole column at once: none empty, no whitespace nor NUL character in any."""
+    return "" not in ids and "\x00" not in joined and joined.split(None, 1) == [joined]
+
+
 def has_whitespace(text: str) -> bool:
     """Whether ``text`` holds whitespace (a JSON key that does is a query text, not an id)."""
     return any(ch.isspace() for ch in text)

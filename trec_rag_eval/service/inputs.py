@@ -22,7 +22,7 @@ from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
-from trec_rag_eval.tables.bulk import blocked_run_columns, id_texts
+from trec_rag_eval.tables.bulk import blocked_run_columns, id_texts, joined_strings
 from trec_rag_eval.tables.shapes import (
     QRELS_KINDS,
     RUN_KINDS,
@@ -275,12 +275,8 @@ def _holds_any_results(value: Mapping[Any, Any]) -> bool:
 
 def _all_ids(items: list[Any] | tuple[Any, ...]) -> bool:
     """Whether every item is a doc id (a string or an integer, of those types or theirs): a list of strings, the
-    usual one, told by joining them (one C pass, a third of the set of their types' cost)."""
-    try:
-        "".join(items)
-    except TypeError:
-        return all(issubclass(kind, (str, int)) for kind in set(map(type, items)))
-    return True
+    usual one, told by joining them (``joined_strings``)."""
+    return joined_strings(items) is not None or all(issubclass(kind, (str, int)) for kind in set(map(type, items)))
 
 
 def read_whole_run(value: Any, qrels: Qrels, *, name: str = "run", run_tag: str = "run", run_format: str = "auto",

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from trec_rag_eval.io.id_paths import IdLocator
-from trec_rag_eval.io.ids import has_whitespace
+from trec_rag_eval.io.ids import doc_ids_usable, has_whitespace
 from trec_rag_eval.io.json.rows import (
     DOC_ID_KEYS,
     RESULT_KEYS,
@@ -34,7 +34,7 @@ from trec_rag_eval.io.json.rows import (
 from trec_rag_eval.io.json.scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
-from trec_rag_eval.tables.bulk import float_array
+from trec_rag_eval.tables.bulk import float_array, joined_strings
 
 
 def read_results(path: str | os.PathLike[str], qrels: Qrels | None = None, run_tag: str | None = None,
@@ -205,15 +205,12 @@ def _listed(value: Any) -> tuple[list[str], list[float | None]] | None:
     if id_key is None:
         return None
     ids = list(map(itemgetter(id_key), value))
-    try:
-        joined = "".join(ids)
-    except TypeError:
-        if not set(map(type, ids)) <= {str, int}:
-            return None
+    joined = joined_strings(ids)
+    if joined is None and set(map(type, ids)) <= {str, int}:  # integer ids among them: their text
         ids = list(map(str, ids))
         joined = "".join(ids)
-    if "" in ids or "\x00" in joined or joined.split(None, 1) != [joined]:
-        return None  # an id empty, with white space or a NUL character
+    if joined is None or not doc_ids_usable(ids, joined):
+        return None
     if score_key is None:
         return ids, [None] * len(ids)
     scores = list(map(itemgetter(score_key), value))
