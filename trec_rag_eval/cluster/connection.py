@@ -128,13 +128,18 @@ RESCHEDULED = "Couldn't gather"
 """How distributed's client and scheduler log a result lost with its worker while it was fetched: Dask computes
 it again (the result is the same), so nothing is for the user to act on."""
 
+COMM_CLOSED = "Batched Comm Closed"
+"""How distributed's send loop logs (at INFO, with a traceback) the connection to the scheduler closing under the
+client: a scheduler lost mid-run, which the command says itself as one ClusterError line."""
+
 
 
 @contextmanager
 def _quiet(client: Client) -> Iterator[None]:
     """Within the block (the client's close included), distributed logs nothing of what is said here or
     changes nothing for the user: once its scheduler is lost, its client's log (a traceback of the
-    reconnection cancelled, "Failed to reconnect to scheduler"; said here as one ClusterError); a result
+    reconnection cancelled, "Failed to reconnect to scheduler"; its send loop's "Batched Comm Closed", logged as the
+    connection closes, sometimes before the client knows; said here as one ClusterError); a result
     lost with its worker while fetched, which Dask computes again ("Couldn't gather 1 keys, rescheduling",
     by the client, and by a scheduler running in this process, as with local:N). docs/scaling-out.md promises the
     command's stderr no line of distributed's log."""
@@ -148,8 +153,13 @@ def _quiet(client: Client) -> Iterator[None]:
         def filter(self, record: logging.LogRecord) -> bool:
             return not str(record.msg).startswith(RESCHEDULED)
 
+    class Closed(logging.Filter):
+        def filter(self, record: logging.LogRecord) -> bool:
+            return not str(record.msg).startswith(COMM_CLOSED)
+
     filters = [(logging.getLogger("distributed.client"), Quiet()),
-               (logging.getLogger("distributed.scheduler"), Rescheduled())]
+               (logging.getLogger("distributed.scheduler"), Rescheduled()),
+               (logging.getLogger("distributed.batched"), Closed())]
     for logger, quiet in filters:
         logger.addFilter(quiet)
     try:
