@@ -42,6 +42,9 @@ def evaluate_one(qrels: Any, run: Any, measures: MeasuresArg = None, settings: S
     cluster is the shards of one run."""
     if "render" in options:  # its one evaluation is the result; evaluate_many renders each run where it is made
         raise TypeError("evaluate() got an unexpected keyword argument 'render'")
+    if cluster is None and corpus is None and tokenizer is None and not isinstance(run, (str, os.PathLike)) \
+            and _REQUEST_KEYS.isdisjoint(options):
+        return _evaluate_in_memory(qrels, run, measures, settings, options)
     shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
         isinstance(p, (str, os.PathLike)) for p in run)
     runs = list(run) if shards else [run]
@@ -54,6 +57,22 @@ def evaluate_one(qrels: Any, run: Any, measures: MeasuresArg = None, settings: S
         raise outcome.error
     assert outcome.evaluation is not None
     return outcome.evaluation
+
+
+def _evaluate_in_memory(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | None,
+                        options: dict[str, Any]) -> Evaluation:
+    """``evaluate_one`` of one run in memory, with no keyword but the settings' fields: the steps ``_outcomes`` and
+    ``_evaluate_here`` take for it (``_judged``, ``run_from_any_shape``, ``evaluate_run``), in their order, without
+    what many runs, run files and the other keywords need (a small evaluation's fixed cost, halved)."""
+    from trec_rag_eval.core.settings import settings_of
+
+    chosen = settings_of(settings, **options)
+    table, asked = _judged(qrels, {}, measures, "asked", chosen)
+    made = run_from_any_shape(run, table)
+    evaluation, notes = evaluate_run(table, made, asked, chosen)
+    for note in notes:
+        note.about(made.source).warn()
+    return evaluation
 
 
 def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
@@ -73,6 +92,15 @@ def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
     options.setdefault("labels", labels)
     return _outcomes(qrels, values, measures, Request.of(values, settings, options, cluster=cluster, shards=shards),
                      folders=labels is None)
+
+
+READING_KEYS = ("qrels_format", "topics", "judgments")
+"""The keywords of ``evaluate`` and ``evaluate_many`` that say how the judgments are read (``Request.reading``)."""
+RUNNING_KEYS = ("labels", "run_format", "doc_map", "id", "stream", "chunk_bytes", "jobs", "progress", "task_progress")
+"""The keywords that say how the runs are read and evaluated (``Request.running``), ``doc_id_pattern`` aside."""
+LATER_KEYS = ("order", "corpus", "tokenizer", "zscores", "render")
+"""The keywords that say what is made of each evaluation; every other keyword is a field of the settings."""
+_REQUEST_KEYS = frozenset((*READING_KEYS, *RUNNING_KEYS, "doc_id_pattern", *LATER_KEYS))
 
 
 @dataclass
@@ -100,18 +128,14 @@ class Request:
         that cannot go together refused (``check_options``)."""
         from trec_rag_eval.core.settings import settings_of
 
-        reading: dict[str, Any] = {key: options.pop(key) for key in ("qrels_format", "topics", "judgments")
-                                   if key in options}
-        running: dict[str, Any] = {key: options.pop(key) for key in (
-            "labels", "run_format", "doc_map", "id", "stream", "chunk_bytes", "jobs", "progress", "task_progress")
-            if key in options}
+        reading: dict[str, Any] = {key: options.pop(key) for key in READING_KEYS if key in options}
+        running: dict[str, Any] = {key: options.pop(key) for key in RUNNING_KEYS if key in options}
         pattern = options.pop("doc_id_pattern", None)
         if pattern is not None:  # doc_map asked as a regular expression by its own name: one of the two
             from trec_rag_eval.io.chunks import doc_map_asked
 
             running["doc_map"] = doc_map_asked(running.get("doc_map"), pattern)
-        later = {key: options.pop(key) for key in ("order", "corpus", "tokenizer", "zscores", "render")
-                 if key in options}
+        later = {key: options.pop(key) for key in LATER_KEYS if key in options}
         check_options(runs, cluster=cluster, shards=shards, corpus=later.get("corpus"),
                       tokenizer=later.get("tokenizer"), zscores=later.get("zscores"),
                       doc_map_name="doc_map" if pattern is None else "doc_id_pattern",
@@ -123,7 +147,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
               folders: bool = False) -> Iterator[RunOutcome]:
     """The outcomes of ``runs`` as ``request`` asks; ``folders``: a folder among run paths stands for the run files
     in it."""
-    from trec_rag_eval.service.inputs import has_llm_judgments, qrels_loader, run_files
+    from trec_rag_eval.service.inputs import qrels_loader, run_files
     from trec_rag_eval.service.large_runs import byte_progress
     from trec_rag_eval.service.spread import task_progress
 
@@ -157,17 +181,7 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
     if running.get("progress") is False:
         running["progress"] = None
     try:
-        table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
-                                      judgments=reading.get("judgments"))
-        from trec_rag_eval.core.settings import judgment_notes
-        from trec_rag_eval.measures.requests import check_judgments, default_measure_set
-
-        for note in notes + judgment_notes(table, chosen):
-            note.warn()
-        kind_default = default_measure_set(table) if measures is None else None  # judgment groups, preferences
-        asked = measures_for([kind_default] if kind_default else measures, order=order,
-                             llm_judgments=has_llm_judgments(notes))
-        check_judgments(table, asked)  # once, before any run is read
+        table, asked = _judged(qrels, reading, measures, order, chosen)
         if cluster is not None:  # the workers read the qrels file themselves, as they read the runs
             running["qrels_from"] = qrels_loader(qrels, format=reading.get("qrels_format"),
                                                  topics=reading.get("topics"), judgments=reading.get("judgments"))
@@ -196,6 +210,25 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
         bars.close()
         if ahead is not None:
             ahead.wait()  # an error above must not leave pyarrow parsing while the interpreter exits
+
+
+def _judged(qrels: Any, reading: dict[str, Any], measures: MeasuresArg, order: str, chosen: Settings
+            ) -> tuple[Qrels, list[Measure]]:
+    """The judgments read as ``reading`` says, their notes warned, and the measures to compute (the kind of
+    judgments' own set when none is asked), checked against the judgments once, before any run is read."""
+    from trec_rag_eval.core.settings import judgment_notes
+    from trec_rag_eval.measures.requests import check_judgments, default_measure_set
+    from trec_rag_eval.service.inputs import has_llm_judgments
+
+    table, notes = read_judgments(qrels, format=reading.get("qrels_format"), topics=reading.get("topics"),
+                                  judgments=reading.get("judgments"))
+    for note in notes + judgment_notes(table, chosen):
+        note.warn()
+    kind_default = default_measure_set(table) if measures is None else None  # judgment groups, preferences
+    asked = measures_for([kind_default] if kind_default else measures, order=order,
+                         llm_judgments=has_llm_judgments(notes))
+    check_judgments(table, asked)
+    return table, asked
 
 
 def _add_context(evaluation: Evaluation, run: Any, texts: dict[str, str], tokenizer: Any, qrels: Qrels,
