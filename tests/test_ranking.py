@@ -73,6 +73,38 @@ def test_any_line_order_gives_the_trec_eval_ranking(examples):
     settings(max_examples=examples, deadline=None)(given(pairs(), st.randoms(use_true_random=False))(_any_line_order))()
 
 
+@settings(max_examples=60, deadline=None)
+@given(pairs(), st.randoms(use_true_random=False), st.booleans(), st.booleans())
+def test_a_run_given_as_a_dict_of_dicts_is_ranked_by_the_rule(data, random, empty, foreign):
+    """A dict of dicts is read as blocks of one query each, whose starts the ranking takes from their lengths
+    (``ordering.block_starts``): the same ranking, with queries in any order, a query answered with an empty
+    dict, and (``foreign``) a query the qrels do not have, whose rows are dropped, so that the blocks are found
+    from the rows again."""
+    rows, judgments = data
+    by_query: dict[str, dict[str, float]] = {}
+    for query, doc, score in rows:
+        by_query.setdefault(query, {})[doc] = score
+    if empty:
+        by_query.setdefault("empty", {})
+    if foreign:
+        by_query["foreign"] = {"d1": 5.0, "d2": 1.0}
+    shuffled = dict(random.sample(list(by_query.items()), len(by_query)))
+    assert rank(Qrels.from_dict(judgments), Run(shuffled)).rel.tolist() == _expected(rows, judgments)
+    cut = rank(Qrels.from_dict(judgments), Run(shuffled), depth=3)  # matched through hashes, every row is kept
+    offsets = cut.offsets.tolist()
+    kept = [v for a, b in zip(offsets[:-1], offsets[1:], strict=True) for v in cut.rel[a:b][:3].tolist()]
+    assert kept == _top(rows, judgments, 3)
+
+
+def _top(rows, judgments, depth):
+    """``_expected`` cut at each query's first ``depth`` rows."""
+    out = []
+    for qid in sorted(judgments, key=lambda q: q.encode()):
+        mine = [r for r in rows if r[0] == qid]
+        out.extend(_expected(mine, {qid: judgments[qid]})[:depth])
+    return out
+
+
 def test_doc_id_descending_in_byte_order_breaks_ties():
     qrels = Qrels.from_dict({"q": {"d9": 1}})
     run = Run.from_dict({"q": {"d10": 1.0, "d9": 1.0, "D9": 1.0, "d90": 1.0}})

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import cached_property
 from itertools import chain, repeat
+from operator import sub
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,7 +72,8 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     per_query = judged.by_query
     row_dicts: Iterable[dict[str, int]]
     if starts is not None:
-        lengths = np.diff(np.append(starts, n)).tolist()
+        bounds = [*starts.tolist(), n]  # a few blocks: their lengths by Python's subtraction, not numpy's calls
+        lengths = list(map(sub, bounds[1:], bounds[:-1]))
         row_dicts = chain.from_iterable(map(repeat, [per_query[q] for q in row_query[starts].tolist()], lengths))
     else:
         row_dicts = map(per_query.__getitem__, row_query.tolist())

@@ -242,7 +242,9 @@ def rank(
         #    descending. A run written one query at a time is put in order on the second thread while
         #    its judgments are matched (numpy and polars release the GIL); an interleaved run is
         #    sorted after, once the judgment keys are freed (its sort is the peak of memory)
-        starts = block_starts(row_query)
+        # rows made one query after the other, each query once (a dict of dicts), all kept: their blocks are known
+        blocks = run_data.blocks if isinstance(run_data, CheckedColumns) and own_rows else None
+        starts = block_starts(row_query, None if blocks is None else blocks[1])
         retrieved = None  # the rows of each query before -M, when it cuts some
         if max_retrieved is not None and len(row_query):
             retrieved = bincount(row_query, len(query_ids), starts)
