@@ -40,7 +40,7 @@ class Rows(NamedTuple):
     def where(self, mask: np.ndarray) -> Rows:
         """The rows where ``mask`` holds."""
         q = self.q[mask]
-        offsets = np.searchsorted(q, np.arange(len(self.offsets)))  # where each query's rows begin among these
+        offsets = q.searchsorted(np.arange(len(self.offsets)))  # where each query's rows begin among these
         return Rows(self.rows[mask], q, self.pos[mask], self.rel[mask], offsets)
 
 
@@ -71,7 +71,7 @@ class Context:
     @cached_property
     def qidx(self) -> np.ndarray:
         """Query index of every ranked row."""
-        return np.repeat(np.arange(self.Q, dtype=np.int64), np.diff(self.offsets))
+        return np.arange(self.Q, dtype=np.int64).repeat(self.offsets[1:] - self.offsets[:-1])
 
     @cached_property
     def pos(self) -> np.ndarray:
@@ -88,7 +88,7 @@ class Context:
         """Where each query's rows start and end (``offsets[i]:offsets[i + 1]``) among rows grouped by query,
         from each row's query number (ascending): where each query number would be inserted, as ``candidates``
         finds the pooled rows' offsets; a binary search per query, not a count over every row."""
-        return np.searchsorted(query, np.arange(self.Q + 1))
+        return query.searchsorted(np.arange(self.Q + 1))  # type: ignore[no-any-return]
 
     def candidates(self, every_row: bool = False) -> Rows:
         """The rows with a qrels entry (``every_row``: all rows), shared by all contexts of the ranking."""
@@ -99,9 +99,9 @@ class Context:
                 rows = np.arange(len(self.rel), dtype=np.int64)
                 cache[key] = Rows(rows, self.qidx, self.pos, self.rel, self.offsets.astype(np.int64))
             else:
-                rows = np.flatnonzero(self.rel != NOT_IN_POOL)
-                offsets = np.searchsorted(rows, self.offsets).astype(np.int64)
-                q = np.repeat(np.arange(self.Q, dtype=np.int64), np.diff(offsets))
+                rows = (self.rel != NOT_IN_POOL).nonzero()[0]  # numpy's functions reach these methods through Python
+                offsets = rows.searchsorted(self.offsets).astype(np.int64)
+                q = np.arange(self.Q, dtype=np.int64).repeat(offsets[1:] - offsets[:-1])
                 cache[key] = Rows(rows, q, rows - self.offsets[q] + 1, self.rel[rows], offsets)
         found = cache[key]
         assert isinstance(found, Rows)
@@ -152,17 +152,18 @@ class Context:
         """Query index of the given rows (sorted or not), without building one per row."""
         if "qidx" in self.__dict__:
             return self.qidx[rows]
-        return np.searchsorted(self.offsets, rows, side="right") - 1
+        return self.offsets.searchsorted(rows, side="right") - 1  # type: ignore[no-any-return]
 
     # -- per query ------------------------------------------------------------------------------
     @cached_property
     def N(self) -> np.ndarray:
         """num_ret: ranked documents per query after -M and -J."""
-        return np.diff(self.offsets).astype(np.int64)
+        return (self.offsets[1:] - self.offsets[:-1]).astype(np.int64)  # type: ignore[no-any-return]
 
     @cached_property
     def judged_qidx(self) -> np.ndarray:
-        return np.repeat(np.arange(self.Q, dtype=np.int64), np.diff(self.ranked.judged_offsets))
+        judged = self.ranked.judged_offsets
+        return np.arange(self.Q, dtype=np.int64).repeat(judged[1:] - judged[:-1])
 
     @cached_property
     def R(self) -> np.ndarray:

@@ -64,9 +64,10 @@ def block_starts(row_query: np.ndarray, lengths: list[int] | None = None) -> np.
     changes = row_query[1:] != row_query[:-1]
     if np.count_nonzero(changes) + 1 > int(row_query.max()) + 1:
         return None  # more blocks than query numbers
-    starts = np.concatenate([[0], np.flatnonzero(changes) + 1])  # no copy of ``changes`` with a first True
-    block_query = np.sort(row_query[starts])
-    return None if np.any(block_query[1:] == block_query[:-1]) else starts
+    starts = np.concatenate(([0], changes.nonzero()[0] + 1))  # no copy of ``changes`` with a first True
+    block_query = row_query[starts]
+    block_query.sort()
+    return None if (block_query[1:] == block_query[:-1]).any() else starts
 
 
 def block_lengths(starts: np.ndarray, n: int) -> np.ndarray:
@@ -168,11 +169,11 @@ def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, id
     ``ranking_order`` gives by its other ways (tested); a NaN, which compares with nothing, takes those."""
     n = len(scores)
     if starts is not None and len(starts) > 1 and n % len(starts) == 0 and \
-            bool(np.all(np.diff(starts) == n // len(starts))):
+            bool((starts[1:] - starts[:-1] == n // len(starts)).all()):
         width = n // len(starts)
         order = np.negative(scores).reshape(len(starts), width).argsort(axis=1)  # best first; ties sorted below
         order += np.arange(0, n, width)[:, None]
-        order = order[np.argsort(row_query[starts])].ravel()
+        order = order[row_query[starts].argsort()].ravel()
     else:
         order = scores.argsort()[::-1]  # the order among equal scores does not matter: ties are sorted below
         queries = row_query[order]
@@ -180,7 +181,7 @@ def _small_order(row_query: np.ndarray, scores: np.ndarray, doc_ids: Strings, id
             queries = queries.astype(np.uint16)
         order = order[queries.argsort(kind="stable")]
     group, ordered = row_query[order], scores[order]
-    ties = np.flatnonzero((group[1:] == group[:-1]) & (ordered[1:] == ordered[:-1]))
+    ties = ((group[1:] == group[:-1]) & (ordered[1:] == ordered[:-1])).nonzero()[0]
     if len(ties):
         places, sources = _sort_ties(ties, group[ties], scores, doc_ids, order, ids_descending=ids_descending)
         order[places] = sources

@@ -368,11 +368,11 @@ def _top_rows(run: Run, query_ids: list[str], judgments: Judgments, row_query: n
                 known[kept_as] = tops
         if tops is not None:  # the blocks in query order, each its first rows
             block_query = row_query[starts]
-            if np.any(block_query[1:] < block_query[:-1]):
-                by_query = np.argsort(block_query)
+            if (block_query[1:] < block_query[:-1]).any():
+                by_query = block_query.argsort()
                 tops, block_query = tops[by_query], block_query[by_query]
             kept = tops.ravel()
-            return match_lists(run, query_ids, judgments, np.repeat(block_query, depth), gather(doc_ids, kept),
+            return match_lists(run, query_ids, judgments, block_query.repeat(depth), gather(doc_ids, kept),
                                np.arange(0, len(kept), depth), distinct=True)
     reorder = ranking_order(row_query, scores, doc_ids, starts, ids_descending)
     order = reorder.permutation if reorder.permutation is not None else reorder.apply(np.arange(len(row_query)))

@@ -216,7 +216,7 @@ def _plain_column(measure: Measure, column: Any) -> list[Any]:
 def _sequential_sum(values: np.ndarray) -> float:
     """Sum in query order, one addition at a time, from 0.0, as trec_eval does (np.sum would pair them; without
     the 0.0, values all -0.0 would sum to -0.0, which trec_eval's mean never is)."""
-    return 0.0 + float(np.cumsum(values)[-1]) if len(values) else 0.0
+    return 0.0 + float(values.cumsum()[-1]) if len(values) else 0.0
 
 
 def aggregate(measure: Measure, values: Any, num_queries: int, judgments: Any = None,
