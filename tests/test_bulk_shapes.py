@@ -156,6 +156,26 @@ def test_a_run_s_query_column_is_made_only_when_asked_and_walks_with_the_others(
     assert [list(column) for column in again.values()] == [list(column) for column in run.data.values()]
 
 
+def test_judgments_query_and_iteration_columns_are_made_only_when_asked_and_walk_with_the_others():
+    """Judgments from a dict of dicts (or lists of relevant ids) make their lists of one query id and of one
+    iteration "0" a row only when something reads them: an evaluation reads the blocks, and has_subtopics knows
+    that a dict of dicts holds one iteration. Walked, compared or pickled, the columns are the four, in order."""
+    import pickle
+
+    graded = tre.Qrels({"q1": {"b": 2, "a": 0}, "q2": {"c": 1}, "q3": {}})
+    relevant = tre.Qrels({"q1": ["b", "a"], "q2": ["c"]})
+    for table in (graded, relevant):
+        tre.evaluate(table, {"q1": {"a": 1.5, "b": 2.0}, "q2": {"c": 1.0}}, ["nDCG@10", "AP", "bpref"])
+        assert not dict.__contains__(table.data, "query_id") and not dict.__contains__(table.data, "iteration")
+    expected = {"query_id": ["q1", "q1", "q2"], "iteration": ["0", "0", "0"], "doc_id": ["b", "a", "c"]}
+    for table, grades in ((graded, [2, 0, 1]), (relevant, [1, 1, 1])):
+        assert list(table.data) == ["query_id", "iteration", "doc_id", "relevance"] and len(table.data) == 4
+        assert {name: table.data[name] for name in expected} == expected
+        assert table.data["relevance"].tolist() == grades
+        again = pickle.loads(pickle.dumps(table.data))
+        assert [list(column) for column in again.values()] == [list(column) for column in table.data.values()]
+
+
 def test_a_ranked_list_gives_descending_scores_and_keeps_nan_only_when_asked():
     columns = bulk.nested_columns({"q": ["x", "y", "z"], "r": ["w"]}, "score")
     assert columns is not None

@@ -3,12 +3,11 @@
 A table holds its columns in one of three forms:
 
 * a polars DataFrame (JSON datasets, anything built with polars);
-* ``Columns``, a dict of Python lists and numpy arrays, for what is small enough to read line by
-  line; evaluating it needs no polars, so a small evaluation does not pay polars' import time;
+* ``Columns``, a dict of Python lists and numpy arrays, for what is small enough to read line by line;
+  evaluating it needs no polars, so a small evaluation does not pay polars' import time;
 * a pyarrow Table, for a large run read by the fast TREC reader: query ids dictionary-encoded (one
-  32-bit code per line), doc ids as one buffer of bytes plus offsets, the scores. That is the
-  smallest form of a large run (about half of a polars frame of strings), and the ranking reads it
-  as it is.
+  32-bit code per line), doc ids as one buffer of bytes plus offsets, the scores. That is the smallest
+  form of a large run (about half of a polars frame of strings), and the ranking reads it as it is.
 
 ``.frame`` always gives a polars DataFrame of ``QRELS_SCHEMA`` / ``RUN_SCHEMA`` (converting the other
 forms once, on first use); the ranking (``core.ranking``) reads every form as it is.
@@ -31,6 +30,7 @@ from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
 from trec_rag_eval.tables.bulk import FrameColumns, nested_columns
+from trec_rag_eval.tables.checked_columns import BlockedQrelsColumns
 from trec_rag_eval.tables.shapes import empty_keys, qrels_data, run_data
 
 if TYPE_CHECKING:
@@ -320,7 +320,7 @@ def has_subtopics(qrels: Qrels) -> bool:
     cached = qrels.__dict__.get("_has_subtopics")
     if cached is None:
         data = qrels.data
-        if isinstance(data, FrameColumns):  # a frame without an iteration column: every row's is "0"
+        if isinstance(data, (FrameColumns, BlockedQrelsColumns)):  # no iteration column given: every row's is "0"
             cached = False
         elif isinstance(data, dict):
             iterations = data["iteration"]

@@ -31,7 +31,13 @@ from trec_rag_eval.tables.arrow import (
     view_lengths,
     view_texts,
 )
-from trec_rag_eval.tables.checked_columns import BlockedRunColumns, CheckedColumns, LazyColumns, query_column
+from trec_rag_eval.tables.checked_columns import (
+    BlockedQrelsColumns,
+    BlockedRunColumns,
+    CheckedColumns,
+    LazyColumns,
+    query_column,
+)
 
 Columns = dict[str, Any]
 
@@ -77,7 +83,7 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
         numbers = values
     if value_column == "score":  # the ranking reads the blocks: the query column is made when something asks for it
         return blocked_run_columns(query_ids, doc_ids, numbers, lengths)
-    columns = _columns(list(chain.from_iterable(map(repeat, query_ids, lengths))), doc_ids, numbers, value_column)
+    columns = BlockedQrelsColumns(doc_id=doc_ids, relevance=numbers)  # the query column made when something asks
     columns.blocks = (query_ids, lengths)
     if value_column == "relevance" and doc_ids is keys:  # each query's lookup, made in C (the user's may change)
         if lists:  # relevant documents: each judged 1

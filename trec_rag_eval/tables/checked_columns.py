@@ -98,3 +98,18 @@ class BlockedRunColumns(LazyColumns):
         made = query_column(*self.blocks)
         dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
         return made
+
+
+class BlockedQrelsColumns(LazyColumns):
+    """Judgments' columns made from a dict of dicts or lists of relevant ids (``tables.bulk.nested_columns``), whose
+    query and iteration columns are made on first use and kept, as ``BlockedRunColumns``' query column: the ranking
+    numbers each query once from ``blocks`` and never reads the iterations."""
+
+    names = ("query_id", "iteration", "doc_id", "relevance")
+
+    def __missing__(self, name: str) -> list[str]:
+        if name not in ("query_id", "iteration") or self.blocks is None:
+            raise KeyError(name)
+        made = query_column(*self.blocks) if name == "query_id" else ["0"] * sum(self.blocks[1])
+        dict.__setitem__(self, name, made)
+        return made
