@@ -15,9 +15,9 @@ turns so that a change of load hits all of them):
 - pytrec_eval on the dict of dicts, its ``RelevanceEvaluator`` built inside the timing (what one call costs
   a user who evaluates once) and outside (prepared once, then ``evaluate`` per run); the same two calls with
   ``trec_rag_eval.pytrec_eval``, the drop-in (its dicts checked equal to pytrec_eval's, to 1e-9); and
-  pytrec_eval on the search results and on the pandas and polars frames, made into its dicts in the timing (it
-  reads nothing else), so that each has a peer on the same input beside the strict ratio to pytrec_eval on
-  ready dicts;
+  pytrec_eval on the lists of ids, the search results and the pandas and polars frames, made into its dicts in
+  the timing (it reads nothing else), so that each has a peer on the same input beside the strict ratio to
+  pytrec_eval on ready dicts;
 - ir_measures' ``calc_aggregate`` on the dict of dicts and on the pandas frame (its providers pick
   pytrec_eval); ranx's ``evaluate`` on the dict of dicts, its first call (numba's compilation) reported
   apart, then warm;
@@ -102,7 +102,7 @@ def shaped(qrels: dict, run: dict, shape: str) -> tuple[Any, Any]:
 
 
 FRAMES = ("pandas", "polars")
-MADE_INTO_DICTS = ("results", *FRAMES)
+MADE_INTO_DICTS = ("lists", "results", *FRAMES)
 """The shapes pytrec_eval does not read: timed beside ours as a user gives them to it, made into its dicts."""
 
 
@@ -209,6 +209,11 @@ def calls_for(qrels: dict, run: dict, measures: str, shapes: list[str], peers: b
         if shape in FRAMES:  # pytrec_eval reads dicts only: a user with a frame makes them first
             calls[f"pytrec_eval: {shape}, made into its dicts in the timing"] = lambda q=q, r=r: \
                 pytrec_eval.RelevanceEvaluator(nested(q, "relevance"), pytrec_m).evaluate(nested(r, "score"))
+        elif shape == "lists":  # each relevant document judged 1, each ranked one scored by its place from the end
+            calls["pytrec_eval: lists, made into its dicts in the timing"] = lambda q=q, r=r: \
+                pytrec_eval.RelevanceEvaluator({query: dict.fromkeys(docs, 1) for query, docs in q.items()},
+                                               pytrec_m).evaluate(
+                    {query: {doc: len(docs) - place for place, doc in enumerate(docs)} for query, docs in r.items()})
         elif shape == "results":  # a dict of each query's hits' scores, as a user writes it
             calls["pytrec_eval: results, made into its dicts in the timing"] = lambda r=r: \
                 pytrec_eval.RelevanceEvaluator(qrels, pytrec_m).evaluate(
