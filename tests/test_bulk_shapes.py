@@ -101,6 +101,25 @@ def test_nested_judgments(value):
     _agree(value, "relevance")
 
 
+def test_an_ordered_dict_s_own_order_pairs_each_document_with_its_own_value():
+    """An OrderedDict moved about (``move_to_end``) iterates in another order than a dict's storage, which
+    ``dict.values`` reads: each document must keep its own score and grade, as the row path's ``items()`` pairs
+    them. By hand: the run scores a 3.0 and b 1.0, so a (judged 2, b judged 0) is first: RR 1, P@1 1, nDCG 1."""
+    from collections import OrderedDict
+
+    run = OrderedDict([("a", 3.0), ("b", 1.0)])
+    run.move_to_end("a")  # iterates b, a; a dict's storage still holds a, b
+    judged = OrderedDict([("a", 2), ("b", 0)])
+    judged.move_to_end("a")
+    for value, column in (({"q": run}, "score"), ({"q": judged}, "relevance")):
+        _agree(value, column)
+        made = _bulk_path(value, column)
+        if made is not None:
+            assert dict(zip(made["doc_id"], made[column].tolist(), strict=True)) == dict(value["q"])
+    evaluation = tre.evaluate({"q": judged}, {"q": run}, ["recip_rank", "P.1", "ndcg"])
+    assert evaluation.summary == {"RR": 1.0, "P@1": 1.0, "nDCG": 1.0}
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(IDS, IDS, st.one_of(SCORES, GRADES)), max_size=6), st.sampled_from(["score", "relevance"]),
        st.sampled_from(["lists", "tuples", "numpy"]))

@@ -12,9 +12,10 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 from __future__ import annotations
 
 import struct
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, countOf, itemgetter
+from operator import attrgetter, countOf, itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,9 @@ Columns = dict[str, Any]
 
 
 _FLOATS = (float, np.float64, np.float32, np.float16)
+_STORAGE_ORDER = {dict, defaultdict, Counter}
+"""Dicts that iterate in the order their storage holds them, which ``dict.values`` reads (an OrderedDict need not)."""
+_KEYS, _VALUES = methodcaller("keys"), methodcaller("values")
 _INTS = (int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8)
 
 
@@ -64,8 +68,11 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
         lists = False
     query_ids = id_texts(list(value))
     lengths = list(map(len, inner))
-    # an empty id is found by one lookup per query (in its dict, or in the set of its list), not by a scan of every id
-    keys = list(chain.from_iterable(inner))
+    # an empty id is found by one lookup per query (in its dict, or in the set of its list), not by a scan of every id;
+    # the ids and values of a dict that may iterate in another order than its storage (an OrderedDict moved about)
+    # read by its own methods, which pair them as its items() does: dict.values reads the storage
+    stored = lists or kinds <= _STORAGE_ORDER
+    keys = list(chain.from_iterable(inner if stored else map(_KEYS, inner)))
     doc_ids = id_texts(keys, empty=False)
     if query_ids is None or doc_ids is None:
         return None
@@ -77,7 +84,8 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     else:
         if any(map(dict.__contains__, inner, repeat(""))):
             return None
-        values = checked_values(list(chain.from_iterable(map(dict.values, inner))), value_column, allow_nan)
+        values = checked_values(list(chain.from_iterable(map(dict.values if stored else _VALUES, inner))), value_column,
+                                allow_nan)
         if values is None:
             return None
         numbers = values
