@@ -96,6 +96,15 @@ def test_a_run_given_as_a_dict_of_dicts_is_ranked_by_the_rule(data, random, empt
     assert kept == _top(rows, judgments, 3)
 
 
+def test_block_lengths_that_are_not_the_rows_are_not_trusted():
+    """``block_starts`` takes the starts from the blocks' lengths only when they add up to the rows; else it finds
+    them in the rows, as without lengths (a table whose rows were cut would otherwise be ranked in wrong blocks)."""
+    rows = np.array([2, 2, 0, 0, 0, 1], dtype=np.int32)
+    assert ordering.block_starts(rows, [2, 0, 3, 1]).tolist() == [0, 2, 5]
+    assert ordering.block_starts(rows, [2, 3]).tolist() == ordering.block_starts(rows).tolist() == [0, 2, 5]
+    assert ordering.block_starts(rows, [3, 3]).tolist() == [0, 3]  # trusted: they add up (each block its query)
+
+
 def _top(rows, judgments, depth):
     """``_expected`` cut at each query's first ``depth`` rows."""
     out = []

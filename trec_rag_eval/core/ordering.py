@@ -60,7 +60,9 @@ def block_starts(row_query: np.ndarray, lengths: list[int] | None = None) -> np.
         sizes = np.array(lengths, dtype=np.int64)
         if not sizes.all():
             sizes = sizes[sizes > 0]
-        return sizes.cumsum() - sizes  # type: ignore[no-any-return]
+        ends = sizes.cumsum()
+        if len(ends) and ends[-1] == len(row_query):  # else lengths not of these rows: found from the rows below
+            return ends - sizes  # type: ignore[no-any-return]
     changes = row_query[1:] != row_query[:-1]
     if np.count_nonzero(changes) + 1 > int(row_query.max()) + 1:
         return None  # more blocks than query numbers
