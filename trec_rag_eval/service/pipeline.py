@@ -42,37 +42,21 @@ def evaluate_one(qrels: Any, run: Any, measures: MeasuresArg = None, settings: S
     cluster is the shards of one run."""
     if "render" in options:  # its one evaluation is the result; evaluate_many renders each run where it is made
         raise TypeError("evaluate() got an unexpected keyword argument 'render'")
-    if cluster is None and corpus is None and tokenizer is None and not isinstance(run, (str, os.PathLike)) \
-            and _REQUEST_KEYS.isdisjoint(options):
-        return _evaluate_in_memory(qrels, run, measures, settings, options)
-    shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
-        isinstance(p, (str, os.PathLike)) for p in run)
-    runs = list(run) if shards else [run]
-    request = Request.of(runs, settings, {**options, "corpus": corpus, "tokenizer": tokenizer}, cluster=cluster,
-                         shards=shards)
-    [outcome] = _outcomes(qrels, runs, measures, request)
+    if cluster is None and corpus is None and tokenizer is None and _plain(run, options):
+        outcome = _in_memory_outcome(qrels, run, measures, _settings_of(settings, options), None)
+    else:
+        shards = cluster is not None and isinstance(run, (list, tuple)) and bool(run) and all(
+            isinstance(p, (str, os.PathLike)) for p in run)
+        runs = list(run) if shards else [run]
+        request = Request.of(runs, settings, {**options, "corpus": corpus, "tokenizer": tokenizer}, cluster=cluster,
+                             shards=shards)
+        [outcome] = _outcomes(qrels, runs, measures, request)
     for note in outcome.notes:
         note.about(outcome.label).warn()
     if outcome.error is not None:
         raise outcome.error
     assert outcome.evaluation is not None
     return outcome.evaluation
-
-
-def _evaluate_in_memory(qrels: Any, run: Any, measures: MeasuresArg, settings: Settings | None,
-                        options: dict[str, Any]) -> Evaluation:
-    """``evaluate_one`` of one run in memory, with no keyword but the settings' fields: the steps ``_outcomes`` and
-    ``_evaluate_here`` take for it (``_judged``, ``run_from_any_shape``, ``evaluate_run``), in their order, without
-    what many runs, run files and the other keywords need (a small evaluation's fixed cost, halved)."""
-    from trec_rag_eval.core.settings import settings_of
-
-    chosen = settings_of(settings, **options)
-    table, asked = _judged(qrels, {}, measures, "asked", chosen)
-    made = run_from_any_shape(run, table)
-    evaluation, notes = evaluate_run(table, made, asked, chosen)
-    for note in notes:
-        note.about(made.source).warn()
-    return evaluation
 
 
 def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures: MeasuresArg = None,
@@ -89,9 +73,41 @@ def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
         raise InputTypeError(f"runs must be a list of runs or a mapping label -> run; got {type(runs).__name__}")
     else:
         labels, values = None, list(runs)
+    if cluster is None and not shards and len(values) == 1 and _plain(values[0], options):
+        chosen = _settings_of(settings, options)  # refused at this call, as Request.of refuses it; the rest read lazily
+        return (_in_memory_outcome(qrels, values[0], measures, chosen, None if labels is None else labels[0])
+                for _ in range(1))
     options.setdefault("labels", labels)
     return _outcomes(qrels, values, measures, Request.of(values, settings, options, cluster=cluster, shards=shards),
                      folders=labels is None)
+
+
+def _plain(run: Any, options: dict[str, Any]) -> bool:
+    """Whether ``run`` is in memory and ``options`` hold no keyword but the settings' fields: then its evaluation
+    takes the steps of ``_outcomes`` and ``_evaluate_here`` for it (``_in_memory_outcome``), without what many
+    runs, run files and the other keywords need (a small evaluation's fixed cost, halved)."""
+    return not isinstance(run, (str, os.PathLike)) and _REQUEST_KEYS.isdisjoint(options)
+
+
+def _settings_of(settings: Settings | None, options: dict[str, Any]) -> Settings:
+    from trec_rag_eval.core.settings import settings_of
+
+    return settings_of(settings, **options)
+
+
+def _in_memory_outcome(qrels: Any, run: Any, measures: MeasuresArg, chosen: Settings, label: str | None
+                       ) -> RunOutcome:
+    """One run in memory evaluated (``_plain``) as ``_outcomes`` and ``_evaluate_here`` evaluate it: the judgments
+    read and their notes warned (their error raised), then the run made (named by its ``label``, a mapping's key,
+    when it has one) and evaluated, its notes and its error in the outcome."""
+    table, asked = _judged(qrels, {}, measures, "asked", chosen)
+    try:
+        made = run_from_any_shape(run, table) if label is None else \
+            run_from_any_shape(run, table, name=f"run {label!r}", run_tag=label)
+        evaluation, notes = evaluate_run(table, made, asked, chosen)
+    except TrecRagEvalError as err:
+        return RunOutcome("run" if label is None else label, error=err)
+    return RunOutcome(made.source if label is None else label, evaluation, notes)
 
 
 READING_KEYS = ("qrels_format", "topics", "judgments")
@@ -126,8 +142,6 @@ class Request:
            shards: bool) -> Request:
         """``options`` sorted (taken out of it), the settings made of ``settings`` and the rest, the options
         that cannot go together refused (``check_options``)."""
-        from trec_rag_eval.core.settings import settings_of
-
         reading: dict[str, Any] = {key: options.pop(key) for key in READING_KEYS if key in options}
         running: dict[str, Any] = {key: options.pop(key) for key in RUNNING_KEYS if key in options}
         pattern = options.pop("doc_id_pattern", None)
@@ -140,7 +154,7 @@ class Request:
                       tokenizer=later.get("tokenizer"), zscores=later.get("zscores"),
                       doc_map_name="doc_map" if pattern is None else "doc_id_pattern",
                       **{key: running.get(key) for key in ("run_format", "doc_map", "id", "stream")})
-        return cls(reading, running, settings_of(settings, **options), cluster, shards, **later)
+        return cls(reading, running, _settings_of(settings, options), cluster, shards, **later)
 
 
 def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Request,
