@@ -188,6 +188,8 @@ def is_arrow_table(value: Any) -> bool:
 
 
 def source_name(value: Any, name: str) -> str:
+    if type(value) is dict:  # the commonest shape, told first
+        return f"{name} (dict)"
     library = library_of(value)
     if library:
         return f"{name} ({library} DataFrame)"
@@ -204,6 +206,8 @@ files are (``core.ranking.LIST_FORM_MAX_ROWS``): polars' hashing and joins cost 
 
 
 def _table(value: Any, source: str, value_column: str, kinds: str, frames_checked: bool = False) -> Any:
+    if type(value) is dict:  # the commonest shape, told first: no Arrow table, no DataFrame, no path
+        return _mapping_table(value, source, value_column)
     if is_arrow_table(value):  # polars reads Arrow's buffers as they are: the polars frame's path, checks and all
         import polars as pl
 
@@ -232,19 +236,24 @@ def _table(value: Any, source: str, value_column: str, kinds: str, frames_checke
             return _polars_table(converted, source, value_column)
         columns = [frame_column_list(value[c]) for c in ("query_id", "doc_id", value_column)]
         return _check_rows(zip(*columns, strict=True), source, value_column, by_row=True)
-    # every shape is read in bulk first (tables.bulk); the rows one by one only to word what is wrong
-    if isinstance(value, Mapping) and is_columns(value, value_column):
-        iterations = _iterations(value, source) if value_column == "relevance" and "iteration" in value else None
-        return column_columns(value, value_column, iterations) or _check_rows(
-            _column_rows(value, source, value_column), source, value_column, by_row=True, iterations=iterations)
-    if isinstance(value, Mapping):  # the columns told from None, not asked their length (a run's tells it in Python)
-        return nested if (nested := nested_columns(value, value_column)) is not None else _check_rows(
-            _nested(value, source, value_column), source, value_column, by_row=False)
+    if isinstance(value, Mapping):
+        return _mapping_table(value, source, value_column)
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
         items = value if isinstance(value, list) else list(value)  # a generator is read once, for both paths
         return record_columns(items, value_column) or _check_rows(
             _records(items, source, value_column, kinds), source, value_column, by_row=True)
     raise InputTypeError(f"{source.split(' (')[0]} must be {kinds}; got {type(value).__name__}")
+
+
+def _mapping_table(value: Mapping[Any, Any], source: str, value_column: str) -> Any:
+    """A dict of columns or of queries, read in bulk first (``tables.bulk``); row by row only to word what is wrong."""
+    if is_columns(value, value_column):
+        iterations = _iterations(value, source) if value_column == "relevance" and "iteration" in value else None
+        return column_columns(value, value_column, iterations) or _check_rows(
+            _column_rows(value, source, value_column), source, value_column, by_row=True, iterations=iterations)
+    # the columns told from None, not asked their length (a run's tells it in Python)
+    return nested if (nested := nested_columns(value, value_column)) is not None else _check_rows(
+        _nested(value, source, value_column), source, value_column, by_row=False)
 
 
 def none_empty(value: Mapping[Any, Any]) -> bool:
