@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import OrderedDict
 from unittest import mock
 
 import numpy as np
@@ -91,7 +92,13 @@ def test_other_results_are_read_result_by_result():
                     {"q1": [{"doc_id": "a", "score": 1.0}]},  # the id under another key
                     {"q1": [{"id": 7, "score": 1.0}]},  # an integer id
                     {"q1": [{"id": "a", "score": "1"}]},  # a score of text
-                    {"q1": [("a", 1.0), ("a", 0.5)]}):  # a document twice
+                    {"q1": [("a", 1.0), ("a", 0.5)]},  # a document twice
+                    {"q1": [{"id": "a", "score": 1.0}, {"id": "a", "score": 0.5}]},  # twice, as dicts
+                    {"q1": [{"id": "a", "score": 1.0}], "q2": [("b", 0.5)]},  # another kind in another list
+                    {"q1": [{"id": "a", "score": 1.0}, OrderedDict(id="b", score=0.5)]},  # a dict of another type
+                    {"q1": [{"id": 1, "score": 1.0}, {"id": 1.0, "score": 0.5}]},  # ids one dict holds as one
+                    {"q1": [{"id": "", "score": 1.0}]},  # an empty id
+                    {"q1": [{"id": ["a"], "score": 1.0}]}):  # an id no dict can hold
         assert search_results.ranked_search_results(results) is None
 
 

@@ -51,7 +51,9 @@ def lists_scores(scores: np.ndarray, doc_ids: Sequence[str], lengths: Sequence[i
     ends = np.cumsum(sizes)
     row_list = np.repeat(np.arange(len(sizes)), sizes)
     lacking = np.zeros(len(sizes), dtype=bool)  # a list with a score that is no finite number keeps none of them
-    lacking[row_list[~np.isfinite(scores)]] = True
+    finite = np.isfinite(scores)
+    if not finite.all():
+        lacking[row_list[~finite]] = True
     inside = row_list[1:] == row_list[:-1]  # each row and the next, in one list
     rising = np.zeros(len(sizes), dtype=bool)
     rising[row_list[:-1][inside & (scores[1:] > scores[:-1])]] = True
@@ -60,6 +62,8 @@ def lists_scores(scores: np.ndarray, doc_ids: Sequence[str], lengths: Sequence[i
         if not byte_key(doc_ids[i]) > byte_key(doc_ids[i + 1]):  # a tie in another order than trec_eval's
             disordered[row_list[i]] = True
     kept = ~(lacking | disordered)
+    if kept.all():  # every list keeps its own scores (a search engine's, falling along it): nothing to replace
+        return scores, rising & ~lacking
     by_rank = (ends[row_list] - np.arange(n)).astype(np.float64)  # n, n - 1, ..., 1 down each list
     return np.where(kept[row_list], scores, by_rank), rising & ~lacking
 
