@@ -85,7 +85,7 @@ def evaluate_runs(qrels: Any, runs: Sequence[Any] | Mapping[str, Any], measures:
 def _plain(run: Any, options: dict[str, Any]) -> bool:
     """Whether ``run`` is in memory and ``options`` hold no keyword but the settings' fields: then its evaluation
     takes the steps of ``_outcomes`` and ``_evaluate_here`` for it (``_in_memory_outcome``), without what many
-    runs, run files and the other keywords need (a small evaluation's fixed cost, halved)."""
+    runs, run files and the other keywords need (half the pipeline's calls of a small evaluation)."""
     return not isinstance(run, (str, os.PathLike)) and _REQUEST_KEYS.isdisjoint(options)
 
 
