@@ -465,27 +465,27 @@ def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_lev
     by every measure at that level."""
     contexts: dict[int, Context] = {}
     values: dict[Measure, Any] = {}
-    for measure in measures:
-        level = relevance_level if measure.rel is None else measure.rel
-        if level not in contexts:
-            contexts[level] = Context(ranked, level, options)
-        family = measure.spec
-        if not family.run_tag:
-            kernel_measure = measure
-            if trec_eval_9 and family.trec_eval_9:
-                kernel_measure = Measure(measure.family, measure.cutoff,
-                                         measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
-            values[measure] = _computed(family.kernel, contexts[level], kernel_measure, measure)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # for every kernel (``_computed``) at once
+        for measure in measures:
+            level = relevance_level if measure.rel is None else measure.rel
+            if level not in contexts:
+                contexts[level] = Context(ranked, level, options)
+            family = measure.spec
+            if not family.run_tag:
+                kernel_measure = measure
+                if trec_eval_9 and family.trec_eval_9:
+                    kernel_measure = Measure(measure.family, measure.cutoff,
+                                             measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
+                values[measure] = _computed(family.kernel, contexts[level], kernel_measure, measure)
     return values
 
 
 def _computed(kernel: Any, ctx: Context, kernel_measure: Measure, measure: Measure) -> Any:
-    """A kernel's values, refused when its arithmetic leaves the finite numbers (an overflow, a division by zero
-    or an undefined operation) rather than written as inf or nan: a parameter trec_eval computes with at any
-    value (``rbp.p=1e300``, a utility coefficient of 1e308, ``set_F.-1``) can take it there."""
+    """A kernel's values, refused when its arithmetic leaves the finite numbers (an overflow, a division by zero or
+    an undefined operation, raised in ``_kernel_values``' error state) rather than written as inf or nan: a parameter
+    trec_eval computes with at any value (``rbp.p=1e300``, a coefficient of 1e308, ``set_F.-1``) can take it there."""
     try:
-        with np.errstate(over="raise", divide="raise", invalid="raise"):
-            return kernel(ctx, kernel_measure)
+        return kernel(ctx, kernel_measure)
     except FloatingPointError as err:
         raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters "
                          f"({err}; trec_eval prints inf or nan there)") from None
