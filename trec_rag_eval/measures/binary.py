@@ -161,7 +161,7 @@ def inferred_ap(ctx: Context, m: Measure) -> np.ndarray:
     return ratio(np.bincount(ctx.rel_q, weights=contribution, minlength=ctx.Q), ctx.R)
 
 
-def recall_cutoff_count(p: float, R: np.ndarray, trec_eval_9: bool) -> np.ndarray:
+def recall_cutoff_count(p: float | np.ndarray, R: np.ndarray, trec_eval_9: bool) -> np.ndarray:
     """How many relevant documents recall level p asks for.
 
     trec_eval 10 rounds p*R half away from zero (C lround); trec_eval 9 used floor(p*R + 0.9).
@@ -181,16 +181,34 @@ def _interpolated_precision(ctx: Context, p: float, trec_eval_9: bool) -> np.nda
 
     0 when fewer than c relevant documents are retrieved; NaN when nothing is retrieved and c = 0
     (trec_eval divides 0 by 0 there, which only -J or -M0 can cause) for a query of the run.
+    At one of trec_eval's eleven recall levels, all eleven are computed at once and kept with the ranking
+    (the official set asks for each, and 11pt_avg for them all): one pass of numpy for eleven measures.
     """
+    leftovers = bool(ctx.options.get("leftovers"))
+    cache = ctx.ranked.cache
+    key = ("iprec", ctx.level, p, trec_eval_9, leftovers)
+    if key not in cache:
+        levels = RECALL_LEVELS if p in RECALL_LEVELS else (p,)
+        for level, values in zip(levels, _interpolated_at(ctx, np.array(levels), trec_eval_9), strict=True):
+            cache["iprec", ctx.level, level, trec_eval_9, leftovers] = values
+    return cast(np.ndarray, cache[key]).copy()  # a measure's own values: its caller may keep them
+
+
+RECALL_LEVELS = tuple(level / 10 for level in range(11))
+"""trec_eval's recall levels 0.0, 0.1, ..., 1.0 (as its names give them: ``level / 10`` is the float of "0.3")."""
+
+
+def _interpolated_at(ctx: Context, levels: np.ndarray, trec_eval_9: bool) -> np.ndarray:
+    """``_interpolated_precision`` at each recall level of ``levels``: one row of queries a level."""
     key = ("iprec_suffix", ctx.level)
     if key not in ctx.ranked.cache:
         ctx.ranked.cache[key] = segment_suffix_max(_precision_at_relevant(ctx), ctx.rel_q, ctx.Q)
     suffix = cast(np.ndarray, ctx.ranked.cache[key])  # stored just above under this key
     first_rel = offsets_of(ctx.rel_ret)[:-1]
-    c = recall_cutoff_count(p, ctx.R, trec_eval_9)
+    c = recall_cutoff_count(levels[:, None], ctx.R, trec_eval_9)  # a level a row: each value as one level gives it
     reachable = c <= ctx.rel_ret
     index = first_rel + np.maximum(c, 1) - 1
-    out = np.zeros(ctx.Q)
+    out = np.zeros(c.shape)
     has_rel = reachable & (ctx.rel_ret > 0)
     out[has_rel] = suffix[index[has_rel]]
     # a query missing from the run scores 0 (with -J its dummy document is gone, so trec_eval's
