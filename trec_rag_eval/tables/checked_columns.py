@@ -84,32 +84,29 @@ class LazyColumns(CheckedColumns):
         return CheckedColumns, (self._whole(),), {"blocks": self.blocks}
 
 
-class BlockedRunColumns(LazyColumns):
-    """A run's columns made from a dict of dicts or lists of ids (``tables.bulk.nested_columns``), whose query
-    column is made on first use and kept (``__missing__``): the ranking looks each query up once from ``blocks``, so
-    an evaluation never makes its list of one id a row (a tenth of the conversion of 50 x 100). Anything that walks
-    the columns (iterating, ``items()``, comparing, pickling) sees all three, in the usual order."""
-
-    names = ("query_id", "doc_id", "score")
+class BlockedColumns(LazyColumns):
+    """Columns made from a dict of dicts or lists (``tables.bulk.nested_columns``), whose query column (and a
+    judgments' iteration column, every row's "0") is made on first use and kept (``__missing__``): the ranking looks
+    each query up once from ``blocks``, so an evaluation never makes its list of one id a row (a tenth of the
+    conversion of 50 x 100). Anything that walks the columns (iterating, ``items()``, comparing, pickling) sees them
+    all, in the usual order (``names``, each subclass's)."""
 
     def __missing__(self, name: str) -> list[str]:
-        if name != "query_id" or self.blocks is None:
+        if name not in ("query_id", "iteration") or name not in self.names or self.blocks is None:
             raise KeyError(name)
-        made = query_column(*self.blocks)
+        made = query_column(*self.blocks) if name == "query_id" else ["0"] * sum(self.blocks[1])
         dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
         return made
 
 
-class BlockedQrelsColumns(LazyColumns):
-    """Judgments' columns made from a dict of dicts or lists of relevant ids (``tables.bulk.nested_columns``), whose
-    query and iteration columns are made on first use and kept, as ``BlockedRunColumns``' query column: the ranking
-    numbers each query once from ``blocks`` and never reads the iterations."""
+class BlockedRunColumns(BlockedColumns):
+    """A run's columns made from a dict of dicts, lists of ids or search results: its query column made when read."""
+
+    names = ("query_id", "doc_id", "score")
+
+
+class BlockedQrelsColumns(BlockedColumns):
+    """Judgments' columns made from a dict of dicts or lists of relevant ids: their query and iteration columns made
+    when read (the ranking never reads the iterations)."""
 
     names = ("query_id", "iteration", "doc_id", "relevance")
-
-    def __missing__(self, name: str) -> list[str]:
-        if name not in ("query_id", "iteration") or self.blocks is None:
-            raise KeyError(name)
-        made = query_column(*self.blocks) if name == "query_id" else ["0"] * sum(self.blocks[1])
-        dict.__setitem__(self, name, made)
-        return made
