@@ -102,8 +102,7 @@ def _in_memory_outcome(qrels: Any, run: Any, measures: MeasuresArg, chosen: Sett
     when it has one) and evaluated, its notes and its error in the outcome."""
     table, asked = _judged(qrels, {}, measures, "asked", chosen)
     try:
-        made = run_from_any_shape(run, table) if label is None else \
-            run_from_any_shape(run, table, name=f"run {label!r}", run_tag=label)
+        made = _in_memory(run, table, label, None)()  # type: ignore[misc]  # in memory (_plain): never None
         evaluation, notes = evaluate_run(table, made, asked, chosen)
     except TrecRagEvalError as err:
         return RunOutcome("run" if label is None else label, error=err)
