@@ -271,3 +271,38 @@ def test_the_intersection_of_every_judged_query_uses_the_judgments_kept_with_the
         with mock.patch.object(ranking, "Judgments", side_effect=AssertionError("judgments made again")):
             assert tre.evaluate(qrels, run, measures, **settings).to_dict() == expected
     assert tre.evaluate(qrels, run, measures).to_dict() == first
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")  # recorded where compared
+@pytest.mark.parametrize("seed", first_by_default(range(4), keep=2))
+def test_one_run_in_memory_gives_the_same_numbers_warnings_and_errors_on_the_short_path_and_the_long(seed):
+    """One run in memory with no keyword but the settings' fields is evaluated by the short path
+    (``service.pipeline._in_memory_outcome``); any other keyword (``jobs=1`` here, which changes nothing for one run)
+    sends it through the machinery of many runs. Both give the same values, the same warnings in the same order, and
+    the same error; ``evaluate_many`` of the run alone and beside another gives its same outcome."""
+    import warnings
+
+    qrels, run = _pair(seed)
+    results = {q: [{"id": d, "score": s} for d, s in docs.items()] for q, docs in run.items()}
+    bad = {"q": [{"id": "a", "score": 1.0}, {"id": "", "score": 0.5}]}  # an empty id: the row path's error
+
+    def outcome(**options):
+        made = []
+        for given in (run, results, bad):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    found = _values(tre.evaluate(qrels, given, MEASURES, relevance_level=1, **options))
+                except tre.TrecRagEvalError as err:
+                    found = (type(err).__name__, str(err))
+            made.append((found, [str(w.message) for w in caught]))
+        return made
+
+    assert outcome() == outcome(jobs=1)
+    alone = next(iter(tre.evaluate_many(qrels, {"mine": results}, MEASURES)))
+    beside = next(iter(tre.evaluate_many(qrels, {"mine": results, "other": run}, MEASURES)))
+    assert (alone.label, [str(note) for note in alone.notes]) == (beside.label, [str(note) for note in beside.notes])
+    assert _values(alone.evaluation) == _values(beside.evaluation)
+    failed = next(iter(tre.evaluate_many(qrels, [bad], MEASURES)))
+    long_failed = next(iter(tre.evaluate_many(qrels, [bad, run], MEASURES)))
+    assert (failed.label, str(failed.error)) == ("run", str(long_failed.error)) and long_failed.label == "run 1"
