@@ -120,6 +120,39 @@ def test_a_measure_is_its_fields_whatever_is_read_from_them():
     assert gains.param("dcg", "log2") == "log2"
 
 
+def test_a_measure_is_hashed_once_when_it_is_made_as_its_compared_fields():
+    """Results are looked up by Measure many times per evaluation: its hash is the hash of the fields equality
+    compares (family, cutoff, params, text, rel; not alias or asked), taken once when the measure is made, and
+    the same after pickling, copying or ``replace``; a parameter value that cannot be hashed is refused when the
+    measure is hashed, as a dataclass's own hash refuses it."""
+    import copy
+    import pickle
+    from dataclasses import replace
+
+    from trec_rag_eval.measures.model import Measure
+
+    class Counted:
+        hashed = 0
+
+        def __hash__(self) -> int:
+            Counted.hashed += 1
+            return 7
+
+    measure = Measure("ndcg_cut", 10, params=(("gains", Counted()),))
+    made = Counted.hashed
+    assert [hash(measure) for _ in range(3)] == [hash(("ndcg_cut", 10, (("gains", measure.params[0][1]),),
+                                                         None, None))] * 3
+    assert Counted.hashed == made + 1  # the hash of the fields above: the measure's own was not taken again
+    asked = tre.parse_measure("MAP@100")
+    for same in (tre.parse_measure("AP@100"), Measure("map_cut", 100.0), replace(asked, asked="map@100"),
+                 pickle.loads(pickle.dumps(asked)), copy.copy(asked), copy.deepcopy(asked)):
+        assert same == asked and hash(same) == hash(asked) == hash(("map_cut", 100, (), None, None))
+    assert hash(replace(asked, text="100")) == hash(("map_cut", 100, (), "100", None))
+    unhashable = Measure("ndcg_cut", 10, params=(("gains", [1]),))
+    with pytest.raises(TypeError, match="unhashable type: 'list'"):
+        hash(unhashable)
+
+
 def test_a_measure_of_no_registered_family_is_refused_when_it_is_made():
     """``Measure`` takes a registered family's name (trec_eval's); another one is refused where it is made,
     saying what was expected, not a bare KeyError from the registry."""

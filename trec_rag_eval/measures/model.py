@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -62,6 +64,17 @@ class Measure:
         object.__setattr__(self, "shown", self.asked if self.asked is not None else spec.label(self))
         if self.cutoff is not None:
             object.__setattr__(self, "at", self.cutoff)
+        key = (self.family, self.cutoff, self.params, self.text, self.rel)  # what __eq__ compares
+        try:
+            object.__setattr__(self, "_hash", hash(key).__int__)
+        except TypeError:  # a parameter value that cannot be hashed: refused when hashed, as it was
+            object.__setattr__(self, "_hash", functools.partial(hash, key))
+
+    # Results are keyed by Measure: an evaluation of 18 measures hashes them some 160 times. The hash of the fields
+    # __eq__ compares (dataclass's own, but made once, with the measure), returned by C code alone: a property
+    # whose getter, an attrgetter, gives the int's bound __int__, which hash() calls (frozen dataclasses keep a
+    # __hash__ of their class body).
+    __hash__ = property(operator.attrgetter("_hash"))
 
     def __reduce__(self) -> tuple[type[Measure], tuple[Any, ...]]:
         """Pickled as the fields it is made of (the family is looked up again where it is unpickled)."""
