@@ -190,7 +190,7 @@ def test_renderers_and_evaluators_name_no_family() -> None:
              for folder in ("render", "evaluation", "compare", "checks")
              for path in sorted((root / folder).rglob("*.py"))
              for line in path.read_text(encoding="utf-8").splitlines() if pattern.search(line)]
-    assert found == ['evaluation/evaluate.py: return measure.spec.name == "num_rel" and complete_flag']
+    assert found == ['evaluation/aggregation.py: return measure.spec.name == "num_rel" and complete_flag']
 
 
 def test_validate_reads_trec_eval_output_with_relstring(run_cli, tmp_path) -> None:

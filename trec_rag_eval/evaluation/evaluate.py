@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -13,6 +12,9 @@ from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
+from trec_rag_eval.evaluation.aggregation import GM_FLOOR as GM_FLOOR  # where it was, for callers
+from trec_rag_eval.evaluation.aggregation import aggregate
+from trec_rag_eval.evaluation.aggregation import recounted_under_c as recounted_under_c
 from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
 from trec_rag_eval.io.chunks import CollapseReport
@@ -32,9 +34,6 @@ if TYPE_CHECKING:
 else:  # the libraries in annotations, imported when read (typing.get_type_hints), not with this module
     pd = LazyModule("pandas")
     pl = LazyModule("polars")
-
-GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
-
 
 class QueryResult(NamedTuple):
     """One query's values, keyed by measure name (``iter_evaluate`` yields these)."""
@@ -211,49 +210,6 @@ def _plain_column(measure: Measure, column: Any) -> list[Any]:
     if kind == "int":
         return [int(v) for v in column]
     return [float(v) for v in column]
-
-
-def _sequential_sum(values: np.ndarray) -> float:
-    """Sum in query order, one addition at a time, from 0.0, as trec_eval does (np.sum would pair them; without
-    the 0.0, values all -0.0 would sum to -0.0, which trec_eval's mean never is)."""
-    return 0.0 + float(values.cumsum()[-1]) if len(values) else 0.0
-
-
-def aggregate(measure: Measure, values: Any, num_queries: int, judgments: Any = None,
-              complete_flag: bool = False, run_tag: str = "") -> Any:
-    """The summary value of one measure over queries (trec_eval's rules: docs/trec_eval_conventions.md §5.2).
-    ``judgments``: the judgment values of every qrels query (``RankedQueries.judged``, or a qrels table's
-    relevance column), which ``-c`` recounts num_rel over (``recounted_under_c``)."""
-    family = measure.spec
-    if family.run_tag:
-        return run_tag
-    if family.aggregate == "none":
-        return None
-    if recounted_under_c(measure, complete_flag) and judgments is not None:
-        return float((np.asarray(judgments) > 0).sum())
-    array = np.asarray(values, dtype=np.float64)
-    if num_queries == 0 and family.aggregate != "sum":
-        return None  # a mean over no query has no value (an empty run under queries="intersection")
-    with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is refused just below
-        if family.aggregate == "sum":
-            total = _sequential_sum(array)
-        elif family.aggregate == "gmean":
-            total = math.exp(_sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
-        else:
-            total = _sequential_sum(array) / num_queries
-    if not math.isfinite(total) and np.isfinite(array).all():
-        # finite values whose sum overflows (utility.1e308,-1,0,1 over two queries): trec_eval prints inf
-        raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters (its "
-                         "values' sum overflows; trec_eval prints inf or nan there)")
-    return total
-
-
-def recounted_under_c(measure: Measure, complete_flag: bool) -> bool:
-    """Whether trec_eval's summary of ``measure`` is not taken over its per-query values: -c recounts num_rel over
-    the qrels as judgments > 0, whatever -l says (a rule of trec_eval's -c summary about this one count, its
-    per-query values keeping -l; not a property of the measure). Under -c every qrels query is evaluated, so
-    the ranking's judgments (``RankedQueries.judged``, one per document) are every judgment of the qrels."""
-    return measure.spec.name == "num_rel" and complete_flag
 
 
 def evaluate_tables(

@@ -19,8 +19,9 @@ import polars as pl
 from trec_rag_eval.core.ranking import byte_sorted
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import TrecRagEvalWarning
+from trec_rag_eval.evaluation.aggregation import aggregate, recounted_under_c
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
-from trec_rag_eval.evaluation.evaluate import Evaluation, aggregate, evaluate_tables, recounted_under_c
+from trec_rag_eval.evaluation.evaluate import Evaluation, evaluate_tables
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
 from trec_rag_eval.measures.requests import MeasuresArg, resolve_measures

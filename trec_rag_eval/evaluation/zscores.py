@@ -7,7 +7,7 @@ deviation of 0 gives 0 when v is the mean and -1000000 otherwise; so does a quer
 (trec_eval's ``MISSING_ZSCORE_VALUE``). For gm_map and gm_bpref, v is the logarithm trec_eval keeps per query,
 log(max(v, 1e-5)). The summary is then taken over the z-scores as over raw values (mean, sum, or exp of the
 mean for the geometric means), except num_q (the number of queries: ``Family.zscore``) and num_rel's under -c
-(recounted over the qrels: ``evaluate.recounted_under_c``), which trec_eval computes afresh. runid and
+(recounted over the qrels: ``aggregation.recounted_under_c``), which trec_eval computes afresh. runid and
 relstring are not numbers: they stay as they are.
 """
 
@@ -20,13 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.evaluation.evaluate import (
-    GM_FLOOR,
-    Evaluation,
-    _sequential_sum,
-    aggregate,
-    recounted_under_c,
-)
+from trec_rag_eval.evaluation.aggregation import GM_FLOOR, _sequential_sum, aggregate, recounted_under_c
+from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.io.trec.zscores import ZScores, read_zscores
 from trec_rag_eval.measures.by_measure import ByMeasure
 from trec_rag_eval.measures.model import Measure
