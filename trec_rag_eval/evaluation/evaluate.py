@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -12,9 +13,7 @@ from trec_rag_eval.core.kernel_context import Context
 from trec_rag_eval.core.ranking import RankedQueries, only_judged, rank
 from trec_rag_eval.core.settings import Settings, settings_of
 from trec_rag_eval.errors import DuplicateDocumentError, EmptyRunWarning, TrecRagEvalWarning, UsageError, warn
-from trec_rag_eval.evaluation.aggregation import GM_FLOOR as GM_FLOOR  # where it was, for callers
-from trec_rag_eval.evaluation.aggregation import aggregate
-from trec_rag_eval.evaluation.aggregation import recounted_under_c as recounted_under_c
+from trec_rag_eval.evaluation.aggregation import GM_FLOOR, aggregate, recounted_under_c
 from trec_rag_eval.evaluation.context_cost import ContextCost, context_columns
 from trec_rag_eval.evaluation.disjoint import no_query_error, warn_no_common_query
 from trec_rag_eval.io.chunks import CollapseReport
@@ -399,10 +398,7 @@ def evaluate_ranked(
             shares = list(pool.map(lambda part: _kernel_values(ranked.between(*part), measures,
                                                                relevance_level, trec_eval_9, options), parts))
         values = {measure: _joined_values([share[measure] for share in shares]) for measure in shares[0]}
-    summary: dict[Measure, Any] = {}
-    for measure in measures:
-        summary[measure] = aggregate(measure, values.get(measure), ranked.num_queries, ranked.judged, settings.complete,
-                                     ranked.run_tag)
+    summary = summarize(measures, values, ranked.num_queries, ranked.judged, settings.complete, ranked.run_tag)
     return Evaluation(
         query_ids=ranked.query_ids,
         measures=measures,
@@ -413,6 +409,36 @@ def evaluate_ranked(
         extra_queries=ranked.extra_queries,
         settings=settings,
     )
+
+
+def summarize(measures: list[Measure], values: Mapping[Measure, Any], num_queries: int, judgments: Any = None,
+              complete_flag: bool = False, run_tag: str = "") -> dict[Measure, Any]:
+    """``aggregate`` of every measure (its arguments but each measure's ``values``), the same values, the measures
+    of numbers summed at once: each a row of a matrix of measures x queries (gm_*'s the logarithms of its floored
+    values), whose one cumulative sum along the rows adds each row's values one at a time in query order, as
+    ``_sequential_sum`` does, so each sum is the same double. The other measures (runid, relstring, num_rel under
+    -c, no query), and a summary that is not finite (refused or kept as ``aggregate`` says), are ``aggregate``'s."""
+    recounted = {m for m in measures if recounted_under_c(m, complete_flag)} if complete_flag else set()
+    rows: dict[Measure, np.ndarray] = {}
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is aggregate's to refuse
+        for measure in measures:
+            how, column = measure.spec.aggregate, values.get(measure)
+            if (how in ("mean", "sum", "gmean") and num_queries and not measure.spec.run_tag
+                    and isinstance(column, np.ndarray) and column.shape == (num_queries,)
+                    and column.dtype.kind in "biuf" and measure not in recounted):
+                rows[measure] = np.log(np.maximum(column.astype(np.float64), GM_FLOOR)) if how == "gmean" else column
+        matrix = np.array(list(rows.values()), dtype=np.float64)
+        sums = dict(zip(rows, np.cumsum(matrix, axis=1)[:, -1].tolist(), strict=True)) if rows else {}
+    summary: dict[Measure, Any] = {}
+    for measure in measures:  # in their order, as aggregate would take them: the first refused is the one named
+        if measure in sums:
+            how, total = measure.spec.aggregate, 0.0 + sums[measure]  # from 0.0: all -0.0 sum to 0.0
+            value = total if how == "sum" else math.exp(total / num_queries) if how == "gmean" else total / num_queries
+            if math.isfinite(value):
+                summary[measure] = value
+                continue
+        summary[measure] = aggregate(measure, values.get(measure), num_queries, judgments, complete_flag, run_tag)
+    return summary
 
 
 def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_level: int, trec_eval_9: bool,
