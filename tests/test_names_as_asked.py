@@ -153,6 +153,23 @@ def test_a_measure_is_hashed_once_when_it_is_made_as_its_compared_fields():
         hash(unhashable)
 
 
+def test_values_keyed_by_measure_are_named_as_pairs_of_them_are():
+    """``ByMeasure.of(measures, values)`` is the mapping made of the pairs (measure, value) of the measures that
+    have a value, in the order of ``measures``: each named as shown, found by any name, the first of two equal
+    measures (MAP and AP) finding both by its name."""
+    from trec_rag_eval.measures.by_measure import ByMeasure
+
+    measures = [tre.parse_measure(name) for name in ("nDCG@10", "MAP", "P@5", "AP", "runid")]
+    values = {measures[2]: 0.25, measures[0]: 0.5, measures[1]: 0.75}
+    made = ByMeasure.of(measures, values)
+    pairs = ByMeasure((m, values[m]) for m in measures if m in values)
+    assert list(made.items()) == list(pairs.items()) == [("nDCG@10", 0.5), ("MAP", 0.75), ("P@5", 0.25), ("AP", 0.75)]
+    assert made.measures() == pairs.measures() == measures[:3]
+    for key in ("ndcg_cut.10", "map", "AP", "P.5", measures[3]):
+        assert made[key] == pairs[key]
+    assert "runid" not in made and ByMeasure.of(measures, made) is made
+
+
 def test_a_measure_of_no_registered_family_is_refused_when_it_is_made():
     """``Measure`` takes a registered family's name (trec_eval's); another one is refused where it is made,
     saying what was expected, not a bare KeyError from the registry."""

@@ -46,7 +46,12 @@ class ByMeasure(Mapping[str, V]):
         value left out; already a ``ByMeasure``, ``values`` itself."""
         if isinstance(values, ByMeasure):
             return values
-        return cls((m, values[m]) for m in measures if m in values)
+        made: ByMeasure[V] = cls()
+        for m in measures:  # as __init__ takes Measure keys, without a pair made and its key's type asked each time
+            if m in values:
+                made._values[m.shown] = values[m]
+                made._by_measure.setdefault(m, m.shown)
+        return made
 
     def _name(self, key: object) -> str:
         if isinstance(key, str) and key in self._values:
