@@ -308,7 +308,7 @@ def ranks_read(measures: list[Measure]) -> int | None:
         spec = m.spec
         if not spec.reads_top or m.cutoff is None or not float(m.cutoff).is_integer() or m.cutoff < 1:
             return None
-        if any(value in spec.params[key].widens for key, value in m.params if key in spec.params):
+        if m.params and any(value in spec.params[key].widens for key, value in m.params if key in spec.params):
             return None
         deepest = max(deepest, int(m.cutoff))
     return deepest or None
