@@ -24,6 +24,7 @@ then undefined) or an empty document id.
 from __future__ import annotations
 
 import collections
+import functools
 import re
 import warnings
 from array import array
@@ -39,7 +40,7 @@ from trec_rag_eval import api
 from trec_rag_eval.core.settings import Settings
 from trec_rag_eval.errors import InputFormatError, MeasureSyntaxError, TrecRagEvalError, TrecRagEvalWarning
 from trec_rag_eval.evaluation.evaluate import GM_FLOOR
-from trec_rag_eval.measures.model import Measure
+from trec_rag_eval.measures.model import Measure, on_register
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import parse_trec_measures
 from trec_rag_eval.syntax import INT32
@@ -54,6 +55,11 @@ _ADDED_BY_TREC_EVAL_10 = ("unj", "rbp", "rbp_resid")
 
 supported_measures: set[str] = {name for name in NICKNAMES["all_trec"] if name not in _ADDED_BY_TREC_EVAL_10}
 """trec_eval 9's ``all_trec`` measures: the measures pytrec_eval computes."""
+
+_SUPPORTED = frozenset(supported_measures)
+"""The same, taken at import, against which measure names are read: the listing above is the caller's to read, and
+changing it changes no evaluator (a set of names is read once per process: it must mean the same every time)."""
+_LONGEST_FIRST = tuple(sorted(_SUPPORTED, key=len, reverse=True))
 
 supported_nicknames: dict[str, set[str]] = {
     "official": set(NICKNAMES["official"]),
@@ -226,18 +232,38 @@ def _per_query(measure: Measure, values: Mapping[Any, Any], count: int) -> list[
 
 def _resolve(measures: Iterable[str]) -> tuple[list[Measure], list[str]]:
     """The measures asked for (pytrec_eval's reading: see ``RelevanceEvaluator``), in trec_eval's order, and the
-    key of each in the results."""
+    key of each in the results: fresh lists, the caller's to keep."""
     if isinstance(measures, str):  # pytrec_eval reads each character as a name: 'map' is unsupported measure 'm'
         raise ValueError(f"unsupported measure {measures[0] if measures else measures!r}: measures is the string "
                          f"{measures!r}, not a set of names such as {{{measures!r}}}")
     names: set[str] = set()
+    plain = True
     for name in measures:
         if not isinstance(name, str):
             raise TypeError(f"a measure name must be a string, got {type(name).__name__}: {name!r}")
-        names.update(supported_nicknames.get(name, {name}))
+        plain = plain and type(name) is str
+        names.update(supported_nicknames.get(name, {name}))  # read at each call, as pytrec_eval reads them
+    # a subclass of str may hash or compare as it likes: its names are read every time, never kept
+    chosen, keys = _read_once(frozenset(names)) if plain else _read(names)
+    return list(chosen), list(keys)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_once(names: frozenset[str]) -> tuple[tuple[Measure, ...], tuple[str, ...]]:
+    """``_read`` of one set of names, once per process (a training loop or a sweep asks for the same set at every
+    call; reading it was a fifth of a call): immutable, so no caller can change what the next one gets. A
+    refused set is not kept: refused again, with the same message, each time."""
+    return _read(names)
+
+
+on_register(lambda family: _read_once.cache_clear)  # a new family may change what a name means
+
+
+def _read(names: set[str] | frozenset[str]) -> tuple[tuple[Measure, ...], tuple[str, ...]]:
+    """The measures the measure names ``names`` (nicknames expanded) ask for, and their keys."""
     parameters: dict[str, set[str]] = {}
     for name in sorted(names):
-        if name in supported_measures:
+        if name in _SUPPORTED:
             parameters.setdefault(name, set())
             continue
         family, typed = _with_parameters(name)
@@ -253,14 +279,14 @@ def _resolve(measures: Iterable[str]) -> tuple[list[Measure], list[str]]:
         except MeasureSyntaxError as err:
             raise ValueError(f"unsupported measure {request}: {err.reason}") from None
         requests.append(request)
-    chosen = parse_trec_measures(requests)
-    return chosen, [_key(measure) for measure in chosen]
+    chosen = tuple(parse_trec_measures(requests))
+    return chosen, tuple(_key(measure) for measure in chosen)
 
 
 def _with_parameters(name: str) -> tuple[str | None, str]:
     """The measure ``name`` names with parameters (``ndcg_cut_10``, ``P.5,10``) and its parameters as typed; (None,
     "") when it names none."""
-    for family in sorted(supported_measures, key=len, reverse=True):  # ndcg_cut_10 is ndcg_cut's, not ndcg's
+    for family in _LONGEST_FIRST:  # ndcg_cut_10 is ndcg_cut's, not ndcg's
         found = _PARAMETERS.match(name, len(family)) if name.startswith(family) else None
         if found is not None:
             return family, found[1]
