@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -454,12 +455,16 @@ def _kernel_values(ranked: RankedQueries, measures: list[Measure], relevance_lev
                 contexts[level] = Context(ranked, level, options)
             family = measure.spec
             if not family.run_tag:
-                kernel_measure = measure
-                if trec_eval_9 and family.trec_eval_9:
-                    kernel_measure = Measure(measure.family, measure.cutoff,
-                                             measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
+                kernel_measure = _as_trec_eval_9(measure) if trec_eval_9 and family.trec_eval_9 else measure
                 values[measure] = _computed(family.kernel, contexts[level], kernel_measure, measure)
     return values
+
+
+@functools.lru_cache(maxsize=1024)
+def _as_trec_eval_9(measure: Measure) -> Measure:
+    """The measure its kernel is given under trec_eval 9's rules (``Family.trec_eval_9``): made once per process (the
+    pytrec_eval drop-in asks for the official set's eleven interpolated precisions so at every evaluation)."""
+    return Measure(measure.family, measure.cutoff, measure.params + (("trec_eval_9", True),), measure.text, measure.rel)
 
 
 def _computed(kernel: Any, ctx: Context, kernel_measure: Measure, measure: Measure) -> Any:
