@@ -106,8 +106,8 @@ def average_precision(ctx: Context, m: Measure) -> np.ndarray:
 
 
 def geometric_average_precision(ctx: Context, m: Measure) -> np.ndarray:
-    """gm_map: AP per query; the summary is the geometric mean with AP floored at 1e-5."""
-    return average_precision(ctx, Measure("map"))
+    """gm_map: AP per query (no cutoff, as ``m``'s), the summary the geometric mean with AP floored at 1e-5."""
+    return average_precision(ctx, m)
 
 
 def reciprocal_rank(ctx: Context, m: Measure) -> np.ndarray:
