@@ -19,6 +19,7 @@ from conftest import first_by_default
 import trec_rag_eval as tre
 from trec_rag_eval.service.inputs import as_qrels, as_run
 from trec_rag_eval.tables import CheckedColumns, bulk, small_frames
+from trec_rag_eval.tables.checked_columns import ArrowIds, FrameColumns
 
 LIBRARIES = ["pandas", "pandas-object", "polars", "polars-lists"]
 POLARS_LIST_MAX_ROWS = small_frames.POLARS_LIST_MAX_ROWS  # the library's, before the fixture below sets it
@@ -74,7 +75,7 @@ def test_small_frames_give_the_numbers_of_the_same_dicts(monkeypatch, seed, libr
     frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
     if library == "polars-lists":  # read as lists, as a polars frame of this size is
         monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", max(map(len, frames)))
-        assert not any(isinstance(made.data, bulk.FrameColumns) for made in (as_qrels(frames[0]),
+        assert not any(isinstance(made.data, FrameColumns) for made in (as_qrels(frames[0]),
                                                                               as_run(frames[1], None)))
     for measures in (["nDCG@10", "P@5", "RR"], ["all_trec"]):  # a depth the ranking stops at; every row read
         expected = _values(tre.evaluate(qrels, run, measures, **options))
@@ -94,7 +95,7 @@ def test_a_polars_frame_is_read_as_lists_up_to_its_row_limit_and_by_arrow_above(
         ranked = pl.DataFrame({"query_id": judged["query_id"], "doc_id": judged["doc_id"],
                                "score": [float(-i) for i in range(rows)]})
         qrels, run = as_qrels(judged), as_run(ranked, None)
-        assert isinstance(qrels.data, bulk.FrameColumns) is arrow and isinstance(run.data, bulk.FrameColumns) is arrow
+        assert isinstance(qrels.data, FrameColumns) is arrow and isinstance(run.data, FrameColumns) is arrow
         assert isinstance(qrels.data, CheckedColumns) and isinstance(run.data, CheckedColumns)  # checked in bulk
         evaluation = tre.evaluate(judged, ranked, "P@5")
         expected = tre.evaluate(_nested(judged, "relevance"), _nested(ranked, "score"), "P@5")  # the same dicts
@@ -117,13 +118,12 @@ def test_small_frames_of_judgments_are_numbered_by_arrow_s_dictionary(monkeypatc
     # for each row); when the table of every (query, number) would be too large, each query's dict is made of
     # the lists the columns then make: the same numbers either way
     from trec_rag_eval.core import matching
-    from trec_rag_eval.tables import bulk
 
     pytest.importorskip(library)
     qrels, run = _pair(3, negative=True)
     frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
     made = as_qrels(frames[0]).data
-    assert isinstance(made, bulk.FrameColumns) and not dict.__contains__(made, "doc_id")
+    assert isinstance(made, FrameColumns) and not dict.__contains__(made, "doc_id")
     names, codes = made.doc_ids.numbered()
     assert [names[c] for c in codes.tolist()] == [d for docs in qrels.values() for d in docs]
     expected = _values(tre.evaluate(qrels, run, ["all_trec"]))
@@ -190,10 +190,9 @@ def _large_pair(seed: int, shared: bool) -> tuple[dict, dict]:
 @pytest.mark.parametrize("library", ["pandas", "polars", "string", "large_string", "string_view"])
 @pytest.mark.parametrize("shared", [True, False])
 def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(monkeypatch, library, shared):
-    # a small frame's run keeps its doc ids as Arrow holds them (tables.bulk.ArrowIds): ranking to a depth makes
+    # a small frame's run keeps its doc ids as Arrow holds them (checked_columns.ArrowIds): ranking to a depth makes
     # strings of the rows inside it and of the tied rows only, whether the documents repeat across queries (their
     # strings made from Arrow's dictionary) or not (from the column); each Arrow string type pandas may hold
-    from trec_rag_eval.tables import bulk
 
     if library in ("pandas", "polars"):
         module = pytest.importorskip(library)
@@ -212,9 +211,9 @@ def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(m
                     value: [v for docs in nested.values() for v in docs.values()]})
               for nested, value in ((qrels, "relevance"), (run, "score"))]
     made = as_run(frames[1]).data
-    assert isinstance(made, bulk.FrameColumns)
+    assert isinstance(made, FrameColumns)
     read: list[int] = []
-    gather = bulk.ArrowIds.gather
+    gather = ArrowIds.gather
     rows = sum(map(len, run.values()))
 
     def counted(ids, asked=None):  # the run's rows made strings (None: all); the judgments' ids may be made whole
@@ -222,15 +221,15 @@ def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(m
             read.append(len(ids) if asked is None else len(asked))
         return gather(ids, asked)
 
-    missing = bulk.FrameColumns.__missing__
+    missing = FrameColumns.__missing__
 
     def refused(columns, name):  # the judgments' ids may be made (ids with a separator: map_chunks' guess reads them)
         if columns.value_column == "score":
             raise AssertionError(f"the run's whole {name} column was made")
         return missing(columns, name)
 
-    monkeypatch.setattr(bulk.ArrowIds, "gather", counted)
-    monkeypatch.setattr(bulk.FrameColumns, "__missing__", refused)
+    monkeypatch.setattr(ArrowIds, "gather", counted)
+    monkeypatch.setattr(FrameColumns, "__missing__", refused)
     ours = _values(tre.evaluate(frames[0], frames[1], ["nDCG@5", "P@5"]))
     monkeypatch.undo()
     assert ours == _values(tre.evaluate(qrels, run, ["nDCG@5", "P@5"]))
@@ -244,12 +243,11 @@ def test_a_small_frame_s_run_columns_are_whole_to_whoever_walks_them(library):
     # (iterating, items(), comparing, pickling, a polars frame) sees all three, in the usual order
     import pickle
 
-    from trec_rag_eval.tables import bulk
 
     module = pytest.importorskip(library)
     columns = {"query_id": ["b", "b", "a", "c"], "doc_id": ["x", "é", "x", "y"], "score": [1.0, 3.0, 2.0, 2.0]}
     made = as_run(module.DataFrame(columns)).data
-    assert isinstance(made, bulk.FrameColumns) and "doc_id" in made and "iteration" not in made
+    assert isinstance(made, FrameColumns) and "doc_id" in made and "iteration" not in made
     assert made.get("iteration") is None and len(made) == 3 and made.blocks == (["b", "a", "c"], [2, 1, 1])
     assert list(made) == list(made.keys()) == ["query_id", "doc_id", "score"]
     assert made["doc_id"] is made["doc_id"] and made["doc_id"] == columns["doc_id"]
@@ -263,7 +261,7 @@ def test_a_small_frame_s_run_columns_are_whole_to_whoever_walks_them(library):
     assert run.frame["doc_id"].to_list() == columns["doc_id"] and run.to_dict() == {
         "b": {"x": 1.0, "é": 3.0}, "a": {"x": 2.0}, "c": {"y": 2.0}}
     # the ids of some rows, of rows kept, of every row
-    ids = bulk.ArrowIds(*_encoded(["x", "é", "x", "y"]))
+    ids = ArrowIds(*_encoded(["x", "é", "x", "y"]))
     assert ids.gather(np.array([3, 0, 1])) == ["y", "x", "é"]
     kept = ids.keep(np.array([False, True, True, True]))
     assert len(kept) == 3 and kept.strings() == ["é", "x", "y"] and kept.gather(np.array([2, 0])) == ["y", "é"]
@@ -411,7 +409,6 @@ def test_a_small_frame_s_query_blocks_are_where_its_ids_change(kind):
     # fewer), Arrow's compare otherwise: ids of every length around that limit, of characters of several bytes and
     # NUL bytes (an id and the same id with a NUL more are two ids), a slice of a longer array; each block's id is
     # its rows' id
-    from trec_rag_eval.tables import bulk
 
     pa = pytest.importorskip("pyarrow")
     rng = random.Random(7)
@@ -460,13 +457,12 @@ def test_a_small_pandas_frame_s_columns_are_looked_up_by_name():
     # evaluation does not read may be given twice, or be named by a number, and the frame is read as it is; one of
     # its own given twice, or missing, is still refused in the row path's words
     pd = pytest.importorskip("pandas")
-    from trec_rag_eval.tables import bulk
 
     rows = {"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"], "score": [3.0, 2.0, 1.0]}
     frame = pd.DataFrame({**rows, "note": ["x", "y", "z"], 7: [1, 2, 3]})
     frame = pd.concat([frame, frame[["note"]]], axis=1)  # "note" twice
     made = as_run(frame).data
-    assert isinstance(made, bulk.FrameColumns) and made.blocks == (["q1", "q2"], [2, 1])
+    assert isinstance(made, FrameColumns) and made.blocks == (["q1", "q2"], [2, 1])
     assert as_run(frame).to_dict() == {"q1": {"a": 3.0, "b": 2.0}, "q2": {"a": 1.0}}
     twice = pd.concat([pd.DataFrame(rows), pd.DataFrame(rows)[["doc_id"]]], axis=1)
     with pytest.raises(tre.InputFormatError, match=re.escape("the column 'doc_id' appears 2 times")):

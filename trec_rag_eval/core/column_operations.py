@@ -15,7 +15,7 @@ import numpy as np
 
 from trec_rag_eval.core import parallel
 from trec_rag_eval.tables.arrow import ArrowExport, arrow_ints, is_arrow, polars_numbers, string_buffers
-from trec_rag_eval.tables.bulk import ArrowIds, CheckedColumns, FrameColumns
+from trec_rag_eval.tables.checked_columns import ArrowIds, CheckedColumns, FrameColumns
 
 if TYPE_CHECKING:
     import polars as pl

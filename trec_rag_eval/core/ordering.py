@@ -19,7 +19,7 @@ from trec_rag_eval.core.column_operations import Strings, gather, row_ranges, se
 from trec_rag_eval.core.parallel import on_threads
 from trec_rag_eval.tables import byte_key
 from trec_rag_eval.tables.arrow import polars_numbers
-from trec_rag_eval.tables.bulk import ArrowIds
+from trec_rag_eval.tables.checked_columns import ArrowIds
 
 
 @dataclass

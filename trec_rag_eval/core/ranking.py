@@ -61,7 +61,7 @@ from trec_rag_eval.tables import (
     per_document,
     qrels_query_ids,
 )
-from trec_rag_eval.tables.bulk import ArrowIds
+from trec_rag_eval.tables.checked_columns import ArrowIds
 
 LIST_FORM_MAX_ROWS = 50_000
 """Tables held as lists are ranked as lists up to this many run rows (faster than importing

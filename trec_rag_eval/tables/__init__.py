@@ -29,8 +29,8 @@ from trec_rag_eval.lazy_modules import LazyModule
 from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables.arrow import arrow_run, is_arrow, polars_numbers
 from trec_rag_eval.tables.bulk import CheckedColumns as CheckedColumns
-from trec_rag_eval.tables.bulk import FrameColumns, nested_columns
-from trec_rag_eval.tables.checked_columns import BlockedQrelsColumns
+from trec_rag_eval.tables.bulk import nested_columns
+from trec_rag_eval.tables.checked_columns import BlockedQrelsColumns, FrameColumns
 from trec_rag_eval.tables.shapes import empty_keys, qrels_data, run_data
 
 if TYPE_CHECKING:

@@ -23,21 +23,18 @@ import numpy as np
 from trec_rag_eval.syntax import RELEVANCE_RANGE
 from trec_rag_eval.tables.arrow import (
     arrow_bits,
-    arrow_ints,
     has_empty_offsets,
-    inline_strings,
     inline_words,
     offset_texts,
-    string_buffers,
     view_lengths,
     view_texts,
 )
 from trec_rag_eval.tables.checked_columns import (
+    ArrowIds,
     BlockedQrelsColumns,
     BlockedRunColumns,
     CheckedColumns,
-    LazyColumns,
-    query_column,
+    FrameColumns,
 )
 
 Columns = dict[str, Any]
@@ -224,112 +221,6 @@ def _pairs_distinct(keys: np.ndarray, size: int) -> bool:
 DISTINCT_COUNT_MAX_KEYS = 1 << 16
 """Pairs whose keys all fall below this many are told distinct by a count of each key (``np.bincount``,
 a table of at most 512 kB); above, by a sort of the keys."""
-
-
-class ArrowIds:
-    """The doc ids of a small frame's run as Arrow holds them, with their dictionary (Arrow's array, or its strings
-    when they were made already) and codes (``frame_columns``): the ranking asks for the rows it reads as strings
-    (``gather``: the rows inside a measure's depth, the rows of tied scores), so the others never become Python
-    strings. ``rows``: the rows of the column these are (None: every row), as ``keep`` leaves them."""
-
-    def __init__(self, docs: Any, dictionary: Any, codes: np.ndarray, rows: np.ndarray | None = None) -> None:
-        self.docs, self.dictionary, self.codes, self.rows = docs, dictionary, codes, rows
-        self._names: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.codes) if self.rows is None else len(self.rows)
-
-    def gather(self, rows: np.ndarray | None = None) -> list[str]:
-        """The ids of these rows (None: every row) as Python strings: when at most half the column's rows bring a
-        document of their own (the same documents ranked for many queries), from the dictionary's strings (each
-        made once, then shared by the rows that hold it: its hash computed once); else from the column (cheaper
-        than the dictionary's gather when few ids repeat)."""
-        if self.rows is not None:
-            rows = self.rows if rows is None else self.rows[rows]
-        if 2 * len(self.dictionary) <= len(self.codes):
-            if self._names is None:
-                self._names = np.array(self._dictionary_list(), dtype=object)
-            codes = self.codes if rows is None else self.codes[rows]
-            return self._names.take(codes).tolist()  # type: ignore[no-any-return]
-        if rows is None:
-            return self.docs.to_pylist()  # type: ignore[no-any-return]
-        import pyarrow as pa
-
-        if pa.types.is_string_view(self.docs.type):  # Arrow's take has no kernel for views: made from the views
-            made = inline_strings(self.docs, rows)
-            if made is not None:
-                return made
-        try:
-            return self.docs.take(arrow_ints(rows)).to_pylist()  # type: ignore[no-any-return]
-        except pa.ArrowNotImplementedError:  # no take for string views (polars' strings): cast once, kept
-            self.docs = self.docs.cast(pa.large_string())
-            return self.docs.take(arrow_ints(rows)).to_pylist()  # type: ignore[no-any-return]
-
-    def keep(self, mask: np.ndarray) -> ArrowIds:
-        """The ids of the rows where ``mask`` is true."""
-        kept = np.flatnonzero(mask)
-        return ArrowIds(self.docs, self.dictionary, self.codes, kept if self.rows is None else self.rows[kept])
-
-    def numbered(self) -> tuple[list[str], np.ndarray] | None:
-        """The distinct ids (Arrow's dictionary, as Python strings) and each row's number among them (its code):
-        None for ids kept only in part (``keep``)."""
-        if self.rows is not None:
-            return None
-        return self._dictionary_list(), self.codes
-
-    def _dictionary_list(self) -> list[str]:
-        """The dictionary's strings (it is given as them, or as Arrow's array)."""
-        return self.dictionary if isinstance(self.dictionary, list) else self.dictionary.to_pylist()  # type: ignore
-
-    def strings(self) -> list[str]:
-        """Every id, as Python strings (``gather``)."""
-        return self.gather()
-
-    def head_alnum(self, rows: int) -> bool | None:
-        """Whether the first ``rows`` ids hold letters and digits alone (``str.isalnum`` of their join), told from the
-        bytes of Arrow's string or large_string buffer at once, no string made for each id; None when those cannot
-        tell (string views, ids kept in part, bytes beyond ASCII, no row)."""
-        import pyarrow as pa
-
-        count = min(rows, len(self.codes) if self.rows is None else 0)
-        if not count or pa.types.is_string_view(self.docs.type):
-            return None
-        offsets, data = string_buffers(self.docs)
-        text = data[offsets[0]:offsets[count]].tobytes()
-        return True if text.isalnum() else False if text.isascii() else None
-
-
-class FrameColumns(LazyColumns):
-    """A small frame's columns (``frame_columns``: a run's or judgments') whose id columns stay Arrow's until one
-    is read: its values and blocks, its doc ids as ``ArrowIds`` (what the ranking reads, ``doc_ids``).
-    ``columns["query_id"]``, ``columns["doc_id"]`` (and the judgments' ``columns["iteration"]``, "0") make their
-    lists on first use and keep them (``__missing__``); anything that walks the columns (iterating, ``items()``,
-    comparing, pickling) sees them all, in the usual order."""
-
-    doc_ids: ArrowIds
-
-    @property
-    def value_column(self) -> str:
-        return "score" if dict.__contains__(self, "score") else "relevance"
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        if self.value_column == "score":
-            return "query_id", "doc_id", "score"
-        return "query_id", "iteration", "doc_id", "relevance"
-
-    def __missing__(self, name: str) -> list[str]:
-        if name == "query_id":
-            assert self.blocks is not None
-            made = query_column(*self.blocks)
-        elif name == "doc_id":
-            made = self.doc_ids.strings()
-        elif name == "iteration" and self.value_column == "relevance":
-            made = ["0"] * len(self.doc_ids)
-        else:
-            raise KeyError(name)
-        dict.__setitem__(self, name, made)  # the same list for every later reader (two threads: equal lists)
-        return made
 
 
 def record_columns(items: Sequence[Any], value_column: str) -> CheckedColumns | None:
