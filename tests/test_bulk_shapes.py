@@ -11,6 +11,7 @@ integers, ``bool``, ``None``, floats, empty strings, ``1`` beside ``"1"``) and e
 from __future__ import annotations
 
 import math
+import struct
 from collections import namedtuple
 from typing import Any
 
@@ -362,3 +363,46 @@ def test_a_polars_frame_s_doc_ids_are_read_as_views_and_cast_where_arrow_has_no_
     monkeypatch.setattr(bulk, "_blocked", without_view_kernels)
     made = bulk.frame_columns(queries, docs, frame["score"].to_numpy(), "score")
     assert made is not None and made["doc_id"] == ["a", "b", "a"] and made.blocks == (["q1", "q2"], [2, 1])
+
+
+class _Grade(int):
+    pass
+
+
+class _Score(float):
+    pass
+
+
+@pytest.mark.parametrize(("values", "column", "expected"), [
+    # each value exactly a float (scores) or an int of 32 bits (grades): read in one pass
+    ([0.5, -0.0, 1e300, -math.inf, 3.0], "score", [0.5, -0.0, 1e300, -math.inf, 3.0]),
+    ([3, 0, -1, 2**31 - 1, -(2**31)], "relevance", [3, 0, -1, 2**31 - 1, -(2**31)]),
+    ([], "score", []),
+    # anything else told by its types, as before: integers among scores, floats among grades, numpy's numbers, a
+    # subclass, an int beyond 32 bits (a relevance out of range: refused), bool (refused)
+    ([1, 2.5, np.float64(0.25), np.float32(0.5), np.int64(7)], "score", [1.0, 2.5, 0.25, 0.5, 7.0]),
+    ([2.0, 1, np.int64(3)], "relevance", [2, 1, 3]),
+    ([_Score(0.5), 1.5], "score", None),
+    ([_Grade(1), 2], "relevance", None),
+    ([2**31, 1], "relevance", None),
+    ([True, 1.0], "score", None),
+    ([True, 1], "relevance", None),
+    # values whose bytes in marshal's format 2 add up as if each were a float (9 bytes: its type code and 8) or an
+    # int of 32 bits (5): a string of 4 characters takes 9 (its code, its length in 4, its bytes), an empty one 5;
+    # an int (5) and a string of 8 characters (13) take two floats' 18
+    (["abcd", 0.5], "score", None),
+    (["", 1], "relevance", None),
+    ([1, "abcdefgh"], "score", None),
+])
+def test_values_of_the_usual_type_are_read_in_one_pass_and_others_by_their_types(values, column, expected):
+    got = bulk.checked_values(values, column)
+    if expected is None:
+        assert got is None
+        return
+    assert got.dtype == (np.float64 if column == "score" else np.int64)
+    assert [v.hex() if column == "score" else v for v in got.tolist()] == [
+        float(v).hex() if column == "score" else v for v in expected]  # -0.0 kept, every bit
+    if column == "score":  # a NaN with a payload of its own, where NaN is allowed: kept as it is, bit for bit
+        bits = 0x7FF8000000000001
+        kept = bulk.checked_values([struct.unpack("<d", bits.to_bytes(8, "little"))[0], 1.0], column, allow_nan=True)
+        assert kept is not None and int(kept[:1].view(np.uint64)[0]) == bits

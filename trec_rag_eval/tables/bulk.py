@@ -11,11 +11,12 @@ scores, a ``defaultdict`` of ``Counter``) is no error here, it only takes the sl
 
 from __future__ import annotations
 
+import marshal
 import struct
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain, repeat
-from operator import attrgetter, countOf, itemgetter, methodcaller
+from operator import attrgetter, itemgetter, methodcaller
 from typing import Any
 
 import numpy as np
@@ -284,18 +285,18 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
         array = values.astype(np.float64 if value_column == "score" else values.dtype)
     else:
         values = list(values)
-        usual = float if value_column == "score" else int  # a dict of scores, of grades: a count in C says so
-        if countOf(map(type, values), usual) == len(values):
-            whole = usual is int
+        usual = _usual_values(values, value_column)  # a dict of scores, of grades: one pass in C
+        if usual is not None:
+            array = usual
         else:
             kinds = set(map(type, values))
             if not all(kind in _INTS or kind in _FLOATS for kind in kinds):
                 return None
             whole = all(kind in _INTS for kind in kinds)
-        try:
-            array = _packed(values, "q" if whole and value_column == "relevance" else "d")
-        except (OverflowError, struct.error):  # beyond a double or an int64: the row path says which
-            return None
+            try:
+                array = _packed(values, "q" if whole and value_column == "relevance" else "d")
+            except (OverflowError, struct.error):  # beyond a double or an int64: the row path says which
+                return None
     if value_column == "score":
         array = array.astype(np.float64, copy=False)
         return array if allow_nan or not np.isnan(array).any() else None
@@ -307,6 +308,30 @@ def checked_values(values: Any, value_column: str, allow_nan: bool = False) -> n
     if len(array) and (array.min() < low or array.max() > high):
         return None
     return array.astype(np.int64, copy=False)
+
+
+def _usual_values(values: list[Any], value_column: str) -> np.ndarray | None:
+    """Values all of the usual type, ``float`` scores or ``int`` grades of 32 bits, as an array, read from their bytes
+    in ``marshal``'s format 2 (a list's code and length in 5 bytes, then each float as its code "g" and its double, in
+    9, each such int as "i" and 4 bytes; little-endian; no reference from one object to another): one pass in C,
+    where telling their types and packing them took two (0.45-0.55 of the time for a dict of dicts' scores). Every
+    value's code is checked (values of other sizes may add up to as many bytes), so any other value (another type, a
+    subclass, a larger int) gives None: then the caller tells their types."""
+    width, code, kind = (9, 0x67, _MARSHALLED_FLOATS) if value_column == "score" else (5, 0x69, _MARSHALLED_INTS)
+    try:
+        data = marshal.dumps(values, 2)
+    except ValueError:  # an object marshal does not write (a subclass of float or int among them)
+        return None
+    if len(data) != 5 + width * len(values):
+        return None
+    records = np.frombuffer(data, dtype=kind, count=len(values), offset=5)
+    if not (records["code"] == code).all():
+        return None
+    return records["value"].astype(np.float64 if value_column == "score" else np.int64)
+
+
+_MARSHALLED_FLOATS = np.dtype([("code", "u1"), ("value", "<f8")])
+_MARSHALLED_INTS = np.dtype([("code", "u1"), ("value", "<i4")])
 
 
 def float_array(values: list[Any]) -> np.ndarray | None:
