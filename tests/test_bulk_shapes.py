@@ -324,7 +324,8 @@ def test_small_frames_give_their_own_ids_whether_documents_repeat_across_queries
     import polars as pl
 
     monkeypatch.setattr(bulk, "DISTINCT_COUNT_MAX_KEYS", count_max)
-    monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", 0)  # Arrow's path, which polars takes from 257 rows
+    monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", 0)  # Arrow's path, which frames take from 257 rows
+    monkeypatch.setattr(small_frames, "PANDAS_LIST_MAX_ROWS", 0)
     queries = ["q1"] * 4 + ["q2"] * 4 + ["q3"] * 4
     for docs in (["a", "b", "c", "é"] * 3, [f"d{i}" for i in range(12)]):
         columns = {"query_id": queries, "doc_id": docs, "score": [float(i) for i in range(12)]}

@@ -21,13 +21,15 @@ from trec_rag_eval.service.inputs import as_qrels, as_run
 from trec_rag_eval.tables import CheckedColumns, bulk, small_frames
 from trec_rag_eval.tables.checked_columns import ArrowIds, FrameColumns
 
-LIBRARIES = ["pandas", "pandas-object", "polars", "polars-lists"]
+LIBRARIES = ["pandas", "pandas-object", "pandas-lists", "polars", "polars-lists"]
 POLARS_LIST_MAX_ROWS = small_frames.POLARS_LIST_MAX_ROWS  # the library's, before the fixture below sets it
+PANDAS_LIST_MAX_ROWS = small_frames.PANDAS_LIST_MAX_ROWS
 
 
 @pytest.fixture(autouse=True)
-def _arrow_for_polars_frames_of_any_size(monkeypatch):
+def _arrow_for_frames_of_any_size(monkeypatch):
     monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", 0)
+    monkeypatch.setattr(small_frames, "PANDAS_LIST_MAX_ROWS", 0)
 
 
 def _pair(seed: int, negative: bool) -> tuple[dict, dict]:
@@ -73,8 +75,8 @@ def test_small_frames_give_the_numbers_of_the_same_dicts(monkeypatch, seed, libr
     pytest.importorskip(library.split("-")[0])
     qrels, run = _pair(seed, negative)
     frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
-    if library == "polars-lists":  # read as lists, as a polars frame of this size is
-        monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", max(map(len, frames)))
+    if library.endswith("-lists"):  # read as lists, as a frame of this size is
+        monkeypatch.setattr(small_frames, f"{library.split('-')[0].upper()}_LIST_MAX_ROWS", max(map(len, frames)))
         assert not any(isinstance(made.data, FrameColumns) for made in (as_qrels(frames[0]),
                                                                               as_run(frames[1], None)))
     for measures in (["nDCG@10", "P@5", "RR"], ["all_trec"]):  # a depth the ranking stops at; every row read
@@ -83,17 +85,19 @@ def test_small_frames_give_the_numbers_of_the_same_dicts(monkeypatch, seed, libr
         assert ours == expected
 
 
-def test_a_polars_frame_is_read_as_lists_up_to_its_row_limit_and_by_arrow_above(monkeypatch):
-    # a few hundred rows of polars cost less as lists than through Arrow's kernels, whose calls cost more than such
+@pytest.mark.parametrize("library", ["polars", "pandas"])
+def test_a_frame_is_read_as_lists_up_to_its_row_limit_and_by_arrow_above(monkeypatch, library):
+    # a few hundred rows of a frame cost less as lists than through Arrow's kernels, whose calls cost more than such
     # a frame's rows (docs/speed.md); the judgments and the run are read the same way on either side of the limit
-    import polars as pl
-
-    monkeypatch.setattr(small_frames, "POLARS_LIST_MAX_ROWS", POLARS_LIST_MAX_ROWS)
-    for rows, arrow in ((POLARS_LIST_MAX_ROWS, False), (POLARS_LIST_MAX_ROWS + 1, True)):
-        judged = pl.DataFrame({"query_id": [f"q{i // 10}" for i in range(rows)],
-                               "doc_id": [f"d{i}" for i in range(rows)], "relevance": [i % 3 for i in range(rows)]})
-        ranked = pl.DataFrame({"query_id": judged["query_id"], "doc_id": judged["doc_id"],
-                               "score": [float(-i) for i in range(rows)]})
+    module = pytest.importorskip(library)
+    name, limit = (("POLARS_LIST_MAX_ROWS", POLARS_LIST_MAX_ROWS) if library == "polars"
+                   else ("PANDAS_LIST_MAX_ROWS", PANDAS_LIST_MAX_ROWS))
+    monkeypatch.setattr(small_frames, name, limit)
+    for rows, arrow in ((limit, False), (limit + 1, True)):
+        judged = module.DataFrame({"query_id": [f"q{i // 10}" for i in range(rows)],
+                                   "doc_id": [f"d{i}" for i in range(rows)], "relevance": [i % 3 for i in range(rows)]})
+        ranked = module.DataFrame({"query_id": judged["query_id"], "doc_id": judged["doc_id"],
+                                   "score": [float(-i) for i in range(rows)]})
         qrels, run = as_qrels(judged), as_run(ranked, None)
         assert isinstance(qrels.data, FrameColumns) is arrow and isinstance(run.data, FrameColumns) is arrow
         assert isinstance(qrels.data, CheckedColumns) and isinstance(run.data, CheckedColumns)  # checked in bulk
