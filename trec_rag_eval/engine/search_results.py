@@ -15,7 +15,7 @@ import numpy as np
 from trec_rag_eval.errors import EngineError
 from trec_rag_eval.io.id_paths import MISSING, IdLocator, describe, locate_id
 from trec_rag_eval.io.ranked_lists import list_scores, lists_scores
-from trec_rag_eval.tables.bulk import float_array, joined_strings
+from trec_rag_eval.tables.bulk import distinct_ids, float_array, joined_strings
 
 
 def ranked_results(results: Any, depth: int, id: IdLocator | None = None) -> tuple[list[str], list[float], bool]:
@@ -39,7 +39,7 @@ def ranked_search_results(value: Mapping[Any, Any]) -> tuple[list[str], np.ndarr
         return None
     lengths = list(map(len, lists))
     first = next((hits[0] for hits in lists if hits), None)
-    made: list[Any] | None  # each list's ids, as a dict or a set: for its repeats and an empty id
+    made: list[Any] | None  # each list's dict of its hits (None for pairs): for its repeats and an empty id
     try:
         if type(first) is dict:
             # each hit read once, its id and its score together, into its list's dict: a list whose dict is shorter
@@ -68,11 +68,12 @@ def ranked_search_results(value: Mapping[Any, Any]) -> tuple[list[str], np.ndarr
     if numbers is None:
         return None
     if made is None:
+        # (id, score) pairs: each list's ids once (a repeat is read result by result, its first place kept, and said)
+        # and none empty, told as a list of ids is (tables.bulk.distinct_ids)
         bounds = [0, *accumulate(lengths)]
-        made = list(map(set, map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:]))))
-        if any(map(int.__ne__, map(len, made), lengths)):
-            return None  # a document twice in one list (its first place kept, and said, result by result)
-    if any(map(contains, made, repeat(""))):
+        if not all(map(distinct_ids, map(ids.__getitem__, map(slice, bounds[:-1], bounds[1:])))):
+            return None
+    elif any(map(contains, made, repeat(""))):
         return None  # an empty id
     ranked, rising = lists_scores(numbers, ids, lengths)
     return ids, ranked, lengths, [str(query_id) for query_id, rose in zip(value, rising.tolist(), strict=True) if rose]

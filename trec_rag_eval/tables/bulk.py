@@ -75,7 +75,7 @@ def nested_columns(value: Mapping[Any, Any], value_column: str, allow_nan: bool 
     if query_ids is None or doc_ids is None:
         return None
     if lists:
-        if not all(map(_distinct_ids, inner)):
+        if not all(map(distinct_ids, inner)):
             return None
         numbers = _list_values(lengths, value_column)
     else:
@@ -365,7 +365,7 @@ def _plain(column: Any) -> list[Any]:
     return column.tolist() if isinstance(column, np.ndarray) else list(column)
 
 
-def _distinct_ids(ids: list[Any] | tuple[Any, ...]) -> bool:
+def distinct_ids(ids: list[Any] | tuple[Any, ...]) -> bool:
     """Whether a list of ids holds each once (a repeat: a set smaller than its list) and none empty, told by its set,
     made and dropped: the sets of every list kept at once took 1.6-1.9x the time for a million ids (10,000 lists of a
     hundred, or a thousand of a thousand), their tables out of the caches by the time the next was made."""
