@@ -100,6 +100,38 @@ def test_judgments_given_as_a_dict_of_dicts_are_looked_up_in_their_own_dicts(tmp
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("grade_kind", ["int", "float", "numpy", "numpy float", "large"])
+@pytest.mark.parametrize("judged_docs", [40, 300])
+def test_every_row_s_judgment_whatever_the_type_of_the_grades_and_the_number_of_judged_documents(tmp_path, grade_kind,
+                                                                                              judged_docs):
+    """A run's rows get their judgments as a list of Python ints, made an array through a bytearray when each is
+    0 to 255 (``matching._small_ints``) and by numpy otherwise: grades given as floats (1.0) or above 127 (int64
+    judgments), numpy's ints and floats, and more than 255 judged documents (the number of a row's document above a
+    byte) give ir_measures' numbers (its pytrec_eval) on the same judgments as ints, for the whole ranking (AP, MRR)
+    and its top."""
+    import ir_measures
+
+    rng = random.Random(judged_docs)
+    convert = {"int": int, "float": float, "numpy": np.int64, "numpy float": np.float64,
+               "large": lambda grade: 100 * grade}[grade_kind]
+    qrels = {f"q{q}": {f"d{d}": convert(rng.choice([0, 1, 2, 3])) for d in rng.sample(range(judged_docs), 30)}
+             for q in range(12)}
+    run = {f"q{q}": {f"d{d}": rng.choice([1.0, 2.0, rng.random()]) for d in rng.sample(range(judged_docs), 35)}
+           for q in range(12)}
+    written = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
+    names = {"AP": "AP", "MRR": "RR", "R@35": "R@35", "nDCG@10": "nDCG@10", "P@5": "P@5", "NumRelRet": "NumRet(rel=1)"}
+    measured = {(m.query_id, str(m.measure)): m.value for m in ir_measures.pytrec_eval.iter_calc(
+        [ir_measures.parse_measure(theirs) for theirs in names.values()], written, run)}
+    expected = {(query, ours): measured[query, theirs] for query in run for ours, theirs in names.items()}
+    for judgments in (qrels, tre.Qrels(qrels), tre.Qrels(written), _written(tmp_path, written, run)[0]):
+        values = tre.evaluate(judgments, run, list(names)).to_dict()
+        got = {(query, name): value for query, row in values.items() for name, value in row.items()}
+        assert got.keys() == expected.keys()
+        for key, value in expected.items():
+            assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 @pytest.mark.parametrize("seed", first_by_default(range(6), keep=2))
 def test_judgments_given_as_lists_of_relevant_ids_give_the_file_s_numbers(tmp_path, seed):
     """Lists of relevant ids are judgments of 1 (the README's list shape), looked up in a dict made of each list
