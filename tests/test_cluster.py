@@ -588,7 +588,7 @@ def test_a_worker_lost_holding_the_qrels_read_by_a_task_costs_no_resubmission(ow
     import functools
 
     import trec_rag_eval.cluster.run_tasks as cluster_module
-    from trec_rag_eval.service.inputs import _judgments_table
+    from trec_rag_eval.service.spread import _judgments_table
 
     client = own_client
     folder, runs = data

@@ -1,7 +1,7 @@
 """The inputs of every evaluation, in any shape: judgments and runs from any value the library takes (``as_qrels``,
 ``as_run``: a ``Qrels`` or ``Run`` as it is, a path to any file ``io.loading`` reads, or an in-memory shape,
-``tables.shapes``), the judgments (``read_judgments``, and how a cluster's
-workers read them again, ``qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
+``tables.shapes``), the judgments (``read_judgments``; a cluster's workers read them again by
+``service.spread.qrels_loader``), a run read whole (``run_from_any_shape``, ``read_whole_run``, its
 chunk ids mapped as ``doc_id_map`` says), the judgments and one run together (``read_pair``), and the run files a
 folder stands for and their sizes (``run_files``), which decide how each is read: whole, on a background thread
 while the judgments are read (``read_ahead``), or in pieces when too large for the memory (``should_stream``;
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -132,30 +132,6 @@ def read_judgments(qrels: Any, *, format: str | None = None, topics: str | os.Pa
 
     table, said = choose_judgments(qrels, table, judgments)
     return table, [] if said is None else [note(said)]
-
-
-def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
-                 judgments: str | None = None) -> Callable[[], Qrels] | None:
-    """How a cluster's worker reads the same judgments as ``read_judgments`` from their file (a
-    picklable call), when ``qrels`` is the path of a file or folder, and ``topics`` one too; None
-    otherwise (qrels in memory, standard input or a pipe, or named by an ir_datasets id: read here and sent)."""
-    import functools
-
-    from trec_rag_eval.io.sources import exists, read_once
-
-    paths = [qrels] + ([topics] if topics is not None else [])
-    # a pipe is read here, once: a worker could not read it again
-    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) and not read_once(os.fspath(p))
-               for p in paths):
-        return None
-    return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
-                             judgments)
-
-
-def _judgments_table(path: str, format: str | None, topics: str | None, judgments: str | None) -> Qrels:
-    """On a worker: the judgments of ``qrels_loader``."""
-    table, _ = read_judgments(path, format=format, topics=topics, judgments=judgments)
-    return table
 
 
 def has_llm_judgments(notes: Sequence[Note]) -> bool:

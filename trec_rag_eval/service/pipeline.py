@@ -160,9 +160,9 @@ def _outcomes(qrels: Any, runs: list[Any], measures: MeasuresArg, request: Reque
               folders: bool = False) -> Iterator[RunOutcome]:
     """The outcomes of ``runs`` as ``request`` asks; ``folders``: a folder among run paths stands for the run files
     in it."""
-    from trec_rag_eval.service.inputs import qrels_loader, run_files
+    from trec_rag_eval.service.inputs import run_files
     from trec_rag_eval.service.large_runs import byte_progress
-    from trec_rag_eval.service.spread import task_progress
+    from trec_rag_eval.service.spread import qrels_loader, task_progress
 
     reading, running, chosen, order = request.reading, dict(request.running), request.settings, request.order
     cluster, shards, corpus, tokenizer = request.cluster, request.shards, request.corpus, request.tokenizer

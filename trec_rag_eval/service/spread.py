@@ -1,5 +1,6 @@
-"""Runs evaluated spread out: over the workers of a Dask cluster (``trec_rag_eval.cluster``), or a run given as
-pieces (``shards``), with a bar over the cluster's tasks (``task_progress``)."""
+"""Runs evaluated spread out: over the workers of a Dask cluster (``trec_rag_eval.cluster``), who read the judgments'
+file themselves (``qrels_loader``), or a run given as pieces (``shards``), with a bar over the cluster's tasks
+(``task_progress``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from trec_rag_eval.errors import InputFormatError, TrecRagEvalError
 from trec_rag_eval.run_outcome import RunOutcome, map_chunks
+from trec_rag_eval.service.inputs import read_judgments
 
 if TYPE_CHECKING:
     from trec_rag_eval.core.settings import Settings
@@ -105,3 +107,27 @@ def task_progress() -> Iterator[TaskProgress]:
     finally:
         if "bar" in shown:
             shown.pop("bar").close()
+
+
+def qrels_loader(qrels: Any, *, format: str | None = None, topics: str | os.PathLike[str] | None = None,
+                 judgments: str | None = None) -> Callable[[], Qrels] | None:
+    """How a cluster's worker reads the same judgments as ``read_judgments`` from their file (a
+    picklable call), when ``qrels`` is the path of a file or folder, and ``topics`` one too; None
+    otherwise (qrels in memory, standard input or a pipe, or named by an ir_datasets id: read here and sent)."""
+    import functools
+
+    from trec_rag_eval.io.sources import exists, read_once
+
+    paths = [qrels] + ([topics] if topics is not None else [])
+    # a pipe is read here, once: a worker could not read it again
+    if not all(isinstance(p, (str, os.PathLike)) and exists(os.fspath(p)) and not read_once(os.fspath(p))
+               for p in paths):
+        return None
+    return functools.partial(_judgments_table, os.fspath(qrels), format, None if topics is None else os.fspath(topics),
+                             judgments)
+
+
+def _judgments_table(path: str, format: str | None, topics: str | None, judgments: str | None) -> Qrels:
+    """On a worker: the judgments of ``qrels_loader``."""
+    table, _ = read_judgments(path, format=format, topics=topics, judgments=judgments)
+    return table
