@@ -20,7 +20,6 @@ from trec_rag_eval.errors import InputFormatError, UsageError
 from trec_rag_eval.io.loading import FORMATS, load_qrels, load_run
 from trec_rag_eval.notes import Note, note
 from trec_rag_eval.run_outcome import map_chunks
-from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, Run
 from trec_rag_eval.tables.bulk import blocked_run_columns, id_texts, joined_strings
 from trec_rag_eval.tables.shapes import (
@@ -62,32 +61,6 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
                  unjudged=empty_keys(value), checked=True)
 
 
-def _keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
-    """``{query text: results}`` (the French RAG tutorial's results) keyed by the qrels' query ids, as the
-    JSON results reader matches a file's keys: a key that is a query id stays, one that is exactly
-    one query's text becomes its id, any other stays (an extra query, warned about)."""
-    assert qrels.topics is not None
-    ids = set(qrels.topics) | set(qrels.query_ids)
-    if all(key in ids for key in value):
-        return value
-    by_text: dict[str, list[str]] = {}
-    for query_id, text in qrels.topics.items():
-        by_text.setdefault(text, []).append(query_id)
-    keyed: dict[Any, Any] = {}
-    for key, results in value.items():
-        query_id = key
-        if isinstance(key, str) and key not in ids and key in by_text:
-            if len(by_text[key]) > 1:
-                raise InputFormatError(source, None, f"the query text {quote(key)} matches several queries "
-                                       f"({', '.join(by_text[key])}); key the results by query id")
-            query_id = by_text[key][0]
-        if query_id in keyed:
-            raise InputFormatError(source, None, f"query {query_id!r} has results twice: by its id and by its "
-                                   "text")
-        keyed[query_id] = results
-    return keyed
-
-
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
            id: IdLocator | None = None) -> Run:
     """A run from any object ``tables.shapes`` accepts, a path to any file ``load_run`` reads, or a
@@ -98,7 +71,9 @@ def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: s
         return load_run(value, qrels=qrels, id=id)
     source = source_name(value, name)
     if isinstance(value, Mapping) and qrels is not None and qrels.topics:
-        value = _keyed_by_query_id(value, qrels, source)
+        from trec_rag_eval.io.json.runs import keyed_by_query_id
+
+        value = keyed_by_query_id(value, qrels, source)
     return Run(run_data(value, name, RUN_KINDS, frames_checked=True), run_tag, source, checked=True)
 
 

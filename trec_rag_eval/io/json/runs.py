@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from operator import countOf, itemgetter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from trec_rag_eval.errors import InputFormatError
 from trec_rag_eval.io.id_paths import IdLocator
 from trec_rag_eval.io.ids import doc_ids_usable, has_whitespace
 from trec_rag_eval.io.json.rows import (
@@ -33,6 +34,7 @@ from trec_rag_eval.io.json.rows import (
 )
 from trec_rag_eval.io.json.scanner import Entry, JsonDocument, parse_document
 from trec_rag_eval.io.ranked_lists import list_scores
+from trec_rag_eval.syntax import quote
 from trec_rag_eval.tables import Qrels, ResultsReport, Run, query_id_set, run_columns
 from trec_rag_eval.tables.bulk import float_array, joined_strings
 
@@ -79,6 +81,32 @@ def read_results_report(
     tag = run_tag or _default_run_tag(name)
     report = ResultsReport(tuple(duplicates), tuple(empty), tuple(disordered), searched=True)
     return Run(columns, tag, name, checked=True), report
+
+
+def keyed_by_query_id(value: Mapping[Any, Any], qrels: Qrels, source: str) -> Mapping[Any, Any]:
+    """``{query text: results}`` in memory (the French RAG tutorial's results) keyed by the qrels' query ids, as
+    ``_QueryResolver`` matches a file's keys: a key that is a query id stays, one that is exactly
+    one query's text becomes its id, any other stays (an extra query, warned about)."""
+    assert qrels.topics is not None
+    ids = set(qrels.topics) | set(qrels.query_ids)
+    if all(key in ids for key in value):
+        return value
+    by_text: dict[str, list[str]] = {}
+    for query_id, text in qrels.topics.items():
+        by_text.setdefault(text, []).append(query_id)
+    keyed: dict[Any, Any] = {}
+    for key, results in value.items():
+        query_id = key
+        if isinstance(key, str) and key not in ids and key in by_text:
+            if len(by_text[key]) > 1:
+                raise InputFormatError(source, None, f"the query text {quote(key)} matches several queries "
+                                       f"({', '.join(by_text[key])}); key the results by query id")
+            query_id = by_text[key][0]
+        if query_id in keyed:
+            raise InputFormatError(source, None, f"query {query_id!r} has results twice: by its id and by its "
+                                   "text")
+        keyed[query_id] = results
+    return keyed
 
 
 class _QueryResolver:
