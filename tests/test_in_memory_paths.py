@@ -168,6 +168,75 @@ def test_qrels_prepared_once_serve_every_run_and_leave_nothing_behind_when_sent(
     assert sent.to_dict() == qrels.to_dict() and "_derived" not in sent.__dict__
 
 
+@pytest.fixture
+def reads(monkeypatch):
+    """The times judgments in memory were read into a table (``service.inputs.qrels_data``), none kept before."""
+    from trec_rag_eval.service import inputs
+
+    made: list[object] = []
+    real = inputs.qrels_data
+    monkeypatch.setattr(inputs, "qrels_data", lambda value, *args, **kwargs: made.append(value) or real(value, *args,
+                                                                                                        **kwargs))
+    monkeypatch.setattr(inputs, "_PREPARED", {})
+    return made
+
+
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+def test_a_qrels_dict_given_again_with_the_same_content_is_read_once(tmp_path, reads):
+    """A training loop or a sweep that hands ``evaluate`` its qrels dict at every call has it read once: the same
+    content (the same dict, or an equal copy) gives the same table; a dict changed in place is read again and gives
+    the changed judgments' numbers (those of a qrels file written from it)."""
+    import copy
+
+    qrels, run = _pair(21, negative=False)
+    first = _values(tre.evaluate(qrels, run, MEASURES))
+    assert first == _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+    assert _values(tre.evaluate(qrels, run, MEASURES)) == first
+    assert _values(tre.evaluate(copy.deepcopy(qrels), run, MEASURES)) == first
+    assert tre.read_qrels(qrels) is tre.read_qrels(qrels)
+    assert len(reads) == 1
+    query = next(iter(run.keys() & qrels.keys()))
+    judged = next(doc for doc in run[query] if doc in qrels[query])
+    qrels[query][judged] = 3 - qrels[query][judged]  # changed in place: 0 <-> 3, 1 <-> 2
+    changed = _values(tre.evaluate(qrels, run, MEASURES))
+    assert len(reads) == 2 and changed != first
+    assert changed == _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
+
+
+def test_kept_judgments_are_told_apart_by_type_and_name_and_never_kept_when_refused(reads):
+    """1, 1.0 and True are equal in Python but not to the library: a grade True is refused (bools are not grades)
+    even after a dict of 1 was read; a dict that is refused is refused again, in the same words; judgments read under
+    another name carry that name; numpy's 1.0 (whose 8 bytes are those of a grade out of range, and of a bytes
+    value) never stands for them; dicts past ``PREPARED_MAX_JUDGMENTS`` are read at every call; only the last
+    ``PREPARED_KEPT`` dicts are kept."""
+    from trec_rag_eval.service import inputs
+
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    assert tre.evaluate({"q1": {"d1": 1}}, run, "P@1").summary["P@1"] == 1.0
+    assert tre.evaluate({"q1": {"d1": 1.0}}, run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 2  # 1.0 is read anew
+    for _ in range(2):
+        with pytest.raises(tre.InputFormatError, match=r"query 'q1', document 'd1': the relevance True is not an "):
+            tre.evaluate({"q1": {"d1": True}}, run, "P@1")
+    assert len(reads) == 4 and len(inputs._PREPARED) == 2
+    assert inputs.as_qrels({"q1": {"d1": 1}}, "dev").source == "dev (dict)"
+    assert inputs.as_qrels({"q1": {"d1": 1}}).source == "qrels (dict)"
+    assert len(reads) == 6  # 1 under "qrels" was the oldest kept: gone once "dev" came
+    for _ in range(2):
+        assert tre.evaluate({"q1": {"d1": np.float64(1.0)}}, run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 7
+    same_bytes = np.float64(1.0).view(np.int64)
+    with pytest.raises(tre.InputFormatError, match=f"the relevance {same_bytes} is "):
+        tre.evaluate({"q1": {"d1": int(same_bytes)}}, run, "P@1")
+    with pytest.raises(tre.InputFormatError, match="the relevance b'"):
+        tre.evaluate({"q1": {"d1": np.float64(1.0).tobytes()}}, run, "P@1")
+    assert len(reads) == 9
+    large = {"q1": {f"d{i}": 1 for i in range(1, inputs.PREPARED_MAX_JUDGMENTS + 2)}}
+    for _ in range(2):
+        assert tre.evaluate(large, run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 11
+
+
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
 @pytest.mark.parametrize("library", ["pandas", "polars"])
 def test_a_small_data_frame_is_read_as_lists_and_gives_the_file_s_numbers(tmp_path, monkeypatch, library):

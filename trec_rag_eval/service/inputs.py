@@ -10,7 +10,9 @@ while the judgments are read (``read_ahead``), or in pieces when too large for t
 from __future__ import annotations
 
 import os
+import pickle
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 
 def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     """Judgments from any object ``tables.shapes`` accepts, a path to any file ``load_qrels`` reads, or a
-    ``Qrels`` as it is."""
+    ``Qrels`` as it is. A dict given again with the same content gives the same ``Qrels`` (``_prepared``)."""
     if isinstance(value, Qrels):
         return value
     # preference judgments pass as they are; a value is one only once their module (tables.judgment_kinds) is
@@ -57,8 +59,42 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
         from trec_rag_eval.io.json.content import read_dataset_rows
 
         return read_dataset_rows(value, f"{name} (list of dataset rows)")
-    return Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
-                 unjudged=empty_keys(value), checked=True)
+    return _prepared(value, name)
+
+
+def _prepared(value: Any, name: str) -> Qrels:
+    """The ``Qrels`` of judgments in memory; given as a dict, the table made the last time a dict of the same content
+    came (one of the last ``PREPARED_KEPT``), with what the ranking derived from it (``tables.derived_from``), so a
+    loop that hands ``evaluate`` its qrels dict at every call pays for them once. The content is told by its pickle,
+    which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal`` would take numpy's 1 for the
+    bytes of its buffer) and differs as soon as a key, a value or the items' order does (or which ids are one object);
+    a dict over ``PREPARED_MAX_JUDGMENTS`` judgments, one that cannot be pickled, and any other shape, are read at
+    every call."""
+    key = None
+    if type(value) is dict:
+        try:
+            if sum(map(len, value.values())) <= PREPARED_MAX_JUDGMENTS:
+                key = (name, pickle.dumps(value, protocol=5))
+        except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
+            pass
+    if key is not None and (kept := _PREPARED.get(key)) is not None:
+        return kept
+    table = Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
+                  unjudged=empty_keys(value), checked=True)
+    if key is not None:  # kept once made: a dict that fails a check raised above
+        with _PREPARED_LOCK:
+            _PREPARED[key] = table
+            while len(_PREPARED) > PREPARED_KEPT:
+                del _PREPARED[next(iter(_PREPARED))]  # the oldest
+    return table
+
+
+PREPARED_KEPT = 2
+"""The dicts of judgments whose tables ``_prepared`` keeps: the last two (a development set and a test set)."""
+PREPARED_MAX_JUDGMENTS = 100_000
+"""Larger dicts are not kept: their pickle (some 10 bytes a judgment) and table would stay in memory after the call."""
+_PREPARED: dict[tuple[str, bytes], Qrels] = {}
+_PREPARED_LOCK = threading.Lock()
 
 
 def as_run(value: Any, qrels: Qrels | None = None, name: str = "run", run_tag: str = "run",
