@@ -334,8 +334,12 @@ _MARSHALLED_INTS = np.dtype([("code", "u1"), ("value", "<i4")])
 
 
 def float_array(values: list[Any]) -> np.ndarray | None:
-    """Numbers as ``float()`` reads them (floats, integers, numpy's numbers, bools, Decimals) as a float64 array, packed
-    by ``struct``; None for anything else (text, None) or an integer no double holds."""
+    """Numbers as ``float()`` reads them (floats, integers, numpy's numbers, bools, Decimals) as a float64 array: read
+    from ``marshal``'s bytes when every one is a ``float`` (``_usual_values``), else packed by ``struct``; None for
+    anything else (text, None) or an integer no double holds."""
+    usual = _usual_values(values, "score")
+    if usual is not None:
+        return usual
     try:
         return _packed(values, "d")
     except (OverflowError, struct.error):
