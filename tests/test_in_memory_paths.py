@@ -203,6 +203,33 @@ def test_a_qrels_dict_given_again_with_the_same_content_is_read_once(tmp_path, r
     assert changed == _values(tre.evaluate(*_written(tmp_path, qrels, run), MEASURES))
 
 
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_a_qrels_frame_given_again_with_the_same_content_is_read_once(reads, library):
+    """A pandas or polars frame of judgments given again (the same frame, or an equal one made anew) is read once; a
+    frame changed in place (pandas' ``loc``) or one of other dtypes is read again. By hand: the run ranks d1 then
+    d2; P@1 is 1 while d1 is relevant, 0 once it is judged 0; R@2 is 2/3 when d1, d2 and d3 are relevant."""
+    module = pytest.importorskip(library)
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+
+    def frame(grades: list[int], dtype: str = "int64"):
+        columns = {"query_id": ["q1", "q1", "q1"], "doc_id": ["d1", "d2", "d3"], "relevance": grades}
+        if library == "pandas":
+            return module.DataFrame(columns).astype({"relevance": dtype})
+        return module.DataFrame(columns).cast({"relevance": getattr(module, dtype.capitalize())})
+
+    judgments = frame([1, 0, 1])
+    for given in (judgments, judgments, frame([1, 0, 1])):
+        assert tre.evaluate(given, run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 1
+    assert tre.evaluate(frame([1, 0, 1], "int32"), run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 2
+    if library == "pandas":
+        judgments.loc[0, "relevance"] = 0
+        assert tre.evaluate(judgments, run, "P@1").summary["P@1"] == 0.0
+        assert len(reads) == 3
+    assert tre.evaluate(frame([1, 1, 1]), run, "R@2").summary["R@2"] == pytest.approx(2 / 3)
+
+
 def test_kept_judgments_are_told_apart_by_type_and_name_and_never_kept_when_refused(reads):
     """1, 1.0 and True are equal in Python but not to the library: a grade True is refused (bools are not grades)
     even after a dict of 1 was read; a dict that is refused is refused again, in the same words; judgments read under

@@ -29,6 +29,7 @@ from trec_rag_eval.tables.shapes import (
     RUN_KINDS,
     empty_keys,
     is_columns,
+    library_of,
     none_empty,
     qrels_data,
     run_data,
@@ -63,20 +64,20 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
 
 
 def _prepared(value: Any, name: str) -> Qrels:
-    """The ``Qrels`` of judgments in memory; given as a dict, the table made the last time a dict of the same content
-    came (one of the last ``PREPARED_KEPT``), with what the ranking derived from it (``tables.derived_from``), so a
-    loop that hands ``evaluate`` its qrels dict at every call pays for them once. The content is told by its pickle,
-    which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal`` would take numpy's 1 for the
-    bytes of its buffer) and differs as soon as a key, a value or the items' order does (or which ids are one object);
-    a dict over ``PREPARED_MAX_JUDGMENTS`` judgments, one that cannot be pickled, and any other shape, are read at
-    every call."""
+    """The ``Qrels`` of judgments in memory; given as a dict or a pandas or polars DataFrame, the table made the last
+    time judgments of the same content came (one of the last ``PREPARED_KEPT``), with what the ranking derived from
+    them (``tables.derived_from``), so a loop that hands ``evaluate`` its qrels at every call pays for them once. The
+    content is told by its pickle, which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal``
+    would take numpy's 1 for the bytes of its buffer; a frame's dtypes) and differs as soon as a key, a value or the
+    order of the items or rows does (or which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, those
+    that cannot be pickled, and any other shape, are read at every call."""
     key = None
-    if type(value) is dict:
-        try:
-            if sum(map(len, value.values())) <= PREPARED_MAX_JUDGMENTS:
-                key = (name, pickle.dumps(value, protocol=5))
-        except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
-            pass
+    try:
+        if (type(value) is dict and sum(map(len, value.values())) <= PREPARED_MAX_JUDGMENTS) or (
+                library_of(value) is not None and len(value) <= PREPARED_MAX_JUDGMENTS):
+            key = (name, pickle.dumps(value, protocol=5))
+    except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
+        pass
     if key is not None and (kept := _PREPARED.get(key)) is not None:
         return kept
     table = Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
@@ -90,9 +91,10 @@ def _prepared(value: Any, name: str) -> Qrels:
 
 
 PREPARED_KEPT = 2
-"""The dicts of judgments whose tables ``_prepared`` keeps: the last two (a development set and a test set)."""
+"""The judgments whose tables ``_prepared`` keeps: the last two (a development set and a test set)."""
 PREPARED_MAX_JUDGMENTS = 100_000
-"""Larger dicts are not kept: their pickle (some 10 bytes a judgment) and table would stay in memory after the call."""
+"""Larger judgments are not kept: their pickle (some 10-40 bytes a judgment) and table would stay in memory after the
+call."""
 _PREPARED: dict[tuple[str, bytes], Qrels] = {}
 _PREPARED_LOCK = threading.Lock()
 
