@@ -204,12 +204,22 @@ def test_a_qrels_dict_given_again_with_the_same_content_is_read_once(tmp_path, r
 
 
 @pytest.mark.parametrize("library", ["pandas", "polars"])
-def test_a_qrels_frame_given_again_with_the_same_content_is_read_once(reads, library):
+def test_a_qrels_frame_given_again_with_the_same_content_is_read_once(reads, monkeypatch, library):
     """A pandas or polars frame of judgments given again (the same frame, or an equal one made anew) is read once; a
-    frame changed in place (pandas' ``loc``) or one of other dtypes is read again. By hand: the run ranks d1 then
-    d2; P@1 is 1 while d1 is relevant, 0 once it is judged 0; R@2 is 2/3 when d1, d2 and d3 are relevant."""
+    frame changed in place (pandas' ``loc``) or one of other dtypes is read again, and so is every frame of at most
+    ``PREPARED_MIN_FRAME_ROWS`` rows (read as lists, faster than pickled). By hand: the run ranks d1 then d2; P@1 is
+    1 while d1 is relevant, 0 once it is judged 0; R@2 is 2/3 when d1, d2 and d3 are relevant."""
+    from trec_rag_eval.service import inputs
+
     module = pytest.importorskip(library)
     run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    monkeypatch.setattr(inputs, "PREPARED_MIN_FRAME_ROWS", 3)
+    two = module.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "relevance": [1, 0]})
+    for _ in range(2):
+        assert tre.evaluate(two, run, "P@1").summary["P@1"] == 1.0
+    assert len(reads) == 2
+    monkeypatch.setattr(inputs, "PREPARED_MIN_FRAME_ROWS", 2)
+    reads.clear()
 
     def frame(grades: list[int], dtype: str = "int64"):
         columns = {"query_id": ["q1", "q1", "q1"], "doc_id": ["d1", "d2", "d3"], "relevance": grades}

@@ -35,6 +35,7 @@ from trec_rag_eval.tables.shapes import (
     run_data,
     source_name,
 )
+from trec_rag_eval.tables.small_frames import PANDAS_LIST_MAX_ROWS, POLARS_LIST_MAX_ROWS
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.chunks import DocIdMap
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 
 def as_qrels(value: Any, name: str = "qrels") -> Qrels:
     """Judgments from any object ``tables.shapes`` accepts, a path to any file ``load_qrels`` reads, or a
-    ``Qrels`` as it is. A dict given again with the same content gives the same ``Qrels`` (``_prepared``)."""
+    ``Qrels`` as it is. A dict or a DataFrame given again with the same content gives the same ``Qrels``
+    (``_prepared``)."""
     if isinstance(value, Qrels):
         return value
     # preference judgments pass as they are; a value is one only once their module (tables.judgment_kinds) is
@@ -69,12 +71,13 @@ def _prepared(value: Any, name: str) -> Qrels:
     them (``tables.derived_from``), so a loop that hands ``evaluate`` its qrels at every call pays for them once. The
     content is told by its pickle, which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal``
     would take numpy's 1 for the bytes of its buffer; a frame's dtypes) and differs as soon as a key, a value or the
-    order of the items or rows does (or which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, those
-    that cannot be pickled, and any other shape, are read at every call."""
+    order of the items or rows does (or which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, frames
+    of at most ``PREPARED_MIN_FRAME_ROWS`` rows, those that cannot be pickled, and any other shape, are read at every
+    call."""
     key = None
     try:
         if (type(value) is dict and sum(map(len, value.values())) <= PREPARED_MAX_JUDGMENTS) or (
-                library_of(value) is not None and len(value) <= PREPARED_MAX_JUDGMENTS):
+                library_of(value) is not None and PREPARED_MIN_FRAME_ROWS < len(value) <= PREPARED_MAX_JUDGMENTS):
             key = (name, pickle.dumps(value, protocol=5))
     except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
         pass
@@ -95,6 +98,10 @@ PREPARED_KEPT = 2
 PREPARED_MAX_JUDGMENTS = 100_000
 """Larger judgments are not kept: their pickle (some 10-40 bytes a judgment) and table would stay in memory after the
 call."""
+PREPARED_MIN_FRAME_ROWS = max(POLARS_LIST_MAX_ROWS, PANDAS_LIST_MAX_ROWS)
+"""A frame of at most this many rows is read as lists (``tables.small_frames``) in about the time its pickle takes met
+cold: not kept (one query of ten, between other work, two runs each: pandas 0.50-0.72 ms a call against 0.64-0.79
+kept, polars 0.48-0.69 against 0.54-0.67)."""
 _PREPARED: dict[tuple[str, bytes], Qrels] = {}
 _PREPARED_LOCK = threading.Lock()
 
