@@ -33,6 +33,28 @@ def test_what_a_caller_does_to_an_evaluator_or_a_result_changes_nothing_for_the_
     assert ours.RelevanceEvaluator(QRELS, sorted(MEASURES, reverse=True)).evaluate(RUN) == expected
 
 
+def test_evaluators_made_at_every_call_from_the_same_judgments_read_them_once(monkeypatch):
+    # an evaluator made per call (as a loop over epochs makes pytrec_eval's) from the same dict reads it once, as
+    # evaluate does (service.inputs.as_qrels); judgments changed in place between two evaluators are read again
+    from trec_rag_eval.service import inputs
+
+    reads: list[object] = []
+    real_read = inputs.qrels_data
+    monkeypatch.setattr(inputs, "qrels_data", lambda value, *args, **kwargs: reads.append(value) or real_read(
+        value, *args, **kwargs))
+    monkeypatch.setattr(inputs, "_PREPARED", {})
+    judgments = {query: dict(docs) for query, docs in QRELS.items()}
+    expected = real.RelevanceEvaluator(judgments, MEASURES).evaluate(RUN)
+    for _ in range(3):
+        assert ours.RelevanceEvaluator(judgments, MEASURES).evaluate(RUN) == expected
+    assert len(reads) == 1
+    judgments["q1"]["d3"] = 1
+    changed = real.RelevanceEvaluator(judgments, MEASURES).evaluate(RUN)
+    assert changed != expected
+    assert ours.RelevanceEvaluator(judgments, MEASURES).evaluate(RUN) == changed
+    assert len(reads) == 2
+
+
 def test_the_keys_of_one_evaluator_are_not_another_s():
     one = ours.RelevanceEvaluator(QRELS, {"P.1,3"}).evaluate(RUN)
     other = ours.RelevanceEvaluator(QRELS, {"P.3", "P_1"}).evaluate(RUN)

@@ -43,6 +43,7 @@ from trec_rag_eval.evaluation.evaluate import GM_FLOOR
 from trec_rag_eval.measures.model import Measure, on_register
 from trec_rag_eval.measures.registry import FAMILIES, NICKNAMES
 from trec_rag_eval.measures.trec_syntax import parse_trec_measures
+from trec_rag_eval.service.inputs import as_qrels
 from trec_rag_eval.syntax import INT32
 from trec_rag_eval.tables import Qrels
 from trec_rag_eval.tables.bulk import joined_strings
@@ -361,9 +362,11 @@ def _checked(query_id: str, docs: dict[Any, Any]) -> dict[str, int]:
 
 
 def _qrels(judgments: dict[str, dict[str, int]]) -> Qrels:
-    """The ``Qrels`` of checked judgments; a value the library refuses (out of range, an empty id) is a ValueError."""
+    """The ``Qrels`` of checked judgments, read as ``evaluate`` reads a dict (``service.inputs.as_qrels``: the same
+    judgments again, an evaluator made per call with the same dict, are read once); a value the library refuses (out
+    of range, an empty id) is a ValueError."""
     try:
-        return Qrels(judgments, "query_relevance")
+        return as_qrels(judgments)
     except InputFormatError as err:
         raise _python_error(err, ValueError) from None
 
