@@ -15,7 +15,7 @@ from trec_rag_eval.syntax import quote
 GM_FLOOR = 1e-5  # trec_eval's floor for gm_map and gm_bpref
 
 
-def _sequential_sum(values: np.ndarray) -> float:
+def sequential_sum(values: np.ndarray) -> float:
     """Sum in query order, one addition at a time, from 0.0, as trec_eval does (np.sum would pair them; without
     the 0.0, values all -0.0 would sum to -0.0, which trec_eval's mean never is)."""
     return 0.0 + float(values.cumsum()[-1]) if len(values) else 0.0
@@ -38,11 +38,11 @@ def aggregate(measure: Measure, values: Any, num_queries: int, judgments: Any = 
         return None  # a mean over no query has no value (an empty run under queries="intersection")
     with np.errstate(over="ignore", invalid="ignore"):  # a sum that overflows is refused just below
         if family.aggregate == "sum":
-            total = _sequential_sum(array)
+            total = sequential_sum(array)
         elif family.aggregate == "gmean":
-            total = math.exp(_sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
+            total = math.exp(sequential_sum(np.log(np.maximum(array, GM_FLOOR))) / num_queries)
         else:
-            total = _sequential_sum(array) / num_queries
+            total = sequential_sum(array) / num_queries
     if not math.isfinite(total) and np.isfinite(array).all():
         # finite values whose sum overflows (utility.1e308,-1,0,1 over two queries): trec_eval prints inf
         raise UsageError(f"measure {quote(str(measure))} has no finite value on this run with its parameters (its "

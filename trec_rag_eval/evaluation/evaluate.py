@@ -417,7 +417,7 @@ def summarize(measures: list[Measure], values: Mapping[Measure, Any], num_querie
     """``aggregate`` of every measure (its arguments but each measure's ``values``), the same values, the measures
     of numbers summed at once: each a row of a matrix of measures x queries (gm_*'s the logarithms of its floored
     values), whose one cumulative sum along the rows adds each row's values one at a time in query order, as
-    ``_sequential_sum`` does, so each sum is the same double. The other measures (runid, relstring, num_rel under
+    ``sequential_sum`` does, so each sum is the same double. The other measures (runid, relstring, num_rel under
     -c, no query), and a summary that is not finite (refused or kept as ``aggregate`` says), are ``aggregate``'s."""
     recounted = {m for m in measures if recounted_under_c(m, complete_flag)} if complete_flag else set()
     rows: dict[Measure, np.ndarray] = {}

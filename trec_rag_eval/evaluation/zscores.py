@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from trec_rag_eval.evaluation.aggregation import GM_FLOOR, _sequential_sum, aggregate, recounted_under_c
+from trec_rag_eval.evaluation.aggregation import GM_FLOOR, aggregate, recounted_under_c, sequential_sum
 from trec_rag_eval.evaluation.evaluate import Evaluation
 from trec_rag_eval.io.trec.zscores import ZScores, read_zscores
 from trec_rag_eval.measures.by_measure import ByMeasure
@@ -53,7 +53,7 @@ def zscored(evaluation: Evaluation, zscores: ZScores) -> Evaluation:
         if recounted_under_c(measure, evaluation.settings.complete):
             summary[measure] = kept  # not taken over the per-query values: trec_eval's own count
         elif family.aggregate == "gmean":  # the mean of the logarithms' z-scores, as trec_eval takes it
-            summary[measure] = math.exp(_sequential_sum(z) / count) if count else 0.0
+            summary[measure] = math.exp(sequential_sum(z) / count) if count else 0.0
         else:
             summary[measure] = aggregate(measure, z, count, run_tag=evaluation.run_tag)
     return replace(evaluation, values=ByMeasure.of(evaluation.measures, values),
