@@ -244,8 +244,7 @@ def test_kept_judgments_are_told_apart_by_type_and_name_and_never_kept_when_refu
     """1, 1.0 and True are equal in Python but not to the library: a grade True is refused (bools are not grades)
     even after a dict of 1 was read; a dict that is refused is refused again, in the same words; judgments read under
     another name carry that name; numpy's 1.0 (whose 8 bytes are those of a grade out of range, and of a bytes
-    value) never stands for them; dicts past ``PREPARED_MAX_JUDGMENTS`` are read at every call; only the last
-    ``PREPARED_KEPT`` dicts are kept."""
+    value) never stands for them; dicts past ``PREPARED_MAX_JUDGMENTS`` are read at every call."""
     from trec_rag_eval.service import inputs
 
     run = {"q1": {"d1": 2.0, "d2": 1.0}}
@@ -258,20 +257,48 @@ def test_kept_judgments_are_told_apart_by_type_and_name_and_never_kept_when_refu
     assert len(reads) == 4 and len(inputs._PREPARED) == 2
     assert inputs.as_qrels({"q1": {"d1": 1}}, "dev").source == "dev (dict)"
     assert inputs.as_qrels({"q1": {"d1": 1}}).source == "qrels (dict)"
-    assert len(reads) == 6  # 1 under "qrels" was the oldest kept: gone once "dev" came
+    assert len(reads) == 5  # the same judgments under another name are read for it
     for _ in range(2):
         assert tre.evaluate({"q1": {"d1": np.float64(1.0)}}, run, "P@1").summary["P@1"] == 1.0
-    assert len(reads) == 7
+    assert len(reads) == 6
     same_bytes = np.float64(1.0).view(np.int64)
     with pytest.raises(tre.InputFormatError, match=f"the relevance {same_bytes} is "):
         tre.evaluate({"q1": {"d1": int(same_bytes)}}, run, "P@1")
     with pytest.raises(tre.InputFormatError, match="the relevance b'"):
         tre.evaluate({"q1": {"d1": np.float64(1.0).tobytes()}}, run, "P@1")
-    assert len(reads) == 9
+    assert len(reads) == 8
     large = {"q1": {f"d{i}": 1 for i in range(1, inputs.PREPARED_MAX_JUDGMENTS + 2)}}
     for _ in range(2):
         assert tre.evaluate(large, run, "P@1").summary["P@1"] == 1.0
-    assert len(reads) == 11
+    assert len(reads) == 10
+
+
+def test_the_judgments_kept_are_those_used_last_within_a_count_and_a_total(reads, monkeypatch):
+    """A notebook that evaluates against several judgments in turn (a development and a test set, each dataset of a
+    benchmark, each shape of the same judgments) has each read once while at most ``PREPARED_KEPT`` of them, of at
+    most ``PREPARED_KEPT_JUDGMENTS`` judgments in all, are used in turn; past either, the judgments used longest ago
+    are let go (one used again is the newest), read again when they come back. By hand: the run ranks d1 first, so
+    P@1 is 1 against judgments where d1 is relevant, 0 where it is not."""
+    from trec_rag_eval.service import inputs
+
+    monkeypatch.setattr(inputs, "PREPARED_KEPT", 3)
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+    sets = [{"q1": {"d1": grade, "d2": 1 - grade}} for grade in (1, 0)] + [{"q1": {"d1": 1, "d2": 1}}]
+    for _ in range(3):  # three judgments in turn, three kept: each read once
+        assert [tre.evaluate(qrels, run, "P@1").summary["P@1"] for qrels in sets] == [1.0, 0.0, 1.0]
+    assert len(reads) == 3
+    tre.evaluate(sets[0], run, "P@1")  # used again: now the newest; sets[1] is the oldest used
+    assert tre.evaluate({"q1": {"d3": 1}}, run, "P@1").summary["P@1"] == 0.0  # a fourth: sets[1] let go
+    assert len(reads) == 4
+    assert tre.evaluate(sets[0], run, "P@1").summary["P@1"] == 1.0 and len(reads) == 4
+    assert tre.evaluate(sets[1], run, "P@1").summary["P@1"] == 0.0 and len(reads) == 5
+    # the total: three judgments kept at most, so two judgments of two keep the one used last alone
+    monkeypatch.setattr(inputs, "_PREPARED", {})
+    monkeypatch.setattr(inputs, "PREPARED_KEPT_JUDGMENTS", 3)
+    for _ in range(2):
+        assert [tre.evaluate(qrels, run, "P@1").summary["P@1"] for qrels in sets[:2]] == [1.0, 0.0]
+    assert len(reads) == 9 and len(inputs._PREPARED) == 1
+    assert tre.evaluate(sets[1], run, "P@1").summary["P@1"] == 0.0 and len(reads) == 9
 
 
 @pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")

@@ -67,42 +67,50 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
 
 def _prepared(value: Any, name: str) -> Qrels:
     """The ``Qrels`` of judgments in memory; given as a dict or a pandas or polars DataFrame, the table made the last
-    time judgments of the same content came (one of the last ``PREPARED_KEPT``), with what the ranking derived from
-    them (``tables.derived_from``), so a loop that hands ``evaluate`` its qrels at every call pays for them once. The
-    content is told by its pickle, which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal``
-    would take numpy's 1 for the bytes of its buffer; a frame's dtypes) and differs as soon as a key, a value or the
-    order of the items or rows does (or which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, frames
-    of at most ``PREPARED_MIN_FRAME_ROWS`` rows, those that cannot be pickled, and any other shape, are read at every
-    call."""
-    key = None
+    time judgments of the same content came, with what the ranking derived from them (``tables.derived_from``), so a
+    loop that hands ``evaluate`` its qrels at every call pays for them once. The content is told by its pickle, which
+    names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal`` would take numpy's 1 for the bytes of
+    its buffer; a frame's dtypes) and differs as soon as a key, a value or the order of the items or rows does (or
+    which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, frames of at most
+    ``PREPARED_MIN_FRAME_ROWS`` rows, those not pickled, and any other shape, are read at every call. Kept: the tables
+    of the judgments used last (``PREPARED_KEPT``, ``PREPARED_KEPT_JUDGMENTS``)."""
+    key = size = None
     try:
-        if (type(value) is dict and sum(map(len, value.values())) <= PREPARED_MAX_JUDGMENTS) or (
-                library_of(value) is not None and PREPARED_MIN_FRAME_ROWS < len(value) <= PREPARED_MAX_JUDGMENTS):
+        if type(value) is dict:
+            size = sum(map(len, value.values()))
+        elif library_of(value) is not None and PREPARED_MIN_FRAME_ROWS < len(value):
+            size = len(value)
+        if size is not None and size <= PREPARED_MAX_JUDGMENTS:
             key = (name, pickle.dumps(value, protocol=5))
     except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
         pass
-    if key is not None and (kept := _PREPARED.get(key)) is not None:
-        return kept
+    if key is not None:
+        with _PREPARED_LOCK:
+            kept = _PREPARED.pop(key, None)
+            if kept is not None:
+                _PREPARED[key] = kept  # now the newest
+                return kept[0]
     table = Qrels(qrels_data(value, name, QRELS_KINDS, frames_checked=True), source_name(value, name),
                   unjudged=empty_keys(value), checked=True)
     if key is not None:  # kept once made: a dict that fails a check raised above
         with _PREPARED_LOCK:
-            _PREPARED[key] = table
-            while len(_PREPARED) > PREPARED_KEPT:
-                del _PREPARED[next(iter(_PREPARED))]  # the oldest
+            _PREPARED[key] = (table, size or 0)
+            while len(_PREPARED) > PREPARED_KEPT or sum(n for _, n in _PREPARED.values()) > PREPARED_KEPT_JUDGMENTS:
+                del _PREPARED[next(iter(_PREPARED))]  # the one used longest ago
     return table
 
 
-PREPARED_KEPT = 2
-"""The judgments whose tables ``_prepared`` keeps: the last two (a development set and a test set)."""
+PREPARED_KEPT = 8
+"""``_prepared`` keeps the tables of the last eight judgments used (a development and a test set; datasets in turn)."""
 PREPARED_MAX_JUDGMENTS = 100_000
-"""Larger judgments are not kept: their pickle (some 10-40 bytes a judgment) and table would stay in memory after the
-call."""
+"""Larger judgments are not kept: their pickle (10-40 bytes a judgment) and table would stay in memory."""
+PREPARED_KEPT_JUDGMENTS = 200_000
+"""The kept tables' judgments in all, ~95 bytes each kept: past it, those used longest ago are let go."""
 PREPARED_MIN_FRAME_ROWS = max(POLARS_LIST_MAX_ROWS, PANDAS_LIST_MAX_ROWS)
 """A frame of at most this many rows is read as lists (``tables.small_frames``) in about the time its pickle takes met
 cold: not kept (one query of ten, between other work, two runs each: pandas 0.50-0.72 ms a call against 0.64-0.79
 kept, polars 0.48-0.69 against 0.54-0.67)."""
-_PREPARED: dict[tuple[str, bytes], Qrels] = {}
+_PREPARED: dict[tuple[str, bytes], tuple[Qrels, int]] = {}
 _PREPARED_LOCK = threading.Lock()
 
 
