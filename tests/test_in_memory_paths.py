@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pickle
 import random
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -238,6 +239,54 @@ def test_a_qrels_frame_given_again_with_the_same_content_is_read_once(reads, mon
         assert tre.evaluate(judgments, run, "P@1").summary["P@1"] == 0.0
         assert len(reads) == 3
     assert tre.evaluate(frame([1, 1, 1]), run, "R@2").summary["R@2"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+def test_a_kept_frame_is_told_by_the_bytes_of_its_columns_their_types_and_where_a_slice_starts(reads, monkeypatch,
+                                                                                             library):
+    """A frame's content is compared by its columns' bytes (``tables.small_frames.frame_content``), never by bytes
+    alone: a boolean column (refused: booleans are not grades) holds the bytes of an int8 column of 1 and 0; slices
+    of a frame share its buffers; a frame changed in place (pandas' ``loc``, polars' item assignment), a doc id
+    changed for another of its length, a column of Python strings (compared by the frame's pickle), each read again.
+    By hand: the run ranks d1 then d2, so P@1 is 1 when d1 is relevant and 0 when it is unjudged or judged 0."""
+    from trec_rag_eval.service import inputs
+
+    module = pytest.importorskip(library)
+    monkeypatch.setattr(inputs, "PREPARED_MIN_FRAME_ROWS", 2)
+    run = {"q1": {"d1": 2.0, "d2": 1.0}}
+
+    def frame(docs: list[str], grades: list[Any], dtype: str = "int8", strings: str | None = None):
+        columns = {"query_id": ["q1"] * len(docs), "doc_id": docs, "relevance": grades}
+        if library == "pandas":
+            made = module.DataFrame(columns).astype({"relevance": dtype})
+            return made if strings is None else made.astype({"doc_id": strings, "query_id": strings})
+        return module.DataFrame(columns).cast({"relevance": module.Boolean if dtype == "bool" else module.Int8})
+
+    def p_at_1(judgments: Any) -> float:
+        return tre.evaluate(judgments, run, "P@1").summary["P@1"]
+
+    judgments = frame(["d1", "d2", "d3", "d4"], [1, 0, 1, 1])
+    assert [p_at_1(judgments), p_at_1(judgments)] == [1.0, 1.0] and len(reads) == 1
+    with pytest.raises(tre.InputFormatError, match="relevance"):
+        p_at_1(frame(["d1", "d2", "d3", "d4"], [True, False, True, True], "bool"))
+    assert p_at_1(frame(["d9", "d2", "d3", "d4"], [1, 0, 1, 1])) == 0.0
+    # two slices of four rows of one frame, the same buffers: d1 to d4, then d2 to d5 (d1 unjudged)
+    five = frame(["d1", "d2", "d3", "d4", "d5"], [1, 1, 1, 1, 1])
+    assert [p_at_1(five[0:4]), p_at_1(five[1:5])] == [1.0, 0.0]
+    assert len(reads) == 5
+    if library == "pandas":
+        judgments.loc[0, "relevance"] = 0
+        assert p_at_1(judgments) == 0.0
+        judgments.loc[0, "relevance"], judgments.loc[0, "doc_id"] = 1, "d5"
+        assert p_at_1(judgments) == 0.0
+        python_strings = frame(["d1", "d2", "d3", "d4"], [1, 0, 1, 1], strings="object")
+        assert [p_at_1(python_strings), p_at_1(python_strings)] == [1.0, 1.0]
+        python_strings.loc[0, "doc_id"] = "d5"
+        assert p_at_1(python_strings) == 0.0
+        assert len(reads) == 9
+    else:
+        judgments[0, "relevance"] = 0
+        assert p_at_1(judgments) == 0.0 and len(reads) == 6
 
 
 def test_kept_judgments_are_told_apart_by_type_and_name_and_never_kept_when_refused(reads):

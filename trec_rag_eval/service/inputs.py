@@ -35,7 +35,7 @@ from trec_rag_eval.tables.shapes import (
     run_data,
     source_name,
 )
-from trec_rag_eval.tables.small_frames import PANDAS_LIST_MAX_ROWS, POLARS_LIST_MAX_ROWS
+from trec_rag_eval.tables.small_frames import PANDAS_LIST_MAX_ROWS, POLARS_LIST_MAX_ROWS, frame_content
 
 if TYPE_CHECKING:
     from trec_rag_eval.io.chunks import DocIdMap
@@ -68,19 +68,21 @@ def as_qrels(value: Any, name: str = "qrels") -> Qrels:
 def _prepared(value: Any, name: str) -> Qrels:
     """The ``Qrels`` of judgments in memory; given as a dict or a pandas or polars DataFrame, the table made the last
     time judgments of the same content came, with what the ranking derived from them (``tables.derived_from``), so a
-    loop that hands ``evaluate`` its qrels at every call pays for them once. The content is told by its pickle, which
-    names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal`` would take numpy's 1 for the bytes of
-    its buffer; a frame's dtypes) and differs as soon as a key, a value or the order of the items or rows does (or
-    which ids are one object); judgments over ``PREPARED_MAX_JUDGMENTS``, frames of at most
-    ``PREPARED_MIN_FRAME_ROWS`` rows, those not pickled, and any other shape, are read at every call. Kept: the tables
-    of the judgments used last (``PREPARED_KEPT``, ``PREPARED_KEPT_JUDGMENTS``)."""
-    key = size = None
+    loop that hands ``evaluate`` its qrels at every call pays for them once. A dict's content is told by its pickle,
+    which names every object's type (1, 1.0, True and numpy's 1 differ: ``marshal`` would take numpy's 1 for the
+    bytes of its buffer) and differs as soon as a key, a value or their order does (or which ids are one object); a
+    frame's by its columns' bytes (``tables.small_frames.frame_content``), else its pickle. Judgments past
+    ``PREPARED_MAX_JUDGMENTS``, frames of ``PREPARED_MIN_FRAME_ROWS`` rows or fewer, other shapes: read every call."""
+    key: tuple[Any, ...] | None = None
+    size = None
     try:
         if type(value) is dict:
             size = sum(map(len, value.values()))
-        elif library_of(value) is not None and PREPARED_MIN_FRAME_ROWS < len(value):
+        elif (library := library_of(value)) is not None and PREPARED_MIN_FRAME_ROWS < len(value):
             size = len(value)
-        if size is not None and size <= PREPARED_MAX_JUDGMENTS:
+            content = frame_content(value, library == "pandas") if size <= PREPARED_MAX_JUDGMENTS else None
+            key = None if content is None else (name, library, content)
+        if key is None and size is not None and size <= PREPARED_MAX_JUDGMENTS:
             key = (name, pickle.dumps(value, protocol=5))
     except Exception:  # noqa: BLE001 - a value without a length, an object pickle refuses: read as it is
         pass
@@ -102,15 +104,13 @@ def _prepared(value: Any, name: str) -> Qrels:
 
 PREPARED_KEPT = 8
 """``_prepared`` keeps the tables of the last eight judgments used (a development and a test set; datasets in turn)."""
-PREPARED_MAX_JUDGMENTS = 100_000
-"""Larger judgments are not kept: their pickle (10-40 bytes a judgment) and table would stay in memory."""
+PREPARED_MAX_JUDGMENTS = 100_000  # larger judgments are not kept: their pickle and table would stay in memory
 PREPARED_KEPT_JUDGMENTS = 200_000
 """The kept tables' judgments in all, ~95 bytes each kept: past it, those used longest ago are let go."""
 PREPARED_MIN_FRAME_ROWS = max(POLARS_LIST_MAX_ROWS, PANDAS_LIST_MAX_ROWS)
-"""A frame of at most this many rows is read as lists (``tables.small_frames``) in about the time its pickle takes met
-cold: not kept (one query of ten, between other work, two runs each: pandas 0.50-0.72 ms a call against 0.64-0.79
-kept, polars 0.48-0.69 against 0.54-0.67)."""
-_PREPARED: dict[tuple[str, bytes], tuple[Qrels, int]] = {}
+"""A frame of at most this many rows is read as lists (``tables.small_frames``) in about the time its content is told
+met cold: not kept (one query of ten, between other work: pandas 0.50-0.72 ms a call against 0.64-0.79 kept)."""
+_PREPARED: dict[tuple[Any, ...], tuple[Qrels, int]] = {}
 _PREPARED_LOCK = threading.Lock()
 
 

@@ -121,3 +121,44 @@ def arrow_array(column: Any) -> Any:
 
 def frame_column_list(column: Any) -> list[Any]:
     return column.to_list() if hasattr(column, "to_list") else column.tolist()
+
+
+def frame_content(frame: Any, pandas: bool) -> tuple[Any, ...] | None:
+    """What a pandas or polars frame holds, to be compared with what another held: its column names, then each
+    column's own type and dtype and the bytes of the buffers that hold its values (numpy's for numbers; Arrow's for
+    strings and numbers, with each chunk's type, offset and length): equal contents only when every column is of the
+    same kind and every value equal. None when the names or a column hold their values otherwise (Python objects, a
+    dictionary, a nested or temporal type): the caller compares the frame's pickle instead."""
+    if pandas:
+        names = _held(frame.columns, arrow_array(frame.columns))
+        columns = [column(frame, name, True, place) for place, name in enumerate(frame.columns)]
+    else:
+        names, columns = tuple(frame.columns), frame.get_columns()
+    if names is None:
+        return None
+    content: list[Any] = [names]
+    for values in columns:
+        held = _held(values, None if isinstance(values, np.ndarray) else arrow_array(values))
+        if held is None:
+            return None
+        content += (type(values).__name__, str(values.dtype), held)
+    return tuple(content)
+
+
+def _held(values: Any, arrow: Any) -> tuple[Any, ...] | None:
+    """The bytes that hold a column's values (``frame_content``), or None."""
+    if arrow is None:
+        if not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
+            return None
+        return values.dtype.str, values.shape, values.tobytes()
+    import pyarrow as pa
+
+    types = pa.types
+    held: list[Any] = []
+    for chunk in arrow.chunks if isinstance(arrow, pa.ChunkedArray) else (arrow,):
+        kind = chunk.type
+        if not (types.is_string(kind) or types.is_large_string(kind) or types.is_string_view(kind)
+                or types.is_integer(kind) or types.is_floating(kind) or types.is_boolean(kind)):
+            return None
+        held += (str(kind), chunk.offset, len(chunk), *(None if b is None else b.to_pybytes() for b in chunk.buffers()))
+    return tuple(held)
