@@ -108,8 +108,8 @@ PREPARED_MAX_JUDGMENTS = 100_000  # larger judgments are not kept: their pickle 
 PREPARED_KEPT_JUDGMENTS = 200_000
 """The kept tables' judgments in all, ~95 bytes each kept: past it, those used longest ago are let go."""
 PREPARED_MIN_FRAME_ROWS = max(POLARS_LIST_MAX_ROWS, PANDAS_LIST_MAX_ROWS)
-"""A frame of at most this many rows is read as lists (``tables.small_frames``) in about the time its content is told
-met cold: not kept (one query of ten, between other work: pandas 0.50-0.72 ms a call against 0.64-0.79 kept)."""
+"""A frame of at most this many rows is read as lists (``tables.small_frames``) about as fast as it is found again: not
+kept (one query of ten, between other work, found by its pickle: pandas 0.50-0.72 ms a call, 0.64-0.79 kept)."""
 _PREPARED: dict[tuple[Any, ...], tuple[Qrels, int]] = {}
 _PREPARED_LOCK = threading.Lock()
 
