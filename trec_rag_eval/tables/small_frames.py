@@ -130,7 +130,7 @@ def frame_content(frame: Any, pandas: bool) -> tuple[Any, ...] | None:
     same kind and every value equal. None when the names or a column hold their values otherwise (Python objects, a
     dictionary, a nested or temporal type): the caller compares the frame's pickle instead."""
     if pandas:
-        names = _held(frame.columns, arrow_array(frame.columns))
+        names = _held(frame.columns)
         columns = [column(frame, name, True, place) for place, name in enumerate(frame.columns)]
     else:
         names, columns = tuple(frame.columns), frame.get_columns()
@@ -138,15 +138,16 @@ def frame_content(frame: Any, pandas: bool) -> tuple[Any, ...] | None:
         return None
     content: list[Any] = [names]
     for values in columns:
-        held = _held(values, None if isinstance(values, np.ndarray) else arrow_array(values))
+        held = _held(values)
         if held is None:
             return None
         content += (type(values).__name__, str(values.dtype), held)
     return tuple(content)
 
 
-def _held(values: Any, arrow: Any) -> tuple[Any, ...] | None:
-    """The bytes that hold a column's values (``frame_content``), or None."""
+def _held(values: Any) -> tuple[Any, ...] | None:
+    """The bytes that hold a column's (or pandas' column names') values (``frame_content``), or None."""
+    arrow = None if isinstance(values, np.ndarray) else arrow_array(values)
     if arrow is None:
         if not isinstance(values, np.ndarray) or values.dtype.kind not in "biuf":
             return None
