@@ -193,10 +193,14 @@ def _large_pair(seed: int, shared: bool) -> tuple[dict, dict]:
 
 @pytest.mark.parametrize("library", ["pandas", "polars", "string", "large_string", "string_view"])
 @pytest.mark.parametrize("shared", [True, False])
-def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(monkeypatch, library, shared):
+@pytest.mark.parametrize("measures", [["nDCG@5", "P@5"], ["MAP", "R@1000"]])
+def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(monkeypatch, library, shared,
+                                                                                measures):
     # a small frame's run keeps its doc ids as Arrow holds them (checked_columns.ArrowIds): ranking to a depth makes
     # strings of the rows inside it and of the tied rows only, whether the documents repeat across queries (their
-    # strings made from Arrow's dictionary) or not (from the column); each Arrow string type pandas may hold
+    # strings made from Arrow's dictionary) or not (from the column); each Arrow string type pandas may hold. A
+    # measure of every row (MAP) has the rows matched with the judgments by their dictionary codes (each distinct
+    # document looked up once, matching.match_lists): no row made a string but the tied ones
 
     if library in ("pandas", "polars"):
         module = pytest.importorskip(library)
@@ -234,10 +238,10 @@ def test_a_small_frame_s_run_makes_strings_of_the_rows_the_ranking_reads_alone(m
 
     monkeypatch.setattr(ArrowIds, "gather", counted)
     monkeypatch.setattr(FrameColumns, "__missing__", refused)
-    ours = _values(tre.evaluate(frames[0], frames[1], ["nDCG@5", "P@5"]))
+    ours = _values(tre.evaluate(frames[0], frames[1], measures))
     monkeypatch.undo()
-    assert ours == _values(tre.evaluate(qrels, run, ["nDCG@5", "P@5"]))
-    # the first 1,000 ids (map_chunks' look at them), the tied rows, the first 5 of each query
+    assert ours == _values(tre.evaluate(qrels, run, measures))
+    # the first 1,000 ids (map_chunks' look at them), the tied rows, the first 5 of each query (nDCG@5, P@5)
     assert read and sum(read) < rows / 2
 
 

@@ -25,6 +25,7 @@ from trec_rag_eval.core.column_operations import (
     Strings,
     doc_numbers,
     gather,
+    id_list,
     over_chunks,
     query_offsets,
     row_index,
@@ -34,6 +35,7 @@ from trec_rag_eval.core.column_operations import (
 from trec_rag_eval.errors import DuplicateDocumentError
 from trec_rag_eval.tables import Run
 from trec_rag_eval.tables.arrow import is_arrow, polars_numbers
+from trec_rag_eval.tables.checked_columns import ArrowIds
 
 if TYPE_CHECKING:
     import polars as pl
@@ -44,7 +46,7 @@ UNJUDGED = -2
 """The value of a ranked document the qrels give a negative value (trec_eval's "in the pool, not judged")."""
 
 
-def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np.ndarray, doc_ids: list[str],
+def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np.ndarray, doc_ids: Strings,
                 starts: np.ndarray | None, distinct: bool = False) -> np.ndarray:
     """Judgment of every row (as ``Judgments.of``) and the duplicate check (as ``judge_rows``), for
     tables held as lists: each row's document numbered by one dict of the judged documents
@@ -54,19 +56,20 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     dict (``Judgments.by_query``). ``starts``: the query blocks of a
     run written one query at a time (``ordering.block_starts``), whose repeats are looked for block by
     block; ``distinct``: the rows are known to hold each pair once (checked when the run was made from
-    an in-memory shape: ``tables.CheckedColumns``), so no repeat is looked for."""
+    an in-memory shape: ``tables.CheckedColumns``), so no repeat is looked for. ``doc_ids``: a list, or a small
+    frame's ``ArrowIds``, whose rows become strings only where a dict is asked row by row."""
     n = len(doc_ids)
     if n == 0:
         return np.zeros(0, dtype=judged.dtype)
     if not distinct:
+        doc_ids = id_list(doc_ids)
         refuse_repeats(run, query_ids, row_query, doc_ids, starts)
     numbered = None if judged.given_dicts is not None else judged.numbered
     if numbered is not None:
         numbers, table = numbered
-        # a list of Python ints, then numpy's: faster than np.fromiter over the map itself; a document judged in
-        # no evaluated query is numbered len(numbers), the column of the table that holds NOT_IN_POOL
-        number = _small_ints(list(map(numbers.get, doc_ids, repeat(len(numbers)))), np.int64)
-        return table[row_query.astype(np.int64) * (len(numbers) + 1) + number]  # type: ignore[no-any-return]
+        return table[row_query.astype(np.int64) * (len(numbers) + 1)  # type: ignore[no-any-return]
+                     + _document_numbers(numbers, doc_ids)]
+    doc_ids = id_list(doc_ids)
     # too many judged documents for one table: each row asks its own query's dict, small dicts that stay in the
     # cache where one dict of every judged document would miss it at each lookup
     per_query = judged.by_query
@@ -82,6 +85,19 @@ def match_lists(run: Run, query_ids: list[str], judged: Judgments, row_query: np
     # grades of 0 to 127 (int8, none negative in a query's dict): a document not in its query's dict is given 255,
     # which int8 reads as NOT_IN_POOL (-1)
     return _small_ints(list(map(dict.get, row_dicts, doc_ids, repeat(0xFF))), np.int8)
+
+
+def _document_numbers(numbers: dict[str, int], doc_ids: Strings) -> np.ndarray:
+    """Each row's number among the judged documents (``Judgments.numbered``; ``len(numbers)``, the column of the table
+    that holds NOT_IN_POOL, for a document judged in no evaluated query): a list of Python ints, then numpy's
+    (faster than np.fromiter over the map itself). Ids Arrow holds with their dictionary (``ArrowIds.numbered``: a
+    small frame's) have each distinct id looked up once and the rows' numbers gathered by their codes, no string
+    made for each row; any other, each row's id looked up, in C."""
+    coded = doc_ids.numbered() if isinstance(doc_ids, ArrowIds) else None
+    if coded is not None:
+        distinct, codes = coded
+        return _small_ints(list(map(numbers.get, distinct, repeat(len(numbers)))), np.int64)[codes]
+    return _small_ints(list(map(numbers.get, id_list(doc_ids), repeat(len(numbers)))), np.int64)
 
 
 def _small_ints(values: list[Any], dtype: type[np.integer]) -> np.ndarray:

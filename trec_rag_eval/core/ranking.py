@@ -41,7 +41,6 @@ from trec_rag_eval.core.column_operations import (
     distinct_queries,
     doc_column,
     gather,
-    id_list,
     keep_where,
     numbers,
     offsets_of,
@@ -267,8 +266,7 @@ def rank(
                 if keyed and starts is not None else None
             if keyed:
                 rel = judge_rows(run, query_ids, judging.result, row_query, doc_ids, starts)
-            else:  # every row read: every row's id a string
-                doc_ids = id_list(doc_ids)
+            else:  # every row read (a small frame's ids numbered by their dictionary, made strings at ties only)
                 rel = match_lists(run, query_ids, judging.result(), row_query, doc_ids, starts,
                                   distinct=isinstance(run_data, CheckedColumns))
             judgments = judging.result()
