@@ -136,6 +136,26 @@ def test_small_frames_of_judgments_are_numbered_by_arrow_s_dictionary(monkeypatc
     assert _values(tre.evaluate(*frames, ["all_trec"])) == expected
 
 
+@pytest.mark.filterwarnings("ignore::trec_rag_eval.errors.TrecRagEvalWarning")
+@pytest.mark.parametrize("library", ["pandas", "polars"])
+@pytest.mark.parametrize("dense", [True, False])
+def test_a_small_frame_beside_a_dict_of_dicts_gives_the_numbers_of_the_two_dicts(monkeypatch, library, dense):
+    # judgments and run in two shapes: the frame's run rows (ArrowIds) matched with a dict of dicts' own dicts of
+    # each query (made strings there, row by row) or with its numbered judged documents, and a frame's judgments
+    # with a dict's run: every row read (all_trec), the numbers of the two given as dicts of dicts
+    from trec_rag_eval.core import matching
+
+    pytest.importorskip(library)
+    qrels, run = _pair(5, negative=False)  # no negative grade: the dict of dicts' own dicts serve (judged_dicts)
+    frames = _frame(library, qrels, "relevance"), _frame(library, run, "score")
+    assert tre.Qrels(qrels).data.judged_dicts is not None and isinstance(as_run(frames[1]).data, FrameColumns)
+    if not dense:
+        monkeypatch.setattr(matching, "DENSE_TABLE_MAX_BYTES", -1)
+    expected = _values(tre.evaluate(qrels, run, ["all_trec"]))
+    assert _values(tre.evaluate(qrels, frames[1], ["all_trec"])) == expected
+    assert _values(tre.evaluate(frames[0], run, ["all_trec"])) == expected
+
+
 @pytest.mark.parametrize("library", ["pandas", "polars"])
 def test_a_small_frame_s_bad_rows_are_named_as_before(library):
     # what the whole-column checks refuse, the row path words: a document twice in one query (both rows), an
